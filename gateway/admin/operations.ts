@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import { formatUsd, parseMultiplier } from '../billing/money.js';
+import { IMPLEMENTED_UPSTREAMS } from '../core/protocol-ids.js';
+import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
+import type { KeyRecord } from '../keys/types.js';
+import type { Gateway } from '../services.js';
+import { DEFAULT_GROUP } from '../store/config.js';
+import type { LineRecord } from '../store/types.js';
+import type {
+  CreatedKey,
+  CreateGroupBody,
+  CreateKeyBody,
+  CreateLineBody,
+  DoctorCheck,
+  DoctorReport,
+  GroupView,
+  KeyView,
+  LineView,
+  ModelView,
+  WalletView,
+} from './contract.js';
+
+/** A refused admin operation: status and a message meant for the person at the CLI or console. */
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function keyView(g: Gateway, k: KeyRecord): KeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    group: k.group,
+    state: k.state,
+    last4: k.last4,
+    quotaMicro: k.quotaMicro,
+    usedMicro: g.ledger.keyUsageMicro(k.id),
+    expiresAt: k.expiresAt,
+    createdAt: k.createdAt,
+  };
+}
+
+export function listKeys(g: Gateway): KeyView[] {
+  return g.config.data.keys.filter((k) => k.state !== 'deleted').map((k) => keyView(g, k));
+}
+
+export async function createKey(g: Gateway, body: CreateKeyBody): Promise<CreatedKey> {
+  const group = body.group ?? DEFAULT_GROUP;
+  if (!g.config.data.groups.some((x) => x.name === group)) {
+    throw new AdminError(400, 'unknown_group', `There is no group "${group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`);
+  }
+  if (g.config.data.keys.some((k) => k.name === body.name && k.state !== 'deleted')) {
+    throw new AdminError(409, 'name_taken', `A key named "${body.name}" already exists. Key names are unique.`);
+  }
+  if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now()) throw new AdminError(400, 'expired', 'The expiry time is in the past.');
+  const secret = generateSecret();
+  const record: KeyRecord = {
+    id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    name: body.name,
+    hash: hashSecret(secret),
+    last4: lastFour(secret),
+    group,
+    quotaMicro: body.quotaMicro ?? null,
+    expiresAt: body.expiresAt ?? null,
+    state: 'enabled',
+    createdAt: new Date().toISOString(),
+  };
+  await g.config.update((d) => {
+    d.keys.push(record);
+  });
+  g.reindexKeys();
+  return { key: keyView(g, record), secret };
+}
+
+function findKey(g: Gateway, name: string): KeyRecord {
+  const k = g.config.data.keys.find((x) => x.name === name && x.state !== 'deleted');
+  if (!k) throw new AdminError(404, 'unknown_key', `There is no key named "${name}".`);
+  return k;
+}
+
+export async function setKeyState(g: Gateway, name: string, state: KeyRecord['state']): Promise<KeyView> {
+  const k = findKey(g, name);
+  await g.config.update(() => {
+    k.state = state;
+  });
+  g.reindexKeys();
+  return keyView(g, k);
+}
+
+export function wallet(g: Gateway): WalletView {
+  const balanceMicro = g.ledger.balanceMicro();
+  const topupsMicro = g.ledger.topupsMicro();
+  return { balanceMicro, heldMicro: g.reservations.heldMicro(), topupsMicro, spentMicro: topupsMicro - balanceMicro };
+}
+
+export function topup(g: Gateway, amountMicro: number, note?: string): WalletView {
+  g.ledger.topup(amountMicro, note ?? null);
+  return wallet(g);
+}
+
+function lineView(l: LineRecord): LineView {
+  return {
+    id: l.id,
+    name: l.name,
+    protocol: l.protocol,
+    baseUrl: l.baseUrl,
+    models: l.models,
+    modelMap: l.modelMap,
+    apiKeyEnv: l.apiKeyEnv,
+    rpm: l.rpm,
+    priority: l.priority,
+    weight: l.weight,
+    enabled: l.enabled,
+    timeouts: l.timeouts as Record<string, number>,
+  };
+}
+
+export function listLines(g: Gateway): LineView[] {
+  return g.config.data.lines.map(lineView);
+}
+
+function checkModels(g: Gateway, ids: readonly string[]): void {
+  const unknown = ids.filter((id) => !g.catalogue.has(id));
+  if (unknown.length > 0) {
+    throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}. "tollgate models list" shows the catalogue ids.`);
+  }
+}
+
+export async function addLine(g: Gateway, body: CreateLineBody): Promise<LineView> {
+  if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
+  if (!IMPLEMENTED_UPSTREAMS.includes(body.protocol)) {
+    throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${body.protocol}" is not supported by this build yet (supported: ${IMPLEMENTED_UPSTREAMS.join(', ')}).`);
+  }
+  let url: URL;
+  try {
+    url = new URL(body.baseUrl);
+  } catch {
+    throw new AdminError(400, 'bad_url', `"${body.baseUrl}" is not a URL. Example: https://api.openai.com/v1`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
+  if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; use --api-key-env.');
+  checkModels(g, body.models);
+  checkModels(g, Object.keys(body.modelMap ?? {}));
+  const line: LineRecord = {
+    id: `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    name: body.name,
+    protocol: body.protocol,
+    baseUrl: url.toString().replace(/\/+$/, ''),
+    models: [...new Set(body.models)],
+    modelMap: body.modelMap ?? {},
+    apiKeyEnv: body.apiKeyEnv ?? null,
+    rpm: body.rpm ?? null,
+    priority: body.priority ?? 0,
+    weight: body.weight ?? 1,
+    enabled: true,
+    timeouts: body.timeouts ?? {},
+    createdAt: new Date().toISOString(),
+  };
+  await g.config.update((d) => {
+    d.lines.push(line);
+  });
+  return lineView(line);
+}
+
+export function listModels(g: Gateway): ModelView[] {
+  return [...g.catalogue.values()].map((m) => ({
+    id: m.id,
+    vendor: m.vendor,
+    displayName: m.displayName,
+    contextWindow: m.contextWindow,
+    maxOutputTokens: m.maxOutputTokens,
+    nativeProtocols: m.nativeProtocols,
+    prices: m.prices,
+    lines: g.config.data.lines.filter((l) => l.models.includes(m.id)).map((l) => l.name),
+  }));
+}
+
+export function listGroups(g: Gateway): GroupView[] {
+  return g.config.data.groups.map((x) => ({ ...x }));
+}
+
+export async function addGroup(g: Gateway, body: CreateGroupBody): Promise<GroupView> {
+  if (g.config.data.groups.some((x) => x.name === body.name)) throw new AdminError(409, 'name_taken', `A group named "${body.name}" already exists.`);
+  const multiplier = body.multiplier ?? '1';
+  try {
+    parseMultiplier(multiplier);
+  } catch (err) {
+    throw new AdminError(400, 'bad_multiplier', `Multiplier: ${(err as Error).message}.`);
+  }
+  const models = body.models ?? ['*'];
+  if (!models.includes('*')) checkModels(g, models);
+  const group = { name: body.name, multiplier, models };
+  await g.config.update((d) => {
+    d.groups.push(group);
+  });
+  return { ...group };
+}
+
+/** Config consistency and the ledger invariant. `ok` is false if any check fails. */
+export function doctor(g: Gateway): DoctorReport {
+  const checks: DoctorCheck[] = [];
+  const inv = g.ledger.checkInvariant();
+  checks.push({
+    name: 'ledger invariant',
+    ok: inv.topupsMicro - inv.balanceMicro === inv.loggedCostMicro,
+    detail: `top-ups ${formatUsd(inv.topupsMicro)} − balance ${formatUsd(inv.balanceMicro)} = ${formatUsd(inv.topupsMicro - inv.balanceMicro)}; logged costs ${formatUsd(inv.loggedCostMicro)}`,
+  });
+  checks.push({
+    name: 'key usage',
+    ok: inv.keyMismatches.length === 0,
+    detail:
+      inv.keyMismatches.length === 0
+        ? "every key's usage equals the sum of its logged costs"
+        : inv.keyMismatches.map((k) => `${k.keyId}: usage ${formatUsd(k.usageMicro)} vs logged ${formatUsd(k.loggedMicro)}`).join('; '),
+  });
+  const groups = new Set(g.config.data.groups.map((x) => x.name));
+  const orphanKeys = g.config.data.keys.filter((k) => k.state !== 'deleted' && !groups.has(k.group));
+  checks.push({
+    name: 'key groups',
+    ok: orphanKeys.length === 0,
+    detail: orphanKeys.length === 0 ? 'every key belongs to an existing group' : `keys in missing groups: ${orphanKeys.map((k) => k.name).join(', ')}`,
+  });
+  const badLineModels = g.config.data.lines.flatMap((l) => l.models.filter((m) => !g.catalogue.has(m)).map((m) => `${l.name}: ${m}`));
+  checks.push({
+    name: 'line models',
+    ok: badLineModels.length === 0,
+    detail: badLineModels.length === 0 ? 'every line serves catalogue models' : `not in the catalogue: ${badLineModels.join(', ')}`,
+  });
+  const missingEnv = g.config.data.lines.filter((l) => l.apiKeyEnv !== null && !process.env[l.apiKeyEnv]);
+  checks.push({
+    name: 'line credentials',
+    ok: missingEnv.length === 0,
+    detail:
+      missingEnv.length === 0
+        ? 'every credential environment variable is set'
+        : missingEnv.map((l) => `line ${l.name} needs ${l.apiKeyEnv} set in the gateway's environment`).join('; '),
+  });
+  return { ok: checks.every((c) => c.ok), checks };
+}

@@ -1,0 +1,312 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { CreatedKey, DoctorReport, GroupView, KeyView, LineView, LogEntry, ModelView, WalletView } from '../admin/contract.js';
+import { doctor as runDoctor } from '../admin/operations.js';
+import { parseUsd } from '../billing/money.js';
+import { defaultDataDir } from '../core/paths.js';
+import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+import { readRuntime } from '../runtime.js';
+import { serve, VERSION } from '../serve.js';
+import { Gateway } from '../services.js';
+import { AdminClient, CliError } from './client.js';
+import { perMillion, table, usd, withUsd } from './format.js';
+
+function int(label: string, min = 0) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${label} must be an integer of at least ${min}.`);
+    return n;
+  };
+}
+
+function amount(v: string): number {
+  try {
+    return parseUsd(v);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+function list(v: string): string[] {
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const program = new Command('tollgate')
+  .description('Tollgate: a local model gateway with keys, a wallet and a usage log.')
+  .version(VERSION)
+  .addOption(new Option('--data-dir <dir>', 'data directory (default: $TOLLGATE_DATA_DIR or the OS app-data folder)'))
+  .showHelpAfterError();
+
+function dataDir(): string {
+  return (program.opts() as { dataDir?: string }).dataDir ?? defaultDataDir();
+}
+
+function client(): AdminClient {
+  return AdminClient.forDataDir(dataDir());
+}
+
+function print(text: string): void {
+  process.stdout.write(text + '\n');
+}
+
+function json(value: unknown): void {
+  print(JSON.stringify(value, null, 2));
+}
+
+program
+  .command('serve')
+  .description('run the gateway (default http://127.0.0.1:4141)')
+  .option('--port <n>', 'port', int('--port'), 4141)
+  .option('--host <host>', 'address to bind; anything but loopback exposes the gateway to your network', '127.0.0.1')
+  .option('--data-dir <dir>', 'data directory')
+  .action(async (o: { port: number; host: string; dataDir?: string }) => {
+    const dir = o.dataDir ?? dataDir();
+    const existing = readRuntime(dir);
+    if (existing && existing.pid !== process.pid && isAlive(existing.pid)) {
+      throw new CliError(`A Tollgate gateway (pid ${existing.pid}) already runs for ${dir} at ${existing.url}.`);
+    }
+    const running = await serve({ dataDir: dir, host: o.host, port: o.port });
+    print(`Tollgate ${VERSION} listening on ${running.url}`);
+    print(`  OpenAI-compatible base URL: ${running.url}/v1`);
+    print(`  Data dir: ${dir}`);
+    if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') {
+      print(`  WARNING: bound to ${o.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
+    }
+    const stop = (): void => {
+      void running.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const keys = program.command('keys').description('API keys (sk-…) for clients');
+keys
+  .command('create')
+  .description('create a key; prints the secret, which is shown only this once')
+  .requiredOption('--name <name>', 'unique name, e.g. the device or project')
+  .option('--group <group>', 'group deciding which models the key may use', 'default')
+  .option('--quota <usd>', 'spending cap for this key in USD', amount)
+  .option('--expires <time>', 'expiry as an ISO date-time, e.g. 2027-01-01T00:00:00Z')
+  .action(async (o: { name: string; group: string; quota?: number; expires?: string }) => {
+    let expiresAt: string | undefined;
+    if (o.expires !== undefined) {
+      const t = Date.parse(o.expires);
+      if (Number.isNaN(t)) throw new CliError(`--expires: "${o.expires}" is not a date-time.`);
+      expiresAt = new Date(t).toISOString();
+    }
+    const created = await client().call<CreatedKey>('POST', '/api/keys', { name: o.name, group: o.group, quotaMicro: o.quota ?? null, expiresAt: expiresAt ?? null });
+    print(created.secret);
+    process.stderr.write(`Key "${created.key.name}" created in group "${created.key.group}". Copy the secret now: it is not shown again.\n`);
+  });
+keys
+  .command('list')
+  .option('--json', 'machine-readable output (amounts also as micro-USD integers)')
+  .action(async (o: { json?: boolean }) => {
+    const { keys: all } = await client().call<{ keys: KeyView[] }>('GET', '/api/keys');
+    if (o.json) return json(all.map(withUsd));
+    print(
+      table(
+        ['NAME', 'GROUP', 'STATE', 'KEY', 'USED', 'QUOTA', 'EXPIRES'],
+        all.map((k) => [k.name, k.group, k.state, `sk-…${k.last4}`, usd(k.usedMicro), k.quotaMicro === null ? '-' : usd(k.quotaMicro), k.expiresAt ?? '-']),
+      ),
+    );
+  });
+for (const [verb, done] of [
+  ['disable', 'disabled'],
+  ['enable', 'enabled'],
+  ['delete', 'deleted'],
+] as const) {
+  keys
+    .command(`${verb} <name>`)
+    .description(`${verb} a key`)
+    .action(async (name: string) => {
+      const path = `/api/keys/${encodeURIComponent(name)}`;
+      await client().call(verb === 'delete' ? 'DELETE' : 'POST', verb === 'delete' ? path : `${path}/${verb}`);
+      print(`Key "${name}" ${done}.`);
+    });
+}
+
+const walletCmd = program.command('wallet').description('the local wallet that requests are billed against');
+function printWallet(w: WalletView): void {
+  print(`Balance:   ${usd(w.balanceMicro)}`);
+  print(`Held:      ${usd(w.heldMicro)} (requests in flight)`);
+  print(`Top-ups:   ${usd(w.topupsMicro)}`);
+  print(`Spent:     ${usd(w.spentMicro)}`);
+}
+walletCmd
+  .command('show')
+  .option('--json', 'machine-readable output (amounts also as micro-USD integers)')
+  .action(async (o: { json?: boolean }) => {
+    const w = await client().call<WalletView>('GET', '/api/wallet');
+    if (o.json) return json(withUsd(w));
+    printWallet(w);
+  });
+walletCmd
+  .command('topup <usd>')
+  .description('add USD to the wallet, e.g. "tollgate wallet topup 10"')
+  .action(async (value: string) => {
+    const micro = amount(value);
+    if (micro <= 0) throw new CliError('The amount must be more than 0.');
+    const w = await client().call<WalletView>('POST', '/api/wallet/topup', { amountMicro: micro });
+    print(`Added ${usd(micro)}.`);
+    printWallet(w);
+  });
+
+const lines = program.command('lines').description('upstream lines (channels) that serve catalogue models');
+lines
+  .command('add')
+  .requiredOption('--name <name>', 'unique name')
+  .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...UPSTREAM_PROTOCOLS]).makeOptionMandatory())
+  .requiredOption('--base-url <url>', 'e.g. https://api.openai.com/v1')
+  .requiredOption('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
+  .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time')
+  .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
+  .option('--priority <n>', 'higher is tried first (default 0)', (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new InvalidArgumentError('--priority must be an integer.');
+    return n;
+  })
+  .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
+  .action(async (o: { name: string; protocol: string; baseUrl: string; models: string[]; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+    const models: string[] = [];
+    const modelMap: Record<string, string> = {};
+    for (const m of o.models) {
+      const [id, upstreamId] = m.split('=', 2) as [string, string | undefined];
+      models.push(id);
+      if (upstreamId) modelMap[id] = upstreamId;
+    }
+    const { line } = await client().call<{ line: LineView }>('POST', '/api/lines', {
+      name: o.name,
+      protocol: o.protocol,
+      baseUrl: o.baseUrl,
+      models,
+      modelMap,
+      apiKeyEnv: o.apiKeyEnv ?? null,
+      rpm: o.rpm ?? null,
+      ...(o.priority === undefined ? {} : { priority: o.priority }),
+      ...(o.weight === undefined ? {} : { weight: o.weight }),
+    });
+    print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
+  });
+lines
+  .command('list')
+  .option('--json', 'machine-readable output')
+  .action(async (o: { json?: boolean }) => {
+    const { lines: all } = await client().call<{ lines: LineView[] }>('GET', '/api/lines');
+    if (o.json) return json(all);
+    print(
+      table(
+        ['NAME', 'PROTOCOL', 'BASE URL', 'MODELS', 'KEY FROM', 'RPM', 'PRIORITY', 'WEIGHT'],
+        all.map((l) => [l.name, l.protocol, l.baseUrl, l.models.join(','), l.apiKeyEnv ? `$${l.apiKeyEnv}` : '-', l.rpm ?? '-', l.priority, l.weight]),
+      ),
+    );
+  });
+
+program
+  .command('models')
+  .description('the model catalogue')
+  .command('list')
+  .option('--json', 'machine-readable output (prices in micro-USD per million tokens)')
+  .action(async (o: { json?: boolean }) => {
+    const { models } = await client().call<{ models: ModelView[] }>('GET', '/api/models');
+    if (o.json) return json(models);
+    print('Prices are USD per million tokens.');
+    print(
+      table(
+        ['MODEL', 'VENDOR', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'LINES'],
+        models.map((m) => [m.id, m.vendor, perMillion(m.prices.input), perMillion(m.prices.output), perMillion(m.prices.cacheRead), perMillion(m.prices.cacheWrite), m.lines.join(',') || '-']),
+      ),
+    );
+  });
+
+const groups = program.command('groups').description('key groups: which models, at what multiplier');
+groups
+  .command('list')
+  .option('--json', 'machine-readable output')
+  .action(async (o: { json?: boolean }) => {
+    const { groups: all } = await client().call<{ groups: GroupView[] }>('GET', '/api/groups');
+    if (o.json) return json(all);
+    print(table(['GROUP', 'MULTIPLIER', 'MODELS'], all.map((g) => [g.name, g.multiplier, g.models.includes('*') ? 'all' : g.models.join(',')])));
+  });
+groups
+  .command('add <name>')
+  .option('--multiplier <x>', 'price multiplier, e.g. 1.2', '1')
+  .option('--models <ids>', 'model ids the group may use, comma-separated (default: all)', list)
+  .action(async (name: string, o: { multiplier: string; models?: string[] }) => {
+    const { group } = await client().call<{ group: GroupView }>('POST', '/api/groups', { name, multiplier: o.multiplier, ...(o.models ? { models: o.models } : {}) });
+    print(`Group "${group.name}" added: multiplier ${group.multiplier}, models ${group.models.includes('*') ? 'all' : group.models.join(',')}.`);
+  });
+
+program
+  .command('logs')
+  .description('the usage log, newest first')
+  .option('--key <name>', 'only this key')
+  .option('--model <id>', 'only this model')
+  .option('--limit <n>', 'rows (default 50, at most 1000)', int('--limit', 1), 50)
+  .option('--json', 'machine-readable output (costs also as micro-USD integers)')
+  .action(async (o: { key?: string; model?: string; limit: number; json?: boolean }) => {
+    const q = new URLSearchParams({ limit: String(o.limit) });
+    if (o.key) q.set('key', o.key);
+    if (o.model) q.set('model', o.model);
+    const { entries } = await client().call<{ entries: LogEntry[] }>('GET', `/api/logs?${q.toString()}`);
+    if (o.json) return json(entries.map(withUsd));
+    print(
+      table(
+        ['TIME', 'KEY', 'MODEL', 'STATUS', 'IN', 'OUT', 'CACHE R', 'CACHE W', 'COST', 'LATENCY', 'ERROR'],
+        entries.map((e) => [
+          new Date(e.ts).toISOString().replace('T', ' ').slice(0, 19),
+          e.keyName ?? '-',
+          e.model ?? '-',
+          e.status,
+          e.usage.inputTokens,
+          e.usage.outputTokens,
+          e.usage.cacheReadTokens,
+          e.usage.cacheWriteTokens,
+          usd(e.costMicro),
+          `${e.latencyMs} ms`,
+          e.errorCode ?? '',
+        ]),
+      ),
+    );
+  });
+
+program
+  .command('doctor')
+  .description('check the config and the ledger invariant; exits non-zero on a problem')
+  .option('--json', 'machine-readable output')
+  .action(async (o: { json?: boolean }) => {
+    const dir = dataDir();
+    let report: DoctorReport;
+    if (readRuntime(dir) && isAlive(readRuntime(dir)!.pid)) {
+      report = await client().call<DoctorReport>('GET', '/api/doctor');
+    } else {
+      // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
+      const g = await Gateway.open(dir);
+      report = runDoctor(g);
+      await g.close();
+    }
+    if (o.json) json(report);
+    else for (const c of report.checks) print(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`);
+    if (!report.ok) process.exitCode = 1;
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof CliError || (err as { name?: string }).name === 'ConfigError' || err instanceof RangeError) {
+    process.stderr.write(`tollgate: ${(err as Error).message}\n`);
+  } else {
+    process.stderr.write(`tollgate: ${(err as Error).stack ?? String(err)}\n`);
+  }
+  process.exit(1);
+});

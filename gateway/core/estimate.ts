@@ -1,0 +1,37 @@
+/**
+ * Token estimates, for the two places Tollgate must count without the upstream's figures:
+ * the reservation before forwarding (cheap: bytes, no tokenizer) and the bill for a stream cut
+ * short or an upstream that reports no usage (a real BPE tokenizer, loaded on first use only,
+ * because its tables cost ~70 MB of memory).
+ */
+
+/** Images travel as base64; their token cost is nowhere near their length. */
+const DATA_URI = /data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]{64,}/g;
+const TOKENS_PER_IMAGE = 1_600;
+
+/**
+ * An upper-side estimate of prompt tokens from the raw request body: one token per 3 bytes of
+ * JSON (BPE tokenizers average about 4 characters per token of English; JSON punctuation and
+ * non-Latin scripts push it down), plus a fixed allowance per inline image.
+ */
+export function estimatePromptTokensFromBody(rawBody: string): number {
+  let length = rawBody.length;
+  let images = 0;
+  if (rawBody.includes(';base64,')) {
+    for (const m of rawBody.matchAll(DATA_URI)) {
+      length -= m[0].length;
+      images++;
+    }
+  }
+  return Math.ceil(length / 3) + images * TOKENS_PER_IMAGE;
+}
+
+type Counter = (text: string) => number;
+let counter: Promise<Counter> | undefined;
+
+/** Counts tokens of text with the o200k_base BPE (GPT-4o / GPT-5 family). */
+export async function countTokens(text: string): Promise<number> {
+  if (text === '') return 0;
+  counter ??= import('gpt-tokenizer').then((m) => m.countTokens as Counter);
+  return (await counter)(text);
+}

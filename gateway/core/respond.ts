@@ -1,0 +1,26 @@
+import type { ServerResponse } from 'node:http';
+
+/** Writes a chunk, waiting for the socket to drain when the client reads slower than we write. */
+export function write(res: ServerResponse, chunk: string | Uint8Array): Promise<void> | undefined {
+  if (res.write(chunk)) return undefined;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function startSse(res: ServerResponse, headers: Record<string, string> = {}): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
+  res.flushHeaders();
+}

@@ -1,0 +1,39 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+export interface SseEvent {
+  event?: string | undefined;
+  data: string;
+}
+
+/**
+ * Parses a byte stream as Server-Sent Events. Bytes are decoded with a streaming TextDecoder, so
+ * a multi-byte character split across two network chunks comes out whole.
+ */
+export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder();
+  let pending: SseEvent[] = [];
+  const parser = createParser({
+    onEvent(e: EventSourceMessage) {
+      pending.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data });
+    },
+  });
+  for await (const chunk of body) {
+    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    if (pending.length > 0) {
+      const ready = pending;
+      pending = [];
+      yield* ready;
+    }
+  }
+  const tail = decoder.decode();
+  if (tail) parser.feed(tail);
+  // A final event without its blank line is incomplete by the SSE rules; a stream cut there is
+  // reported by the caller as a dropped stream, not patched up here.
+  yield* pending;
+}
+
+/** Writes one event in SSE framing. Multi-line data becomes several `data:` lines. */
+export function formatSse(e: SseEvent): string {
+  const data = e.data.includes('\n') ? e.data.split('\n').join('\ndata: ') : e.data;
+  return e.event === undefined ? `data: ${data}\n\n` : `event: ${e.event}\ndata: ${data}\n\n`;
+}

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { loadOrCreateAdminToken } from './admin/token.js';
+import { packageRoot } from './core/paths.js';
+import { removeRuntime, writeRuntime } from './runtime.js';
+import { buildServer } from './server.js';
+import { Gateway } from './services.js';
+
+export interface ServeOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  logger?: boolean;
+}
+
+export interface Running {
+  app: FastifyInstance;
+  gateway: Gateway;
+  url: string;
+  adminToken: string;
+  close(): Promise<void>;
+}
+
+export const VERSION = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+
+/** Opens the data dir, starts the gateway and records where it listens. */
+export async function serve(opts: ServeOptions): Promise<Running> {
+  const gateway = await Gateway.open(opts.dataDir);
+  const adminToken = loadOrCreateAdminToken(opts.dataDir);
+  let url = '';
+  const app = await buildServer({
+    gateway,
+    adminToken,
+    logger: opts.logger ?? false,
+    status: () => ({ version: VERSION, dataDir: opts.dataDir, url }),
+  });
+  try {
+    await app.listen({ host: opts.host, port: opts.port });
+  } catch (err) {
+    await gateway.close();
+    throw err;
+  }
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
+  url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  writeRuntime(opts.dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
+  let closed = false;
+  return {
+    app,
+    gateway,
+    url,
+    adminToken,
+    async close() {
+      if (closed) return;
+      closed = true;
+      removeRuntime(opts.dataDir, process.pid);
+      await app.close();
+      await gateway.close();
+    },
+  };
+}

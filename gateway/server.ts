@@ -1,0 +1,169 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { adminRoutes } from './admin/routes.js';
+import type { StatusView } from './admin/contract.js';
+import { asGatewayError, GatewayError } from './core/errors.js';
+import { newExchange, type Exchange } from './core/exchange.js';
+import type { InboundProtocol, ProtocolRoute } from './core/inbound.js';
+import { sendJson } from './core/respond.js';
+import { INBOUND } from './protocols/index.js';
+import type { KeyRecord } from './keys/types.js';
+import type { Gateway } from './services.js';
+import { notFoundHint } from './wrong-path.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    exchange: Exchange | null;
+    rawBody: string;
+    tollgateKey: KeyRecord | null;
+  }
+  interface FastifyContextConfig {
+    protocol?: InboundProtocol;
+  }
+}
+
+export interface ServerOptions {
+  gateway: Gateway;
+  adminToken: string;
+  status: () => StatusView;
+  logger?: boolean;
+}
+
+/** Large enough for prompts with several images inlined as base64. */
+const BODY_LIMIT = 64 * 1024 * 1024;
+
+function one(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Turns what Fastify throws (bad JSON, schema failures, oversized bodies) into a GatewayError. */
+function toGatewayError(err: FastifyError | Error): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) return new GatewayError('invalid_request', `Invalid request body: ${err.message}.`, { code: 'invalid_body' });
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError('invalid_request', 'The request body is too large.', { code: 'body_too_large', status: 413 });
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new GatewayError('invalid_request', 'The request body is empty; send a JSON object.', { code: 'invalid_json' });
+  if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+    return new GatewayError('invalid_request', `The request body is not valid JSON: ${err.message}`, { code: 'invalid_json' });
+  }
+  if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return new GatewayError('invalid_request', err.message, { code: 'invalid_request', status: fe.statusCode });
+  return asGatewayError(err);
+}
+
+export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const g = opts.gateway;
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    // Clients keep connections open between turns; outlive their idle timers.
+    keepAliveTimeout: 75_000,
+    // Validate as written: "stream":"true" is an error, not a boolean.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+  });
+  app.decorateRequest('exchange', null);
+  app.decorateRequest('rawBody', '');
+  app.decorateRequest('tollgateKey', null);
+
+  // Bodies are kept as received (for the prompt estimate and pass-through) and parsed once.
+  // Any content type is read as JSON: some clients omit or mislabel it.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string;
+    req.rawBody = text;
+    if (text.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  // Clients probe the base URL before their first call (Claude Code sends HEAD /).
+  app.head('/', async (_req, reply) => reply.code(200).send());
+  app.get('/', async () => ({ name: 'Tollgate', ok: true }));
+
+  await app.register(adminRoutes, { gateway: g, token: opts.adminToken, status: opts.status });
+
+  for (const protocol of INBOUND) {
+    for (const route of protocol.routes) mountRoute(app, g, protocol, route);
+  }
+
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    const protocol = req.routeOptions.config.protocol ?? INBOUND[0]!;
+    const gerr = toGatewayError(err);
+    if (gerr.kind === 'internal') req.log.error(err);
+    if (req.exchange && req.method === 'POST') g.settle(req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
+    const enc = protocol.encodeError(gerr);
+    return reply.code(enc.status).headers(enc.headers).send(enc.body);
+  });
+
+  app.setNotFoundHandler(async (req, reply) => {
+    const { protocol, error } = notFoundHint(req.method, req.url, one(req.headers.host) ?? '127.0.0.1:4141');
+    const enc = protocol.encodeError(error);
+    return reply.code(enc.status).headers(enc.headers).send(enc.body);
+  });
+
+  return app;
+}
+
+function mountRoute(app: FastifyInstance, g: Gateway, protocol: InboundProtocol, route: ProtocolRoute): void {
+  app.route({
+    method: route.method,
+    url: route.url,
+    config: { protocol },
+    ...(route.bodySchema ? { schema: { body: route.bodySchema } } : {}),
+    // Authenticate before the body is parsed: an unauthenticated request costs no parsing.
+    onRequest: async (req: FastifyRequest) => {
+      const ex = newExchange(protocol.id);
+      req.exchange = ex;
+      const key = g.authenticate({
+        authorization: one(req.headers.authorization),
+        xApiKey: one(req.headers['x-api-key']),
+        xGoogApiKey: one(req.headers['x-goog-api-key']),
+        queryKey: (req.query as Record<string, string | undefined>).key,
+      });
+      ex.key = key;
+      req.tollgateKey = key;
+    },
+    handler: async (req, reply) => {
+      reply.hijack();
+      const res = reply.raw;
+      const ex = req.exchange!;
+      if (route.bodySchema && (req.body === undefined || req.body === null || typeof req.body !== 'object')) {
+        // Fastify's schema check passes an absent body; answer it like any invalid body.
+        const err = new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
+        return fail(g, protocol, ex, res, err, true);
+      }
+      try {
+        await route.handle({
+          gateway: g,
+          exchange: ex,
+          key: req.tollgateKey!,
+          body: req.body,
+          rawBody: req.rawBody,
+          params: req.params as Record<string, string>,
+          query: req.query as Record<string, string | undefined>,
+          headers: req.headers,
+          res,
+        });
+      } catch (err) {
+        const gerr = asGatewayError(err);
+        if (gerr.kind === 'internal') req.log.error(err);
+        fail(g, protocol, ex, res, gerr, route.method === 'POST');
+      }
+    },
+  });
+}
+
+function fail(g: Gateway, protocol: InboundProtocol, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError, billable: boolean): void {
+  if (billable) g.settle(ex, { status: err.status, usage: null, usageEstimated: false, error: err });
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (res.destroyed) return;
+  const enc = protocol.encodeError(err);
+  sendJson(res, enc.status, enc.body, { ...enc.headers, 'x-request-id': ex.requestId });
+}

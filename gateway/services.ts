@@ -1,0 +1,169 @@
+import { mkdirSync } from 'node:fs';
+import { loadCatalogue, type CatalogueModel } from './catalogue/catalogue.js';
+import { parseMultiplier } from './billing/money.js';
+import { costMicro, reservationMicro } from './billing/pricing.js';
+import { Reservations } from './billing/reservations.js';
+import { GatewayError } from './core/errors.js';
+import type { Admission, Exchange, Outcome } from './core/exchange.js';
+import { emptyUsage } from './core/usage.js';
+import { authenticate, extractKey, type KeySource } from './keys/authenticate.js';
+import type { KeyRecord } from './keys/types.js';
+import { DEFAULT_TIMEOUTS, UpstreamClient } from './providers/http.js';
+import { LineSelector } from './routing/select.js';
+import { ConfigStore, DEFAULT_GROUP } from './store/config.js';
+import { Ledger } from './store/ledger.js';
+import type { GroupRecord, LineRecord, Timeouts } from './store/types.js';
+
+/** Output tokens reserved when the client sets no limit, capped so a small wallet still works. */
+export const DEFAULT_RESERVED_OUTPUT_TOKENS = 16_384;
+
+export interface AdmitInput {
+  maxOutputTokens: number | undefined;
+  estimatedInputTokens: number;
+}
+
+/**
+ * The gateway's state and the pipeline steps that need it: config, ledger, catalogue, key index,
+ * reservations, line selection and the upstream client. Fastify-free, so tests and the CLI's
+ * doctor can use it directly.
+ */
+export class Gateway {
+  readonly reservations = new Reservations();
+  readonly selector = new LineSelector();
+  readonly upstream = new UpstreamClient();
+  private keysByHash = new Map<string, KeyRecord>();
+
+  private constructor(
+    readonly dataDir: string,
+    readonly config: ConfigStore,
+    readonly ledger: Ledger,
+    readonly catalogue: Map<string, CatalogueModel>,
+  ) {
+    this.reindexKeys();
+  }
+
+  static async open(dataDir: string): Promise<Gateway> {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const config = await ConfigStore.open(dataDir);
+    const ledger = new Ledger(dataDir);
+    return new Gateway(dataDir, config, ledger, loadCatalogue());
+  }
+
+  async close(): Promise<void> {
+    await this.upstream.close();
+    this.ledger.close();
+  }
+
+  reindexKeys(): void {
+    this.keysByHash = new Map(this.config.data.keys.map((k) => [k.hash, k]));
+  }
+
+  authenticate(src: KeySource): KeyRecord {
+    return authenticate(extractKey(src), this.keysByHash, Date.now());
+  }
+
+  group(name: string): GroupRecord {
+    const g = this.config.data.groups.find((x) => x.name === name) ?? this.config.data.groups.find((x) => x.name === DEFAULT_GROUP);
+    if (!g) throw new GatewayError('internal', `group "${name}" does not exist`);
+    return g;
+  }
+
+  /** Catalogue models the key's group may use, in catalogue order. */
+  modelsForKey(key: KeyRecord): CatalogueModel[] {
+    const g = this.group(key.group);
+    const all = g.models.includes('*');
+    return [...this.catalogue.values()].filter((m) => all || g.models.includes(m.id));
+  }
+
+  resolveModel(id: string, key: KeyRecord): { model: CatalogueModel; multiplierPpm: number } {
+    const model = this.catalogue.get(id);
+    if (!model) {
+      throw new GatewayError(
+        'model_not_found',
+        `The model "${id}" does not exist. Model ids must match the catalogue exactly: GET /v1/models with your key lists the ids you may use, as do the console's model list and "tollgate models list".`,
+        { code: 'model_not_found', param: 'model' },
+      );
+    }
+    const g = this.group(key.group);
+    if (!g.models.includes('*') && !g.models.includes(id)) {
+      throw new GatewayError(
+        'model_not_found',
+        `The model "${id}" is not available to this key's group "${g.name}". GET /v1/models with your key lists the ids it may use.`,
+        { code: 'model_not_found', param: 'model' },
+      );
+    }
+    return { model, multiplierPpm: parseMultiplier(g.multiplier) };
+  }
+
+  /**
+   * Model, line, then money: the rate limits of the line come before the reservation (a request
+   * turned away for rate costs nothing to hold).
+   */
+  admit(ex: Exchange, key: KeyRecord, modelId: string, input: AdmitInput): Admission {
+    const { model, multiplierPpm } = this.resolveModel(modelId, key);
+    const line = this.selector.pick(model.id, this.config.data.lines, Date.now());
+    const maxOut = Math.min(input.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS, model.maxOutputTokens || Infinity);
+    const amount = reservationMicro(input.estimatedInputTokens, maxOut, model.prices, multiplierPpm);
+    const reservation = this.reservations.reserve({
+      keyId: key.id,
+      keyName: key.name,
+      amountMicro: amount,
+      balanceMicro: this.ledger.balanceMicro(),
+      quotaMicro: key.quotaMicro,
+      keyUsedMicro: this.ledger.keyUsageMicro(key.id),
+    });
+    const admission: Admission = { model, multiplierPpm, line, upstreamModel: line.modelMap[model.id] ?? model.id, reservation };
+    ex.admission = admission;
+    return admission;
+  }
+
+  timeoutsFor(line: LineRecord): Timeouts {
+    return { ...DEFAULT_TIMEOUTS, ...line.timeouts };
+  }
+
+  /** The line's upstream credential, read at request time; never stored in config or logged. */
+  credentialFor(line: LineRecord): string | undefined {
+    if (line.apiKeyEnv === null) return undefined;
+    const value = process.env[line.apiKeyEnv];
+    if (!value) {
+      throw new GatewayError('upstream_unavailable', `The line "${line.name}" reads its API key from the environment variable ${line.apiKeyEnv}, which is not set where Tollgate runs.`, {
+        code: 'line_credential_missing',
+      });
+    }
+    return value;
+  }
+
+  /**
+   * Writes the one ledger row of an exchange (cost, wallet debit and key usage in one transaction)
+   * and releases its reservation. Safe to call once per exchange; later calls do nothing.
+   */
+  settle(ex: Exchange, outcome: Outcome): void {
+    if (ex.settled) return;
+    ex.settled = true;
+    const a = ex.admission;
+    if (a) this.reservations.release(a.reservation);
+    const usage = outcome.usage ?? emptyUsage();
+    const cost = a && outcome.usage ? costMicro(usage, a.model.prices, a.multiplierPpm) : 0;
+    const err = outcome.error;
+    this.ledger.settle({
+      requestId: ex.requestId,
+      ts: ex.ts,
+      keyId: ex.key?.id ?? null,
+      keyName: ex.key?.name ?? null,
+      model: ex.model,
+      upstreamModel: a?.upstreamModel ?? null,
+      line: a?.line.name ?? null,
+      inboundProtocol: ex.inbound,
+      upstreamProtocol: a?.line.protocol ?? null,
+      stream: ex.stream,
+      status: outcome.status,
+      errorCode: err?.code ?? null,
+      errorMessage: err ? err.message.slice(0, 1000) : null,
+      usage,
+      usageEstimated: outcome.usageEstimated,
+      costMicro: cost,
+      latencyMs: Math.round(performance.now() - ex.startedAt),
+      ttfbMs: ex.ttfbMs,
+    });
+  }
+}

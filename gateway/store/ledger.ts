@@ -1,0 +1,242 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Usage } from '../core/usage.js';
+
+/** One row of the usage log: one per request, success or failure. */
+export interface RequestRow {
+  requestId: string;
+  ts: number;
+  keyId: string | null;
+  keyName: string | null;
+  model: string | null;
+  upstreamModel: string | null;
+  line: string | null;
+  inboundProtocol: string;
+  upstreamProtocol: string | null;
+  stream: boolean;
+  status: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  usage: Usage;
+  /** True when the upstream reported no usage and the figures were counted by Tollgate. */
+  usageEstimated: boolean;
+  costMicro: number;
+  latencyMs: number;
+  ttfbMs: number | null;
+}
+
+export interface LogQuery {
+  keyName?: string | undefined;
+  model?: string | undefined;
+  limit?: number | undefined;
+  beforeId?: number | undefined;
+}
+
+export interface LogEntry extends RequestRow {
+  id: number;
+}
+
+export interface InvariantReport {
+  topupsMicro: number;
+  balanceMicro: number;
+  loggedCostMicro: number;
+  ok: boolean;
+  keyMismatches: { keyId: string; usageMicro: number; loggedMicro: number }[];
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS wallet (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  balance_micro INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO wallet (id, balance_micro) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS wallet_tx (
+  id INTEGER PRIMARY KEY,
+  ts INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('topup')),
+  amount_micro INTEGER NOT NULL,
+  note TEXT
+);
+CREATE TABLE IF NOT EXISTS key_usage (
+  key_id TEXT PRIMARY KEY,
+  used_micro INTEGER NOT NULL,
+  requests INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS requests (
+  id INTEGER PRIMARY KEY,
+  request_id TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  key_id TEXT,
+  key_name TEXT,
+  model TEXT,
+  upstream_model TEXT,
+  line TEXT,
+  inbound_protocol TEXT NOT NULL,
+  upstream_protocol TEXT,
+  stream INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  error_code TEXT,
+  error_message TEXT,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cache_read_tokens INTEGER NOT NULL,
+  cache_write_tokens INTEGER NOT NULL,
+  reasoning_tokens INTEGER NOT NULL,
+  audio_input_tokens INTEGER NOT NULL,
+  image_input_tokens INTEGER NOT NULL,
+  usage_estimated INTEGER NOT NULL,
+  cost_micro INTEGER NOT NULL,
+  latency_ms INTEGER NOT NULL,
+  ttfb_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts);
+CREATE INDEX IF NOT EXISTS requests_key_ts ON requests (key_name, ts);
+CREATE INDEX IF NOT EXISTS requests_model_ts ON requests (model, ts);
+`;
+
+/**
+ * The ledger: usage log, wallet and per-key usage in SQLite (WAL). Each settled request is one
+ * transaction (log row + wallet debit + key usage), so the invariant
+ * `top-ups − balance = Σ logged costs` holds after any crash. WAL with synchronous=NORMAL is
+ * durable across a process crash (kill -9); only an OS crash can lose the last commits.
+ */
+export class Ledger {
+  private readonly db: Database.Database;
+  private balance: number;
+  private readonly keyUsage = new Map<string, number>();
+  private readonly insertRow: Database.Statement;
+  private readonly debit: Database.Statement;
+  private readonly addKeyUsage: Database.Statement;
+  private readonly settleTx: (row: RequestRow) => void;
+
+  constructor(dataDir: string) {
+    this.db = new Database(join(dataDir, 'ledger.sqlite'));
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.balance = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
+    for (const r of this.db.prepare('SELECT key_id, used_micro FROM key_usage').all() as { key_id: string; used_micro: number }[]) {
+      this.keyUsage.set(r.key_id, r.used_micro);
+    }
+    this.insertRow = this.db.prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
+      inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
+      cache_read_tokens, cache_write_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
+      cost_micro, latency_ms, ttfb_ms) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+      @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
+      @cacheReadTokens, @cacheWriteTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
+      @costMicro, @latencyMs, @ttfbMs)`);
+    this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
+    this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
+      ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
+    this.settleTx = this.db.transaction((row: RequestRow) => {
+      this.insertRow.run({
+        ...row,
+        ...row.usage,
+        stream: row.stream ? 1 : 0,
+        usageEstimated: row.usageEstimated ? 1 : 0,
+      });
+      if (row.costMicro > 0) this.debit.run(row.costMicro);
+      if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro);
+    });
+  }
+
+  balanceMicro(): number {
+    return this.balance;
+  }
+
+  keyUsageMicro(keyId: string): number {
+    return this.keyUsage.get(keyId) ?? 0;
+  }
+
+  /** Writes the log row, debits the wallet and adds to the key's usage, all in one transaction. */
+  settle(row: RequestRow): void {
+    this.settleTx(row);
+    this.balance -= row.costMicro;
+    if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) + row.costMicro);
+  }
+
+  topup(amountMicro: number, note: string | null = null): number {
+    this.db.transaction(() => {
+      this.db.prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)').run(Date.now(), 'topup', amountMicro, note);
+      this.db.prepare('UPDATE wallet SET balance_micro = balance_micro + ? WHERE id = 1').run(amountMicro);
+    })();
+    this.balance += amountMicro;
+    return this.balance;
+  }
+
+  topupsMicro(): number {
+    return (this.db.prepare("SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = 'topup'").get() as { s: number }).s;
+  }
+
+  logs(q: LogQuery): LogEntry[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (q.keyName !== undefined) {
+      where.push('key_name = ?');
+      args.push(q.keyName);
+    }
+    if (q.model !== undefined) {
+      where.push('model = ?');
+      args.push(q.model);
+    }
+    if (q.beforeId !== undefined) {
+      where.push('id < ?');
+      args.push(q.beforeId);
+    }
+    const sql = `SELECT * FROM requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    args.push(Math.min(Math.max(q.limit ?? 50, 1), 1000));
+    return (this.db.prepare(sql).all(...args) as Record<string, unknown>[]).map(toEntry);
+  }
+
+  /** top-ups − balance = Σ logged costs, and each key's usage = Σ of its logged costs. */
+  checkInvariant(): InvariantReport {
+    const balanceMicro = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
+    const topupsMicro = this.topupsMicro();
+    const loggedCostMicro = (this.db.prepare('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests').get() as { s: number }).s;
+    const keyMismatches = (
+      this.db
+        .prepare(`SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
+          (SELECT COALESCE(SUM(cost_micro), 0) FROM requests r WHERE r.key_id = u.key_id) AS loggedMicro
+          FROM key_usage u`)
+        .all() as InvariantReport['keyMismatches']
+    ).filter((k) => k.usageMicro !== k.loggedMicro);
+    return { topupsMicro, balanceMicro, loggedCostMicro, ok: topupsMicro - balanceMicro === loggedCostMicro && keyMismatches.length === 0, keyMismatches };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function toEntry(r: Record<string, unknown>): LogEntry {
+  return {
+    id: r.id as number,
+    requestId: r.request_id as string,
+    ts: r.ts as number,
+    keyId: r.key_id as string | null,
+    keyName: r.key_name as string | null,
+    model: r.model as string | null,
+    upstreamModel: r.upstream_model as string | null,
+    line: r.line as string | null,
+    inboundProtocol: r.inbound_protocol as string,
+    upstreamProtocol: r.upstream_protocol as string | null,
+    stream: r.stream === 1,
+    status: r.status as number,
+    errorCode: r.error_code as string | null,
+    errorMessage: r.error_message as string | null,
+    usage: {
+      inputTokens: r.input_tokens as number,
+      outputTokens: r.output_tokens as number,
+      cacheReadTokens: r.cache_read_tokens as number,
+      cacheWriteTokens: r.cache_write_tokens as number,
+      reasoningTokens: r.reasoning_tokens as number,
+      audioInputTokens: r.audio_input_tokens as number,
+      imageInputTokens: r.image_input_tokens as number,
+    },
+    usageEstimated: r.usage_estimated === 1,
+    costMicro: r.cost_micro as number,
+    latencyMs: r.latency_ms as number,
+    ttfbMs: r.ttfb_ms as number | null,
+  };
+}

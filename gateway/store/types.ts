@@ -1,0 +1,49 @@
+import type { UpstreamProtocolId } from '../core/protocol-ids.js';
+import type { KeyRecord } from '../keys/types.js';
+
+export interface Timeouts {
+  connectMs: number;
+  /** From sending the request to the upstream's response headers. */
+  firstByteMs: number;
+  /** Longest silence between two chunks of a response body. */
+  idleMs: number;
+  totalMs: number;
+}
+
+/** An upstream channel. It holds no credential: only where to find one. */
+export interface LineRecord {
+  id: string;
+  name: string;
+  protocol: UpstreamProtocolId;
+  baseUrl: string;
+  /** Catalogue model ids this line serves. */
+  models: string[];
+  /** Catalogue id → the id this upstream knows the model by, where they differ. */
+  modelMap: Record<string, string>;
+  /** Name of an environment variable read at request time for the upstream key; null = no auth. */
+  apiKeyEnv: string | null;
+  /** Requests per minute allowed through this line; null = unlimited. */
+  rpm: number | null;
+  /** Higher priority lines are tried first. */
+  priority: number;
+  /** Share of traffic among lines of equal priority. */
+  weight: number;
+  enabled: boolean;
+  timeouts: Partial<Timeouts>;
+  createdAt: string;
+}
+
+export interface GroupRecord {
+  name: string;
+  /** Decimal string, e.g. "1" or "0.8". */
+  multiplier: string;
+  /** Catalogue ids this group may use; ["*"] = all models. */
+  models: string[];
+}
+
+export interface ConfigData {
+  version: 1;
+  keys: KeyRecord[];
+  lines: LineRecord[];
+  groups: GroupRecord[];
+}

@@ -1,0 +1,436 @@
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { scenarioBase, startMockUpstream, type MockUpstream } from './mock-upstream.js';
+
+let mock: MockUpstream;
+
+before(async () => {
+  mock = await startMockUpstream();
+});
+after(async () => {
+  await mock.close();
+});
+beforeEach(() => mock.reset());
+
+const openai = (scenario = '', maxRetries = 0) => new OpenAI({ baseURL: scenarioBase(mock, scenario), apiKey: 'x', maxRetries });
+// Anthropic base URLs are origins: the SDK appends /v1/messages itself.
+const anthropic = (scenario = '') => new Anthropic({ baseURL: scenarioBase(mock, scenario).replace(/\/v1$/, ''), apiKey: 'x', maxRetries: 0 });
+
+const weatherTool = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' }, note: { type: 'string' } },
+      required: ['city', 'days', 'metric'],
+    },
+  },
+};
+const timeTool = { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } };
+
+/** Reads a fetch body until it ends or the connection breaks; returns the text and the error, if any. */
+async function readUntilBreak(res: Response): Promise<{ text: string; error: unknown }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { text, error: undefined };
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (error) {
+    return { text, error };
+  }
+}
+
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('OpenAI chat completions', () => {
+  test('non-streaming reply has the real shape and deterministic usage', async () => {
+    const content = 'Say hi to the nice people'; // 25 chars -> ceil(25/4) = 7 prompt tokens
+    const res = await openai().chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content }] });
+    assert.match(res.id, /^chatcmpl-/);
+    assert.equal(res.object, 'chat.completion');
+    assert.equal(res.model, 'gpt-test');
+    assert.equal(typeof res.created, 'number');
+    const choice = res.choices[0]!;
+    assert.deepEqual(choice.message, { role: 'assistant', content: `mock reply to: ${content}`, refusal: null, annotations: [] });
+    assert.equal(choice.finish_reason, 'stop');
+    assert.equal(choice.logprobs, null);
+    assert.deepEqual(res.usage, {
+      prompt_tokens: 7,
+      completion_tokens: 9,
+      total_tokens: 16,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    });
+
+    assert.equal(mock.requests.length, 1);
+    const recorded = mock.requests[0]!;
+    assert.equal(recorded.method, 'POST');
+    assert.equal(recorded.path, '/v1/chat/completions');
+    assert.equal(recorded.headers.authorization, 'Bearer x');
+    assert.equal(recorded.body.model, 'gpt-test');
+    assert.equal(recorded.scenario.name, '');
+  });
+
+  test('stream without include_usage: role chunk, one word per chunk, finish chunk, no usage anywhere', async () => {
+    const stream = await openai().chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'abc def' }] });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    assert.deepEqual(chunks[0]!.choices[0]!.delta, { role: 'assistant', content: '', refusal: null });
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    assert.equal(text, 'mock reply to: abc def');
+    assert.equal(chunks.length, 1 + 5 + 1);
+    assert.deepEqual(chunks.at(-1)!.choices[0]!.delta, {});
+    assert.equal(chunks.at(-1)!.choices[0]!.finish_reason, 'stop');
+    assert.equal(new Set(chunks.map((c) => c.id)).size, 1);
+    assert.ok(chunks.every((c) => !('usage' in c)), 'no usage key without include_usage');
+  });
+
+  test('stream with include_usage: usage:null on every chunk, then a choices:[] usage chunk', async () => {
+    const stream = await openai('words=4').chat.completions.create({
+      model: 'm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: '12345678' }],
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const last = chunks.at(-1)!;
+    assert.deepEqual(last.choices, []);
+    assert.equal(last.usage?.prompt_tokens, 2);
+    assert.equal(last.usage?.completion_tokens, 4);
+    assert.equal(last.usage?.total_tokens, 6);
+    assert.ok(chunks.slice(0, -1).every((c) => c.usage === null));
+    assert.equal(chunks.at(-2)!.choices[0]!.finish_reason, 'stop');
+  });
+
+  test('max_tokens below the word count truncates with finish_reason length', async () => {
+    const res = await openai('words=10').chat.completions.create({ model: 'm', max_tokens: 3, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(res.choices[0]!.message.content, 'w1 w2 w3');
+    assert.equal(res.choices[0]!.finish_reason, 'length');
+    assert.equal(res.usage?.completion_tokens, 3);
+  });
+
+  test('forced usage, reply text with an escaped comma, and no-usage', async () => {
+    const forced = await openai('usage-in=100,usage-out=7,usage-cached=40,reply=hello%2C%20world').chat.completions.create({
+      model: 'm', messages: [{ role: 'user', content: 'hi' }],
+    });
+    assert.equal(forced.choices[0]!.message.content, 'hello, world');
+    assert.equal(forced.usage?.prompt_tokens, 100);
+    assert.equal(forced.usage?.completion_tokens, 7);
+    assert.equal(forced.usage?.prompt_tokens_details?.cached_tokens, 40);
+
+    const bare = await openai('no-usage').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(bare.usage, undefined);
+    const stream = await openai('no-usage').chat.completions.create({
+      model: 'm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }],
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    assert.ok(chunks.every((c) => c.choices.length === 1 && !('usage' in c)));
+  });
+
+  test('streamed tool call is assembled by the SDK stream helper', async () => {
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    const stream = openai().chat.completions.stream({ model: 'm', tools: [weatherTool, timeTool], messages: [{ role: 'user', content: 'weather?' }] });
+    stream.on('chunk', (chunk) => chunks.push(chunk));
+    const done = await stream.finalChatCompletion();
+    const choice = done.choices[0]!;
+    assert.equal(choice.finish_reason, 'tool_calls');
+    assert.equal(choice.message.content, null);
+    const calls = choice.message.tool_calls ?? [];
+    assert.equal(calls.length, 1);
+    const call = calls[0]!;
+    assert.ok(call.type === 'function');
+    assert.match(call.id, /^call_/);
+    assert.equal(call.function.name, 'get_weather');
+    assert.deepEqual(JSON.parse(call.function.arguments), { city: 'x', days: 1, metric: true });
+
+    const fragments = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    assert.deepEqual(fragments[0], { index: 0, id: call.id, type: 'function', function: { name: 'get_weather', arguments: '' } });
+    assert.equal(fragments.length, 4, 'one opening fragment, then the arguments in 3 pieces');
+    assert.ok(fragments.slice(1).every((f) => f.id === undefined && f.function?.name === undefined));
+  });
+
+  test('non-streaming tool call, tool_choice none, and a tool result turn', async () => {
+    const call = await openai().chat.completions.create({ model: 'm', tools: [weatherTool], messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(call.choices[0]!.finish_reason, 'tool_calls');
+    assert.equal(call.usage?.completion_tokens, 5);
+
+    const none = await openai().chat.completions.create({ model: 'm', tools: [weatherTool], tool_choice: 'none', messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(none.choices[0]!.message.content, 'mock reply to: x');
+
+    const id = call.choices[0]!.message.tool_calls![0]!.id;
+    const result = await openai().chat.completions.create({
+      model: 'm',
+      tools: [weatherTool],
+      messages: [
+        { role: 'user', content: 'x' },
+        call.choices[0]!.message,
+        { role: 'tool', tool_call_id: id, content: 'sunny 21C' },
+      ],
+    });
+    assert.equal(result.choices[0]!.message.content, 'tool result: sunny 21C');
+    assert.equal(result.choices[0]!.finish_reason, 'stop');
+  });
+
+  test('"parallel" in the user text calls the first two tools with interleaved fragments', async () => {
+    const stream = await openai().chat.completions.create({
+      model: 'm', stream: true, tools: [weatherTool, timeTool], messages: [{ role: 'user', content: 'do it in parallel' }],
+    });
+    const byIndex = new Map<number, { id?: string; name?: string; args: string }>();
+    const order: number[] = [];
+    for await (const chunk of stream) {
+      for (const fragment of chunk.choices[0]?.delta.tool_calls ?? []) {
+        order.push(fragment.index);
+        const call = byIndex.get(fragment.index) ?? { args: '' };
+        call.id ??= fragment.id;
+        call.name ??= fragment.function?.name;
+        call.args += fragment.function?.arguments ?? '';
+        byIndex.set(fragment.index, call);
+      }
+    }
+    assert.equal(byIndex.get(0)?.name, 'get_weather');
+    assert.equal(byIndex.get(1)?.name, 'get_time');
+    assert.deepEqual(JSON.parse(byIndex.get(0)!.args), { city: 'x', days: 1, metric: true });
+    assert.deepEqual(JSON.parse(byIndex.get(1)!.args), {});
+    assert.notEqual(byIndex.get(0)?.id, byIndex.get(1)?.id);
+    assert.deepEqual(order.slice(0, 4), [0, 1, 0, 1], 'fragments of the two calls are interleaved');
+
+    const single = await openai().chat.completions.create({
+      model: 'm', parallel_tool_calls: false, tools: [weatherTool, timeTool], messages: [{ role: 'user', content: 'parallel' }],
+    });
+    assert.equal(single.choices[0]!.message.tool_calls?.length, 1);
+  });
+
+  test('status=500 raises APIError with the OpenAI error body', async () => {
+    await assert.rejects(openai('status=500').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), (err) => {
+      assert.ok(err instanceof OpenAI.APIError);
+      assert.equal(err.status, 500);
+      assert.equal(err.type, 'server_error');
+      assert.match(err.message, /^500 mock error/);
+      return true;
+    });
+    assert.equal(mock.requests.length, 1);
+  });
+
+  test('status=429 with retry-after: the header reaches the SDK, which waits that long before retrying', async () => {
+    await assert.rejects(openai('status=429,retry-after=1').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), (err) => {
+      assert.ok(err instanceof OpenAI.RateLimitError);
+      assert.equal(err.status, 429);
+      assert.equal(err.code, 'rate_limit_exceeded');
+      assert.equal(err.headers?.get('retry-after'), '1');
+      return true;
+    });
+    mock.reset();
+    const started = Date.now();
+    await assert.rejects(openai('status=429,retry-after=1', 1).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }));
+    assert.equal(mock.requests.length, 2);
+    assert.ok(Date.now() - started >= 900, `retried after ${Date.now() - started} ms`);
+  });
+
+  test('GET /v1/models lists the mock models in both vendor shapes', async () => {
+    const ids = [];
+    for await (const model of openai().models.list()) ids.push(model.id);
+    assert.deepEqual(ids, ['mock-small', 'mock-large']);
+    const page = await anthropic().models.list();
+    assert.deepEqual(page.data.map((m) => [m.type, m.id]), [['model', 'mock-small'], ['model', 'mock-large']]);
+  });
+});
+
+describe('Anthropic messages', () => {
+  test('messages.create returns a real message with uncached input usage', async () => {
+    const msg = await anthropic().messages.create({
+      model: 'claude-test', max_tokens: 100, system: 'be brief', messages: [{ role: 'user', content: 'hello there' }],
+    });
+    assert.match(msg.id, /^msg_/);
+    assert.equal(msg.type, 'message');
+    assert.equal(msg.model, 'claude-test');
+    assert.deepEqual(msg.content, [{ type: 'text', text: 'mock reply to: hello there' }]);
+    assert.equal(msg.stop_reason, 'end_turn');
+    assert.equal(msg.stop_sequence, null);
+    // system (8) + user (11) = 19 chars -> 5 tokens; the reply is 5 words.
+    assert.equal(msg.usage.input_tokens, 5);
+    assert.equal(msg.usage.output_tokens, 5);
+    assert.equal(msg.usage.cache_read_input_tokens, 0);
+    assert.equal(msg.usage.cache_creation_input_tokens, 0);
+
+    const headers = mock.requests[0]!.headers;
+    assert.ok(headers['anthropic-version']);
+    assert.ok(headers['x-api-key'] ?? headers.authorization);
+  });
+
+  test('messages.stream().finalMessage() with forced cache usage and max_tokens truncation', async () => {
+    const events: string[] = [];
+    const stream = anthropic('words=6,usage-in=100,usage-cached=30,usage-cache-write=20,usage-out=3').messages.stream({
+      model: 'claude-test', max_tokens: 3, messages: [{ role: 'user', content: 'hi' }],
+    });
+    stream.on('streamEvent', (event) => events.push(event.type));
+    const msg = await stream.finalMessage();
+    assert.deepEqual(msg.content, [{ type: 'text', text: 'w1 w2 w3' }]);
+    assert.equal(msg.stop_reason, 'max_tokens');
+    assert.equal(msg.usage.input_tokens, 50, 'input_tokens excludes cache reads and writes');
+    assert.equal(msg.usage.cache_read_input_tokens, 30);
+    assert.equal(msg.usage.cache_creation_input_tokens, 20);
+    assert.equal(msg.usage.output_tokens, 3);
+    // The SDK swallows the `ping` the mock sends after message_start.
+    assert.deepEqual(events, [
+      'message_start', 'content_block_start',
+      'content_block_delta', 'content_block_delta', 'content_block_delta',
+      'content_block_stop', 'message_delta', 'message_stop',
+    ]);
+  });
+
+  test('stop_sequences cut the reply and are reported', async () => {
+    const msg = await anthropic('reply=one two STOP three').messages.create({
+      model: 'm', max_tokens: 50, stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'hi' }],
+    });
+    assert.deepEqual(msg.content, [{ type: 'text', text: 'one two' }]);
+    assert.equal(msg.stop_reason, 'stop_sequence');
+    assert.equal(msg.stop_sequence, 'STOP');
+  });
+
+  test('tool_use, streamed and not, then a tool_result turn', async () => {
+    const tools = [{ name: 'lookup', input_schema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] } }];
+    const msg = await anthropic().messages.create({ model: 'm', max_tokens: 50, tools, messages: [{ role: 'user', content: 'find it' }] });
+    assert.equal(msg.stop_reason, 'tool_use');
+    const block = msg.content[0]!;
+    assert.ok(block.type === 'tool_use');
+    assert.match(block.id, /^toolu_/);
+    assert.equal(block.name, 'lookup');
+    assert.deepEqual(block.input, { q: 'x' });
+
+    const deltas: string[] = [];
+    const stream = anthropic().messages.stream({ model: 'm', max_tokens: 50, tools, messages: [{ role: 'user', content: 'find it' }] });
+    stream.on('streamEvent', (e) => {
+      if (e.type === 'content_block_delta' && e.delta.type === 'input_json_delta') deltas.push(e.delta.partial_json);
+    });
+    const streamed = await stream.finalMessage();
+    const streamedBlock = streamed.content[0]!;
+    assert.ok(streamedBlock.type === 'tool_use');
+    assert.deepEqual(streamedBlock.input, { q: 'x' });
+    assert.equal(deltas.length, 3);
+    assert.equal(deltas.join(''), '{"q":"x"}');
+
+    const answer = await anthropic().messages.create({
+      model: 'm', max_tokens: 50, tools,
+      messages: [
+        { role: 'user', content: 'find it' },
+        { role: 'assistant', content: msg.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: block.id, content: 'found' }] },
+      ],
+    });
+    assert.deepEqual(answer.content, [{ type: 'text', text: 'tool result: found' }]);
+    assert.equal(answer.stop_reason, 'end_turn');
+  });
+
+  test('status=529 gives an overloaded_error body; missing anthropic-version gives 400', async () => {
+    await assert.rejects(anthropic('status=529').messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }), (err) => {
+      assert.ok(err instanceof Anthropic.APIError);
+      assert.equal(err.status, 529);
+      assert.deepEqual((err.error as { error: unknown }).error, { type: 'overloaded_error', message: 'mock error' });
+      return true;
+    });
+    const res = await fetch(`${mock.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'x', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', max_tokens: 5, messages: [] }),
+    });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { type: string; error: { type: string } };
+    assert.equal(body.type, 'error');
+    assert.equal(body.error.type, 'invalid_request_error');
+  });
+});
+
+describe('failure scenarios over raw fetch', () => {
+  const chatBody = (stream: boolean) => JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'one two three' }] });
+  const post = (scenario: string, body: string, signal?: AbortSignal) =>
+    fetch(`${scenarioBase(mock, scenario)}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: signal ?? null });
+
+  test('drop-after=2 cuts a stream after two events and a JSON body halfway', async () => {
+    const res = await post('drop-after=2', chatBody(true));
+    assert.equal(res.status, 200);
+    const { text, error } = await readUntilBreak(res);
+    assert.ok(error, 'the body must end in a network error, not a clean end');
+    assert.equal(text.match(/^data: /gm)?.length, 2);
+    assert.ok(!text.includes('[DONE]'));
+
+    const whole = await post('drop-after=2', chatBody(false));
+    assert.equal(whole.status, 200);
+    await assert.rejects(whole.text());
+    assert.equal(mock.aborted, 0, 'a deliberate drop is not a client abort');
+  });
+
+  test('malformed sends invalid JSON in a body and in one SSE event', async () => {
+    const res = await post('malformed', chatBody(false));
+    assert.equal(res.status, 200);
+    await assert.rejects(res.json(), SyntaxError);
+
+    const stream = await post('malformed', chatBody(true));
+    const events = (await stream.text()).split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    const bad = events.filter((data) => {
+      try {
+        JSON.parse(data);
+        return false;
+      } catch {
+        return data !== '[DONE]';
+      }
+    });
+    assert.equal(bad.length, 1);
+    assert.equal(events.at(-1), '[DONE]');
+  });
+
+  test('delay holds the headers back; a stall is counted as aborted when the client gives up', async () => {
+    const started = Date.now();
+    const res = await post('delay=150', chatBody(false));
+    assert.ok(Date.now() - started >= 140);
+    assert.equal(res.status, 200);
+
+    await assert.rejects(post('delay=999999999999', chatBody(false), AbortSignal.timeout(50)));
+    await waitFor(() => mock.aborted === 1 && mock.inFlight() === 0, 'the abort to be counted');
+
+    const controller = new AbortController();
+    const stream = await post('chunk-delay=60000', chatBody(true), controller.signal);
+    const reader = stream.body!.getReader();
+    assert.match(new TextDecoder().decode((await reader.read()).value), /^data: /);
+    controller.abort();
+    await waitFor(() => mock.aborted === 2 && mock.inFlight() === 0, 'the mid-stream abort to be counted');
+  });
+
+  test('chunk-delay spaces the streamed events', async () => {
+    const started = Date.now();
+    const res = await post('chunk-delay=25', chatBody(true));
+    const text = await res.text();
+    const events = text.match(/^data: /gm)?.length ?? 0;
+    assert.equal(events, 9); // role + 6 words + finish + [DONE]
+    assert.ok(Date.now() - started >= 25 * (events - 1) - 10);
+  });
+
+  test('an unknown scenario key is a 400 naming the key', async () => {
+    const res = await post('stauts=500', chatBody(false));
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as { error: { message: string } }).error.message, /unknown key "stauts"/);
+  });
+
+  test('close() destroys open sockets and resolves quickly', async () => {
+    const own = await startMockUpstream();
+    const pending = fetch(`${own.url}/s/delay=999999/v1/models`).catch((err: unknown) => err);
+    await waitFor(() => own.inFlight() === 1, 'the request to arrive');
+    assert.equal(own.openSockets(), 1);
+    const started = Date.now();
+    await own.close();
+    assert.ok(Date.now() - started < 500);
+    assert.ok((await pending) instanceof Error);
+    assert.equal(own.openSockets(), 0);
+  });
+});
