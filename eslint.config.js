@@ -1,0 +1,48 @@
+import { defineConfig, globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+// Folder boundaries (style.md habit 6). test/architecture.test.ts enforces the same boundaries by
+// resolving every import; these patterns give the early warning in the editor.
+const ELECTRON = { regex: '^electron(/|$)', message: 'gateway/ runs without Electron: keep Electron APIs in main/.' };
+const FASTIFY = {
+  regex: '^(fastify(/|$)|@fastify/)',
+  message: 'core, protocols, providers and billing are framework-free: only server.ts and admin/ use Fastify.',
+};
+// A path that climbs out of gateway/ into main/ or renderer/.
+const SHELLS = { regex: '^(\\.\\./)+(main|renderer)(/|$)', message: 'gateway/ must not depend on the Electron shell or the console.' };
+
+function restrict(...patterns) {
+  return { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] };
+}
+
+export default defineConfig(
+  globalIgnores(['dist/', 'node_modules/', '.scratch/', 'bench/results/', 'renderer/dist/']),
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    extends: [tseslint.configs.recommended],
+  },
+  {
+    files: ['gateway/**/*.ts'],
+    rules: restrict(ELECTRON, SHELLS),
+  },
+  {
+    files: ['gateway/{core,protocols,providers,billing}/**/*.ts'],
+    rules: restrict(ELECTRON, SHELLS, FASTIFY),
+  },
+  {
+    // The console reaches the gateway only over HTTP; it shares the admin contract's types, nothing else.
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      ...restrict(
+        { regex: '(^|/)gateway/admin(/|$)', allowTypeImports: true, message: 'The renderer may take only types from gateway/admin: use "import type".' },
+        { regex: '(^|/)gateway(/(?!admin(/|$))|$)', message: 'The renderer talks to the gateway over the admin API, never by importing it.' },
+      ),
+      // Under verbatimModuleSyntax `import { type X } from '…'` still loads the module at run time.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);

@@ -1,0 +1,131 @@
+/**
+ * Test gateways: a real `tollgate serve` in-process (fast) or as a child process (for kill -9),
+ * each on its own temporary data dir and port, driven through the admin API as users do.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import OpenAI from 'openai';
+import type { CreatedKey, CreateLineBody, LogEntry, ModelView, WalletView } from '../../gateway/admin/contract.js';
+import { readAdminToken } from '../../gateway/admin/token.js';
+import { AdminClient } from '../../gateway/cli/client.js';
+import { readRuntime } from '../../gateway/runtime.js';
+import { serve, type Running } from '../../gateway/serve.js';
+
+export const REPO = new URL('../..', import.meta.url).pathname;
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'tollgate-test-'));
+}
+
+/** Admin operations the tests need, through the real admin API. */
+export class Admin {
+  constructor(readonly client: AdminClient) {}
+
+  topup(usd: number): Promise<WalletView> {
+    return this.client.call('POST', '/api/wallet/topup', { amountMicro: Math.round(usd * 1_000_000) });
+  }
+  wallet(): Promise<WalletView> {
+    return this.client.call('GET', '/api/wallet');
+  }
+  async key(name: string, extra: Record<string, unknown> = {}): Promise<string> {
+    return (await this.client.call<CreatedKey>('POST', '/api/keys', { name, ...extra })).secret;
+  }
+  line(body: Partial<CreateLineBody> & Pick<CreateLineBody, 'name' | 'baseUrl' | 'models'>): Promise<unknown> {
+    return this.client.call('POST', '/api/lines', { protocol: 'openai-chat', ...body });
+  }
+  group(name: string, multiplier: string, models?: string[]): Promise<unknown> {
+    return this.client.call('POST', '/api/groups', { name, multiplier, ...(models ? { models } : {}) });
+  }
+  async logs(query: Record<string, string> = {}): Promise<LogEntry[]> {
+    return (await this.client.call<{ entries: LogEntry[] }>('GET', `/api/logs?${new URLSearchParams({ limit: '1000', ...query }).toString()}`)).entries;
+  }
+  async model(id: string): Promise<ModelView> {
+    const { models } = await this.client.call<{ models: ModelView[] }>('GET', '/api/models');
+    return models.find((m) => m.id === id)!;
+  }
+  doctor(): Promise<{ ok: boolean; checks: { name: string; ok: boolean; detail: string }[] }> {
+    return this.client.call('GET', '/api/doctor');
+  }
+}
+
+export interface TestGateway {
+  url: string;
+  dataDir: string;
+  admin: Admin;
+  running: Running;
+  /** An OpenAI SDK client for this gateway, no retries so every status is seen as it is. */
+  openai(apiKey: string): OpenAI;
+  close(): Promise<void>;
+}
+
+export async function startGateway(dataDir = tempDataDir()): Promise<TestGateway> {
+  const running = await serve({ dataDir, host: '127.0.0.1', port: 0 });
+  return {
+    url: running.url,
+    dataDir,
+    running,
+    admin: new Admin(new AdminClient(running.url, running.adminToken)),
+    openai: (apiKey) => new OpenAI({ baseURL: `${running.url}/v1`, apiKey, maxRetries: 0 }),
+    async close() {
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ChildGateway {
+  url: string;
+  child: ChildProcess;
+  admin: Admin;
+  exited: Promise<number | null>;
+}
+
+/** `tollgate serve` as a separate process, found through the runtime file it writes. */
+export async function spawnGateway(dataDir: string): Promise<ChildGateway> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  for (let i = 0; i < 200; i++) {
+    const rt = readRuntime(dataDir);
+    if (rt && rt.pid === child.pid) {
+      const token = readAdminToken(dataDir)!;
+      return { url: rt.url, child, admin: new Admin(new AdminClient(rt.url, token)), exited };
+    }
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${stderr}`);
+    await sleep(50);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`gateway did not start: ${stderr}`);
+}
+
+/** The billing formula written out independently of gateway/billing, as the oracle for tests. */
+export function expectedCostMicro(
+  usage: { input: number; cached?: number; cacheWrite?: number; output: number },
+  prices: ModelView['prices'],
+  multiplier = 1,
+): number {
+  const m = BigInt(Math.round(multiplier * 1_000_000));
+  const sum =
+    BigInt(usage.input - (usage.cached ?? 0) - (usage.cacheWrite ?? 0)) * BigInt(prices.input) +
+    BigInt(usage.cached ?? 0) * BigInt(prices.cacheRead) +
+    BigInt(usage.cacheWrite ?? 0) * BigInt(prices.cacheWrite) +
+    BigInt(usage.output) * BigInt(prices.output);
+  const den = 1_000_000_000_000n;
+  return Number((sum * m + den - 1n) / den);
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await sleep(20);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
