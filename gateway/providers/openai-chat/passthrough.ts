@@ -141,6 +141,9 @@ async function relayStream(input: PassthroughInput, upstream: UpstreamResponse, 
         const msg = (JSON.parse(data) as { error?: { message?: string } }).error?.message;
         inbandError = new GatewayError('upstream_error', `Upstream error during the stream: ${msg ?? 'unknown'}`, { code: 'upstream_stream_error' });
       } else {
+        // A cheap shape check instead of parsing every event: it catches a truncated or garbled
+        // event before the client's SDK chokes on it.
+        if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) throw new SyntaxError('malformed event');
         contentChunks.push(data);
         if (!sawFinish && data.includes('"finish_reason":"')) sawFinish = true;
       }

@@ -1,0 +1,101 @@
+/** Streams that end badly: the upstream drops mid-stream, or the client hangs up. What was produced is billed. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import OpenAI from 'openai';
+import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
+import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+
+let mock: MockUpstream;
+let gw: TestGateway;
+let key: string;
+
+before(async () => {
+  mock = await startMockUpstream();
+  gw = await startGateway();
+  await gw.admin.topup(5);
+  await gw.admin.line({ name: 'drops', baseUrl: scenarioBase(mock, 'drop-after=4,words=20'), models: ['gpt-4o-mini'] });
+  await gw.admin.line({ name: 'slow', baseUrl: scenarioBase(mock, 'chunk-delay=40,words=200'), models: ['gpt-4o'] });
+  await gw.admin.line({ name: 'garbled', baseUrl: scenarioBase(mock, 'malformed'), models: ['gpt-4.1'] });
+  await gw.admin.line({ name: 'idle', baseUrl: scenarioBase(mock, 'chunk-delay=2000'), models: ['gpt-4.1-mini'], timeouts: { idleMs: 300 } });
+  key = await gw.admin.key('k');
+});
+
+after(async () => {
+  await gw.close();
+  await mock.close();
+});
+
+test('the upstream drops mid-stream: the client gets an error event, the produced tokens are billed', async () => {
+  const stream = await gw.openai(key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'go' }], stream: true });
+  let text = '';
+  await assert.rejects(
+    (async () => {
+      for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+    })(),
+    (err: unknown) => err instanceof OpenAI.APIError && /Upstream error/.test(err.message),
+  );
+  assert.ok(text.length > 0, 'some text arrived before the drop');
+  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 502, 'the ledger row');
+  const [row] = await gw.admin.logs({ limit: '1' });
+  assert.equal(row!.status, 502);
+  assert.equal(row!.usageEstimated, true);
+  assert.ok(row!.usage.outputTokens >= 1);
+  assert.ok(row!.usage.inputTokens >= 1);
+  assert.ok(row!.costMicro > 0);
+  assert.equal((await gw.admin.wallet()).heldMicro, 0);
+  assert.equal((await gw.admin.doctor()).ok, true);
+});
+
+test('the client hangs up mid-stream: the upstream request is aborted, the produced tokens are billed', async () => {
+  const abortedBefore = mock.aborted;
+  const stream = await gw.openai(key).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'long answer please' }], stream: true });
+  let chunks = 0;
+  for await (const _ of stream) {
+    if (++chunks === 5) break; // the SDK aborts the HTTP request when the loop is left
+  }
+  await waitFor(() => mock.aborted === abortedBefore + 1, 'the upstream request to be aborted');
+  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 499, 'the ledger row');
+  const [row] = await gw.admin.logs({ limit: '1' });
+  assert.equal(row!.errorCode, 'client_closed');
+  assert.equal(row!.usageEstimated, true);
+  // About 5 words had been produced out of 200: the bill is for what was produced, not for all of it.
+  assert.ok(row!.usage.outputTokens >= 3 && row!.usage.outputTokens < 60, `output ${row!.usage.outputTokens}`);
+  assert.ok(row!.costMicro > 0);
+  assert.equal((await gw.admin.wallet()).heldMicro, 0);
+  assert.equal(mock.inFlight(), 0);
+});
+
+test('the client hangs up before a non-streamed answer: the upstream request is aborted', async () => {
+  await gw.admin.line({ name: 'stall', baseUrl: scenarioBase(mock, 'delay=5000'), models: ['gpt-5-mini'] });
+  const abortedBefore = mock.aborted;
+  const controller = new AbortController();
+  const p = gw.openai(key).chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'wait' }] }, { signal: controller.signal });
+  await waitFor(() => mock.inFlight() === 1, 'the request to reach the upstream');
+  controller.abort();
+  await assert.rejects(p);
+  await waitFor(() => mock.aborted === abortedBefore + 1, 'the upstream request to be aborted');
+  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 499, 'the ledger row');
+  assert.equal((await gw.admin.wallet()).heldMicro, 0);
+});
+
+test('a malformed stream event ends the stream with an error and is logged', async () => {
+  const stream = await gw.openai(key).chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'x' }], stream: true });
+  await assert.rejects(async () => {
+    for await (const _ of stream) void _;
+  }, /not valid JSON/);
+  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.errorCode === 'upstream_malformed', 'the ledger row');
+  const [row] = await gw.admin.logs({ limit: '1' });
+  assert.equal(row!.errorCode, 'upstream_malformed');
+  assert.equal((await gw.admin.wallet()).heldMicro, 0);
+});
+
+test('an upstream that goes silent mid-stream hits the idle timeout', async () => {
+  const stream = await gw.openai(key).chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'x' }], stream: true });
+  await assert.rejects(async () => {
+    for await (const _ of stream) void _;
+  }, /stopped sending/);
+  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 504, 'the ledger row');
+  const [row] = await gw.admin.logs({ limit: '1' });
+  assert.equal(row!.status, 504);
+  assert.equal(row!.errorCode, 'upstream_idle_timeout');
+});
