@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { countTokens, estimatePromptTokensFromBody } from '../../gateway/core/estimate.js';
+
+const body = (content: unknown): string => JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
+
+const samples = {
+  english:
+    'The quick brown fox jumps over the lazy dog. Please summarise the following quarterly report in three bullet points, ' +
+    'keeping every figure exact: revenue rose 12% to $4.2M while operating costs fell by a third.',
+  code:
+    'export function debounce<T extends (...args: never[]) => void>(fn: T, ms: number): T {\n' +
+    '  let timer: ReturnType<typeof setTimeout> | undefined;\n' +
+    '  return ((...args) => {\n    clearTimeout(timer);\n    timer = setTimeout(() => fn(...args), ms);\n  }) as T;\n}\n',
+  cjk: '你好，世界。今天天气很好，我们去公园散步吧。请用三句话总结下面的报告，并保留所有数字。日本語のテキストも少し入れます。한국어 문장도 있습니다.',
+};
+
+for (const [name, text] of Object.entries(samples)) {
+  test(`the body estimate is not below the real o200k count: ${name}`, { todo: name === 'cjk' ? 'bug: gateway/core/estimate.ts:18 divides UTF-16 length by 3, not UTF-8 bytes; CJK text is estimated at less than its real token count' : false }, async () => {
+    const estimate = estimatePromptTokensFromBody(body(text));
+    const real = await countTokens(text);
+    assert.ok(estimate >= real, `estimate ${estimate} < real ${real}`);
+  });
+}
+
+test('the body estimate is one token per 3 characters', () => {
+  assert.equal(estimatePromptTokensFromBody(''), 0);
+  assert.equal(estimatePromptTokensFromBody('abc'), 1);
+  assert.equal(estimatePromptTokensFromBody('abcd'), 2);
+});
+
+test('an inline base64 image counts as a fixed allowance, not its length', () => {
+  const uri = `data:image/png;base64,${randomBytes(786_432).toString('base64')}`; // 1 MiB of base64
+  const content = (url: string) => [{ type: 'text', text: 'What is in this image?' }, { type: 'image_url', image_url: { url } }];
+  const withoutImage = estimatePromptTokensFromBody(body(content('')));
+  assert.equal(withoutImage, Math.ceil(body(content('')).length / 3));
+  assert.equal(estimatePromptTokensFromBody(body(content(uri))), withoutImage + 1_600);
+  const two = [...content(uri), { type: 'image_url', image_url: { url: uri.replace('image/png', 'image/jpeg') } }];
+  assert.equal(estimatePromptTokensFromBody(body(two)), Math.ceil((body(two).length - 2 * uri.length) / 3) + 3_200);
+});
+
+test('countTokens uses o200k_base', async () => {
+  assert.equal(await countTokens(''), 0);
+  assert.equal(await countTokens('hello world'), 2);
+  assert.equal(await countTokens('héllo 你好 🙂'), 5);
+});

@@ -1,0 +1,153 @@
+/** The CLI contract of the foundation issue, run as a user runs it, against a running gateway. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { REPO, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
+import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+
+const run = promisify(execFile);
+let gw: TestGateway;
+let mock: MockUpstream;
+
+async function tollgate(args: string[], dataDir = gw.dataDir): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), ...args], {
+      cwd: REPO,
+      env: { ...process.env, TOLLGATE_DATA_DIR: dataDir },
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+before(async () => {
+  gw = await startGateway();
+  mock = await startMockUpstream();
+});
+
+after(async () => {
+  await gw.close();
+  await mock.close();
+});
+
+describe('tollgate CLI', () => {
+  test('wallet topup and show, in USD and as micro-USD with --json', async () => {
+    const top = await tollgate(['wallet', 'topup', '2.5']);
+    assert.equal(top.code, 0, top.stderr);
+    assert.match(top.stdout, /Added \$2\.50\./);
+    const show = await tollgate(['wallet', 'show', '--json']);
+    const w = JSON.parse(show.stdout);
+    assert.equal(w.balanceMicro, 2_500_000);
+    assert.equal(w.balanceUsd, '2.50');
+    assert.match((await tollgate(['wallet', 'show'])).stdout, /Balance: +\$2\.50/);
+    const bad = await tollgate(['wallet', 'topup', '1.0000001']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /at most 6 decimals/);
+  });
+
+  test('keys create prints the secret alone; list, disable, enable, delete', async () => {
+    const created = await tollgate(['keys', 'create', '--name', 'laptop', '--quota', '1.25']);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /^sk-[A-Za-z0-9]{48}\n$/);
+    const secret = created.stdout.trim();
+    assert.match(created.stderr, /not shown again/);
+    const listed = JSON.parse((await tollgate(['keys', 'list', '--json'])).stdout) as { name: string; quotaMicro: number; last4: string; state: string }[];
+    const k = listed.find((x) => x.name === 'laptop')!;
+    assert.equal(k.quotaMicro, 1_250_000);
+    assert.equal(k.last4, secret.slice(-4));
+    assert.ok(!JSON.stringify(listed).includes(secret), 'the secret is never listed');
+    assert.match((await tollgate(['keys', 'list'])).stdout, /laptop +default +enabled +sk-…/);
+    assert.equal((await tollgate(['keys', 'create', '--name', 'laptop'])).code, 1, 'names are unique');
+
+    assert.match((await tollgate(['keys', 'disable', 'laptop'])).stdout, /disabled/);
+    const r = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(r.status, 401);
+    await tollgate(['keys', 'enable', 'laptop']);
+    assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).status, 200);
+    await tollgate(['keys', 'delete', 'laptop']);
+    assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).status, 401);
+    assert.ok(!(await tollgate(['keys', 'list'])).stdout.includes('laptop'));
+    const missing = await tollgate(['keys', 'disable', 'nobody']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no key named "nobody"/);
+  });
+
+  test('lines add, models list, groups add and list', async () => {
+    const added = await tollgate(['lines', 'add', '--name', 'mock', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-4o-mini,gpt-4o=mock-large', '--rpm', '60', '--priority', '2', '--weight', '3']);
+    assert.equal(added.code, 0, added.stderr);
+    const lines = JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout);
+    assert.deepEqual(
+      { models: lines[0].models, modelMap: lines[0].modelMap, rpm: lines[0].rpm, priority: lines[0].priority, weight: lines[0].weight },
+      { models: ['gpt-4o-mini', 'gpt-4o'], modelMap: { 'gpt-4o': 'mock-large' }, rpm: 60, priority: 2, weight: 3 },
+    );
+    const unknown = await tollgate(['lines', 'add', '--name', 'x', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-9000']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /Not in the catalogue: gpt-9000/);
+    const models = JSON.parse((await tollgate(['models', 'list', '--json'])).stdout) as { id: string; prices: { input: number }; lines: string[] }[];
+    const mini = models.find((m) => m.id === 'gpt-4o-mini')!;
+    assert.equal(mini.prices.input, 150_000);
+    assert.deepEqual(mini.lines, ['mock']);
+    assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini +openai +\$0\.15 +\$0\.60/);
+    assert.equal((await tollgate(['groups', 'add', 'team', '--multiplier', '0.8', '--models', 'gpt-4o-mini'])).code, 0);
+    const groups = JSON.parse((await tollgate(['groups', 'list', '--json'])).stdout);
+    assert.deepEqual(groups, [
+      { name: 'default', multiplier: '1', models: ['*'] },
+      { name: 'team', multiplier: '0.8', models: ['gpt-4o-mini'] },
+    ]);
+  });
+
+  test('logs with filters, and doctor', async () => {
+    const secret = (await tollgate(['keys', 'create', '--name', 'logger'])).stdout.trim();
+    for (const model of ['gpt-4o-mini', 'gpt-4o']) {
+      const r = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'log me' }] }),
+      });
+      assert.equal(r.status, 200);
+    }
+    const rows = JSON.parse((await tollgate(['logs', '--key', 'logger', '--json'])).stdout) as { model: string; costMicro: number; costUsd: string }[];
+    assert.deepEqual(rows.map((r) => r.model), ['gpt-4o', 'gpt-4o-mini']);
+    assert.ok(rows.every((r) => Number.isInteger(r.costMicro) && typeof r.costUsd === 'string'));
+    const one = JSON.parse((await tollgate(['logs', '--model', 'gpt-4o', '--limit', '1', '--json'])).stdout);
+    assert.equal(one.length, 1);
+    assert.match((await tollgate(['logs', '--key', 'logger'])).stdout, /logger +gpt-4o +200/);
+    const doc = await tollgate(['doctor']);
+    assert.equal(doc.code, 0, doc.stdout + doc.stderr);
+    assert.match(doc.stdout, /ok +ledger invariant/);
+  });
+});
+
+describe('without a running gateway', () => {
+  test('commands say how to start one', async () => {
+    const dir = tempDataDir();
+    const r = await tollgate(['keys', 'list'], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /No Tollgate gateway is running for the data dir .*"npx tollgate serve"/);
+  });
+
+  test('doctor reads the data dir directly and fails on a broken invariant', async () => {
+    const dir = tempDataDir();
+    assert.equal((await tollgate(['doctor'], dir)).code, 0);
+    const db = new Database(join(dir, 'ledger.sqlite'));
+    db.prepare('UPDATE wallet SET balance_micro = 5 WHERE id = 1').run();
+    db.close();
+    const r = await tollgate(['doctor'], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /FAIL +ledger invariant/);
+  });
+
+  test('a corrupt config stops start-up with a clear message and a kept copy', async () => {
+    const dir = tempDataDir();
+    writeFileSync(join(dir, 'config.json'), '{"version": 1, "keys": [');
+    const r = await tollgate(['serve', '--port', '0'], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /config file .* cannot be read .* A copy was kept at .*config\.json\.corrupt-/);
+  });
+});
