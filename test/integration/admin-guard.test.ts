@@ -1,0 +1,84 @@
+/** The admin API's door: loopback Host only, no cross-origin browsers, the admin token, and no secrets out. */
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+
+before(async () => {
+  gw = await startGateway();
+});
+
+after(async () => {
+  await gw.close();
+});
+
+function inject(headers: Record<string, string>, url = '/api/wallet'): ReturnType<TestGateway['running']['app']['inject']> {
+  return gw.running.app.inject({ method: 'GET', url, headers });
+}
+
+const auth = (): Record<string, string> => ({ authorization: `Bearer ${gw.running.adminToken}` });
+
+test('the admin token is required and compared exactly', async () => {
+  assert.equal((await inject({ host: '127.0.0.1:4141' })).statusCode, 401);
+  assert.equal((await inject({ host: '127.0.0.1:4141', authorization: `Bearer ${gw.running.adminToken}x` })).statusCode, 401);
+  const ok = await inject({ host: '127.0.0.1:4141', ...auth() });
+  assert.equal(ok.statusCode, 200);
+  assert.equal(ok.json().balanceMicro, 0);
+});
+
+test('an sk- key is not an admin token', async () => {
+  const secret = await gw.admin.key('not-admin');
+  assert.equal((await inject({ host: '127.0.0.1', authorization: `Bearer ${secret}` })).statusCode, 401);
+});
+
+test('a non-loopback Host is refused (DNS rebinding)', async () => {
+  for (const host of ['evil.example', 'evil.example:4141', '192.168.1.5:4141', '127.0.0.1.evil.example']) {
+    const r = await inject({ host, ...auth() });
+    assert.equal(r.statusCode, 403, host);
+    assert.equal(r.json().error.code, 'forbidden_host');
+  }
+  for (const host of ['localhost:4141', '[::1]:4141', '127.0.0.1']) assert.equal((await inject({ host, ...auth() })).statusCode, 200, host);
+});
+
+test('cross-origin browser requests are refused (CSRF)', async () => {
+  const host = '127.0.0.1:4141';
+  assert.equal((await inject({ host, origin: 'http://evil.example', ...auth() })).statusCode, 403);
+  assert.equal((await inject({ host, origin: 'http://127.0.0.1:9999', ...auth() })).statusCode, 403);
+  assert.equal((await inject({ host, 'sec-fetch-site': 'cross-site', ...auth() })).statusCode, 403);
+  assert.equal((await inject({ host, origin: 'http://127.0.0.1:4141', 'sec-fetch-site': 'same-origin', ...auth() })).statusCode, 200);
+});
+
+test('the admin token file is private to the user', () => {
+  const mode = statSync(join(gw.dataDir, 'admin-token')).mode & 0o777;
+  assert.equal(mode, 0o600);
+});
+
+test('config and ledger never hold a key secret', async () => {
+  const secret = await gw.admin.key('secretive');
+  const r = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+  assert.equal(r.status, 200);
+  const config = readFileSync(join(gw.dataDir, 'config.json'), 'utf8');
+  assert.ok(config.includes('secretive'));
+  assert.ok(!config.includes(secret) && !config.includes(secret.slice(3, 30)));
+  for (const f of ['ledger.sqlite', 'ledger.sqlite-wal']) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(join(gw.dataDir, f));
+    } catch {
+      continue;
+    }
+    assert.ok(!bytes.includes(secret.slice(3)), f);
+  }
+});
+
+test('admin API errors are JSON with a code and a message', async () => {
+  const r = await gw.running.app.inject({ method: 'POST', url: '/api/keys', headers: { host: '127.0.0.1', ...auth() }, payload: { name: 'bad name!' } });
+  assert.equal(r.statusCode, 400);
+  assert.equal(r.json().error.code, 'invalid_request');
+  assert.match(r.json().error.message, /name/);
+  const dup = await gw.running.app.inject({ method: 'POST', url: '/api/groups', headers: { host: '127.0.0.1', ...auth() }, payload: { name: 'default' } });
+  assert.equal(dup.statusCode, 409);
+});
