@@ -15,11 +15,11 @@ const TOKENS_PER_IMAGE = 1_600;
  * non-Latin scripts push it down), plus a fixed allowance per inline image.
  */
 export function estimatePromptTokensFromBody(rawBody: string): number {
-  let length = rawBody.length;
+  let length = Buffer.byteLength(rawBody, 'utf8');
   let images = 0;
   if (rawBody.includes(';base64,')) {
     for (const m of rawBody.matchAll(DATA_URI)) {
-      length -= m[0].length;
+      length -= m[0].length; // base64 is ASCII: characters = bytes
       images++;
     }
   }

@@ -34,6 +34,7 @@ export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncG
 
 /** Writes one event in SSE framing. Multi-line data becomes several `data:` lines. */
 export function formatSse(e: SseEvent): string {
-  const data = e.data.includes('\n') ? e.data.split('\n').join('\ndata: ') : e.data;
+  // SSE ends a line at CR, LF or CRLF; each line of the data becomes its own data: field.
+  const data = /[\r\n]/.test(e.data) ? e.data.split(/\r\n|\r|\n/).join('\ndata: ') : e.data;
   return e.event === undefined ? `data: ${data}\n\n` : `event: ${e.event}\ndata: ${data}\n\n`;
 }

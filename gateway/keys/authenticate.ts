@@ -43,7 +43,7 @@ export function authenticate(presented: string | undefined, byHash: ReadonlyMap<
     );
   }
   if (!presented.startsWith(SECRET_PREFIX)) {
-    throw unauthorized('invalid_api_key', `The API key is not a Tollgate key: Tollgate keys start with "${SECRET_PREFIX}". ${HOW_TO_SEND}`);
+    throw unauthorized('api_key_not_tollgate', `The API key is not a Tollgate key: Tollgate keys start with "${SECRET_PREFIX}". ${HOW_TO_SEND}`);
   }
   const key = byHash.get(hashSecret(presented));
   if (!key) {

@@ -197,3 +197,13 @@ describe('groups', () => {
     assert.equal(row.costMicro, Math.ceil(1205 * 1.5));
   });
 });
+
+describe('probes', () => {
+  test('HEAD / and GET / answer at once, without a key', async () => {
+    const head = await fetch(`${gw.url}/`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    const get = await fetch(`${gw.url}/`);
+    assert.equal(get.status, 200);
+    assert.deepEqual(await get.json(), { name: 'Tollgate', ok: true });
+  });
+});
