@@ -15,7 +15,7 @@ after(async () => {
   await gw.close();
 });
 
-function inject(headers: Record<string, string>, url = '/api/wallet'): ReturnType<TestGateway['running']['app']['inject']> {
+function inject(headers: Record<string, string>, url = '/api/wallet'): Promise<{ statusCode: number; json(): any }> {
   return gw.running.app.inject({ method: 'GET', url, headers });
 }
 

@@ -159,7 +159,7 @@ describe('402: insufficient balance or key quota', () => {
     assert.equal(err.status, 402);
     assert.equal(err.code, 'insufficient_quota');
     assert.match(err.message, /Key quota reached: the key "capped" has used \$0\.00 of its \$0\.0001 quota/);
-    assert.equal(err.headers.get('x-should-retry'), 'false');
+    assert.equal(err.headers?.get('x-should-retry'), 'false');
     assert.equal((await lastRow()).errorCode, 'key_quota_exceeded');
   });
 
@@ -190,7 +190,7 @@ describe('429: line rate limit or upstream limiting', () => {
     const err = await rejects(c.chat.completions.create({ model: 'gpt-4.1-mini', messages: MSG }));
     assert.equal(err.status, 429);
     assert.equal(err.code, 'rate_limit_exceeded');
-    const retryAfter = Number(err.headers.get('retry-after'));
+    const retryAfter = Number(err.headers?.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `retry-after ${retryAfter}`);
     assert.equal(mock.requests.length, before, 'nothing was forwarded');
     assert.equal((await lastRow()).errorCode, 'line_rate_limited');
@@ -199,7 +199,7 @@ describe('429: line rate limit or upstream limiting', () => {
   test('the upstream says 429: its retry-after is passed on', async () => {
     const err = await rejects(gw.openai(key).chat.completions.create({ model: 'gpt-5', messages: MSG }));
     assert.equal(err.status, 429);
-    assert.equal(err.headers.get('retry-after'), '7');
+    assert.equal(err.headers?.get('retry-after'), '7');
     const row = await lastRow();
     assert.equal(row.errorCode, 'upstream_rate_limited');
     assert.equal(row.costMicro, 0);

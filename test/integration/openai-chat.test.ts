@@ -159,7 +159,7 @@ describe('keys in every header form', () => {
   ];
   for (const [name, form] of cases) {
     test(name, async () => {
-      const key = client.apiKey;
+      const key = client.apiKey!;
       const { headers, query } = form(key);
       const res = await fetch(`${gw.url}/v1/chat/completions${query}`, {
         method: 'POST',

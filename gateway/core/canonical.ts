@@ -1,0 +1,181 @@
+/**
+ * The canonical model: one request / response / stream-event shape that every inbound protocol
+ * decodes into and every provider encodes from. It is the union of what the wire formats can
+ * carry, so no translator needs to know another wire format (style.md, habit 1). A field that one
+ * protocol has and another lacks lives here and is dropped only by the encoder that cannot
+ * express it.
+ */
+import type { GatewayError } from './errors.js';
+import type { Usage } from './usage.js';
+
+/** Prompt-cache breakpoint (Anthropic `cache_control`). Encoders without the concept drop it. */
+export interface CacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
+export type MediaSource =
+  | { kind: 'base64'; mediaType: string; data: string }
+  | { kind: 'url'; url: string }
+  | { kind: 'file'; fileId: string };
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+  cacheControl?: CacheControl;
+  /** Anthropic citations, carried opaquely between Anthropic endpoints. */
+  citations?: unknown[];
+}
+
+export interface ImageBlock {
+  type: 'image';
+  source: MediaSource;
+  /** OpenAI / Responses `detail`. */
+  detail?: 'auto' | 'low' | 'high';
+  cacheControl?: CacheControl;
+}
+
+export interface DocumentBlock {
+  type: 'document';
+  source: MediaSource | { kind: 'text'; mediaType: string; data: string };
+  title?: string;
+  cacheControl?: CacheControl;
+}
+
+/**
+ * Which provider family produced a thinking block or signature. Signatures only verify within the
+ * family that made them, so encoders of another family drop them (and say so in the log).
+ */
+export type ProviderFamily = 'anthropic' | 'openai' | 'gemini';
+
+export interface ThinkingBlock {
+  type: 'thinking';
+  text: string;
+  signature?: string;
+  family?: ProviderFamily;
+}
+
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+  family?: ProviderFamily;
+}
+
+export interface ToolCallBlock {
+  type: 'tool_call';
+  /** Stable across the conversation: passed through where the target allows it, else mapped. */
+  id: string;
+  name: string;
+  /** Parsed arguments; `{}` when the model sent none. */
+  input: Record<string, unknown>;
+  /** Gemini thought signature attached to the call part. */
+  signature?: string;
+  signatureFamily?: ProviderFamily;
+  cacheControl?: CacheControl;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  toolCallId: string;
+  /** Known when the protocol carries it (Gemini needs it; others can look it up by id). */
+  name?: string;
+  content: (TextBlock | ImageBlock)[];
+  isError?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export type ContentBlock = TextBlock | ImageBlock | DocumentBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock | ToolResultBlock;
+
+export interface CanonicalMessage {
+  /**
+   * `system` appears here only where a client put a system message between turns (Claude Code's
+   * mid-conversation system messages, OpenAI `system`/`developer` messages after the first turn);
+   * leading system text goes to CanonicalRequest.system.
+   */
+  role: 'user' | 'assistant' | 'system';
+  content: ContentBlock[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: Record<string, unknown>;
+  strict?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export type ToolChoice =
+  | { type: 'auto'; disableParallel?: boolean }
+  | { type: 'any'; disableParallel?: boolean }
+  | { type: 'none' }
+  | { type: 'tool'; name: string; disableParallel?: boolean };
+
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+
+export type Thinking =
+  | { type: 'enabled'; budgetTokens: number }
+  | { type: 'disabled' }
+  | { type: 'adaptive' };
+
+export type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+
+export interface CanonicalRequest {
+  /** The upstream model id (already mapped by the line). */
+  model: string;
+  system: TextBlock[];
+  messages: CanonicalMessage[];
+  tools: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stopSequences?: string[];
+  stream: boolean;
+  thinking?: Thinking;
+  reasoningEffort?: ReasoningEffort;
+  responseFormat?: ResponseFormat;
+  /** End-user id for abuse tracking (OpenAI `user`, Anthropic `metadata.user_id`). */
+  user?: string;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  /** Notes for the log about what could not be carried (dropped tool kinds, signatures…). */
+  notes: string[];
+}
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn' | 'context_exceeded';
+
+export interface CanonicalResponse {
+  id: string;
+  model: string;
+  content: ContentBlock[];
+  stopReason: StopReason;
+  stopSequence?: string;
+  usage: Usage;
+}
+
+/** The start of a content block in a stream: what is known before its deltas. */
+export type BlockStart =
+  | { type: 'text' }
+  | { type: 'thinking' }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_call'; id: string; name: string; signature?: string };
+
+/**
+ * Stream events. Providers guarantee what Anthropic's stream requires and the others allow:
+ * block indexes start at 0 and are contiguous, only one block is open at a time, and every
+ * block_start has its block_stop before the next block_start. Tool arguments arrive as JSON text
+ * fragments that concatenate to the whole arguments object.
+ */
+export type StreamEvent =
+  | { type: 'start'; id: string; model: string; /** Prompt usage known or estimated at the start (Claude Code reads it from message_start). */ usage: Usage }
+  | { type: 'block_start'; index: number; block: BlockStart }
+  | { type: 'text_delta'; index: number; text: string }
+  | { type: 'tool_args_delta'; index: number; json: string }
+  | { type: 'thinking_delta'; index: number; text: string }
+  | { type: 'signature_delta'; index: number; signature: string }
+  | { type: 'block_stop'; index: number }
+  | { type: 'stop'; stopReason: StopReason; stopSequence?: string; usage: Usage }
+  | { type: 'error'; error: GatewayError };
