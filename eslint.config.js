@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const ELECTRON = { regex: '^electron(/|$)', message: 'gateway/ runs without Electron: keep Electron APIs in main/.' };
 const FASTIFY = {
   regex: '^(fastify(/|$)|@fastify/)',
-  message: 'core, protocols, providers and billing are framework-free: only server.ts and admin/ use Fastify.',
+  message: 'core, protocols, providers and billing are framework-free: Fastify stays in server.ts, serve.ts and admin/.',
 };
 // A path that climbs out of gateway/ into main/ or renderer/.
 const SHELLS = { regex: '^(\\.\\./)+(main|renderer)(/|$)', message: 'gateway/ must not depend on the Electron shell or the console.' };
@@ -20,6 +20,13 @@ export default defineConfig(
   {
     files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.recommended],
+    rules: {
+      // A leading underscore marks a binding as deliberately unused (`for await (const _ of stream)`).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+    },
   },
   {
     files: ['gateway/**/*.ts'],

@@ -76,6 +76,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     try {
       done(null, JSON.parse(text));
     } catch (err) {
+      (err as SyntaxError & { statusCode?: number }).statusCode = 400;
       done(err as Error, undefined);
     }
   });
@@ -96,10 +97,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     if (gerr.kind === 'internal') req.log.error(err);
     if (req.exchange && req.method === 'POST') g.settle(req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
     const enc = protocol.encodeError(gerr);
+    if (req.exchange) void reply.header('x-request-id', req.exchange.requestId);
     return reply.code(enc.status).headers(enc.headers).send(enc.body);
   });
 
   app.setNotFoundHandler(async (req, reply) => {
+    if (req.url === '/api' || req.url.startsWith('/api/')) {
+      return reply.code(404).send({ error: { code: 'not_found', message: `The admin API has no route ${req.method} ${req.url.split('?')[0]}. See docs/admin-api.md.` } });
+    }
     const { protocol, error } = notFoundHint(req.method, req.url, one(req.headers.host) ?? '127.0.0.1:4141');
     const enc = protocol.encodeError(error);
     return reply.code(enc.status).headers(enc.headers).send(enc.body);

@@ -7,6 +7,9 @@ import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
 import type { KeyState } from '../keys/types.js';
 import type { LogEntry } from '../store/ledger.js';
 
+/** $1,000,000,000: far above any real wallet, far below where integers lose precision. */
+const MAX_MICRO = 1_000_000_000_000_000;
+
 const Name = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$' });
 const ModelId = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -14,14 +17,14 @@ export const CreateKeyBody = Type.Object(
   {
     name: Name,
     group: Type.Optional(Name),
-    quotaMicro: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    quotaMicro: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: MAX_MICRO }), Type.Null()])),
     expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
   },
   { additionalProperties: false },
 );
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
-export const TopupBody = Type.Object({ amountMicro: Type.Integer({ minimum: 1 }), note: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+export const TopupBody = Type.Object({ amountMicro: Type.Integer({ minimum: 1, maximum: MAX_MICRO }), note: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
 export type TopupBody = Static<typeof TopupBody>;
 
 export const TimeoutsBody = Type.Object(
@@ -37,7 +40,8 @@ export const TimeoutsBody = Type.Object(
 export const CreateLineBody = Type.Object(
   {
     name: Name,
-    protocol: Type.Union(UPSTREAM_PROTOCOLS.map((p) => Type.Literal(p))),
+    // An enum (not a union of literals) so a wrong value gets a readable error listing the choices.
+    protocol: Type.Unsafe<(typeof UPSTREAM_PROTOCOLS)[number]>({ type: 'string', enum: [...UPSTREAM_PROTOCOLS] }),
     baseUrl: Type.String({ minLength: 1 }),
     models: Type.Array(ModelId, { minItems: 1 }),
     modelMap: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),

@@ -10,6 +10,15 @@ export function hostIsLoopback(hostHeader: string | undefined): boolean {
   return LOOPBACK_HOSTS.has(host.toLowerCase());
 }
 
+/**
+ * The peer must be on this machine too: with the gateway bound to a LAN address, a neighbour
+ * could otherwise send `Host: localhost` itself. Fastify's inject() has no socket address.
+ */
+export function remoteIsLoopback(address: string | undefined): boolean {
+  if (address === undefined) return true;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
 /** A browser request is allowed only from the gateway's own origin (the console it serves). */
 export function originAllowed(origin: string | undefined, secFetchSite: string | undefined, hostHeader: string | undefined): boolean {
   if (secFetchSite !== undefined && secFetchSite !== 'same-origin' && secFetchSite !== 'none') return false;

@@ -66,7 +66,7 @@ export async function createKey(g: Gateway, body: CreateKeyBody): Promise<Create
     last4: lastFour(secret),
     group,
     quotaMicro: body.quotaMicro ?? null,
-    expiresAt: body.expiresAt ?? null,
+    expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
     state: 'enabled',
     createdAt: new Date().toISOString(),
   };
@@ -145,7 +145,8 @@ export async function addLine(g: Gateway, body: CreateLineBody): Promise<LineVie
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
   if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; use --api-key-env.');
   checkModels(g, body.models);
-  checkModels(g, Object.keys(body.modelMap ?? {}));
+  const unmapped = Object.keys(body.modelMap ?? {}).filter((id) => !body.models.includes(id));
+  if (unmapped.length > 0) throw new AdminError(400, 'bad_model_map', `The model map names models the line does not serve: ${unmapped.join(', ')}.`);
   const line: LineRecord = {
     id: `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
     name: body.name,
@@ -193,6 +194,7 @@ export async function addGroup(g: Gateway, body: CreateGroupBody): Promise<Group
     throw new AdminError(400, 'bad_multiplier', `Multiplier: ${(err as Error).message}.`);
   }
   const models = body.models ?? ['*'];
+  if (models.includes('*') && models.length > 1) throw new AdminError(400, 'bad_models', 'Use either "*" (all models) or a list of model ids, not both.');
   if (!models.includes('*')) checkModels(g, models);
   const group = { name: body.name, multiplier, models };
   await g.config.update((d) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../services.js';
 import { CreateGroupBody, CreateKeyBody, CreateLineBody, TopupBody, type StatusView } from './contract.js';
-import { hostIsLoopback, originAllowed } from './guard.js';
+import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
 import * as ops from './operations.js';
 import { AdminError } from './operations.js';
 import { tokenMatches } from './token.js';
@@ -23,7 +23,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
 
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const host = header(req, 'host');
-    if (!hostIsLoopback(host)) {
+    if (!hostIsLoopback(host) || !remoteIsLoopback(req.socket.remoteAddress)) {
       throw new AdminError(403, 'forbidden_host', 'The admin API answers only on a loopback address (127.0.0.1 or localhost).');
     }
     if (!originAllowed(header(req, 'origin'), header(req, 'sec-fetch-site'), host)) {
@@ -69,8 +69,8 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     const q = req.query;
     const limit = q.limit === undefined ? undefined : Number(q.limit);
     const before = q.before === undefined ? undefined : Number(q.before);
-    if ((limit !== undefined && !Number.isInteger(limit)) || (before !== undefined && !Number.isInteger(before))) {
-      throw new AdminError(400, 'invalid_request', 'limit and before must be integers.');
+    if ((limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) || (before !== undefined && !Number.isInteger(before)) || q.limit === '') {
+      throw new AdminError(400, 'invalid_request', 'limit must be a positive integer and before an integer.');
     }
     return { entries: g.ledger.logs({ keyName: q.key, model: q.model, limit, beforeId: before }) };
   });

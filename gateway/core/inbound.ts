@@ -41,6 +41,9 @@ export interface InboundProtocol {
   encodeError(err: GatewayError): EncodedError;
 }
 
+/** 5xx that a retry cannot fix: configuration problems the user must solve. */
+const NOT_RETRYABLE = new Set(['no_line_for_model', 'line_credential_missing', 'upstream_auth_failed']);
+
 /** Headers every error response carries: retry hints the official SDKs read. */
 export function retryHeaders(err: GatewayError): Record<string, string> {
   const h: Record<string, string> = {};
@@ -49,6 +52,6 @@ export function retryHeaders(err: GatewayError): Record<string, string> {
     h['retry-after-ms'] = String(err.retryAfter * 1000);
   }
   // Stainless SDKs do not retry 4xx other than 408/409/429; say so explicitly for money errors.
-  if (err.status === 402) h['x-should-retry'] = 'false';
+  if (err.status === 402 || NOT_RETRYABLE.has(err.code)) h['x-should-retry'] = 'false';
   return h;
 }

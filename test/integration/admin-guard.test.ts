@@ -82,3 +82,39 @@ test('admin API errors are JSON with a code and a message', async () => {
   const dup = await gw.running.app.inject({ method: 'POST', url: '/api/groups', headers: { host: '127.0.0.1', ...auth() }, payload: { name: 'default' } });
   assert.equal(dup.statusCode, 409);
 });
+
+test('malformed JSON, out-of-range amounts and unknown routes get clear 4xx answers', async () => {
+  const headers = { host: '127.0.0.1', 'content-type': 'application/json', ...auth() };
+  const bad = await gw.running.app.inject({ method: 'POST', url: '/api/wallet/topup', headers, payload: '{"amountMicro": ' });
+  assert.equal(bad.statusCode, 400);
+  const huge = await gw.running.app.inject({ method: 'POST', url: '/api/wallet/topup', headers, payload: { amountMicro: 9007199254740993 } });
+  assert.equal(huge.statusCode, 400);
+  const unknown = await gw.running.app.inject({ method: 'GET', url: '/api/nothing-here', headers });
+  assert.equal(unknown.statusCode, 404);
+  assert.equal(unknown.json().error.code, 'not_found');
+  const proto = await gw.running.app.inject({
+    method: 'POST',
+    url: '/api/lines',
+    headers,
+    payload: { name: 'x', protocol: 'anthropic-messages', baseUrl: 'http://127.0.0.1:1/v1', models: ['gpt-4o'] },
+  });
+  assert.equal(proto.statusCode, 400);
+  assert.match(proto.json().error.message, /allowed values/);
+  const map = await gw.running.app.inject({
+    method: 'POST',
+    url: '/api/lines',
+    headers,
+    payload: { name: 'y', protocol: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1', models: ['gpt-4o'], modelMap: { 'gpt-4.1': 'z' } },
+  });
+  assert.equal(map.statusCode, 400);
+  assert.equal(map.json().error.code, 'bad_model_map');
+});
+
+test('the admin API refuses peers that are not on this machine', async () => {
+  const { remoteIsLoopback } = await import('../../gateway/admin/guard.js');
+  assert.equal(remoteIsLoopback('127.0.0.1'), true);
+  assert.equal(remoteIsLoopback('::ffff:127.0.0.1'), true);
+  assert.equal(remoteIsLoopback('::1'), true);
+  assert.equal(remoteIsLoopback('192.168.1.20'), false);
+  assert.equal(remoteIsLoopback('::ffff:10.0.0.3'), false);
+});

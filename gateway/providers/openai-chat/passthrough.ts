@@ -59,7 +59,7 @@ async function readError(res: UpstreamResponse): Promise<GatewayError> {
  * once a stream has started, failures end it with an in-band error chunk instead.
  */
 export async function passthroughChat(input: PassthroughInput): Promise<Outcome> {
-  const { gateway, exchange, body, res, signal } = input;
+  const { gateway, exchange, body, signal } = input;
   const admission = exchange.admission!;
   const line = admission.line;
   const stream = body.stream === true;
