@@ -1,0 +1,146 @@
+import type { ServerResponse } from 'node:http';
+import type { Gateway } from '../services.js';
+import { ClientClosedError, upstreamFailure, upstreamStatusError, type UpstreamResponse } from '../providers/http.js';
+import { GatewayError } from './errors.js';
+import { markFirstByte, type Exchange, type Outcome } from './exchange.js';
+import { sendJson, startSse, write } from './respond.js';
+import { formatSse, readSse, type SseEvent } from './sse.js';
+import type { Usage } from './usage.js';
+
+/**
+ * Watches a pass-through stream go by: finds the usage, the end and in-band errors without
+ * re-encoding anything. One per provider wire format.
+ */
+export interface StreamTap {
+  /** Sees each upstream event; false drops it from the client's stream. Throws SyntaxError on a malformed event. */
+  onEvent(ev: SseEvent): boolean;
+  usage(): Usage | undefined;
+  /** The upstream sent its terminator. */
+  complete(): boolean;
+  /** The stream is finished in substance but lacks its terminator; returns what to append, or undefined if it is not. */
+  repairTail(): string | undefined;
+  /** An error the upstream reported in-band. */
+  error(): GatewayError | null;
+  /** Everything the model produced so far, for counting when no usage comes. */
+  produced(): string;
+}
+
+export interface PassthroughSpec {
+  gateway: Gateway;
+  exchange: Exchange;
+  res: ServerResponse;
+  signal: AbortSignal;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  stream: boolean;
+  tap(): StreamTap;
+  /** From a whole JSON answer: its usage, if it has one, and what it produced. */
+  fromJson(parsed: unknown): { usage: Usage | undefined; produced: string };
+  /** Counts usage when the upstream gives none: the prompt plus the produced text. */
+  count(produced: string): Promise<Usage>;
+  /** An in-band error event in the inbound protocol's shape, for a stream that already started. */
+  encodeStreamError(err: GatewayError): string;
+}
+
+/** `https://host/v1` + `/chat/completions`, keeping any path and query of the base URL. */
+export function endpoint(baseUrl: string, path: string): URL {
+  const u = new URL(baseUrl);
+  u.pathname = u.pathname.replace(/\/+$/, '') + path;
+  return u;
+}
+
+/** Reads an upstream error answer and maps it to what the client is told. */
+export async function readUpstreamError(res: UpstreamResponse): Promise<GatewayError> {
+  let message: string | undefined;
+  try {
+    const text = (await res.body.text()).slice(0, 4000);
+    try {
+      const parsed = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
+      message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message ?? text);
+    } catch {
+      message = text;
+    }
+  } catch {
+    // The body could not be read; the status alone must do.
+  }
+  const retryAfter = res.headers['retry-after'];
+  return upstreamStatusError(res.status, message, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+}
+
+/**
+ * Same protocol on both sides: the body goes up as given (the caller rewrote only `model`), and
+ * the answer comes back byte for byte while the tap reads usage on the way. Throws a GatewayError
+ * if nothing has been written to the client yet; once a stream has started, failures end it with
+ * an in-band error event instead.
+ */
+export async function passthrough(spec: PassthroughSpec): Promise<Outcome> {
+  const line = spec.exchange.admission!.line;
+  const upstream = await spec.gateway.upstream.send({
+    lineId: line.id,
+    url: endpoint(line.baseUrl, spec.path),
+    headers: spec.headers,
+    body: spec.body,
+    timeouts: spec.gateway.timeoutsFor(line),
+    signal: spec.signal,
+  });
+  if (upstream.status >= 400) throw await readUpstreamError(upstream);
+  return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
+}
+
+async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
+  let text: string;
+  try {
+    text = await upstream.body.text();
+  } catch (err) {
+    throw upstreamFailure(err, spec.signal);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', 'Upstream error: the upstream sent a response that is not valid JSON.', { code: 'upstream_malformed' });
+  }
+  const found = spec.fromJson(parsed);
+  const usage = found.usage ?? (await spec.count(found.produced));
+  markFirstByte(spec.exchange);
+  sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
+  return { status: upstream.status, usage, usageEstimated: found.usage === undefined, error: null };
+}
+
+async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
+  const { res, exchange } = spec;
+  const tap = spec.tap();
+  startSse(res, { 'x-request-id': exchange.requestId });
+  let failure: GatewayError | null = null;
+  try {
+    for await (const ev of readSse(upstream.body)) {
+      if (!tap.onEvent(ev)) continue;
+      markFirstByte(exchange);
+      const pending = write(res, formatSse(ev));
+      if (pending) await pending;
+      if (res.destroyed) throw new ClientClosedError();
+    }
+    if (!tap.complete() && !tap.error()) {
+      const tail = tap.repairTail();
+      if (tail === undefined) {
+        throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+      }
+      await write(res, tail);
+    }
+  } catch (err) {
+    failure =
+      err instanceof SyntaxError
+        ? new GatewayError('upstream_error', 'Upstream error: the upstream sent a stream event that is not valid JSON.', { code: 'upstream_malformed' })
+        : upstreamFailure(err, spec.signal);
+    upstream.body.destroy();
+  }
+  const clientGone = failure?.code === 'client_closed' || res.destroyed;
+  if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
+  if (!clientGone) res.end();
+  const error = failure ?? tap.error();
+  const status = clientGone ? 499 : (error?.status ?? 200);
+  const usage = tap.usage();
+  if (usage) return { status, usage, usageEstimated: false, error };
+  return { status, usage: await spec.count(tap.produced()), usageEstimated: true, error };
+}
