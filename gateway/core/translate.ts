@@ -1,0 +1,142 @@
+import type { ServerResponse } from 'node:http';
+import type { Gateway } from '../services.js';
+import { ClientClosedError, upstreamFailure } from '../providers/http.js';
+import type { CanonicalRequest, StreamEvent } from './canonical.js';
+import type { InboundCodec, ProviderCodec } from './codec.js';
+import { countTokens } from './estimate.js';
+import { GatewayError } from './errors.js';
+import { markFirstByte, type Exchange, type Outcome } from './exchange.js';
+import { endpoint, readUpstreamError } from './passthrough.js';
+import { sendJson, startSse, write } from './respond.js';
+import { readSse } from './sse.js';
+import type { Usage } from './usage.js';
+
+export interface TranslateSpec {
+  gateway: Gateway;
+  exchange: Exchange;
+  res: ServerResponse;
+  signal: AbortSignal;
+  request: CanonicalRequest;
+  inbound: InboundCodec;
+  provider: ProviderCodec;
+  /** How the upstream wants its credential sent. */
+  authHeaders(credential: string): Record<string, string>;
+  /** Tollgate's count of the prompt: the `start` usage when the upstream reports usage only at the end. */
+  promptUsage: Usage;
+}
+
+/**
+ * Different protocols on the two sides: client wire → canonical (already done by the caller) →
+ * upstream wire, and back, event by event when streaming. Throws a GatewayError if nothing has
+ * been written to the client yet; once a stream has started, the inbound codec ends it with its
+ * own in-band error.
+ */
+export async function translate(spec: TranslateSpec): Promise<Outcome> {
+  const { gateway, exchange, provider } = spec;
+  const admission = exchange.admission!;
+  const line = admission.line;
+  const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel });
+  const credential = gateway.credentialFor(line);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: spec.request.stream ? 'text/event-stream' : 'application/json',
+    'user-agent': 'Tollgate',
+    ...up.headers,
+    ...(credential === undefined ? {} : spec.authHeaders(credential)),
+  };
+  const upstream = await gateway.upstream.send({
+    lineId: line.id,
+    url: endpoint(line.baseUrl, up.path),
+    headers,
+    body: JSON.stringify(up.body),
+    timeouts: gateway.timeoutsFor(line),
+    signal: spec.signal,
+  });
+  if (upstream.status >= 400) throw await readUpstreamError(upstream);
+  const ctx = { requestedModel: exchange.model ?? spec.request.model, requestId: exchange.requestId };
+
+  if (!spec.request.stream) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await upstream.body.text());
+    } catch (err) {
+      if (err instanceof SyntaxError) {
+        throw new GatewayError('upstream_error', 'Upstream error: the upstream sent a response that is not valid JSON.', { code: 'upstream_malformed' });
+      }
+      throw upstreamFailure(err, spec.signal);
+    }
+    const answer = provider.fromResponse(parsed);
+    markFirstByte(exchange);
+    sendJson(spec.res, 200, spec.inbound.encodeResponse(answer, ctx), { 'x-request-id': exchange.requestId });
+    return { status: 200, usage: answer.usage, usageEstimated: false, error: null };
+  }
+
+  const tap = new CanonicalTap();
+  startSse(spec.res, { 'x-request-id': exchange.requestId });
+  const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);
+  let clientGone = false;
+  try {
+    for await (const chunk of spec.inbound.encodeStream(events, ctx)) {
+      markFirstByte(exchange);
+      const pending = write(spec.res, chunk);
+      if (pending) await pending;
+      if (spec.res.destroyed) throw new ClientClosedError();
+    }
+  } catch (err) {
+    if (!(err instanceof ClientClosedError)) throw err;
+    clientGone = true;
+  }
+  clientGone ||= spec.res.destroyed;
+  if (!clientGone) spec.res.end();
+  upstream.body.destroy();
+  const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
+  const status = clientGone ? 499 : (error?.status ?? 200);
+  if (tap.usage && (tap.usage.outputTokens > 0 || tap.produced === '')) return { status, usage: tap.usage, usageEstimated: false, error };
+  // No usage from the upstream (or none for the output): bill the prompt as counted and what was produced.
+  const usage = { ...(tap.usage ?? spec.promptUsage), outputTokens: await countTokens(tap.produced) };
+  return { status, usage, usageEstimated: true, error };
+}
+
+/** Follows a canonical stream: the final usage, what was produced, and how it ended. */
+class CanonicalTap {
+  usage: Usage | undefined;
+  produced = '';
+  failure: GatewayError | null = null;
+
+  async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+    try {
+      for await (const ev of events) {
+        switch (ev.type) {
+          case 'text_delta':
+          case 'thinking_delta':
+            this.produced += ev.text;
+            break;
+          case 'tool_args_delta':
+            this.produced += ev.json;
+            break;
+          case 'block_start':
+            if (ev.block.type === 'tool_call') this.produced += ev.block.name;
+            break;
+          case 'stop':
+            this.usage = ev.usage;
+            break;
+          case 'error':
+            this.failure = ev.error;
+            break;
+          default:
+            break;
+        }
+        yield ev;
+      }
+    } catch (err) {
+      // The upstream broke mid-stream (dropped, malformed, timed out): the client gets its
+      // protocol's error event; the caller bills what was produced.
+      const error = err instanceof SyntaxError
+        ? new GatewayError('upstream_error', 'Upstream error: the upstream sent a stream event that is not valid JSON.', { code: 'upstream_malformed' })
+        : upstreamFailure(err, signal);
+      if (error.code === 'client_closed') throw new ClientClosedError();
+      this.failure = error;
+      yield { type: 'error', error };
+    }
+  }
+}
