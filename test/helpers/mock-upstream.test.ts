@@ -2,7 +2,8 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { scenarioBase, startMockUpstream, type MockUpstream } from './mock-upstream.js';
+import { GoogleGenAI } from '@google/genai';
+import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from './mock-upstream.js';
 
 let mock: MockUpstream;
 
@@ -15,8 +16,9 @@ after(async () => {
 beforeEach(() => mock.reset());
 
 const openai = (scenario = '', maxRetries = 0) => new OpenAI({ baseURL: scenarioBase(mock, scenario), apiKey: 'x', maxRetries });
-// Anthropic base URLs are origins: the SDK appends /v1/messages itself.
-const anthropic = (scenario = '') => new Anthropic({ baseURL: scenarioBase(mock, scenario).replace(/\/v1$/, ''), apiKey: 'x', maxRetries: 0 });
+// Anthropic and Gemini base URLs are origins: the SDKs append /v1/messages and /v1beta/models/… themselves.
+const anthropic = (scenario = '') => new Anthropic({ baseURL: scenarioOrigin(mock, scenario), apiKey: 'x', maxRetries: 0 });
+const genai = (scenario = '') => new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: scenarioOrigin(mock, scenario) } });
 
 const weatherTool = {
   type: 'function' as const,
@@ -349,6 +351,44 @@ describe('Anthropic messages', () => {
     const body = (await res.json()) as { type: string; error: { type: string } };
     assert.equal(body.type, 'error');
     assert.equal(body.error.type, 'invalid_request_error');
+  });
+});
+
+describe('every wire format', () => {
+  // Per-format details are tested in mock/openai-responses.test.ts and mock/gemini.test.ts.
+  const ask = async (scenario: string) => {
+    const [system, user] = ['be brief', 'hello there'];
+    const chat = await openai(scenario).chat.completions.create({ model: 'm', messages: [{ role: 'system', content: system }, { role: 'user', content: user }] });
+    const messages = await anthropic(scenario).messages.create({ model: 'm', max_tokens: 50, system, messages: [{ role: 'user', content: user }] });
+    const responses = await openai(scenario).responses.create({ model: 'm', instructions: system, input: user });
+    const gemini = await genai(scenario).models.generateContent({ model: 'm', contents: user, config: { systemInstruction: system } });
+    return { chat, messages, responses, gemini };
+  };
+
+  test('the same conversation gets the same reply and default usage in all four', async () => {
+    const { chat, messages, responses, gemini } = await ask('');
+    const block = messages.content[0]!;
+    assert.ok(block.type === 'text');
+    const texts = [chat.choices[0]!.message.content, block.text, responses.output_text, gemini.text];
+    assert.deepEqual(texts, Array<string>(4).fill('mock reply to: hello there'));
+    // 19 characters of prompt -> 5 tokens; 5 words of reply -> 5 tokens.
+    assert.deepEqual([chat.usage?.prompt_tokens, messages.usage.input_tokens, responses.usage?.input_tokens, gemini.usageMetadata?.promptTokenCount], [5, 5, 5, 5]);
+    assert.deepEqual([chat.usage?.completion_tokens, messages.usage.output_tokens, responses.usage?.output_tokens, gemini.usageMetadata?.candidatesTokenCount], [5, 5, 5, 5]);
+    assert.deepEqual(mock.requests.map((r) => r.path), ['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1beta/models/m:generateContent']);
+  });
+
+  test('one forced usage scenario, reported the way each vendor counts cache and reasoning', async () => {
+    const { chat, messages, responses, gemini } = await ask('usage-in=100,usage-cached=30,usage-cache-write=20,usage-out=7,usage-reasoning=2');
+    assert.deepEqual(
+      [chat.usage?.prompt_tokens, chat.usage?.prompt_tokens_details?.cached_tokens, chat.usage?.completion_tokens, chat.usage?.completion_tokens_details?.reasoning_tokens],
+      [100, 30, 7, 2],
+    );
+    const m = messages.usage;
+    assert.deepEqual([m.input_tokens, m.cache_read_input_tokens, m.cache_creation_input_tokens, m.output_tokens], [50, 30, 20, 7]);
+    const r = responses.usage!;
+    assert.deepEqual([r.input_tokens, r.input_tokens_details.cached_tokens, r.output_tokens, r.output_tokens_details.reasoning_tokens, r.total_tokens], [100, 30, 7, 2, 107]);
+    const g = gemini.usageMetadata!;
+    assert.deepEqual([g.promptTokenCount, g.cachedContentTokenCount, g.candidatesTokenCount, g.thoughtsTokenCount, g.totalTokenCount], [100, 30, 5, 2, 107]);
   });
 });
 

@@ -1,0 +1,144 @@
+/**
+ * OpenAI Responses (`POST /v1/responses`), stateless like Codex uses it (`store:false`, whole history resent).
+ * Wire format: /work/shared/protocols.md §3, checked against the `openai` SDK's Response and stream event types.
+ */
+import { isObject, randomId, sendJson, sendStream, type Exchange, type Json, type SseFrame } from './http.js';
+import { openAIError } from './openai-chat.js';
+import { planReply, splitInto, type ToolSpec } from './reply.js';
+
+export function openAIResponses(ex: Exchange, body: unknown): void | Promise<void> {
+  if (!isObject(body)) return openAIError(ex, 400, 'We could not parse the JSON body of your request.');
+  if (typeof body.model !== 'string') return openAIError(ex, 400, "Missing required parameter: 'model'.", {}, 'model');
+  // The mock stores nothing, so a continuation can only fail, as it does on OpenAI for an unknown id.
+  if (typeof body.previous_response_id === 'string') {
+    const message = `Previous response with id '${body.previous_response_id}' not found.`;
+    return openAIError(ex, 400, message, {}, 'previous_response_id', 'previous_response_not_found');
+  }
+  const items = inputItems(body.input);
+  const last = items.at(-1);
+  const lastUser = [...items].reverse().find((it) => isMessage(it) && it.role === 'user');
+  // Consecutive trailing function_call_output items answer one (possibly parallel) turn of calls.
+  const toolResults: string[] = [];
+  for (let i = items.length - 1; i >= 0 && items[i]?.type === 'function_call_output'; i--) toolResults.unshift(partsText(items[i]?.output));
+  // Function tools are flat here ({type, name, parameters}), not nested under `function` as in Chat Completions.
+  const tools: ToolSpec[] = (Array.isArray(body.tools) ? body.tools : [])
+    .filter((t: any) => t?.type === 'function' && typeof t.name === 'string')
+    .map((t: any) => ({ name: t.name, schema: t.parameters }));
+  const choice = body.tool_choice;
+
+  const { calls, text: reply, usage: u } = planReply(ex.scenario, {
+    userText: lastUser ? partsText(lastUser.content) : '',
+    toolResults,
+    endsWithUserText: last !== undefined && isMessage(last) && last.role === 'user',
+    tools,
+    toolChoice: choice === 'none' ? 'none' : isObject(choice) && choice.type === 'function' && typeof choice.name === 'string' ? { name: choice.name } : 'auto',
+    parallel: body.parallel_tool_calls !== false,
+    maxTokens: body.max_output_tokens,
+    stops: [], // the Responses API has no stop sequences
+    promptChars: String(body.instructions ?? '').length + items.reduce((n, it) => n + itemChars(it), 0),
+  }, 'call_');
+
+  const incomplete = calls.length === 0 && reply.end === 'length';
+  const status = incomplete ? 'incomplete' : 'completed';
+  const output: Json[] = calls.length
+    ? calls.map((c) => ({ id: `fc_${randomId(40)}`, type: 'function_call', status: 'completed', arguments: c.args, call_id: c.id, name: c.name }))
+    : [{ id: `msg_${randomId(40)}`, type: 'message', status, content: [outputText(reply.text)], role: 'assistant' }];
+  // input_tokens includes the cached part (protocols.md §6.11); reasoning_tokens is part of output_tokens.
+  const usage = {
+    input_tokens: u.prompt,
+    input_tokens_details: { cached_tokens: u.cached },
+    output_tokens: u.output,
+    output_tokens_details: { reasoning_tokens: u.reasoning },
+    total_tokens: u.prompt + u.output,
+  };
+  const id = `resp_${randomId(40)}`;
+  const createdAt = Math.floor(Date.now() / 1000);
+  const response = (state: string, outputItems: Json[], withUsage: boolean): Json => ({
+    id,
+    object: 'response',
+    created_at: createdAt,
+    status: state,
+    background: false,
+    error: null,
+    incomplete_details: state === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    max_tool_calls: null,
+    model: body.model,
+    output: outputItems,
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    prompt_cache_key: body.prompt_cache_key ?? null,
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
+    safety_identifier: null,
+    service_tier: 'default',
+    store: body.store ?? true,
+    temperature: body.temperature ?? 1,
+    text: body.text ?? { format: { type: 'text' }, verbosity: 'medium' },
+    tool_choice: body.tool_choice ?? 'auto',
+    tools: body.tools ?? [],
+    top_logprobs: 0,
+    top_p: body.top_p ?? 1,
+    truncation: body.truncation ?? 'disabled',
+    // In-progress snapshots carry `usage: null`; the final object has the numbers unless the scenario says no-usage.
+    ...(withUsage ? { usage } : state === 'in_progress' ? { usage: null } : {}),
+    user: body.user ?? null,
+    metadata: body.metadata ?? {},
+  });
+  const headers = { 'x-request-id': `req_${ex.requestId}` };
+  const reportUsage = !ex.scenario.noUsage;
+
+  if (body.stream !== true) return sendJson(ex, 200, response(status, output, reportUsage), headers);
+
+  const frames: SseFrame[] = [];
+  const event = (type: string, data: Json) => frames.push({ event: type, data: JSON.stringify({ type, sequence_number: frames.length, ...data }) });
+  event('response.created', { response: response('in_progress', [], false) });
+  event('response.in_progress', { response: response('in_progress', [], false) });
+  output.forEach((item, output_index) => {
+    const item_id = item.id as string;
+    if (item.type === 'function_call') {
+      event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
+      for (const delta of splitInto(item.arguments, 3)) event('response.function_call_arguments.delta', { item_id, output_index, delta });
+      event('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: item.arguments });
+    } else {
+      const at = { item_id, output_index, content_index: 0 };
+      event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+      event('response.content_part.added', { ...at, part: outputText('') });
+      for (const delta of reply.fragments) event('response.output_text.delta', { ...at, delta, logprobs: [] });
+      event('response.output_text.done', { ...at, text: reply.text, logprobs: [] });
+      event('response.content_part.done', { ...at, part: outputText(reply.text) });
+    }
+    event('response.output_item.done', { output_index, item });
+  });
+  // The terminal event names the final status; usage arrives only here (protocols.md §3, §6.11).
+  event(incomplete ? 'response.incomplete' : 'response.completed', { response: response(status, output, reportUsage) });
+  return sendStream(ex, frames, headers);
+}
+
+function outputText(text: string): Json {
+  return { type: 'output_text', annotations: [], logprobs: [], text };
+}
+
+/** `input` as items: a bare string is one user message. */
+function inputItems(input: unknown): Json[] {
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
+  return Array.isArray(input) ? input.filter(isObject) : [];
+}
+
+/** A message item; `type` may be omitted (the SDK's EasyInputMessage). */
+function isMessage(item: Json): boolean {
+  return (item.type ?? 'message') === 'message' && typeof item.role === 'string';
+}
+
+/** Text of a string, or of a list of parts (`input_text`, `output_text`), as message content and tool output are. */
+function partsText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part: any) => (typeof part?.text === 'string' ? part.text : '')).join('');
+}
+
+function itemChars(item: Json): number {
+  if (item.type === 'function_call') return String(item.arguments ?? '').length;
+  if (item.type === 'function_call_output') return partsText(item.output).length;
+  return isMessage(item) ? partsText(item.content).length : 0;
+}

@@ -1,0 +1,79 @@
+/**
+ * The `/s/<scenario>` path prefix of the mock upstream: one request's behaviour, parsed from the URL so that
+ * several gateway lines can point at one mock with different behaviour and no shared mutable state.
+ */
+
+/**
+ * Parsed `/s/<scenario>` prefix, e.g. `/s/delay=50,status=429,retry-after=2/v1/...`.
+ * Values are URL-decoded after splitting on `,`, so a reply containing a comma is written `reply=a%2Cb`.
+ */
+export interface Scenario {
+  /** The raw scenario segment, '' when the request had no prefix. */
+  name: string;
+  /** Wait this long before sending response headers (a huge value stalls until the client aborts). */
+  delayMs: number;
+  /** Reply with this HTTP status and a vendor-shaped error body. */
+  status?: number;
+  /** Value of the `retry-after` header sent with `status`. */
+  retryAfter?: string;
+  /** Streaming: send N events then cut the connection. Non-streaming: send half the body then cut. */
+  dropAfter?: number;
+  /** Pause between streamed events. */
+  chunkDelayMs: number;
+  /** Omit usage entirely, and never stream a usage chunk even if asked. */
+  noUsage: boolean;
+  /**
+   * Forced usage. `input` is the WHOLE prompt, cache included, on every vendor, so one scenario yields the
+   * same canonical usage whichever protocol the gateway speaks upstream: OpenAI reports it as `prompt_tokens` /
+   * `input_tokens` and Gemini as `promptTokenCount` (cached is a subset), Anthropic as
+   * `input_tokens = input - cached - cacheWrite`. Likewise `output` is the whole output, `reasoning` included:
+   * OpenAI's `reasoning_tokens` is a subset of its output tokens, while Gemini reports `thoughtsTokenCount`
+   * beside `candidatesTokenCount = output - reasoning`.
+   */
+  usage: { input?: number; output?: number; cached?: number; cacheWrite?: number; reasoning?: number };
+  /** Send a body / one SSE event that is not valid JSON. */
+  malformed: boolean;
+  reply?: string;
+  words?: number;
+}
+
+export class ScenarioError extends Error {}
+
+/** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
+export function parseScenario(raw: string): Scenario {
+  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, noUsage: false, malformed: false, usage: {} };
+  for (const part of raw.split(',')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    let value: string;
+    try {
+      value = eq < 0 ? '' : decodeURIComponent(part.slice(eq + 1));
+    } catch {
+      throw new ScenarioError(`bad escape in "${part}"`);
+    }
+    const int = (): number => {
+      const n = Number(value);
+      if (value === '' || !Number.isInteger(n) || n < 0) throw new ScenarioError(`"${key}" needs a non-negative integer, got "${value}"`);
+      return n;
+    };
+    switch (key) {
+      case 'delay': s.delayMs = int(); break;
+      case 'status': s.status = int(); break;
+      case 'retry-after': s.retryAfter = value; break;
+      case 'drop-after': s.dropAfter = int(); break;
+      case 'chunk-delay': s.chunkDelayMs = int(); break;
+      case 'no-usage': s.noUsage = true; break;
+      case 'usage-in': s.usage.input = int(); break;
+      case 'usage-out': s.usage.output = int(); break;
+      case 'usage-cached': s.usage.cached = int(); break;
+      case 'usage-cache-write': s.usage.cacheWrite = int(); break;
+      case 'usage-reasoning': s.usage.reasoning = int(); break;
+      case 'malformed': s.malformed = true; break;
+      case 'reply': s.reply = value; break;
+      case 'words': s.words = int(); break;
+      default: throw new ScenarioError(`unknown key "${key}"`);
+    }
+  }
+  return s;
+}
