@@ -15,9 +15,8 @@ declare module 'fastify' {
     exchange: Exchange | null;
     rawBody: string;
     tollgateKey: KeyRecord | null;
-  }
-  interface FastifyContextConfig {
-    protocol?: InboundProtocol;
+    /** The inbound protocol answering this request (chosen by headers where a path is shared). */
+    inbound: InboundProtocol | null;
   }
 }
 
@@ -62,6 +61,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.decorateRequest('exchange', null);
   app.decorateRequest('rawBody', '');
   app.decorateRequest('tollgateKey', null);
+  app.decorateRequest('inbound', null);
 
   // Bodies are kept as received (for the prompt estimate and pass-through) and parsed once.
   // Any content type is read as JSON: some clients omit or mislabel it.
@@ -87,15 +87,20 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   await app.register(adminRoutes, { gateway: g, token: opts.adminToken, status: opts.status });
 
+  const byPath = new Map<string, Mounted[]>();
   for (const protocol of INBOUND) {
-    for (const route of protocol.routes) mountRoute(app, g, protocol, route);
+    for (const route of protocol.routes) {
+      const key = `${route.method} ${route.url}`;
+      byPath.set(key, [...(byPath.get(key) ?? []), { protocol, route }]);
+    }
   }
+  for (const entries of byPath.values()) mountRoute(app, g, entries);
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
-    const protocol = req.routeOptions.config.protocol ?? INBOUND[0]!;
+    const protocol = req.inbound ?? INBOUND[0]!;
     const gerr = toGatewayError(err);
     if (gerr.kind === 'internal') req.log.error(err);
-    if (req.exchange && req.method === 'POST') g.settle(req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
+    if (req.exchange) g.settle(req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
     const enc = protocol.encodeError(gerr);
     if (req.exchange) void reply.header('x-request-id', req.exchange.requestId);
     return reply.code(enc.status).headers(enc.headers).send(enc.body);
@@ -113,15 +118,27 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   return app;
 }
 
-function mountRoute(app: FastifyInstance, g: Gateway, protocol: InboundProtocol, route: ProtocolRoute): void {
+interface Mounted {
+  protocol: InboundProtocol;
+  route: ProtocolRoute;
+}
+
+/** Where protocols share a path, the one whose `accepts` matches the headers answers; else the default. */
+function choose(entries: Mounted[], headers: Record<string, string | string[] | undefined>): Mounted {
+  return entries.find((e) => e.route.accepts?.(headers)) ?? entries.find((e) => !e.route.accepts) ?? entries[0]!;
+}
+
+function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[]): void {
+  const first = entries[0]!;
   app.route({
-    method: route.method,
-    url: route.url,
-    config: { protocol },
-    ...(route.bodySchema ? { schema: { body: route.bodySchema } } : {}),
+    method: first.route.method,
+    url: first.route.url,
+    ...(first.route.bodySchema ? { schema: { body: first.route.bodySchema } } : {}),
     // Authenticate before the body is parsed: an unauthenticated request costs no parsing.
     onRequest: async (req: FastifyRequest) => {
-      const ex = newExchange(protocol.id);
+      const { protocol, route } = choose(entries, req.headers);
+      req.inbound = protocol;
+      const ex = newExchange(protocol.id, route.method === 'POST' && route.billable !== false);
       req.exchange = ex;
       const key = g.authenticate({
         authorization: one(req.headers.authorization),
@@ -136,10 +153,11 @@ function mountRoute(app: FastifyInstance, g: Gateway, protocol: InboundProtocol,
       reply.hijack();
       const res = reply.raw;
       const ex = req.exchange!;
+      const { protocol, route } = choose(entries, req.headers);
       if (route.bodySchema && (req.body === undefined || req.body === null || typeof req.body !== 'object')) {
         // Fastify's schema check passes an absent body; answer it like any invalid body.
         const err = new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
-        return fail(g, protocol, ex, res, err, true);
+        return fail(g, protocol, ex, res, err);
       }
       try {
         await route.handle({
@@ -156,14 +174,14 @@ function mountRoute(app: FastifyInstance, g: Gateway, protocol: InboundProtocol,
       } catch (err) {
         const gerr = asGatewayError(err);
         if (gerr.kind === 'internal') req.log.error(err);
-        fail(g, protocol, ex, res, gerr, route.method === 'POST');
+        fail(g, protocol, ex, res, gerr);
       }
     },
   });
 }
 
-function fail(g: Gateway, protocol: InboundProtocol, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError, billable: boolean): void {
-  if (billable) g.settle(ex, { status: err.status, usage: null, usageEstimated: false, error: err });
+function fail(g: Gateway, protocol: InboundProtocol, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError): void {
+  g.settle(ex, { status: err.status, usage: null, usageEstimated: false, error: err });
   if (res.headersSent) {
     res.end();
     return;

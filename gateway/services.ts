@@ -11,12 +11,17 @@ import type { KeyRecord } from './keys/types.js';
 import { DEFAULT_TIMEOUTS, UpstreamClient } from './providers/http.js';
 import { LineSelector } from './routing/select.js';
 import { ConfigStore, DEFAULT_GROUP } from './store/config.js';
+import { Calibration } from './core/token-count.js';
 import { Ledger } from './store/ledger.js';
 import type { GroupRecord, LineRecord, Timeouts } from './store/types.js';
 
 /** Output tokens reserved when the client sets no limit, capped so a small wallet still works. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 16_384;
 
+/**
+ * The byte-based prompt estimate (core/estimate.ts) corrected per model by what upstreams
+ * reported: the figure a translated stream announces at its start, before the upstream's own.
+ */
 export interface AdmitInput {
   maxOutputTokens: number | undefined;
   estimatedInputTokens: number;
@@ -31,6 +36,10 @@ export class Gateway {
   readonly reservations = new Reservations();
   readonly selector = new LineSelector();
   readonly upstream = new UpstreamClient();
+  /** Learns, per model, reported prompt tokens ÷ the cheap byte estimate made at admission. */
+  readonly promptCalibration = new Calibration(() => 0.75);
+  /** Learns, per model, reported prompt tokens ÷ the o200k tokenizer count (for count_tokens). */
+  readonly tokenizerCalibration = new Calibration();
   private keysByHash = new Map<string, KeyRecord>();
 
   private constructor(
@@ -112,7 +121,14 @@ export class Gateway {
       quotaMicro: key.quotaMicro,
       keyUsedMicro: this.ledger.keyUsageMicro(key.id),
     });
-    const admission: Admission = { model, multiplierPpm, line, upstreamModel: line.modelMap[model.id] ?? model.id, reservation };
+    const admission: Admission = {
+      model,
+      multiplierPpm,
+      line,
+      upstreamModel: line.modelMap[model.id] ?? model.id,
+      reservation,
+      estimatedInputTokens: input.estimatedInputTokens,
+    };
     ex.admission = admission;
     return admission;
   }
@@ -138,7 +154,7 @@ export class Gateway {
    * and releases its reservation. Safe to call once per exchange; later calls do nothing.
    */
   settle(ex: Exchange, outcome: Outcome): void {
-    if (ex.settled) return;
+    if (ex.settled || !ex.billable) return;
     ex.settled = true;
     const a = ex.admission;
     if (a) this.reservations.release(a.reservation);
@@ -164,6 +180,12 @@ export class Gateway {
       costMicro: cost,
       latencyMs: Math.round(performance.now() - ex.startedAt),
       ttfbMs: ex.ttfbMs,
+      notes: ex.notes.length > 0 ? ex.notes.join('; ').slice(0, 2000) : null,
     });
+    if (a && outcome.usage && !outcome.usageEstimated) {
+      const u = outcome.usage;
+      const reportedPrompt = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens;
+      this.promptCalibration.record(a.model.id, a.estimatedInputTokens, reportedPrompt);
+    }
   }
 }

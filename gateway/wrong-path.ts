@@ -13,7 +13,7 @@ export function notFoundHint(method: string, url: string, host: string): { proto
     for (const route of protocol.routes) {
       const known = route.url.replace(/:[^/]+/g, '[^/]+');
       const tail = known.replace(/^\/v1/, '');
-      const base = route.url.startsWith('/v1/') ? `${origin}/v1` : origin;
+      const base = origin + protocol.basePath;
       const hint = (what: string): { protocol: InboundProtocol; error: GatewayError } => ({
         protocol,
         error: new GatewayError('not_found', `${what} Set the base URL to ${base}; requests then go to ${route.url.replace(/:[^/]+/, '{id}')}.`, {
@@ -21,7 +21,9 @@ export function notFoundHint(method: string, url: string, host: string): { proto
         }),
       });
       if (new RegExp(`^(/v1)+/v1${tail}$`).test(path)) return hint(`Not found: ${method} ${path}. The base URL has /v1 twice.`);
-      if (route.url.startsWith('/v1/') && new RegExp(`^${tail}$`).test(path)) return hint(`Not found: ${method} ${path}. The base URL is missing /v1.`);
+      if (route.url.startsWith('/v1/') && new RegExp(`^${tail}$`).test(path)) {
+        return hint(`Not found: ${method} ${path}. The ${protocol.basePath ? 'base URL' : 'path'} is missing /v1.`);
+      }
     }
   }
   return {

@@ -20,6 +20,10 @@ export interface Exchange {
   admission: Admission | null;
   ttfbMs: number | null;
   settled: boolean;
+  /** False for requests that are not model calls (model lists, count_tokens): they get no ledger row. */
+  billable: boolean;
+  /** What translation could not carry (dropped tool kinds, signatures…), for the log. */
+  notes: string[];
 }
 
 export interface Admission {
@@ -28,6 +32,8 @@ export interface Admission {
   line: LineRecord;
   upstreamModel: string;
   reservation: Reservation;
+  /** The cheap prompt estimate the reservation was made with. */
+  estimatedInputTokens: number;
 }
 
 /** How the upstream leg ended. */
@@ -38,7 +44,7 @@ export interface Outcome {
   error: GatewayError | null;
 }
 
-export function newExchange(inbound: InboundProtocolId): Exchange {
+export function newExchange(inbound: InboundProtocolId, billable: boolean): Exchange {
   return {
     requestId: `req_${randomUUID().replaceAll('-', '')}`,
     ts: Date.now(),
@@ -50,6 +56,8 @@ export function newExchange(inbound: InboundProtocolId): Exchange {
     admission: null,
     ttfbMs: null,
     settled: false,
+    billable,
+    notes: [],
   };
 }
 

@@ -14,7 +14,7 @@ export async function forward(
   ctx: RouteContext,
   run: (signal: AbortSignal) => Promise<Outcome>,
   countPrompt: () => Promise<Usage>,
-): Promise<void> {
+): Promise<Outcome> {
   const { res, gateway, exchange } = ctx;
   const controller = new AbortController();
   const onClose = (): void => {
@@ -26,12 +26,14 @@ export async function forward(
   try {
     const outcome = await run(controller.signal);
     gateway.settle(exchange, outcome);
+    return outcome;
   } catch (err) {
     if (err instanceof GatewayError && err.code === 'client_closed') {
       // The client left before any answer reached it. The upstream had the prompt by then and
       // upstreams bill a prompt they have read, so the prompt is billed (as counted here).
-      gateway.settle(exchange, { status: 499, usage: await countPrompt(), usageEstimated: true, error: err });
-      return;
+      const outcome: Outcome = { status: 499, usage: await countPrompt(), usageEstimated: true, error: err };
+      gateway.settle(exchange, outcome);
+      return outcome;
     }
     throw err;
   } finally {

@@ -24,6 +24,13 @@ export interface ProtocolRoute {
   method: 'GET' | 'POST';
   url: string;
   bodySchema?: TSchema;
+  /**
+   * For a path two protocols share (GET /v1/models): whether this protocol's client sent the
+   * request, judged by its headers. The route without `accepts` answers everyone else.
+   */
+  accepts?(headers: Record<string, string | string[] | undefined>): boolean;
+  /** False for POST routes that are not model requests (count_tokens): no ledger row. */
+  billable?: boolean;
   /** Writes the whole response to ctx.res, or throws a GatewayError before writing anything. */
   handle(ctx: RouteContext): Promise<void>;
 }
@@ -37,6 +44,11 @@ export interface EncodedError {
 /** An inbound wire format: its routes and its error shape. One folder under protocols/ each. */
 export interface InboundProtocol {
   id: InboundProtocolId;
+  /**
+   * What clients of this protocol put after the origin in their base URL: OpenAI-style SDKs take
+   * `http://host/v1`, Anthropic and Gemini clients take the origin and add the version themselves.
+   */
+  basePath: '/v1' | '';
   routes: ProtocolRoute[];
   encodeError(err: GatewayError): EncodedError;
 }

@@ -1,5 +1,6 @@
 import type { InboundProtocol } from '../core/inbound.js';
+import { anthropicMessages } from './anthropic-messages/index.js';
 import { openaiChat } from './openai-chat/index.js';
 
 /** Every inbound protocol the server mounts. Adding one is a folder here and a line below. */
-export const INBOUND: readonly InboundProtocol[] = [openaiChat];
+export const INBOUND: readonly InboundProtocol[] = [openaiChat, anthropicMessages];

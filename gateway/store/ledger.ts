@@ -23,6 +23,8 @@ export interface RequestRow {
   costMicro: number;
   latencyMs: number;
   ttfbMs: number | null;
+  /** What translation dropped or changed, "; "-separated; null when nothing. */
+  notes: string | null;
 }
 
 export interface LogQuery {
@@ -87,7 +89,8 @@ CREATE TABLE IF NOT EXISTS requests (
   usage_estimated INTEGER NOT NULL,
   cost_micro INTEGER NOT NULL,
   latency_ms INTEGER NOT NULL,
-  ttfb_ms INTEGER
+  ttfb_ms INTEGER,
+  notes TEXT
 );
 CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts);
 CREATE INDEX IF NOT EXISTS requests_key_ts ON requests (key_name, ts);
@@ -115,6 +118,7 @@ export class Ledger {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    migrate(this.db);
     this.balance = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
     for (const r of this.db.prepare('SELECT key_id, used_micro FROM key_usage').all() as { key_id: string; used_micro: number }[]) {
       this.keyUsage.set(r.key_id, r.used_micro);
@@ -122,10 +126,10 @@ export class Ledger {
     this.insertRow = this.db.prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
       inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
-      cost_micro, latency_ms, ttfb_ms) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+      cost_micro, latency_ms, ttfb_ms, notes) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
       @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
       @cacheReadTokens, @cacheWriteTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
-      @costMicro, @latencyMs, @ttfbMs)`);
+      @costMicro, @latencyMs, @ttfbMs, @notes)`);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
       ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
@@ -209,6 +213,12 @@ export class Ledger {
   }
 }
 
+/** Columns added after the first release of the schema, for ledgers created before them. */
+function migrate(db: Database.Database): void {
+  const columns = new Set((db.prepare('PRAGMA table_info(requests)').all() as { name: string }[]).map((c) => c.name));
+  if (!columns.has('notes')) db.exec('ALTER TABLE requests ADD COLUMN notes TEXT');
+}
+
 function toEntry(r: Record<string, unknown>): LogEntry {
   return {
     id: r.id as number,
@@ -238,5 +248,6 @@ function toEntry(r: Record<string, unknown>): LogEntry {
     costMicro: r.cost_micro as number,
     latencyMs: r.latency_ms as number,
     ttfbMs: r.ttfb_ms as number | null,
+    notes: (r.notes as string | null) ?? null,
   };
 }

@@ -7,6 +7,10 @@ import { countChatUsage } from '../../providers/openai-chat/count.js';
 import { passthroughChat, type ChatBody } from '../../providers/openai-chat/passthrough.js';
 import { encodeError } from './errors.js';
 import { ChatRequest } from './schema.js';
+import { makeCodec } from './codec.js';
+import { decodeRequest } from './decode.js';
+import type { CanonicalRequest } from '../../core/canonical.js';
+import { runModelRequest } from '../../core/route-model.js';
 
 /** A failure after a stream has started: OpenAI sends a `data: {"error":…}` chunk, which the SDKs raise. */
 function encodeStreamError(err: GatewayError): string {
@@ -18,13 +22,24 @@ async function chatCompletions(ctx: RouteContext): Promise<void> {
   const ex = ctx.exchange;
   ex.model = body.model;
   ex.stream = body.stream === true;
+  // Decoded up front so a body no protocol can carry is a 400 before any money is held.
+  let decoded: CanonicalRequest | undefined;
+  const decode = (): CanonicalRequest => (decoded ??= decodeRequest(body));
   ctx.gateway.admit(ex, ctx.key, body.model, {
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     estimatedInputTokens: estimatePromptTokensFromBody(ctx.rawBody),
   });
   await forward(
     ctx,
-    (signal) => passthroughChat({ gateway: ctx.gateway, exchange: ex, body, res: ctx.res, signal, encodeStreamError }),
+    (signal) =>
+      runModelRequest(
+        ctx,
+        signal,
+        'openai-chat',
+        () => passthroughChat({ gateway: ctx.gateway, exchange: ex, body, res: ctx.res, signal, encodeStreamError }),
+        makeCodec(body.stream_options?.include_usage === true),
+        decode,
+      ),
     () => countChatUsage(body, ''),
   );
 }
@@ -44,6 +59,7 @@ async function getModel(ctx: RouteContext): Promise<void> {
 
 export const openaiChat: InboundProtocol = {
   id: 'openai-chat',
+  basePath: '/v1',
   encodeError,
   routes: [
     { method: 'POST', url: '/v1/chat/completions', bodySchema: ChatRequest, handle: chatCompletions },

@@ -1,0 +1,204 @@
+import { createHash } from 'node:crypto';
+import type { CacheControl, CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, MediaSource, ResponseFormat, TextBlock, ToolChoice, ToolDefinition } from '../../core/canonical.js';
+import type { UpstreamRequest } from '../../core/codec.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** Messages requires `max_tokens`; OpenAI and Gemini clients may leave it out, so this fills the gap. */
+export const DEFAULT_MAX_TOKENS = 4096;
+/** The user turn put in front of a conversation that would otherwise not start with one. */
+export const FILLER_USER_TEXT = '.';
+
+/** A Messages content block as sent on the wire (the shapes are documented in protocols.md §2). */
+export interface WireBlock {
+  type: string;
+  [field: string]: unknown;
+}
+export interface WireMessage {
+  role: 'user' | 'assistant';
+  content: WireBlock[];
+}
+
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * Anthropic rejects tool ids outside `^[a-zA-Z0-9_-]+$`, and other vendors produce such ids (Kimi's
+ * `functions.bash:0`, for one). Valid ids pass unchanged; others get their bad characters replaced
+ * and a hash of the original appended, so the mapping is deterministic (a tool_use and its
+ * tool_result still match, across requests too) and two ids that differ only in bad characters
+ * stay distinct. Idempotent: an id it produced is valid and passes unchanged.
+ */
+export function anthropicToolId(id: string): string {
+  if (TOOL_ID.test(id)) return id;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 12);
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'toolu'}_${hash}`;
+}
+
+function cache(block: WireBlock, cc: CacheControl | undefined): WireBlock {
+  return cc ? { ...block, cache_control: { ...cc } } : block;
+}
+
+function source(s: MediaSource | DocumentBlock['source']): Record<string, unknown> {
+  switch (s.kind) {
+    case 'base64':
+      return { type: 'base64', media_type: s.mediaType, data: s.data };
+    case 'url':
+      return { type: 'url', url: s.url };
+    case 'file':
+      return { type: 'file', file_id: s.fileId };
+    case 'text':
+      // PlainTextSource allows only text/plain.
+      return { type: 'text', media_type: 'text/plain', data: s.data };
+  }
+}
+
+function text(b: TextBlock): WireBlock | undefined {
+  // Anthropic rejects empty text blocks; OpenAI clients send `content: ""` beside tool calls.
+  if (b.text === '') return undefined;
+  return cache(b.citations ? { type: 'text', text: b.text, citations: b.citations } : { type: 'text', text: b.text }, b.cacheControl);
+}
+
+function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
+  switch (b.type) {
+    case 'text':
+      return text(b);
+    case 'image':
+      return cache({ type: 'image', source: source(b.source) }, b.cacheControl);
+    case 'document':
+      return cache(b.title === undefined ? { type: 'document', source: source(b.source) } : { type: 'document', source: source(b.source), title: b.title }, b.cacheControl);
+    case 'thinking':
+      // Signatures verify only within the family that made them, and Anthropic rejects unsigned
+      // thinking, so foreign or unsigned thinking is dropped (protocols.md §6.6).
+      if (b.family !== 'anthropic' || !b.signature) {
+        notes.push(`anthropic: dropped a thinking block from ${b.family ?? 'an unknown provider'}${b.signature ? '' : ' (unsigned)'}`);
+        return undefined;
+      }
+      return { type: 'thinking', thinking: b.text, signature: b.signature };
+    case 'redacted_thinking':
+      if (b.family !== 'anthropic') {
+        notes.push(`anthropic: dropped a redacted_thinking block from ${b.family ?? 'an unknown provider'}`);
+        return undefined;
+      }
+      return { type: 'redacted_thinking', data: b.data };
+    case 'tool_call':
+      // tool_use has no signature field: a Gemini thought signature cannot travel to Anthropic.
+      if (b.signature) notes.push(`anthropic: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
+      return cache({ type: 'tool_use', id: anthropicToolId(b.id), name: b.name, input: b.input }, b.cacheControl);
+    case 'tool_result': {
+      const content = b.content.flatMap((c) => (c.type === 'text' ? (text(c) ?? []) : [cache({ type: 'image', source: source(c.source) }, c.cacheControl)]));
+      const wire: WireBlock = { type: 'tool_result', tool_use_id: anthropicToolId(b.toolCallId) };
+      if (content.length > 0) wire.content = content;
+      if (b.isError !== undefined) wire.is_error = b.isError;
+      return cache(wire, b.cacheControl);
+    }
+  }
+}
+
+/**
+ * A canonical `system` message between turns (Claude Code's mid-conversation system messages, an
+ * OpenAI `developer` message after the first turn) becomes user-turn text wrapped in
+ * `<system-reminder>` tags. Not every Anthropic-compatible upstream accepts `role:"system"` inside
+ * `messages`, and moving the text into the top-level `system` would change its position (and break
+ * prompt caching of the prefix); the tags are how Claude Code itself marks out-of-band instructions
+ * inside user turns, so the model does not read them as the user speaking.
+ */
+function systemAsUser(m: CanonicalMessage): WireBlock[] {
+  return m.content.flatMap((b) => (b.type === 'text' && b.text !== '' ? [cache({ type: 'text', text: `<system-reminder>\n${b.text}\n</system-reminder>` }, b.cacheControl)] : []));
+}
+
+/**
+ * Messages wants user and assistant turns to alternate, starting with user, and `tool_result`
+ * blocks first in their user turn. Consecutive same-role messages are merged (after empty ones
+ * are dropped), and a filler user turn is put in front when the first turn is the assistant's.
+ */
+function toMessages(req: CanonicalRequest, notes: string[]): WireMessage[] {
+  const turns: WireMessage[] = [];
+  let hadSystem = false;
+  for (const m of req.messages) {
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    hadSystem ||= m.role === 'system';
+    const content = m.role === 'system' ? systemAsUser(m) : m.content.flatMap((b) => block(b, notes) ?? []);
+    if (content.length === 0) continue;
+    const last = turns.at(-1);
+    if (last?.role === role) last.content.push(...content);
+    else turns.push({ role, content });
+  }
+  if (hadSystem) notes.push('anthropic: mid-conversation system messages sent as <system-reminder> user text');
+  for (const t of turns) {
+    if (t.role === 'user') t.content = [...t.content.filter((b) => b.type === 'tool_result'), ...t.content.filter((b) => b.type !== 'tool_result')];
+  }
+  if (turns[0]?.role !== 'user') {
+    turns.unshift({ role: 'user', content: [{ type: 'text', text: FILLER_USER_TEXT }] });
+    notes.push(`anthropic: the conversation did not start with a user turn; a "${FILLER_USER_TEXT}" user turn was put first`);
+  }
+  return turns;
+}
+
+function tool(t: ToolDefinition): Record<string, unknown> {
+  // input_schema must be an object schema; OpenAI allows `parameters: {}` for a tool without arguments.
+  const schema = t.inputSchema.type === undefined ? { type: 'object', ...t.inputSchema } : t.inputSchema;
+  const wire: Record<string, unknown> = { name: t.name };
+  if (t.description !== undefined) wire.description = t.description;
+  wire.input_schema = schema;
+  if (t.strict !== undefined) wire.strict = t.strict;
+  if (t.cacheControl) wire.cache_control = { ...t.cacheControl };
+  return wire;
+}
+
+function toolChoice(c: ToolChoice): Record<string, unknown> {
+  if (c.type === 'none') return { type: 'none' };
+  const wire: Record<string, unknown> = c.type === 'tool' ? { type: 'tool', name: c.name } : { type: c.type };
+  if (c.disableParallel !== undefined) wire.disable_parallel_tool_use = c.disableParallel;
+  return wire;
+}
+
+/** Messages has no JSON mode that every Anthropic-compatible upstream accepts, so it is asked for in the system prompt. */
+function jsonInstruction(f: ResponseFormat): TextBlock | undefined {
+  if (f.type === 'json_object') return { type: 'text', text: 'Respond with a single JSON object and nothing else.' };
+  if (f.type === 'json_schema') {
+    return { type: 'text', text: `Respond with a single JSON object and nothing else. It must conform to this JSON Schema (named "${f.name}"):\n${JSON.stringify(f.schema)}` };
+  }
+  return undefined;
+}
+
+/** Canonical → Messages request. What cannot be carried is dropped and recorded in `req.notes` (the request's log channel). */
+export function toRequest(req: CanonicalRequest): UpstreamRequest {
+  const notes = req.notes;
+  const system = [...req.system];
+  const json = req.responseFormat && jsonInstruction(req.responseFormat);
+  if (json) {
+    system.push(json);
+    notes.push('anthropic: response_format emulated with a system instruction');
+  }
+  const budget = req.thinking?.type === 'enabled' ? req.thinking.budgetTokens : 0;
+  // budget_tokens must stay below max_tokens; only the default is raised, never the client's own value.
+  const body: Record<string, unknown> = { model: req.model, max_tokens: req.maxOutputTokens ?? (budget >= DEFAULT_MAX_TOKENS ? budget + DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS) };
+  const systemBlocks = system.flatMap((b) => text(b) ?? []);
+  if (systemBlocks.length > 0) body.system = systemBlocks;
+  body.messages = toMessages(req, notes);
+  if (req.tools.length > 0) body.tools = req.tools.map(tool);
+  if (req.toolChoice) {
+    // Anthropic rejects tool_choice without tools.
+    if (req.tools.length > 0) body.tool_choice = toolChoice(req.toolChoice);
+    else notes.push('anthropic: dropped tool_choice (no tools)');
+  }
+  if (req.thinking) body.thinking = req.thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: req.thinking.budgetTokens } : { type: req.thinking.type };
+  if (req.reasoningEffort) {
+    // output_config.effort goes with adaptive thinking (what Claude Code sends); elsewhere a budget or nothing decides.
+    if (req.thinking?.type === 'adaptive') body.output_config = { effort: req.reasoningEffort === 'minimal' ? 'low' : req.reasoningEffort };
+    else notes.push(`anthropic: dropped reasoning effort "${req.reasoningEffort}" (thinking is not adaptive)`);
+  }
+  if (req.user !== undefined) body.metadata = { user_id: req.user };
+  if (req.stopSequences !== undefined) body.stop_sequences = req.stopSequences;
+  if (req.temperature !== undefined) {
+    // OpenAI and Gemini allow 0–2, Anthropic 0–1 (protocols.md §6.17).
+    body.temperature = Math.min(1, Math.max(0, req.temperature));
+    if (body.temperature !== req.temperature) notes.push(`anthropic: temperature ${req.temperature} clamped to ${String(body.temperature)}`);
+  }
+  if (req.topP !== undefined) body.top_p = req.topP;
+  if (req.topK !== undefined) body.top_k = req.topK;
+  if (req.stream) body.stream = true;
+  for (const [name, value] of [['seed', req.seed], ['presence_penalty', req.presencePenalty], ['frequency_penalty', req.frequencyPenalty]] as const) {
+    if (value !== undefined) notes.push(`anthropic: dropped ${name} (Messages has no such parameter)`);
+  }
+  return { path: '/v1/messages', headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' }, body };
+}

@@ -1,0 +1,47 @@
+import type { Usage } from '../../core/usage.js';
+
+/** A Messages `usage` object: in a response, in `message_start.message`, or in `message_delta` (where fields may be null or absent). */
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
+}
+
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Anthropic's `input_tokens` counts only the uncached part of the prompt: cache reads and cache
+ * writes are reported beside it, never inside it (the whole prompt is input + cache_creation +
+ * cache_read; https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#tracking-cache-performance).
+ * Canonical usage counts each token in exactly one bucket too, so unlike OpenAI and Gemini nothing
+ * is subtracted here. `thinking_tokens` is already inside `output_tokens` (informational only).
+ */
+export function fromAnthropicUsage(raw: unknown): Usage {
+  return mergeAnthropicUsage({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 }, raw);
+}
+
+/**
+ * Overlays the figures a usage object carries on `base`. Streaming `message_delta` usage holds
+ * cumulative totals (not increments), and may omit the input side, so fields it carries replace
+ * the earlier value and fields it lacks keep it; nothing is ever added up.
+ */
+export function mergeAnthropicUsage(base: Usage, raw: unknown): Usage {
+  if (!isObject(raw)) return { ...base };
+  const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  return {
+    ...base,
+    inputTokens: count(raw.input_tokens) ?? base.inputTokens,
+    cacheReadTokens: count(raw.cache_read_input_tokens) ?? base.cacheReadTokens,
+    cacheWriteTokens: count(raw.cache_creation_input_tokens) ?? base.cacheWriteTokens,
+    outputTokens: count(raw.output_tokens) ?? base.outputTokens,
+    reasoningTokens: count(details.thinking_tokens) ?? base.reasoningTokens,
+  };
+}
+
+/** Whether a usage says anything about the prompt (an upstream that reports usage only at the end sends zeros first). */
+export function hasPromptUsage(u: Usage): boolean {
+  return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens > 0;
+}
