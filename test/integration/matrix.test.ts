@@ -1,0 +1,173 @@
+/**
+ * Every inbound protocol against every upstream protocol, streaming and not, driven by the
+ * official SDKs: text, a tool-call round trip, stop reasons, and exact billing in the log.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import { expectedCostMicro, startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
+import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+
+/** Forced usage: 1000 prompt tokens of which 200 cached, 500 out — the same on every wire. */
+const FORCED = 'usage-in=1000,usage-out=500,usage-cached=200';
+const WEATHER = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+
+interface Turn {
+  text: string;
+  stop: string;
+  call?: { id: string; name: string; args: Record<string, unknown> };
+}
+
+interface Client {
+  /** What the SDK calls the end of a plain answer and of a tool-call turn. */
+  stops: { text: string; tool: string };
+  ask(model: string, stream: boolean, prompt: string, withTool: boolean): Promise<Turn>;
+  /** Sends the tool result for the call of the previous turn; returns the model's answer. */
+  answer(model: string, stream: boolean, prompt: string, previous: Turn, result: string): Promise<Turn>;
+}
+
+function openaiClient(c: OpenAI): Client {
+  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER } }];
+  const run = async (model: string, stream: boolean, messages: OpenAI.ChatCompletionMessageParam[]): Promise<Turn> => {
+    const done = stream
+      ? await c.chat.completions.stream({ model, messages, tools }).finalChatCompletion()
+      : await c.chat.completions.create({ model, messages, tools });
+    const choice = done.choices[0]!;
+    const tc = choice.message.tool_calls?.[0];
+    const call = tc && tc.type === 'function' ? { id: tc.id, name: tc.function.name, args: JSON.parse(tc.function.arguments) as Record<string, unknown> } : undefined;
+    return { text: choice.message.content ?? '', stop: choice.finish_reason, ...(call ? { call } : {}) };
+  };
+  return {
+    stops: { text: 'stop', tool: 'tool_calls' },
+    ask: (model, stream, prompt, withTool) =>
+      withTool ? run(model, stream, [{ role: 'user', content: prompt }]) : runPlain(c, model, stream, prompt),
+    answer: (model, stream, prompt, prev, result) =>
+      run(model, stream, [
+        { role: 'user', content: prompt },
+        { role: 'assistant', content: null, tool_calls: [{ id: prev.call!.id, type: 'function', function: { name: prev.call!.name, arguments: JSON.stringify(prev.call!.args) } }] },
+        { role: 'tool', tool_call_id: prev.call!.id, content: result },
+      ]),
+  };
+}
+
+async function runPlain(c: OpenAI, model: string, stream: boolean, prompt: string): Promise<Turn> {
+  if (!stream) {
+    const r = await c.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }] });
+    return { text: r.choices[0]!.message.content ?? '', stop: r.choices[0]!.finish_reason };
+  }
+  const s = await c.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], stream: true, stream_options: { include_usage: true } });
+  let text = '';
+  let stop = '';
+  for await (const chunk of s) {
+    text += chunk.choices[0]?.delta.content ?? '';
+    stop = chunk.choices[0]?.finish_reason ?? stop;
+  }
+  return { text, stop };
+}
+
+function anthropicClient(c: Anthropic): Client {
+  const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER as Anthropic.Tool.InputSchema }];
+  const run = async (model: string, stream: boolean, messages: Anthropic.MessageParam[], withTool: boolean): Promise<Turn> => {
+    const params = { model, max_tokens: 1024, messages, ...(withTool ? { tools } : {}) };
+    const m = stream ? await c.messages.stream(params).finalMessage() : await c.messages.create(params);
+    const text = m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    const tu = m.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
+    return { text, stop: m.stop_reason ?? '', ...(tu ? { call: { id: tu.id, name: tu.name, args: tu.input as Record<string, unknown> } } : {}) };
+  };
+  return {
+    stops: { text: 'end_turn', tool: 'tool_use' },
+    ask: (model, stream, prompt, withTool) => run(model, stream, [{ role: 'user', content: prompt }], withTool),
+    answer: (model, stream, prompt, prev, result) =>
+      run(
+        model,
+        stream,
+        [
+          { role: 'user', content: prompt },
+          { role: 'assistant', content: [{ type: 'tool_use', id: prev.call!.id, name: prev.call!.name, input: prev.call!.args }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: prev.call!.id, content: result }] },
+        ],
+        true,
+      ),
+  };
+}
+
+let mock: MockUpstream;
+let gw: TestGateway;
+const clients: Record<string, Client> = {};
+/** Upstream protocol → the catalogue model its line serves. */
+const upstreams = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5' } as const;
+
+before(async () => {
+  mock = await startMockUpstream();
+  gw = await startGateway();
+  process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
+  await gw.admin.topup(20);
+  await gw.admin.line({ name: 'openai', protocol: 'openai-chat', baseUrl: scenarioBase(mock, FORCED), models: [upstreams['openai-chat']], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({ name: 'anthropic', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, FORCED), models: [upstreams.anthropic], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  const key = await gw.admin.key('matrix');
+  clients['openai-chat'] = openaiClient(gw.openai(key));
+  clients['anthropic-messages'] = anthropicClient(new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 }));
+});
+
+after(async () => {
+  await gw.close();
+  await mock.close();
+});
+
+for (const inbound of ['openai-chat', 'anthropic-messages'] as const) {
+  for (const [upstream, model] of Object.entries(upstreams)) {
+    for (const stream of [false, true]) {
+      describe(`${inbound} → ${upstream}${stream ? ', streaming' : ''}`, () => {
+        test('text, stop reason and exact billing', async () => {
+          const client = clients[inbound]!;
+          const before = mock.requests.length;
+          const turn = await client.ask(model, stream, `hello from ${inbound}`, false);
+          assert.equal(turn.text, `mock reply to: hello from ${inbound}`);
+          assert.equal(turn.stop, client.stops.text);
+          const sent = mock.requests.slice(before);
+          assert.equal(sent.length, 1);
+          assert.equal(sent[0]!.path, upstream === 'anthropic' ? '/v1/messages' : '/v1/chat/completions');
+          assert.equal(sent[0]!.body.model, model);
+          await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.stream === stream, 'the log row');
+          const [row] = await gw.admin.logs({ limit: '1' });
+          assert.equal(row!.inboundProtocol, inbound);
+          assert.equal(row!.upstreamProtocol, upstream);
+          assert.equal(row!.status, 200);
+          assert.deepEqual([row!.usage.inputTokens, row!.usage.cacheReadTokens, row!.usage.outputTokens], [800, 200, 500]);
+          assert.equal(row!.usageEstimated, false);
+          assert.equal(row!.costMicro, expectedCostMicro({ input: 1000, cached: 200, output: 500 }, (await gw.admin.model(model)).prices));
+        });
+
+        test('a tool call round trip', async () => {
+          const client = clients[inbound]!;
+          const first = await client.ask(model, stream, 'what is the weather in Paris?', true);
+          assert.equal(first.stop, client.stops.tool);
+          assert.equal(first.call?.name, 'get_weather');
+          assert.deepEqual(first.call?.args, { city: 'x' });
+          assert.match(first.call!.id, /^[A-Za-z0-9_-]+$/);
+          const second = await client.answer(model, stream, 'what is the weather in Paris?', first, 'sunny, 21 °C');
+          assert.equal(second.text, 'tool result: sunny, 21 °C');
+          assert.equal(second.stop, client.stops.text);
+          // The upstream saw the call and its result tied together in its own format.
+          const last = mock.requests.at(-1)!.body;
+          if (upstream === 'anthropic') {
+            const toolUse = last.messages[1].content.find((b: { type: string }) => b.type === 'tool_use');
+            const result = last.messages[2].content.find((b: { type: string }) => b.type === 'tool_result');
+            assert.equal(result.tool_use_id, toolUse.id);
+          } else {
+            assert.equal(last.messages.at(-1).tool_call_id, last.messages.at(-2).tool_calls[0].id);
+          }
+        });
+      });
+    }
+  }
+}
+
+test('the same conversation costs the same whichever way it travels', async () => {
+  const rows = (await gw.admin.logs({ limit: '100' })).filter((r) => r.status === 200 && r.model === upstreams.anthropic);
+  const costs = new Set(rows.map((r) => r.costMicro));
+  assert.ok(rows.length >= 4);
+  assert.equal(costs.size, 1, `costs differ: ${[...costs].join(', ')}`);
+  assert.equal((await gw.admin.doctor()).ok, true);
+});
