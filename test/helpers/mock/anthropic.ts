@@ -11,7 +11,8 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   if (!Array.isArray(body.messages)) return anthropicError(ex, 400, 'messages: Field required');
   if (typeof body.max_tokens !== 'number') return anthropicError(ex, 400, 'max_tokens: Field required');
   const messages: Json[] = body.messages.filter(isObject);
-  const last = messages.at(-1);
+  // Claude Code may append role:"system" messages after the user's turn; they do not end the conversation.
+  const last = messages.filter((m) => m.role !== 'system').at(-1);
   const toolResults = (last ? blocks(last.content) : []).filter((b) => b.type === 'tool_result');
   const lastUser = [...messages].reverse().find((m) => m.role === 'user' && blocks(m.content).some((b) => b.type === 'text'));
   const tools: ToolSpec[] = (Array.isArray(body.tools) ? body.tools : [])

@@ -23,7 +23,7 @@ export function openAIChat(ex: Exchange, body: unknown): void | Promise<void> {
   const { calls, text: reply, usage: u } = planReply(ex.scenario, {
     userText: openAIText(lastUser?.content),
     toolResults,
-    endsWithUserText: messages.at(-1)?.role === 'user',
+    endsWithUserText: messages.filter((m) => m.role !== 'system' && m.role !== 'developer').at(-1)?.role === 'user',
     tools,
     toolChoice: body.tool_choice === 'none' ? 'none' : typeof forced === 'string' ? { name: forced } : 'auto',
     parallel: body.parallel_tool_calls !== false,

@@ -77,7 +77,8 @@ export function planReply(s: Scenario, c: Conversation, callIdPrefix: string): R
   let calls: ToolCall[] = [];
   if (c.endsWithUserText && c.tools.length > 0 && c.toolChoice !== 'none') {
     const forced = typeof c.toolChoice === 'object' ? c.toolChoice.name : undefined;
-    calls = pickToolCalls(c.tools, forced, c.userText, c.parallel, callIdPrefix);
+    calls = pickToolCalls(c.tools, forced ?? s.tool, c.userText, c.parallel, callIdPrefix);
+    if (s.args !== undefined && s.tool !== undefined && calls[0]?.name === s.tool) calls[0].args = s.args;
   }
   const text = shapeText(replyText(s, c.toolResults.length ? c.toolResults.join('; ') : undefined, c.userText), c.maxTokens, c.stops);
   const usage = resolveUsage(s, c.promptChars, calls.length ? calls.length * TOKENS_PER_CALL : text.fragments.length);

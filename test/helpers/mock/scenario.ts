@@ -35,6 +35,10 @@ export interface Scenario {
   malformed: boolean;
   reply?: string;
   words?: number;
+  /** Call this tool (when the request offers it) instead of the first one: scripts a real CLI's turn. */
+  tool?: string;
+  /** JSON text of the arguments for `tool`, instead of made-up ones. */
+  args?: string;
 }
 
 export class ScenarioError extends Error {}
@@ -72,6 +76,8 @@ export function parseScenario(raw: string): Scenario {
       case 'malformed': s.malformed = true; break;
       case 'reply': s.reply = value; break;
       case 'words': s.words = int(); break;
+      case 'tool': s.tool = value; break;
+      case 'args': s.args = value; break;
       default: throw new ScenarioError(`unknown key "${key}"`);
     }
   }
