@@ -15,9 +15,9 @@ import type {
   ToolResultBlock,
 } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
+import { isObject } from '../../core/json.js';
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function invalid(message: string, param: string): GatewayError {
   return new GatewayError('invalid_request', `${param}: ${message}`, { param });

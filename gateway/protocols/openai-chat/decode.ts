@@ -31,9 +31,9 @@ import type {
   ToolResultBlock,
 } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
+import { isObject as isObj } from '../../core/json.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function invalid(message: string, param: string, code = 'invalid_value'): GatewayError {
   return new GatewayError('invalid_request', message, { param, code });

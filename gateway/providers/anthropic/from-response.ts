@@ -1,8 +1,8 @@
 import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { fromAnthropicUsage } from './usage.js';
+import { isObject } from '../../core/json.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const STOP_REASONS = new Map<string, StopReason>([

@@ -4,8 +4,8 @@ import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
 import { fromAnthropicStopReason } from './from-response.js';
 import { fromAnthropicUsage, hasPromptUsage, mergeAnthropicUsage } from './usage.js';
+import { isObject } from '../../core/json.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function badStream(message: string): GatewayError {

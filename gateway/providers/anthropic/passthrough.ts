@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange, Outcome } from '../../core/exchange.js';
+import { assertJsonObjectShape } from '../../core/json.js';
 import { passthrough, type StreamTap } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
@@ -33,7 +34,7 @@ export class MessagesStreamTap implements StreamTap {
 
   onEvent(ev: SseEvent): boolean {
     const data = ev.data;
-    if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) throw new SyntaxError('malformed event');
+    assertJsonObjectShape(data);
     switch (ev.event) {
       case 'message_start':
         this.found = mergeAnthropicUsage(emptyUsage(), (JSON.parse(data) as { message?: { usage?: unknown } }).message?.usage);

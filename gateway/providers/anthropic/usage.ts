@@ -1,4 +1,5 @@
 import type { Usage } from '../../core/usage.js';
+import { isObject } from '../../core/json.js';
 
 /** A Messages `usage` object: in a response, in `message_start.message`, or in `message_delta` (where fields may be null or absent). */
 export interface AnthropicUsage {
@@ -10,7 +11,6 @@ export interface AnthropicUsage {
 }
 
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Anthropic's `input_tokens` counts only the uncached part of the prompt: cache reads and cache

@@ -13,9 +13,9 @@ import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/can
 import { GatewayError } from '../../core/errors.js';
 import { emptyUsage } from '../../core/usage.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
+import { isObject as isObj } from '../../core/json.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function malformed(what: string): GatewayError {
   return new GatewayError('upstream_error', `Upstream error: ${what}`, { code: 'upstream_malformed' });

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange, Outcome } from '../../core/exchange.js';
+import { assertJsonObjectShape } from '../../core/json.js';
 import { passthrough, type StreamTap } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
@@ -46,9 +47,7 @@ export class ChatStreamTap implements StreamTap {
       this.done = true;
       return true;
     }
-    // A cheap shape check instead of parsing every event: it catches a truncated or garbled
-    // event before the client's SDK chokes on it.
-    if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) throw new SyntaxError('malformed event');
+    assertJsonObjectShape(data);
     if (data.includes('"usage":{')) {
       const chunk = JSON.parse(data) as { usage: OpenAIUsage; choices?: unknown[] };
       this.found = fromOpenAIUsage(chunk.usage);
