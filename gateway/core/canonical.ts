@@ -79,7 +79,7 @@ export interface ToolResultBlock {
   toolCallId: string;
   /** Known when the protocol carries it (Gemini needs it; others can look it up by id). */
   name?: string;
-  content: (TextBlock | ImageBlock)[];
+  content: (TextBlock | ImageBlock | DocumentBlock)[];
   isError?: boolean;
   cacheControl?: CacheControl;
 }
@@ -154,6 +154,8 @@ export interface CanonicalResponse {
   stopReason: StopReason;
   stopSequence?: string;
   usage: Usage;
+  /** True when the upstream reported no usage and `usage` holds only what the provider could infer. */
+  usageEstimated?: boolean;
 }
 
 /** The start of a content block in a stream: what is known before its deltas. */
@@ -177,5 +179,5 @@ export type StreamEvent =
   | { type: 'thinking_delta'; index: number; text: string }
   | { type: 'signature_delta'; index: number; signature: string }
   | { type: 'block_stop'; index: number }
-  | { type: 'stop'; stopReason: StopReason; stopSequence?: string; usage: Usage }
+  | { type: 'stop'; stopReason: StopReason; stopSequence?: string; usage: Usage; /** No usage came from the upstream. */ usageEstimated?: boolean }
   | { type: 'error'; error: GatewayError };

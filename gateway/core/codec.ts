@@ -31,6 +31,8 @@ export interface UpstreamRequest {
   path: string;
   headers: Record<string, string>;
   body: unknown;
+  /** What the encoder dropped or changed, for the log. */
+  notes?: string[];
 }
 
 export interface ProviderCodec {

@@ -27,7 +27,6 @@ export function runModelRequest(
   const provider = PROVIDERS[upstreamProtocol];
   if (!provider) throw new GatewayError('upstream_unavailable', `The upstream protocol "${upstreamProtocol}" has no adapter in this build.`, { code: 'unsupported_protocol' });
   const request = decoded();
-  ctx.exchange.notes.push(...request.notes);
   const promptUsage = { ...emptyUsage(), inputTokens: ctx.gateway.promptCalibration.apply(admission.model.id, admission.estimatedInputTokens) };
   return translate({
     gateway: ctx.gateway,

@@ -35,7 +35,9 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   const { gateway, exchange, provider } = spec;
   const admission = exchange.admission!;
   const line = admission.line;
-  const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel });
+  const notes: string[] = [...spec.request.notes];
+  const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel, notes });
+  exchange.notes.push(...notes, ...(up.notes ?? []));
   const credential = gateway.credentialFor(line);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -68,6 +70,10 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
     const answer = provider.fromResponse(parsed);
     markFirstByte(exchange);
     sendJson(spec.res, 200, spec.inbound.encodeResponse(answer, ctx), { 'x-request-id': exchange.requestId });
+    if (answer.usageEstimated) {
+      const produced = answer.content.map((b) => (b.type === 'text' || b.type === 'thinking' ? b.text : b.type === 'tool_call' ? b.name + JSON.stringify(b.input) : '')).join('');
+      return { status: 200, usage: { ...spec.promptUsage, outputTokens: await countTokens(produced) }, usageEstimated: true, error: null };
+    }
     return { status: 200, usage: answer.usage, usageEstimated: false, error: null };
   }
 
@@ -91,7 +97,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   upstream.body.destroy();
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
   const status = clientGone ? 499 : (error?.status ?? 200);
-  if (tap.usage && (tap.usage.outputTokens > 0 || tap.produced === '')) return { status, usage: tap.usage, usageEstimated: false, error };
+  if (tap.usage && !tap.usageEstimated) return { status, usage: tap.usage, usageEstimated: false, error };
   // No usage from the upstream (or none for the output): bill the prompt as counted and what was produced.
   const usage = { ...(tap.usage ?? spec.promptUsage), outputTokens: await countTokens(tap.produced) };
   return { status, usage, usageEstimated: true, error };
@@ -100,6 +106,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
 /** Follows a canonical stream: the final usage, what was produced, and how it ended. */
 class CanonicalTap {
   usage: Usage | undefined;
+  usageEstimated = false;
   produced = '';
   failure: GatewayError | null = null;
 
@@ -119,6 +126,7 @@ class CanonicalTap {
             break;
           case 'stop':
             this.usage = ev.usage;
+            this.usageEstimated = ev.usageEstimated === true;
             break;
           case 'error':
             this.failure = ev.error;

@@ -57,6 +57,7 @@ export function fromResponse(body: unknown): CanonicalResponse {
     content: body.content.flatMap((b) => fromAnthropicBlock(b) ?? []),
     stopReason: fromAnthropicStopReason(body.stop_reason),
     usage: fromAnthropicUsage(body.usage),
+    ...(isObject(body.usage) ? {} : { usageEstimated: true }),
   };
   if (typeof body.stop_sequence === 'string') res.stopSequence = body.stop_sequence;
   return res;

@@ -115,8 +115,10 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
     }
     if (type === 'message_stop') {
       // An upstream that reports no prompt figures at all is billed on the estimate.
-      const final = hasPromptUsage(usage) ? usage : { ...promptUsage, outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens };
-      yield stopSequence === undefined ? { type: 'stop', stopReason, usage: final } : { type: 'stop', stopReason, stopSequence, usage: final };
+      const reported = hasPromptUsage(usage);
+      const final = reported ? usage : { ...promptUsage, outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens };
+      const stop: StreamEvent = { type: 'stop', stopReason, usage: final, ...(stopSequence === undefined ? {} : { stopSequence }), ...(reported ? {} : { usageEstimated: true }) };
+      yield stop;
       return;
     }
     const at = typeof data.index === 'number' ? data.index : -1;

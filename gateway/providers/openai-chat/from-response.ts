@@ -85,7 +85,8 @@ export function fromResponse(body: unknown): CanonicalResponse {
     model: typeof body.model === 'string' ? body.model : '',
     content,
     stopReason: stopReasonOf(choice.finish_reason, calls > 0, refused),
-    // Some compatible servers omit usage; it then reads as zero.
+    // Some compatible servers omit usage; the caller then counts it.
     usage: isObj(body.usage) ? fromOpenAIUsage(body.usage as OpenAIUsage) : emptyUsage(),
+    ...(isObj(body.usage) ? {} : { usageEstimated: true }),
   };
 }

@@ -190,6 +190,6 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
   }
   start();
   blocks.closeAll();
-  out.push({ type: 'stop', stopReason: stopReasonOf(finish, blocks.sawToolCall, refused), usage: usage ?? promptUsage });
+  out.push({ type: 'stop', stopReason: stopReasonOf(finish, blocks.sawToolCall, refused), usage: usage ?? promptUsage, ...(usage ? {} : { usageEstimated: true }) });
   yield* out.splice(0);
 }

@@ -100,7 +100,7 @@ describe('fromStream', () => {
     const events = await run([messageStart({ ...startUsage, input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }), messageDelta('stop_sequence', { output_tokens: 7 }, 'END'), { type: 'message_stop' }], estimate);
     assert.deepEqual(events, [
       { type: 'start', id: 'msg_014p7', model: 'claude-opus-4-8', usage: estimate },
-      { type: 'stop', stopReason: 'stop_sequence', stopSequence: 'END', usage: { ...estimate, outputTokens: 7 } },
+      { type: 'stop', stopReason: 'stop_sequence', stopSequence: 'END', usage: { ...estimate, outputTokens: 7 }, usageEstimated: true },
     ]);
   });
 

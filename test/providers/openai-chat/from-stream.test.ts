@@ -107,7 +107,7 @@ test('two parallel tool calls with interleaved fragments become two consecutive 
     [{ type: 'tool_args_delta', index: 1, json: '{"tz":"CET"}' }],
   );
   // No usage chunk: stop carries the caller's estimate.
-  assert.deepEqual(events.at(-1), { type: 'stop', stopReason: 'tool_use', usage: estimate });
+  assert.deepEqual(events.at(-1), { type: 'stop', stopReason: 'tool_use', usage: estimate, usageEstimated: true });
 });
 
 test('parallel calls sent one after another all stream live', async () => {
@@ -135,14 +135,14 @@ test('reasoning_content is a thinking block before the text', async () => {
     [{ type: 'thinking' }, 'Hmm, 6*7.'],
     [{ type: 'text' }, '42'],
   ]);
-  assert.deepEqual(events.at(-1), { type: 'stop', stopReason: 'end_turn', usage: estimate });
+  assert.deepEqual(events.at(-1), { type: 'stop', stopReason: 'end_turn', usage: estimate, usageEstimated: true });
 });
 
 test('finish reasons map back', async () => {
   const stopOf = async (finish: 'stop' | 'length' | 'content_filter') => (await run([role, chunk({ content: 'x' }), chunk({}, finish), DONE])).at(-1);
-  assert.deepEqual(await stopOf('length'), { type: 'stop', stopReason: 'max_tokens', usage: estimate });
-  assert.deepEqual(await stopOf('content_filter'), { type: 'stop', stopReason: 'refusal', usage: estimate });
-  assert.deepEqual(await stopOf('stop'), { type: 'stop', stopReason: 'end_turn', usage: estimate });
+  assert.deepEqual(await stopOf('length'), { type: 'stop', stopReason: 'max_tokens', usage: estimate, usageEstimated: true });
+  assert.deepEqual(await stopOf('content_filter'), { type: 'stop', stopReason: 'refusal', usage: estimate, usageEstimated: true });
+  assert.deepEqual(await stopOf('stop'), { type: 'stop', stopReason: 'end_turn', usage: estimate, usageEstimated: true });
 });
 
 test('text streams live: the first delta comes out before the upstream sends more', async () => {
@@ -185,6 +185,6 @@ test('non-JSON data is a malformed upstream', async () => {
 test('[DONE] without a finish chunk still ends with start and stop', async () => {
   assert.deepEqual(await run([DONE]), [
     { type: 'start', id: '', model: '', usage: estimate },
-    { type: 'stop', stopReason: 'end_turn', usage: estimate },
+    { type: 'stop', stopReason: 'end_turn', usage: estimate, usageEstimated: true },
   ]);
 });
