@@ -9,6 +9,9 @@ import { emptyUsage } from './core/usage.js';
 import { authenticate, extractKey, type KeySource } from './keys/authenticate.js';
 import type { KeyRecord } from './keys/types.js';
 import { DEFAULT_TIMEOUTS, UpstreamClient } from './providers/http.js';
+import { resolveAlias } from './routing/aliases.js';
+import { LineHealth } from './routing/health.js';
+import { KeyLimits } from './routing/key-limits.js';
 import { LineSelector } from './routing/select.js';
 import { ConfigStore, DEFAULT_GROUP } from './store/config.js';
 import { Calibration } from './core/token-count.js';
@@ -35,6 +38,8 @@ export interface AdmitInput {
 export class Gateway {
   readonly reservations = new Reservations();
   readonly selector = new LineSelector();
+  readonly health = new LineHealth();
+  readonly keyLimits = new KeyLimits();
   readonly upstream = new UpstreamClient();
   /** Learns, per model, reported prompt tokens ÷ the cheap byte estimate made at admission. */
   readonly promptCalibration = new Calibration(() => 0.75);
@@ -84,8 +89,10 @@ export class Gateway {
     return [...this.catalogue.values()].filter((m) => all || g.models.includes(m.id));
   }
 
+  /** The catalogue model a requested id stands for: the exact id, else the first alias that matches. */
   resolveModel(id: string, key: KeyRecord): { model: CatalogueModel; multiplierPpm: number } {
-    const model = this.catalogue.get(id);
+    const target = this.catalogue.has(id) ? id : resolveAlias(id, this.config.data.aliases);
+    const model = target === undefined ? undefined : this.catalogue.get(target);
     if (!model) {
       throw new GatewayError(
         'model_not_found',
@@ -94,7 +101,7 @@ export class Gateway {
       );
     }
     const g = this.group(key.group);
-    if (!g.models.includes('*') && !g.models.includes(id)) {
+    if (!g.models.includes('*') && !g.models.includes(model.id)) {
       throw new GatewayError(
         'model_not_found',
         `The model "${id}" is not available to this key's group "${g.name}". GET /v1/models with your key lists the ids it may use.`,
@@ -105,12 +112,14 @@ export class Gateway {
   }
 
   /**
-   * Model, line, then money: the rate limits of the line come before the reservation (a request
-   * turned away for rate costs nothing to hold).
+   * Model, then the key's own limits, then money. The lines are tried in order by forward()
+   * (core/forward.ts), which also takes each line's rate-limit slot as it tries it.
    */
   admit(ex: Exchange, key: KeyRecord, modelId: string, input: AdmitInput): Admission {
     const { model, multiplierPpm } = this.resolveModel(modelId, key);
-    const line = this.selector.pick(model.id, this.config.data.lines, Date.now());
+    const candidates = this.selector.order(model.id, this.config.data.lines);
+    this.keyLimits.admit(key, Date.now());
+    ex.holdsKeySlot = true;
     const maxOut = Math.min(input.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS, model.maxOutputTokens || Infinity);
     const amount = reservationMicro(input.estimatedInputTokens, maxOut, model.prices, multiplierPpm);
     const reservation = this.reservations.reserve({
@@ -121,11 +130,13 @@ export class Gateway {
       quotaMicro: key.quotaMicro,
       keyUsedMicro: this.ledger.keyUsageMicro(key.id),
     });
+    const first = candidates[0]!;
     const admission: Admission = {
       model,
       multiplierPpm,
-      line,
-      upstreamModel: line.modelMap[model.id] ?? model.id,
+      candidates,
+      line: first,
+      upstreamModel: first.modelMap[model.id] ?? model.id,
       reservation,
       estimatedInputTokens: input.estimatedInputTokens,
     };
@@ -156,6 +167,7 @@ export class Gateway {
   settle(ex: Exchange, outcome: Outcome): void {
     if (ex.settled || !ex.billable) return;
     ex.settled = true;
+    if (ex.holdsKeySlot && ex.key) this.keyLimits.release(ex.key.id);
     const a = ex.admission;
     if (a) this.reservations.release(a.reservation);
     const usage = outcome.usage ?? emptyUsage();
@@ -167,6 +179,8 @@ export class Gateway {
       keyId: ex.key?.id ?? null,
       keyName: ex.key?.name ?? null,
       model: ex.model,
+      servedModel: a?.model.id ?? null,
+      attempts: ex.attempts,
       upstreamModel: a?.upstreamModel ?? null,
       line: a?.line.name ?? null,
       inboundProtocol: ex.inbound,

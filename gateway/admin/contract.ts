@@ -19,6 +19,8 @@ export const CreateKeyBody = Type.Object(
     group: Type.Optional(Name),
     quotaMicro: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: MAX_MICRO }), Type.Null()])),
     expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    rpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    maxConcurrent: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -65,6 +67,40 @@ export const CreateGroupBody = Type.Object(
 );
 export type CreateGroupBody = Static<typeof CreateGroupBody>;
 
+export const CreateAliasBody = Type.Object(
+  { pattern: Type.String({ minLength: 1, maxLength: 200 }), model: ModelId },
+  { additionalProperties: false },
+);
+export type CreateAliasBody = Static<typeof CreateAliasBody>;
+
+export const UpdateLineBody = Type.Object(
+  {
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
+    modelMap: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
+    apiKeyEnv: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Null()])),
+    rpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    priority: Type.Optional(Type.Integer()),
+    weight: Type.Optional(Type.Integer({ minimum: 0 })),
+    enabled: Type.Optional(Type.Boolean()),
+    timeouts: Type.Optional(TimeoutsBody),
+  },
+  { additionalProperties: false },
+);
+export type UpdateLineBody = Static<typeof UpdateLineBody>;
+
+export interface AliasView {
+  pattern: string;
+  model: string;
+}
+
+export interface LineTestView {
+  ok: boolean;
+  status: number | null;
+  latencyMs: number;
+  message: string;
+}
+
 export interface KeyView {
   id: string;
   name: string;
@@ -75,6 +111,8 @@ export interface KeyView {
   usedMicro: number;
   expiresAt: string | null;
   createdAt: string;
+  rpm: number | null;
+  maxConcurrent: number | null;
 }
 
 export interface CreatedKey {
@@ -104,6 +142,8 @@ export interface LineView {
   weight: number;
   enabled: boolean;
   timeouts: Record<string, number>;
+  /** Circuit-breaker state now, and ms until the line takes requests again. */
+  health: { state: 'closed' | 'open' | 'half-open'; failures: number; waitMs: number };
 }
 
 export interface ModelView {

@@ -1,35 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { formatUsd, parseMultiplier } from '../billing/money.js';
-import { IMPLEMENTED_UPSTREAMS } from '../core/protocol-ids.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../keys/types.js';
 import type { Gateway } from '../services.js';
 import { DEFAULT_GROUP } from '../store/config.js';
-import type { LineRecord } from '../store/types.js';
+import { AdminError } from './errors.js';
+import { checkModels } from './lines.js';
+
+export { AdminError };
 import type {
+  AliasView,
+  CreateAliasBody,
   CreatedKey,
   CreateGroupBody,
   CreateKeyBody,
-  CreateLineBody,
   DoctorCheck,
   DoctorReport,
   GroupView,
   KeyView,
-  LineView,
   ModelView,
   WalletView,
 } from './contract.js';
 
-/** A refused admin operation: status and a message meant for the person at the CLI or console. */
-export class AdminError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function keyView(g: Gateway, k: KeyRecord): KeyView {
   return {
@@ -42,6 +34,8 @@ function keyView(g: Gateway, k: KeyRecord): KeyView {
     usedMicro: g.ledger.keyUsageMicro(k.id),
     expiresAt: k.expiresAt,
     createdAt: k.createdAt,
+    rpm: k.rpm ?? null,
+    maxConcurrent: k.maxConcurrent ?? null,
   };
 }
 
@@ -69,6 +63,8 @@ export async function createKey(g: Gateway, body: CreateKeyBody): Promise<Create
     expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
     state: 'enabled',
     createdAt: new Date().toISOString(),
+    rpm: body.rpm ?? null,
+    maxConcurrent: body.maxConcurrent ?? null,
   };
   await g.config.update((d) => {
     d.keys.push(record);
@@ -101,71 +97,6 @@ export function wallet(g: Gateway): WalletView {
 export function topup(g: Gateway, amountMicro: number, note?: string): WalletView {
   g.ledger.topup(amountMicro, note ?? null);
   return wallet(g);
-}
-
-function lineView(l: LineRecord): LineView {
-  return {
-    id: l.id,
-    name: l.name,
-    protocol: l.protocol,
-    baseUrl: l.baseUrl,
-    models: l.models,
-    modelMap: l.modelMap,
-    apiKeyEnv: l.apiKeyEnv,
-    rpm: l.rpm,
-    priority: l.priority,
-    weight: l.weight,
-    enabled: l.enabled,
-    timeouts: l.timeouts as Record<string, number>,
-  };
-}
-
-export function listLines(g: Gateway): LineView[] {
-  return g.config.data.lines.map(lineView);
-}
-
-function checkModels(g: Gateway, ids: readonly string[]): void {
-  const unknown = ids.filter((id) => !g.catalogue.has(id));
-  if (unknown.length > 0) {
-    throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}. "tollgate models list" shows the catalogue ids.`);
-  }
-}
-
-export async function addLine(g: Gateway, body: CreateLineBody): Promise<LineView> {
-  if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
-  if (!IMPLEMENTED_UPSTREAMS.includes(body.protocol)) {
-    throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${body.protocol}" is not supported by this build yet (supported: ${IMPLEMENTED_UPSTREAMS.join(', ')}).`);
-  }
-  let url: URL;
-  try {
-    url = new URL(body.baseUrl);
-  } catch {
-    throw new AdminError(400, 'bad_url', `"${body.baseUrl}" is not a URL. Example: https://api.openai.com/v1`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
-  if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; use --api-key-env.');
-  checkModels(g, body.models);
-  const unmapped = Object.keys(body.modelMap ?? {}).filter((id) => !body.models.includes(id));
-  if (unmapped.length > 0) throw new AdminError(400, 'bad_model_map', `The model map names models the line does not serve: ${unmapped.join(', ')}.`);
-  const line: LineRecord = {
-    id: `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
-    name: body.name,
-    protocol: body.protocol,
-    baseUrl: url.toString().replace(/\/+$/, ''),
-    models: [...new Set(body.models)],
-    modelMap: body.modelMap ?? {},
-    apiKeyEnv: body.apiKeyEnv ?? null,
-    rpm: body.rpm ?? null,
-    priority: body.priority ?? 0,
-    weight: body.weight ?? 1,
-    enabled: true,
-    timeouts: body.timeouts ?? {},
-    createdAt: new Date().toISOString(),
-  };
-  await g.config.update((d) => {
-    d.lines.push(line);
-  });
-  return lineView(line);
 }
 
 export function listModels(g: Gateway): ModelView[] {
@@ -243,4 +174,29 @@ export function doctor(g: Gateway): DoctorReport {
         : missingEnv.map((l) => `line ${l.name} needs ${l.apiKeyEnv} set in the gateway's environment`).join('; '),
   });
   return { ok: checks.every((c) => c.ok), checks };
+}
+
+export function listAliases(g: Gateway): AliasView[] {
+  return g.config.data.aliases.map((a) => ({ ...a }));
+}
+
+export async function addAlias(g: Gateway, body: CreateAliasBody): Promise<AliasView> {
+  checkModels(g, [body.model]);
+  if (g.catalogue.has(body.pattern)) {
+    throw new AdminError(400, 'alias_shadows_model', `"${body.pattern}" is a catalogue model id; an alias for it would never apply.`);
+  }
+  const alias = { pattern: body.pattern, model: body.model };
+  await g.config.update((d) => {
+    d.aliases = [...d.aliases.filter((a) => a.pattern !== body.pattern), alias];
+  });
+  return alias;
+}
+
+export async function removeAlias(g: Gateway, pattern: string): Promise<AliasView> {
+  const found = g.config.data.aliases.find((a) => a.pattern === pattern);
+  if (!found) throw new AdminError(404, 'unknown_alias', `There is no alias "${pattern}".`);
+  await g.config.update((d) => {
+    d.aliases = d.aliases.filter((a) => a !== found);
+  });
+  return found;
 }

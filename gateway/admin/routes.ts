@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../services.js';
-import { CreateGroupBody, CreateKeyBody, CreateLineBody, TopupBody, type StatusView } from './contract.js';
+import { CreateAliasBody, CreateGroupBody, CreateKeyBody, CreateLineBody, TopupBody, UpdateLineBody, type StatusView } from './contract.js';
+import * as lines from './lines.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
 import * as ops from './operations.js';
-import { AdminError } from './operations.js';
+import { AdminError } from './errors.js';
 import { tokenMatches } from './token.js';
 
 export interface AdminOptions {
@@ -57,8 +58,18 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
   app.get('/api/wallet', async () => ops.wallet(g));
   app.post<{ Body: TopupBody }>('/api/wallet/topup', { schema: { body: TopupBody } }, async (req) => ops.topup(g, req.body.amountMicro, req.body.note));
 
-  app.get('/api/lines', async () => ({ lines: ops.listLines(g) }));
-  app.post<{ Body: CreateLineBody }>('/api/lines', { schema: { body: CreateLineBody } }, async (req, reply) => reply.code(201).send({ line: await ops.addLine(g, req.body) }));
+  app.get('/api/lines', async () => ({ lines: lines.listLines(g) }));
+  app.post<{ Body: CreateLineBody }>('/api/lines', { schema: { body: CreateLineBody } }, async (req, reply) => reply.code(201).send({ line: await lines.addLine(g, req.body) }));
+  app.patch<{ Params: { name: string }; Body: UpdateLineBody }>('/api/lines/:name', { schema: { body: UpdateLineBody } }, async (req) => ({
+    line: await lines.updateLine(g, req.params.name, req.body),
+  }));
+  app.delete<{ Params: { name: string } }>('/api/lines/:name', async (req) => ({ line: await lines.removeLine(g, req.params.name) }));
+  app.post<{ Params: { name: string } }>('/api/lines/:name/test', async (req) => lines.testLine(g, req.params.name));
+  app.get<{ Params: { name: string } }>('/api/lines/:name/models', async (req) => ({ models: await lines.upstreamModels(g, req.params.name) }));
+
+  app.get('/api/aliases', async () => ({ aliases: ops.listAliases(g) }));
+  app.post<{ Body: CreateAliasBody }>('/api/aliases', { schema: { body: CreateAliasBody } }, async (req, reply) => reply.code(201).send({ alias: await ops.addAlias(g, req.body) }));
+  app.delete<{ Params: { pattern: string } }>('/api/aliases/:pattern', async (req) => ({ alias: await ops.removeAlias(g, req.params.pattern) }));
 
   app.get('/api/models', async () => ({ models: ops.listModels(g) }));
 

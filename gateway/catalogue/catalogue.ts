@@ -1,12 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseUsd } from '../billing/money.js';
 import type { Prices } from '../billing/pricing.js';
-import { packageRoot } from '../core/paths.js';
-import { UPSTREAM_PROTOCOLS, type UpstreamProtocolId } from '../core/protocol-ids.js';
+import type { UpstreamProtocolId } from '../core/protocol-ids.js';
+import { loadPresets, presetsDir, type Preset } from './presets.js';
+
+export { loadPresets, type ModelDefinition, type Preset, type PresetAuth, type PresetModel, type PresetQuirks } from './presets.js';
 
 export interface CatalogueModel {
   id: string;
+  /** The preset that owns the model: the one that defines it and its prices. */
   vendor: string;
   displayName: string;
   contextWindow: number;
@@ -17,47 +17,35 @@ export interface CatalogueModel {
   prices: Prices;
 }
 
-interface VendorFile {
-  vendor: string;
-  displayName: string;
-  models: {
-    id: string;
-    displayName: string;
-    contextWindow: number;
-    maxOutputTokens: number;
-    nativeProtocols: string[];
-    prices: Record<string, string>;
-  }[];
+/** The catalogue built from every gateway/presets/<id>/preset.json. */
+export function loadCatalogue(dir = presetsDir()): Map<string, CatalogueModel> {
+  return buildCatalogue(loadPresets(dir));
 }
 
-const PRICE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'audioInput', 'imageInput'] as const;
-
-/** Reads every vendors/*.json file. Prices in the files are USD-per-million decimal strings. */
-export function loadCatalogue(dir = join(packageRoot(), 'gateway', 'catalogue', 'vendors')): Map<string, CatalogueModel> {
+/**
+ * One catalogue entry per model id, in preset-folder order then file order. Exactly one preset
+ * defines (owns and prices) each id; any other preset that serves it only references it, and a
+ * reference must name a model some preset defines.
+ */
+export function buildCatalogue(presets: Map<string, Preset>): Map<string, CatalogueModel> {
   const models = new Map<string, CatalogueModel>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    const vendor = JSON.parse(readFileSync(join(dir, file), 'utf8')) as VendorFile;
-    for (const m of vendor.models) {
-      const where = `${file}: model ${m.id}`;
-      if (models.has(m.id)) throw new Error(`${where} is listed twice in the catalogue`);
-      const prices: Partial<Record<(typeof PRICE_KEYS)[number], number>> = {};
-      for (const k of PRICE_KEYS) {
-        const v = m.prices[k];
-        if (v !== undefined) prices[k] = parseUsd(v);
+  for (const preset of presets.values()) {
+    for (const m of preset.models) {
+      if (!m.definition) continue;
+      const owner = models.get(m.id);
+      if (owner) {
+        throw new Error(
+          `model ${m.id} is defined by both gateway/presets/${owner.vendor} and gateway/presets/${preset.id}; one preset owns a model, the others list it with id (and upstreamId) only`,
+        );
       }
-      if (prices.input === undefined || prices.output === undefined) throw new Error(`${where} needs input and output prices`);
-      for (const p of m.nativeProtocols) {
-        if (!(UPSTREAM_PROTOCOLS as readonly string[]).includes(p)) throw new Error(`${where}: unknown protocol ${p}`);
+      models.set(m.id, { id: m.id, vendor: preset.id, ...m.definition });
+    }
+  }
+  for (const preset of presets.values()) {
+    for (const m of preset.models) {
+      if (!m.definition && !models.has(m.id)) {
+        throw new Error(`gateway/presets/${preset.id}/preset.json: model ${m.id} has no prices and no other preset defines it`);
       }
-      models.set(m.id, {
-        id: m.id,
-        vendor: vendor.vendor,
-        displayName: m.displayName,
-        contextWindow: m.contextWindow,
-        maxOutputTokens: m.maxOutputTokens,
-        nativeProtocols: m.nativeProtocols as UpstreamProtocolId[],
-        prices: { cacheRead: prices.input, cacheWrite: 0, ...prices } as Prices,
-      });
     }
   }
   return models;

@@ -19,7 +19,7 @@ export class AdminClient {
     return new AdminClient(runtime.url, token);
   }
 
-  async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
       res = await fetch(this.url + path, {

@@ -1,38 +1,17 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CreatedKey, DoctorReport, GroupView, KeyView, LineView, LogEntry, ModelView, WalletView } from '../admin/contract.js';
+import { Command, Option } from 'commander';
+import type { CreatedKey, DoctorReport, GroupView, KeyView, LogEntry, ModelView, WalletView } from '../admin/contract.js';
 import { doctor as runDoctor } from '../admin/operations.js';
-import { parseUsd } from '../billing/money.js';
 import { defaultDataDir } from '../core/paths.js';
-import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
 import { readRuntime } from '../runtime.js';
 import { serve, VERSION } from '../serve.js';
 import { Gateway } from '../services.js';
 import { AdminClient, CliError } from './client.js';
+import { amount, int, list } from './args.js';
+import { registerAliases } from './aliases.js';
+import { registerLines } from './lines.js';
+import { json, print } from './output.js';
 import { perMillion, table, usd, withUsd } from './format.js';
-
-function int(label: string, min = 0) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${label} must be an integer of at least ${min}.`);
-    return n;
-  };
-}
-
-function amount(v: string): number {
-  try {
-    return parseUsd(v);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
-}
-
-function list(v: string): string[] {
-  return v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
 
 const program = new Command('tollgate')
   .description('Tollgate: a local model gateway with keys, a wallet and a usage log.')
@@ -46,14 +25,6 @@ function dataDir(): string {
 
 function client(): AdminClient {
   return AdminClient.forDataDir(dataDir());
-}
-
-function print(text: string): void {
-  process.stdout.write(text + '\n');
-}
-
-function json(value: unknown): void {
-  print(JSON.stringify(value, null, 2));
 }
 
 program
@@ -99,14 +70,23 @@ keys
   .option('--group <group>', 'group deciding which models the key may use', 'default')
   .option('--quota <usd>', 'spending cap for this key in USD', amount)
   .option('--expires <time>', 'expiry as an ISO date-time, e.g. 2027-01-01T00:00:00Z')
-  .action(async (o: { name: string; group: string; quota?: number; expires?: string }) => {
+  .option('--rpm <n>', 'requests per minute allowed for this key', int('--rpm', 1))
+  .option('--max-concurrent <n>', 'requests in flight allowed for this key', int('--max-concurrent', 1))
+  .action(async (o: { name: string; group: string; quota?: number; expires?: string; rpm?: number; maxConcurrent?: number }) => {
     let expiresAt: string | undefined;
     if (o.expires !== undefined) {
       const t = Date.parse(o.expires);
       if (Number.isNaN(t)) throw new CliError(`--expires: "${o.expires}" is not a date-time.`);
       expiresAt = new Date(t).toISOString();
     }
-    const created = await client().call<CreatedKey>('POST', '/api/keys', { name: o.name, group: o.group, quotaMicro: o.quota ?? null, expiresAt: expiresAt ?? null });
+    const created = await client().call<CreatedKey>('POST', '/api/keys', {
+      name: o.name,
+      group: o.group,
+      quotaMicro: o.quota ?? null,
+      expiresAt: expiresAt ?? null,
+      rpm: o.rpm ?? null,
+      maxConcurrent: o.maxConcurrent ?? null,
+    });
     print(created.secret);
     process.stderr.write(`Key "${created.key.name}" created in group "${created.key.group}". Copy the secret now: it is not shown again.\n`);
   });
@@ -164,55 +144,8 @@ walletCmd
     printWallet(w);
   });
 
-const lines = program.command('lines').description('upstream lines (channels) that serve catalogue models');
-lines
-  .command('add')
-  .requiredOption('--name <name>', 'unique name')
-  .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...UPSTREAM_PROTOCOLS]).makeOptionMandatory())
-  .requiredOption('--base-url <url>', 'e.g. https://api.openai.com/v1')
-  .requiredOption('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
-  .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time')
-  .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
-  .option('--priority <n>', 'higher is tried first (default 0)', (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n)) throw new InvalidArgumentError('--priority must be an integer.');
-    return n;
-  })
-  .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
-  .action(async (o: { name: string; protocol: string; baseUrl: string; models: string[]; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
-    const models: string[] = [];
-    const modelMap: Record<string, string> = {};
-    for (const m of o.models) {
-      const [id, upstreamId] = m.split('=', 2) as [string, string | undefined];
-      models.push(id);
-      if (upstreamId) modelMap[id] = upstreamId;
-    }
-    const { line } = await client().call<{ line: LineView }>('POST', '/api/lines', {
-      name: o.name,
-      protocol: o.protocol,
-      baseUrl: o.baseUrl,
-      models,
-      modelMap,
-      apiKeyEnv: o.apiKeyEnv ?? null,
-      rpm: o.rpm ?? null,
-      ...(o.priority === undefined ? {} : { priority: o.priority }),
-      ...(o.weight === undefined ? {} : { weight: o.weight }),
-    });
-    print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
-  });
-lines
-  .command('list')
-  .option('--json', 'machine-readable output')
-  .action(async (o: { json?: boolean }) => {
-    const { lines: all } = await client().call<{ lines: LineView[] }>('GET', '/api/lines');
-    if (o.json) return json(all);
-    print(
-      table(
-        ['NAME', 'PROTOCOL', 'BASE URL', 'MODELS', 'KEY FROM', 'RPM', 'PRIORITY', 'WEIGHT'],
-        all.map((l) => [l.name, l.protocol, l.baseUrl, l.models.join(','), l.apiKeyEnv ? `$${l.apiKeyEnv}` : '-', l.rpm ?? '-', l.priority, l.weight]),
-      ),
-    );
-  });
+registerLines(program, client);
+registerAliases(program, client);
 
 program
   .command('models')

@@ -16,6 +16,10 @@ export interface Exchange {
   key: KeyRecord | null;
   /** The model id the client asked for. */
   model: string | null;
+  /** Upstream attempts made (more than 1 when a line failed and the next one was tried). */
+  attempts: number;
+  /** Holds a slot of the key's concurrency limit, to give back when settled. */
+  holdsKeySlot: boolean;
   stream: boolean;
   admission: Admission | null;
   ttfbMs: number | null;
@@ -27,8 +31,12 @@ export interface Exchange {
 }
 
 export interface Admission {
+  /** The catalogue model served (after aliases). */
   model: CatalogueModel;
   multiplierPpm: number;
+  /** Lines serving the model, in the order to try them. */
+  candidates: LineRecord[];
+  /** The line of the current (or last) attempt, and the id that line knows the model by. */
   line: LineRecord;
   upstreamModel: string;
   reservation: Reservation;
@@ -52,6 +60,8 @@ export function newExchange(inbound: InboundProtocolId, billable: boolean): Exch
     inbound,
     key: null,
     model: null,
+    attempts: 0,
+    holdsKeySlot: false,
     stream: false,
     admission: null,
     ttfbMs: null,

@@ -1,43 +1,98 @@
-import { GatewayError } from './errors.js';
+import { asGatewayError, GatewayError } from './errors.js';
 import type { Outcome } from './exchange.js';
 import type { Usage } from './usage.js';
 import type { RouteContext } from './inbound.js';
 import { ClientClosedError, TotalTimeoutError } from '../providers/http.js';
+import { rateLimited } from '../routing/select.js';
 
 /**
- * Runs the upstream leg of an admitted exchange and settles it. Owns the abort signal: the
- * client hanging up aborts the upstream request, and so does the line's total timeout.
- * An exception before anything reached the client propagates (the caller answers with an error
- * and settles); whatever happens after is settled here from the returned outcome.
+ * Errors that say something about the line rather than the request: worth another line, and
+ * counted against this one's health. An upstream 4xx about the request itself is neither.
  */
-export async function forward(
-  ctx: RouteContext,
-  run: (signal: AbortSignal) => Promise<Outcome>,
-  countPrompt: () => Promise<Usage>,
-): Promise<Outcome> {
+function lineFault(err: GatewayError): boolean {
+  return err.status >= 500 || err.code === 'upstream_rate_limited';
+}
+
+/**
+ * Runs the upstream leg of an admitted exchange and settles it. Tries the admission's lines in
+ * order: on a connect error, timeout, 5xx or 429 before the first byte reached the client, the
+ * next line gets the request; after that, the stream ends with the protocol's error event
+ * (inside `run`). Owns the abort signals: the client hanging up aborts the upstream request, and
+ * so does the line's total timeout. An exception before anything reached the client propagates
+ * (the caller answers with an error and settles); whatever happens after is settled here.
+ */
+export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => Promise<Outcome>, countPrompt: () => Promise<Usage>): Promise<Outcome> {
   const { res, gateway, exchange } = ctx;
-  const controller = new AbortController();
+  const admission = exchange.admission!;
+  const client = new AbortController();
   const onClose = (): void => {
-    if (!res.writableFinished) controller.abort(new ClientClosedError());
+    if (!res.writableFinished) client.abort(new ClientClosedError());
   };
   res.on('close', onClose);
-  const totalMs = gateway.timeoutsFor(exchange.admission!.line).totalMs;
-  const timer = setTimeout(() => controller.abort(new TotalTimeoutError(totalMs)), totalMs);
+  let last: GatewayError | undefined;
+  let rpmWait = Infinity;
+  let coolWait = Infinity;
   try {
-    const outcome = await run(controller.signal);
-    gateway.settle(exchange, outcome);
-    return outcome;
-  } catch (err) {
-    if (err instanceof GatewayError && err.code === 'client_closed') {
-      // The client left before any answer reached it. The upstream had the prompt by then and
-      // upstreams bill a prompt they have read, so the prompt is billed (as counted here).
-      const outcome: Outcome = { status: 499, usage: await countPrompt(), usageEstimated: true, error: err };
-      gateway.settle(exchange, outcome);
-      return outcome;
+    for (const line of admission.candidates) {
+      const now = Date.now();
+      const limited = gateway.health.rateLimitWaitMs(line.id, now);
+      if (limited > 0) {
+        rpmWait = Math.min(rpmWait, limited);
+        continue;
+      }
+      const hold = gateway.health.waitMs(line.id, now);
+      if (hold > 0 || !gateway.health.tryUse(line.id, now)) {
+        coolWait = Math.min(coolWait, hold || 1000);
+        continue;
+      }
+      const wait = gateway.selector.take(line, now);
+      if (wait > 0) {
+        rpmWait = Math.min(rpmWait, wait);
+        continue;
+      }
+      admission.line = line;
+      admission.upstreamModel = line.modelMap[admission.model.id] ?? admission.model.id;
+      exchange.attempts++;
+      const attempt = new AbortController();
+      const abort = (): void => attempt.abort(client.signal.reason);
+      client.signal.addEventListener('abort', abort);
+      const totalMs = gateway.timeoutsFor(line).totalMs;
+      const timer = setTimeout(() => attempt.abort(new TotalTimeoutError(totalMs)), totalMs);
+      try {
+        const outcome = await run(attempt.signal);
+        if (outcome.error && lineFault(outcome.error)) gateway.health.failure(line.id, Date.now());
+        else gateway.health.success(line.id);
+        gateway.settle(exchange, outcome);
+        return outcome;
+      } catch (err) {
+        const failure = asGatewayError(err);
+        if (failure.code === 'client_closed') {
+          // The client left before any answer reached it. The upstream had the prompt by then and
+          // upstreams bill a prompt they have read, so the prompt is billed (as counted here).
+          const outcome: Outcome = { status: 499, usage: await countPrompt(), usageEstimated: true, error: failure };
+          gateway.settle(exchange, outcome);
+          return outcome;
+        }
+        if (!lineFault(failure)) throw failure;
+        if (failure.code === 'upstream_rate_limited') gateway.health.rateLimited(line.id, Date.now(), failure.retryAfter ?? 1);
+        else gateway.health.failure(line.id, Date.now());
+        if (res.headersSent) throw failure;
+        exchange.notes.push(`line "${line.name}" failed (${failure.status} ${failure.code})`);
+        last = failure;
+      } finally {
+        clearTimeout(timer);
+        client.signal.removeEventListener('abort', abort);
+      }
     }
-    throw err;
   } finally {
-    clearTimeout(timer);
     res.off('close', onClose);
   }
+  if (last) throw last;
+  if (rpmWait !== Infinity) throw rateLimited(admission.model.id, rpmWait);
+  const retryAfter = Math.max(1, Math.ceil(coolWait / 1000));
+  throw new GatewayError(
+    'upstream_unavailable',
+    `Upstream unavailable: every line serving "${admission.model.id}" failed recently and is cooling down, or is on hold after an upstream 429. Retry in ${retryAfter} s.`,
+    { code: 'lines_cooling_down', retryAfter },
+  );
 }

@@ -111,11 +111,12 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
 async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
   const { res, exchange } = spec;
   const tap = spec.tap();
-  startSse(res, { 'x-request-id': exchange.requestId });
   let failure: GatewayError | null = null;
   try {
     for await (const ev of readSse(upstream.body)) {
       if (!tap.onEvent(ev)) continue;
+      // Headers go out with the first event, so a line that fails before it can be swapped.
+      if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
       const pending = write(res, formatSse(ev));
       if (pending) await pending;
@@ -136,6 +137,9 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
     upstream.body.destroy();
   }
   const clientGone = failure?.code === 'client_closed' || res.destroyed;
+  // Nothing reached the client yet: the caller may try another line, or answer with a status.
+  if (failure && !clientGone && !res.headersSent) throw failure;
+  if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
   if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
   if (!clientGone) res.end();
   const error = failure ?? tap.error();

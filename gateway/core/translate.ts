@@ -78,21 +78,26 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   }
 
   const tap = new CanonicalTap();
-  startSse(spec.res, { 'x-request-id': exchange.requestId });
   const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);
   let clientGone = false;
   try {
     for await (const chunk of spec.inbound.encodeStream(events, ctx)) {
+      // Headers go out with the first event, so a line that fails before it can be swapped.
+      if (!spec.res.headersSent) startSse(spec.res, { 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
       const pending = write(spec.res, chunk);
       if (pending) await pending;
       if (spec.res.destroyed) throw new ClientClosedError();
     }
   } catch (err) {
-    if (!(err instanceof ClientClosedError)) throw err;
+    if (!(err instanceof ClientClosedError)) {
+      upstream.body.destroy();
+      throw err;
+    }
     clientGone = true;
   }
   clientGone ||= spec.res.destroyed;
+  if (!clientGone && !spec.res.headersSent) startSse(spec.res, { 'x-request-id': exchange.requestId });
   if (!clientGone) spec.res.end();
   upstream.body.destroy();
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
@@ -111,8 +116,10 @@ class CanonicalTap {
   failure: GatewayError | null = null;
 
   async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+    let started = false;
     try {
       for await (const ev of events) {
+        started = true;
         switch (ev.type) {
           case 'text_delta':
           case 'thinking_delta':
@@ -143,6 +150,8 @@ class CanonicalTap {
         ? new GatewayError('upstream_error', 'Upstream error: the upstream sent a stream event that is not valid JSON.', { code: 'upstream_malformed' })
         : upstreamFailure(err, signal);
       if (error.code === 'client_closed') throw new ClientClosedError();
+      // Before the first event nothing has reached the client: let the caller try another line.
+      if (!started) throw error;
       this.failure = error;
       yield { type: 'error', error };
     }

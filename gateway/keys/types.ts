@@ -13,4 +13,8 @@ export interface KeyRecord {
   expiresAt: string | null;
   state: KeyState;
   createdAt: string;
+  /** Requests per minute allowed for this key; null or absent = unlimited. */
+  rpm?: number | null;
+  /** Requests in flight allowed for this key; null or absent = unlimited. */
+  maxConcurrent?: number | null;
 }

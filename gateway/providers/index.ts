@@ -7,10 +7,18 @@ export interface Provider {
   codec: ProviderCodec;
   /** How the upstream wants the line's credential sent. */
   authHeaders(credential: string): Record<string, string>;
+  /** The upstream's model list (free to call): the path after the base URL and how to read the ids. */
+  models: { path: string; headers?: Record<string, string>; ids(body: unknown): string[] };
 }
+
+const openaiModels = { path: '/models', ids: (b: unknown) => ((b as { data?: { id?: unknown }[] }).data ?? []).map((m) => String(m.id)) };
 
 /** Every upstream protocol with an adapter. Adding one is a folder here and a line below. */
 export const PROVIDERS: Partial<Record<UpstreamProtocolId, Provider>> = {
-  'openai-chat': { codec: openaiChatProvider, authHeaders: (k) => ({ authorization: `Bearer ${k}` }) },
-  anthropic: { codec: anthropicProvider, authHeaders: (k) => ({ 'x-api-key': k }) },
+  'openai-chat': { codec: openaiChatProvider, authHeaders: (k) => ({ authorization: `Bearer ${k}` }), models: openaiModels },
+  anthropic: {
+    codec: anthropicProvider,
+    authHeaders: (k) => ({ 'x-api-key': k }),
+    models: { path: '/v1/models?limit=1000', headers: { 'anthropic-version': '2023-06-01' }, ids: openaiModels.ids },
+  },
 };

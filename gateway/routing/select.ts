@@ -1,12 +1,15 @@
 import { GatewayError } from '../core/errors.js';
 import { IMPLEMENTED_UPSTREAMS } from '../core/protocol-ids.js';
 import type { LineRecord } from '../store/types.js';
+import type { LineHealth } from './health.js';
 import { SlidingWindow } from './rate-limit.js';
 
 /**
- * Picks the line for a model: the highest priority first, then by weight among lines of equal
- * priority. A line over its requests-per-minute limit is skipped; when every line is over its
- * limit the request gets a 429 whose retry-after is the shortest wait.
+ * The lines to try for a model, in order: the highest priority first, then a weighted shuffle
+ * among lines of equal priority (so weights split the traffic, and the next line on failure is
+ * another of the same priority before a lower one). Lines whose breaker is open or that an
+ * upstream 429 put on hold come last; each line's own requests-per-minute window is taken only
+ * when the line is actually tried.
  */
 export class LineSelector {
   private readonly windows = new Map<string, SlidingWindow>();
@@ -23,7 +26,7 @@ export class LineSelector {
     return w;
   }
 
-  pick(modelId: string, lines: readonly LineRecord[], now: number): LineRecord {
+  serving(modelId: string, lines: readonly LineRecord[]): LineRecord[] {
     const serving = lines.filter((l) => l.enabled && l.models.includes(modelId) && IMPLEMENTED_UPSTREAMS.includes(l.protocol));
     if (serving.length === 0) {
       throw new GatewayError(
@@ -32,33 +35,56 @@ export class LineSelector {
         { code: 'no_line_for_model' },
       );
     }
-    const priorities = [...new Set(serving.map((l) => l.priority))].sort((a, b) => b - a);
-    let shortestWait = Infinity;
-    for (const p of priorities) {
-      let tier = serving.filter((l) => l.priority === p);
-      while (tier.length > 0) {
-        const line = this.weighted(tier);
-        const w = this.window(line);
-        if (!w || w.tryTake(now)) return line;
-        shortestWait = Math.min(shortestWait, w.waitMs(now));
-        tier = tier.filter((l) => l !== line);
-      }
-    }
-    const retryAfter = Math.max(1, Math.ceil(shortestWait / 1000));
-    throw new GatewayError('rate_limit', `Rate limit reached: every line serving "${modelId}" is at its requests-per-minute limit. Retry in ${retryAfter} s.`, {
-      code: 'line_rate_limited',
-      retryAfter,
-    });
+    return serving;
   }
 
-  private weighted(tier: readonly LineRecord[]): LineRecord {
-    const total = tier.reduce((s, l) => s + Math.max(l.weight, 0), 0);
-    if (total <= 0) return tier[0]!;
-    let r = this.random() * total;
-    for (const l of tier) {
-      r -= Math.max(l.weight, 0);
-      if (r < 0) return l;
-    }
-    return tier[tier.length - 1]!;
+  /** All lines serving the model, in the order to try them. */
+  order(modelId: string, lines: readonly LineRecord[]): LineRecord[] {
+    const serving = this.serving(modelId, lines);
+    const priorities = [...new Set(serving.map((l) => l.priority))].sort((a, b) => b - a);
+    return priorities.flatMap((p) => this.weightedShuffle(serving.filter((l) => l.priority === p)));
   }
+
+  /** Takes a slot in the line's requests-per-minute window; returns the wait in ms when there is none (0 = taken). */
+  take(line: LineRecord, now: number): number {
+    const w = this.window(line);
+    if (!w || w.tryTake(now)) return 0;
+    return Math.max(1, w.waitMs(now));
+  }
+
+  /** The first line to use: the compatibility entry point for callers that do not fail over. */
+  pick(modelId: string, lines: readonly LineRecord[], now: number, health?: LineHealth): LineRecord {
+    let shortestWait = Infinity;
+    for (const line of this.order(modelId, lines)) {
+      if (health && health.waitMs(line.id, now) > 0) continue;
+      const wait = this.take(line, now);
+      if (wait === 0) return line;
+      shortestWait = Math.min(shortestWait, wait);
+    }
+    throw rateLimited(modelId, shortestWait);
+  }
+
+  private weightedShuffle(tier: LineRecord[]): LineRecord[] {
+    const left = [...tier];
+    const out: LineRecord[] = [];
+    while (left.length > 0) {
+      const total = left.reduce((s, l) => s + Math.max(l.weight, 0), 0);
+      let i = 0;
+      if (total > 0) {
+        let r = this.random() * total;
+        i = left.findIndex((l) => (r -= Math.max(l.weight, 0)) < 0);
+        if (i < 0) i = left.length - 1;
+      }
+      out.push(left.splice(i, 1)[0]!);
+    }
+    return out;
+  }
+}
+
+export function rateLimited(modelId: string, waitMs: number): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+  return new GatewayError('rate_limit', `Rate limit reached: every line serving "${modelId}" is at its requests-per-minute limit or on hold after an upstream 429. Retry in ${retryAfter} s.`, {
+    code: 'line_rate_limited',
+    retryAfter,
+  });
 }

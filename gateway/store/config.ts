@@ -7,7 +7,7 @@ import type { ConfigData } from './types.js';
 export const DEFAULT_GROUP = 'default';
 
 function defaults(): ConfigData {
-  return { version: 1, keys: [], lines: [], groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }] };
+  return { version: 1, keys: [], lines: [], groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }], aliases: [] };
 }
 
 export class ConfigError extends Error {}
@@ -52,6 +52,7 @@ export class ConfigStore {
       data.keys ??= base.keys;
       data.lines ??= base.lines;
       data.groups ??= base.groups;
+      data.aliases ??= base.aliases;
       if (!data.groups.some((g) => g.name === DEFAULT_GROUP)) data.groups.unshift(base.groups[0]!);
     } else {
       await this.db.write();

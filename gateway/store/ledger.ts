@@ -8,9 +8,15 @@ export interface RequestRow {
   ts: number;
   keyId: string | null;
   keyName: string | null;
+  /** The model id the client asked for. */
   model: string | null;
+  /** The catalogue model that served it (differs from `model` when an alias applied). */
+  servedModel: string | null;
   upstreamModel: string | null;
+  /** The line of the last attempt. */
   line: string | null;
+  /** Upstream attempts (more than 1 after a failover; 0 when refused before forwarding). */
+  attempts: number;
   inboundProtocol: string;
   upstreamProtocol: string | null;
   stream: boolean;
@@ -90,7 +96,9 @@ CREATE TABLE IF NOT EXISTS requests (
   cost_micro INTEGER NOT NULL,
   latency_ms INTEGER NOT NULL,
   ttfb_ms INTEGER,
-  notes TEXT
+  notes TEXT,
+  served_model TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts);
 CREATE INDEX IF NOT EXISTS requests_key_ts ON requests (key_name, ts);
@@ -126,10 +134,10 @@ export class Ledger {
     this.insertRow = this.db.prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
       inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
-      cost_micro, latency_ms, ttfb_ms, notes) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+      cost_micro, latency_ms, ttfb_ms, notes, served_model, attempts) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
       @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
       @cacheReadTokens, @cacheWriteTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
-      @costMicro, @latencyMs, @ttfbMs, @notes)`);
+      @costMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts)`);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
       ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
@@ -217,6 +225,8 @@ export class Ledger {
 function migrate(db: Database.Database): void {
   const columns = new Set((db.prepare('PRAGMA table_info(requests)').all() as { name: string }[]).map((c) => c.name));
   if (!columns.has('notes')) db.exec('ALTER TABLE requests ADD COLUMN notes TEXT');
+  if (!columns.has('served_model')) db.exec('ALTER TABLE requests ADD COLUMN served_model TEXT');
+  if (!columns.has('attempts')) db.exec('ALTER TABLE requests ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
 }
 
 function toEntry(r: Record<string, unknown>): LogEntry {
@@ -227,6 +237,8 @@ function toEntry(r: Record<string, unknown>): LogEntry {
     keyId: r.key_id as string | null,
     keyName: r.key_name as string | null,
     model: r.model as string | null,
+    servedModel: (r.served_model as string | null) ?? null,
+    attempts: (r.attempts as number | null) ?? 0,
     upstreamModel: r.upstream_model as string | null,
     line: r.line as string | null,
     inboundProtocol: r.inbound_protocol as string,

@@ -1,5 +1,6 @@
 import type { UpstreamProtocolId } from '../core/protocol-ids.js';
 import type { KeyRecord } from '../keys/types.js';
+import type { AliasRecord } from '../routing/aliases.js';
 
 export interface Timeouts {
   connectMs: number;
@@ -46,4 +47,5 @@ export interface ConfigData {
   keys: KeyRecord[];
   lines: LineRecord[];
   groups: GroupRecord[];
+  aliases: AliasRecord[];
 }

@@ -97,7 +97,7 @@ describe('LineSelector', () => {
       status: 429,
       code: 'line_rate_limited',
       retryAfter: 30, // b frees at 60 s, a at 80 s
-      message: /every line serving "gpt-4o" is at its requests-per-minute limit. Retry in 30 s/,
+      message: /every line serving "gpt-4o" is at its requests-per-minute limit or on hold after an upstream 429. Retry in 30 s/,
     });
     assert.throws(() => selector.pick('gpt-4o', lines, 59_999), { status: 429, retryAfter: 1 }); // 1 ms rounds up to 1 s
   });

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { IMPLEMENTED_UPSTREAMS } from '../core/protocol-ids.js';
+import { endpoint } from '../core/passthrough.js';
+import { PROVIDERS } from '../providers/index.js';
+import type { Gateway } from '../services.js';
+import type { LineRecord } from '../store/types.js';
+import type { CreateLineBody, LineTestView, LineView, UpdateLineBody } from './contract.js';
+import { AdminError } from './errors.js';
+
+export function lineView(g: Gateway, l: LineRecord): LineView {
+  return {
+    id: l.id,
+    name: l.name,
+    protocol: l.protocol,
+    baseUrl: l.baseUrl,
+    models: l.models,
+    modelMap: l.modelMap,
+    apiKeyEnv: l.apiKeyEnv,
+    rpm: l.rpm,
+    priority: l.priority,
+    weight: l.weight,
+    enabled: l.enabled,
+    timeouts: l.timeouts as Record<string, number>,
+    health: g.health.describe(l.id, Date.now()),
+  };
+}
+
+export function listLines(g: Gateway): LineView[] {
+  return g.config.data.lines.map((l) => lineView(g, l));
+}
+
+export function findLine(g: Gateway, name: string): LineRecord {
+  const line = g.config.data.lines.find((l) => l.name === name);
+  if (!line) throw new AdminError(404, 'unknown_line', `There is no line named "${name}".`);
+  return line;
+}
+
+export function checkModels(g: Gateway, ids: readonly string[]): void {
+  const unknown = ids.filter((id) => !g.catalogue.has(id));
+  if (unknown.length > 0) {
+    throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}. The model list (tollgate models list) shows the catalogue ids.`);
+  }
+}
+
+function checkBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AdminError(400, 'bad_url', `"${text}" is not a URL. Example: https://api.openai.com/v1`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
+  if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; give the line an API key instead.');
+  return url.toString().replace(/\/+$/, '');
+}
+
+function checkModelMap(models: readonly string[], modelMap: Record<string, string>): void {
+  const unmapped = Object.keys(modelMap).filter((id) => !models.includes(id));
+  if (unmapped.length > 0) throw new AdminError(400, 'bad_model_map', `The model map names models the line does not serve: ${unmapped.join(', ')}.`);
+}
+
+export async function addLine(g: Gateway, body: CreateLineBody): Promise<LineView> {
+  if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
+  if (!IMPLEMENTED_UPSTREAMS.includes(body.protocol)) {
+    throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${body.protocol}" is not supported by this build yet (supported: ${IMPLEMENTED_UPSTREAMS.join(', ')}).`);
+  }
+  const baseUrl = checkBaseUrl(body.baseUrl);
+  checkModels(g, body.models);
+  checkModelMap(body.models, body.modelMap ?? {});
+  const line: LineRecord = {
+    id: `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    name: body.name,
+    protocol: body.protocol,
+    baseUrl,
+    models: [...new Set(body.models)],
+    modelMap: body.modelMap ?? {},
+    apiKeyEnv: body.apiKeyEnv ?? null,
+    rpm: body.rpm ?? null,
+    priority: body.priority ?? 0,
+    weight: body.weight ?? 1,
+    enabled: true,
+    timeouts: body.timeouts ?? {},
+    createdAt: new Date().toISOString(),
+  };
+  await g.config.update((d) => {
+    d.lines.push(line);
+  });
+  return lineView(g, line);
+}
+
+export async function updateLine(g: Gateway, name: string, body: UpdateLineBody): Promise<LineView> {
+  const line = findLine(g, name);
+  const baseUrl = body.baseUrl === undefined ? line.baseUrl : checkBaseUrl(body.baseUrl);
+  const models = body.models ? [...new Set(body.models)] : line.models;
+  const modelMap = body.modelMap ?? line.modelMap;
+  checkModels(g, models);
+  checkModelMap(models, modelMap);
+  await g.config.update(() => {
+    line.baseUrl = baseUrl;
+    line.models = models;
+    line.modelMap = modelMap;
+    if (body.apiKeyEnv !== undefined) line.apiKeyEnv = body.apiKeyEnv;
+    if (body.rpm !== undefined) line.rpm = body.rpm;
+    if (body.priority !== undefined) line.priority = body.priority;
+    if (body.weight !== undefined) line.weight = body.weight;
+    if (body.enabled !== undefined) line.enabled = body.enabled;
+    if (body.timeouts !== undefined) line.timeouts = { ...line.timeouts, ...body.timeouts };
+  });
+  return lineView(g, line);
+}
+
+export async function removeLine(g: Gateway, name: string): Promise<LineView> {
+  const line = findLine(g, name);
+  await g.config.update((d) => {
+    d.lines = d.lines.filter((l) => l !== line);
+  });
+  return lineView(g, line);
+}
+
+/** Asks the upstream for its model list: free, and it proves the URL and the credential. */
+async function fetchModels(g: Gateway, line: LineRecord): Promise<{ status: number; ids: string[]; latencyMs: number; message: string }> {
+  const provider = PROVIDERS[line.protocol];
+  if (!provider) throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${line.protocol}" has no adapter in this build.`);
+  const credential = g.credentialFor(line);
+  const url = endpoint(line.baseUrl, provider.models.path);
+  const started = performance.now();
+  const res = await fetch(url, {
+    headers: { accept: 'application/json', 'user-agent': 'Tollgate', ...(provider.models.headers ?? {}), ...(credential === undefined ? {} : provider.authHeaders(credential)) },
+    signal: AbortSignal.timeout(g.timeoutsFor(line).connectMs + 10_000),
+  });
+  const text = await res.text();
+  const latencyMs = Math.round(performance.now() - started);
+  if (!res.ok) return { status: res.status, ids: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
+  try {
+    return { status: res.status, ids: provider.models.ids(JSON.parse(text)), latencyMs, message: 'ok' };
+  } catch {
+    return { status: res.status, ids: [], latencyMs, message: 'the answer is not a model list' };
+  }
+}
+
+export async function testLine(g: Gateway, name: string): Promise<LineTestView> {
+  const line = findLine(g, name);
+  const started = performance.now();
+  try {
+    const r = await fetchModels(g, line);
+    return { ok: r.status < 400, status: r.status, latencyMs: r.latencyMs, message: r.status < 400 ? `reachable; ${r.ids.length} models listed` : r.message };
+  } catch (err) {
+    return { ok: false, status: null, latencyMs: Math.round(performance.now() - started), message: (err as Error).message };
+  }
+}
+
+export async function upstreamModels(g: Gateway, name: string): Promise<string[]> {
+  const line = findLine(g, name);
+  let r;
+  try {
+    r = await fetchModels(g, line);
+  } catch (err) {
+    throw new AdminError(502, 'upstream_unreachable', `The line "${name}" did not answer: ${(err as Error).message}`);
+  }
+  if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${name}" answered ${r.message}`);
+  return r.ids;
+}

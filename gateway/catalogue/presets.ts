@@ -1,0 +1,275 @@
+/**
+ * Provider presets: one folder per vendor under gateway/presets/, holding a preset.json that says
+ * how to reach the vendor (base URL, wire protocol, auth style, quirk flags) and which catalogue
+ * models it serves. Adding an OpenAI-compatible vendor is a folder of data, not code (style.md,
+ * habit 5). This file reads and checks one folder at a time; catalogue.ts joins them.
+ *
+ * Every rule is enforced here, at load, so a bad file stops start-up with a message naming the
+ * file and the field, instead of mis-billing later. gateway/catalogue/README.md explains the rules.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseUsd } from '../billing/money.js';
+import type { Prices } from '../billing/pricing.js';
+import { isObject, type JsonObject } from '../core/json.js';
+import { packageRoot } from '../core/paths.js';
+import { UPSTREAM_PROTOCOLS, type UpstreamProtocolId } from '../core/protocol-ids.js';
+import type { ChatRequestOptions } from '../providers/openai-chat/to-request.js';
+
+export const PRESET_AUTH = ['bearer', 'x-api-key', 'x-goog-api-key', 'none'] as const;
+/** How the line's credential is sent: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, or not at all. */
+export type PresetAuth = (typeof PRESET_AUTH)[number];
+
+/** Per-vendor request quirks, read by the upstream adapters. Only flags an adapter implements are allowed. */
+export type PresetQuirks = Pick<ChatRequestOptions, 'maxTokensField'>;
+const QUIRK_VALUES: { [K in keyof Required<PresetQuirks>]: readonly NonNullable<PresetQuirks[K]>[] } = {
+  maxTokensField: ['max_tokens', 'max_completion_tokens'],
+};
+
+/** What the owning preset says about a model; becomes its catalogue entry. */
+export interface ModelDefinition {
+  displayName: string;
+  contextWindow: number;
+  /** The vendor's output cap; where it publishes none, the context window. Bounds the reservation. */
+  maxOutputTokens: number;
+  /** Wire protocols the vendor's own API speaks for this model. */
+  nativeProtocols: UpstreamProtocolId[];
+  /** micro-USD per million tokens. */
+  prices: Prices;
+}
+
+export interface PresetModel {
+  /** Catalogue id: what clients send. */
+  id: string;
+  /** The id this vendor knows the model by (OpenRouter's `openai/gpt-4o-mini`); equals `id` when the file gives none. */
+  upstreamId: string;
+  /** Set when this preset owns the model (carries its prices); null when it only serves a model another preset owns. */
+  definition: ModelDefinition | null;
+}
+
+export interface Preset {
+  /** Equals the folder name. */
+  id: string;
+  displayName: string;
+  /** openai-chat / openai-responses: ends in /v1 (the adapter appends /chat/completions or /responses); anthropic / gemini: the origin. */
+  baseUrl: string;
+  /** The protocol a line made from this preset speaks. */
+  protocol: UpstreamProtocolId;
+  auth: PresetAuth;
+  /** The vendor's conventional environment variable for its key; null when auth is `none`. */
+  apiKeyEnv: string | null;
+  docs: string;
+  /** The public page the prices come from; null for a preset that owns no models. */
+  pricingSource: string | null;
+  /** YYYY-MM-DD the figures were last checked. */
+  checked: string;
+  quirks: PresetQuirks;
+  /** Verification notes: sources, tiers not modelled, lifecycle, what was left out and why. */
+  notes: string[];
+  models: PresetModel[];
+}
+
+export const PRICE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'audioInput', 'imageInput'] as const;
+const REQUIRED_PRICES = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
+/** USD per million tokens, as a string, so it converts exactly to integer micro-USD. */
+export const PRICE_TEXT = /^\d+(\.\d{1,6})?$/;
+const PRESET_KEYS = ['id', 'displayName', 'baseUrl', 'protocol', 'auth', 'apiKeyEnv', 'docs', 'pricingSource', 'checked', 'quirks', 'notes', 'models'];
+const REFERENCE_KEYS = ['id', 'upstreamId'];
+const DEFINITION_KEYS = [...REFERENCE_KEYS, 'displayName', 'contextWindow', 'maxOutputTokens', 'nativeProtocols', 'prices'];
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+export function presetsDir(): string {
+  return join(packageRoot(), 'gateway', 'presets');
+}
+
+/** Every gateway/presets/<id>/preset.json, checked, in folder-name order. */
+export function loadPresets(dir = presetsDir()): Map<string, Preset> {
+  const presets = new Map<string, Preset>();
+  const folders = readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  for (const folder of folders) {
+    const file = join(dir, folder, 'preset.json');
+    if (!existsSync(file)) throw new Error(`gateway/presets/${folder}/ has no preset.json`);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`gateway/presets/${folder}/preset.json is not valid JSON: ${(err as Error).message}`);
+    }
+    presets.set(folder, parsePreset(folder, raw));
+  }
+  return presets;
+}
+
+/** Checks one preset.json's content; `folder` is the folder it was read from. */
+export function parsePreset(folder: string, raw: unknown): Preset {
+  const at = `gateway/presets/${folder}/preset.json`;
+  const fail = (msg: string): never => {
+    throw new Error(`${at}: ${msg}`);
+  };
+  if (!isObject(raw)) return fail('must hold a JSON object');
+  unknownKeys(raw, PRESET_KEYS, fail, 'the preset');
+  const id = text(raw, 'id', fail);
+  if (id !== folder) fail(`id "${id}" must equal the folder name "${folder}"`);
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) fail(`id "${id}" must be lower-case letters, digits and dashes`);
+  const protocol = oneOf(raw, 'protocol', UPSTREAM_PROTOCOLS, fail);
+  const auth = oneOf(raw, 'auth', PRESET_AUTH, fail);
+  const baseUrl = text(raw, 'baseUrl', fail);
+  const urlProblem = baseUrlProblem(protocol, baseUrl);
+  if (urlProblem) fail(`baseUrl ${urlProblem}`);
+  const apiKeyEnv = raw.apiKeyEnv;
+  if (auth === 'none') {
+    if (apiKeyEnv !== null) fail('apiKeyEnv must be null when auth is "none"');
+  } else if (typeof apiKeyEnv !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(apiKeyEnv)) {
+    fail('apiKeyEnv must name an environment variable (upper case, digits, underscores), never hold a key');
+  }
+  const pricingSource = raw.pricingSource === null ? null : link(raw, 'pricingSource', fail);
+  const checked = text(raw, 'checked', fail);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(checked) || Number.isNaN(Date.parse(checked))) fail(`checked "${checked}" must be a date, YYYY-MM-DD`);
+  const notes = raw.notes;
+  if (!Array.isArray(notes) || !notes.every((n) => typeof n === 'string' && n.trim() !== '')) fail('notes must be a list of strings');
+  if (!Array.isArray(raw.models)) return fail('models must be a list');
+  const models: PresetModel[] = [];
+  const seen = new Set<string>();
+  for (const [i, entry] of raw.models.entries()) {
+    const m = parseModel(entry, (msg) => fail(`models[${i}]${isObject(entry) && typeof entry.id === 'string' ? ` (${entry.id})` : ''}: ${msg}`));
+    if (seen.has(m.id)) fail(`model ${m.id} is listed twice`);
+    seen.add(m.id);
+    models.push(m);
+  }
+  if (pricingSource === null && models.some((m) => m.definition)) fail('pricingSource is required when the preset prices models');
+  return {
+    id,
+    displayName: text(raw, 'displayName', fail),
+    baseUrl,
+    protocol,
+    auth,
+    apiKeyEnv: apiKeyEnv as string | null,
+    docs: link(raw, 'docs', fail),
+    pricingSource,
+    checked,
+    quirks: parseQuirks(raw.quirks, fail),
+    notes: notes as string[],
+    models,
+  };
+}
+
+/**
+ * Why a base URL does not fit its protocol, or null. The adapters append the path: `/chat/completions`
+ * or `/responses` to an OpenAI-style base that ends in /v1, `/v1/messages` or `/v1beta/models/…` to an
+ * Anthropic or Gemini origin. Plain http only on the loopback address (local servers).
+ */
+export function baseUrlProblem(protocol: UpstreamProtocolId, baseUrl: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return `"${baseUrl}" is not a URL`;
+  }
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname))) return `"${baseUrl}" must use https (plain http only on 127.0.0.1 / localhost)`;
+  if (u.username || u.password || u.search || u.hash) return `"${baseUrl}" must not hold credentials, a query or a fragment`;
+  if (protocol === 'openai-chat' || protocol === 'openai-responses') {
+    if (!u.pathname.endsWith('/v1')) return `"${baseUrl}" must end in /v1 for ${protocol} (the adapter appends /chat/completions or /responses)`;
+  } else if (u.pathname !== '/' || baseUrl.endsWith('/')) {
+    return `"${baseUrl}" must be the origin, with no path or trailing slash, for ${protocol} (the adapter appends the versioned path)`;
+  }
+  return null;
+}
+
+function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
+  if (!isObject(raw)) return fail('must be an object');
+  const id = text(raw, 'id', fail);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/.test(id)) fail(`id "${id}" may hold only letters, digits and . _ : / -`);
+  let upstreamId = id;
+  if (raw.upstreamId !== undefined) {
+    upstreamId = text(raw, 'upstreamId', fail);
+    if (upstreamId === id) fail('upstreamId equals id; leave it out');
+  }
+  if (raw.prices === undefined) {
+    // A reference: the model is owned (and priced) by another preset; repeating its fields here
+    // would let two files disagree, so they are refused rather than compared.
+    unknownKeys(raw, REFERENCE_KEYS, fail, 'a reference to a model another preset owns (no prices)');
+    return { id, upstreamId, definition: null };
+  }
+  unknownKeys(raw, DEFINITION_KEYS, fail, 'a model definition');
+  const contextWindow = count(raw, 'contextWindow', fail);
+  const maxOutputTokens = count(raw, 'maxOutputTokens', fail);
+  if (maxOutputTokens > contextWindow) fail('maxOutputTokens is larger than contextWindow');
+  const protocols = raw.nativeProtocols;
+  if (!Array.isArray(protocols) || protocols.length === 0) return fail('nativeProtocols must be a non-empty list');
+  for (const p of protocols) {
+    if (!(UPSTREAM_PROTOCOLS as readonly unknown[]).includes(p)) fail(`unknown protocol ${JSON.stringify(p)} in nativeProtocols (known: ${UPSTREAM_PROTOCOLS.join(', ')})`);
+  }
+  if (new Set(protocols).size !== protocols.length) fail('nativeProtocols lists a protocol twice');
+  return {
+    id,
+    upstreamId,
+    definition: {
+      displayName: text(raw, 'displayName', fail),
+      contextWindow,
+      maxOutputTokens,
+      nativeProtocols: protocols as UpstreamProtocolId[],
+      prices: parsePrices(raw.prices, fail),
+    },
+  };
+}
+
+function parsePrices(raw: unknown, fail: (msg: string) => never): Prices {
+  if (!isObject(raw)) return fail('prices must be an object');
+  unknownKeys(raw, PRICE_KEYS, fail, 'prices');
+  const out: Partial<Record<(typeof PRICE_KEYS)[number], number>> = {};
+  for (const k of PRICE_KEYS) {
+    const v = raw[k];
+    if (v === undefined) {
+      if ((REQUIRED_PRICES as readonly string[]).includes(k)) fail(`prices.${k} is required`);
+      continue;
+    }
+    // Strings, never JSON numbers: 0.1 as a float is not 0.1, and money must be exact.
+    if (typeof v !== 'string' || !PRICE_TEXT.test(v)) fail(`prices.${k} must be a decimal string of USD per million tokens with at most 6 decimals, e.g. "0.15"`);
+    out[k] = parseUsd(v as string);
+  }
+  return out as Prices;
+}
+
+function parseQuirks(raw: unknown, fail: (msg: string) => never): PresetQuirks {
+  if (!isObject(raw)) return fail('quirks must be an object ({} when there are none)');
+  const quirks: PresetQuirks = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const allowed = (QUIRK_VALUES as Record<string, readonly string[] | undefined>)[k];
+    if (!allowed) fail(`unknown quirk "${k}" (known: ${Object.keys(QUIRK_VALUES).join(', ')}); a new quirk needs adapter code first`);
+    if (!allowed!.includes(v as string)) fail(`quirks.${k} must be one of ${allowed!.join(', ')}`);
+    Object.assign(quirks, { [k]: v });
+  }
+  return quirks;
+}
+
+function unknownKeys(obj: JsonObject, allowed: readonly string[], fail: (msg: string) => never, what: string): void {
+  const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
+  if (extra.length) fail(`unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} in ${what} (allowed: ${allowed.join(', ')})`);
+}
+
+function text(obj: JsonObject, key: string, fail: (msg: string) => never): string {
+  const v = obj[key];
+  if (typeof v !== 'string' || v.trim() === '') fail(`${key} must be a non-empty string`);
+  return v as string;
+}
+
+function link(obj: JsonObject, key: string, fail: (msg: string) => never): string {
+  const v = text(obj, key, fail);
+  if (!/^https:\/\/[^\s]+$/.test(v)) fail(`${key} must be an https URL`);
+  return v;
+}
+
+function oneOf<T extends string>(obj: JsonObject, key: string, allowed: readonly T[], fail: (msg: string) => never): T {
+  const v = obj[key];
+  if (!(allowed as readonly unknown[]).includes(v)) fail(`${key} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+function count(obj: JsonObject, key: string, fail: (msg: string) => never): number {
+  const v = obj[key];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) fail(`${key} must be a positive whole number of tokens`);
+  return v as number;
+}

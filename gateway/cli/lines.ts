@@ -1,0 +1,130 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { LineTestView, LineView } from '../admin/contract.js';
+import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+import { int, list } from './args.js';
+import type { AdminClient } from './client.js';
+import { CliError } from './client.js';
+import { table } from './format.js';
+import { json, print } from './output.js';
+
+function integer(label: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new InvalidArgumentError(`${label} must be an integer.`);
+    return n;
+  };
+}
+
+/** `ID` or `ID=UPSTREAM_ID` items → catalogue ids and the line's model map. */
+function splitModels(items: string[]): { models: string[]; modelMap: Record<string, string> } {
+  const models: string[] = [];
+  const modelMap: Record<string, string> = {};
+  for (const m of items) {
+    const [id, upstreamId] = m.split('=', 2) as [string, string | undefined];
+    models.push(id);
+    if (upstreamId) modelMap[id] = upstreamId;
+  }
+  return { models, modelMap };
+}
+
+const path = (name: string): string => `/api/lines/${encodeURIComponent(name)}`;
+
+export function registerLines(program: Command, client: () => AdminClient): void {
+  const lines = program.command('lines').description('upstream lines (channels) that serve catalogue models');
+  lines
+    .command('add')
+    .requiredOption('--name <name>', 'unique name')
+    .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...UPSTREAM_PROTOCOLS]).makeOptionMandatory())
+    .requiredOption('--base-url <url>', 'e.g. https://api.openai.com/v1')
+    .requiredOption('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
+    .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time')
+    .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
+    .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
+    .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
+    .action(async (o: { name: string; protocol: string; baseUrl: string; models: string[]; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+      const { line } = await client().call<{ line: LineView }>('POST', '/api/lines', {
+        name: o.name,
+        protocol: o.protocol,
+        baseUrl: o.baseUrl,
+        ...splitModels(o.models),
+        apiKeyEnv: o.apiKeyEnv ?? null,
+        rpm: o.rpm ?? null,
+        ...(o.priority === undefined ? {} : { priority: o.priority }),
+        ...(o.weight === undefined ? {} : { weight: o.weight }),
+      });
+      print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
+    });
+  lines
+    .command('list')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { lines: all } = await client().call<{ lines: LineView[] }>('GET', '/api/lines');
+      if (o.json) return json(all);
+      print(
+        table(
+          ['NAME', 'PROTOCOL', 'BASE URL', 'MODELS', 'KEY FROM', 'RPM', 'PRIORITY', 'WEIGHT', 'STATE'],
+          all.map((l) => [
+            l.name,
+            l.protocol,
+            l.baseUrl,
+            l.models.join(','),
+            l.apiKeyEnv ? `$${l.apiKeyEnv}` : '-',
+            l.rpm ?? '-',
+            l.priority,
+            l.weight,
+            !l.enabled ? 'disabled' : l.health.state === 'closed' ? 'ok' : `${l.health.state} (${Math.ceil(l.health.waitMs / 1000)} s)`,
+          ]),
+        ),
+      );
+    });
+  lines
+    .command('update <name>')
+    .description("change a line's settings")
+    .option('--base-url <url>', 'new base URL')
+    .option('--models <ids>', 'replace the models it serves (ID or ID=UPSTREAM_ID, comma-separated)', list)
+    .option('--api-key-env <var>', 'environment variable holding the upstream API key')
+    .option('--rpm <n>', 'requests-per-minute limit', int('--rpm', 1))
+    .option('--priority <n>', 'priority', integer('--priority'))
+    .option('--weight <n>', 'weight', int('--weight'))
+    .option('--enable', 'take requests again')
+    .option('--disable', 'stop sending requests to it')
+    .action(async (name: string, o: { baseUrl?: string; models?: string[]; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean }) => {
+      if (o.enable && o.disable) throw new CliError('Use --enable or --disable, not both.');
+      const body: Record<string, unknown> = {};
+      if (o.baseUrl !== undefined) body.baseUrl = o.baseUrl;
+      if (o.models !== undefined) Object.assign(body, splitModels(o.models));
+      if (o.apiKeyEnv !== undefined) body.apiKeyEnv = o.apiKeyEnv;
+      if (o.rpm !== undefined) body.rpm = o.rpm;
+      if (o.priority !== undefined) body.priority = o.priority;
+      if (o.weight !== undefined) body.weight = o.weight;
+      if (o.enable || o.disable) body.enabled = o.enable === true;
+      const { line } = await client().call<{ line: LineView }>('PATCH', path(name), body);
+      print(`Line "${line.name}" updated.`);
+    });
+  lines
+    .command('remove <name>')
+    .description('delete a line (and its stored API key)')
+    .action(async (name: string) => {
+      await client().call('DELETE', path(name));
+      print(`Line "${name}" removed.`);
+    });
+  lines
+    .command('test <name>')
+    .description("check that the line's upstream answers and accepts its credential (asks for its model list; costs nothing)")
+    .option('--json', 'machine-readable output')
+    .action(async (name: string, o: { json?: boolean }) => {
+      const r = await client().call<LineTestView>('POST', `${path(name)}/test`);
+      if (o.json) json(r);
+      else print(`${r.ok ? 'ok' : 'FAIL'}  ${name}: ${r.message} (${r.latencyMs} ms)`);
+      if (!r.ok) process.exitCode = 1;
+    });
+  lines
+    .command('models <name>')
+    .description('the model ids the upstream of a line offers, to add to the catalogue or map')
+    .option('--json', 'machine-readable output')
+    .action(async (name: string, o: { json?: boolean }) => {
+      const { models } = await client().call<{ models: string[] }>('GET', `${path(name)}/models`);
+      if (o.json) return json(models);
+      print(models.join('\n'));
+    });
+}
