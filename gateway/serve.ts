@@ -6,9 +6,12 @@ import { packageRoot } from './core/paths.js';
 import { removeRuntime, writeRuntime } from './runtime.js';
 import { buildServer } from './server.js';
 import { Gateway } from './services.js';
+import type { SecretStore } from './store/secrets.js';
 
 export interface ServeOptions {
   dataDir: string;
+  /** Where upstream keys live; the OS keychain unless a test says otherwise. */
+  secrets?: SecretStore;
   host: string;
   port: number;
   logger?: boolean;
@@ -26,7 +29,7 @@ export const VERSION = (JSON.parse(readFileSync(join(packageRoot(), 'package.jso
 
 /** Opens the data dir, starts the gateway and records where it listens. */
 export async function serve(opts: ServeOptions): Promise<Running> {
-  const gateway = await Gateway.open(opts.dataDir);
+  const gateway = await Gateway.open(opts.dataDir, opts.secrets);
   const adminToken = loadOrCreateAdminToken(opts.dataDir);
   let url = '';
   const app = await buildServer({

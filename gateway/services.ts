@@ -14,6 +14,7 @@ import { LineHealth } from './routing/health.js';
 import { KeyLimits } from './routing/key-limits.js';
 import { LineSelector } from './routing/select.js';
 import { ConfigStore, DEFAULT_GROUP } from './store/config.js';
+import { openKeychain, type SecretStore } from './store/secrets.js';
 import { Calibration } from './core/token-count.js';
 import { Ledger } from './store/ledger.js';
 import type { GroupRecord, LineRecord, Timeouts } from './store/types.js';
@@ -46,21 +47,30 @@ export class Gateway {
   /** Learns, per model, reported prompt tokens ÷ the o200k tokenizer count (for count_tokens). */
   readonly tokenizerCalibration = new Calibration();
   private keysByHash = new Map<string, KeyRecord>();
+  private readonly credentialCache = new Map<string, string>();
 
   private constructor(
     readonly dataDir: string,
     readonly config: ConfigStore,
     readonly ledger: Ledger,
     readonly catalogue: Map<string, CatalogueModel>,
+    readonly secrets: SecretStore,
   ) {
     this.reindexKeys();
   }
 
-  static async open(dataDir: string): Promise<Gateway> {
+  static async open(dataDir: string, secrets: SecretStore = openKeychain()): Promise<Gateway> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const config = await ConfigStore.open(dataDir);
     const ledger = new Ledger(dataDir);
-    return new Gateway(dataDir, config, ledger, loadCatalogue());
+    return new Gateway(dataDir, config, ledger, loadCatalogue(), secrets);
+  }
+
+  /** Stores (or, with undefined, removes) a line's upstream key in the secret store. */
+  async setCredential(lineId: string, secret: string | undefined): Promise<void> {
+    this.credentialCache.delete(lineId);
+    if (secret === undefined) await this.secrets.delete(lineId);
+    else await this.secrets.set(lineId, secret);
   }
 
   async close(): Promise<void> {
@@ -148,12 +158,40 @@ export class Gateway {
     return { ...DEFAULT_TIMEOUTS, ...line.timeouts };
   }
 
-  /** The line's upstream credential, read at request time; never stored in config or logged. */
-  credentialFor(line: LineRecord): string | undefined {
-    if (line.apiKeyEnv === null) return undefined;
-    const value = process.env[line.apiKeyEnv];
+  /** Where a line's upstream key comes from. */
+  keySource(line: LineRecord): 'keychain' | 'env' | 'none' {
+    return line.apiKeySource ?? (line.apiKeyEnv ? 'env' : 'none');
+  }
+
+  /**
+   * The line's upstream credential, read at request time; never stored in config or logged.
+   * Keychain reads cost a D-Bus round trip (~15 ms), so they are kept in memory once read.
+   */
+  async credentialFor(line: LineRecord): Promise<string | undefined> {
+    const source = this.keySource(line);
+    if (source === 'none') return undefined;
+    if (source === 'keychain') {
+      const cached = this.credentialCache.get(line.id);
+      if (cached !== undefined) return cached;
+      let secret: string | undefined;
+      try {
+        secret = await this.secrets.get(line.id);
+      } catch (err) {
+        throw new GatewayError('upstream_unavailable', `The OS keychain did not give the API key of the line "${line.name}": ${(err as Error).message}`, {
+          code: 'line_credential_unavailable',
+        });
+      }
+      if (secret === undefined) {
+        throw new GatewayError('upstream_unavailable', `The API key of the line "${line.name}" is missing from the OS keychain. Set it again with "tollgate lines update ${line.name} --api-key-stdin".`, {
+          code: 'line_credential_missing',
+        });
+      }
+      this.credentialCache.set(line.id, secret);
+      return secret;
+    }
+    const value = process.env[line.apiKeyEnv ?? ''];
     if (!value) {
-      throw new GatewayError('upstream_unavailable', `The line "${line.name}" reads its API key from the environment variable ${line.apiKeyEnv}, which is not set where Tollgate runs.`, {
+      throw new GatewayError('upstream_unavailable', `The line "${line.name}" reads its API key from the environment variable ${line.apiKeyEnv ?? '(none)'}, which is not set where Tollgate runs.`, {
         code: 'line_credential_missing',
       });
     }

@@ -48,6 +48,8 @@ export const CreateLineBody = Type.Object(
     models: Type.Array(ModelId, { minItems: 1 }),
     modelMap: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
     apiKeyEnv: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Null()])),
+    /** Stored in the OS keychain, never in config; never returned. */
+    apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
     rpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
     priority: Type.Optional(Type.Integer()),
     weight: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -79,6 +81,7 @@ export const UpdateLineBody = Type.Object(
     models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
     modelMap: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
     apiKeyEnv: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Null()])),
+    apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
     rpm: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
     priority: Type.Optional(Type.Integer()),
     weight: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -136,6 +139,8 @@ export interface LineView {
   baseUrl: string;
   models: string[];
   modelMap: Record<string, string>;
+  /** Where the upstream key comes from; the key itself is never shown. */
+  apiKeySource: 'keychain' | 'env' | 'none';
   apiKeyEnv: string | null;
   rpm: number | null;
   priority: number;

@@ -15,6 +15,7 @@ export function lineView(g: Gateway, l: LineRecord): LineView {
     baseUrl: l.baseUrl,
     models: l.models,
     modelMap: l.modelMap,
+    apiKeySource: g.keySource(l),
     apiKeyEnv: l.apiKeyEnv,
     rpm: l.rpm,
     priority: l.priority,
@@ -50,7 +51,7 @@ function checkBaseUrl(text: string): string {
     throw new AdminError(400, 'bad_url', `"${text}" is not a URL. Example: https://api.openai.com/v1`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
-  if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; give the line an API key instead.');
+  if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; give the line an API key instead (--api-key-stdin).');
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -67,14 +68,18 @@ export async function addLine(g: Gateway, body: CreateLineBody): Promise<LineVie
   const baseUrl = checkBaseUrl(body.baseUrl);
   checkModels(g, body.models);
   checkModelMap(body.models, body.modelMap ?? {});
+  if (body.apiKey !== undefined && body.apiKeyEnv) throw new AdminError(400, 'two_key_sources', 'Give the line an API key or an environment variable for it, not both.');
+  const id = `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  if (body.apiKey !== undefined) await storeKey(g, id, body.apiKey);
   const line: LineRecord = {
-    id: `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    id,
     name: body.name,
     protocol: body.protocol,
     baseUrl,
     models: [...new Set(body.models)],
     modelMap: body.modelMap ?? {},
-    apiKeyEnv: body.apiKeyEnv ?? null,
+    apiKeySource: body.apiKey !== undefined ? 'keychain' : body.apiKeyEnv ? 'env' : 'none',
+    apiKeyEnv: body.apiKey !== undefined ? null : (body.apiKeyEnv ?? null),
     rpm: body.rpm ?? null,
     priority: body.priority ?? 0,
     weight: body.weight ?? 1,
@@ -82,10 +87,33 @@ export async function addLine(g: Gateway, body: CreateLineBody): Promise<LineVie
     timeouts: body.timeouts ?? {},
     createdAt: new Date().toISOString(),
   };
-  await g.config.update((d) => {
-    d.lines.push(line);
-  });
+  try {
+    await g.config.update((d) => {
+      d.lines.push(line);
+    });
+  } catch (err) {
+    if (body.apiKey !== undefined) await g.setCredential(id, undefined).catch(() => undefined);
+    throw err;
+  }
   return lineView(g, line);
+}
+
+/** Puts a line's key in the OS keychain, or says plainly that there is none here. */
+async function storeKey(g: Gateway, lineId: string, secret: string): Promise<void> {
+  try {
+    await g.setCredential(lineId, secret);
+  } catch (err) {
+    throw new AdminError(
+      503,
+      'keychain_unavailable',
+      `No OS keychain is available to store the key (${(err as Error).message}). On a headless machine, put the key in an environment variable of the gateway and use --api-key-env VAR.`,
+    );
+  }
+}
+
+/** Removes a line's key from the keychain when it no longer comes from there. */
+async function dropKey(g: Gateway, line: LineRecord): Promise<void> {
+  if (g.keySource(line) === 'keychain') await g.setCredential(line.id, undefined).catch(() => undefined);
 }
 
 export async function updateLine(g: Gateway, name: string, body: UpdateLineBody): Promise<LineView> {
@@ -95,11 +123,20 @@ export async function updateLine(g: Gateway, name: string, body: UpdateLineBody)
   const modelMap = body.modelMap ?? line.modelMap;
   checkModels(g, models);
   checkModelMap(models, modelMap);
+  if (body.apiKey !== undefined && body.apiKeyEnv) throw new AdminError(400, 'two_key_sources', 'Give the line an API key or an environment variable for it, not both.');
+  if (body.apiKey !== undefined) await storeKey(g, line.id, body.apiKey);
+  else if (body.apiKeyEnv !== undefined) await dropKey(g, line);
   await g.config.update(() => {
+    if (body.apiKey !== undefined) {
+      line.apiKeySource = 'keychain';
+      line.apiKeyEnv = null;
+    } else if (body.apiKeyEnv !== undefined) {
+      line.apiKeySource = body.apiKeyEnv ? 'env' : 'none';
+      line.apiKeyEnv = body.apiKeyEnv;
+    }
     line.baseUrl = baseUrl;
     line.models = models;
     line.modelMap = modelMap;
-    if (body.apiKeyEnv !== undefined) line.apiKeyEnv = body.apiKeyEnv;
     if (body.rpm !== undefined) line.rpm = body.rpm;
     if (body.priority !== undefined) line.priority = body.priority;
     if (body.weight !== undefined) line.weight = body.weight;
@@ -114,6 +151,7 @@ export async function removeLine(g: Gateway, name: string): Promise<LineView> {
   await g.config.update((d) => {
     d.lines = d.lines.filter((l) => l !== line);
   });
+  await dropKey(g, line);
   return lineView(g, line);
 }
 
@@ -121,7 +159,7 @@ export async function removeLine(g: Gateway, name: string): Promise<LineView> {
 async function fetchModels(g: Gateway, line: LineRecord): Promise<{ status: number; ids: string[]; latencyMs: number; message: string }> {
   const provider = PROVIDERS[line.protocol];
   if (!provider) throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${line.protocol}" has no adapter in this build.`);
-  const credential = g.credentialFor(line);
+  const credential = await g.credentialFor(line);
   const url = endpoint(line.baseUrl, provider.models.path);
   const started = performance.now();
   const res = await fetch(url, {

@@ -29,6 +29,17 @@ function splitModels(items: string[]): { models: string[]; modelMap: Record<stri
 
 const path = (name: string): string => `/api/lines/${encodeURIComponent(name)}`;
 
+/** The upstream key from standard input (so it stays out of shell history and process lists). */
+async function readKeyFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Paste the API key, then press Enter and Ctrl-D:\n');
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  const key = text.replace(/\r?\n$/, '');
+  if (!key.trim()) throw new CliError('No API key on standard input.');
+  if (key !== key.trim()) throw new CliError('The API key on standard input has spaces around it.');
+  return key;
+}
+
 export function registerLines(program: Command, client: () => AdminClient): void {
   const lines = program.command('lines').description('upstream lines (channels) that serve catalogue models');
   lines
@@ -37,16 +48,20 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...UPSTREAM_PROTOCOLS]).makeOptionMandatory())
     .requiredOption('--base-url <url>', 'e.g. https://api.openai.com/v1')
     .requiredOption('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
-    .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time')
+    .option('--api-key-stdin', 'read the upstream API key from standard input and keep it in the OS keychain')
+    .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time (for machines without a keychain)')
     .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
     .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
-    .action(async (o: { name: string; protocol: string; baseUrl: string; models: string[]; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+    .action(async (o: { name: string; protocol: string; baseUrl: string; models: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+      if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
+      const apiKey = o.apiKeyStdin ? await readKeyFromStdin() : undefined;
       const { line } = await client().call<{ line: LineView }>('POST', '/api/lines', {
         name: o.name,
         protocol: o.protocol,
         baseUrl: o.baseUrl,
         ...splitModels(o.models),
+        ...(apiKey === undefined ? {} : { apiKey }),
         apiKeyEnv: o.apiKeyEnv ?? null,
         rpm: o.rpm ?? null,
         ...(o.priority === undefined ? {} : { priority: o.priority }),
@@ -68,7 +83,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
             l.protocol,
             l.baseUrl,
             l.models.join(','),
-            l.apiKeyEnv ? `$${l.apiKeyEnv}` : '-',
+            l.apiKeySource === 'keychain' ? 'keychain' : l.apiKeyEnv ? `$${l.apiKeyEnv}` : '-',
             l.rpm ?? '-',
             l.priority,
             l.weight,
@@ -82,15 +97,26 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .description("change a line's settings")
     .option('--base-url <url>', 'new base URL')
     .option('--models <ids>', 'replace the models it serves (ID or ID=UPSTREAM_ID, comma-separated)', list)
-    .option('--api-key-env <var>', 'environment variable holding the upstream API key')
+    .option('--api-key-stdin', 'replace the upstream API key (read from standard input, kept in the OS keychain)')
+    .option('--api-key-env <var>', 'read the upstream API key from this environment variable instead')
+    .option('--no-api-key', 'the upstream needs no key (local servers)')
     .option('--rpm <n>', 'requests-per-minute limit', int('--rpm', 1))
     .option('--priority <n>', 'priority', integer('--priority'))
     .option('--weight <n>', 'weight', int('--weight'))
     .option('--enable', 'take requests again')
     .option('--disable', 'stop sending requests to it')
-    .action(async (name: string, o: { baseUrl?: string; models?: string[]; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean }) => {
+    .action(
+      async (
+        name: string,
+        o: { baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; apiKey?: boolean; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean },
+      ) => {
       if (o.enable && o.disable) throw new CliError('Use --enable or --disable, not both.');
+      if ([o.apiKeyStdin, o.apiKeyEnv !== undefined, o.apiKey === false].filter(Boolean).length > 1) {
+        throw new CliError('Use one of --api-key-stdin, --api-key-env and --no-api-key.');
+      }
       const body: Record<string, unknown> = {};
+      if (o.apiKeyStdin) body.apiKey = await readKeyFromStdin();
+      if (o.apiKey === false) body.apiKeyEnv = null;
       if (o.baseUrl !== undefined) body.baseUrl = o.baseUrl;
       if (o.models !== undefined) Object.assign(body, splitModels(o.models));
       if (o.apiKeyEnv !== undefined) body.apiKeyEnv = o.apiKeyEnv;
@@ -100,7 +126,8 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (o.enable || o.disable) body.enabled = o.enable === true;
       const { line } = await client().call<{ line: LineView }>('PATCH', path(name), body);
       print(`Line "${line.name}" updated.`);
-    });
+    },
+    );
   lines
     .command('remove <name>')
     .description('delete a line (and its stored API key)')

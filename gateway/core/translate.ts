@@ -38,7 +38,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   const notes: string[] = [...spec.request.notes];
   const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel, notes });
   exchange.notes.push(...notes, ...(up.notes ?? []));
-  const credential = gateway.credentialFor(line);
+  const credential = await gateway.credentialFor(line);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: spec.request.stream ? 'text/event-stream' : 'application/json',

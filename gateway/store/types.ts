@@ -21,7 +21,13 @@ export interface LineRecord {
   models: string[];
   /** Catalogue id → the id this upstream knows the model by, where they differ. */
   modelMap: Record<string, string>;
-  /** Name of an environment variable read at request time for the upstream key; null = no auth. */
+  /**
+   * Where the upstream key comes from: the OS keychain (service "Tollgate", account = line id),
+   * an environment variable read at request time (headless servers), or nowhere (local servers).
+   * Absent in configs written before the keychain: then `env` if apiKeyEnv is set, else `none`.
+   */
+  apiKeySource?: 'keychain' | 'env' | 'none';
+  /** Name of the environment variable, when apiKeySource is `env`. */
   apiKeyEnv: string | null;
   /** Requests per minute allowed through this line; null = unlimited. */
   rpm: number | null;

@@ -13,6 +13,7 @@ import { readAdminToken } from '../../gateway/admin/token.js';
 import { AdminClient } from '../../gateway/cli/client.js';
 import { readRuntime } from '../../gateway/runtime.js';
 import { serve, type Running } from '../../gateway/serve.js';
+import { MemorySecretStore, type SecretStore } from '../../gateway/store/secrets.js';
 
 export const REPO = new URL('../..', import.meta.url).pathname;
 
@@ -61,8 +62,12 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(dataDir = tempDataDir()): Promise<TestGateway> {
-  const running = await serve({ dataDir, host: '127.0.0.1', port: 0 });
+/**
+ * In-process gateways keep upstream keys in memory unless a Secret Service runs (CI runs the
+ * suite under test/helpers/keyring-session.sh, and then the real keychain is used).
+ */
+export async function startGateway(dataDir = tempDataDir(), secrets: SecretStore | undefined = process.env.DBUS_SESSION_BUS_ADDRESS ? undefined : new MemorySecretStore()): Promise<TestGateway> {
+  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, ...(secrets ? { secrets } : {}) });
   return {
     url: running.url,
     dataDir,
@@ -81,22 +86,30 @@ export interface ChildGateway {
   child: ChildProcess;
   admin: Admin;
   exited: Promise<number | null>;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
 }
 
 /** `tollgate serve` as a separate process, found through the runtime file it writes. */
-export async function spawnGateway(dataDir: string): Promise<ChildGateway> {
+export async function spawnGateway(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ChildGateway> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: REPO,
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  let all = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    all += d.toString();
+  });
+  child.stdout!.on('data', (d: Buffer) => (all += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   for (let i = 0; i < 200; i++) {
     const rt = readRuntime(dataDir);
     if (rt && rt.pid === child.pid) {
       const token = readAdminToken(dataDir)!;
-      return { url: rt.url, child, admin: new Admin(new AdminClient(rt.url, token)), exited };
+      return { url: rt.url, child, admin: new Admin(new AdminClient(rt.url, token)), exited, output: () => all };
     }
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${stderr}`);
     await sleep(50);

@@ -98,11 +98,11 @@ function forwardedHeaders(h: MessagesPassthroughInput['clientHeaders']): Record<
 }
 
 /** Messages in, `anthropic` upstream out: only `model` is rewritten. */
-export function passthroughMessages(input: MessagesPassthroughInput): Promise<Outcome> {
+export async function passthroughMessages(input: MessagesPassthroughInput): Promise<Outcome> {
   const { gateway, exchange, body } = input;
   const admission = exchange.admission!;
   const stream = body.stream === true;
-  const credential = gateway.credentialFor(admission.line);
+  const credential = await gateway.credentialFor(admission.line);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',

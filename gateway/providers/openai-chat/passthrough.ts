@@ -96,13 +96,13 @@ function upstreamStreamError(message: string | undefined): GatewayError {
  * OpenAI chat in, `openai-chat` upstream out: only `model` is rewritten, and stream usage is
  * switched on so every stream can be billed from the upstream's own count.
  */
-export function passthroughChat(input: ChatPassthroughInput): Promise<Outcome> {
+export async function passthroughChat(input: ChatPassthroughInput): Promise<Outcome> {
   const { gateway, exchange, body } = input;
   const admission = exchange.admission!;
   const stream = body.stream === true;
   const upstreamBody: ChatBody = { ...body, model: admission.upstreamModel };
   if (stream) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  const credential = gateway.credentialFor(admission.line);
+  const credential = await gateway.credentialFor(admission.line);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',

@@ -1,0 +1,200 @@
+/**
+ * Lines that never strand a user: with two lines for one model and the first failing in each way,
+ * every request that had not started reaching the client succeeds through the second and is
+ * billed once. Also the breaker, upstream 429 holds, key limits and aliases.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
+import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+
+let mock: MockUpstream;
+let gw: TestGateway;
+let client: OpenAI;
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function ask(model: string, stream: boolean, c: OpenAI = client): Promise<string> {
+  if (!stream) return (await c.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] })).choices[0]!.message.content ?? '';
+  let text = '';
+  for await (const chunk of await c.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }], stream: true })) text += chunk.choices[0]?.delta.content ?? '';
+  return text;
+}
+
+async function lastRow(): Promise<Awaited<ReturnType<TestGateway['admin']['logs']>>[number]> {
+  await sleep(20);
+  return (await gw.admin.logs({ limit: '1' }))[0]!;
+}
+
+before(async () => {
+  mock = await startMockUpstream();
+  gw = await startGateway();
+  await gw.admin.topup(10);
+  client = gw.openai(await gw.admin.key('k'));
+});
+
+after(async () => {
+  await gw.close();
+  await mock.close();
+});
+
+describe('failover before the first byte', () => {
+  const kinds: [string, () => Promise<string>, Record<string, unknown>][] = [
+    ['answers 500', async () => scenarioBase(mock, 'status=500'), {}],
+    ['answers 429', async () => scenarioBase(mock, 'status=429,retry-after=1'), {}],
+    ['refuses the connection', async () => `http://127.0.0.1:${await freePort()}/v1`, {}],
+    ['stalls before the first byte', async () => scenarioBase(mock, 'delay=10000'), { timeouts: { firstByteMs: 300 } }],
+    ['drops before the first event', async () => scenarioBase(mock, 'drop-after=0'), {}],
+  ];
+  // One model per case, so the breaker of one case does not affect another.
+  const models = ['gpt-4o', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-5', 'gpt-5-mini'];
+  kinds.forEach(([name, base, extra], i) => {
+    const model = models[i]!;
+    test(`the first line ${name}: the second serves, streaming and not, billed once`, async () => {
+      await gw.admin.line({ name: `bad-${i}`, baseUrl: await base(), models: [model], priority: 10, ...extra });
+      await gw.admin.line({ name: `good-${i}`, baseUrl: `${mock.url}/v1`, models: [model], priority: 0 });
+      for (const stream of [false, true]) {
+        const spentBefore = (await gw.admin.wallet()).spentMicro;
+        assert.equal(await ask(model, stream), 'mock reply to: hello');
+        const row = await lastRow();
+        assert.equal(row.status, 200);
+        assert.equal(row.line, `good-${i}`);
+        assert.equal(row.stream, stream);
+        if (!stream || i !== 1) assert.equal(row.attempts, 2, `attempts (${stream ? 'stream' : 'json'})`);
+        if (row.attempts === 2) assert.match(row.notes ?? '', new RegExp(`line "bad-${i}" failed`));
+        assert.equal((await gw.admin.wallet()).spentMicro - spentBefore, row.costMicro, 'billed exactly once');
+        assert.ok(row.costMicro > 0);
+      }
+      assert.equal((await gw.admin.wallet()).heldMicro, 0);
+    });
+  });
+
+  test('a stream that already started is not retried: it ends with an error event and is billed for what came', async () => {
+    await gw.admin.line({ name: 'drops-late', baseUrl: scenarioBase(mock, 'drop-after=4,words=30'), models: ['gpt-5-nano'], priority: 10 });
+    await gw.admin.line({ name: 'fine', baseUrl: `${mock.url}/v1`, models: ['gpt-5-nano'] });
+    await assert.rejects(ask('gpt-5-nano', true), /Upstream error/);
+    await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.line === 'drops-late', 'the ledger row');
+    const row = await lastRow();
+    assert.equal(row.line, 'drops-late');
+    assert.equal(row.attempts, 1);
+    assert.equal(row.status, 502);
+    assert.ok(row.costMicro > 0);
+  });
+
+  test('when every line fails, the last failure is the answer and the log names them all', async () => {
+    await gw.admin.line({ name: 'down-1', baseUrl: scenarioBase(mock, 'status=500'), models: ['gpt-5.1'], priority: 1 });
+    await gw.admin.line({ name: 'down-2', baseUrl: scenarioBase(mock, 'status=503'), models: ['gpt-5.1'] });
+    await assert.rejects(ask('gpt-5.1', false), (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status === 503);
+    const row = await lastRow();
+    assert.equal(row.attempts, 2);
+    assert.equal(row.costMicro, 0);
+    assert.match(row.notes ?? '', /down-1.*down-2/);
+  });
+});
+
+describe('circuit breaker', () => {
+  test('opens after repeated failures, probes after the cool-down, closes on success', async () => {
+    gw.running.gateway.health.baseCooldownMs = 400;
+    const port = await freePort();
+    await gw.admin.line({ name: 'flaky', baseUrl: `http://127.0.0.1:${port}/v1`, models: ['gpt-5.2'], priority: 10 });
+    await gw.admin.line({ name: 'steady', baseUrl: `${mock.url}/v1`, models: ['gpt-5.2'] });
+    for (let i = 0; i < 3; i++) {
+      await ask('gpt-5.2', false);
+      assert.equal((await lastRow()).attempts, 2);
+    }
+    const state = async (): Promise<string> => ((await gw.admin.client.call<{ lines: { name: string; health: { state: string } }[] }>('GET', '/api/lines')).lines.find((l) => l.name === 'flaky')!.health.state);
+    assert.equal(await state(), 'open');
+    await ask('gpt-5.2', false);
+    const skipped = await lastRow();
+    assert.equal(skipped.attempts, 1, 'an open line is not tried');
+    assert.equal(skipped.line, 'steady');
+    // The flaky upstream comes back; after the cool-down one probe goes to it and closes the breaker.
+    const revived = await startMockUpstream({ port });
+    try {
+      await sleep(450);
+      assert.equal(await state(), 'half-open');
+      await ask('gpt-5.2', false);
+      const probe = await lastRow();
+      assert.equal(probe.line, 'flaky');
+      assert.equal(probe.attempts, 1);
+      assert.equal(await state(), 'closed');
+    } finally {
+      await revived.close();
+    }
+  });
+
+  test('an upstream 429 puts its line on hold for its retry-after, without opening the breaker', async () => {
+    await gw.admin.line({ name: 'busy', baseUrl: scenarioBase(mock, 'status=429,retry-after=2'), models: ['gpt-5.4'], priority: 10 });
+    await gw.admin.line({ name: 'calm', baseUrl: `${mock.url}/v1`, models: ['gpt-5.4'] });
+    await ask('gpt-5.4', false);
+    assert.equal((await lastRow()).attempts, 2);
+    const before = mock.requests.length;
+    await ask('gpt-5.4', false);
+    const row = await lastRow();
+    assert.equal(row.attempts, 1);
+    assert.equal(row.line, 'calm');
+    assert.equal(mock.requests.length, before + 1, 'the busy line was not asked again');
+  });
+});
+
+describe('key limits', () => {
+  test('requests per minute', async () => {
+    await gw.admin.line({ name: 'plain', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
+    const c = gw.openai(await gw.admin.key('slowpoke', { rpm: 2 }));
+    await ask('gpt-4o-mini', false, c);
+    await ask('gpt-4o-mini', false, c);
+    await assert.rejects(ask('gpt-4o-mini', false, c), (e: unknown) => {
+      const err = e as InstanceType<typeof OpenAI.APIError>;
+      assert.equal(err.status, 429);
+      assert.match(err.message, /allows 2 requests per minute/);
+      assert.ok(Number(err.headers?.get('retry-after')) >= 1);
+      return true;
+    });
+    assert.equal((await lastRow()).errorCode, 'key_rate_limited');
+  });
+
+  test('requests in flight', async () => {
+    await gw.admin.line({ name: 'slow', baseUrl: scenarioBase(mock, 'delay=300'), models: ['gpt-5.5'] });
+    const c = gw.openai(await gw.admin.key('single', { maxConcurrent: 1 }));
+    const results = await Promise.allSettled([ask('gpt-5.5', false, c), (async () => (await sleep(50), ask('gpt-5.5', false, c)))()]);
+    assert.equal(results[0].status, 'fulfilled');
+    assert.equal(results[1].status, 'rejected');
+    assert.equal(((results[1] as PromiseRejectedResult).reason as InstanceType<typeof OpenAI.APIError>).status, 429);
+    // The slot is given back when the first request ends.
+    assert.equal(await ask('gpt-5.5', false, c), 'mock reply to: hello');
+  });
+});
+
+describe('aliases', () => {
+  test('a hard-coded model id is steered to a catalogue model; the log shows both', async () => {
+    await gw.admin.client.call('POST', '/api/aliases', { pattern: 'claude-*-haiku-*', model: 'gpt-4o-mini' });
+    const anthropic = new Anthropic({ baseURL: gw.url, apiKey: client.apiKey!, maxRetries: 0 });
+    const m = await anthropic.messages.create({ model: 'claude-3-5-haiku-20241022', max_tokens: 50, messages: [{ role: 'user', content: 'hi there' }] });
+    assert.equal(m.content[0]!.type === 'text' && m.content[0]!.text, 'mock reply to: hi there');
+    assert.equal(m.model, 'claude-3-5-haiku-20241022');
+    const row = await lastRow();
+    assert.equal(row.model, 'claude-3-5-haiku-20241022');
+    assert.equal(row.servedModel, 'gpt-4o-mini');
+    assert.equal(mock.requests.at(-1)!.body.model, 'gpt-4o-mini');
+    const { aliases } = await gw.admin.client.call<{ aliases: unknown[] }>('GET', '/api/aliases');
+    assert.deepEqual(aliases, [{ pattern: 'claude-*-haiku-*', model: 'gpt-4o-mini' }]);
+    await gw.admin.client.call('DELETE', `/api/aliases/${encodeURIComponent('claude-*-haiku-*')}`);
+    await assert.rejects(anthropic.messages.create({ model: 'claude-3-5-haiku-20241022', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => (e as { status: number }).status === 404);
+  });
+});
+
+test('the ledger invariant holds after all of it', async () => {
+  const report = await gw.admin.doctor();
+  assert.equal(report.ok, true, JSON.stringify(report.checks));
+  assert.equal((await gw.admin.wallet()).heldMicro, 0);
+});
