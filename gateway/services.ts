@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { loadCatalogue, type CatalogueModel } from './catalogue/catalogue.js';
+import { buildCatalogue, type CatalogueModel } from './catalogue/catalogue.js';
+import { loadPresets, type Preset } from './catalogue/presets.js';
 import { parseMultiplier } from './billing/money.js';
 import { costMicro, reservationMicro } from './billing/pricing.js';
 import { Reservations } from './billing/reservations.js';
@@ -14,6 +15,7 @@ import { LineHealth } from './routing/health.js';
 import { KeyLimits } from './routing/key-limits.js';
 import { LineSelector } from './routing/select.js';
 import { ConfigStore, DEFAULT_GROUP } from './store/config.js';
+import { ResponseStore } from './store/responses.js';
 import { openKeychain, type SecretStore } from './store/secrets.js';
 import { Calibration } from './core/token-count.js';
 import { Ledger } from './store/ledger.js';
@@ -42,6 +44,7 @@ export class Gateway {
   readonly health = new LineHealth();
   readonly keyLimits = new KeyLimits();
   readonly upstream = new UpstreamClient();
+  readonly responses: ResponseStore;
   /** Learns, per model, reported prompt tokens ÷ the cheap byte estimate made at admission. */
   readonly promptCalibration = new Calibration(() => 0.75);
   /** Learns, per model, reported prompt tokens ÷ the o200k tokenizer count (for count_tokens). */
@@ -54,8 +57,10 @@ export class Gateway {
     readonly config: ConfigStore,
     readonly ledger: Ledger,
     readonly catalogue: Map<string, CatalogueModel>,
+    readonly presets: Map<string, Preset>,
     readonly secrets: SecretStore,
   ) {
+    this.responses = new ResponseStore(dataDir);
     this.reindexKeys();
   }
 
@@ -63,7 +68,8 @@ export class Gateway {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const config = await ConfigStore.open(dataDir);
     const ledger = new Ledger(dataDir);
-    return new Gateway(dataDir, config, ledger, loadCatalogue(), secrets);
+    const presets = loadPresets();
+    return new Gateway(dataDir, config, ledger, buildCatalogue(presets), presets, secrets);
   }
 
   /** Stores (or, with undefined, removes) a line's upstream key in the secret store. */
@@ -76,6 +82,7 @@ export class Gateway {
   async close(): Promise<void> {
     await this.upstream.close();
     this.ledger.close();
+    this.responses.close();
   }
 
   reindexKeys(): void {

@@ -41,11 +41,13 @@ export const TimeoutsBody = Type.Object(
 
 export const CreateLineBody = Type.Object(
   {
-    name: Name,
+    /** A provider preset (gateway/presets/<id>) that fills protocol, base URL, models and key variable. */
+    preset: Type.Optional(Name),
+    name: Type.Optional(Name),
     // An enum (not a union of literals) so a wrong value gets a readable error listing the choices.
-    protocol: Type.Unsafe<(typeof UPSTREAM_PROTOCOLS)[number]>({ type: 'string', enum: [...UPSTREAM_PROTOCOLS] }),
-    baseUrl: Type.String({ minLength: 1 }),
-    models: Type.Array(ModelId, { minItems: 1 }),
+    protocol: Type.Optional(Type.Unsafe<(typeof UPSTREAM_PROTOCOLS)[number]>({ type: 'string', enum: [...UPSTREAM_PROTOCOLS] })),
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
     modelMap: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
     apiKeyEnv: Type.Optional(Type.Union([Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.Null()])),
     /** Stored in the OS keychain, never in config; never returned. */
@@ -91,6 +93,18 @@ export const UpdateLineBody = Type.Object(
   { additionalProperties: false },
 );
 export type UpdateLineBody = Static<typeof UpdateLineBody>;
+
+export interface PresetView {
+  id: string;
+  displayName: string;
+  protocol: string;
+  baseUrl: string;
+  auth: string;
+  apiKeyEnv: string | null;
+  docs: string;
+  /** Catalogue ids it serves. */
+  models: string[];
+}
 
 export interface AliasView {
   pattern: string;

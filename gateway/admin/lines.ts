@@ -4,7 +4,7 @@ import { endpoint } from '../core/passthrough.js';
 import { PROVIDERS } from '../providers/index.js';
 import type { Gateway } from '../services.js';
 import type { LineRecord } from '../store/types.js';
-import type { CreateLineBody, LineTestView, LineView, UpdateLineBody } from './contract.js';
+import type { CreateLineBody, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
 import { AdminError } from './errors.js';
 
 export function lineView(g: Gateway, l: LineRecord): LineView {
@@ -60,7 +60,52 @@ function checkModelMap(models: readonly string[], modelMap: Record<string, strin
   if (unmapped.length > 0) throw new AdminError(400, 'bad_model_map', `The model map names models the line does not serve: ${unmapped.join(', ')}.`);
 }
 
-export async function addLine(g: Gateway, body: CreateLineBody): Promise<LineView> {
+export function listPresets(g: Gateway): PresetView[] {
+  return [...g.presets.values()].map((p) => ({
+    id: p.id,
+    displayName: p.displayName,
+    protocol: p.protocol,
+    baseUrl: p.baseUrl,
+    auth: p.auth,
+    apiKeyEnv: p.apiKeyEnv,
+    docs: p.docs,
+    models: p.models.map((m) => m.id),
+  }));
+}
+
+type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>>;
+
+/**
+ * A preset fills what the request leaves out: protocol, base URL, the preset's models (those its
+ * protocol can serve) with their vendor ids, and the vendor's key variable unless a key is given.
+ */
+function withPreset(g: Gateway, body: CreateLineBody): FilledLineBody {
+  let filled = { ...body };
+  if (body.preset !== undefined) {
+    const preset = g.presets.get(body.preset);
+    if (!preset) throw new AdminError(400, 'unknown_preset', `There is no preset "${body.preset}". Presets: ${[...g.presets.keys()].join(', ')}.`);
+    const served = preset.models.filter((m) => !m.definition || m.definition.nativeProtocols.includes(preset.protocol));
+    const models = body.models ?? served.map((m) => m.id);
+    const modelMap: Record<string, string> = {};
+    for (const m of served) if (m.upstreamId !== m.id && models.includes(m.id)) modelMap[m.id] = m.upstreamId;
+    if (models.length === 0) throw new AdminError(400, 'no_models', `The preset "${preset.id}" lists no models; name the ones the server has with --models.`);
+    filled = {
+      name: preset.id,
+      protocol: preset.protocol,
+      baseUrl: preset.baseUrl,
+      ...body,
+      models,
+      modelMap: { ...modelMap, ...(body.modelMap ?? {}) },
+      ...(body.apiKey === undefined && body.apiKeyEnv === undefined && preset.apiKeyEnv ? { apiKeyEnv: preset.apiKeyEnv } : {}),
+    };
+  }
+  const missing = (['name', 'protocol', 'baseUrl', 'models'] as const).filter((k) => filled[k] === undefined);
+  if (missing.length > 0) throw new AdminError(400, 'invalid_request', `A line needs ${missing.join(', ')} (or a preset that gives them).`);
+  return filled as FilledLineBody;
+}
+
+export async function addLine(g: Gateway, request: CreateLineBody): Promise<LineView> {
+  const body = withPreset(g, request);
   if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
   if (!IMPLEMENTED_UPSTREAMS.includes(body.protocol)) {
     throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${body.protocol}" is not supported by this build yet (supported: ${IMPLEMENTED_UPSTREAMS.join(', ')}).`);

@@ -67,6 +67,8 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
   app.post<{ Params: { name: string } }>('/api/lines/:name/test', async (req) => lines.testLine(g, req.params.name));
   app.get<{ Params: { name: string } }>('/api/lines/:name/models', async (req) => ({ models: await lines.upstreamModels(g, req.params.name) }));
 
+  app.get('/api/presets', async () => ({ presets: lines.listPresets(g) }));
+
   app.get('/api/aliases', async () => ({ aliases: ops.listAliases(g) }));
   app.post<{ Body: CreateAliasBody }>('/api/aliases', { schema: { body: CreateAliasBody } }, async (req, reply) => reply.code(201).send({ alias: await ops.addAlias(g, req.body) }));
   app.delete<{ Params: { pattern: string } }>('/api/aliases/:pattern', async (req) => ({ alias: await ops.removeAlias(g, req.params.pattern) }));

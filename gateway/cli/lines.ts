@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { LineTestView, LineView } from '../admin/contract.js';
+import type { LineTestView, LineView, PresetView } from '../admin/contract.js';
 import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
 import { int, list } from './args.js';
 import type { AdminClient } from './client.js';
@@ -44,30 +44,50 @@ export function registerLines(program: Command, client: () => AdminClient): void
   const lines = program.command('lines').description('upstream lines (channels) that serve catalogue models');
   lines
     .command('add')
-    .requiredOption('--name <name>', 'unique name')
-    .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...UPSTREAM_PROTOCOLS]).makeOptionMandatory())
-    .requiredOption('--base-url <url>', 'e.g. https://api.openai.com/v1')
-    .requiredOption('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
+    .description('add an upstream line: --preset NAME, or --name, --protocol, --base-url and --models')
+    .option('--preset <preset>', 'a provider preset (tollgate presets list) that fills protocol, base URL, models and key variable')
+    .option('--name <name>', 'unique name (default: the preset name)')
+    .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...UPSTREAM_PROTOCOLS]))
+    .option('--base-url <url>', 'e.g. https://api.openai.com/v1')
+    .option('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
     .option('--api-key-stdin', 'read the upstream API key from standard input and keep it in the OS keychain')
     .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time (for machines without a keychain)')
     .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
     .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
-    .action(async (o: { name: string; protocol: string; baseUrl: string; models: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+    .action(
+      async (o: { preset?: string; name?: string; protocol?: string; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
       if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
+      if (!o.preset) {
+        const missing = [!o.name && '--name', !o.protocol && '--protocol', !o.baseUrl && '--base-url', !o.models && '--models'].filter(Boolean);
+        if (missing.length > 0) throw new CliError(`lines add needs ${missing.join(', ')}, or --preset NAME.`);
+      }
       const apiKey = o.apiKeyStdin ? await readKeyFromStdin() : undefined;
       const { line } = await client().call<{ line: LineView }>('POST', '/api/lines', {
-        name: o.name,
-        protocol: o.protocol,
-        baseUrl: o.baseUrl,
-        ...splitModels(o.models),
+        ...(o.preset === undefined ? {} : { preset: o.preset }),
+        ...(o.name === undefined ? {} : { name: o.name }),
+        ...(o.protocol === undefined ? {} : { protocol: o.protocol }),
+        ...(o.baseUrl === undefined ? {} : { baseUrl: o.baseUrl }),
+        ...(o.models === undefined ? {} : splitModels(o.models)),
         ...(apiKey === undefined ? {} : { apiKey }),
-        apiKeyEnv: o.apiKeyEnv ?? null,
+        ...(o.apiKeyEnv === undefined ? {} : { apiKeyEnv: o.apiKeyEnv }),
         rpm: o.rpm ?? null,
         ...(o.priority === undefined ? {} : { priority: o.priority }),
         ...(o.weight === undefined ? {} : { weight: o.weight }),
       });
       print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
+      if (line.apiKeySource === 'env') print(`  It reads its API key from $${line.apiKeyEnv} in the gateway's environment.`);
+    },
+    );
+  program
+    .command('presets')
+    .description('provider presets for "lines add --preset"')
+    .command('list')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { presets } = await client().call<{ presets: PresetView[] }>('GET', '/api/presets');
+      if (o.json) return json(presets);
+      print(table(['PRESET', 'PROTOCOL', 'BASE URL', 'KEY VARIABLE', 'MODELS'], presets.map((p) => [p.id, p.protocol, p.baseUrl, p.apiKeyEnv ?? '-', String(p.models.length)])));
     });
   lines
     .command('list')

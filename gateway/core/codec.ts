@@ -24,6 +24,8 @@ export interface InboundCodec {
   encodeResponse(res: CanonicalResponse, ctx: EncodeContext): unknown;
   /** Canonical stream → SSE text, event by event, including the protocol's terminator and, on an error event, its in-band error. */
   encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncIterable<string>;
+  /** The Content-Type of what encodeStream writes, when it is not SSE (Gemini without ?alt=sse: one JSON array). */
+  streamContentType?: string;
 }
 
 export interface UpstreamRequest {
@@ -50,6 +52,8 @@ export interface ProviderCodec {
   fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncIterable<StreamEvent>;
   /** Normalised usage from the upstream's usage object. */
   usage(raw: unknown): Usage;
+  /** The upstream's error answer → what the client is told, where the generic reading would mislead. */
+  fromError?(status: number, body: unknown, retryAfter: string | undefined): GatewayError;
 }
 
 export type { GatewayError };

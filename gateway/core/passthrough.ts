@@ -41,31 +41,45 @@ export interface PassthroughSpec {
   count(produced: string): Promise<Usage>;
   /** An in-band error event in the inbound protocol's shape, for a stream that already started. */
   encodeStreamError(err: GatewayError): string;
+  /** The provider's own reading of its error answers, if it has one. */
+  fromError?: ErrorReader;
 }
 
-/** `https://host/v1` + `/chat/completions`, keeping any path and query of the base URL. */
+/**
+ * `https://host/v1` + `/chat/completions`, keeping any path of the base URL. A query in `path`
+ * (`:streamGenerateContent?alt=sse`) joins the base URL's own.
+ */
 export function endpoint(baseUrl: string, path: string): URL {
   const u = new URL(baseUrl);
-  u.pathname = u.pathname.replace(/\/+$/, '') + path;
+  const [pathname, query] = path.split('?', 2) as [string, string | undefined];
+  u.pathname = u.pathname.replace(/\/+$/, '') + pathname;
+  if (query) for (const [k, v] of new URLSearchParams(query)) u.searchParams.set(k, v);
   return u;
 }
 
-/** Reads an upstream error answer and maps it to what the client is told. */
-export async function readUpstreamError(res: UpstreamResponse): Promise<GatewayError> {
+export type ErrorReader = (status: number, body: unknown, retryAfter: string | undefined) => GatewayError;
+
+/** Reads an upstream error answer and maps it to what the client is told (a provider may read it itself). */
+export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader): Promise<GatewayError> {
   let message: string | undefined;
+  let parsed: unknown;
   try {
     const text = (await res.body.text()).slice(0, 4000);
+    message = text;
     try {
-      const parsed = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-      message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message ?? text);
+      parsed = JSON.parse(text);
+      const p = parsed as { error?: { message?: string } | string; message?: string };
+      message = typeof p.error === 'string' ? p.error : (p.error?.message ?? p.message ?? text);
     } catch {
-      message = text;
+      // Not JSON: the text is the message.
     }
   } catch {
     // The body could not be read; the status alone must do.
   }
-  const retryAfter = res.headers['retry-after'];
-  return upstreamStatusError(res.status, message, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  const header = res.headers['retry-after'];
+  const retryAfter = Array.isArray(header) ? header[0] : header;
+  if (fromError && parsed !== undefined) return fromError(res.status, parsed, retryAfter);
+  return upstreamStatusError(res.status, message, retryAfter);
 }
 
 /**
@@ -84,7 +98,7 @@ export async function passthrough(spec: PassthroughSpec): Promise<Outcome> {
     timeouts: spec.gateway.timeoutsFor(line),
     signal: spec.signal,
   });
-  if (upstream.status >= 400) throw await readUpstreamError(upstream);
+  if (upstream.status >= 400) throw await readUpstreamError(upstream, spec.fromError);
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
 }
 

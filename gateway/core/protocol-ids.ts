@@ -7,4 +7,4 @@ export const UPSTREAM_PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses
 export type UpstreamProtocolId = (typeof UPSTREAM_PROTOCOLS)[number];
 
 /** Upstream protocols that have an adapter in this build. */
-export const IMPLEMENTED_UPSTREAMS: readonly UpstreamProtocolId[] = ['openai-chat', 'anthropic'];
+export const IMPLEMENTED_UPSTREAMS: readonly UpstreamProtocolId[] = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'];

@@ -16,7 +16,8 @@ import { PROVIDERS } from '../providers/index.js';
 export function runModelRequest(
   ctx: RouteContext,
   signal: AbortSignal,
-  native: UpstreamProtocolId,
+  /** The upstream protocol that takes the pass-through path ('none' forces translation). */
+  native: UpstreamProtocolId | 'none',
   passthrough: () => Promise<Outcome>,
   inbound: InboundCodec,
   decoded: () => CanonicalRequest,

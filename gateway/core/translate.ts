@@ -54,7 +54,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
     timeouts: gateway.timeoutsFor(line),
     signal: spec.signal,
   });
-  if (upstream.status >= 400) throw await readUpstreamError(upstream);
+  if (upstream.status >= 400) throw await readUpstreamError(upstream, provider.fromError);
   const ctx = { requestedModel: exchange.model ?? spec.request.model, requestId: exchange.requestId };
 
   if (!spec.request.stream) {
@@ -83,7 +83,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   try {
     for await (const chunk of spec.inbound.encodeStream(events, ctx)) {
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!spec.res.headersSent) startSse(spec.res, { 'x-request-id': exchange.requestId });
+      if (!spec.res.headersSent) startStream(spec, exchange.requestId);
       markFirstByte(exchange);
       const pending = write(spec.res, chunk);
       if (pending) await pending;
@@ -97,7 +97,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
     clientGone = true;
   }
   clientGone ||= spec.res.destroyed;
-  if (!clientGone && !spec.res.headersSent) startSse(spec.res, { 'x-request-id': exchange.requestId });
+  if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId);
   if (!clientGone) spec.res.end();
   upstream.body.destroy();
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
@@ -106,6 +106,11 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   // No usage from the upstream (or none for the output): bill the prompt as counted and what was produced.
   const usage = { ...(tap.usage ?? spec.promptUsage), outputTokens: await countTokens(tap.produced) };
   return { status, usage, usageEstimated: true, error };
+}
+
+function startStream(spec: TranslateSpec, requestId: string): void {
+  const type = spec.inbound.streamContentType;
+  startSse(spec.res, { 'x-request-id': requestId, ...(type ? { 'content-type': type } : {}) });
 }
 
 /** Follows a canonical stream: the final usage, what was produced, and how it ended. */

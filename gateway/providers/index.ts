@@ -1,7 +1,9 @@
 import type { ProviderCodec } from '../core/codec.js';
 import type { UpstreamProtocolId } from '../core/protocol-ids.js';
 import { anthropicProvider } from './anthropic/codec.js';
+import { geminiProvider } from './gemini/codec.js';
 import { openaiChatProvider } from './openai-chat/codec.js';
+import { openaiResponsesProvider } from './openai-responses/codec.js';
 
 export interface Provider {
   codec: ProviderCodec;
@@ -16,6 +18,12 @@ const openaiModels = { path: '/models', ids: (b: unknown) => ((b as { data?: { i
 /** Every upstream protocol with an adapter. Adding one is a folder here and a line below. */
 export const PROVIDERS: Partial<Record<UpstreamProtocolId, Provider>> = {
   'openai-chat': { codec: openaiChatProvider, authHeaders: (k) => ({ authorization: `Bearer ${k}` }), models: openaiModels },
+  'openai-responses': { codec: openaiResponsesProvider, authHeaders: (k) => ({ authorization: `Bearer ${k}` }), models: openaiModels },
+  gemini: {
+    codec: geminiProvider,
+    authHeaders: (k) => ({ 'x-goog-api-key': k }),
+    models: { path: '/v1beta/models?pageSize=1000', ids: (b) => ((b as { models?: { name?: unknown }[] }).models ?? []).map((m) => String(m.name).replace(/^models\//, '')) },
+  },
   anthropic: {
     codec: anthropicProvider,
     authHeaders: (k) => ({ 'x-api-key': k }),

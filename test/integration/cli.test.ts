@@ -124,6 +124,51 @@ describe('tollgate CLI', () => {
   });
 });
 
+describe('lines from presets, and line tools', () => {
+  test('presets list, lines add --preset fills the rest, test / models / update / remove', async () => {
+    const presets = JSON.parse((await tollgate(['presets', 'list', '--json'])).stdout) as { id: string }[];
+    assert.deepEqual(
+      presets.map((p) => p.id).sort(),
+      ['anthropic', 'deepseek', 'google', 'groq', 'lmstudio', 'mistral', 'moonshot', 'ollama', 'openai', 'openrouter', 'xai'],
+    );
+    const added = await tollgate(['lines', 'add', '--preset', 'openrouter']);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /reads its API key from \$OPENROUTER_API_KEY/);
+    const line = (JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as { name: string; baseUrl: string; protocol: string; modelMap: Record<string, string>; models: string[] }[]).find(
+      (l) => l.name === 'openrouter',
+    )!;
+    assert.equal(line.baseUrl, 'https://openrouter.ai/api/v1');
+    assert.equal(line.protocol, 'openai-chat');
+    assert.equal(line.modelMap['gpt-4o-mini'], 'openai/gpt-4o-mini');
+    assert.ok(line.models.includes('claude-haiku-4-5'));
+    const incomplete = await tollgate(['lines', 'add', '--name', 'x', '--base-url', 'http://127.0.0.1:1/v1']);
+    assert.equal(incomplete.code, 1);
+    assert.match(incomplete.stderr, /needs --protocol, --models, or --preset NAME/);
+
+    await tollgate(['lines', 'add', '--name', 'local', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-4.1']);
+    const ok = await tollgate(['lines', 'test', 'local']);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /^ok +local: reachable; 2 models listed/);
+    assert.deepEqual((await tollgate(['lines', 'models', 'local'])).stdout.trim().split('\n'), ['mock-small', 'mock-large']);
+    await tollgate(['lines', 'add', '--name', 'nowhere', '--protocol', 'openai-chat', '--base-url', 'http://127.0.0.1:9/v1', '--models', 'gpt-4.1']);
+    const bad = await tollgate(['lines', 'test', 'nowhere']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /^FAIL +nowhere:/);
+    assert.equal((await tollgate(['lines', 'update', 'nowhere', '--disable', '--priority', '5'])).code, 0);
+    const updated = (JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as { name: string; enabled: boolean; priority: number }[]).find((l) => l.name === 'nowhere')!;
+    assert.deepEqual([updated.enabled, updated.priority], [false, 5]);
+    assert.equal((await tollgate(['lines', 'remove', 'nowhere'])).code, 0);
+    assert.ok(!(await tollgate(['lines', 'list'])).stdout.includes('nowhere'));
+  });
+
+  test('aliases add, list, remove', async () => {
+    assert.equal((await tollgate(['aliases', 'add', 'claude-*-haiku-*', 'gpt-4o-mini'])).code, 0);
+    assert.match((await tollgate(['aliases', 'list'])).stdout, /claude-\*-haiku-\* +gpt-4o-mini/);
+    assert.equal((await tollgate(['aliases', 'remove', 'claude-*-haiku-*'])).code, 0);
+    assert.deepEqual(JSON.parse((await tollgate(['aliases', 'list', '--json'])).stdout), []);
+  });
+});
+
 describe('without a running gateway', () => {
   test('commands say how to start one', async () => {
     const dir = tempDataDir();

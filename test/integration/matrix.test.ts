@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
 import type OpenAI from 'openai';
 import { expectedCostMicro, startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
@@ -92,11 +93,70 @@ function anthropicClient(c: Anthropic): Client {
   };
 }
 
+function responsesClient(c: OpenAI): Client {
+  const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: WEATHER, strict: false }];
+  const run = async (model: string, stream: boolean, input: OpenAI.Responses.ResponseInput, withTool: boolean): Promise<Turn> => {
+    const params = { model, input, store: false, ...(withTool ? { tools } : {}) };
+    const r = stream ? await c.responses.stream(params).finalResponse() : await c.responses.create(params);
+    const fc = r.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall | undefined;
+    return { text: r.output_text, stop: r.status ?? '', ...(fc ? { call: { id: fc.call_id, name: fc.name, args: JSON.parse(fc.arguments) as Record<string, unknown> } } : {}) };
+  };
+  return {
+    stops: { text: 'completed', tool: 'completed' },
+    ask: (model, stream, prompt, withTool) => run(model, stream, [{ role: 'user', content: prompt }], withTool),
+    answer: (model, stream, prompt, prev, result) =>
+      run(
+        model,
+        stream,
+        [
+          { role: 'user', content: prompt },
+          { type: 'function_call', call_id: prev.call!.id, name: prev.call!.name, arguments: JSON.stringify(prev.call!.args) },
+          { type: 'function_call_output', call_id: prev.call!.id, output: result },
+        ],
+        true,
+      ),
+  };
+}
+
+function geminiClient(ai: GoogleGenAI): Client {
+  const tools = [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parametersJsonSchema: WEATHER }] }];
+  const run = async (model: string, stream: boolean, contents: Content[], withTool: boolean): Promise<Turn> => {
+    const params = { model, contents, config: withTool ? { tools } : {} };
+    const chunks: GenerateContentResponse[] = stream ? [] : [await ai.models.generateContent(params)];
+    if (stream) for await (const c of await ai.models.generateContentStream(params)) chunks.push(c);
+    const text = chunks.map((c) => c.text ?? '').join('');
+    const fc = chunks.flatMap((c) => c.functionCalls ?? [])[0];
+    const stop = String(chunks.at(-1)?.candidates?.[0]?.finishReason ?? '');
+    return { text, stop, ...(fc ? { call: { id: fc.id ?? '', name: fc.name!, args: fc.args ?? {} } } : {}) };
+  };
+  return {
+    stops: { text: 'STOP', tool: 'STOP' },
+    ask: (model, stream, prompt, withTool) => run(model, stream, [{ role: 'user', parts: [{ text: prompt }] }], withTool),
+    answer: (model, stream, prompt, prev, result) =>
+      run(
+        model,
+        stream,
+        [
+          { role: 'user', parts: [{ text: prompt }] },
+          { role: 'model', parts: [{ functionCall: { ...(prev.call!.id ? { id: prev.call!.id } : {}), name: prev.call!.name, args: prev.call!.args } }] },
+          { role: 'user', parts: [{ functionResponse: { ...(prev.call!.id ? { id: prev.call!.id } : {}), name: prev.call!.name, response: { output: result } } }] },
+        ],
+        true,
+      ),
+  };
+}
+
 let mock: MockUpstream;
 let gw: TestGateway;
 const clients: Record<string, Client> = {};
 /** Upstream protocol → the catalogue model its line serves. */
-const upstreams = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5' } as const;
+const upstreams = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5', 'openai-responses': 'gpt-5-mini', gemini: 'gemini-2.5-flash' } as const;
+const PATHS: Record<string, RegExp> = {
+  'openai-chat': /^\/v1\/chat\/completions$/,
+  anthropic: /^\/v1\/messages$/,
+  'openai-responses': /^\/v1\/responses$/,
+  gemini: /^\/v1beta\/models\/gemini-2\.5-flash:(generateContent|streamGenerateContent)$/,
+};
 
 before(async () => {
   mock = await startMockUpstream();
@@ -105,9 +165,13 @@ before(async () => {
   await gw.admin.topup(20);
   await gw.admin.line({ name: 'openai', protocol: 'openai-chat', baseUrl: scenarioBase(mock, FORCED), models: [upstreams['openai-chat']], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
   await gw.admin.line({ name: 'anthropic', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, FORCED), models: [upstreams.anthropic], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({ name: 'responses', protocol: 'openai-responses', baseUrl: scenarioBase(mock, FORCED), models: [upstreams['openai-responses']], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({ name: 'gemini', protocol: 'gemini', baseUrl: scenarioOrigin(mock, FORCED), models: [upstreams.gemini], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
   const key = await gw.admin.key('matrix');
   clients['openai-chat'] = openaiClient(gw.openai(key));
   clients['anthropic-messages'] = anthropicClient(new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 }));
+  clients['openai-responses'] = responsesClient(gw.openai(key));
+  clients.gemini = geminiClient(new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } }));
 });
 
 after(async () => {
@@ -115,7 +179,7 @@ after(async () => {
   await mock.close();
 });
 
-for (const inbound of ['openai-chat', 'anthropic-messages'] as const) {
+for (const inbound of ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'] as const) {
   for (const [upstream, model] of Object.entries(upstreams)) {
     for (const stream of [false, true]) {
       describe(`${inbound} → ${upstream}${stream ? ', streaming' : ''}`, () => {
@@ -127,8 +191,8 @@ for (const inbound of ['openai-chat', 'anthropic-messages'] as const) {
           assert.equal(turn.stop, client.stops.text);
           const sent = mock.requests.slice(before);
           assert.equal(sent.length, 1);
-          assert.equal(sent[0]!.path, upstream === 'anthropic' ? '/v1/messages' : '/v1/chat/completions');
-          assert.equal(sent[0]!.body.model, model);
+          assert.match(sent[0]!.path, PATHS[upstream]!);
+          if (upstream !== 'gemini') assert.equal(sent[0]!.body.model, model);
           await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.stream === stream, 'the log row');
           const [row] = await gw.admin.logs({ limit: '1' });
           assert.equal(row!.inboundProtocol, inbound);
@@ -145,7 +209,7 @@ for (const inbound of ['openai-chat', 'anthropic-messages'] as const) {
           assert.equal(first.stop, client.stops.tool);
           assert.equal(first.call?.name, 'get_weather');
           assert.deepEqual(first.call?.args, { city: 'x' });
-          assert.match(first.call!.id, /^[A-Za-z0-9_-]+$/);
+          if (inbound !== 'gemini' || first.call!.id) assert.match(first.call!.id, /^[A-Za-z0-9_-]+$/);
           const second = await client.answer(model, stream, 'what is the weather in Paris?', first, 'sunny, 21 °C');
           assert.equal(second.text, 'tool result: sunny, 21 °C');
           assert.equal(second.stop, client.stops.text);
@@ -155,8 +219,17 @@ for (const inbound of ['openai-chat', 'anthropic-messages'] as const) {
             const toolUse = last.messages[1].content.find((b: { type: string }) => b.type === 'tool_use');
             const result = last.messages[2].content.find((b: { type: string }) => b.type === 'tool_result');
             assert.equal(result.tool_use_id, toolUse.id);
-          } else {
+          } else if (upstream === 'openai-chat') {
             assert.equal(last.messages.at(-1).tool_call_id, last.messages.at(-2).tool_calls[0].id);
+          } else if (upstream === 'openai-responses') {
+            const call = last.input.find((i: { type?: string }) => i.type === 'function_call');
+            const output = last.input.find((i: { type?: string }) => i.type === 'function_call_output');
+            assert.equal(output.call_id, call.call_id);
+          } else {
+            const call = last.contents.at(-2).parts.find((p: { functionCall?: unknown }) => p.functionCall).functionCall;
+            const response = last.contents.at(-1).parts.find((p: { functionResponse?: unknown }) => p.functionResponse).functionResponse;
+            assert.equal(response.name, call.name);
+            assert.equal(typeof response.response, 'object');
           }
         });
       });

@@ -1,0 +1,24 @@
+import type { InboundCodec } from '../../core/codec.js';
+import { decodeRequest } from './decode.js';
+import { encodeResponse } from './encode.js';
+import { encodeStream, encodeStreamAsJsonArray } from './encode-stream.js';
+
+export interface CodecOptions {
+  /** The client called `:streamGenerateContent` (Gemini says it in the method, not the body). */
+  stream?: boolean;
+  /** The client asked for `?alt=sse`; without it a stream is one JSON array. Default true. */
+  sse?: boolean;
+}
+
+/**
+ * The gemini InboundCodec. The model is in the URL path and streaming is in the method, neither in
+ * the body that InboundCodec.decodeRequest receives, so the route builds one codec per request.
+ */
+export function makeCodec(modelFromPath: string, opts: CodecOptions = {}): InboundCodec {
+  return {
+    decodeRequest: (body) => decodeRequest(body, modelFromPath, { stream: opts.stream === true }),
+    encodeResponse,
+    encodeStream: opts.sse === false ? encodeStreamAsJsonArray : encodeStream,
+    ...(opts.sse === false ? { streamContentType: 'application/json' } : {}),
+  };
+}

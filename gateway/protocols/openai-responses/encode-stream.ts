@@ -1,0 +1,235 @@
+/**
+ * Canonical stream → Responses SSE (protocols.md §3): `event: <type>` + `data: {type,
+ * sequence_number, …}`, sequence numbers from 0 and one apart, no `[DONE]`.
+ *
+ * response.created and response.in_progress open the stream; each output item is announced
+ * (output_item.added), filled in (content parts and text deltas for a message, argument deltas
+ * for a function_call, one summary part for reasoning) and finished (output_item.done with the
+ * whole item); the terminal event is response.completed or response.incomplete carrying the
+ * final response, usage included: Codex counts tokens from it and treats a stream without it as
+ * broken. Adjacent text blocks are content parts of one message item, as in encode.ts.
+ *
+ * Thinking becomes a reasoning item only once it has text. Its signature is dropped: stream
+ * events do not say which provider family signed it (see the contract note in the report), and
+ * a foreign signature sent back as `encrypted_content` would fail the next request.
+ * An `error` event becomes an `error` event followed by response.failed, whose `response.error`
+ * is what Codex reads; a stream that just ends is reported the same way.
+ */
+import type { BlockStart, StopReason, StreamEvent } from '../../core/canonical.js';
+import type { EncodeContext } from '../../core/codec.js';
+import { GatewayError } from '../../core/errors.js';
+import { formatSse } from '../../core/sse.js';
+import type { Usage } from '../../core/usage.js';
+import {
+  functionCallItem,
+  itemId,
+  reasoningItem,
+  responseShell,
+  statusOf,
+  toResponsesUsage,
+  type OutputItem,
+  type OutputText,
+  type ResponsesBody,
+  type ResponsesEncodeOptions,
+} from './encode.js';
+
+/**
+ * The error code clients act on. Codex stops retrying on `insufficient_quota` and waits on
+ * `rate_limit_exceeded`; the other codes are Tollgate's own, as in the HTTP error body.
+ */
+export function responsesErrorCode(err: GatewayError): string {
+  if (err.kind === 'insufficient_funds') return 'insufficient_quota';
+  if (err.kind === 'rate_limit') return 'rate_limit_exceeded';
+  if (err.kind === 'authentication') return 'invalid_api_key';
+  return err.code;
+}
+
+function frame(type: string, sequenceNumber: number, data: Record<string, unknown>): string {
+  return formatSse({ event: type, data: JSON.stringify({ type, sequence_number: sequenceNumber, ...data }) });
+}
+
+/** A failure after the 200 on the pass-through path: one `error` event (the caller knows the next sequence number). */
+export function encodeStreamError(err: GatewayError, sequenceNumber = 0): string {
+  return frame('error', sequenceNumber, { code: responsesErrorCode(err), message: err.message, param: err.param ?? null });
+}
+
+type Open =
+  | { kind: 'message'; id: string; index: number; content: OutputText[]; part?: OutputText }
+  | { kind: 'function_call'; id: string; index: number; callId: string; name: string; args: string }
+  | { kind: 'reasoning'; id: string; index: number; text: string };
+
+/** Turns canonical events into Responses events, numbering them; one output item is open at a time. */
+class Writer {
+  private seq = 0;
+  private started = false;
+  private readonly createdAt = Math.floor(Date.now() / 1000);
+  private readonly output: OutputItem[] = [];
+  private item: Open | undefined;
+  /** The kind of the canonical block that is open, if any. */
+  private block: BlockStart['type'] | undefined;
+
+  constructor(
+    private readonly ctx: EncodeContext,
+    private readonly opts: ResponsesEncodeOptions,
+  ) {}
+
+  private emit(type: string, data: Record<string, unknown>): string {
+    return frame(type, this.seq++, data);
+  }
+
+  private at(item: Open): Record<string, unknown> {
+    return { item_id: item.id, output_index: item.index };
+  }
+
+  /** The SDK's accumulator needs response.created before anything else, an error included. */
+  open(): string[] {
+    if (this.started) return [];
+    this.started = true;
+    const response = responseShell(this.ctx, this.opts, this.createdAt, { status: 'in_progress', incomplete_details: null });
+    return [this.emit('response.created', { response }), this.emit('response.in_progress', { response })];
+  }
+
+  blockStart(b: BlockStart): string[] {
+    this.block = b.type;
+    const out: string[] = [];
+    if (b.type === 'text') {
+      let item = this.item;
+      if (item?.kind !== 'message') {
+        out.push(...this.closeItem());
+        item = this.item = { kind: 'message', id: itemId('msg', this.ctx, this.output.length), index: this.output.length, content: [] };
+        out.push(this.emit('response.output_item.added', { output_index: item.index, item: { type: 'message', id: item.id, role: 'assistant', status: 'in_progress', content: [] } }));
+      }
+      item.part = { type: 'output_text', text: '', annotations: [] };
+      out.push(this.emit('response.content_part.added', { ...this.at(item), content_index: item.content.length, part: { ...item.part } }));
+    } else if (b.type === 'tool_call') {
+      out.push(...this.closeItem());
+      const item: Open = (this.item = { kind: 'function_call', id: itemId('fc', this.ctx, this.output.length), index: this.output.length, callId: b.id, name: b.name, args: '' });
+      out.push(this.emit('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, b.id, b.name, '', 'in_progress', this.opts) }));
+    }
+    // Thinking opens its item on its first text; redacted thinking has no Responses form.
+    return out;
+  }
+
+  text(delta: string): string[] {
+    const item = this.item;
+    if (this.block !== 'text' || item?.kind !== 'message' || !item.part || delta === '') return [];
+    item.part.text += delta;
+    return [this.emit('response.output_text.delta', { ...this.at(item), content_index: item.content.length, delta, logprobs: [] })];
+  }
+
+  thinking(delta: string): string[] {
+    if (this.block !== 'thinking' || delta === '') return [];
+    const out: string[] = [];
+    let item = this.item;
+    if (item?.kind !== 'reasoning') {
+      out.push(...this.closeItem());
+      item = this.item = { kind: 'reasoning', id: itemId('rs', this.ctx, this.output.length), index: this.output.length, text: '' };
+      out.push(this.emit('response.output_item.added', { output_index: item.index, item: reasoningItem(item.id, '', undefined) }));
+      out.push(this.emit('response.reasoning_summary_part.added', { ...this.at(item), summary_index: 0, part: { type: 'summary_text', text: '' } }));
+    }
+    item.text += delta;
+    out.push(this.emit('response.reasoning_summary_text.delta', { ...this.at(item), summary_index: 0, delta }));
+    return out;
+  }
+
+  args(delta: string): string[] {
+    const item = this.item;
+    if (this.block !== 'tool_call' || item?.kind !== 'function_call' || delta === '') return [];
+    item.args += delta;
+    return [this.emit('response.function_call_arguments.delta', { ...this.at(item), delta })];
+  }
+
+  blockStop(): string[] {
+    const kind = this.block;
+    this.block = undefined;
+    if (kind === 'text') return this.closePart();
+    // A message stays open across text blocks; anything else ends with its block.
+    return kind === 'tool_call' || (kind === 'thinking' && this.item?.kind === 'reasoning') ? this.closeItem() : [];
+  }
+
+  private closePart(): string[] {
+    const item = this.item;
+    if (item?.kind !== 'message' || !item.part) return [];
+    const part = item.part;
+    const at = { ...this.at(item), content_index: item.content.length };
+    item.content.push(part);
+    item.part = undefined;
+    return [this.emit('response.output_text.done', { ...at, text: part.text, logprobs: [] }), this.emit('response.content_part.done', { ...at, part: { ...part } })];
+  }
+
+  private closeItem(): string[] {
+    const item = this.item;
+    if (!item) return [];
+    const out = this.closePart();
+    this.item = undefined;
+    let done: OutputItem;
+    if (item.kind === 'message') done = { type: 'message', id: item.id, role: 'assistant', status: 'completed', content: item.content };
+    else if (item.kind === 'function_call') {
+      done = functionCallItem(item.id, item.callId, item.name, item.args, 'completed', this.opts);
+      out.push(this.emit('response.function_call_arguments.done', { ...this.at(item), name: item.name, arguments: item.args }));
+    } else {
+      done = reasoningItem(item.id, item.text, undefined);
+      const at = { ...this.at(item), summary_index: 0 };
+      out.push(this.emit('response.reasoning_summary_text.done', { ...at, text: item.text }));
+      out.push(this.emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: item.text } }));
+    }
+    this.output.push(done);
+    out.push(this.emit('response.output_item.done', { output_index: item.index, item: done }));
+    return out;
+  }
+
+  finish(stop: { stopReason: StopReason; usage: Usage }): string[] {
+    const out = this.closeItem();
+    const response = responseShell(this.ctx, this.opts, this.createdAt, statusOf(stop.stopReason));
+    response.output = this.output;
+    response.usage = toResponsesUsage(stop.usage);
+    out.push(this.emit(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response }));
+    this.opts.onResponse?.(response);
+    return out;
+  }
+
+  /** An item still open is left out of the failed response: it never finished. */
+  fail(err: GatewayError): string[] {
+    const code = responsesErrorCode(err);
+    const response: ResponsesBody = { ...responseShell(this.ctx, this.opts, this.createdAt, { status: 'failed', incomplete_details: null }), output: this.output, error: { code, message: err.message } };
+    const out = [this.emit('error', { code, message: err.message, param: err.param ?? null }), this.emit('response.failed', { response })];
+    this.opts.onResponse?.(response);
+    return out;
+  }
+}
+
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext, opts: ResponsesEncodeOptions = {}): AsyncGenerator<string> {
+  const w = new Writer(ctx, opts);
+  for await (const ev of events) {
+    yield* w.open();
+    switch (ev.type) {
+      case 'block_start':
+        yield* w.blockStart(ev.block);
+        break;
+      case 'text_delta':
+        yield* w.text(ev.text);
+        break;
+      case 'thinking_delta':
+        yield* w.thinking(ev.text);
+        break;
+      case 'tool_args_delta':
+        yield* w.args(ev.json);
+        break;
+      case 'block_stop':
+        yield* w.blockStop();
+        break;
+      case 'stop':
+        yield* w.finish(ev);
+        return;
+      case 'error':
+        yield* w.fail(ev.error);
+        return;
+      default:
+        // start has nothing Responses shows before the end; signatures: see the file comment.
+        break;
+    }
+  }
+  // The provider ended without `stop` or `error`: tell the client rather than fake a completion.
+  yield* w.open();
+  yield* w.fail(new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' }));
+}

@@ -1,0 +1,166 @@
+/**
+ * Canonical answer → a Responses `response` object (protocols.md §3).
+ *
+ * - Output items in block order: a thinking block is a `reasoning` item (its text as one summary
+ *   part; `encrypted_content` only from an 'openai' signature, since no other family's signature
+ *   means anything to an OpenAI client); adjacent text blocks are one `message` item with one
+ *   `output_text` part each; a tool call is a `function_call` item whose `call_id` is the canonical
+ *   id. Redacted thinking, images and documents have no output item and are dropped.
+ * - Item ids are made from Tollgate's request id and the output index, so they are stable for a
+ *   request and the same in a stream as in the stored response. Items are always `completed`:
+ *   a cut-off answer says so once, in the response's `status` and `incomplete_details`.
+ * - `output_text` is left out: it is an SDK convenience, computed by the SDK, not a wire field.
+ * - The echo fields (`tools`, `instructions`, `temperature`…) are fixed defaults: the encoder does
+ *   not see the request, and clients read the output and usage, not the echo.
+ */
+import type { CanonicalResponse, StopReason } from '../../core/canonical.js';
+import type { EncodeContext } from '../../core/codec.js';
+import type { Usage } from '../../core/usage.js';
+
+export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+export interface OutputText {
+  type: 'output_text';
+  text: string;
+  annotations: unknown[];
+}
+
+export interface SummaryText {
+  type: 'summary_text';
+  text: string;
+}
+
+export type OutputItem =
+  | { type: 'reasoning'; id: string; summary: SummaryText[]; encrypted_content?: string }
+  | { type: 'message'; id: string; role: 'assistant'; status: ItemStatus; content: OutputText[] }
+  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus; namespace?: string };
+
+export interface ResponsesUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+export interface ResponsesBody {
+  id: string;
+  object: 'response';
+  created_at: number;
+  status: ResponseStatus;
+  error: { code: string; message: string } | null;
+  incomplete_details: { reason: 'max_output_tokens' | 'content_filter' } | null;
+  instructions: null;
+  model: string;
+  output: OutputItem[];
+  parallel_tool_calls: boolean;
+  previous_response_id: string | null;
+  store: boolean;
+  temperature: null;
+  top_p: null;
+  text: { format: { type: 'text' } };
+  tool_choice: 'auto';
+  tools: [];
+  metadata: Record<string, string>;
+  usage?: ResponsesUsage;
+}
+
+export interface ResponsesEncodeOptions {
+  /** Flattened tool name → the Codex namespace it came from (decode.ts toolNamespaces), put back on function_call items. */
+  namespaces?: ReadonlyMap<string, string>;
+  /** Echoed as `store` (default false: Tollgate keeps its own chain, OpenAI stores nothing). */
+  store?: boolean;
+  /** Echoed as `previous_response_id`. */
+  previousResponseId?: string;
+  /** encodeStream only: called with the terminal response object (completed, incomplete or failed), e.g. for the response store. */
+  onResponse?(response: ResponsesBody): void;
+}
+
+/**
+ * Canonical usage in Responses' shape. Responses counts cached tokens *inside* input_tokens (like
+ * Chat Completions), so every input bucket is added back, with cache reads and writes also shown
+ * in input_tokens_details. reasoning_tokens is already inside output_tokens.
+ */
+export function toResponsesUsage(u: Usage): ResponsesUsage {
+  const input = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens;
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: u.cacheReadTokens, cache_write_tokens: u.cacheWriteTokens },
+    output_tokens: u.outputTokens,
+    output_tokens_details: { reasoning_tokens: u.reasoningTokens },
+    total_tokens: input + u.outputTokens,
+  };
+}
+
+/** protocols.md §6.5: a cut-off answer is `incomplete` with a reason; everything else is `completed`. */
+export function statusOf(r: StopReason): Pick<ResponsesBody, 'status' | 'incomplete_details'> {
+  if (r === 'max_tokens' || r === 'context_exceeded') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (r === 'refusal') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+  return { status: 'completed', incomplete_details: null };
+}
+
+const idBase = (ctx: EncodeContext): string => ctx.requestId.replace(/^req_/, '').replace(/[^a-zA-Z0-9_-]/g, '');
+export const responseId = (ctx: EncodeContext): string => `resp_${idBase(ctx)}`;
+export const itemId = (prefix: 'msg' | 'fc' | 'rs', ctx: EncodeContext, outputIndex: number): string => `${prefix}_${idBase(ctx)}_${outputIndex}`;
+
+/** The response object around `output`; `usage` is added by the caller when it is known. */
+export function responseShell(ctx: EncodeContext, opts: ResponsesEncodeOptions, createdAt: number, state: Pick<ResponsesBody, 'status' | 'incomplete_details'>): ResponsesBody {
+  return {
+    id: responseId(ctx),
+    object: 'response',
+    created_at: createdAt,
+    ...state,
+    error: null,
+    instructions: null,
+    model: ctx.requestedModel,
+    output: [],
+    parallel_tool_calls: true,
+    previous_response_id: opts.previousResponseId ?? null,
+    store: opts.store ?? false,
+    temperature: null,
+    top_p: null,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    metadata: {},
+  };
+}
+
+export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus, opts: ResponsesEncodeOptions): OutputItem {
+  const namespace = opts.namespaces?.get(name);
+  return { type: 'function_call', id, call_id: callId, name, arguments: args, status, ...(namespace === undefined ? {} : { namespace }) };
+}
+
+export function reasoningItem(id: string, text: string, encrypted: string | undefined): OutputItem {
+  return { type: 'reasoning', id, summary: text === '' ? [] : [{ type: 'summary_text', text }], ...(encrypted === undefined ? {} : { encrypted_content: encrypted }) };
+}
+
+/** The `output` array alone, as the route's response store keeps it. */
+export function outputItems(res: CanonicalResponse, ctx: EncodeContext = { requestedModel: res.model, requestId: res.id }, opts: ResponsesEncodeOptions = {}): OutputItem[] {
+  const out: OutputItem[] = [];
+  let message: Extract<OutputItem, { type: 'message' }> | undefined;
+  for (const b of res.content) {
+    if (b.type === 'text') {
+      if (!message) out.push((message = { type: 'message', id: itemId('msg', ctx, out.length), role: 'assistant', status: 'completed', content: [] }));
+      message.content.push({ type: 'output_text', text: b.text, annotations: [] });
+    } else if (b.type === 'tool_call') {
+      out.push(functionCallItem(itemId('fc', ctx, out.length), b.id, b.name, JSON.stringify(b.input), 'completed', opts));
+      message = undefined;
+    } else if (b.type === 'thinking') {
+      const encrypted = b.family === 'openai' && b.signature ? b.signature : undefined;
+      if (b.text === '' && encrypted === undefined) continue;
+      out.push(reasoningItem(itemId('rs', ctx, out.length), b.text, encrypted));
+      message = undefined;
+    }
+  }
+  return out;
+}
+
+export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext, opts: ResponsesEncodeOptions = {}): ResponsesBody {
+  const body = responseShell(ctx, opts, Math.floor(Date.now() / 1000), statusOf(res.stopReason));
+  body.output = outputItems(res, ctx, opts);
+  body.usage = toResponsesUsage(res.usage);
+  return body;
+}

@@ -1,0 +1,111 @@
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../../core/errors.js';
+import type { Exchange, Outcome } from '../../core/exchange.js';
+import { assertJsonObjectShape } from '../../core/json.js';
+import { passthrough, type StreamTap } from '../../core/passthrough.js';
+import type { SseEvent } from '../../core/sse.js';
+import type { Usage } from '../../core/usage.js';
+import type { Gateway } from '../../services.js';
+import { fromResponsesUsage } from './usage.js';
+
+export interface ResponsesPassthroughInput {
+  gateway: Gateway;
+  exchange: Exchange;
+  body: Record<string, unknown>;
+  res: ServerResponse;
+  signal: AbortSignal;
+  count(produced: string): Promise<Usage>;
+  encodeStreamError(err: GatewayError): string;
+}
+
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * Reads a Responses stream as it passes: only the terminal event (which carries the usage) and
+ * errors are parsed; text and argument deltas are kept raw for counting if no usage comes.
+ */
+export class ResponsesStreamTap implements StreamTap {
+  private found: Usage | undefined;
+  private done = false;
+  private failure: GatewayError | null = null;
+  private readonly deltas: string[] = [];
+
+  onEvent(ev: SseEvent): boolean {
+    const data = ev.data;
+    if (data === '[DONE]') return false; // some compatible servers add it; Responses clients do not expect it
+    assertJsonObjectShape(data);
+    const type = ev.event ?? /"type":"([^"]+)"/.exec(data)?.[1];
+    if (type !== undefined && TERMINAL.has(type)) {
+      const response = (JSON.parse(data) as { response?: { usage?: unknown; error?: { message?: string } | null } }).response;
+      if (response?.usage) this.found = fromResponsesUsage(response.usage);
+      if (type === 'response.failed') this.failure = streamError(response?.error?.message);
+      this.done = true;
+    } else if (type === 'error') {
+      this.failure = streamError((JSON.parse(data) as { message?: string }).message);
+    } else if (type !== undefined && type.endsWith('.delta')) {
+      this.deltas.push(data);
+    }
+    return true;
+  }
+
+  usage(): Usage | undefined {
+    return this.found;
+  }
+  complete(): boolean {
+    return this.done;
+  }
+  repairTail(): string | undefined {
+    return undefined;
+  }
+  error(): GatewayError | null {
+    return this.failure;
+  }
+  produced(): string {
+    let out = '';
+    for (const data of this.deltas) {
+      try {
+        const d = (JSON.parse(data) as { delta?: unknown }).delta;
+        if (typeof d === 'string') out += d;
+      } catch {
+        // A malformed fragment produced nothing countable.
+      }
+    }
+    return out;
+  }
+}
+
+function streamError(message: string | undefined): GatewayError {
+  return new GatewayError('upstream_error', `Upstream error during the stream: ${message ?? 'unknown'}`, { code: 'upstream_stream_error' });
+}
+
+/** Responses in, `openai-responses` upstream out: only `model` is rewritten. */
+export async function passthroughResponses(input: ResponsesPassthroughInput): Promise<Outcome> {
+  const { gateway, exchange, body } = input;
+  const admission = exchange.admission!;
+  const stream = body.stream === true;
+  const credential = await gateway.credentialFor(admission.line);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    'user-agent': 'Tollgate',
+  };
+  if (credential !== undefined) headers.authorization = `Bearer ${credential}`;
+  return passthrough({
+    gateway,
+    exchange,
+    res: input.res,
+    signal: input.signal,
+    path: '/responses',
+    headers,
+    body: JSON.stringify({ ...body, model: admission.upstreamModel }),
+    stream,
+    tap: () => new ResponsesStreamTap(),
+    fromJson: (parsed) => {
+      const p = parsed as { usage?: unknown; output?: { content?: { text?: string }[]; arguments?: string }[] };
+      const produced = (p.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');
+      return { usage: p.usage ? fromResponsesUsage(p.usage) : undefined, produced };
+    },
+    count: input.count,
+    encodeStreamError: input.encodeStreamError,
+  });
+}
