@@ -28,6 +28,8 @@ export interface Exchange {
   billable: boolean;
   /** What translation could not carry (dropped tool kinds, signatures…), for the log. */
   notes: string[];
+  /** Set by forward(): writes the ledger row. Relays call it before the client sees the end of the answer. */
+  settleHook: ((outcome: Outcome) => void) | null;
 }
 
 export interface Admission {
@@ -68,7 +70,17 @@ export function newExchange(inbound: InboundProtocolId, billable: boolean): Exch
     settled: false,
     billable,
     notes: [],
+    settleHook: null,
   };
+}
+
+/**
+ * Writes the ledger row now, before the last bytes of the answer go out, so that an answer the
+ * client saw complete is never missing from the ledger, even if the process is killed right after.
+ */
+export function settleBeforeEnd(ex: Exchange, outcome: Outcome): Outcome {
+  ex.settleHook?.(outcome);
+  return outcome;
 }
 
 export function markFirstByte(ex: Exchange): void {

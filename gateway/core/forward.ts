@@ -58,6 +58,7 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
       client.signal.addEventListener('abort', abort);
       const totalMs = gateway.timeoutsFor(line).totalMs;
       const timer = setTimeout(() => attempt.abort(new TotalTimeoutError(totalMs)), totalMs);
+      exchange.settleHook = (o) => gateway.settle(exchange, o);
       try {
         const outcome = await run(attempt.signal);
         if (outcome.error && lineFault(outcome.error)) gateway.health.failure(line.id, Date.now());
@@ -80,6 +81,7 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
         exchange.notes.push(`line "${line.name}" failed (${failure.status} ${failure.code})`);
         last = failure;
       } finally {
+        exchange.settleHook = null;
         clearTimeout(timer);
         client.signal.removeEventListener('abort', abort);
       }

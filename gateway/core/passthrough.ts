@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Gateway } from '../services.js';
 import { ClientClosedError, upstreamFailure, upstreamStatusError, type UpstreamResponse } from '../providers/http.js';
 import { GatewayError } from './errors.js';
-import { markFirstByte, type Exchange, type Outcome } from './exchange.js';
+import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write } from './respond.js';
 import { formatSse, readSse, type SseEvent } from './sse.js';
 import type { Usage } from './usage.js';
@@ -118,17 +118,26 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
   const found = spec.fromJson(parsed);
   const usage = found.usage ?? (await spec.count(found.produced));
   markFirstByte(spec.exchange);
+  const outcome = settleBeforeEnd(spec.exchange, { status: upstream.status, usage, usageEstimated: found.usage === undefined, error: null });
   sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
-  return { status: upstream.status, usage, usageEstimated: found.usage === undefined, error: null };
+  return outcome;
 }
 
 async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
   const { res, exchange } = spec;
   const tap = spec.tap();
   let failure: GatewayError | null = null;
+  let settled: Outcome | undefined;
+  const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
+    const usage = tap.usage();
+    if (usage) return { status, usage, usageEstimated: false, error };
+    return { status, usage: await spec.count(tap.produced()), usageEstimated: true, error };
+  };
   try {
     for await (const ev of readSse(upstream.body)) {
       if (!tap.onEvent(ev)) continue;
+      // The terminator is about to go out: the ledger row first.
+      if (tap.complete() && !settled) settled = settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
       if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
@@ -151,14 +160,16 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
     upstream.body.destroy();
   }
   const clientGone = failure?.code === 'client_closed' || res.destroyed;
+  if (settled) {
+    if (!clientGone) res.end();
+    return settled;
+  }
   // Nothing reached the client yet: the caller may try another line, or answer with a status.
   if (failure && !clientGone && !res.headersSent) throw failure;
   if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
   if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
-  if (!clientGone) res.end();
   const error = failure ?? tap.error();
-  const status = clientGone ? 499 : (error?.status ?? 200);
-  const usage = tap.usage();
-  if (usage) return { status, usage, usageEstimated: false, error };
-  return { status, usage: await spec.count(tap.produced()), usageEstimated: true, error };
+  const outcome = settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
+  if (!clientGone) res.end();
+  return outcome;
 }

@@ -5,7 +5,7 @@ import type { CanonicalRequest, StreamEvent } from './canonical.js';
 import type { InboundCodec, ProviderCodec } from './codec.js';
 import { countTokens } from './estimate.js';
 import { GatewayError } from './errors.js';
-import { markFirstByte, type Exchange, type Outcome } from './exchange.js';
+import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { endpoint, readUpstreamError } from './passthrough.js';
 import { sendJson, startSse, write } from './respond.js';
 import { readSse } from './sse.js';
@@ -69,15 +69,28 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
     }
     const answer = provider.fromResponse(parsed);
     markFirstByte(exchange);
-    sendJson(spec.res, 200, spec.inbound.encodeResponse(answer, ctx), { 'x-request-id': exchange.requestId });
+    const body = spec.inbound.encodeResponse(answer, ctx);
+    let outcome: Outcome = { status: 200, usage: answer.usage, usageEstimated: false, error: null };
     if (answer.usageEstimated) {
       const produced = answer.content.map((b) => (b.type === 'text' || b.type === 'thinking' ? b.text : b.type === 'tool_call' ? b.name + JSON.stringify(b.input) : '')).join('');
-      return { status: 200, usage: { ...spec.promptUsage, outputTokens: await countTokens(produced) }, usageEstimated: true, error: null };
+      outcome = { status: 200, usage: { ...spec.promptUsage, outputTokens: await countTokens(produced) }, usageEstimated: true, error: null };
     }
-    return { status: 200, usage: answer.usage, usageEstimated: false, error: null };
+    settleBeforeEnd(exchange, outcome);
+    sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId });
+    return outcome;
   }
 
   const tap = new CanonicalTap();
+  const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
+    if (tap.usage && !tap.usageEstimated) return { status, usage: tap.usage, usageEstimated: false, error };
+    // No usage from the upstream (or none for the output): bill the prompt as counted and what was produced.
+    return { status, usage: { ...(tap.usage ?? spec.promptUsage), outputTokens: await countTokens(tap.produced) }, usageEstimated: true, error };
+  };
+  let settled: Outcome | undefined;
+  // The stop event carries the final usage and comes before the protocol's terminator: the ledger row first.
+  tap.beforeStop = async () => {
+    settled = settleBeforeEnd(exchange, await outcomeOf(200, null));
+  };
   const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);
   let clientGone = false;
   try {
@@ -97,15 +110,16 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
     clientGone = true;
   }
   clientGone ||= spec.res.destroyed;
-  if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId);
-  if (!clientGone) spec.res.end();
   upstream.body.destroy();
+  if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId);
+  if (settled && !tap.failure) {
+    if (!clientGone) spec.res.end();
+    return settled;
+  }
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
-  const status = clientGone ? 499 : (error?.status ?? 200);
-  if (tap.usage && !tap.usageEstimated) return { status, usage: tap.usage, usageEstimated: false, error };
-  // No usage from the upstream (or none for the output): bill the prompt as counted and what was produced.
-  const usage = { ...(tap.usage ?? spec.promptUsage), outputTokens: await countTokens(tap.produced) };
-  return { status, usage, usageEstimated: true, error };
+  const outcome = settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
+  if (!clientGone) spec.res.end();
+  return outcome;
 }
 
 function startStream(spec: TranslateSpec, requestId: string): void {
@@ -119,6 +133,8 @@ class CanonicalTap {
   usageEstimated = false;
   produced = '';
   failure: GatewayError | null = null;
+  /** Called when the stop event has been read, before it is passed on. */
+  beforeStop: (() => Promise<void>) | undefined;
 
   async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
     let started = false;
@@ -139,6 +155,7 @@ class CanonicalTap {
           case 'stop':
             this.usage = ev.usage;
             this.usageEstimated = ev.usageEstimated === true;
+            await this.beforeStop?.();
             break;
           case 'error':
             this.failure = ev.error;

@@ -64,7 +64,7 @@ test('kill -9 mid-load, then restart: the invariant holds and nothing acknowledg
     const c = new OpenAI({ baseURL: `${first.url}/v1`, apiKey: secret, maxRetries: 0 });
     let completed = 0;
     const load = Array.from({ length: 40 }, async (_, i) => {
-      await sleep(i * 15);
+      await sleep(i * 40);
       try {
         const s = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n ${i}` }], stream: i % 2 === 0 });
         if (i % 2 === 0) for await (const _ of s as AsyncIterable<unknown>) void _;
@@ -73,7 +73,9 @@ test('kill -9 mid-load, then restart: the invariant holds and nothing acknowledg
         // Requests cut by the crash fail; that is the point.
       }
     });
-    await sleep(450);
+    // Kill it mid-load: once some requests have completed and others are still streaming.
+    const deadline = Date.now() + 10_000;
+    while (completed < 3 && Date.now() < deadline) await sleep(10);
     first.child.kill('SIGKILL');
     await Promise.all(load);
     assert.equal(await first.exited, null);
