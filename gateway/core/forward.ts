@@ -76,7 +76,9 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
         }
         if (!lineFault(failure)) throw failure;
         if (failure.code === 'upstream_rate_limited') gateway.health.rateLimited(line.id, Date.now(), failure.retryAfter ?? 1);
-        else gateway.health.failure(line.id, Date.now());
+        // A missing key is the line's configuration, not its upstream's health: fail over, but
+        // leave the breaker alone so the next request says what is wrong again.
+        else if (!failure.code.startsWith('line_credential')) gateway.health.failure(line.id, Date.now());
         if (res.headersSent) throw failure;
         exchange.notes.push(`line "${line.name}" failed (${failure.status} ${failure.code})`);
         last = failure;
