@@ -135,7 +135,7 @@ export async function addGroup(g: Gateway, body: CreateGroupBody): Promise<Group
 }
 
 /** Config consistency and the ledger invariant. `ok` is false if any check fails. */
-export function doctor(g: Gateway): DoctorReport {
+export async function doctor(g: Gateway): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   const inv = g.ledger.checkInvariant();
   checks.push({
@@ -164,14 +164,22 @@ export function doctor(g: Gateway): DoctorReport {
     ok: badLineModels.length === 0,
     detail: badLineModels.length === 0 ? 'every line serves catalogue models' : `not in the catalogue: ${badLineModels.join(', ')}`,
   });
-  const missingEnv = g.config.data.lines.filter((l) => l.apiKeyEnv !== null && !process.env[l.apiKeyEnv]);
+  const problems: string[] = [];
+  for (const l of g.config.data.lines) {
+    const source = g.keySource(l);
+    if (source === 'env' && !process.env[l.apiKeyEnv ?? '']) problems.push(`line ${l.name} needs ${l.apiKeyEnv} set in the gateway's environment`);
+    if (source === 'keychain') {
+      const found = await g.secrets.get(l.id).then(
+        (v) => (v === undefined ? 'missing from the OS keychain' : null),
+        (err: Error) => `not readable from the OS keychain (${err.message})`,
+      );
+      if (found) problems.push(`line ${l.name}: its key is ${found}`);
+    }
+  }
   checks.push({
     name: 'line credentials',
-    ok: missingEnv.length === 0,
-    detail:
-      missingEnv.length === 0
-        ? 'every credential environment variable is set'
-        : missingEnv.map((l) => `line ${l.name} needs ${l.apiKeyEnv} set in the gateway's environment`).join('; '),
+    ok: problems.length === 0,
+    detail: problems.length === 0 ? 'every line can find its key (keychain or environment)' : problems.join('; '),
   });
   return { ok: checks.every((c) => c.ok), checks };
 }

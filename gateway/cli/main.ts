@@ -227,7 +227,7 @@ program
     } else {
       // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
       const g = await Gateway.open(dir);
-      report = runDoctor(g);
+      report = await runDoctor(g);
       await g.close();
     }
     if (o.json) json(report);
