@@ -29,6 +29,11 @@ export function estimatePromptTokensFromBody(rawBody: string): number {
 type Counter = (text: string) => number;
 let counter: Promise<Counter> | undefined;
 
+/** Whether the tokenizer has been loaded (by a count_tokens call or a usage fallback). */
+export function tokenizerLoaded(): boolean {
+  return counter !== undefined;
+}
+
 /** Counts tokens of text with the o200k_base BPE (GPT-4o / GPT-5 family). */
 export async function countTokens(text: string): Promise<number> {
   if (text === '') return 0;

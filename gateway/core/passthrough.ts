@@ -59,6 +59,18 @@ export function endpoint(baseUrl: string, path: string): URL {
 
 export type ErrorReader = (status: number, body: unknown, retryAfter: string | undefined) => GatewayError;
 
+/**
+ * The body to send upstream on the pass-through path: the client's own bytes when the changes
+ * are already there (the common case: no model mapping), so nothing is re-serialised; otherwise
+ * a copy with the changes applied.
+ */
+export function upstreamBody(rawBody: string, body: Record<string, unknown>, changes: Record<string, unknown>): string {
+  for (const [k, v] of Object.entries(changes)) {
+    if (body[k] !== v && JSON.stringify(body[k]) !== JSON.stringify(v)) return JSON.stringify({ ...body, ...changes });
+  }
+  return rawBody;
+}
+
 /** Reads an upstream error answer and maps it to what the client is told (a provider may read it itself). */
 export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader): Promise<GatewayError> {
   let message: string | undefined;

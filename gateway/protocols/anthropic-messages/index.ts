@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from '../../core/canonical.js';
-import { countTokens, estimatePromptTokensFromBody } from '../../core/estimate.js';
+import { countTokens, estimatePromptTokensFromBody, tokenizerLoaded } from '../../core/estimate.js';
 import { GatewayError } from '../../core/errors.js';
 import { forward } from '../../core/forward.js';
 import type { InboundProtocol, RouteContext } from '../../core/inbound.js';
@@ -61,7 +61,7 @@ async function messages(ctx: RouteContext): Promise<void> {
         ctx,
         signal,
         'anthropic',
-        () => passthroughMessages({ gateway: ctx.gateway, exchange: ex, body, clientHeaders: ctx.headers, res: ctx.res, signal, count, encodeStreamError }),
+        () => passthroughMessages({ gateway: ctx.gateway, exchange: ex, body, rawBody: ctx.rawBody, clientHeaders: ctx.headers, res: ctx.res, signal, count, encodeStreamError }),
         codec,
         decode,
       ),
@@ -75,6 +75,8 @@ async function messages(ctx: RouteContext): Promise<void> {
  * o200k and learns the ratio to what upstreams report. Done after the response, on a sample.
  */
 function learnTokenizer(g: Gateway, model: string, decode: () => CanonicalRequest, usage: Usage): void {
+  // Until count_tokens is used, the tokenizer stays unloaded: no memory or CPU spent on it.
+  if (!tokenizerLoaded()) return;
   const n = (calibrated.get(model) ?? 0) + 1;
   calibrated.set(model, n);
   if (n > CALIBRATION_WARMUP && n % CALIBRATION_EVERY !== 0) return;

@@ -36,7 +36,7 @@ async function chatCompletions(ctx: RouteContext): Promise<void> {
         ctx,
         signal,
         'openai-chat',
-        () => passthroughChat({ gateway: ctx.gateway, exchange: ex, body, res: ctx.res, signal, encodeStreamError }),
+        () => passthroughChat({ gateway: ctx.gateway, exchange: ex, body, rawBody: ctx.rawBody, res: ctx.res, signal, encodeStreamError }),
         makeCodec(body.stream_options?.include_usage === true),
         decode,
       ),

@@ -69,7 +69,7 @@ async function responses(ctx: RouteContext): Promise<void> {
         ctx,
         signal,
         passthroughable ? 'openai-responses' : 'none',
-        () => passthroughResponses({ gateway: ctx.gateway, exchange: ex, body, res: ctx.res, signal, count, encodeStreamError: (e) => encodeStreamError(e) }),
+        () => passthroughResponses({ gateway: ctx.gateway, exchange: ex, body, rawBody: ctx.rawBody, res: ctx.res, signal, count, encodeStreamError: (e) => encodeStreamError(e) }),
         codec,
         decode,
       ),

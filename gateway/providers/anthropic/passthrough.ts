@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange, Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { passthrough, type StreamTap } from '../../core/passthrough.js';
+import { passthrough, upstreamBody, type StreamTap } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
 import type { Gateway } from '../../services.js';
@@ -15,6 +15,8 @@ export interface MessagesPassthroughInput {
   body: Record<string, unknown> & { stream?: unknown };
   /** The client's anthropic-version and anthropic-beta headers, passed on as they came. */
   clientHeaders: Record<string, string | string[] | undefined>;
+  /** The request body exactly as the client sent it. */
+  rawBody: string;
   res: ServerResponse;
   signal: AbortSignal;
   count(produced: string): Promise<Usage>;
@@ -117,7 +119,7 @@ export async function passthroughMessages(input: MessagesPassthroughInput): Prom
     signal: input.signal,
     path: '/v1/messages',
     headers,
-    body: JSON.stringify({ ...body, model: admission.upstreamModel }),
+    body: upstreamBody(input.rawBody, body, { model: admission.upstreamModel }),
     stream,
     tap: () => new MessagesStreamTap(),
     fromJson: (parsed) => {

@@ -14,6 +14,8 @@ export interface GeminiPassthroughInput {
   exchange: Exchange;
   body: Record<string, unknown>;
   stream: boolean;
+  /** The request body exactly as the client sent it. */
+  rawBody: string;
   res: ServerResponse;
   signal: AbortSignal;
   count(produced: string): Promise<Usage>;
@@ -90,7 +92,7 @@ export async function passthroughGemini(input: GeminiPassthroughInput): Promise<
     signal: input.signal,
     path: stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`,
     headers,
-    body: JSON.stringify(body),
+    body: input.rawBody,
     stream,
     tap: () => new GeminiStreamTap(),
     fromJson: (parsed) => {

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange, Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { passthrough, type StreamTap } from '../../core/passthrough.js';
+import { passthrough, upstreamBody, type StreamTap } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
 import type { Gateway } from '../../services.js';
@@ -22,6 +22,8 @@ export interface ChatPassthroughInput {
   gateway: Gateway;
   exchange: Exchange;
   body: ChatBody;
+  /** The request body exactly as the client sent it. */
+  rawBody: string;
   res: ServerResponse;
   signal: AbortSignal;
   encodeStreamError(err: GatewayError): string;
@@ -100,8 +102,8 @@ export async function passthroughChat(input: ChatPassthroughInput): Promise<Outc
   const { gateway, exchange, body } = input;
   const admission = exchange.admission!;
   const stream = body.stream === true;
-  const upstreamBody: ChatBody = { ...body, model: admission.upstreamModel };
-  if (stream) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+  const changes: Record<string, unknown> = { model: admission.upstreamModel };
+  if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
   const credential = await gateway.credentialFor(admission.line);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -116,7 +118,7 @@ export async function passthroughChat(input: ChatPassthroughInput): Promise<Outc
     signal: input.signal,
     path: '/chat/completions',
     headers,
-    body: JSON.stringify(upstreamBody),
+    body: upstreamBody(input.rawBody, body, changes),
     stream,
     tap: () => new ChatStreamTap(body.stream_options?.include_usage === true),
     fromJson: (parsed) => {

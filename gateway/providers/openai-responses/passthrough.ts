@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange, Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { passthrough, type StreamTap } from '../../core/passthrough.js';
+import { passthrough, upstreamBody, type StreamTap } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
 import type { Gateway } from '../../services.js';
@@ -12,6 +12,8 @@ export interface ResponsesPassthroughInput {
   gateway: Gateway;
   exchange: Exchange;
   body: Record<string, unknown>;
+  /** The request body exactly as the client sent it. */
+  rawBody: string;
   res: ServerResponse;
   signal: AbortSignal;
   count(produced: string): Promise<Usage>;
@@ -97,7 +99,7 @@ export async function passthroughResponses(input: ResponsesPassthroughInput): Pr
     signal: input.signal,
     path: '/responses',
     headers,
-    body: JSON.stringify({ ...body, model: admission.upstreamModel }),
+    body: upstreamBody(input.rawBody, body, { model: admission.upstreamModel }),
     stream,
     tap: () => new ResponsesStreamTap(),
     fromJson: (parsed) => {
