@@ -100,7 +100,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     const protocol = req.inbound ?? INBOUND[0]!;
     const gerr = toGatewayError(err);
     if (gerr.kind === 'internal') req.log.error(err);
-    if (req.exchange) g.settle(req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
+    if (req.exchange) await g.settle(req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
     const enc = protocol.encodeError(gerr);
     if (req.exchange) void reply.header('x-request-id', req.exchange.requestId);
     return reply.code(enc.status).headers(enc.headers).send(enc.body);
@@ -174,14 +174,14 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[]): void 
       } catch (err) {
         const gerr = asGatewayError(err);
         if (gerr.kind === 'internal') req.log.error(err);
-        fail(g, protocol, ex, res, gerr);
+        await fail(g, protocol, ex, res, gerr);
       }
     },
   });
 }
 
-function fail(g: Gateway, protocol: InboundProtocol, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError): void {
-  g.settle(ex, { status: err.status, usage: null, usageEstimated: false, error: err });
+async function fail(g: Gateway, protocol: InboundProtocol, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError): Promise<void> {
+  await g.settle(ex, { status: err.status, usage: null, usageEstimated: false, error: err });
   if (res.headersSent) {
     res.end();
     return;

@@ -209,8 +209,8 @@ export class Gateway {
    * Writes the one ledger row of an exchange (cost, wallet debit and key usage in one transaction)
    * and releases its reservation. Safe to call once per exchange; later calls do nothing.
    */
-  settle(ex: Exchange, outcome: Outcome): void {
-    if (ex.settled || !ex.billable) return;
+  settle(ex: Exchange, outcome: Outcome): Promise<void> {
+    if (ex.settled || !ex.billable) return Promise.resolve();
     ex.settled = true;
     if (ex.holdsKeySlot && ex.key) this.keyLimits.release(ex.key.id);
     const a = ex.admission;
@@ -218,7 +218,7 @@ export class Gateway {
     const usage = outcome.usage ?? emptyUsage();
     const cost = a && outcome.usage ? costMicro(usage, a.model.prices, a.multiplierPpm) : 0;
     const err = outcome.error;
-    this.ledger.settle({
+    const written = this.ledger.settle({
       requestId: ex.requestId,
       ts: ex.ts,
       keyId: ex.key?.id ?? null,
@@ -246,5 +246,10 @@ export class Gateway {
       const reportedPrompt = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens;
       this.promptCalibration.record(a.model.id, a.estimatedInputTokens, reportedPrompt);
     }
+    // A failed ledger write (disk full, say) must not take the gateway down; it is reported and
+    // the wallet in memory has been given the money back (Ledger.flush).
+    return written.catch((err: unknown) => {
+      process.stderr.write(`tollgate: could not write the ledger row of ${ex.requestId}: ${(err as Error).message}\n`);
+    });
   }
 }

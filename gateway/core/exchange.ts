@@ -29,7 +29,7 @@ export interface Exchange {
   /** What translation could not carry (dropped tool kinds, signatures…), for the log. */
   notes: string[];
   /** Set by forward(): writes the ledger row. Relays call it before the client sees the end of the answer. */
-  settleHook: ((outcome: Outcome) => void) | null;
+  settleHook: ((outcome: Outcome) => Promise<void>) | null;
 }
 
 export interface Admission {
@@ -78,8 +78,8 @@ export function newExchange(inbound: InboundProtocolId, billable: boolean): Exch
  * Writes the ledger row now, before the last bytes of the answer go out, so that an answer the
  * client saw complete is never missing from the ledger, even if the process is killed right after.
  */
-export function settleBeforeEnd(ex: Exchange, outcome: Outcome): Outcome {
-  ex.settleHook?.(outcome);
+export async function settleBeforeEnd(ex: Exchange, outcome: Outcome): Promise<Outcome> {
+  await ex.settleHook?.(outcome);
   return outcome;
 }
 

@@ -63,7 +63,7 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
         const outcome = await run(attempt.signal);
         if (outcome.error && lineFault(outcome.error)) gateway.health.failure(line.id, Date.now());
         else gateway.health.success(line.id);
-        gateway.settle(exchange, outcome);
+        await gateway.settle(exchange, outcome);
         return outcome;
       } catch (err) {
         const failure = asGatewayError(err);
@@ -71,7 +71,7 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
           // The client left before any answer reached it. The upstream had the prompt by then and
           // upstreams bill a prompt they have read, so the prompt is billed (as counted here).
           const outcome: Outcome = { status: 499, usage: await countPrompt(), usageEstimated: true, error: failure };
-          gateway.settle(exchange, outcome);
+          await gateway.settle(exchange, outcome);
           return outcome;
         }
         if (!lineFault(failure)) throw failure;

@@ -130,7 +130,7 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
   const found = spec.fromJson(parsed);
   const usage = found.usage ?? (await spec.count(found.produced));
   markFirstByte(spec.exchange);
-  const outcome = settleBeforeEnd(spec.exchange, { status: upstream.status, usage, usageEstimated: found.usage === undefined, error: null });
+  const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, usage, usageEstimated: found.usage === undefined, error: null });
   sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
   return outcome;
 }
@@ -149,7 +149,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
     for await (const ev of readSse(upstream.body)) {
       if (!tap.onEvent(ev)) continue;
       // The terminator is about to go out: the ledger row first.
-      if (tap.complete() && !settled) settled = settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
+      if (tap.complete() && !settled) settled = await settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
       if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
@@ -181,7 +181,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
   if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
   if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
   const error = failure ?? tap.error();
-  const outcome = settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
+  const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
   if (!clientGone) res.end();
   return outcome;
 }

@@ -75,7 +75,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
       const produced = answer.content.map((b) => (b.type === 'text' || b.type === 'thinking' ? b.text : b.type === 'tool_call' ? b.name + JSON.stringify(b.input) : '')).join('');
       outcome = { status: 200, usage: { ...spec.promptUsage, outputTokens: await countTokens(produced) }, usageEstimated: true, error: null };
     }
-    settleBeforeEnd(exchange, outcome);
+    await settleBeforeEnd(exchange, outcome);
     sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId });
     return outcome;
   }
@@ -89,7 +89,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   let settled: Outcome | undefined;
   // The stop event carries the final usage and comes before the protocol's terminator: the ledger row first.
   tap.beforeStop = async () => {
-    settled = settleBeforeEnd(exchange, await outcomeOf(200, null));
+    settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
   };
   const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);
   let clientGone = false;
@@ -117,7 +117,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
     return settled;
   }
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
-  const outcome = settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
+  const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
   if (!clientGone) spec.res.end();
   return outcome;
 }

@@ -118,7 +118,8 @@ export class Ledger {
   private readonly insertRow: Database.Statement;
   private readonly debit: Database.Statement;
   private readonly addKeyUsage: Database.Statement;
-  private readonly settleTx: (row: RequestRow) => void;
+  private readonly settleTx: (rows: RequestRow[]) => void;
+  private pending: { row: RequestRow; resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   constructor(dataDir: string) {
     this.db = new Database(join(dataDir, 'ledger.sqlite'));
@@ -141,15 +142,22 @@ export class Ledger {
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
       ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
-    this.settleTx = this.db.transaction((row: RequestRow) => {
-      this.insertRow.run({
-        ...row,
-        ...row.usage,
-        stream: row.stream ? 1 : 0,
-        usageEstimated: row.usageEstimated ? 1 : 0,
-      });
-      if (row.costMicro > 0) this.debit.run(row.costMicro);
-      if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro);
+    // Rows settled in the same turn of the event loop are committed together (group commit):
+    // one transaction, so the ledger stays consistent; each settle() resolves only after its
+    // commit, so an answer is never acknowledged before its row is durable.
+    this.settleTx = this.db.transaction((rows: RequestRow[]) => {
+      let debit = 0;
+      for (const row of rows) {
+        this.insertRow.run({
+          ...row,
+          ...row.usage,
+          stream: row.stream ? 1 : 0,
+          usageEstimated: row.usageEstimated ? 1 : 0,
+        });
+        debit += row.costMicro;
+        if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro);
+      }
+      if (debit > 0) this.debit.run(debit);
     });
   }
 
@@ -161,11 +169,37 @@ export class Ledger {
     return this.keyUsage.get(keyId) ?? 0;
   }
 
-  /** Writes the log row, debits the wallet and adds to the key's usage, all in one transaction. */
-  settle(row: RequestRow): void {
-    this.settleTx(row);
+  /**
+   * Writes the log row, debits the wallet and adds to the key's usage, in one transaction with
+   * the other rows settled in the same event-loop turn. The in-memory balance and key usage
+   * change at once, so the next reservation already sees them; the promise resolves once the
+   * row is committed.
+   */
+  settle(row: RequestRow): Promise<void> {
     this.balance -= row.costMicro;
     if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) + row.costMicro);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ row, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits what is pending; on failure gives the rows' money back in memory and rejects them. */
+  flush(): void {
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    try {
+      this.settleTx(batch.map((p) => p.row));
+    } catch (err) {
+      for (const { row, reject } of batch) {
+        this.balance += row.costMicro;
+        if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) - row.costMicro);
+        reject(err);
+      }
+      return;
+    }
+    for (const p of batch) p.resolve();
   }
 
   topup(amountMicro: number, note: string | null = null): number {
@@ -217,6 +251,7 @@ export class Ledger {
   }
 
   close(): void {
+    this.flush();
     this.db.close();
   }
 }

@@ -67,7 +67,7 @@ async function generate(ctx: RouteContext, model: string, stream: boolean): Prom
         signal,
         // A stream without ?alt=sse is one JSON array: Tollgate re-encodes it rather than pass SSE through.
         stream && !sse ? 'none' : 'gemini',
-        () => passthroughGemini({ gateway: ctx.gateway, exchange: ex, body: request, rawBody: ctx.rawBody, stream, res: ctx.res, signal, count, encodeStreamError }),
+        () => passthroughGemini({ gateway: ctx.gateway, exchange: ex, rawBody: ctx.rawBody, stream, res: ctx.res, signal, count, encodeStreamError }),
         makeCodec(model, { stream, sse: !stream || sse }),
         decode,
       ),

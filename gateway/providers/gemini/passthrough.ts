@@ -12,7 +12,6 @@ import { fromGeminiUsage } from './usage.js';
 export interface GeminiPassthroughInput {
   gateway: Gateway;
   exchange: Exchange;
-  body: Record<string, unknown>;
   stream: boolean;
   /** The request body exactly as the client sent it. */
   rawBody: string;
@@ -75,7 +74,7 @@ export class GeminiStreamTap implements StreamTap {
 
 /** Gemini in, `gemini` upstream out: the model goes in the path; the body passes as sent. */
 export async function passthroughGemini(input: GeminiPassthroughInput): Promise<Outcome> {
-  const { gateway, exchange, body, stream } = input;
+  const { gateway, exchange, stream } = input;
   const admission = exchange.admission!;
   const credential = await gateway.credentialFor(admission.line);
   const headers: Record<string, string> = {

@@ -1,0 +1,71 @@
+/** Command-line flags of `npm run bench`. */
+import { parseArgs } from 'node:util';
+
+export type LoadGeneratorChoice = 'auto' | 'wrk' | 'autocannon';
+
+export interface BenchOptions {
+  /** CI mode: short cells; the exit code reports only errors and incomplete streams. */
+  quick: boolean;
+  /** Measured seconds per cell. */
+  cellSeconds: number;
+  /** Unmeasured seconds of load per path before the first cell, so the JIT is warm. */
+  warmupSeconds: number;
+  loadgen: LoadGeneratorChoice;
+  /** Measure a cell again when other processes disturbed it (default mode only, within a time budget). */
+  retryBusy: boolean;
+  /** Subsets of the matrix by id; undefined runs all. */
+  paths: string[] | undefined;
+  phases: string[] | undefined;
+  /** Run one gateway path under one phase with the gateway under `node --cpu-prof`, and summarise the profile. */
+  profile: boolean;
+  help: boolean;
+}
+
+export const USAGE = `npm run bench [-- options]
+
+  --quick             a few seconds per cell (CI); exits non-zero only on errors or incomplete streams
+  --duration S        measured seconds per cell (default 5, quick 2)
+  --loadgen NAME      wrk | autocannon | auto (default auto: wrk when installed, else autocannon)
+  --paths ID,...      run only these paths (and their direct baselines): direct-chat, direct-messages,
+                      direct-responses, proxy-chat, chat>openai-chat, messages>anthropic,
+                      messages>openai-chat, responses>anthropic
+  --phases ID,...     run only these phases (c1, c16, c64, c16-delay50, stream-c16)
+  --profile           run one gateway path under one phase (default chat>openai-chat at c16; choose with
+                      --paths and --phases) with the gateway under --cpu-prof; the profile and its summary go
+                      to bench/results/profiles/
+  --help
+`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      loadgen: { type: 'string', default: 'auto' },
+      paths: { type: 'string' },
+      phases: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const quick = values.quick === true;
+  const cellSeconds = values.duration === undefined ? (quick ? 2 : 5) : Number(values.duration);
+  if (!(cellSeconds > 0)) throw new Error(`--duration must be a positive number of seconds, got "${values.duration}".`);
+  const loadgen = values.loadgen as LoadGeneratorChoice;
+  if (!['auto', 'wrk', 'autocannon'].includes(loadgen)) throw new Error(`--loadgen must be wrk, autocannon or auto, got "${loadgen}".`);
+  const ids = (v: string | undefined): string[] | undefined => v?.split(',').map((x) => x.trim()).filter(Boolean);
+  const profile = values.profile === true;
+  return {
+    quick,
+    cellSeconds,
+    warmupSeconds: quick ? 0.5 : 1.5,
+    loadgen,
+    retryBusy: !quick,
+    paths: ids(values.paths) ?? (profile ? ['chat>openai-chat'] : undefined),
+    phases: ids(values.phases) ?? (profile ? ['c16'] : undefined),
+    profile,
+    help: values.help === true,
+  };
+}

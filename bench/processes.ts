@@ -1,0 +1,147 @@
+/**
+ * The bench's child processes (mock upstream, gateway), each optionally pinned to a core, and the cleanup that
+ * stops them and removes temp dirs however the bench ends: normal exit, a thrown error, Ctrl-C or SIGTERM.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readAdminToken } from '../gateway/admin/token.js';
+import { readRuntime } from '../gateway/runtime.js';
+
+export const REPO = new URL('..', import.meta.url).pathname;
+
+/** Things to undo, newest first; `runAll` is idempotent and also runs (synchronously, best effort) on exit. */
+export class Cleanup {
+  private readonly tasks: { name: string; async: () => Promise<void>; sync: () => void }[] = [];
+  private ran = false;
+
+  add(name: string, async: () => Promise<void>, sync: () => void): void {
+    this.tasks.push({ name, async, sync });
+  }
+
+  tempDir(dir: string): void {
+    const rm = (): void => rmSync(dir, { recursive: true, force: true });
+    this.add(`remove ${dir}`, async () => rm(), rm);
+  }
+
+  async runAll(): Promise<void> {
+    if (this.ran) return;
+    this.ran = true;
+    for (const task of [...this.tasks].reverse()) {
+      try {
+        await task.async();
+      } catch (err) {
+        process.stderr.write(`cleanup: ${task.name}: ${(err as Error).message}\n`);
+      }
+    }
+  }
+
+  /** Ctrl-C / SIGTERM stop the children and remove temp dirs before exiting; `exit` catches anything left. */
+  installHandlers(): void {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.stderr.write(`\nbench: ${signal}, stopping the mock and the gateway…\n`);
+      void this.runAll().then(() => process.exit(130));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    process.once('exit', () => {
+      if (this.ran) return;
+      for (const task of [...this.tasks].reverse()) {
+        try {
+          task.sync();
+        } catch {
+          // best effort while exiting
+        }
+      }
+    });
+  }
+}
+
+/** Cores to pin the mock and the gateway to, when taskset exists and there are at least two cores. */
+export function pinning(cores: number): { mock?: number; gateway?: number; note: string } {
+  const taskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+  if (!taskset) return { note: 'taskset not found: nothing pinned' };
+  if (cores < 2) return { note: 'one core: nothing pinned' };
+  const shared = cores === 2 ? '; on 2 cores the load generator shares a core with them' : '';
+  return { mock: 0, gateway: 1, note: `mock upstream on core 0, gateway on core 1 (taskset); load generator unpinned${shared}` };
+}
+
+export interface Child {
+  pid: number;
+  process: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+function launch(cleanup: Cleanup, name: string, cpu: number | undefined, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const [cmd, argv] = cpu === undefined ? [command, args] : ['taskset', ['-c', String(cpu), command, ...args]];
+  // taskset execs the command, so the pid is the process we measure.
+  const child = spawn(cmd, argv, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (graceMs = 5000): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killed = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
+    if (!killed) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  };
+  cleanup.add(`stop ${name}`, () => stop(), () => void child.kill('SIGKILL'));
+  if (child.pid === undefined) throw new Error(`could not start ${name} (${cmd})`);
+  return { pid: child.pid, process: child, stop };
+}
+
+function collect(child: ChildProcess): () => string {
+  let out = '';
+  const add = (d: Buffer): void => {
+    out = (out + d.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', add);
+  child.stderr?.on('data', add);
+  return () => out;
+}
+
+/** A bench/*.ts entry that prints `<MARKER>=<url>` once it listens. */
+async function startEntry(cleanup: Cleanup, name: string, cpu: number | undefined, file: string, args: string[], marker: string): Promise<Child & { url: string }> {
+  const child = launch(cleanup, name, cpu, process.execPath, ['--import', 'tsx', join(REPO, 'bench', file), ...args], process.env);
+  const output = collect(child.process);
+  for (let i = 0; i < 400; i++) {
+    const url = new RegExp(`${marker}=(\\S+)`).exec(output())?.[1];
+    if (url) return { ...child, url };
+    if (child.process.exitCode !== null) break;
+    await sleep(25);
+  }
+  await child.stop();
+  throw new Error(`the ${name} did not start:\n${output()}`);
+}
+
+export function startMock(cleanup: Cleanup, cpu: number | undefined): Promise<Child & { url: string }> {
+  return startEntry(cleanup, 'mock upstream', cpu, 'mock-server.ts', [], 'MOCK_URL');
+}
+
+/** The bare Fastify proxy of the reference row, on the gateway's core (the two never carry load at once). */
+export function startReferenceProxy(cleanup: Cleanup, cpu: number | undefined, upstream: string): Promise<Child & { url: string }> {
+  return startEntry(cleanup, 'reference proxy', cpu, 'reference-proxy.ts', ['--upstream', upstream], 'PROXY_URL');
+}
+
+export interface GatewayProcess extends Child {
+  url: string;
+  adminToken: string;
+}
+
+/** `tollgate serve` on a free port, found through the runtime file it writes to its data dir. */
+export async function startGateway(cleanup: Cleanup, cpu: number | undefined, nodeArgs: string[], dataDir: string, env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
+  const child = launch(cleanup, 'gateway', cpu, process.execPath, [...nodeArgs, 'serve', '--port', '0', '--data-dir', dataDir], env);
+  const output = collect(child.process);
+  for (let i = 0; i < 600; i++) {
+    const rt = readRuntime(dataDir);
+    const adminToken = readAdminToken(dataDir);
+    if (rt && rt.pid === child.pid && adminToken) return { ...child, url: rt.url, adminToken };
+    if (child.process.exitCode !== null) break;
+    await sleep(25);
+  }
+  await child.stop();
+  throw new Error(`the gateway did not start:\n${output()}`);
+}

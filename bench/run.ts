@@ -1,0 +1,154 @@
+/**
+ * `npm run bench`: the gateway side by side with direct calls to the same mock upstream, in one run (issue 6).
+ * Starts the mock, `tollgate serve` and a bare reference proxy (pinned to cores), sets the gateway up through
+ * its admin API, runs every path under every phase, then prints and saves the tables and the targets.
+ * How to read the output: docs/performance.md.
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gatewayCommand } from './build.js';
+import type { CellResult } from './cell.js';
+import { pickLoadGenerator } from './load/index.js';
+import { PATHS, PHASES, SCENARIOS, type Endpoints } from './matrix.js';
+import { parseOptions, USAGE, type BenchOptions } from './options.js';
+import { PROFILES, RESULTS, writeProfileSummary, writeResults } from './output.js';
+import { Cleanup, pinning, startGateway, startMock, startReferenceProxy } from './processes.js';
+import { peakRssMb, rssMb } from './proc-stats.js';
+import type { BenchResults } from './results.js';
+import { doctor, setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
+import { sweep } from './sweep.js';
+import { checkTargets } from './targets.js';
+
+/** Re-measuring disturbed cells stops where the whole default run would pass about five minutes. */
+const BUDGET_MS = 290_000;
+const STREAM_CLIENT = 'undici Pool (TTFB client in bench/stream-client.ts)';
+
+const log = (line: string): void => void process.stderr.write(line + '\n');
+
+function select<T extends { id: string }>(all: readonly T[], ids: string[] | undefined, what: string): T[] {
+  if (!ids) return [...all];
+  const unknown = ids.filter((id) => !all.some((x) => x.id === id));
+  if (unknown.length) throw new Error(`unknown ${what} ${unknown.join(', ')}; choose from ${all.map((x) => x.id).join(', ')}`);
+  return all.filter((x) => ids.includes(x.id));
+}
+
+function machine(): BenchResults['machine'] {
+  return {
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
+    cores: os.availableParallelism(),
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    loadAverage: os.loadavg(),
+  };
+}
+
+async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
+  const startedAt = new Date();
+  const host = machine();
+  const chosen = select(PATHS, opts.paths, 'path');
+  // A path is reported against its direct baseline, so a subset brings its baselines along.
+  const paths = opts.profile ? chosen : PATHS.filter((p) => chosen.some((c) => c.id === p.id || c.baseline === p.id));
+  const phases = select(PHASES, opts.phases, 'phase');
+  if (opts.profile && (paths.length !== 1 || phases.length !== 1 || paths[0]!.via !== 'gateway')) {
+    throw new Error('--profile runs one gateway path under one phase: pass at most one of each with --paths and --phases.');
+  }
+  const cmd = gatewayCommand(log);
+  const loadgen = pickLoadGenerator(opts.loadgen);
+  const pin = pinning(os.availableParallelism());
+  mkdirSync(opts.profile ? PROFILES : RESULTS, { recursive: true });
+  log(`bench: ${opts.quick ? 'quick' : 'default'} mode, ${opts.cellSeconds} s per cell; ${loadgen.name}; ${pin.note}`);
+
+  const mock = await startMock(cleanup, pin.mock);
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-bench-'));
+  cleanup.tempDir(dataDir);
+  const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', PROFILES, ...cmd.nodeArgs] : cmd.nodeArgs;
+  const gw = await startGateway(cleanup, pin.gateway, nodeArgs, dataDir, { ...process.env, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY });
+  log(`bench: mock ${mock.url} (pid ${mock.pid}), gateway ${gw.url} (pid ${gw.pid}, ${cmd.description})`);
+  await sleep(2000);
+  const idleRssMb = rssMb(gw.pid);
+  const proxy = await startReferenceProxy(cleanup, pin.gateway, mock.url);
+
+  const { key } = await setupGateway(gw.url, gw.adminToken, mock.url);
+  const at: Endpoints = { mockUrl: mock.url, proxyUrl: proxy.url, upstreamKey: UPSTREAM_KEY, gatewayUrl: gw.url, gatewayKey: key };
+  const ctx = { loadgen, durationS: opts.cellSeconds, gatewayPid: gw.pid, proxyPid: proxy.pid, mockPid: mock.pid };
+  const { cells, unreportedFailures } = await sweep(paths, phases, at, ctx, {
+    warmupSeconds: opts.warmupSeconds,
+    retryBusy: opts.retryBusy,
+    deadline: startedAt.getTime() + BUDGET_MS,
+    log,
+  });
+
+  const peak = peakRssMb(gw.pid);
+  await sleep(500); // the last settlements may land just after their responses: wait before checking the ledger
+  const ledger = await doctor(gw.url, gw.adminToken).catch((err: unknown) => ({ ok: false, failed: [`doctor: ${(err as Error).message}`] }));
+  await gw.stop(30_000); // --cpu-prof writes the profile on a clean exit
+
+  const sum = (f: (c: CellResult) => number): number => cells.reduce((n, c) => n + f(c), 0);
+  const partial: Omit<BenchResults, 'targets'> = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    mode: opts.quick ? 'quick' : 'default',
+    machine: host,
+    setup: {
+      cellSeconds: opts.cellSeconds,
+      warmupSeconds: opts.warmupSeconds,
+      loadGenerator: loadgen.name,
+      streamClient: STREAM_CLIENT,
+      gatewayCommand: cmd.description,
+      pinning: pin.note,
+      scenarios: SCENARIOS,
+    },
+    gateway: { idleRssMb, peakRssMb: peak },
+    paths,
+    phases,
+    cells,
+    doctor: ledger,
+    totals: {
+      requests: sum((c) => c.requests),
+      non2xx: sum((c) => c.non2xx),
+      errors: sum((c) => c.errors) + unreportedFailures,
+      incomplete: sum((c) => c.incomplete),
+    },
+  };
+  const results: BenchResults = { ...partial, targets: checkTargets(partial) };
+  const failures = results.totals.non2xx + results.totals.errors + results.totals.incomplete;
+
+  if (opts.profile) {
+    const out = writeProfileSummary(gw.pid, paths[0]!, phases[0]!, cells[0]!, startedAt);
+    process.stdout.write(out.markdown);
+    log(`bench: profile ${out.profile}, summary ${out.file}`);
+  } else {
+    const out = writeResults(results);
+    process.stdout.write(out.markdown);
+    log(`bench: wrote ${out.base}.{json,md} and bench/results/latest.{json,md}`);
+  }
+  // Misses of the targets never fail the run; failed requests and incomplete streams do.
+  if (failures > 0) log(`bench: ${failures} failed requests or incomplete streams`);
+  return failures > 0 ? 1 : 0;
+}
+
+let opts: BenchOptions;
+try {
+  opts = parseOptions(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (opts.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const cleanup = new Cleanup();
+cleanup.installHandlers();
+let code = 1;
+try {
+  code = await main(opts, cleanup);
+} catch (err) {
+  log(`bench: ${(err as Error).stack ?? String(err)}`);
+} finally {
+  await cleanup.runAll();
+}
+process.exit(code);
