@@ -3,7 +3,7 @@
  * (and later the console) use the same types. Amounts are integer micro-USD throughout.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+import { UPSTREAM_PROTOCOLS, type InboundProtocolId } from '../core/protocol-ids.js';
 import type { KeyState } from '../keys/types.js';
 import type { LogEntry } from '../store/ledger.js';
 
@@ -176,6 +176,12 @@ export interface ModelView {
   prices: { input: number; output: number; cacheRead: number; cacheWrite: number; audioInput?: number; imageInput?: number };
   /** Names of the lines that serve it. */
   lines: string[];
+  /**
+   * For each client protocol, how this model is reached through the current lines: `native` when
+   * a line speaks the client's own protocol (pass-through), `translated` when only lines of other
+   * protocols serve it, `unavailable` when no line does.
+   */
+  access: Record<InboundProtocolId, 'native' | 'translated' | 'unavailable'>;
 }
 
 export interface GroupView {

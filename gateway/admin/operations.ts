@@ -4,6 +4,7 @@ import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../keys/types.js';
 import type { Gateway } from '../services.js';
 import { DEFAULT_GROUP } from '../store/config.js';
+import { INBOUND_PROTOCOLS, type InboundProtocolId, type UpstreamProtocolId } from '../core/protocol-ids.js';
 import { AdminError } from './errors.js';
 import { checkModels } from './lines.js';
 
@@ -99,6 +100,22 @@ export function topup(g: Gateway, amountMicro: number, note?: string): WalletVie
   return wallet(g);
 }
 
+/** The upstream protocol each client protocol passes through to unchanged. */
+const NATIVE_UPSTREAM: Record<InboundProtocolId, UpstreamProtocolId> = {
+  'openai-chat': 'openai-chat',
+  'anthropic-messages': 'anthropic',
+  'openai-responses': 'openai-responses',
+  gemini: 'gemini',
+};
+
+function access(protocols: readonly UpstreamProtocolId[]): ModelView['access'] {
+  const out = {} as ModelView['access'];
+  for (const inbound of INBOUND_PROTOCOLS) {
+    out[inbound] = protocols.length === 0 ? 'unavailable' : protocols.includes(NATIVE_UPSTREAM[inbound]) ? 'native' : 'translated';
+  }
+  return out;
+}
+
 export function listModels(g: Gateway): ModelView[] {
   return [...g.catalogue.values()].map((m) => ({
     id: m.id,
@@ -109,6 +126,7 @@ export function listModels(g: Gateway): ModelView[] {
     nativeProtocols: m.nativeProtocols,
     prices: m.prices,
     lines: g.config.data.lines.filter((l) => l.models.includes(m.id)).map((l) => l.name),
+    access: access(g.config.data.lines.filter((l) => l.enabled && l.models.includes(m.id)).map((l) => l.protocol)),
   }));
 }
 

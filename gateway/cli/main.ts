@@ -158,8 +158,17 @@ program
     print('Prices are USD per million tokens.');
     print(
       table(
-        ['MODEL', 'VENDOR', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'LINES'],
-        models.map((m) => [m.id, m.vendor, perMillion(m.prices.input), perMillion(m.prices.output), perMillion(m.prices.cacheRead), perMillion(m.prices.cacheWrite), m.lines.join(',') || '-']),
+        ['MODEL', 'VENDOR', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'LINES', 'NATIVE FOR'],
+        models.map((m) => [
+          m.id,
+          m.vendor,
+          perMillion(m.prices.input),
+          perMillion(m.prices.output),
+          perMillion(m.prices.cacheRead),
+          perMillion(m.prices.cacheWrite),
+          m.lines.join(',') || '-',
+          m.lines.length === 0 ? '-' : Object.entries(m.access).filter(([, a]) => a === 'native').map(([p]) => p).join(',') || 'translated only',
+        ]),
       ),
     );
   });

@@ -89,10 +89,13 @@ describe('tollgate CLI', () => {
     const unknown = await tollgate(['lines', 'add', '--name', 'x', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-9000']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /Not in the catalogue: gpt-9000/);
-    const models = JSON.parse((await tollgate(['models', 'list', '--json'])).stdout) as { id: string; prices: { input: number }; lines: string[] }[];
+    const models = JSON.parse((await tollgate(['models', 'list', '--json'])).stdout) as { id: string; prices: { input: number }; lines: string[]; access: Record<string, string> }[];
     const mini = models.find((m) => m.id === 'gpt-4o-mini')!;
     assert.equal(mini.prices.input, 150_000);
     assert.deepEqual(mini.lines, ['mock']);
+    assert.deepEqual(mini.access, { 'openai-chat': 'native', 'anthropic-messages': 'translated', 'openai-responses': 'translated', gemini: 'translated' });
+    assert.equal(models.find((m) => m.id === 'claude-haiku-4-5')!.access['anthropic-messages'], 'unavailable');
+    assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini .* mock +openai-chat/);
     assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini +openai +\$0\.15 +\$0\.60/);
     assert.equal((await tollgate(['groups', 'add', 'team', '--multiplier', '0.8', '--models', 'gpt-4o-mini'])).code, 0);
     const groups = JSON.parse((await tollgate(['groups', 'list', '--json'])).stdout);
