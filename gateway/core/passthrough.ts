@@ -25,6 +25,47 @@ export interface StreamTap {
   produced(): string;
 }
 
+/** The common state of the four taps: the usage found, whether the terminator came, an in-band error. */
+export abstract class BaseStreamTap implements StreamTap {
+  protected found: Usage | undefined;
+  protected done = false;
+  protected failure: GatewayError | null = null;
+
+  abstract onEvent(ev: SseEvent): boolean;
+  abstract produced(): string;
+
+  usage(): Usage | undefined {
+    return this.found;
+  }
+  complete(): boolean {
+    return this.done;
+  }
+  repairTail(): string | undefined {
+    return undefined;
+  }
+  error(): GatewayError | null {
+    return this.failure;
+  }
+}
+
+/** What every provider's pass-through needs from the route. */
+export interface PassthroughInput {
+  gateway: Gateway;
+  exchange: Exchange;
+  /** The request body exactly as the client sent it. */
+  rawBody: string;
+  res: ServerResponse;
+  signal: AbortSignal;
+  /** Counts usage when the upstream gives none: the prompt plus the produced text. */
+  count(produced: string): Promise<Usage>;
+  encodeStreamError(err: GatewayError): string;
+}
+
+/** Headers of every upstream request on the pass-through path, before the credential. */
+export function baseHeaders(stream: boolean): Record<string, string> {
+  return { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', 'user-agent': 'Tollgate' };
+}
+
 export interface PassthroughSpec {
   gateway: Gateway;
   exchange: Exchange;

@@ -1,26 +1,16 @@
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
-import type { Exchange, Outcome } from '../../core/exchange.js';
+import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { passthrough, upstreamBody, type StreamTap } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
-import type { Gateway } from '../../services.js';
 import { ANTHROPIC_VERSION } from './to-request.js';
 import { mergeAnthropicUsage } from './usage.js';
 
-export interface MessagesPassthroughInput {
-  gateway: Gateway;
-  exchange: Exchange;
+export interface MessagesPassthroughInput extends PassthroughInput {
   body: Record<string, unknown> & { stream?: unknown };
   /** The client's anthropic-version and anthropic-beta headers, passed on as they came. */
   clientHeaders: Record<string, string | string[] | undefined>;
-  /** The request body exactly as the client sent it. */
-  rawBody: string;
-  res: ServerResponse;
-  signal: AbortSignal;
-  count(produced: string): Promise<Usage>;
-  encodeStreamError(err: GatewayError): string;
 }
 
 /**
@@ -28,10 +18,7 @@ export interface MessagesPassthroughInput {
  * latter's figures are cumulative, so each replaces the last) and error events are parsed;
  * content deltas are kept raw for counting in case no usage arrives.
  */
-export class MessagesStreamTap implements StreamTap {
-  private found: Usage | undefined;
-  private done = false;
-  private failure: GatewayError | null = null;
+export class MessagesStreamTap extends BaseStreamTap {
   private readonly deltas: string[] = [];
 
   onEvent(ev: SseEvent): boolean {
@@ -63,18 +50,9 @@ export class MessagesStreamTap implements StreamTap {
     return true;
   }
 
-  usage(): Usage | undefined {
+  override usage(): Usage | undefined {
     // message_start alone (output 1 or so) is not the final figure; without message_delta, count.
     return this.done || this.found?.outputTokens ? this.found : undefined;
-  }
-  complete(): boolean {
-    return this.done;
-  }
-  repairTail(): string | undefined {
-    return undefined;
-  }
-  error(): GatewayError | null {
-    return this.failure;
   }
   produced(): string {
     let out = '';
@@ -105,12 +83,7 @@ export async function passthroughMessages(input: MessagesPassthroughInput): Prom
   const admission = exchange.admission!;
   const stream = body.stream === true;
   const credential = await gateway.credentialFor(admission.line);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'user-agent': 'Tollgate',
-    ...forwardedHeaders(input.clientHeaders),
-  };
+  const headers = { ...baseHeaders(stream), ...forwardedHeaders(input.clientHeaders) };
   if (credential !== undefined) headers['x-api-key'] = credential;
   return passthrough({
     gateway,

@@ -1,24 +1,15 @@
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
-import type { Exchange, Outcome } from '../../core/exchange.js';
+import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { passthrough, type StreamTap } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
-import type { Gateway } from '../../services.js';
 import { fromError } from './from-error.js';
 import { fromGeminiUsage } from './usage.js';
 
-export interface GeminiPassthroughInput {
-  gateway: Gateway;
-  exchange: Exchange;
+export interface GeminiPassthroughInput extends PassthroughInput {
+  /** The client called `:streamGenerateContent` (Gemini says it in the method, not the body). */
   stream: boolean;
-  /** The request body exactly as the client sent it. */
-  rawBody: string;
-  res: ServerResponse;
-  signal: AbortSignal;
-  count(produced: string): Promise<Usage>;
-  encodeStreamError(err: GatewayError): string;
 }
 
 /**
@@ -26,10 +17,7 @@ export interface GeminiPassthroughInput {
  * may come in several chunks and only the last one counts (never add them up). A Gemini stream
  * has no terminator: it is complete once a chunk carried a finishReason.
  */
-export class GeminiStreamTap implements StreamTap {
-  private found: Usage | undefined;
-  private finished = false;
-  private failure: GatewayError | null = null;
+export class GeminiStreamTap extends BaseStreamTap {
   private readonly chunks: string[] = [];
 
   onEvent(ev: SseEvent): boolean {
@@ -41,22 +29,14 @@ export class GeminiStreamTap implements StreamTap {
       return true;
     }
     if (data.includes('"usageMetadata"')) this.found = fromGeminiUsage((JSON.parse(data) as { usageMetadata?: unknown }).usageMetadata);
-    this.finished ||= data.includes('"finishReason"');
+    this.done ||= data.includes('"finishReason"');
     this.chunks.push(data);
     return true;
   }
 
-  usage(): Usage | undefined {
-    return this.finished ? this.found : undefined;
-  }
-  complete(): boolean {
-    return this.finished;
-  }
-  repairTail(): string | undefined {
-    return undefined;
-  }
-  error(): GatewayError | null {
-    return this.failure;
+  /** Interim chunks carry prompt-only usage; only the finished stream's last figure is final. */
+  override usage(): Usage | undefined {
+    return this.done ? this.found : undefined;
   }
   produced(): string {
     let out = '';
@@ -77,11 +57,7 @@ export async function passthroughGemini(input: GeminiPassthroughInput): Promise<
   const { gateway, exchange, stream } = input;
   const admission = exchange.admission!;
   const credential = await gateway.credentialFor(admission.line);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'user-agent': 'Tollgate',
-  };
+  const headers = baseHeaders(stream);
   if (credential !== undefined) headers['x-goog-api-key'] = credential;
   const model = encodeURIComponent(admission.upstreamModel);
   return passthrough({

@@ -1,11 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
-import type { Exchange, Outcome } from '../../core/exchange.js';
+import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { passthrough, upstreamBody, type StreamTap } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
-import type { Usage } from '../../core/usage.js';
-import type { Gateway } from '../../services.js';
 import { countChatUsage, producedByChunk, producedByCompletion } from './count.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
 
@@ -18,15 +15,9 @@ export interface ChatBody {
   [k: string]: unknown;
 }
 
-export interface ChatPassthroughInput {
-  gateway: Gateway;
-  exchange: Exchange;
+/** Usage is counted here from the chat body when the upstream gives none. */
+export interface ChatPassthroughInput extends Omit<PassthroughInput, 'count'> {
   body: ChatBody;
-  /** The request body exactly as the client sent it. */
-  rawBody: string;
-  res: ServerResponse;
-  signal: AbortSignal;
-  encodeStreamError(err: GatewayError): string;
 }
 
 /**
@@ -34,14 +25,13 @@ export interface ChatPassthroughInput {
  * not parsed out of every event), `[DONE]`, in-band errors. The usage chunk is dropped when the
  * client did not ask for it: Tollgate asked on its own behalf.
  */
-export class ChatStreamTap implements StreamTap {
-  private found: Usage | undefined;
-  private done = false;
+export class ChatStreamTap extends BaseStreamTap {
   private finished = false;
-  private failure: GatewayError | null = null;
   private readonly chunks: string[] = [];
 
-  constructor(private readonly clientWantsUsage: boolean) {}
+  constructor(private readonly clientWantsUsage: boolean) {
+    super();
+  }
 
   onEvent(ev: SseEvent): boolean {
     const data = ev.data;
@@ -64,18 +54,9 @@ export class ChatStreamTap implements StreamTap {
     return true;
   }
 
-  usage(): Usage | undefined {
-    return this.found;
-  }
-  complete(): boolean {
-    return this.done;
-  }
-  repairTail(): string | undefined {
+  override repairTail(): string | undefined {
     // Some compatible servers omit the terminator; a stream that finished and reported usage is whole.
     return this.finished && this.found ? 'data: [DONE]\n\n' : undefined;
-  }
-  error(): GatewayError | null {
-    return this.failure;
   }
   produced(): string {
     let out = '';
@@ -105,11 +86,7 @@ export async function passthroughChat(input: ChatPassthroughInput): Promise<Outc
   const changes: Record<string, unknown> = { model: admission.upstreamModel };
   if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
   const credential = await gateway.credentialFor(admission.line);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'user-agent': 'Tollgate',
-  };
+  const headers = baseHeaders(stream);
   if (credential !== undefined) headers.authorization = `Bearer ${credential}`;
   return passthrough({
     gateway,

@@ -1,23 +1,12 @@
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../core/errors.js';
-import type { Exchange, Outcome } from '../../core/exchange.js';
+import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { passthrough, upstreamBody, type StreamTap } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
-import type { Usage } from '../../core/usage.js';
-import type { Gateway } from '../../services.js';
 import { fromResponsesUsage } from './usage.js';
 
-export interface ResponsesPassthroughInput {
-  gateway: Gateway;
-  exchange: Exchange;
+export interface ResponsesPassthroughInput extends PassthroughInput {
   body: Record<string, unknown>;
-  /** The request body exactly as the client sent it. */
-  rawBody: string;
-  res: ServerResponse;
-  signal: AbortSignal;
-  count(produced: string): Promise<Usage>;
-  encodeStreamError(err: GatewayError): string;
 }
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -26,10 +15,7 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
  * Reads a Responses stream as it passes: only the terminal event (which carries the usage) and
  * errors are parsed; text and argument deltas are kept raw for counting if no usage comes.
  */
-export class ResponsesStreamTap implements StreamTap {
-  private found: Usage | undefined;
-  private done = false;
-  private failure: GatewayError | null = null;
+export class ResponsesStreamTap extends BaseStreamTap {
   private readonly deltas: string[] = [];
 
   onEvent(ev: SseEvent): boolean {
@@ -50,18 +36,6 @@ export class ResponsesStreamTap implements StreamTap {
     return true;
   }
 
-  usage(): Usage | undefined {
-    return this.found;
-  }
-  complete(): boolean {
-    return this.done;
-  }
-  repairTail(): string | undefined {
-    return undefined;
-  }
-  error(): GatewayError | null {
-    return this.failure;
-  }
   produced(): string {
     let out = '';
     for (const data of this.deltas) {
@@ -86,11 +60,7 @@ export async function passthroughResponses(input: ResponsesPassthroughInput): Pr
   const admission = exchange.admission!;
   const stream = body.stream === true;
   const credential = await gateway.credentialFor(admission.line);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'user-agent': 'Tollgate',
-  };
+  const headers = baseHeaders(stream);
   if (credential !== undefined) headers.authorization = `Bearer ${credential}`;
   return passthrough({
     gateway,
