@@ -32,6 +32,7 @@ import type {
 } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { isObject as isObj } from '../../core/json.js';
+import { parseToolArguments } from '../../core/json.js';
 
 type Obj = Record<string, unknown>;
 
@@ -103,18 +104,6 @@ function userContent(content: unknown, param: string): ContentBlock[] {
   });
 }
 
-function parseArguments(args: unknown, param: string): Record<string, unknown> {
-  if (args === undefined || args === null || (typeof args === 'string' && args.trim() === '')) return {};
-  if (typeof args !== 'string') throw invalid(`${param} must be a JSON string.`, param, 'invalid_type');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    throw invalid(`${param} is not valid JSON.`, param);
-  }
-  if (!isObj(parsed)) throw invalid(`${param} must encode a JSON object.`, param);
-  return parsed;
-}
 
 function assistantContent(m: Obj, param: string, toolNames: Map<string, string>, notes: Set<string>): ContentBlock[] {
   if (m.function_call !== undefined && m.function_call !== null) throw legacy(`${param}.function_call`);
@@ -141,7 +130,7 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
     if (!isObj(c) || typeof c.id !== 'string' || !isObj(c.function) || typeof c.function.name !== 'string') {
       throw invalid(`${pc} must be {id, type:"function", function:{name, arguments}}.`, pc);
     }
-    const call: ToolCallBlock = { type: 'tool_call', id: c.id, name: c.function.name, input: parseArguments(c.function.arguments, `${pc}.function.arguments`) };
+    const call: ToolCallBlock = { type: 'tool_call', id: c.id, name: c.function.name, input: parseToolArguments(c.function.arguments, `${pc}.function.arguments`) };
     toolNames.set(call.id, call.name);
     blocks.push(call);
   });

@@ -20,6 +20,7 @@ import type { CanonicalMessage, ContentBlock, DocumentBlock, ImageBlock, TextBlo
 import { GatewayError } from '../../core/errors.js';
 import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
 import { parseDataUri } from '../openai-chat/decode.js';
+import { parseToolArguments } from '../../core/json.js';
 
 export function invalid(message: string, param: string, code = 'invalid_value'): GatewayError {
   return new GatewayError('invalid_request', message, { param, code });
@@ -90,18 +91,6 @@ function assistantParts(content: unknown, param: string): TextBlock[] {
   });
 }
 
-function parseArguments(args: unknown, param: string): Record<string, unknown> {
-  if (args === undefined || args === null || (typeof args === 'string' && args.trim() === '')) return {};
-  if (typeof args !== 'string') throw invalid(`${param} must be a JSON string.`, param, 'invalid_type');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    throw invalid(`${param} is not valid JSON.`, param);
-  }
-  if (!isObj(parsed)) throw invalid(`${param} must encode a JSON object.`, param);
-  return parsed;
-}
 
 function requiredString(v: unknown, param: string): string {
   if (typeof v !== 'string' || v === '') throw invalid(`${param} must be a non-empty string.`, param, 'invalid_type');
@@ -110,7 +99,7 @@ function requiredString(v: unknown, param: string): string {
 
 function toolCall(item: Obj, param: string): ToolCallBlock {
   const id = requiredString(item.call_id, `${param}.call_id`);
-  return { type: 'tool_call', id, name: requiredString(item.name, `${param}.name`), input: parseArguments(item.arguments, `${param}.arguments`) };
+  return { type: 'tool_call', id, name: requiredString(item.name, `${param}.name`), input: parseToolArguments(item.arguments, `${param}.arguments`) };
 }
 
 function toolResult(item: Obj, param: string, names: Map<string, string>): ToolResultBlock {
