@@ -4,6 +4,7 @@ import { endpoint } from '../core/passthrough.js';
 import { PROVIDERS } from '../providers/index.js';
 import type { Gateway } from '../services.js';
 import type { LineRecord } from '../store/types.js';
+import type { LineQuirks } from '../core/codec.js';
 import type { CreateLineBody, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
 import { AdminError } from './errors.js';
 
@@ -73,7 +74,7 @@ export function listPresets(g: Gateway): PresetView[] {
   }));
 }
 
-type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>>;
+type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: LineQuirks };
 
 /**
  * A preset fills what the request leaves out: protocol, base URL, the preset's models (those its
@@ -97,6 +98,7 @@ function withPreset(g: Gateway, body: CreateLineBody): FilledLineBody {
       models,
       modelMap: { ...modelMap, ...(body.modelMap ?? {}) },
       ...(body.apiKey === undefined && body.apiKeyEnv === undefined && preset.apiKeyEnv ? { apiKeyEnv: preset.apiKeyEnv } : {}),
+      ...(Object.keys(preset.quirks).length > 0 && (body.protocol ?? preset.protocol) === preset.protocol ? { quirks: preset.quirks } : {}),
     };
   }
   const missing = (['name', 'protocol', 'baseUrl', 'models'] as const).filter((k) => filled[k] === undefined);
@@ -131,6 +133,7 @@ export async function addLine(g: Gateway, request: CreateLineBody): Promise<Line
     enabled: true,
     timeouts: body.timeouts ?? {},
     createdAt: new Date().toISOString(),
+    ...(body.quirks ? { quirks: body.quirks } : {}),
   };
   try {
     await g.config.update((d) => {

@@ -28,6 +28,12 @@ export interface InboundCodec {
   streamContentType?: string;
 }
 
+/** Per-line request quirks a provider adapter honours (copied from the line's preset). */
+export interface LineQuirks {
+  /** openai-chat: which field carries the output limit (OpenAI's reasoning models refuse `max_tokens`). */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+}
+
 export interface UpstreamRequest {
   /** Appended to the line's base URL. */
   path: string;
@@ -40,8 +46,8 @@ export interface UpstreamRequest {
 export interface ProviderCodec {
   id: UpstreamProtocolId;
   family: ProviderFamily;
-  /** Canonical → the upstream's wire request (credential headers are added by the caller). */
-  toRequest(req: CanonicalRequest): UpstreamRequest;
+  /** Canonical → the upstream's wire request (credential headers are added by the caller); quirks come from the line. */
+  toRequest(req: CanonicalRequest, quirks?: LineQuirks): UpstreamRequest;
   /** The upstream's wire JSON answer → canonical, with usage normalised (core/usage.ts). */
   fromResponse(body: unknown): CanonicalResponse;
   /**

@@ -36,7 +36,7 @@ export async function translate(spec: TranslateSpec): Promise<Outcome> {
   const admission = exchange.admission!;
   const line = admission.line;
   const notes: string[] = [...spec.request.notes];
-  const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel, notes });
+  const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel, notes }, line.quirks);
   exchange.notes.push(...notes, ...(up.notes ?? []));
   const credential = await gateway.credentialFor(line);
   const headers: Record<string, string> = {

@@ -1,3 +1,4 @@
+import type { LineQuirks } from '../core/codec.js';
 import type { UpstreamProtocolId } from '../core/protocol-ids.js';
 import type { KeyRecord } from '../keys/types.js';
 import type { AliasRecord } from '../routing/aliases.js';
@@ -38,6 +39,8 @@ export interface LineRecord {
   enabled: boolean;
   timeouts: Partial<Timeouts>;
   createdAt: string;
+  /** Request quirks of the vendor, copied from its preset (e.g. OpenAI's max_completion_tokens). */
+  quirks?: LineQuirks;
 }
 
 export interface GroupRecord {

@@ -8,7 +8,7 @@ import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
 export const openaiChatProvider: ProviderCodec = {
   id: 'openai-chat',
   family: 'openai',
-  toRequest: (req) => toRequest(req),
+  toRequest: (req, quirks) => toRequest(req, quirks ?? {}),
   fromResponse,
   fromStream,
   usage: (raw) => fromOpenAIUsage((raw ?? {}) as OpenAIUsage),
