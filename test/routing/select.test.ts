@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LineSelector } from '../../gateway/routing/select.js';
 import type { LineRecord } from '../../gateway/store/types.js';
+import { mulberry32 } from '../helpers/seeded.js';
 
 const line = (id: string, over: Partial<LineRecord> = {}): LineRecord => ({
   id,
@@ -19,16 +20,6 @@ const line = (id: string, over: Partial<LineRecord> = {}): LineRecord => ({
   createdAt: '2026-01-01T00:00:00.000Z',
   ...over,
 });
-
-/** mulberry32: a small seeded generator, so a failure reproduces. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Evenly spaced values in [0, 1): over `n` picks each line gets exactly its share. */
 function stratified(n: number): () => number {
@@ -54,7 +45,7 @@ describe('LineSelector', () => {
   test('splits by weight among lines of equal priority', () => {
     const lines = [line('a', { weight: 2 }), line('b', { weight: 3 }), line('c', { weight: 5 }), line('backup', { priority: -1, weight: 100 })];
     assert.deepEqual(tally(new LineSelector(stratified(1_000)), lines, 1_000), { a: 200, b: 300, c: 500 });
-    const counts = tally(new LineSelector(seeded(42)), lines, 20_000);
+    const counts = tally(new LineSelector(mulberry32(42)), lines, 20_000);
     assert.deepEqual(Object.keys(counts).sort(), ['a', 'b', 'c']);
     for (const [id, share] of [['a', 0.2], ['b', 0.3], ['c', 0.5]] as const) {
       assert.ok(Math.abs(counts[id]! / 20_000 - share) < 0.02, `${id}: ${counts[id]} of 20000`);

@@ -24,20 +24,9 @@ import { encodeStream } from '../../../gateway/protocols/anthropic-messages/enco
 import { fromResponse } from '../../../gateway/providers/anthropic/from-response.js';
 import { fromStream } from '../../../gateway/providers/anthropic/from-stream.js';
 import { toRequest } from '../../../gateway/providers/anthropic/to-request.js';
+import { mulberry32 } from '../../helpers/seeded.js';
 
 const RUNS = 300;
-
-/** mulberry32: small, seeded, good enough to explore shapes. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Gen {
   constructor(readonly next: () => number) {}
@@ -218,7 +207,7 @@ async function* from<T>(items: T[]): AsyncGenerator<T> {
 describe('round trips', () => {
   test(`requests: decodeRequest(toRequest(x).body) deep-equals x, with no notes (${RUNS} seeds)`, () => {
     for (let seed = 1; seed <= RUNS; seed++) {
-      const x = request(new Gen(prng(seed)));
+      const x = request(new Gen(mulberry32(seed)));
       const expected = structuredClone(x);
       const wire = JSON.parse(JSON.stringify(toRequest(x).body)) as unknown;
       assert.deepEqual(x.notes, [], `seed ${seed}: nothing should have been dropped`);
@@ -228,7 +217,7 @@ describe('round trips', () => {
 
   test(`responses: fromResponse(encodeResponse(x)) deep-equals x (${RUNS} seeds)`, () => {
     for (let seed = 1; seed <= RUNS; seed++) {
-      const x = response(new Gen(prng(seed)));
+      const x = response(new Gen(mulberry32(seed)));
       const wire = JSON.parse(JSON.stringify(encodeResponse(x, { requestedModel: x.model, requestId: 'req_1' }))) as unknown;
       assert.deepEqual(fromResponse(wire), x, `seed ${seed}`);
     }
@@ -236,7 +225,7 @@ describe('round trips', () => {
 
   test(`streams: encodeStream → bytes → readSse → fromStream gives back the events (${RUNS} seeds)`, async () => {
     for (let seed = 1; seed <= RUNS; seed++) {
-      const g = new Gen(prng(seed));
+      const g = new Gen(mulberry32(seed));
       const x = stream(g);
       const start = x[0] as { model: string };
       let text = '';

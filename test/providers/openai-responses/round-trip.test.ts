@@ -23,27 +23,12 @@ import { encodeStream } from '../../../gateway/protocols/openai-responses/encode
 import { fromResponse } from '../../../gateway/providers/openai-responses/from-response.js';
 import { fromStream } from '../../../gateway/providers/openai-responses/from-stream.js';
 import { toRequest } from '../../../gateway/providers/openai-responses/to-request.js';
+import { rng, type Rng } from '../../helpers/seeded.js';
 
 const RUNS = 300;
 const ctx = { requestedModel: 'client-alias', requestId: 'req_42' };
 
-/** mulberry32: small, seedable, good enough to pick shapes. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo: number, hi: number): number => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)]!;
-  const chance = (p: number): boolean => next() < p;
-  const many = <T>(lo: number, hi: number, f: () => T): T[] => Array.from({ length: int(lo, hi) }, f);
-  return { int, pick, chance, many };
-}
-type R = ReturnType<typeof rng>;
+type R = Rng;
 
 const WORDS = ['hello', 'naïve café', '你好', '🙂 emoji', 'line\nbreak', 'quote "q"', 'back\\slash', 'tab\there', '{"json":1}', 'data: [DONE]', 'event: x', '  spaced  '];
 const text = (r: R): string => r.many(1, 4, () => r.pick(WORDS)).join(' ');
