@@ -25,6 +25,13 @@ export interface StreamTap {
   produced(): string;
 }
 
+/** An error the upstream reported inside a stream it had already started. */
+export function upstreamStreamError(message: string | undefined, overloaded = false): GatewayError {
+  return new GatewayError(overloaded ? 'upstream_unavailable' : 'upstream_error', `Upstream error during the stream: ${message ?? 'unknown'}`, {
+    code: 'upstream_stream_error',
+  });
+}
+
 /** The common state of the four taps: the usage found, whether the terminator came, an in-band error. */
 export abstract class BaseStreamTap implements StreamTap {
   protected found: Usage | undefined;

@@ -1,7 +1,6 @@
-import { GatewayError } from '../../core/errors.js';
 import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
 import { ANTHROPIC_VERSION } from './to-request.js';
@@ -39,9 +38,7 @@ export class MessagesStreamTap extends BaseStreamTap {
         break;
       case 'error': {
         const e = (JSON.parse(data) as { error?: { type?: string; message?: string } }).error;
-        this.failure = new GatewayError(e?.type === 'overloaded_error' ? 'upstream_unavailable' : 'upstream_error', `Upstream error during the stream: ${e?.message ?? 'unknown'}`, {
-          code: 'upstream_stream_error',
-        });
+        this.failure = upstreamStreamError(e?.message, e?.type === 'overloaded_error');
         break;
       }
       default:

@@ -1,7 +1,6 @@
-import { GatewayError } from '../../core/errors.js';
 import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
 import { fromError } from './from-error.js';
@@ -25,7 +24,7 @@ export class GeminiStreamTap extends BaseStreamTap {
     assertJsonObjectShape(data);
     if (data.startsWith('{"error"')) {
       const e = (JSON.parse(data) as { error?: { message?: string } }).error;
-      this.failure = new GatewayError('upstream_error', `Upstream error during the stream: ${e?.message ?? 'unknown'}`, { code: 'upstream_stream_error' });
+      this.failure = upstreamStreamError(e?.message);
       return true;
     }
     if (data.includes('"usageMetadata"')) this.found = fromGeminiUsage((JSON.parse(data) as { usageMetadata?: unknown }).usageMetadata);

@@ -1,7 +1,6 @@
-import { GatewayError } from '../../core/errors.js';
 import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { countChatUsage, producedByChunk, producedByCompletion } from './count.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
@@ -69,10 +68,6 @@ export class ChatStreamTap extends BaseStreamTap {
     }
     return out;
   }
-}
-
-function upstreamStreamError(message: string | undefined): GatewayError {
-  return new GatewayError('upstream_error', `Upstream error during the stream: ${message ?? 'unknown'}`, { code: 'upstream_stream_error' });
 }
 
 /**

@@ -1,7 +1,6 @@
-import { GatewayError } from '../../core/errors.js';
 import type { Outcome } from '../../core/exchange.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { fromResponsesUsage } from './usage.js';
 
@@ -26,10 +25,10 @@ export class ResponsesStreamTap extends BaseStreamTap {
     if (type !== undefined && TERMINAL.has(type)) {
       const response = (JSON.parse(data) as { response?: { usage?: unknown; error?: { message?: string } | null } }).response;
       if (response?.usage) this.found = fromResponsesUsage(response.usage);
-      if (type === 'response.failed') this.failure = streamError(response?.error?.message);
+      if (type === 'response.failed') this.failure = upstreamStreamError(response?.error?.message);
       this.done = true;
     } else if (type === 'error') {
-      this.failure = streamError((JSON.parse(data) as { message?: string }).message);
+      this.failure = upstreamStreamError((JSON.parse(data) as { message?: string }).message);
     } else if (type !== undefined && type.endsWith('.delta')) {
       this.deltas.push(data);
     }
@@ -48,10 +47,6 @@ export class ResponsesStreamTap extends BaseStreamTap {
     }
     return out;
   }
-}
-
-function streamError(message: string | undefined): GatewayError {
-  return new GatewayError('upstream_error', `Upstream error during the stream: ${message ?? 'unknown'}`, { code: 'upstream_stream_error' });
 }
 
 /** Responses in, `openai-responses` upstream out: only `model` is rewritten. */
