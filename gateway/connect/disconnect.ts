@@ -65,6 +65,8 @@ export async function disconnectTool(ctx: ConnectContext, toolId: string, option
     const steps: Step[] = [];
     for (const file of record.files) steps.push(await planFile(file, toolFormat(tool.id, file.id), options.force === true));
     for (const step of steps) await carryOut(ctx, tool.id, step);
+    // After every file: one tool's files can share a folder that connect created for the first.
+    await removeEmptyDirs(steps.filter((s) => s.write === null).flatMap((s) => s.createdDirs));
     await removeRecord(ctx.dataDir, tool.id);
     return { tool: tool.id, name: tool.name, keyName: record.keyName, files: steps.map((s) => s.outcome) };
   });
@@ -169,7 +171,6 @@ async function carryOut(ctx: ConnectContext, tool: ToolId, step: Step): Promise<
   if (step.write === undefined) return;
   if (step.write === null) {
     await rm(step.target, { force: true });
-    await removeEmptyDirs(step.createdDirs);
   } else {
     await writeAtomic(step.target, step.write, step.mode);
   }

@@ -78,7 +78,7 @@ export async function makeDirs(dir: string): Promise<string[]> {
 /** Removes the folders (innermost first) that are empty; a folder with anything in it stays. */
 export async function removeEmptyDirs(dirs: readonly string[]): Promise<string[]> {
   const removed: string[] = [];
-  for (const d of [...dirs].reverse()) {
+  for (const d of [...new Set(dirs)].sort((a, b) => b.length - a.length)) {
     try {
       await rmdir(d);
       removed.push(d);

@@ -4,7 +4,9 @@ import { invalidFile, isPlainObject, lineColumn, lineEnding, type Change, type F
 /**
  * JSON and JSON with comments (Claude Code's and Gemini CLI's settings.json), edited with
  * jsonc-parser's `modify`: each change becomes a text edit of its own entry, so comments,
- * order and formatting elsewhere stay byte for byte.
+ * order and formatting elsewhere stay byte for byte. One known shift: a new entry is appended
+ * after the object's last value, so a `// comment` ending that line ends up after the new entry
+ * (still in the file; taking the entry out puts it back).
  */
 export const json: FileFormat = {
   id: 'json',
@@ -35,3 +37,4 @@ function formatting(text: string): FormattingOptions {
   if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
   return { insertSpaces: true, tabSize: indent?.length ?? 2, eol };
 }
+
