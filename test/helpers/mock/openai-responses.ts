@@ -15,7 +15,9 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
     return openAIError(ex, 400, message, {}, 'previous_response_id', 'previous_response_not_found');
   }
   const items = inputItems(body.input);
-  const last = items.at(-1);
+  // As in the chat mock, instructions in the history (a `developer` or `system` message, which is
+  // where a Messages client's mid-conversation system message lands) do not end the user's turn.
+  const last = items.filter((it) => !(isMessage(it) && (it.role === 'developer' || it.role === 'system'))).at(-1);
   const lastUser = [...items].reverse().find((it) => isMessage(it) && it.role === 'user');
   // Consecutive trailing function_call_output items answer one (possibly parallel) turn of calls.
   const toolResults: string[] = [];
