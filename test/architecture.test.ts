@@ -85,6 +85,10 @@ function violations(file: string, imports: readonly Import[]): string[] {
       if (framework && (t.pkg === 'fastify' || t.pkg?.startsWith('@fastify/'))) out.push(`${where} (no fastify under gateway/core|protocols|providers|billing)`);
       if (under(t.path, 'main') || under(t.path, 'renderer')) out.push(`${where} (gateway/ must not import main/ or renderer/)`);
     }
+    // The connect engine edits users' files; it stands on core/ alone, and the admin API and CLI use it.
+    if (file.startsWith('gateway/connect/') && under(t.path, 'gateway') && !under(t.path, 'gateway/core') && !under(t.path, 'gateway/connect')) {
+      out.push(`${where} (gateway/connect may import only gateway/core)`);
+    }
     if (file.startsWith('renderer/') && under(t.path, 'gateway') && !(imp.typeOnly && under(t.path, 'gateway/admin'))) {
       out.push(`${where} (the renderer may only "import type" from gateway/admin)`);
     }
@@ -131,6 +135,8 @@ test('the import scanner sees every import form', () => {
   assert.equal(violations('gateway/core/sample.ts', importsOf('gateway/core/sample.ts', sample)).length, 3);
   assert.equal(violations('gateway/cli/sample.ts', importsOf('gateway/cli/sample.ts', "import x from '../../main/index.js';")).length, 1);
   assert.equal(violations('gateway/cli/sample.ts', importsOf('gateway/cli/sample.ts', "import x from './main.js';")).length, 0);
+  assert.equal(violations('gateway/connect/sample.ts', importsOf('gateway/connect/sample.ts', "import x from '../admin/routes.js';")).length, 1);
+  assert.equal(violations('gateway/connect/sample.ts', importsOf('gateway/connect/sample.ts', "import x from '../core/errors.js';")).length, 0);
 });
 
 test('imports respect the folder boundaries', () => {
