@@ -4,27 +4,15 @@
  * Needs CODEX_BIN (npm install --prefix /tmp/tools @openai/codex@0.169.0); skipped without it.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { runCli } from '../helpers/connect-rig.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 const CODEX = process.env.CODEX_BIN;
-/** Runs a command with stdin closed (Codex waits for more input on an open stdin). */
-function run(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve({ stdout }) : reject(new Error(`exit ${code}: ${stderr.slice(-2000)}`))));
-  });
-}
 let mock: MockUpstream;
 let gw: TestGateway;
 let work: string;
@@ -70,7 +58,7 @@ for (const model of ['claude-sonnet-4-6', 'gpt-4.1']) {
         'wire_api = "responses"',
       ].join('\n'),
     );
-    const { stdout } = await run(CODEX!, ['exec', '--json', '--skip-git-repo-check', 'What does notes.txt say?'], {
+    const stdout = await runCli(CODEX!, ['exec', '--json', '--skip-git-repo-check', 'What does notes.txt say?'], {
       cwd: work,
       env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, TOLLGATE_KEY: key },
     });
