@@ -1,9 +1,9 @@
+import type { TObject } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../services.js';
-import { CreateAliasBody, CreateGroupBody, CreateKeyBody, CreateLineBody, TopupBody, UpdateLineBody, type StatusView } from './contract.js';
-import * as lines from './lines.js';
+import { ADMIN_ROUTES, successStatus, type AdminRoute, type RouteInput, type RouteName, type StatusView } from './contract.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
-import * as ops from './operations.js';
+import { adminHandlers, type AdminHandlers } from './handlers.js';
 import { AdminError } from './errors.js';
 import { tokenMatches } from './token.js';
 
@@ -18,10 +18,8 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The admin API under /api/: one contract for the console, the CLI and the tests. */
+/** The admin API under /api/, registered from the route table (contract.ts). */
 export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Promise<void> {
-  const g = opts.gateway;
-
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const host = header(req, 'host');
     if (!hostIsLoopback(host) || !remoteIsLoopback(req.socket.remoteAddress)) {
@@ -47,46 +45,44 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     return reply.code(500).send({ error: { code: 'internal', message: 'Internal error; see the gateway log.' } });
   });
 
-  app.get('/api/status', async () => opts.status());
-
-  app.get('/api/keys', async () => ({ keys: ops.listKeys(g) }));
-  app.post<{ Body: CreateKeyBody }>('/api/keys', { schema: { body: CreateKeyBody } }, async (req, reply) => reply.code(201).send(await ops.createKey(g, req.body)));
-  app.post<{ Params: { name: string } }>('/api/keys/:name/enable', async (req) => ({ key: await ops.setKeyState(g, req.params.name, 'enabled') }));
-  app.post<{ Params: { name: string } }>('/api/keys/:name/disable', async (req) => ({ key: await ops.setKeyState(g, req.params.name, 'disabled') }));
-  app.delete<{ Params: { name: string } }>('/api/keys/:name', async (req) => ({ key: await ops.setKeyState(g, req.params.name, 'deleted') }));
-
-  app.get('/api/wallet', async () => ops.wallet(g));
-  app.post<{ Body: TopupBody }>('/api/wallet/topup', { schema: { body: TopupBody } }, async (req) => ops.topup(g, req.body.amountMicro, req.body.note));
-
-  app.get('/api/lines', async () => ({ lines: lines.listLines(g) }));
-  app.post<{ Body: CreateLineBody }>('/api/lines', { schema: { body: CreateLineBody } }, async (req, reply) => reply.code(201).send({ line: await lines.addLine(g, req.body) }));
-  app.patch<{ Params: { name: string }; Body: UpdateLineBody }>('/api/lines/:name', { schema: { body: UpdateLineBody } }, async (req) => ({
-    line: await lines.updateLine(g, req.params.name, req.body),
-  }));
-  app.delete<{ Params: { name: string } }>('/api/lines/:name', async (req) => ({ line: await lines.removeLine(g, req.params.name) }));
-  app.post<{ Params: { name: string } }>('/api/lines/:name/test', async (req) => lines.testLine(g, req.params.name));
-  app.get<{ Params: { name: string } }>('/api/lines/:name/models', async (req) => ({ models: await lines.upstreamModels(g, req.params.name) }));
-
-  app.get('/api/presets', async () => ({ presets: lines.listPresets(g) }));
-
-  app.get('/api/aliases', async () => ({ aliases: ops.listAliases(g) }));
-  app.post<{ Body: CreateAliasBody }>('/api/aliases', { schema: { body: CreateAliasBody } }, async (req, reply) => reply.code(201).send({ alias: await ops.addAlias(g, req.body) }));
-  app.delete<{ Params: { pattern: string } }>('/api/aliases/:pattern', async (req) => ({ alias: await ops.removeAlias(g, req.params.pattern) }));
-
-  app.get('/api/models', async () => ({ models: ops.listModels(g) }));
-
-  app.get('/api/groups', async () => ({ groups: ops.listGroups(g) }));
-  app.post<{ Body: CreateGroupBody }>('/api/groups', { schema: { body: CreateGroupBody } }, async (req, reply) => reply.code(201).send({ group: await ops.addGroup(g, req.body) }));
-
-  app.get<{ Querystring: { key?: string; model?: string; limit?: string; before?: string } }>('/api/logs', async (req) => {
-    const q = req.query;
-    const limit = q.limit === undefined ? undefined : Number(q.limit);
-    const before = q.before === undefined ? undefined : Number(q.before);
-    if ((limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) || (before !== undefined && !Number.isInteger(before)) || q.limit === '') {
-      throw new AdminError(400, 'invalid_request', 'limit must be a positive integer and before an integer.');
-    }
-    return { entries: g.ledger.logs({ keyName: q.key, model: q.model, limit, beforeId: before }) };
-  });
-
-  app.get('/api/doctor', async () => ops.doctor(g));
+  const handlers = adminHandlers(opts.gateway, opts.status);
+  for (const name of Object.keys(ADMIN_ROUTES) as RouteName[]) mount(app, name, handlers);
 }
+
+function mount<N extends RouteName>(app: FastifyInstance, name: N, handlers: AdminHandlers): void {
+  const route: AdminRoute = ADMIN_ROUTES[name];
+  const handle = handlers[name];
+  const query = route.query;
+  app.route({
+    method: route.method,
+    url: route.path,
+    schema: { ...(route.params && { params: route.params }), ...(query && { querystring: query }), ...(route.body && { body: route.body }) },
+    ...(query && {
+      preValidation: async (req: FastifyRequest) => {
+        req.query = fromQueryText(query, req.query);
+      },
+    }),
+    // Fastify has checked params, query and body against this route's own schemas by now.
+    handler: async (req, reply) => reply.code(successStatus(route)).send(await handle({ params: req.params, query: req.query, body: req.body } as RouteInput<N>)),
+  });
+}
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A query string is all text; the schema says which fields are numbers or booleans, and the
+ * validator (which coerces nothing, server.ts) then checks them: `limit=1.5` is a number but not an
+ * integer, `limit=` stays text, and both are refused.
+ */
+function fromQueryText(schema: TObject, query: unknown): unknown {
+  if (typeof query !== 'object' || query === null) return query;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(query)) {
+    const type: unknown = schema.properties[k]?.type;
+    if (typeof v === 'string' && (type === 'integer' || type === 'number') && DECIMAL.test(v)) out[k] = Number(v);
+    else if (typeof v === 'string' && type === 'boolean' && (v === 'true' || v === 'false')) out[k] = v === 'true';
+    else out[k] = v;
+  }
+  return out;
+}
+

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { AliasView } from '../admin/contract.js';
-import type { AdminClient } from './client.js';
+import type { AdminClient } from '../admin/client.js';
 import { table } from './format.js';
 import { json, print } from './output.js';
 
@@ -9,21 +8,21 @@ export function registerAliases(program: Command, client: () => AdminClient): vo
   aliases
     .command('add <pattern> <model>')
     .action(async (pattern: string, model: string) => {
-      await client().call<{ alias: AliasView }>('POST', '/api/aliases', { pattern, model });
+      await client().call('addAlias', { body: { pattern, model } });
       print(`Requests for "${pattern}" now go to ${model}.`);
     });
   aliases
     .command('list')
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
-      const { aliases: all } = await client().call<{ aliases: AliasView[] }>('GET', '/api/aliases');
+      const { aliases: all } = await client().call('listAliases');
       if (o.json) return json(all);
       print(table(['PATTERN', 'MODEL'], all.map((a) => [a.pattern, a.model])));
     });
   aliases
     .command('remove <pattern>')
     .action(async (pattern: string) => {
-      await client().call('DELETE', `/api/aliases/${encodeURIComponent(pattern)}`);
+      await client().call('removeAlias', { params: { pattern } });
       print(`Alias "${pattern}" removed.`);
     });
 }

@@ -1,8 +1,8 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { LineTestView, LineView, PresetView } from '../admin/contract.js';
-import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+import type { AdminClient } from '../admin/client.js';
+import type { UpdateLineBody } from '../admin/contract.js';
+import { UPSTREAM_PROTOCOLS, type UpstreamProtocolId } from '../core/protocol-ids.js';
 import { int, list } from './args.js';
-import type { AdminClient } from './client.js';
 import { CliError } from './client.js';
 import { table } from './format.js';
 import { json, print } from './output.js';
@@ -26,8 +26,6 @@ function splitModels(items: string[]): { models: string[]; modelMap: Record<stri
   }
   return { models, modelMap };
 }
-
-const path = (name: string): string => `/api/lines/${encodeURIComponent(name)}`;
 
 /** The upstream key from standard input (so it stays out of shell history and process lists). */
 async function readKeyFromStdin(): Promise<string> {
@@ -56,24 +54,27 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
     .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
     .action(
-      async (o: { preset?: string; name?: string; protocol?: string; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+      async (o: { preset?: string; name?: string; protocol?: UpstreamProtocolId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
       if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
       if (!o.preset) {
         const missing = [!o.name && '--name', !o.protocol && '--protocol', !o.baseUrl && '--base-url', !o.models && '--models'].filter(Boolean);
         if (missing.length > 0) throw new CliError(`lines add needs ${missing.join(', ')}, or --preset NAME.`);
       }
       const apiKey = o.apiKeyStdin ? await readKeyFromStdin() : undefined;
-      const { line } = await client().call<{ line: LineView }>('POST', '/api/lines', {
-        ...(o.preset === undefined ? {} : { preset: o.preset }),
-        ...(o.name === undefined ? {} : { name: o.name }),
-        ...(o.protocol === undefined ? {} : { protocol: o.protocol }),
-        ...(o.baseUrl === undefined ? {} : { baseUrl: o.baseUrl }),
-        ...(o.models === undefined ? {} : splitModels(o.models)),
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...(o.apiKeyEnv === undefined ? {} : { apiKeyEnv: o.apiKeyEnv }),
-        rpm: o.rpm ?? null,
-        ...(o.priority === undefined ? {} : { priority: o.priority }),
-        ...(o.weight === undefined ? {} : { weight: o.weight }),
+      // Fields left undefined are not sent (JSON has no undefined).
+      const { line } = await client().call('addLine', {
+        body: {
+          preset: o.preset,
+          name: o.name,
+          protocol: o.protocol,
+          baseUrl: o.baseUrl,
+          ...(o.models && splitModels(o.models)),
+          apiKey,
+          apiKeyEnv: o.apiKeyEnv,
+          rpm: o.rpm ?? null,
+          priority: o.priority,
+          weight: o.weight,
+        },
       });
       print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
       if (line.apiKeySource === 'env') print(`  It reads its API key from $${line.apiKeyEnv} in the gateway's environment.`);
@@ -85,7 +86,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .command('list')
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
-      const { presets } = await client().call<{ presets: PresetView[] }>('GET', '/api/presets');
+      const { presets } = await client().call('listPresets');
       if (o.json) return json(presets);
       print(table(['PRESET', 'PROTOCOL', 'BASE URL', 'KEY VARIABLE', 'MODELS'], presets.map((p) => [p.id, p.protocol, p.baseUrl, p.apiKeyEnv ?? '-', String(p.models.length)])));
     });
@@ -93,7 +94,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .command('list')
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
-      const { lines: all } = await client().call<{ lines: LineView[] }>('GET', '/api/lines');
+      const { lines: all } = await client().call('listLines');
       if (o.json) return json(all);
       print(
         table(
@@ -134,7 +135,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if ([o.apiKeyStdin, o.apiKeyEnv !== undefined, o.apiKey === false].filter(Boolean).length > 1) {
         throw new CliError('Use one of --api-key-stdin, --api-key-env and --no-api-key.');
       }
-      const body: Record<string, unknown> = {};
+      const body: UpdateLineBody = {};
       if (o.apiKeyStdin) body.apiKey = await readKeyFromStdin();
       if (o.apiKey === false) body.apiKeyEnv = null;
       if (o.baseUrl !== undefined) body.baseUrl = o.baseUrl;
@@ -144,7 +145,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (o.priority !== undefined) body.priority = o.priority;
       if (o.weight !== undefined) body.weight = o.weight;
       if (o.enable || o.disable) body.enabled = o.enable === true;
-      const { line } = await client().call<{ line: LineView }>('PATCH', path(name), body);
+      const { line } = await client().call('updateLine', { params: { name }, body });
       print(`Line "${line.name}" updated.`);
     },
     );
@@ -152,7 +153,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .command('remove <name>')
     .description('delete a line (and its stored API key)')
     .action(async (name: string) => {
-      await client().call('DELETE', path(name));
+      await client().call('removeLine', { params: { name } });
       print(`Line "${name}" removed.`);
     });
   lines
@@ -160,7 +161,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .description("check that the line's upstream answers and accepts its credential (asks for its model list; costs nothing)")
     .option('--json', 'machine-readable output')
     .action(async (name: string, o: { json?: boolean }) => {
-      const r = await client().call<LineTestView>('POST', `${path(name)}/test`);
+      const r = await client().call('testLine', { params: { name } });
       if (o.json) json(r);
       else print(`${r.ok ? 'ok' : 'FAIL'}  ${name}: ${r.message} (${r.latencyMs} ms)`);
       if (!r.ok) process.exitCode = 1;
@@ -170,7 +171,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .description('the model ids the upstream of a line offers, to add to the catalogue or map')
     .option('--json', 'machine-readable output')
     .action(async (name: string, o: { json?: boolean }) => {
-      const { models } = await client().call<{ models: string[] }>('GET', `${path(name)}/models`);
+      const { models } = await client().call('listLineModels', { params: { name } });
       if (o.json) return json(models);
       print(models.join('\n'));
     });

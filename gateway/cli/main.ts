@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import type { CreatedKey, DoctorReport, GroupView, KeyView, LogEntry, ModelView, WalletView } from '../admin/contract.js';
+import { AdminError, type AdminClient } from '../admin/client.js';
+import type { DoctorReport, WalletView } from '../admin/contract.js';
 import { doctor as runDoctor } from '../admin/operations.js';
 import { defaultDataDir } from '../core/paths.js';
 import { readRuntime } from '../runtime.js';
 import { serve, VERSION } from '../serve.js';
 import { Gateway } from '../services.js';
-import { AdminClient, CliError } from './client.js';
+import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
 import { registerAliases } from './aliases.js';
 import { registerLines } from './lines.js';
@@ -24,7 +25,7 @@ function dataDir(): string {
 }
 
 function client(): AdminClient {
-  return AdminClient.forDataDir(dataDir());
+  return clientForDataDir(dataDir());
 }
 
 program
@@ -79,13 +80,15 @@ keys
       if (Number.isNaN(t)) throw new CliError(`--expires: "${o.expires}" is not a date-time.`);
       expiresAt = new Date(t).toISOString();
     }
-    const created = await client().call<CreatedKey>('POST', '/api/keys', {
-      name: o.name,
-      group: o.group,
-      quotaMicro: o.quota ?? null,
-      expiresAt: expiresAt ?? null,
-      rpm: o.rpm ?? null,
-      maxConcurrent: o.maxConcurrent ?? null,
+    const created = await client().call('createKey', {
+      body: {
+        name: o.name,
+        group: o.group,
+        quotaMicro: o.quota ?? null,
+        expiresAt: expiresAt ?? null,
+        rpm: o.rpm ?? null,
+        maxConcurrent: o.maxConcurrent ?? null,
+      },
     });
     print(created.secret);
     process.stderr.write(`Key "${created.key.name}" created in group "${created.key.group}". Copy the secret now: it is not shown again.\n`);
@@ -94,7 +97,7 @@ keys
   .command('list')
   .option('--json', 'machine-readable output (amounts also as micro-USD integers)')
   .action(async (o: { json?: boolean }) => {
-    const { keys: all } = await client().call<{ keys: KeyView[] }>('GET', '/api/keys');
+    const { keys: all } = await client().call('listKeys');
     if (o.json) return json(all.map(withUsd));
     print(
       table(
@@ -103,17 +106,16 @@ keys
       ),
     );
   });
-for (const [verb, done] of [
-  ['disable', 'disabled'],
-  ['enable', 'enabled'],
-  ['delete', 'deleted'],
+for (const [verb, done, route] of [
+  ['disable', 'disabled', 'disableKey'],
+  ['enable', 'enabled', 'enableKey'],
+  ['delete', 'deleted', 'deleteKey'],
 ] as const) {
   keys
     .command(`${verb} <name>`)
     .description(`${verb} a key`)
     .action(async (name: string) => {
-      const path = `/api/keys/${encodeURIComponent(name)}`;
-      await client().call(verb === 'delete' ? 'DELETE' : 'POST', verb === 'delete' ? path : `${path}/${verb}`);
+      await client().call(route, { params: { name } });
       print(`Key "${name}" ${done}.`);
     });
 }
@@ -129,7 +131,7 @@ walletCmd
   .command('show')
   .option('--json', 'machine-readable output (amounts also as micro-USD integers)')
   .action(async (o: { json?: boolean }) => {
-    const w = await client().call<WalletView>('GET', '/api/wallet');
+    const w = await client().call('getWallet');
     if (o.json) return json(withUsd(w));
     printWallet(w);
   });
@@ -139,7 +141,7 @@ walletCmd
   .action(async (value: string) => {
     const micro = amount(value);
     if (micro <= 0) throw new CliError('The amount must be more than 0.');
-    const w = await client().call<WalletView>('POST', '/api/wallet/topup', { amountMicro: micro });
+    const w = await client().call('topUp', { body: { amountMicro: micro } });
     print(`Added ${usd(micro)}.`);
     printWallet(w);
   });
@@ -153,7 +155,7 @@ program
   .command('list')
   .option('--json', 'machine-readable output (prices in micro-USD per million tokens)')
   .action(async (o: { json?: boolean }) => {
-    const { models } = await client().call<{ models: ModelView[] }>('GET', '/api/models');
+    const { models } = await client().call('listModels');
     if (o.json) return json(models);
     print('Prices are USD per million tokens.');
     print(
@@ -178,7 +180,7 @@ groups
   .command('list')
   .option('--json', 'machine-readable output')
   .action(async (o: { json?: boolean }) => {
-    const { groups: all } = await client().call<{ groups: GroupView[] }>('GET', '/api/groups');
+    const { groups: all } = await client().call('listGroups');
     if (o.json) return json(all);
     print(table(['GROUP', 'MULTIPLIER', 'MODELS'], all.map((g) => [g.name, g.multiplier, g.models.includes('*') ? 'all' : g.models.join(',')])));
   });
@@ -187,7 +189,7 @@ groups
   .option('--multiplier <x>', 'price multiplier, e.g. 1.2', '1')
   .option('--models <ids>', 'model ids the group may use, comma-separated (default: all)', list)
   .action(async (name: string, o: { multiplier: string; models?: string[] }) => {
-    const { group } = await client().call<{ group: GroupView }>('POST', '/api/groups', { name, multiplier: o.multiplier, ...(o.models ? { models: o.models } : {}) });
+    const { group } = await client().call('addGroup', { body: { name, multiplier: o.multiplier, ...(o.models ? { models: o.models } : {}) } });
     print(`Group "${group.name}" added: multiplier ${group.multiplier}, models ${group.models.includes('*') ? 'all' : group.models.join(',')}.`);
   });
 
@@ -199,10 +201,7 @@ program
   .option('--limit <n>', 'rows (default 50, at most 1000)', int('--limit', 1), 50)
   .option('--json', 'machine-readable output (costs also as micro-USD integers)')
   .action(async (o: { key?: string; model?: string; limit: number; json?: boolean }) => {
-    const q = new URLSearchParams({ limit: String(o.limit) });
-    if (o.key) q.set('key', o.key);
-    if (o.model) q.set('model', o.model);
-    const { entries } = await client().call<{ entries: LogEntry[] }>('GET', `/api/logs?${q.toString()}`);
+    const { entries } = await client().call('listLogs', { query: { limit: o.limit, ...(o.key ? { key: o.key } : {}), ...(o.model ? { model: o.model } : {}) } });
     if (o.json) return json(entries.map(withUsd));
     print(
       table(
@@ -232,7 +231,7 @@ program
     const dir = dataDir();
     let report: DoctorReport;
     if (readRuntime(dir) && isAlive(readRuntime(dir)!.pid)) {
-      report = await client().call<DoctorReport>('GET', '/api/doctor');
+      report = await client().call('runDoctor');
     } else {
       // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
       const g = await Gateway.open(dir);
@@ -245,7 +244,9 @@ program
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof CliError || (err as { name?: string }).name === 'ConfigError' || err instanceof RangeError) {
+  if (err instanceof AdminError) {
+    process.stderr.write(`tollgate: ${cliMessage(err)}\n`);
+  } else if (err instanceof CliError || (err as { name?: string }).name === 'ConfigError' || err instanceof RangeError) {
     process.stderr.write(`tollgate: ${(err as Error).message}\n`);
   } else {
     process.stderr.write(`tollgate: ${(err as Error).stack ?? String(err)}\n`);

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
-import type { CreatedKey, CreateLineBody, LogEntry, ModelView, WalletView } from '../../gateway/admin/contract.js';
+import { AdminClient, bearer } from '../../gateway/admin/client.js';
+import type { CreateKeyBody, CreateLineBody, DoctorReport, LineView, LogEntry, ModelView, WalletView } from '../../gateway/admin/contract.js';
 import { readAdminToken } from '../../gateway/admin/token.js';
-import { AdminClient } from '../../gateway/cli/client.js';
 import { readRuntime } from '../../gateway/runtime.js';
 import { serve, type Running } from '../../gateway/serve.js';
 import { MemorySecretStore, type SecretStore } from '../../gateway/store/secrets.js';
@@ -21,34 +21,40 @@ export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'tollgate-test-'));
 }
 
-/** Admin operations the tests need, through the real admin API. */
+/** Admin operations the tests need, through the real admin API and its typed client. */
 export class Admin {
-  constructor(readonly client: AdminClient) {}
+  readonly client: AdminClient;
+
+  constructor(url: string, token: string) {
+    this.client = new AdminClient({ baseUrl: url, headers: bearer(token) });
+  }
 
   topup(usd: number): Promise<WalletView> {
-    return this.client.call('POST', '/api/wallet/topup', { amountMicro: Math.round(usd * 1_000_000) });
+    return this.client.call('topUp', { body: { amountMicro: Math.round(usd * 1_000_000) } });
   }
   wallet(): Promise<WalletView> {
-    return this.client.call('GET', '/api/wallet');
+    return this.client.call('getWallet');
   }
-  async key(name: string, extra: Record<string, unknown> = {}): Promise<string> {
-    return (await this.client.call<CreatedKey>('POST', '/api/keys', { name, ...extra })).secret;
+  async key(name: string, extra: Omit<CreateKeyBody, 'name'> = {}): Promise<string> {
+    return (await this.client.call('createKey', { body: { name, ...extra } })).secret;
   }
-  line(body: Partial<CreateLineBody> & Pick<CreateLineBody, 'name' | 'baseUrl' | 'models'>): Promise<unknown> {
-    return this.client.call('POST', '/api/lines', { protocol: 'openai-chat', ...body });
+  async line(body: Partial<CreateLineBody> & Pick<CreateLineBody, 'name' | 'baseUrl' | 'models'>): Promise<LineView> {
+    return (await this.client.call('addLine', { body: { protocol: 'openai-chat', ...body } })).line;
   }
   group(name: string, multiplier: string, models?: string[]): Promise<unknown> {
-    return this.client.call('POST', '/api/groups', { name, multiplier, ...(models ? { models } : {}) });
+    return this.client.call('addGroup', { body: { name, multiplier, ...(models ? { models } : {}) } });
   }
-  async logs(query: Record<string, string> = {}): Promise<LogEntry[]> {
-    return (await this.client.call<{ entries: LogEntry[] }>('GET', `/api/logs?${new URLSearchParams({ limit: '1000', ...query }).toString()}`)).entries;
+  /** Newest first, 1000 at most unless `limit` says otherwise; numbers may be given as query-string text. */
+  async logs(query: { key?: string; model?: string; limit?: number | string; before?: number | string } = {}): Promise<LogEntry[]> {
+    const { key, model, limit = 1000, before } = query;
+    return (await this.client.call('listLogs', { query: { key, model, limit: Number(limit), before: before === undefined ? undefined : Number(before) } })).entries;
   }
   async model(id: string): Promise<ModelView> {
-    const { models } = await this.client.call<{ models: ModelView[] }>('GET', '/api/models');
+    const { models } = await this.client.call('listModels');
     return models.find((m) => m.id === id)!;
   }
-  doctor(): Promise<{ ok: boolean; checks: { name: string; ok: boolean; detail: string }[] }> {
-    return this.client.call('GET', '/api/doctor');
+  doctor(): Promise<DoctorReport> {
+    return this.client.call('runDoctor');
   }
 }
 
@@ -72,7 +78,7 @@ export async function startGateway(dataDir = tempDataDir(), secrets: SecretStore
     url: running.url,
     dataDir,
     running,
-    admin: new Admin(new AdminClient(running.url, running.adminToken)),
+    admin: new Admin(running.url, running.adminToken),
     openai: (apiKey) => new OpenAI({ baseURL: `${running.url}/v1`, apiKey, maxRetries: 0 }),
     async close() {
       await running.close();
@@ -109,7 +115,7 @@ export async function spawnGateway(dataDir: string, env: NodeJS.ProcessEnv = pro
     const rt = readRuntime(dataDir);
     if (rt && rt.pid === child.pid) {
       const token = readAdminToken(dataDir)!;
-      return { url: rt.url, child, admin: new Admin(new AdminClient(rt.url, token)), exited, output: () => all };
+      return { url: rt.url, child, admin: new Admin(rt.url, token), exited, output: () => all };
     }
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}: ${stderr}`);
     await sleep(50);

@@ -61,7 +61,7 @@ test('--api-key-stdin keeps the key in the keychain; requests use it; update and
   await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(mock.requests.at(-1)!.headers.authorization, `Bearer ${CANARY}`);
 
-  const { lines } = await gw.admin.client.call<{ lines: { id: string; name: string; apiKeySource: string }[] }>('GET', '/api/lines');
+  const { lines } = await gw.admin.client.call('listLines');
   seen.push(JSON.stringify(lines));
   const line = lines.find((l) => l.name === 'vault')!;
   assert.equal(line.apiKeySource, 'keychain');

@@ -112,13 +112,13 @@ describe('401: key invalid, disabled, deleted or pasted incompletely', () => {
   test('disabled, enabled again, then deleted', async () => {
     const secret = await gw.admin.key('toggle');
     const c = gw.openai(secret);
-    await gw.admin.client.call('POST', '/api/keys/toggle/disable');
+    await gw.admin.client.call('disableKey', { params: { name: 'toggle' } });
     let err = await rejects(c.chat.completions.create({ model: 'gpt-4o-mini', messages: MSG }));
     assert.equal(err.status, 401);
     assert.match(err.message, /"toggle" is disabled/);
-    await gw.admin.client.call('POST', '/api/keys/toggle/enable');
+    await gw.admin.client.call('enableKey', { params: { name: 'toggle' } });
     await c.chat.completions.create({ model: 'gpt-4o-mini', messages: MSG });
-    await gw.admin.client.call('DELETE', '/api/keys/toggle');
+    await gw.admin.client.call('deleteKey', { params: { name: 'toggle' } });
     err = await rejects(c.chat.completions.create({ model: 'gpt-4o-mini', messages: MSG }));
     assert.equal(err.status, 401);
     assert.match(err.message, /"toggle" was deleted/);

@@ -112,7 +112,7 @@ describe('circuit breaker', () => {
       await ask('gpt-5.2', false);
       assert.equal((await lastRow()).attempts, 2);
     }
-    const state = async (): Promise<string> => ((await gw.admin.client.call<{ lines: { name: string; health: { state: string } }[] }>('GET', '/api/lines')).lines.find((l) => l.name === 'flaky')!.health.state);
+    const state = async (): Promise<string> => ((await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'flaky')!.health.state);
     assert.equal(await state(), 'open');
     await ask('gpt-5.2', false);
     const skipped = await lastRow();
@@ -177,7 +177,7 @@ describe('key limits', () => {
 
 describe('aliases', () => {
   test('a hard-coded model id is steered to a catalogue model; the log shows both', async () => {
-    await gw.admin.client.call('POST', '/api/aliases', { pattern: 'claude-*-haiku-*', model: 'gpt-4o-mini' });
+    await gw.admin.client.call('addAlias', { body: { pattern: 'claude-*-haiku-*', model: 'gpt-4o-mini' } });
     const anthropic = new Anthropic({ baseURL: gw.url, apiKey: client.apiKey!, maxRetries: 0 });
     const m = await anthropic.messages.create({ model: 'claude-3-5-haiku-20241022', max_tokens: 50, messages: [{ role: 'user', content: 'hi there' }] });
     assert.equal(m.content[0]!.type === 'text' && m.content[0]!.text, 'mock reply to: hi there');
@@ -186,9 +186,9 @@ describe('aliases', () => {
     assert.equal(row.model, 'claude-3-5-haiku-20241022');
     assert.equal(row.servedModel, 'gpt-4o-mini');
     assert.equal(mock.requests.at(-1)!.body.model, 'gpt-4o-mini');
-    const { aliases } = await gw.admin.client.call<{ aliases: unknown[] }>('GET', '/api/aliases');
+    const { aliases } = await gw.admin.client.call('listAliases');
     assert.deepEqual(aliases, [{ pattern: 'claude-*-haiku-*', model: 'gpt-4o-mini' }]);
-    await gw.admin.client.call('DELETE', `/api/aliases/${encodeURIComponent('claude-*-haiku-*')}`);
+    await gw.admin.client.call('removeAlias', { params: { pattern: 'claude-*-haiku-*' } });
     await assert.rejects(anthropic.messages.create({ model: 'claude-3-5-haiku-20241022', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => (e as { status: number }).status === 404);
   });
 });

@@ -22,15 +22,15 @@ after(async () => {
 test("the openai preset sends max_completion_tokens (OpenAI's reasoning models refuse max_tokens); others send max_tokens", async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   // The presets' own base URLs point at the vendors; here they point at the mock.
-  await gw.admin.client.call('POST', '/api/lines', { preset: 'openai', baseUrl: `${mock.url}/v1`, models: ['gpt-5-mini'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
-  await gw.admin.client.call('POST', '/api/lines', { preset: 'deepseek', baseUrl: `${mock.url}/v1`, apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.client.call('addLine', { body: { preset: 'openai', baseUrl: `${mock.url}/v1`, models: ['gpt-5-mini'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' } });
+  await gw.admin.client.call('addLine', { body: { preset: 'deepseek', baseUrl: `${mock.url}/v1`, apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' } });
   const client = new Anthropic({ baseURL: gw.url, apiKey: await gw.admin.key('k'), maxRetries: 0 });
   await client.messages.create({ model: 'gpt-5-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
   let sent = mock.requests.at(-1)!;
   assert.equal(sent.body.max_completion_tokens, 100);
   assert.equal(sent.body.max_tokens, undefined);
   assert.equal(sent.headers.authorization, 'Bearer upstream-secret');
-  const deepseek = (await gw.admin.client.call<{ lines: { name: string; models: string[] }[] }>('GET', '/api/lines')).lines.find((l) => l.name === 'deepseek')!;
+  const deepseek = (await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'deepseek')!;
   await client.messages.create({ model: deepseek.models[0]!, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
   sent = mock.requests.at(-1)!;
   assert.equal(sent.body.max_tokens, 100);

@@ -1,0 +1,120 @@
+/**
+ * What the admin API accepts: path parameters, query strings and request bodies (TypeBox, so one
+ * declaration gives the server's validation and the client's types). Amounts are integer micro-USD.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+
+/** $1,000,000,000: far above any real wallet, far below where integers lose precision. */
+const MAX_MICRO = 1_000_000_000_000_000;
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const Name = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$' });
+const ModelId = Type.String({ minLength: 1, maxLength: 200 });
+const EnvVar = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
+const ModelMap = Type.Record(Type.String(), Type.String({ minLength: 1 }));
+const PerMinute = Nullable(Type.Integer({ minimum: 1 }));
+/** Stored in the OS keychain, never in config; never returned. */
+const ApiKey = Type.String({ minLength: 1, maxLength: 8192 });
+// An enum (not a union of literals) so a wrong value gets a readable error listing the choices.
+// Only the server validates bodies; the client never checks one (TypeBox's Value cannot read this kind).
+const UpstreamProtocol = Type.Unsafe<(typeof UPSTREAM_PROTOCOLS)[number]>({ type: 'string', enum: [...UPSTREAM_PROTOCOLS] });
+
+/**
+ * Path segments are taken as sent (no pattern): a name that cannot exist is answered by the
+ * operation itself ("There is no key named …"), as for any other unknown name.
+ */
+export const NameParams = Type.Object({ name: Type.String() });
+export const PatternParams = Type.Object({ pattern: Type.String() });
+
+export const LogsQuery = Type.Object({
+  /** Key name. */
+  key: Type.Optional(Type.String()),
+  /** The model id as the client sent it, before any alias. */
+  model: Type.Optional(Type.String()),
+  /** Default 50; more than 1000 gives 1000. */
+  limit: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** An entry id: only older entries, for paging. */
+  before: Type.Optional(Type.Integer()),
+});
+export type LogsQuery = Static<typeof LogsQuery>;
+
+export const CreateKeyBody = Type.Object(
+  {
+    name: Name,
+    group: Type.Optional(Name),
+    quotaMicro: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_MICRO }))),
+    expiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+    rpm: Type.Optional(PerMinute),
+    maxConcurrent: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  },
+  { additionalProperties: false },
+);
+export type CreateKeyBody = Static<typeof CreateKeyBody>;
+
+export const TopupBody = Type.Object(
+  { amountMicro: Type.Integer({ minimum: 1, maximum: MAX_MICRO }), note: Type.Optional(Type.String({ maxLength: 200 })) },
+  { additionalProperties: false },
+);
+export type TopupBody = Static<typeof TopupBody>;
+
+/** The four per-line timeouts, in ms; shared by the line bodies and the line view. */
+export const timeoutFields = {
+  connectMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  firstByteMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  idleMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  totalMs: Type.Optional(Type.Integer({ minimum: 1 })),
+};
+export const TimeoutsBody = Type.Object(timeoutFields, { additionalProperties: false });
+
+export const CreateLineBody = Type.Object(
+  {
+    /** A provider preset (gateway/presets/<id>) that fills protocol, base URL, models and key variable. */
+    preset: Type.Optional(Name),
+    name: Type.Optional(Name),
+    protocol: Type.Optional(UpstreamProtocol),
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
+    modelMap: Type.Optional(ModelMap),
+    apiKeyEnv: Type.Optional(Nullable(EnvVar)),
+    apiKey: Type.Optional(ApiKey),
+    rpm: Type.Optional(PerMinute),
+    priority: Type.Optional(Type.Integer()),
+    weight: Type.Optional(Type.Integer({ minimum: 0 })),
+    timeouts: Type.Optional(TimeoutsBody),
+  },
+  { additionalProperties: false },
+);
+export type CreateLineBody = Static<typeof CreateLineBody>;
+
+/** Every field optional; `name` and `protocol` cannot change. */
+export const UpdateLineBody = Type.Object(
+  {
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
+    modelMap: Type.Optional(ModelMap),
+    apiKeyEnv: Type.Optional(Nullable(EnvVar)),
+    apiKey: Type.Optional(ApiKey),
+    rpm: Type.Optional(PerMinute),
+    priority: Type.Optional(Type.Integer()),
+    weight: Type.Optional(Type.Integer({ minimum: 0 })),
+    enabled: Type.Optional(Type.Boolean()),
+    timeouts: Type.Optional(TimeoutsBody),
+  },
+  { additionalProperties: false },
+);
+export type UpdateLineBody = Static<typeof UpdateLineBody>;
+
+export const CreateAliasBody = Type.Object({ pattern: Type.String({ minLength: 1, maxLength: 200 }), model: ModelId }, { additionalProperties: false });
+export type CreateAliasBody = Static<typeof CreateAliasBody>;
+
+export const CreateGroupBody = Type.Object(
+  {
+    name: Name,
+    multiplier: Type.Optional(Type.String({ pattern: '^\\d+(\\.\\d{1,6})?$' })),
+    models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateGroupBody = Static<typeof CreateGroupBody>;

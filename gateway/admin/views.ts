@@ -1,0 +1,189 @@
+/**
+ * What the admin API answers: every reply is one of these schemas, and the client checks each reply
+ * against its schema. Objects accept fields they do not name, so the server may add fields without
+ * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
+ */
+import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
+import { INBOUND_PROTOCOLS, UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+import { Nullable, timeoutFields } from './schemas.js';
+
+/**
+ * One of a list of strings, as a union of literals (which TypeBox's Value can check, in a browser
+ * too). The tuple type lets `Type.Record` make one required field per value; `map` cannot say so.
+ */
+function OneOf<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+  return Type.Union(values.map((v) => Type.Literal(v))) as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
+}
+
+const Int = Type.Integer();
+/** An amount in micro-USD. */
+const Micro = Int;
+const Strings = Type.Array(Type.String());
+
+export const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export const StatusView = Type.Object({ version: Type.String(), dataDir: Type.String(), url: Type.String() });
+export type StatusView = Static<typeof StatusView>;
+
+export const KeyView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  group: Type.String(),
+  state: OneOf(['enabled', 'disabled', 'deleted']),
+  /** The last four characters of the secret; the secret itself is never stored. */
+  last4: Type.String(),
+  quotaMicro: Nullable(Micro),
+  usedMicro: Micro,
+  expiresAt: Nullable(Type.String()),
+  createdAt: Type.String(),
+  rpm: Nullable(Int),
+  maxConcurrent: Nullable(Int),
+});
+export type KeyView = Static<typeof KeyView>;
+
+export const CreatedKey = Type.Object({
+  key: KeyView,
+  /** Shown once; Tollgate keeps only its hash. */
+  secret: Type.String(),
+});
+export type CreatedKey = Static<typeof CreatedKey>;
+
+export const WalletView = Type.Object({
+  balanceMicro: Micro,
+  /** Held for requests in flight. */
+  heldMicro: Micro,
+  topupsMicro: Micro,
+  spentMicro: Micro,
+});
+export type WalletView = Static<typeof WalletView>;
+
+export const PresetView = Type.Object({
+  id: Type.String(),
+  displayName: Type.String(),
+  protocol: OneOf(UPSTREAM_PROTOCOLS),
+  baseUrl: Type.String(),
+  /** How the key is sent: bearer, x-api-key, x-goog-api-key or none. */
+  auth: Type.String(),
+  apiKeyEnv: Nullable(Type.String()),
+  docs: Type.String(),
+  /** Catalogue ids it serves. */
+  models: Strings,
+});
+export type PresetView = Static<typeof PresetView>;
+
+export const LineView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  protocol: OneOf(UPSTREAM_PROTOCOLS),
+  baseUrl: Type.String(),
+  models: Strings,
+  modelMap: Type.Record(Type.String(), Type.String()),
+  /** Where the upstream key comes from; the key itself is never shown. */
+  apiKeySource: OneOf(['keychain', 'env', 'none']),
+  apiKeyEnv: Nullable(Type.String()),
+  rpm: Nullable(Int),
+  priority: Int,
+  weight: Int,
+  enabled: Type.Boolean(),
+  timeouts: Type.Object(timeoutFields),
+  /** Circuit-breaker state now, and ms until the line takes requests again. */
+  health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
+});
+export type LineView = Static<typeof LineView>;
+
+export const LineTestView = Type.Object({
+  ok: Type.Boolean(),
+  /** The upstream's HTTP status; null when there was no answer (or no credential to send). */
+  status: Nullable(Int),
+  latencyMs: Int,
+  message: Type.String(),
+});
+export type LineTestView = Static<typeof LineTestView>;
+
+export const AliasView = Type.Object({ pattern: Type.String(), model: Type.String() });
+export type AliasView = Static<typeof AliasView>;
+
+export const ModelView = Type.Object({
+  id: Type.String(),
+  vendor: Type.String(),
+  displayName: Type.String(),
+  contextWindow: Int,
+  maxOutputTokens: Int,
+  nativeProtocols: Strings,
+  /** micro-USD per million tokens. */
+  prices: Type.Object({
+    input: Micro,
+    output: Micro,
+    cacheRead: Micro,
+    cacheWrite: Micro,
+    audioInput: Type.Optional(Micro),
+    imageInput: Type.Optional(Micro),
+  }),
+  /** Names of the lines that serve it. */
+  lines: Strings,
+  /**
+   * For each client protocol, how this model is reached through the current lines: `native` when
+   * a line speaks the client's own protocol (pass-through), `translated` when only lines of other
+   * protocols serve it, `unavailable` when no line does.
+   */
+  access: Type.Record(OneOf(INBOUND_PROTOCOLS), OneOf(['native', 'translated', 'unavailable'])),
+});
+export type ModelView = Static<typeof ModelView>;
+
+export const GroupView = Type.Object({
+  name: Type.String(),
+  /** Decimal string, e.g. "1" or "0.8". */
+  multiplier: Type.String(),
+  /** Catalogue ids; ["*"] = all models. */
+  models: Strings,
+});
+export type GroupView = Static<typeof GroupView>;
+
+export const LogEntry = Type.Object({
+  id: Int,
+  /** Also sent to the client as x-request-id. */
+  requestId: Type.String(),
+  /** Epoch milliseconds. */
+  ts: Int,
+  keyId: Nullable(Type.String()),
+  keyName: Nullable(Type.String()),
+  /** The model id the client asked for. */
+  model: Nullable(Type.String()),
+  /** The catalogue model that served it (differs from `model` when an alias applied). */
+  servedModel: Nullable(Type.String()),
+  /** Upstream attempts: more than 1 after a failover, 0 when refused before forwarding. */
+  attempts: Int,
+  upstreamModel: Nullable(Type.String()),
+  /** The line of the last attempt. */
+  line: Nullable(Type.String()),
+  inboundProtocol: Type.String(),
+  upstreamProtocol: Nullable(Type.String()),
+  stream: Type.Boolean(),
+  status: Int,
+  errorCode: Nullable(Type.String()),
+  errorMessage: Nullable(Type.String()),
+  usage: Type.Object({
+    inputTokens: Int,
+    outputTokens: Int,
+    cacheReadTokens: Int,
+    cacheWriteTokens: Int,
+    reasoningTokens: Int,
+    audioInputTokens: Int,
+    imageInputTokens: Int,
+  }),
+  /** True when the upstream reported no usage and Tollgate counted the tokens itself. */
+  usageEstimated: Type.Boolean(),
+  costMicro: Micro,
+  latencyMs: Int,
+  ttfbMs: Nullable(Int),
+  /** What translation dropped or changed and which lines failed first, "; "-separated; null when nothing. */
+  notes: Nullable(Type.String()),
+});
+export type LogEntry = Static<typeof LogEntry>;
+
+export const DoctorCheck = Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.String() });
+export type DoctorCheck = Static<typeof DoctorCheck>;
+
+export const DoctorReport = Type.Object({ ok: Type.Boolean(), checks: Type.Array(DoctorCheck) });
+export type DoctorReport = Static<typeof DoctorReport>;

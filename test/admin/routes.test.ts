@@ -1,0 +1,215 @@
+/**
+ * Every route of the admin table, called through the typed client against a real in-process
+ * gateway (so each reply is also checked against its schema), then the refusals: bad query, bad
+ * body, unknown route. The last test fails when a route of the table is not called in this file.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Value } from '@sinclair/typebox/value';
+import { AdminError, type CallArgs } from '../../gateway/admin/client.js';
+import { ADMIN_ROUTES, ErrorBody, type Reply, type RouteName } from '../../gateway/admin/contract.js';
+import { VERSION } from '../../gateway/serve.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { MOCK_MODELS, scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+
+let gw: TestGateway;
+let mock: MockUpstream;
+
+/** A gateway with money and one line serving gpt-4o from the mock upstream, for the routes that need them. */
+before(async () => {
+  gw = await startGateway();
+  mock = await startMockUpstream();
+  await gw.admin.topup(10);
+  await gw.admin.line({ name: 'served', baseUrl: `${mock.url}/v1`, models: ['gpt-4o'], modelMap: { 'gpt-4o': 'mock-small' } });
+});
+
+after(async () => {
+  await gw.close();
+  await mock.close();
+});
+
+function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply<N>> {
+  return gw.admin.client.call(name, ...args);
+}
+
+/** The AdminError a call rejects with. */
+async function refusal(promise: Promise<unknown>): Promise<AdminError> {
+  const err = await promise.then(
+    () => assert.fail('the call succeeded'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof AdminError, String(err));
+  return err;
+}
+
+describe('each route through the typed client', () => {
+  test('getStatus', async () => {
+    assert.deepEqual(await call('getStatus'), { version: VERSION, dataDir: gw.dataDir, url: gw.url });
+  });
+
+  test('keys: create, list, disable, enable, delete', async () => {
+    const created = await call('createKey', { body: { name: 'route-key', quotaMicro: 5_000_000, rpm: 30, maxConcurrent: 2 } });
+    assert.match(created.secret, /^sk-[A-Za-z0-9]{48}$/);
+    assert.equal(created.key.last4, created.secret.slice(-4));
+    assert.deepEqual(
+      { state: created.key.state, group: created.key.group, quotaMicro: created.key.quotaMicro, usedMicro: created.key.usedMicro, rpm: created.key.rpm, maxConcurrent: created.key.maxConcurrent },
+      { state: 'enabled', group: 'default', quotaMicro: 5_000_000, usedMicro: 0, rpm: 30, maxConcurrent: 2 },
+    );
+    assert.deepEqual((await call('listKeys')).keys.find((k) => k.name === 'route-key'), created.key);
+    assert.equal((await call('disableKey', { params: { name: 'route-key' } })).key.state, 'disabled');
+    assert.equal((await call('enableKey', { params: { name: 'route-key' } })).key.state, 'enabled');
+    assert.equal((await call('deleteKey', { params: { name: 'route-key' } })).key.state, 'deleted');
+    assert.ok(!(await call('listKeys')).keys.some((k) => k.name === 'route-key'), 'a deleted key is not listed');
+    const gone = await refusal(call('deleteKey', { params: { name: 'route-key' } }));
+    assert.deepEqual([gone.status, gone.code], [404, 'unknown_key']);
+    // The name goes into the path encoded, and comes back whole.
+    const odd = await refusal(call('disableKey', { params: { name: 'a/b?c' } }));
+    assert.equal(odd.message, 'There is no key named "a/b?c".');
+  });
+
+  test('wallet: getWallet, topUp', async () => {
+    const before = await call('getWallet');
+    assert.equal(before.balanceMicro, before.topupsMicro - before.spentMicro);
+    const after = await call('topUp', { body: { amountMicro: 2_500_000, note: 'routes test' } });
+    assert.deepEqual(after, { ...before, balanceMicro: before.balanceMicro + 2_500_000, topupsMicro: before.topupsMicro + 2_500_000 });
+    assert.deepEqual(await call('getWallet'), after);
+  });
+
+  test('listPresets', async () => {
+    const { presets } = await call('listPresets');
+    const openai = presets.find((p) => p.id === 'openai');
+    assert.deepEqual([openai?.protocol, openai?.auth, openai?.apiKeyEnv], ['openai-chat', 'bearer', 'OPENAI_API_KEY']);
+  });
+
+  test('lines: add, list, update, test, models, remove', async () => {
+    const added = await call('addLine', {
+      body: { name: 'route-line', protocol: 'openai-chat', baseUrl: `${mock.url}/v1/`, models: ['gpt-4o'], modelMap: { 'gpt-4o': 'mock-small' }, timeouts: { firstByteMs: 30_000 } },
+    });
+    assert.equal(added.line.baseUrl, `${mock.url}/v1`);
+    assert.deepEqual(added.line.health, { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual((await call('listLines')).lines.find((l) => l.name === 'route-line'), added.line);
+    const updated = await call('updateLine', { params: { name: 'route-line' }, body: { rpm: 120, priority: 3, timeouts: { totalMs: 600_000 } } });
+    assert.deepEqual([updated.line.rpm, updated.line.priority, updated.line.timeouts], [120, 3, { firstByteMs: 30_000, totalMs: 600_000 }]);
+    const probe = await call('testLine', { params: { name: 'route-line' } });
+    assert.deepEqual([probe.ok, probe.status, probe.message], [true, 200, `reachable; ${MOCK_MODELS.length} models listed`]);
+    assert.deepEqual((await call('listLineModels', { params: { name: 'route-line' } })).models, [...MOCK_MODELS]);
+
+    await call('addLine', { body: { name: 'route-broken', protocol: 'openai-chat', baseUrl: scenarioBase(mock, 'status=503'), models: ['gpt-4o'] } });
+    const failed = await call('testLine', { params: { name: 'route-broken' } });
+    assert.deepEqual([failed.ok, failed.status], [false, 503]);
+    const upstream = await refusal(call('listLineModels', { params: { name: 'route-broken' } }));
+    assert.deepEqual([upstream.status, upstream.code], [502, 'upstream_error']);
+    assert.equal((await call('removeLine', { params: { name: 'route-broken' } })).line.name, 'route-broken');
+    const missing = await refusal(call('removeLine', { params: { name: 'route-broken' } }));
+    assert.deepEqual([missing.status, missing.code], [404, 'unknown_line']);
+    await call('removeLine', { params: { name: 'route-line' } });
+    assert.deepEqual((await call('listLines')).lines.map((l) => l.name), ['served']);
+  });
+
+  test('aliases: add, list, remove (a pattern with / and * in the path)', async () => {
+    assert.deepEqual((await call('addAlias', { body: { pattern: 'openai/*', model: 'gpt-4o' } })).alias, { pattern: 'openai/*', model: 'gpt-4o' });
+    assert.deepEqual((await call('listAliases')).aliases, [{ pattern: 'openai/*', model: 'gpt-4o' }]);
+    assert.deepEqual((await call('removeAlias', { params: { pattern: 'openai/*' } })).alias, { pattern: 'openai/*', model: 'gpt-4o' });
+    const again = await refusal(call('removeAlias', { params: { pattern: 'openai/*' } }));
+    assert.deepEqual([again.status, again.code], [404, 'unknown_alias']);
+  });
+
+  test('listModels', async () => {
+    const gpt4o = (await call('listModels')).models.find((m) => m.id === 'gpt-4o');
+    assert.deepEqual(gpt4o?.lines, ['served']);
+    assert.deepEqual(gpt4o?.access, { 'openai-chat': 'native', 'anthropic-messages': 'translated', 'openai-responses': 'translated', gemini: 'translated' });
+  });
+
+  test('groups: add, list', async () => {
+    assert.deepEqual((await call('addGroup', { body: { name: 'route-group', multiplier: '1.5', models: ['gpt-4o'] } })).group, { name: 'route-group', multiplier: '1.5', models: ['gpt-4o'] });
+    assert.deepEqual((await call('listGroups')).groups, [
+      { name: 'default', multiplier: '1', models: ['*'] },
+      { name: 'route-group', multiplier: '1.5', models: ['gpt-4o'] },
+    ]);
+  });
+
+  test('listLogs with key, model, limit and before', async () => {
+    const secret = (await call('createKey', { body: { name: 'route-logs' } })).secret;
+    const openai = gw.openai(secret);
+    for (const content of ['one', 'two', 'three']) await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
+    const all = (await call('listLogs', { query: { key: 'route-logs' } })).entries;
+    assert.equal(all.length, 3);
+    assert.ok(all.every((e) => e.keyName === 'route-logs' && e.model === 'gpt-4o' && e.line === 'served' && e.status === 200 && e.costMicro > 0));
+    const [newest] = (await call('listLogs', { query: { key: 'route-logs', model: 'gpt-4o', limit: 1 } })).entries;
+    assert.equal(newest?.id, all[0]!.id);
+    const older = (await call('listLogs', { query: { key: 'route-logs', before: all[0]!.id } })).entries;
+    assert.deepEqual(older.map((e) => e.id), [all[1]!.id, all[2]!.id]);
+    assert.deepEqual((await call('listLogs', { query: { model: 'no-such-model' } })).entries, []);
+  });
+
+  test('runDoctor', async () => {
+    const report = await call('runDoctor');
+    assert.equal(report.ok, true, JSON.stringify(report.checks));
+    assert.ok(report.checks.some((c) => c.name === 'ledger invariant' && c.ok));
+  });
+});
+
+describe('refusals', () => {
+  const headers = (): Record<string, string> => ({ host: '127.0.0.1', 'content-type': 'application/json', authorization: `Bearer ${gw.running.adminToken}` });
+
+  async function inject(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: string): Promise<{ status: number; body: ErrorBody }> {
+    const r = await gw.running.app.inject({ method, url, headers: headers(), ...(payload === undefined ? {} : { payload }) });
+    const body: unknown = r.json();
+    assert.ok(Value.Check(ErrorBody, body), r.body);
+    assert.deepEqual(Object.keys(body), ['error']);
+    assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message']);
+    return { status: r.statusCode, body };
+  }
+
+  test('a bad query string: 400 invalid_request naming the field', async () => {
+    for (const [query, message] of [
+      ['limit=0', 'querystring/limit must be >= 1'],
+      ['limit=1.5', 'querystring/limit must be integer'],
+      ['limit=', 'querystring/limit must be integer'],
+      ['limit=ten', 'querystring/limit must be integer'],
+      ['before=x', 'querystring/before must be integer'],
+      ['key=a&key=b', 'querystring/key must be string'],
+    ] as const) {
+      const r = await inject('GET', `/api/logs?${query}`);
+      assert.deepEqual([r.status, r.body.error.code, r.body.error.message], [400, 'invalid_request', message], query);
+    }
+    const ok = await gw.running.app.inject({ method: 'GET', url: '/api/logs?limit=2&before=999999&unknown=kept-out', headers: headers() });
+    assert.equal(ok.statusCode, 200);
+    const viaClient = await refusal(call('listLogs', { query: { limit: 0 } }));
+    assert.deepEqual([viaClient.status, viaClient.code, viaClient.message], [400, 'invalid_request', 'querystring/limit must be >= 1']);
+  });
+
+  test('a bad body: 400 invalid_request with the validator message', async () => {
+    for (const [method, url, payload, message] of [
+      ['POST', '/api/keys', '{"name":"bad name!"}', 'body/name must match pattern "^[A-Za-z0-9][A-Za-z0-9._@-]*$"'],
+      ['POST', '/api/keys', '{"name":"ok","rpm":0}', 'body/rpm must be >= 1, body/rpm must be null, body/rpm must match a schema in anyOf'],
+      ['POST', '/api/keys', '', 'body must be object'],
+      ['POST', '/api/wallet/topup', '{"amountMicro":1,"extra":true}', 'body must NOT have additional properties'],
+      ['POST', '/api/wallet/topup', '{"amountMicro":"1"}', 'body/amountMicro must be integer'],
+      ['PATCH', '/api/lines/served', '{"name":"renamed"}', 'body must NOT have additional properties'],
+      ['POST', '/api/lines', '{"name":"x","protocol":"anthropic-messages","baseUrl":"http://127.0.0.1:1/v1","models":["gpt-4o"]}', 'body/protocol must be equal to one of the allowed values'],
+    ] as const) {
+      const r = await inject(method, url, payload);
+      assert.deepEqual([r.status, r.body.error.code, r.body.error.message], [400, 'invalid_request', message], `${method} ${url} ${payload}`);
+    }
+    const json = await inject('POST', '/api/keys', '{"name": ');
+    assert.deepEqual([json.status, json.body.error.code], [400, 'invalid_request']);
+    const viaClient = await refusal(call('topUp', { body: { amountMicro: 0 } }));
+    assert.deepEqual([viaClient.status, viaClient.code, viaClient.message], [400, 'invalid_request', 'body/amountMicro must be >= 1']);
+  });
+
+  test('an unknown route or method: 404 not_found', async () => {
+    const unknown = await inject('GET', '/api/nope?x=1');
+    assert.deepEqual([unknown.status, unknown.body.error.code, unknown.body.error.message], [404, 'not_found', 'The admin API has no route GET /api/nope. See docs/admin-api.md.']);
+    const method = await inject('DELETE', '/api/wallet');
+    assert.deepEqual([method.status, method.body.error.code], [404, 'not_found']);
+  });
+});
+
+test('every route of the table is called in this file', () => {
+  const source = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+  const called = new Set([...source.matchAll(/\bcall\('(\w+)'/g)].map((m) => m[1]));
+  assert.deepEqual(Object.keys(ADMIN_ROUTES).filter((name) => !called.has(name)), []);
+});
