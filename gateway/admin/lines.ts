@@ -22,7 +22,7 @@ export function lineView(g: Gateway, l: LineRecord): LineView {
     priority: l.priority,
     weight: l.weight,
     enabled: l.enabled,
-    timeouts: l.timeouts as Record<string, number>,
+    timeouts: l.timeouts,
     health: g.health.describe(l.id, Date.now()),
   };
 }
