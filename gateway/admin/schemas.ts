@@ -68,42 +68,33 @@ export const timeoutFields = {
 };
 export const TimeoutsBody = Type.Object(timeoutFields, { additionalProperties: false });
 
+/** What a line is set up with, at creation and on update. */
+const lineSettings = {
+  baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
+  modelMap: Type.Optional(ModelMap),
+  apiKeyEnv: Type.Optional(Nullable(EnvVar)),
+  apiKey: Type.Optional(ApiKey),
+  rpm: Type.Optional(PerMinute),
+  priority: Type.Optional(Type.Integer()),
+  weight: Type.Optional(Type.Integer({ minimum: 0 })),
+  timeouts: Type.Optional(TimeoutsBody),
+};
+
 export const CreateLineBody = Type.Object(
   {
     /** A provider preset (gateway/presets/<id>) that fills protocol, base URL, models and key variable. */
     preset: Type.Optional(Name),
     name: Type.Optional(Name),
     protocol: Type.Optional(UpstreamProtocol),
-    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
-    models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
-    modelMap: Type.Optional(ModelMap),
-    apiKeyEnv: Type.Optional(Nullable(EnvVar)),
-    apiKey: Type.Optional(ApiKey),
-    rpm: Type.Optional(PerMinute),
-    priority: Type.Optional(Type.Integer()),
-    weight: Type.Optional(Type.Integer({ minimum: 0 })),
-    timeouts: Type.Optional(TimeoutsBody),
+    ...lineSettings,
   },
   { additionalProperties: false },
 );
 export type CreateLineBody = Static<typeof CreateLineBody>;
 
 /** Every field optional; `name` and `protocol` cannot change. */
-export const UpdateLineBody = Type.Object(
-  {
-    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
-    models: Type.Optional(Type.Array(ModelId, { minItems: 1 })),
-    modelMap: Type.Optional(ModelMap),
-    apiKeyEnv: Type.Optional(Nullable(EnvVar)),
-    apiKey: Type.Optional(ApiKey),
-    rpm: Type.Optional(PerMinute),
-    priority: Type.Optional(Type.Integer()),
-    weight: Type.Optional(Type.Integer({ minimum: 0 })),
-    enabled: Type.Optional(Type.Boolean()),
-    timeouts: Type.Optional(TimeoutsBody),
-  },
-  { additionalProperties: false },
-);
+export const UpdateLineBody = Type.Object({ ...lineSettings, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 export type UpdateLineBody = Static<typeof UpdateLineBody>;
 
 export const CreateAliasBody = Type.Object({ pattern: Type.String({ minLength: 1, maxLength: 200 }), model: ModelId }, { additionalProperties: false });

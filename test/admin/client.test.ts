@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import ts from 'typescript';
 import { AdminClient, AdminError, bearer, CLIENT_ERRORS } from '../../gateway/admin/client.js';
 import type { AdminHandlers } from '../../gateway/admin/handlers.js';
-import { REPO } from '../helpers/gateway.js';
+import { REPO, refusal } from '../helpers/gateway.js';
 
 interface Seen {
   method: string;
@@ -46,15 +46,6 @@ function answerWith(status: number, body: unknown): void {
 }
 
 const client = (): AdminClient => new AdminClient({ baseUrl, headers: bearer('tga_test'), credentials: 'include' });
-
-async function refusal(promise: Promise<unknown>): Promise<AdminError> {
-  const err = await promise.then(
-    () => assert.fail('the call succeeded'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof AdminError, String(err));
-  return err;
-}
 
 const WALLET = { balanceMicro: 5, heldMicro: 0, topupsMicro: 5, spentMicro: 0 };
 

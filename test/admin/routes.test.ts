@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
-import { AdminError, type CallArgs } from '../../gateway/admin/client.js';
+import type { CallArgs } from '../../gateway/admin/client.js';
 import { ADMIN_ROUTES, ErrorBody, type Reply, type RouteName } from '../../gateway/admin/contract.js';
 import { VERSION } from '../../gateway/serve.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { MOCK_MODELS, scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 let gw: TestGateway;
@@ -32,16 +32,6 @@ after(async () => {
 
 function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply<N>> {
   return gw.admin.client.call(name, ...args);
-}
-
-/** The AdminError a call rejects with. */
-async function refusal(promise: Promise<unknown>): Promise<AdminError> {
-  const err = await promise.then(
-    () => assert.fail('the call succeeded'),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof AdminError, String(err));
-  return err;
 }
 
 describe('each route through the typed client', () => {

@@ -2,13 +2,14 @@
  * Test gateways: a real `tollgate serve` in-process (fast) or as a child process (for kill -9),
  * each on its own temporary data dir and port, driven through the admin API as users do.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
-import { AdminClient, bearer } from '../../gateway/admin/client.js';
+import { AdminClient, AdminError, bearer } from '../../gateway/admin/client.js';
 import type { CreateKeyBody, CreateLineBody, DoctorReport, LineView, LogEntry, ModelView, WalletView } from '../../gateway/admin/contract.js';
 import { readAdminToken } from '../../gateway/admin/token.js';
 import { readRuntime } from '../../gateway/runtime.js';
@@ -56,6 +57,16 @@ export class Admin {
   doctor(): Promise<DoctorReport> {
     return this.client.call('runDoctor');
   }
+}
+
+/** The AdminError a call rejects with (the assertion fails if it succeeds or throws something else). */
+export async function refusal(promise: Promise<unknown>): Promise<AdminError> {
+  const err = await promise.then(
+    () => assert.fail('the call succeeded'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof AdminError, String(err));
+  return err;
 }
 
 export interface TestGateway {
