@@ -14,7 +14,10 @@ import { AdminError } from './errors.js';
 export { AdminError };
 
 export interface AdminClientOptions {
-  /** Where the gateway listens, e.g. http://127.0.0.1:4141 (the routes add /api/…). */
+  /**
+   * Where the gateway listens, e.g. http://127.0.0.1:4141 (the routes add /api/…); '' in a page the
+   * gateway itself serves, so requests go to the page's own origin.
+   */
   baseUrl: string;
   /** Sent with every request: the CLI and the tests send the admin token (see `bearer`). */
   headers?: Readonly<Record<string, string>>;
@@ -53,8 +56,9 @@ export class AdminClient {
   /** Calls one route; resolves to its reply, or rejects with an AdminError (status, code, message). */
   async call<N extends RouteName>(name: N, ...[input]: CallArgs<N>): Promise<Reply<N>> {
     const route = ADMIN_ROUTES[name];
-    const url = this.options.baseUrl + fillPath(route.path, input?.params) + queryString(input?.query);
+    const url = this.options.baseUrl.replace(/\/+$/, '') + fillPath(route.path, input?.params) + queryString(input?.query);
     let res: Response;
+    let text: string;
     try {
       res = await fetch(url, {
         method: route.method,
@@ -63,11 +67,11 @@ export class AdminClient {
         ...(this.options.credentials === undefined ? {} : { credentials: this.options.credentials }),
         ...(input?.signal === undefined ? {} : { signal: input.signal }),
       });
+      text = await res.text();
     } catch (err) {
       if (input?.signal?.aborted) throw err;
       throw new AdminError(0, CLIENT_ERRORS.unreachable, `Cannot reach the Tollgate gateway at ${this.options.baseUrl}.`, { cause: err });
     }
-    const text = await res.text();
     let data: unknown;
     try {
       data = JSON.parse(text);

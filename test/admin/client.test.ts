@@ -62,6 +62,9 @@ test('sends the method, path, query, body and headers the table and the options 
   assert.equal(seen[1]!.url, '/api/logs');
 
   answerWith(200, WALLET);
+  await new AdminClient({ baseUrl: `${baseUrl}/` }).call('getWallet');
+  assert.deepEqual([seen[0]!.url, seen[0]!.headers.authorization], ['/api/wallet', undefined]);
+  answerWith(200, WALLET);
   assert.deepEqual(await client().call('topUp', { body: { amountMicro: 5, note: 'n' } }), WALLET);
   assert.deepEqual([seen[0]!.method, seen[0]!.url, seen[0]!.headers['content-type'], JSON.parse(seen[0]!.body)], ['POST', '/api/wallet/topup', 'application/json', { amountMicro: 5, note: 'n' }]);
 });
