@@ -1,6 +1,6 @@
 /**
  * A mock upstream LLM server for tests, on 127.0.0.1, speaking the vendors' real wire formats
- * (/work/shared/protocols.md §1-4): OpenAI Chat Completions and Responses, Anthropic Messages and the Gemini API.
+ * (docs/protocols.md §1-4): OpenAI Chat Completions and Responses, Anthropic Messages and the Gemini API.
  * Behaviour is picked per request by an optional `/s/<scenario>` path prefix (mock/scenario.ts), so several
  * gateway lines can point at one mock with different behaviour and no shared mutable state.
  *

@@ -1,6 +1,6 @@
 /**
  * Anthropic Messages (`POST /v1/messages`, `/v1/messages/count_tokens`), its error body and the Anthropic shape
- * of `GET /v1/models`. Wire format: /work/shared/protocols.md §2.
+ * of `GET /v1/models`. Wire format: docs/protocols.md §2.
  */
 import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';
 import { planReply, resolveUsage, splitInto, stopList, type ToolSpec } from './reply.js';

@@ -1,6 +1,6 @@
 /**
  * Gemini API (Generative Language): `:generateContent`, `:streamGenerateContent` (SSE with `alt=sse`, else one
- * JSON array), `:countTokens` and `GET models`, under `/v1beta` and `/v1`. Wire format: /work/shared/protocols.md
+ * JSON array), `:countTokens` and `GET models`, under `/v1beta` and `/v1`. Wire format: docs/protocols.md
  * §4, checked against the `@google/genai` SDK's types.
  */
 import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';

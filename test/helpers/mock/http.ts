@@ -61,10 +61,11 @@ export function writeWhole(ex: Exchange, status: number, text: string, headers: 
 
 /**
  * Streams `frames`, one write each, flushed. `malformed` inserts a truncated copy of the second frame;
- * `drop-after=N` cuts the connection after N frames; `chunk-delay` pauses before every frame but the first.
+ * `drop-after=N` cuts the connection after N frames; `first-chunk-delay` pauses before the first frame and
+ * `chunk-delay` before every other one.
  */
 export async function sendStream(ex: Exchange, frames: SseFrame[], headers: Record<string, string>, framing: StreamFraming = 'sse'): Promise<void> {
-  const { malformed, dropAfter, chunkDelayMs } = ex.scenario;
+  const { malformed, dropAfter, chunkDelayMs, firstChunkDelayMs } = ex.scenario;
   const next = frames[1];
   if (malformed && next) frames.splice(1, 0, { ...next, data: next.data.slice(0, Math.ceil(next.data.length / 2)) });
   if (ex.signal.aborted) return;
@@ -73,7 +74,7 @@ export async function sendStream(ex: Exchange, frames: SseFrame[], headers: Reco
   ex.res.flushHeaders();
   for (const [i, frame] of frames.entries()) {
     if (dropAfter !== undefined && i >= dropAfter) return dropConnection(ex);
-    if (i > 0 && !(await sleep(chunkDelayMs, ex.signal))) return;
+    if (!(await sleep(i === 0 ? firstChunkDelayMs : chunkDelayMs, ex.signal))) return;
     if (ex.signal.aborted) return;
     if (framing === 'sse') ex.res.write(`${frame.event ? `event: ${frame.event}\n` : ''}data: ${frame.data}\n\n`);
     else ex.res.write(`${i === 0 ? '[' : ',\r\n'}${frame.data}`);

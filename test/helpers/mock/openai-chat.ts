@@ -1,6 +1,6 @@
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`), OpenAI's error body (shared with the Responses API)
- * and the OpenAI shape of `GET /v1/models`. Wire format: /work/shared/protocols.md §1.
+ * and the OpenAI shape of `GET /v1/models`. Wire format: docs/protocols.md §1.
  */
 import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';
 import { planReply, splitInto, stopList, type ToolSpec } from './reply.js';

@@ -1,6 +1,6 @@
 /**
  * OpenAI Responses (`POST /v1/responses`), stateless like Codex uses it (`store:false`, whole history resent).
- * Wire format: /work/shared/protocols.md §3, checked against the `openai` SDK's Response and stream event types.
+ * Wire format: docs/protocols.md §3, checked against the `openai` SDK's Response and stream event types.
  */
 import { isObject, randomId, sendJson, sendStream, type Exchange, type Json, type SseFrame } from './http.js';
 import { openAIError } from './openai-chat.js';

@@ -20,6 +20,8 @@ export interface Scenario {
   dropAfter?: number;
   /** Pause between streamed events. */
   chunkDelayMs: number;
+  /** Streaming: pause after the headers and before the first event, so the first byte of the body comes late. */
+  firstChunkDelayMs: number;
   /** Omit usage entirely, and never stream a usage chunk even if asked. */
   noUsage: boolean;
   /**
@@ -45,7 +47,7 @@ export class ScenarioError extends Error {}
 
 /** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
 export function parseScenario(raw: string): Scenario {
-  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, noUsage: false, malformed: false, usage: {} };
+  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, malformed: false, usage: {} };
   for (const part of raw.split(',')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -67,6 +69,7 @@ export function parseScenario(raw: string): Scenario {
       case 'retry-after': s.retryAfter = value; break;
       case 'drop-after': s.dropAfter = int(); break;
       case 'chunk-delay': s.chunkDelayMs = int(); break;
+      case 'first-chunk-delay': s.firstChunkDelayMs = int(); break;
       case 'no-usage': s.noUsage = true; break;
       case 'usage-in': s.usage.input = int(); break;
       case 'usage-out': s.usage.output = int(); break;
