@@ -5,6 +5,12 @@ import type OpenAI from 'openai';
 import { expectedCostMicro, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
+/** The `slow-start` line's upstream sends its headers at once, its first event after this pause… */
+const FIRST_BYTE_DELAY_MS = 200;
+/** …and each of the 8 events after that (5 words, finish, usage, [DONE]) this long after the one before. */
+const CHUNK_GAP_MS = 40;
+const GAPS_AFTER_FIRST = 8;
+
 let mock: MockUpstream;
 let gw: TestGateway;
 let client: OpenAI;
@@ -15,6 +21,7 @@ before(async () => {
   await gw.admin.topup(10);
   await gw.admin.line({ name: 'main', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini', 'gpt-4.1'], modelMap: { 'gpt-4.1': 'mock-large' } });
   await gw.admin.line({ name: 'forced', baseUrl: scenarioBase(mock, 'usage-in=1000,usage-out=500,usage-cached=200'), models: ['gpt-5-mini'] });
+  await gw.admin.line({ name: 'slow-start', baseUrl: scenarioBase(mock, `first-chunk-delay=${FIRST_BYTE_DELAY_MS},chunk-delay=${CHUNK_GAP_MS},words=5`), models: ['gpt-4.1-mini'] });
   client = gw.openai(await gw.admin.key('main-key'));
 });
 
@@ -142,11 +149,24 @@ describe('streaming', () => {
     assert.equal(text, 'tool result: README contents');
   });
 
-  test('time to first byte is logged for streams', async () => {
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ttfb' }], stream: true });
-    for await (const _ of stream) void _;
-    const row = await lastLog();
-    assert.ok(row.ttfbMs !== null && row.ttfbMs <= row.latencyMs);
+  // Only lower bounds, so a slow machine cannot fail it. A ttfb taken when the upstream's headers
+  // arrive is under FIRST_BYTE_DELAY_MS; one taken at the end of the stream equals the latency.
+  test('time to first byte is when the first event reaches the client, not the upstream headers or the end', async () => {
+    const stream = await client.chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'ttfb' }], stream: true });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+    assert.equal(text, 'w1 w2 w3 w4 w5');
+    const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' });
+    assert.ok(row, 'the ledger row');
+    assert.equal(row.stream, true);
+    const { ttfbMs, latencyMs } = row;
+    assert.ok(ttfbMs !== null, 'ttfb is logged');
+    // 10 ms of slack: a timer may fire a little early against performance.now().
+    assert.ok(ttfbMs >= FIRST_BYTE_DELAY_MS - 10, `ttfb ${ttfbMs} ms: no byte can reach the client before the upstream sends its first event`);
+    assert.ok(latencyMs >= FIRST_BYTE_DELAY_MS + GAPS_AFTER_FIRST * CHUNK_GAP_MS - 10, `latency ${latencyMs} ms covers the whole stream`);
+    // The stream went on for GAPS_AFTER_FIRST gaps after the first byte; half of them is a bound that
+    // an event loop held up by other work cannot break.
+    assert.ok(latencyMs - ttfbMs >= (GAPS_AFTER_FIRST / 2) * CHUNK_GAP_MS, `ttfb ${ttfbMs} ms, latency ${latencyMs} ms: the first byte came well before the end`);
   });
 });
 
