@@ -1,9 +1,27 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { buildCatalogue, loadCatalogue, loadPresets } from '../../gateway/catalogue/catalogue.js';
 
 const catalogue = loadCatalogue();
 const presets = loadPresets();
+
+/** Presets that own no model: an aggregator that only references others, and two local servers. */
+const OWN_NOTHING = ['lmstudio', 'ollama', 'openrouter'];
+
+/**
+ * The oracle, read straight from the files without the loader: preset folder → ids of the models
+ * it prices (a priced entry defines the model; an entry without prices only references one).
+ */
+const PRESETS_DIR = new URL('../../gateway/presets/', import.meta.url);
+const priced = new Map(
+  readdirSync(PRESETS_DIR, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => {
+      const raw = JSON.parse(readFileSync(new URL(`${e.name}/preset.json`, PRESETS_DIR), 'utf8')) as { models: { id: string; prices?: unknown }[] };
+      return [e.name, raw.models.filter((m) => m.prices !== undefined).map((m) => m.id)] as const;
+    }),
+);
 
 /** micro-USD per million tokens, as [input, output, cacheRead, cacheWrite]. */
 const price = (id: string): [number, number, number, number] => {
@@ -13,6 +31,14 @@ const price = (id: string): [number, number, number, number] => {
 };
 
 describe('loadCatalogue', () => {
+  test('holds exactly the models the preset files price, each under the preset that prices it', () => {
+    const expected = [...priced].flatMap(([vendor, ids]) => ids.map((id) => `${vendor}/${id}`)).sort();
+    assert.deepEqual([...catalogue.values()].map((m) => `${m.vendor}/${m.id}`).sort(), expected);
+    // Not a catalogue that is empty because the files are: every vendor that owns models has some.
+    for (const [vendor, ids] of priced) if (!OWN_NOTHING.includes(vendor)) assert.ok(ids.length > 0, `gateway/presets/${vendor} prices no model`);
+    assert.ok(catalogue.size >= 30, `only ${catalogue.size} models`);
+  });
+
   test('keeps every model the gateway and its tests rely on, at its owner', () => {
     const expected: Record<string, string> = {
       'gpt-4o-mini': 'openai',
@@ -81,7 +107,10 @@ describe('loadCatalogue', () => {
   });
 
   test('adds no model for a preset that only references (OpenRouter) or lists none (local servers)', () => {
-    for (const m of catalogue.values()) assert.ok(!['openrouter', 'ollama', 'lmstudio'].includes(m.vendor), m.id);
+    const vendors = new Set([...catalogue.values()].map((m) => m.vendor));
+    // Every other preset owns models, so an empty catalogue fails here too.
+    assert.deepEqual([...vendors].sort(), [...presets.keys()].filter((id) => !OWN_NOTHING.includes(id)).sort());
+    assert.ok(presets.get('openrouter')!.models.length > 0, 'OpenRouter references models');
   });
 });
 
@@ -109,7 +138,10 @@ describe('owner rules', () => {
 
   test('the catalogue does not depend on which preset references a model', () => {
     const withoutRouter = new Map([...presets].filter(([id]) => id !== 'openrouter'));
-    assert.deepEqual(buildCatalogue(withoutRouter), catalogue);
+    const rebuilt = buildCatalogue(withoutRouter);
+    assert.deepEqual(rebuilt, catalogue);
+    // OpenRouter's references are still there without it: the comparison is not of two empty maps.
+    for (const m of presets.get('openrouter')!.models) assert.ok(rebuilt.has(m.id), `${m.id}, which OpenRouter references`);
   });
 
   test('removing an owner leaves its references dangling, which the build refuses', () => {
