@@ -3,11 +3,11 @@
  * official SDKs: text, a tool-call round trip, stop reasons, and exact billing in the log.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type Content, type GenerateContentResponse } from '@google/genai';
 import type OpenAI from 'openai';
-import { expectedCostMicro, startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
+import { expectedCostMicro, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 /** Forced usage: 1000 prompt tokens of which 200 cached, 500 out — the same on every wire. */
@@ -148,7 +148,27 @@ function geminiClient(ai: GoogleGenAI): Client {
 
 let mock: MockUpstream;
 let gw: TestGateway;
-const clients: Record<string, Client> = {};
+const INBOUND = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'] as const;
+type Inbound = (typeof INBOUND)[number];
+const CLIENTS: Record<Inbound, (key: string) => Client> = {
+  'openai-chat': (key) => openaiClient(gw.openai(key)),
+  'anthropic-messages': (key) => anthropicClient(new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 })),
+  'openai-responses': (key) => responsesClient(gw.openai(key)),
+  gemini: (key) => geminiClient(new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } })),
+};
+
+/**
+ * A client with a key of its own: the test finds its ledger rows by the key's name, whatever ran
+ * before it, so any test runs alone or in any order.
+ */
+async function clientFor(inbound: Inbound, keyName: string): Promise<Client> {
+  return CLIENTS[inbound](await gw.admin.key(keyName));
+}
+
+/** The ledger rows of a key, oldest first. A row is written before its answer ends: no waiting. */
+async function rowsOf(keyName: string): Promise<Awaited<ReturnType<TestGateway['admin']['logs']>>> {
+  return (await gw.admin.logs({ key: keyName })).reverse();
+}
 /** Upstream protocol → the catalogue model its line serves. */
 const upstreams = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5', 'openai-responses': 'gpt-5-mini', gemini: 'gemini-2.5-flash' } as const;
 const PATHS: Record<string, RegExp> = {
@@ -167,11 +187,6 @@ before(async () => {
   await gw.admin.line({ name: 'anthropic', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, FORCED), models: [upstreams.anthropic], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
   await gw.admin.line({ name: 'responses', protocol: 'openai-responses', baseUrl: scenarioBase(mock, FORCED), models: [upstreams['openai-responses']], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
   await gw.admin.line({ name: 'gemini', protocol: 'gemini', baseUrl: scenarioOrigin(mock, FORCED), models: [upstreams.gemini], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
-  const key = await gw.admin.key('matrix');
-  clients['openai-chat'] = openaiClient(gw.openai(key));
-  clients['anthropic-messages'] = anthropicClient(new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 }));
-  clients['openai-responses'] = responsesClient(gw.openai(key));
-  clients.gemini = geminiClient(new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } }));
 });
 
 after(async () => {
@@ -179,68 +194,88 @@ after(async () => {
   await mock.close();
 });
 
-for (const inbound of ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'] as const) {
+for (const inbound of INBOUND) {
   for (const [upstream, model] of Object.entries(upstreams)) {
     for (const stream of [false, true]) {
-      describe(`${inbound} → ${upstream}${stream ? ', streaming' : ''}`, () => {
-        test('text, stop reason and exact billing', async () => {
-          const client = clients[inbound]!;
-          const before = mock.requests.length;
-          const turn = await client.ask(model, stream, `hello from ${inbound}`, false);
-          assert.equal(turn.text, `mock reply to: hello from ${inbound}`);
-          assert.equal(turn.stop, client.stops.text);
-          const sent = mock.requests.slice(before);
-          assert.equal(sent.length, 1);
-          assert.match(sent[0]!.path, PATHS[upstream]!);
-          if (upstream !== 'gemini') assert.equal(sent[0]!.body.model, model);
-          await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.stream === stream, 'the log row');
-          const [row] = await gw.admin.logs({ limit: '1' });
-          assert.equal(row!.inboundProtocol, inbound);
-          assert.equal(row!.upstreamProtocol, upstream);
-          assert.equal(row!.status, 200);
-          assert.deepEqual([row!.usage.inputTokens, row!.usage.cacheReadTokens, row!.usage.outputTokens], [800, 200, 500]);
-          assert.equal(row!.usageEstimated, false);
-          assert.equal(row!.costMicro, expectedCostMicro({ input: 1000, cached: 200, output: 500 }, (await gw.admin.model(model)).prices));
-        });
+      const keyName = `${inbound}.${upstream}${stream ? '.stream' : ''}`;
+      // The pair is in each test's name, so --test-name-pattern can pick any single test.
+      const pair = `${inbound} → ${upstream}${stream ? ', streaming' : ''}`;
+      test(`${pair}: text, stop reason and exact billing`, async () => {
+        const client = await clientFor(inbound, `${keyName}.text`);
+        const before = mock.requests.length;
+        const turn = await client.ask(model, stream, `hello from ${inbound}`, false);
+        assert.equal(turn.text, `mock reply to: hello from ${inbound}`);
+        assert.equal(turn.stop, client.stops.text);
+        const sent = mock.requests.slice(before);
+        assert.equal(sent.length, 1);
+        assert.match(sent[0]!.path, PATHS[upstream]!);
+        // Gemini names the model in the path (PATHS), never in the body.
+        assert.equal(sent[0]!.body.model, upstream === 'gemini' ? undefined : model);
+        const rows = await rowsOf(`${keyName}.text`);
+        assert.equal(rows.length, 1);
+        const row = rows[0]!;
+        assert.equal(row.inboundProtocol, inbound);
+        assert.equal(row.upstreamProtocol, upstream);
+        assert.equal(row.stream, stream);
+        assert.equal(row.status, 200);
+        assert.deepEqual([row.usage.inputTokens, row.usage.cacheReadTokens, row.usage.outputTokens], [800, 200, 500]);
+        assert.equal(row.usageEstimated, false);
+        assert.equal(row.costMicro, expectedCostMicro({ input: 1000, cached: 200, output: 500 }, (await gw.admin.model(model)).prices));
+      });
 
-        test('a tool call round trip', async () => {
-          const client = clients[inbound]!;
-          const first = await client.ask(model, stream, 'what is the weather in Paris?', true);
-          assert.equal(first.stop, client.stops.tool);
-          assert.equal(first.call?.name, 'get_weather');
-          assert.deepEqual(first.call?.args, { city: 'x' });
-          if (inbound !== 'gemini' || first.call!.id) assert.match(first.call!.id, /^[A-Za-z0-9_-]+$/);
-          const second = await client.answer(model, stream, 'what is the weather in Paris?', first, 'sunny, 21 °C');
-          assert.equal(second.text, 'tool result: sunny, 21 °C');
-          assert.equal(second.stop, client.stops.text);
-          // The upstream saw the call and its result tied together in its own format.
-          const last = mock.requests.at(-1)!.body;
-          if (upstream === 'anthropic') {
-            const toolUse = last.messages[1].content.find((b: { type: string }) => b.type === 'tool_use');
-            const result = last.messages[2].content.find((b: { type: string }) => b.type === 'tool_result');
-            assert.equal(result.tool_use_id, toolUse.id);
-          } else if (upstream === 'openai-chat') {
-            assert.equal(last.messages.at(-1).tool_call_id, last.messages.at(-2).tool_calls[0].id);
-          } else if (upstream === 'openai-responses') {
-            const call = last.input.find((i: { type?: string }) => i.type === 'function_call');
-            const output = last.input.find((i: { type?: string }) => i.type === 'function_call_output');
-            assert.equal(output.call_id, call.call_id);
-          } else {
-            const call = last.contents.at(-2).parts.find((p: { functionCall?: unknown }) => p.functionCall).functionCall;
-            const response = last.contents.at(-1).parts.find((p: { functionResponse?: unknown }) => p.functionResponse).functionResponse;
-            assert.equal(response.name, call.name);
-            assert.equal(typeof response.response, 'object');
-          }
-        });
+      test(`${pair}: a tool call round trip`, async () => {
+        const client = await clientFor(inbound, `${keyName}.tool`);
+        const before = mock.requests.length;
+        const first = await client.ask(model, stream, 'what is the weather in Paris?', true);
+        assert.equal(first.stop, client.stops.tool);
+        assert.equal(first.call?.name, 'get_weather');
+        assert.deepEqual(first.call?.args, { city: 'x' });
+        // The call id is the upstream's own (toolu_ from Anthropic, call_ from OpenAI), or one Tollgate makes
+        // for Gemini, whose calls carry none; only Gemini to Gemini passes that absence through.
+        const idShape = upstream === 'gemini' && inbound === 'gemini' ? /^$/ : upstream === 'anthropic' ? /^toolu_[A-Za-z0-9]+$/ : /^call_[A-Za-z0-9_]+$/;
+        assert.match(first.call!.id, idShape);
+        const second = await client.answer(model, stream, 'what is the weather in Paris?', first, 'sunny, 21 °C');
+        assert.equal(second.text, 'tool result: sunny, 21 °C');
+        assert.equal(second.stop, client.stops.text);
+        const sent = mock.requests.slice(before);
+        assert.equal(sent.length, 2, 'one upstream request per turn');
+        const rows = await rowsOf(`${keyName}.tool`);
+        assert.deepEqual(rows.map((r) => [r.status, r.stream, r.upstreamProtocol]), [[200, stream, upstream], [200, stream, upstream]]);
+        // The upstream saw the call and its result tied together in its own format.
+        const last = sent[1]!.body;
+        if (upstream === 'anthropic') {
+          const toolUse = last.messages[1].content.find((b: { type: string }) => b.type === 'tool_use');
+          const result = last.messages[2].content.find((b: { type: string }) => b.type === 'tool_result');
+          assert.equal(result.tool_use_id, toolUse.id);
+        } else if (upstream === 'openai-chat') {
+          assert.equal(last.messages.at(-1).tool_call_id, last.messages.at(-2).tool_calls[0].id);
+        } else if (upstream === 'openai-responses') {
+          const call = last.input.find((i: { type?: string }) => i.type === 'function_call');
+          const output = last.input.find((i: { type?: string }) => i.type === 'function_call_output');
+          assert.equal(output.call_id, call.call_id);
+        } else {
+          const call = last.contents.at(-2).parts.find((p: { functionCall?: unknown }) => p.functionCall).functionCall;
+          const response = last.contents.at(-1).parts.find((p: { functionResponse?: unknown }) => p.functionResponse).functionResponse;
+          assert.equal(response.name, call.name);
+          assert.equal(typeof response.response, 'object');
+        }
       });
     }
   }
 }
 
 test('the same conversation costs the same whichever way it travels', async () => {
-  const rows = (await gw.admin.logs({ limit: '100' })).filter((r) => r.status === 200 && r.model === upstreams.anthropic);
-  const costs = new Set(rows.map((r) => r.costMicro));
-  assert.ok(rows.length >= 4);
+  for (const inbound of INBOUND) {
+    const client = await clientFor(inbound, `same-cost.${inbound}`);
+    for (const stream of [false, true]) await client.ask(upstreams.anthropic, stream, 'the same question', false);
+  }
+  const expected = INBOUND.length * 2;
+  const logged = (await Promise.all(INBOUND.map((inbound) => rowsOf(`same-cost.${inbound}`)))).flat();
+  assert.equal(logged.length, expected);
+  assert.deepEqual(logged.map((r) => r.status), Array<number>(expected).fill(200));
+  assert.deepEqual(new Set(logged.map((r) => r.inboundProtocol)), new Set(INBOUND));
+  const costs = new Set(logged.map((r) => r.costMicro));
   assert.equal(costs.size, 1, `costs differ: ${[...costs].join(', ')}`);
+  assert.ok([...costs][0]! > 0, 'the conversation is billed');
   assert.equal((await gw.admin.doctor()).ok, true);
 });
