@@ -138,7 +138,8 @@ describe('OpenAI chat completions', () => {
     });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
-    assert.ok(chunks.every((c) => c.choices.length === 1 && !('usage' in c)));
+    assert.equal(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), 'mock reply to: hi', 'the stream came whole');
+    assert.ok(chunks.every((c) => c.choices.length === 1 && !('usage' in c)), 'no usage chunk and no usage key');
   });
 
   test('streamed tool call is assembled by the SDK stream helper', async () => {
