@@ -148,8 +148,9 @@ describe('billing', () => {
       if (ev.type === 'content_block_delta' && ++deltas === 5) break;
     }
     await waitFor(() => mock.aborted === aborted + 1, 'the upstream abort');
-    await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 499, 'the ledger row');
-    const [row] = await gw.admin.logs({ limit: '1' });
+    // The model's own row: a 499 row of another test cannot end the wait.
+    await waitFor(async () => (await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' }))[0]?.status === 499, 'the ledger row');
+    const [row] = await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' });
     assert.equal(row!.usageEstimated, true);
     assert.ok(row!.usage.outputTokens >= 3 && row!.usage.outputTokens < 60, `output ${row!.usage.outputTokens}`);
     assert.ok(row!.usage.inputTokens > 0 && row!.costMicro > 0);
@@ -161,8 +162,8 @@ describe('billing', () => {
       assert.match(String((e as Error).message), /Upstream error/);
       return true;
     });
-    await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 502, 'the ledger row');
-    const [row] = await gw.admin.logs({ limit: '1' });
+    await waitFor(async () => (await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' }))[0]?.status === 502, 'the ledger row');
+    const [row] = await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' });
     assert.ok(row!.costMicro > 0);
     assert.equal((await gw.admin.wallet()).heldMicro, 0);
     assert.equal((await gw.admin.doctor()).ok, true);

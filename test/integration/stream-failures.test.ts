@@ -35,8 +35,8 @@ test('the upstream drops mid-stream: the client gets an error event, the produce
     (err: unknown) => err instanceof OpenAI.APIError && /Upstream error/.test(err.message),
   );
   assert.ok(text.length > 0, 'some text arrived before the drop');
-  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 502, 'the ledger row');
-  const [row] = await gw.admin.logs({ limit: '1' });
+  await waitFor(async () => (await gw.admin.logs({ model: 'gpt-4o-mini', limit: '1' }))[0]?.status === 502, 'the ledger row');
+  const [row] = await gw.admin.logs({ model: 'gpt-4o-mini', limit: '1' });
   assert.equal(row!.status, 502);
   assert.equal(row!.usageEstimated, true);
   assert.ok(row!.usage.outputTokens >= 1);
@@ -54,8 +54,8 @@ test('the client hangs up mid-stream: the upstream request is aborted, the produ
     if (++chunks === 5) break; // the SDK aborts the HTTP request when the loop is left
   }
   await waitFor(() => mock.aborted === abortedBefore + 1, 'the upstream request to be aborted');
-  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 499, 'the ledger row');
-  const [row] = await gw.admin.logs({ limit: '1' });
+  await waitFor(async () => (await gw.admin.logs({ model: 'gpt-4o', limit: '1' }))[0]?.status === 499, 'the ledger row');
+  const [row] = await gw.admin.logs({ model: 'gpt-4o', limit: '1' });
   assert.equal(row!.errorCode, 'client_closed');
   assert.equal(row!.usageEstimated, true);
   // About 5 words had been produced out of 200: the bill is for what was produced, not for all of it.
@@ -74,7 +74,13 @@ test('the client hangs up before a non-streamed answer: the upstream request is 
   controller.abort();
   await assert.rejects(p);
   await waitFor(() => mock.aborted === abortedBefore + 1, 'the upstream request to be aborted');
-  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 499, 'the ledger row');
+  // This model's own row: the 499 row of the test before cannot end the wait.
+  await waitFor(async () => (await gw.admin.logs({ model: 'gpt-5-mini', limit: '1' }))[0]?.status === 499, 'the ledger row');
+  const [row] = await gw.admin.logs({ model: 'gpt-5-mini', limit: '1' });
+  assert.equal(row!.errorCode, 'client_closed');
+  // The upstream had read the prompt, so the prompt is billed; nothing was produced.
+  assert.equal(row!.usage.outputTokens, 0);
+  assert.ok(row!.usage.inputTokens > 0 && row!.costMicro > 0, `input ${row!.usage.inputTokens}, cost ${row!.costMicro}`);
   assert.equal((await gw.admin.wallet()).heldMicro, 0);
 });
 
@@ -83,8 +89,8 @@ test('a malformed stream event ends the stream with an error and is logged', asy
   await assert.rejects(async () => {
     for await (const _ of stream) void _;
   }, /not valid JSON/);
-  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.errorCode === 'upstream_malformed', 'the ledger row');
-  const [row] = await gw.admin.logs({ limit: '1' });
+  await waitFor(async () => (await gw.admin.logs({ model: 'gpt-4.1', limit: '1' }))[0]?.errorCode === 'upstream_malformed', 'the ledger row');
+  const [row] = await gw.admin.logs({ model: 'gpt-4.1', limit: '1' });
   assert.equal(row!.errorCode, 'upstream_malformed');
   assert.equal((await gw.admin.wallet()).heldMicro, 0);
 });
@@ -94,8 +100,8 @@ test('an upstream that goes silent mid-stream hits the idle timeout', async () =
   await assert.rejects(async () => {
     for await (const _ of stream) void _;
   }, /stopped sending/);
-  await waitFor(async () => (await gw.admin.logs({ limit: '1' }))[0]?.status === 504, 'the ledger row');
-  const [row] = await gw.admin.logs({ limit: '1' });
+  await waitFor(async () => (await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' }))[0]?.status === 504, 'the ledger row');
+  const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' });
   assert.equal(row!.status, 504);
   assert.equal(row!.errorCode, 'upstream_idle_timeout');
 });
