@@ -102,8 +102,8 @@ describe('loadCatalogue', () => {
   test('lists models in preset-folder order, then file order', () => {
     const ids = [...catalogue.keys()];
     assert.equal(ids[0], 'claude-opus-4-8');
-    assert.ok(ids.indexOf('claude-haiku-4-5') < ids.indexOf('gpt-5.5'));
-    assert.ok(ids.indexOf('gpt-5.5') < ids.indexOf('gpt-4o-mini'));
+    assert.ok(ids.indexOf('claude-haiku-4-5') < ids.indexOf('gpt-5.5'), 'anthropic before openai');
+    assert.ok(ids.indexOf('gpt-5.5') < ids.indexOf('gpt-4o-mini'), 'file order within openai');
   });
 
   test('adds no model for a preset that only references (OpenRouter) or lists none (local servers)', () => {

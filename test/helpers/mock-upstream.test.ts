@@ -111,7 +111,7 @@ describe('OpenAI chat completions', () => {
     assert.equal(last.usage?.prompt_tokens, 2);
     assert.equal(last.usage?.completion_tokens, 4);
     assert.equal(last.usage?.total_tokens, 6);
-    assert.ok(chunks.slice(0, -1).every((c) => c.usage === null));
+    assert.ok(chunks.slice(0, -1).every((c) => c.usage === null), 'usage: null before the last chunk');
     assert.equal(chunks.at(-2)!.choices[0]!.finish_reason, 'stop');
   });
 
@@ -153,7 +153,7 @@ describe('OpenAI chat completions', () => {
     const calls = choice.message.tool_calls ?? [];
     assert.equal(calls.length, 1);
     const call = calls[0]!;
-    assert.ok(call.type === 'function');
+    assert.ok(call.type === 'function', call.type);
     assert.match(call.id, /^call_/);
     assert.equal(call.function.name, 'get_weather');
     assert.deepEqual(JSON.parse(call.function.arguments), { city: 'x', days: 1, metric: true });
@@ -161,7 +161,7 @@ describe('OpenAI chat completions', () => {
     const fragments = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     assert.deepEqual(fragments[0], { index: 0, id: call.id, type: 'function', function: { name: 'get_weather', arguments: '' } });
     assert.equal(fragments.length, 4, 'one opening fragment, then the arguments in 3 pieces');
-    assert.ok(fragments.slice(1).every((f) => f.id === undefined && f.function?.name === undefined));
+    assert.ok(fragments.slice(1).every((f) => f.id === undefined && f.function?.name === undefined), 'only the first fragment names the call');
   });
 
   test('non-streaming tool call, tool_choice none, and a tool result turn', async () => {
@@ -217,7 +217,7 @@ describe('OpenAI chat completions', () => {
 
   test('status=500 raises APIError with the OpenAI error body', async () => {
     await assert.rejects(openai('status=500').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), (err) => {
-      assert.ok(err instanceof OpenAI.APIError);
+      assert.ok(err instanceof OpenAI.APIError, String(err));
       assert.equal(err.status, 500);
       assert.equal(err.type, 'server_error');
       assert.match(err.message, /^500 mock error/);
@@ -228,7 +228,7 @@ describe('OpenAI chat completions', () => {
 
   test('status=429 with retry-after: the header reaches the SDK, which waits that long before retrying', async () => {
     await assert.rejects(openai('status=429,retry-after=1').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), (err) => {
-      assert.ok(err instanceof OpenAI.RateLimitError);
+      assert.ok(err instanceof OpenAI.RateLimitError, String(err));
       assert.equal(err.status, 429);
       assert.equal(err.code, 'rate_limit_exceeded');
       assert.equal(err.headers?.get('retry-after'), '1');
@@ -268,8 +268,8 @@ describe('Anthropic messages', () => {
     assert.equal(msg.usage.cache_creation_input_tokens, 0);
 
     const headers = mock.requests[0]!.headers;
-    assert.ok(headers['anthropic-version']);
-    assert.ok(headers['x-api-key'] ?? headers.authorization);
+    assert.ok(headers['anthropic-version'], 'anthropic-version sent');
+    assert.ok(headers['x-api-key'] ?? headers.authorization, 'a credential sent');
   });
 
   test('messages.stream().finalMessage() with forced cache usage and max_tokens truncation', async () => {
@@ -307,7 +307,7 @@ describe('Anthropic messages', () => {
     const msg = await anthropic().messages.create({ model: 'm', max_tokens: 50, tools, messages: [{ role: 'user', content: 'find it' }] });
     assert.equal(msg.stop_reason, 'tool_use');
     const block = msg.content[0]!;
-    assert.ok(block.type === 'tool_use');
+    assert.ok(block.type === 'tool_use', block.type);
     assert.match(block.id, /^toolu_/);
     assert.equal(block.name, 'lookup');
     assert.deepEqual(block.input, { q: 'x' });
@@ -319,7 +319,7 @@ describe('Anthropic messages', () => {
     });
     const streamed = await stream.finalMessage();
     const streamedBlock = streamed.content[0]!;
-    assert.ok(streamedBlock.type === 'tool_use');
+    assert.ok(streamedBlock.type === 'tool_use', streamedBlock.type);
     assert.deepEqual(streamedBlock.input, { q: 'x' });
     assert.equal(deltas.length, 3);
     assert.equal(deltas.join(''), '{"q":"x"}');
@@ -338,7 +338,7 @@ describe('Anthropic messages', () => {
 
   test('status=529 gives an overloaded_error body; missing anthropic-version gives 400', async () => {
     await assert.rejects(anthropic('status=529').messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }), (err) => {
-      assert.ok(err instanceof Anthropic.APIError);
+      assert.ok(err instanceof Anthropic.APIError, String(err));
       assert.equal(err.status, 529);
       assert.deepEqual((err.error as { error: unknown }).error, { type: 'overloaded_error', message: 'mock error' });
       return true;
@@ -369,7 +369,7 @@ describe('every wire format', () => {
   test('the same conversation gets the same reply and default usage in all four', async () => {
     const { chat, messages, responses, gemini } = await ask('');
     const block = messages.content[0]!;
-    assert.ok(block.type === 'text');
+    assert.ok(block.type === 'text', block.type);
     const texts = [chat.choices[0]!.message.content, block.text, responses.output_text, gemini.text];
     assert.deepEqual(texts, Array<string>(4).fill('mock reply to: hello there'));
     // 19 characters of prompt -> 5 tokens; 5 words of reply -> 5 tokens.
@@ -404,7 +404,7 @@ describe('failure scenarios over raw fetch', () => {
     const { text, error } = await readUntilBreak(res);
     assert.ok(error, 'the body must end in a network error, not a clean end');
     assert.equal(text.match(/^data: /gm)?.length, 2);
-    assert.ok(!text.includes('[DONE]'));
+    assert.ok(!text.includes('[DONE]'), 'no [DONE] after a drop');
 
     const whole = await post('drop-after=2', chatBody(false));
     assert.equal(whole.status, 200);
@@ -434,7 +434,7 @@ describe('failure scenarios over raw fetch', () => {
   test('delay holds the headers back; a stall is counted as aborted when the client gives up', async () => {
     const started = Date.now();
     const res = await post('delay=150', chatBody(false));
-    assert.ok(Date.now() - started >= 140);
+    assert.ok(Date.now() - started >= 140, 'the headers waited for the delay');
     assert.equal(res.status, 200);
 
     await assert.rejects(post('delay=999999999999', chatBody(false), AbortSignal.timeout(50)));
@@ -454,7 +454,7 @@ describe('failure scenarios over raw fetch', () => {
     const text = await res.text();
     const events = text.match(/^data: /gm)?.length ?? 0;
     assert.equal(events, 9); // role + 6 words + finish + [DONE]
-    assert.ok(Date.now() - started >= 25 * (events - 1) - 10);
+    assert.ok(Date.now() - started >= 25 * (events - 1) - 10, 'the events were spaced');
   });
 
   test('first-chunk-delay sends the headers, then holds the first event back', async () => {
@@ -485,7 +485,7 @@ describe('failure scenarios over raw fetch', () => {
     await waitFor(() => own.inFlight() === 1, 'the request to arrive');
     assert.equal(own.openSockets(), 1);
     await own.close();
-    assert.ok((await pending) instanceof Error);
+    assert.ok((await pending) instanceof Error, 'the stalled request failed');
     assert.equal(own.openSockets(), 0);
   });
 });

@@ -73,7 +73,7 @@ test('config and ledger never hold a key secret', async () => {
   // WAL mode with the gateway running: the row is in the database file or in its write-ahead log.
   for (const f of ['config.json', 'ledger.sqlite', 'ledger.sqlite-wal']) assert.ok(files.includes(f), `${f} is in the data dir`);
   const config = readFileSync(join(gw.dataDir, 'config.json'), 'utf8');
-  assert.ok(config.includes('secretive'));
+  assert.ok(config.includes('secretive'), 'the config names the key');
   const ledger = Buffer.concat(['ledger.sqlite', 'ledger.sqlite-wal'].map((f) => readFileSync(join(gw.dataDir, f))));
   assert.ok(ledger.includes('secretive'), 'the scan sees the row that names the key');
   for (const f of files) {

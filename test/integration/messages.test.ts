@@ -89,7 +89,7 @@ describe('errors in Anthropic shape', () => {
 
   test('unknown model: 404 not_found_error through the SDK', async () => {
     await assert.rejects(client.messages.create({ model: 'claude-nope', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
-      assert.ok(e instanceof Anthropic.NotFoundError);
+      assert.ok(e instanceof Anthropic.NotFoundError, String(e));
       assert.equal((e as any).error.error.type, 'not_found_error');
       return true;
     });
@@ -153,7 +153,7 @@ describe('billing', () => {
     const [row] = await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' });
     assert.equal(row!.usageEstimated, true);
     assert.ok(row!.usage.outputTokens >= 3 && row!.usage.outputTokens < 60, `output ${row!.usage.outputTokens}`);
-    assert.ok(row!.usage.inputTokens > 0 && row!.costMicro > 0);
+    assert.ok(row!.usage.inputTokens > 0 && row!.costMicro > 0, `input ${row!.usage.inputTokens}, cost ${row!.costMicro}`);
   });
 
   test('an upstream that drops a translated stream: an Anthropic error event, produced tokens billed', async () => {
@@ -164,7 +164,7 @@ describe('billing', () => {
     });
     await waitFor(async () => (await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' }))[0]?.status === 502, 'the ledger row');
     const [row] = await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' });
-    assert.ok(row!.costMicro > 0);
+    assert.ok(row!.costMicro > 0, 'billed');
     assert.equal((await gw.admin.wallet()).heldMicro, 0);
     assert.equal((await gw.admin.doctor()).ok, true);
   });
@@ -181,7 +181,7 @@ describe('count_tokens and models', () => {
       messages: [{ role: 'user', content: 'Summarise the following text. '.repeat(100) }],
       tools: [{ name: 'read_file', description: 'Read a file from disk', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
     });
-    assert.ok(small.input_tokens > 0);
+    assert.ok(small.input_tokens > 0, 'a count');
     assert.ok(big.input_tokens > 700 && big.input_tokens < 2000, `big ${big.input_tokens}`);
     assert.equal(mock.requests.length, before, 'never forwarded');
     assert.equal((await gw.admin.logs()).length, rowsBefore, 'never billed or logged');
@@ -213,9 +213,9 @@ describe('count_tokens and models', () => {
 
   test('GET /v1/models in Anthropic shape for Anthropic clients', async () => {
     const page = await client.models.list();
-    assert.ok(page.data.length > 20);
+    assert.ok(page.data.length > 20, `${page.data.length} models`);
     assert.equal(page.data[0]!.type, 'model');
-    assert.ok(page.data.every((m) => typeof m.display_name === 'string' && typeof m.created_at === 'string'));
+    assert.ok(page.data.every((m) => typeof m.display_name === 'string' && typeof m.created_at === 'string'), 'every model has a display name and a date');
     const one = await client.models.retrieve('claude-haiku-4-5');
     assert.equal(one.id, 'claude-haiku-4-5');
     const openaiShape = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { object: string };
