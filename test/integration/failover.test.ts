@@ -156,8 +156,7 @@ describe('circuit breaker', () => {
     await gw.admin.line({ name: 'calm', baseUrl: `${mock.url}/v1`, models: ['gpt-5.4'] });
     await ask('gpt-5.4', false);
     assert.equal((await lastRow({ model: 'gpt-5.4' })).attempts, 2);
-    const lines = await gw.admin.client.call<{ lines: { name: string; health: { state: string; waitMs: number } }[] }>('GET', '/api/lines');
-    const busy = lines.lines.find((l) => l.name === 'busy')!.health;
+    const busy = (await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'busy')!.health;
     assert.equal(busy.state, 'closed', 'a 429 does not open the breaker');
     assert.ok(busy.waitMs > 0, 'the line is on hold');
     const before = mock.requests.length;
