@@ -47,3 +47,47 @@ test('a file that is not JSON is refused with the place of the problem', () => {
   assert.throws(() => json.read('[1, 2]', 'f'), /the top level is not an object/);
   assert.deepEqual(json.read('  \n', 'f'), {});
 });
+
+test("a new table leaves the user's lines as they are, inline objects and arrays included", () => {
+  const text = '{\n  // mine\n  "permissions": { "allow": ["Read"] }, "x": [1,2]\n}\n';
+  const changes = [
+    { path: ['env', 'ANTHROPIC_BASE_URL'], value: 'http://127.0.0.1:4141' },
+    { path: ['env', 'ANTHROPIC_MODEL'], value: 'm' },
+  ];
+  const after = json.edit(text, changes);
+  assert.equal(after, '{\n  // mine\n  "permissions": { "allow": ["Read"] }, "x": [1,2],\n  "env": {\n    "ANTHROPIC_BASE_URL": "http://127.0.0.1:4141",\n    "ANTHROPIC_MODEL": "m"\n  }\n}\n');
+  const removed = json.edit(after, [...changes.map((c) => ({ path: c.path, value: undefined })), { path: ['env'], value: undefined }]);
+  assert.equal(removed, text);
+  const empty = json.edit('{}\n', [{ path: ['env', 'A'], value: 'x' }]);
+  assert.equal(empty, '{\n  "env": {\n    "A": "x"\n  }\n}\n');
+  const inline = json.edit('{ "a": { "b": 1 } }', [{ path: ['a', 'c'], value: 'x' }]);
+  assert.equal(inline, '{ "a": { "b": 1,\n    "c": "x" } }');
+});
+
+test('entries in and out again give back the same bytes, whatever the layout around them', () => {
+  const layouts = [
+    '{}\n',
+    '{\n  "a": 1\n}\n',
+    '{"a":1,"b":{"c":[1,2]}}',
+    '{\n  "permissions": { "allow": ["Read"] }, // trailing\n  /* block */ "x": [1,\n    2]\n}\n',
+    '{\r\n\t"env": {\r\n\t\t"DEBUG": "1" // mine\r\n\t},\r\n\t"z": null\r\n}\r\n',
+    '{\n  "env": {},\n  "theme": "dark"\n}\n',
+    '{\n  "env": {\n    // only a comment\n  }\n}\n',
+    '{\n  "env": { "A": "1", "B": "2" }\n}\n',
+    '// leading comment\n{\n    "four": "spaces"\n}\n',
+  ];
+  const entries = [
+    ['env', 'ANTHROPIC_BASE_URL'],
+    ['env', 'ANTHROPIC_AUTH_TOKEN'],
+    ['env', 'ANTHROPIC_MODEL'],
+  ];
+  for (const text of layouts) {
+    const after = json.edit(text, entries.map((path, i) => ({ path, value: `v${i}` })));
+    const doc = json.read(after, 'f');
+    for (const [i, path] of entries.entries()) assert.equal((doc.env as Record<string, string>)[path[1]!], `v${i}`, text);
+    const hadEnv = json.read(text, 'f').env !== undefined;
+    const undo = [...entries].reverse().map((path) => ({ path, value: undefined }));
+    const back = json.edit(after, hadEnv ? undo : [...undo, { path: ['env'], value: undefined }]);
+    assert.equal(back, text, `round trip of ${JSON.stringify(text)} via ${JSON.stringify(after)}`);
+  }
+});
