@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadOrCreateAdminToken } from './admin/token.js';
 import { packageRoot } from './core/paths.js';
 import { removeRuntime, writeRuntime } from './runtime.js';
+import type { Where } from './connect/index.js';
 import { buildServer } from './server.js';
 import { Gateway } from './services.js';
 import type { SecretStore } from './store/secrets.js';
@@ -14,6 +15,8 @@ export interface ServeOptions {
   secrets?: SecretStore;
   host: string;
   port: number;
+  /** The home and environment whose coding tools `tollgate connect` edits; this process's unless a test says otherwise. */
+  toolsHome?: Where;
   logger?: boolean;
 }
 
@@ -36,6 +39,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     gateway,
     adminToken,
     logger: opts.logger ?? false,
+    toolsHome: opts.toolsHome,
     status: () => ({ version: VERSION, dataDir: opts.dataDir, url }),
   });
   try {

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { adminRoutes } from './admin/routes.js';
 import type { StatusView } from './admin/contract.js';
+import type { Where } from './connect/index.js';
 import { asGatewayError, GatewayError } from './core/errors.js';
 import { newExchange, type Exchange } from './core/exchange.js';
 import type { InboundProtocol, ProtocolRoute } from './core/inbound.js';
@@ -24,6 +25,8 @@ export interface ServerOptions {
   gateway: Gateway;
   adminToken: string;
   status: () => StatusView;
+  /** The home and environment whose coding tools `tollgate connect` edits; this process's when absent. */
+  toolsHome?: Where | undefined;
   logger?: boolean;
 }
 
@@ -85,7 +88,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.head('/', async (_req, reply) => reply.code(200).send());
   app.get('/', async () => ({ name: 'Tollgate', ok: true }));
 
-  await app.register(adminRoutes, { gateway: g, token: opts.adminToken, status: opts.status });
+  await app.register(adminRoutes, { gateway: g, token: opts.adminToken, status: opts.status, toolsHome: opts.toolsHome });
 
   const byPath = new Map<string, Mounted[]>();
   for (const protocol of INBOUND) {

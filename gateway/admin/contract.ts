@@ -7,8 +7,42 @@
  * This module and everything it imports run in a browser too (no Node APIs): the console imports it.
  */
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { CreateAliasBody, CreateGroupBody, CreateKeyBody, CreateLineBody, LogsQuery, NameParams, PatternParams, TopupBody, UpdateLineBody } from './schemas.js';
-import { AliasView, CreatedKey, DoctorReport, GroupView, KeyView, LineTestView, LineView, LogEntry, ModelView, PresetView, StatusView, WalletView } from './views.js';
+import {
+  ConnectBody,
+  CreateAliasBody,
+  CreateGroupBody,
+  CreateKeyBody,
+  CreateLineBody,
+  DisconnectQuery,
+  EnvBody,
+  LogsQuery,
+  NameParams,
+  PatternParams,
+  SnippetsQuery,
+  TargetParams,
+  ToolParams,
+  TopupBody,
+  UpdateLineBody,
+} from './schemas.js';
+import {
+  AliasView,
+  ConnectionsView,
+  ConnectView,
+  CreatedKey,
+  DisconnectView,
+  DoctorReport,
+  EnvView,
+  GroupView,
+  KeyView,
+  LineTestView,
+  LineView,
+  LogEntry,
+  ModelView,
+  PresetView,
+  SnippetsView,
+  StatusView,
+  WalletView,
+} from './views.js';
 
 export * from './schemas.js';
 export * from './views.js';
@@ -65,6 +99,12 @@ export const ADMIN_ROUTES = {
   listLogs: { method: 'GET', path: '/api/logs', query: LogsQuery, reply: Type.Object({ entries: Type.Array(LogEntry) }) },
 
   runDoctor: { method: 'GET', path: '/api/doctor', reply: DoctorReport },
+
+  connectStatus: { method: 'GET', path: '/api/connect', reply: ConnectionsView },
+  connectTool: { method: 'POST', path: '/api/connect/:tool', params: ToolParams, body: ConnectBody, reply: ConnectView },
+  disconnectTool: { method: 'DELETE', path: '/api/connect/:tool', params: ToolParams, query: DisconnectQuery, reply: DisconnectView },
+  listSnippets: { method: 'GET', path: '/api/connect/snippets', query: SnippetsQuery, reply: SnippetsView },
+  shellEnv: { method: 'POST', path: '/api/env/:target', params: TargetParams, body: EnvBody, reply: EnvView },
 } as const satisfies Record<string, AdminRoute>;
 
 export type AdminRoutes = typeof ADMIN_ROUTES;

@@ -1,16 +1,20 @@
 /**
  * One handler per route of the table, typed from it: each gets its route's validated params, query
  * and body and must return its route's reply; a route without a handler does not compile. The work
- * itself is in operations.ts and lines.ts.
+ * itself is in operations.ts, lines.ts and connect.ts.
  */
+import type { Where } from '../connect/index.js';
 import type { Gateway } from '../services.js';
+import { Connections } from './connect.js';
 import type { Reply, RouteInput, RouteName, StatusView } from './contract.js';
 import * as lines from './lines.js';
 import * as ops from './operations.js';
 
 export type AdminHandlers = { [N in RouteName]: (input: RouteInput<N>) => Reply<N> | Promise<Reply<N>> };
 
-export function adminHandlers(g: Gateway, status: () => StatusView): AdminHandlers {
+/** `where`: the home and environment whose tools the connect routes edit (this process's by default). */
+export function adminHandlers(g: Gateway, status: () => StatusView, where?: Where): AdminHandlers {
+  const connections = new Connections(g, () => status().url, where);
   return {
     getStatus: () => status(),
 
@@ -44,5 +48,11 @@ export function adminHandlers(g: Gateway, status: () => StatusView): AdminHandle
     listLogs: ({ query }) => ({ entries: g.ledger.logs({ keyName: query.key, model: query.model, limit: query.limit, beforeId: query.before }) }),
 
     runDoctor: () => ops.doctor(g),
+
+    connectStatus: () => connections.status(),
+    connectTool: ({ params, body }) => connections.connect(params.tool, body),
+    disconnectTool: ({ params, query }) => connections.disconnect(params.tool, query),
+    listSnippets: ({ query }) => connections.snippets(query),
+    shellEnv: ({ params, body }) => connections.env(params.target, body),
   };
 }

@@ -74,6 +74,26 @@ export async function createKey(g: Gateway, body: CreateKeyBody): Promise<Create
   return { key: keyView(g, record), secret };
 }
 
+/**
+ * Gives an existing key a new secret (its id, group, quota and usage stay): the old secret stops
+ * working at once. Returns the secret, shown once, and a way to put the old one back.
+ */
+export async function rotateSecret(g: Gateway, name: string): Promise<{ secret: string; key: KeyView; undo: () => Promise<void> }> {
+  const k = findKey(g, name);
+  const old = { hash: k.hash, last4: k.last4 };
+  const secret = generateSecret();
+  await g.config.update(() => {
+    k.hash = hashSecret(secret);
+    k.last4 = lastFour(secret);
+  });
+  g.reindexKeys();
+  const undo = async (): Promise<void> => {
+    await g.config.update(() => Object.assign(k, old));
+    g.reindexKeys();
+  };
+  return { secret, key: keyView(g, k), undo };
+}
+
 function findKey(g: Gateway, name: string): KeyRecord {
   const k = g.config.data.keys.find((x) => x.name === name && x.state !== 'deleted');
   if (!k) throw new AdminError(404, 'unknown_key', `There is no key named "${name}".`);

@@ -1,5 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Where } from '../connect/index.js';
 import type { Gateway } from '../services.js';
 import { ADMIN_ROUTES, successStatus, type AdminRoute, type RouteInput, type RouteName, type StatusView } from './contract.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
@@ -11,6 +12,8 @@ export interface AdminOptions {
   gateway: Gateway;
   token: string;
   status: () => StatusView;
+  /** The home and environment whose coding tools the connect routes edit; this process's when absent. */
+  toolsHome?: Where | undefined;
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {
@@ -45,7 +48,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     return reply.code(500).send({ error: { code: 'internal', message: 'Internal error; see the gateway log.' } });
   });
 
-  const handlers = adminHandlers(opts.gateway, opts.status);
+  const handlers = adminHandlers(opts.gateway, opts.status, opts.toolsHome);
   for (const name of Object.keys(ADMIN_ROUTES) as RouteName[]) mount(app, name, handlers);
 }
 

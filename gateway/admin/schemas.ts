@@ -109,3 +109,52 @@ export const CreateGroupBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateGroupBody = Static<typeof CreateGroupBody>;
+
+/** A coding tool by id or alias (`claude-code` or `claude`); the operation answers an unknown one. */
+export const ToolParams = Type.Object({ tool: Type.String() });
+/** A tool, or an SDK whose variables `tollgate env` prints (`openai`, `anthropic`, `google`, `aider`). */
+export const TargetParams = Type.Object({ target: Type.String() });
+
+export const ConnectBody = Type.Object(
+  {
+    /** The name of the tool's key; the tool's id when absent. */
+    key: Type.Optional(Name),
+    /** The main model, a catalogue id some line serves; a default is picked when absent (docs/connect.md). */
+    model: Type.Optional(ModelId),
+    /** Claude Code's small/fast model; other tools have no such setting. */
+    smallModel: Type.Optional(ModelId),
+    /** Compute the change and its diff, write nothing, create no key. */
+    dryRun: Type.Optional(Type.Boolean()),
+    /** When the key exists but no tool's files hold its secret: give it a new secret. */
+    rotateKey: Type.Optional(Type.Boolean()),
+    /** `expect` of a dry run: refuse if a file changed since, so what is written is what was shown. */
+    expect: Type.Optional(Type.Record(Type.String(), Nullable(Type.String()))),
+  },
+  { additionalProperties: false },
+);
+export type ConnectBody = Static<typeof ConnectBody>;
+
+export const DisconnectQuery = Type.Object({
+  /** Put back each file as it was before connect even if it was changed by hand since. */
+  force: Type.Optional(Type.Boolean()),
+  /** Keep the tool's key (by default a key connect created for the tool is deleted). */
+  keepKey: Type.Optional(Type.Boolean()),
+});
+export type DisconnectQuery = Static<typeof DisconnectQuery>;
+
+export const SnippetsQuery = Type.Object({
+  /** The model the snippets name; a default is picked when absent. */
+  model: Type.Optional(Type.String()),
+});
+export type SnippetsQuery = Static<typeof SnippetsQuery>;
+
+export const EnvBody = Type.Object(
+  {
+    model: Type.Optional(ModelId),
+    /** Create a key for the target (named `key`, or the target's id) and write it in the exports. */
+    newKey: Type.Optional(Type.Boolean()),
+    key: Type.Optional(Name),
+  },
+  { additionalProperties: false },
+);
+export type EnvBody = Static<typeof EnvBody>;

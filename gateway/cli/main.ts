@@ -10,6 +10,7 @@ import { Gateway } from '../services.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
 import { registerAliases } from './aliases.js';
+import { registerConnect } from './connect.js';
 import { registerLines } from './lines.js';
 import { json, print } from './output.js';
 import { perMillion, table, usd, withUsd } from './format.js';
@@ -148,6 +149,7 @@ walletCmd
 
 registerLines(program, client);
 registerAliases(program, client);
+registerConnect(program, client);
 
 program
   .command('models')

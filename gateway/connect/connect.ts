@@ -15,6 +15,8 @@ export interface ConnectInput {
   wiring: Wiring;
   /** The name of the Tollgate key in `wiring.secret`, for the record and the status view. */
   keyName: string;
+  /** Connect created the key for this tool, so disconnect may delete it (see ConnectRecord). */
+  keyCreated?: boolean;
   /**
    * SHA-256 of each file's content (null: absent) as a dry run saw it. When given, connect
    * refuses if a file changed since, so what is written is exactly the diff that was shown.
@@ -58,6 +60,8 @@ export async function connectTool(ctx: ConnectContext, input: ConnectInput): Pro
         updatedAt: now,
         origin: input.wiring.origin,
         keyName: input.keyName,
+        // A reconnect with the same key keeps knowing that connect made it.
+        keyCreated: input.keyCreated === true || (previous?.keyName === input.keyName && previous.keyCreated === true),
         model: input.wiring.model,
         smallModel: input.wiring.smallModel ?? null,
         files,

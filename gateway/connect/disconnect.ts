@@ -2,6 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { GatewayError } from '../core/errors.js';
 import { modeOf, readText, removeEmptyDirs, sha256, writeAtomic, writeTarget } from './files.js';
 import { FORMATS, isPlainObject, valueAt, type Change } from './formats/index.js';
+import { maskSecret } from './plan.js';
 import { readRecord, removeRecord, saveBackup, withToolLock } from './records.js';
 import { toolById } from './tools.js';
 import type { ConnectContext, FileRecord, ToolId } from './types.js';
@@ -96,7 +97,7 @@ async function planFile(file: FileRecord, format: (typeof FORMATS)[keyof typeof 
     return { ...base, outcome: { path: file.path, action: 'missing', notes: [`deleted since connect; left alone (the file as it was before connect is kept at ${file.backup})`] } };
   }
   if (sha256(current) === file.afterSha256 && file.exact) return restore([]);
-  if (force) return { ...restore(['changed by hand since connect; put back as it was before connect anyway (--force)']), keepCurrent: current };
+  if (force) return { ...restore(['changed by hand since connect; put back as it was before connect anyway (--force)']), keepCurrent: withoutOwnKey(current, file.entries) };
 
   // Changed by hand: take out Tollgate's own entries only.
   let doc: Record<string, unknown>;
@@ -143,6 +144,15 @@ function pruneEmptyTables(format: (typeof FORMATS)[keyof typeof FORMATS], text: 
 function isEmptyDocument(format: (typeof FORMATS)[keyof typeof FORMATS], text: string): boolean {
   const bare = text.replace(/\s/g, '');
   return Object.keys(format.read(text, '')).length === 0 && (bare === '' || bare === '{}');
+}
+
+/**
+ * The copy kept of a file replaced with --force shows Tollgate's own key masked, found among the
+ * file's `sk-` tokens by the hash connect recorded: backups hold no Tollgate secret.
+ */
+function withoutOwnKey(text: string, entries: FileRecord['entries']): string {
+  const hashes = new Set(entries.filter((e) => e.role === 'key').map((e) => e.sha256));
+  return text.replace(/sk-[A-Za-z0-9]+/g, (token) => (hashes.has(sha256(token)) ? maskSecret(token) : token));
 }
 
 /** The hash connect recorded for a value: of the string itself, as a key's hash is. */

@@ -30,11 +30,19 @@ export interface ConnectPlan {
   changes: boolean;
 }
 
+export interface PlanOptions {
+  /**
+   * How the diff shows the key; `sk-…` and its last four characters by default. A preview made
+   * before the key exists says so instead (`<new key "codex">`).
+   */
+  secretShownAs?: string;
+}
+
 /**
  * Computes what connect would write, reading the tool's files and changing nothing. A file that
  * does not parse, or a key on the way that is not a table, fails here, before anything is written.
  */
-export async function planConnect(where: Where, toolId: string, wiring: Wiring): Promise<ConnectPlan> {
+export async function planConnect(where: Where, toolId: string, wiring: Wiring, options: PlanOptions = {}): Promise<ConnectPlan> {
   const tool = toolById(toolId);
   const entries = tool.entries(wiring);
   const files: FilePlan[] = [];
@@ -47,7 +55,7 @@ export async function planConnect(where: Where, toolId: string, wiring: Wiring):
     const doc = format.read(before ?? '', path);
     for (const entry of own) checkParents(doc, entry.path, path);
     const after = format.edit(before ?? '', own.map((e) => ({ path: e.path, value: e.value })));
-    files.push({ id: file.id, format: file.format, path, target, before, beforeSha256: before === null ? null : sha256(before), after, entries: own, diff: unifiedDiff(path, before, after, wiring.secret) });
+    files.push({ id: file.id, format: file.format, path, target, before, beforeSha256: before === null ? null : sha256(before), after, entries: own, diff: unifiedDiff(path, before, after, wiring.secret, options.secretShownAs) });
   }
   return { tool: tool.id, name: tool.name, files, changes: files.some((f) => f.before !== f.after) };
 }
@@ -70,8 +78,8 @@ export function maskSecret(secret: string): string {
   return secret.startsWith('sk-') && secret.length > 12 ? `sk-…${secret.slice(-4)}` : secret;
 }
 
-export function unifiedDiff(path: string, before: string | null, after: string, secret: string): string {
+export function unifiedDiff(path: string, before: string | null, after: string, secret: string, shownAs = maskSecret(secret)): string {
   if (before === after) return '';
-  const hide = (text: string): string => (secret === '' ? text : text.split(secret).join(maskSecret(secret)));
+  const hide = (text: string): string => (secret === '' ? text : text.split(secret).join(shownAs));
   return createTwoFilesPatch(before === null ? '/dev/null' : path, path, hide(before ?? ''), hide(after), undefined, undefined, { context: 3 });
 }

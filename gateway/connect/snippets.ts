@@ -1,5 +1,5 @@
 import { GatewayError } from '../core/errors.js';
-import { TOOLS, v1 } from './tools.js';
+import { findTool, TOOLS, v1 } from './tools.js';
 
 /**
  * Copy-paste snippets and shell exports for clients Tollgate does not configure itself, built
@@ -246,19 +246,34 @@ const SDK_ENV: Record<string, (origin: string, secret: string, model: string) =>
 
 export const ENV_TARGETS: readonly string[] = [...TOOLS.map((t) => t.id), ...Object.keys(SDK_ENV)];
 
+/** An env target by id or tool alias (`claude` is `claude-code`), or undefined. */
+export function envTarget(id: string): string | undefined {
+  return findTool(id)?.id ?? (Object.hasOwn(SDK_ENV, id) ? id : undefined);
+}
+
+export interface ExportOptions {
+  /**
+   * Refer to the key as this shell variable instead of writing it out: `"$TOLLGATE_KEY"`, expanded
+   * by the shell that evaluates the lines. For when Tollgate holds no secret to print.
+   */
+  secretFromVar?: string;
+}
+
 /**
  * Shell lines that point one tool or SDK at Tollgate in the current shell (`eval "$(tollgate env
  * codex)"`): `export` lines and, for Codex, which reads no base URL from the environment, an alias.
  */
-export function shellExports(target: string, wiring: { origin: string; secret: string; model: string; smallModel?: string | undefined }): string {
+export function shellExports(target: string, wiring: { origin: string; secret: string; model: string; smallModel?: string | undefined }, options: ExportOptions = {}): string {
   const origin = wiring.origin.replace(/\/+$/, '');
-  const tool = TOOLS.find((t) => t.id === target);
-  const sdk = SDK_ENV[target];
-  if (!tool && !sdk) {
+  const id = envTarget(target);
+  if (id === undefined) {
     throw new GatewayError('invalid_request', `No environment for "${target}". Choose one of: ${ENV_TARGETS.join(', ')}.`, { code: 'unknown_tool', status: 404 });
   }
-  const { vars, args } = tool ? tool.env({ ...wiring, origin }) : { vars: sdk!(origin, wiring.secret, wiring.model), args: undefined };
-  const out = vars.map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+  const tool = findTool(id);
+  const { vars, args } = tool ? tool.env({ ...wiring, origin }) : { vars: SDK_ENV[id]!(origin, wiring.secret, wiring.model), args: undefined };
+  const ref = options.secretFromVar;
+  const value = (v: string): string => (ref !== undefined && v === wiring.secret ? `"$${ref}"` : shellQuote(v));
+  const out = vars.map(([name, v]) => `export ${name}=${value(v)}`);
   if (tool && args) out.push(`alias ${tool.command}=${shellQuote([tool.command, ...args.map(shellQuote)].join(' '))}`);
   return out.join('\n') + '\n';
 }

@@ -2,7 +2,7 @@ import { GatewayError } from '../core/errors.js';
 import { readText, sha256, writeTarget } from './files.js';
 import { FORMATS, valueAt } from './formats/index.js';
 import { readRecord } from './records.js';
-import { TOOLS } from './tools.js';
+import { entrySlots, TOOLS } from './tools.js';
 import type { ConnectContext, ConnectRecord, EntryRole, ToolId, ToolSpec } from './types.js';
 
 /** What the gateway knows that the files do not: where it runs, its keys, the models its lines serve. */
@@ -12,7 +12,11 @@ export interface GatewayView {
   models: readonly string[];
 }
 
-export type FileState = 'as-written' | 'changed' | 'missing' | 'invalid';
+/**
+ * `as-written`: as Tollgate left it; `changed` since; `missing` (deleted since); `invalid` (does not
+ * parse); `present`: a file of a tool Tollgate has not connected.
+ */
+export type FileState = 'as-written' | 'changed' | 'missing' | 'invalid' | 'present';
 
 export interface ToolStatus {
   tool: ToolId;
@@ -54,13 +58,13 @@ async function toolStatus(ctx: ConnectContext, tool: ToolSpec, view: GatewayView
     const path = file.locate(ctx);
     const text = await readText(await writeTarget(path));
     const recorded = record?.files.find((f) => f.id === file.id);
-    let state: FileState = 'as-written';
+    let state: FileState = record ? 'as-written' : 'present';
     if (text === null) state = 'missing';
     else if (recorded && sha256(text) !== recorded.afterSha256) state = 'changed';
     if (text !== null) {
       try {
         const doc = FORMATS[file.format].read(text, path);
-        for (const entry of tool.entries(placeholder)) if (entry.file === file.id) values.set(key(file.id, entry.path), valueAt(doc, entry.path));
+        for (const entry of entrySlots(tool)) if (entry.file === file.id) values.set(key(file.id, entry.path), valueAt(doc, entry.path));
       } catch (e) {
         state = 'invalid';
         if (record) problems.push(e instanceof GatewayError ? e.message.replace(/ Tollgate changed nothing.*$/, '') : String(e));
@@ -73,10 +77,10 @@ async function toolStatus(ctx: ConnectContext, tool: ToolSpec, view: GatewayView
       files.push({ path, state });
     }
   }
-  const baseUrlEntry = tool.entries(placeholder).find((e) => e.role === 'base-url')!;
+  const baseUrlEntry = entrySlots(tool).find((e) => e.role === 'base-url')!;
   const baseUrl = values.get(key(baseUrlEntry.file, baseUrlEntry.path));
   const origin = view?.origin ?? record?.origin;
-  const expectedBase = origin === undefined ? undefined : tool.entries({ ...placeholder, origin }).find((e) => e.role === 'base-url')!.value;
+  const expectedBase = origin === undefined ? undefined : entrySlots(tool, origin).find((e) => e.role === 'base-url')!.value;
   if (record) checkEntries(record, tool, values, problems);
   if (record && view) checkGateway(record, tool, view, problems);
   return {
@@ -95,8 +99,6 @@ async function toolStatus(ctx: ConnectContext, tool: ToolSpec, view: GatewayView
   };
 }
 
-/** Entries are looked up by file and path only; the values here are never used. */
-const placeholder = { origin: '', secret: '', model: '', smallModel: '' };
 const key = (file: string, path: readonly string[]): string => `${file}\u0000${path.join('\u0000')}`;
 
 const WHAT: Record<EntryRole, string> = { 'base-url': 'the base URL', key: 'the key', model: 'the model', 'small-model': 'the small/fast model', setting: 'a setting' };

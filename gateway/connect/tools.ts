@@ -22,7 +22,9 @@ export function v1(origin: string): string {
 
 const claudeCode: ToolSpec = {
   id: 'claude-code',
+  aliases: ['claude'],
   name: 'Claude Code',
+  vendor: 'anthropic',
   command: 'claude',
   smallModel: true,
   files: [{ id: 'settings', format: 'json', locate: (w) => join(claudeDir(w), 'settings.json') }],
@@ -50,7 +52,9 @@ const claudeCode: ToolSpec = {
 
 const codex: ToolSpec = {
   id: 'codex',
+  aliases: [],
   name: 'Codex CLI',
+  vendor: 'openai',
   command: 'codex',
   smallModel: false,
   files: [{ id: 'config', format: 'toml', locate: (w) => join(codexDir(w), 'config.toml') }],
@@ -83,7 +87,9 @@ const codex: ToolSpec = {
 
 const geminiCli: ToolSpec = {
   id: 'gemini-cli',
+  aliases: ['gemini'],
   name: 'Gemini CLI',
+  vendor: 'google',
   command: 'gemini',
   smallModel: false,
   files: [
@@ -111,10 +117,23 @@ const geminiCli: ToolSpec = {
 export const TOOLS: readonly ToolSpec[] = [claudeCode, codex, geminiCli];
 export const TOOL_IDS: readonly ToolId[] = TOOLS.map((t) => t.id);
 
+/** The tool's entries with empty values: where each one goes, for reading the files back. */
+export function entrySlots(tool: ToolSpec, origin = ''): Entry[] {
+  return tool.entries({ origin, secret: '', model: '', smallModel: '' });
+}
+
+/** The tool an id or alias names (`claude` is Claude Code), or undefined. */
+export function findTool(id: string): ToolSpec | undefined {
+  return TOOLS.find((t) => t.id === id || t.aliases.includes(id));
+}
+
+/** Each tool as `id (or alias)`, for messages. */
+export const TOOL_NAMES = TOOLS.map((t) => (t.aliases.length === 0 ? t.id : `${t.id} (or ${t.aliases.join(', ')})`)).join(', ');
+
 export function toolById(id: string): ToolSpec {
-  const tool = TOOLS.find((t) => t.id === id);
+  const tool = findTool(id);
   if (!tool) {
-    throw new GatewayError('invalid_request', `Unknown tool "${id}". Tollgate connects ${TOOL_IDS.join(', ')}; \`tollgate connect --snippets\` shows how to point other tools and SDKs at it.`, {
+    throw new GatewayError('invalid_request', `Unknown tool "${id}". Tollgate connects ${TOOL_NAMES}; \`tollgate connect --snippets\` shows how to point other tools and SDKs at it.`, {
       code: 'unknown_tool',
       status: 404,
     });

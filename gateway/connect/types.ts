@@ -47,7 +47,11 @@ export interface Entry {
 
 export interface ToolSpec {
   id: ToolId;
+  /** Other names the CLI and the admin API accept for the tool: `claude`, `gemini`. */
+  aliases: readonly string[];
   name: string;
+  /** The preset whose models the tool is made for; connect picks its default model among them. */
+  vendor: string;
   /** The executable, for messages ("run `codex`"). */
   command: string;
   /** Whether the tool has a separate small/fast model setting that connect fills. */
@@ -90,6 +94,11 @@ export interface ConnectRecord {
   updatedAt: string;
   origin: string;
   keyName: string;
+  /**
+   * Whether connect created the key for this tool (rather than reusing one the user had), so that
+   * disconnect may delete it. Absent in records written before the field existed: false.
+   */
+  keyCreated?: boolean;
   model: string;
   smallModel: string | null;
   files: FileRecord[];

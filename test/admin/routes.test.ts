@@ -134,6 +134,21 @@ describe('each route through the typed client', () => {
     assert.deepEqual((await call('listLogs', { query: { model: 'no-such-model' } })).entries, []);
   });
 
+  test('connect: connectStatus, connectTool, listSnippets, shellEnv, disconnectTool (in the gateway\'s temporary HOME)', async () => {
+    const before = (await call('connectStatus')).tools.find((t) => t.tool === 'codex');
+    assert.deepEqual([before?.connected, before?.suggested], [false, { model: 'gpt-4o', smallModel: null }]);
+    const preview = await call('connectTool', { params: { tool: 'codex' }, body: { dryRun: true } });
+    assert.deepEqual([preview.dryRun, preview.key, preview.model], [true, { name: 'codex', action: 'create', last4: null }, 'gpt-4o']);
+    const done = await call('connectTool', { params: { tool: 'codex' }, body: { expect: preview.expect } });
+    assert.deepEqual([done.dryRun, done.key.action, done.files.map((f) => f.path)], [false, 'create', [`${gw.home}/.codex/config.toml`]]);
+    assert.equal((await call('connectStatus')).tools.find((t) => t.tool === 'codex')?.matches, true);
+    assert.equal((await call('listSnippets', { query: { model: 'gpt-4o' } })).snippets.find((x) => x.id === 'curl')?.baseUrl, `${gw.url}/v1`);
+    const env = await call('shellEnv', { params: { target: 'codex' }, body: {} });
+    assert.deepEqual([env.keySource, env.keyName], ['connected', 'codex']);
+    const undone = await call('disconnectTool', { params: { tool: 'codex' }, query: { keepKey: false } });
+    assert.deepEqual([undone.files.map((f) => f.action), undone.key.action], [['removed'], 'deleted']);
+  });
+
   test('runDoctor', async () => {
     const report = await call('runDoctor');
     assert.equal(report.ok, true, JSON.stringify(report.checks));

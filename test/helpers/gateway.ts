@@ -72,6 +72,8 @@ export async function refusal(promise: Promise<unknown>): Promise<AdminError> {
 export interface TestGateway {
   url: string;
   dataDir: string;
+  /** The HOME whose coding tools the connect routes edit: a temporary one unless the test gave one. */
+  home: string;
   admin: Admin;
   running: Running;
   /** An OpenAI SDK client for this gateway, no retries so every status is seen as it is. */
@@ -81,19 +83,28 @@ export interface TestGateway {
 
 /**
  * In-process gateways keep upstream keys in memory unless a Secret Service runs (CI runs the
- * suite under test/helpers/keyring-session.sh, and then the real keychain is used).
+ * suite under test/helpers/keyring-session.sh, and then the real keychain is used). The connect
+ * routes edit the tools' files under `home` with an empty environment (no CODEX_HOME and the
+ * like), never the HOME of whoever runs the tests.
  */
-export async function startGateway(dataDir = tempDataDir(), secrets: SecretStore | undefined = process.env.DBUS_SESSION_BUS_ADDRESS ? undefined : new MemorySecretStore()): Promise<TestGateway> {
-  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, ...(secrets ? { secrets } : {}) });
+export async function startGateway(
+  dataDir = tempDataDir(),
+  secrets: SecretStore | undefined = process.env.DBUS_SESSION_BUS_ADDRESS ? undefined : new MemorySecretStore(),
+  options: { home?: string } = {},
+): Promise<TestGateway> {
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'tollgate-test-home-'));
+  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: {} }, ...(secrets ? { secrets } : {}) });
   return {
     url: running.url,
     dataDir,
+    home,
     running,
     admin: new Admin(running.url, running.adminToken),
     openai: (apiKey) => new OpenAI({ baseURL: `${running.url}/v1`, apiKey, maxRetries: 0 }),
     async close() {
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });
+      if (options.home === undefined) rmSync(home, { recursive: true, force: true });
     },
   };
 }
