@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadOrCreateAdminToken } from './admin/token.js';
-import { packageRoot } from './core/paths.js';
 import { removeRuntime, writeRuntime } from './runtime.js';
 import type { Where } from './connect/index.js';
 import { buildServer } from './server.js';
+import { VERSION } from './version.js';
 import { Gateway } from './services.js';
 import type { SecretStore } from './store/secrets.js';
 
@@ -28,7 +26,7 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export const VERSION = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+export { VERSION };
 
 /** Opens the data dir, starts the gateway and records where it listens. */
 export async function serve(opts: ServeOptions): Promise<Running> {

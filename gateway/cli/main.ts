@@ -2,11 +2,9 @@
 import { Command, Option } from 'commander';
 import { AdminError, type AdminClient } from '../admin/client.js';
 import type { DoctorReport, WalletView } from '../admin/contract.js';
-import { doctor as runDoctor } from '../admin/operations.js';
 import { defaultDataDir } from '../core/paths.js';
 import { readRuntime } from '../runtime.js';
-import { serve, VERSION } from '../serve.js';
-import { Gateway } from '../services.js';
+import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
 import { registerAliases } from './aliases.js';
@@ -41,6 +39,8 @@ program
     if (existing && existing.pid !== process.pid && isAlive(existing.pid)) {
       throw new CliError(`A Tollgate gateway (pid ${existing.pid}) already runs for ${dir} at ${existing.url}.`);
     }
+    // Loaded here: every other command is an admin-API client and starts faster without the server.
+    const { serve } = await import('../serve.js');
     const running = await serve({ dataDir: dir, host: o.host, port: o.port });
     print(`Tollgate ${VERSION} listening on ${running.url}`);
     print(`  OpenAI-compatible base URL: ${running.url}/v1`);
@@ -236,6 +236,7 @@ program
       report = await client().call('runDoctor');
     } else {
       // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
+      const [{ Gateway }, { doctor: runDoctor }] = await Promise.all([import('../services.js'), import('../admin/operations.js')]);
       const g = await Gateway.open(dir);
       report = await runDoctor(g);
       await g.close();

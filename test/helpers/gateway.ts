@@ -84,16 +84,16 @@ export interface TestGateway {
 /**
  * In-process gateways keep upstream keys in memory unless a Secret Service runs (CI runs the
  * suite under test/helpers/keyring-session.sh, and then the real keychain is used). The connect
- * routes edit the tools' files under `home` with an empty environment (no CODEX_HOME and the
- * like), never the HOME of whoever runs the tests.
+ * routes edit the tools' files under `home` with the environment `env` (empty unless given: no
+ * CODEX_HOME and the like), never the HOME of whoever runs the tests.
  */
 export async function startGateway(
   dataDir = tempDataDir(),
   secrets: SecretStore | undefined = process.env.DBUS_SESSION_BUS_ADDRESS ? undefined : new MemorySecretStore(),
-  options: { home?: string } = {},
+  options: { home?: string; env?: Record<string, string> } = {},
 ): Promise<TestGateway> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'tollgate-test-home-'));
-  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: {} }, ...(secrets ? { secrets } : {}) });
+  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: options.env ?? {} }, ...(secrets ? { secrets } : {}) });
   return {
     url: running.url,
     dataDir,
