@@ -15,6 +15,7 @@ import {
   toolById,
   TOOLS,
   type ConnectContext,
+  type GatewayView,
   type ToolSpec,
   type Where,
   type Wiring,
@@ -60,15 +61,21 @@ export class Connections {
 
   async status(): Promise<ConnectionsView> {
     const origin = this.origin();
-    const live = this.g.config.data.keys.filter((k) => k.state !== 'deleted');
-    const view = { origin, keys: live.map((k) => ({ name: k.name, state: expired(k) ? 'expired' : k.state, hash: k.hash })), models: [...this.g.catalogue.keys()].filter((id) => this.g.config.data.lines.some((l) => l.enabled && l.models.includes(id))) };
+    const { keys, lines } = this.g.config.data;
+    const view: GatewayView = {
+      origin,
+      // Deleted keys leave their records behind; a name may be taken again by a live key.
+      keys: keys.filter((k) => k.state !== 'deleted').map((k) => ({ name: k.name, state: expired(k) ? 'expired' : k.state, hash: k.hash })),
+      models: [...this.g.catalogue.keys()].filter((id) => lines.some((l) => l.enabled && l.models.includes(id))),
+    };
     const all = await engine(connectStatus(this.ctx, view));
     return {
       origin,
       tools: all.map((s) => {
         const tool = toolById(s.tool);
         const key = s.keyName === null ? undefined : liveKey(this.g, s.keyName);
-        return { ...s, aliases: [...tool.aliases], command: tool.command, smallModelSetting: tool.smallModel, keyLast4: key?.last4 ?? null, suggested: this.suggest(tool, key?.group ?? DEFAULT_GROUP) };
+        const about = { aliases: [...tool.aliases], command: tool.command, smallModelSetting: tool.smallModel };
+        return { ...s, ...about, keyLast4: key?.last4 ?? null, suggested: this.suggest(tool, key?.group ?? DEFAULT_GROUP) };
       }),
     };
   }
@@ -120,7 +127,7 @@ export class Connections {
       if (query.keepKey === true) key = kept('asked to keep it');
       else if (record?.keyCreated !== true) key = kept(`connect did not create it for ${tool.name}`);
       else if (others.length > 0) key = kept(`${others.join(' and ')} still use${others.length === 1 ? 's' : ''} it`);
-      else if (!liveKey(this.g, result.keyName)) key = kept('it had already been deleted');
+      else if (!liveKey(this.g, result.keyName)) key = { name: result.keyName, action: 'deleted', reason: 'it had been deleted already' };
       else {
         await setKeyState(this.g, result.keyName, 'deleted');
         key = { name: result.keyName, action: 'deleted', reason: `it was made for ${tool.name}, and no file Tollgate wrote holds it any more` };
