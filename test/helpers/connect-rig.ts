@@ -133,7 +133,7 @@ export async function assertLogged(gw: TestGateway, key: KeyView, model: string,
     assert.equal(r.inboundProtocol, inbound);
     assert.equal(r.upstreamProtocol, upstream);
     assert.ok(r.costMicro > 0, 'billed');
-    assert.ok(r.usage.inputTokens > 0);
+    assert.ok(r.usage.inputTokens > 0, `input tokens counted: ${r.usage.inputTokens}`);
   }
   return rows;
 }
