@@ -159,6 +159,10 @@ test('keys: reused while a tool holds them, refused or rotated when not, rolled 
     );
     assert.deepEqual([stale.status, stale.code], [409, 'file_changed']);
     assert.ok(!(await keyNames(call)).includes('fresh'), 'the key made for the failed connect is deleted');
+    const spare = (await call('createKey', { body: { name: 'spare' } })).secret;
+    const unrotated = await refusal(call('connectTool', { params: { tool: 'claude' }, body: { key: 'spare', rotateKey: true, expect: { settings: null } } }));
+    assert.equal(unrotated.code, 'file_changed');
+    assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${spare}` } })).status, 200, 'a failed rotation gives the key its old secret back');
   });
 });
 
