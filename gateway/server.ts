@@ -7,7 +7,7 @@ import { newExchange, type Exchange } from './core/exchange.js';
 import type { InboundProtocol, ProtocolRoute } from './core/inbound.js';
 import { sendJson } from './core/respond.js';
 import { INBOUND } from './protocols/index.js';
-import type { KeyRecord } from './keys/types.js';
+import type { KeyRecord } from './store/types.js';
 import type { Gateway } from './services.js';
 import { notFoundHint } from './wrong-path.js';
 

@@ -1,15 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { buildCatalogue, type CatalogueModel } from './catalogue/catalogue.js';
 import { loadPresets, type Preset } from './catalogue/presets.js';
-import { parseMultiplier } from './billing/money.js';
+import { parseMultiplier } from './core/money.js';
 import { costMicro, reservationMicro } from './billing/pricing.js';
 import { Reservations } from './billing/reservations.js';
 import { GatewayError } from './core/errors.js';
 import type { Admission, Exchange, Outcome } from './core/exchange.js';
 import { emptyUsage } from './core/usage.js';
 import { authenticate, extractKey, type KeySource } from './keys/authenticate.js';
-import type { KeyRecord } from './keys/types.js';
-import { DEFAULT_TIMEOUTS, UpstreamClient } from './providers/http.js';
+import { DEFAULT_TIMEOUTS, UpstreamClient, type Timeouts } from './upstream/client.js';
 import { resolveAlias } from './routing/aliases.js';
 import { LineHealth } from './routing/health.js';
 import { KeyLimits } from './routing/key-limits.js';
@@ -19,7 +18,7 @@ import { ResponseStore } from './store/responses.js';
 import { openKeychain, type SecretStore } from './store/secrets.js';
 import { Calibration } from './core/token-count.js';
 import { Ledger } from './store/ledger.js';
-import type { GroupRecord, LineRecord, Timeouts } from './store/types.js';
+import type { GroupRecord, KeyRecord, LineRecord } from './store/types.js';
 
 /** Output tokens reserved when the client sets no limit, capped so a small wallet still works. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 16_384;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { IMPLEMENTED_UPSTREAMS } from '../core/protocol-ids.js';
-import { endpoint } from '../core/passthrough.js';
+import { endpoint } from '../upstream/client.js';
 import { PROVIDERS } from '../providers/index.js';
 import type { Gateway } from '../services.js';
 import type { LineRecord } from '../store/types.js';
-import type { LineQuirks } from '../core/codec.js';
+import type { Quirks } from '../core/quirks.js';
 import type { CreateLineBody, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
 import { AdminError } from './errors.js';
 
@@ -74,7 +74,7 @@ export function listPresets(g: Gateway): PresetView[] {
   }));
 }
 
-type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: LineQuirks };
+type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: Quirks };
 
 /**
  * A preset fills what the request leaves out: protocol, base URL, the preset's models (those its

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { formatUsd, parseMultiplier } from '../billing/money.js';
+import { formatUsd, parseMultiplier } from '../core/money.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
-import type { KeyRecord } from '../keys/types.js';
+import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../services.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import { INBOUND_PROTOCOLS, type InboundProtocolId, type UpstreamProtocolId } from '../core/protocol-ids.js';

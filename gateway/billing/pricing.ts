@@ -1,15 +1,5 @@
+import type { Prices } from '../catalogue/presets.js';
 import type { Usage } from '../core/usage.js';
-
-/** Catalogue prices in micro-USD per million tokens. */
-export interface Prices {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  /** Only where the vendor prices audio input apart from text; otherwise audio is billed as input. */
-  audioInput?: number;
-  imageInput?: number;
-}
 
 const PER_MILLION_TIMES_PPM = 1_000_000n * 1_000_000n;
 

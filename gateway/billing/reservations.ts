@@ -1,5 +1,5 @@
 import { GatewayError } from '../core/errors.js';
-import { formatUsd } from './money.js';
+import { formatUsd } from '../core/money.js';
 
 export interface Reservation {
   readonly keyId: string;

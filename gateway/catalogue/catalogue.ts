@@ -1,8 +1,7 @@
-import type { Prices } from '../billing/pricing.js';
 import type { UpstreamProtocolId } from '../core/protocol-ids.js';
-import { loadPresets, presetsDir, type Preset } from './presets.js';
+import { loadPresets, presetsDir, type Preset, type Prices } from './presets.js';
 
-export { loadPresets, type ModelDefinition, type Preset, type PresetAuth, type PresetModel, type PresetQuirks } from './presets.js';
+export { loadPresets, type ModelDefinition, type Preset, type PresetAuth, type PresetModel } from './presets.js';
 
 export interface CatalogueModel {
   id: string;

@@ -9,22 +9,27 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseUsd } from '../billing/money.js';
-import type { Prices } from '../billing/pricing.js';
+import { parseUsd } from '../core/money.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';
 import { UPSTREAM_PROTOCOLS, type UpstreamProtocolId } from '../core/protocol-ids.js';
-import type { ChatRequestOptions } from '../providers/openai-chat/to-request.js';
+import { QUIRK_VALUES, type Quirks } from '../core/quirks.js';
 
 export const PRESET_AUTH = ['bearer', 'x-api-key', 'x-goog-api-key', 'none'] as const;
 /** How the line's credential is sent: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, or not at all. */
 export type PresetAuth = (typeof PRESET_AUTH)[number];
 
-/** Per-vendor request quirks, read by the upstream adapters. Only flags an adapter implements are allowed. */
-export type PresetQuirks = Pick<ChatRequestOptions, 'maxTokensField'>;
-const QUIRK_VALUES: { [K in keyof Required<PresetQuirks>]: readonly NonNullable<PresetQuirks[K]>[] } = {
-  maxTokensField: ['max_tokens', 'max_completion_tokens'],
-};
+
+/** Catalogue prices in micro-USD per million tokens. */
+export interface Prices {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** Only where the vendor prices audio input apart from text; otherwise audio is billed as input. */
+  audioInput?: number;
+  imageInput?: number;
+}
 
 /** What the owning preset says about a model; becomes its catalogue entry. */
 export interface ModelDefinition {
@@ -63,7 +68,7 @@ export interface Preset {
   pricingSource: string | null;
   /** YYYY-MM-DD the figures were last checked. */
   checked: string;
-  quirks: PresetQuirks;
+  quirks: Quirks;
   /** Verification notes: sources, tiers not modelled, lifecycle, what was left out and why. */
   notes: string[];
   models: PresetModel[];
@@ -233,9 +238,9 @@ function parsePrices(raw: unknown, fail: (msg: string) => never): Prices {
   return out as Prices;
 }
 
-function parseQuirks(raw: unknown, fail: (msg: string) => never): PresetQuirks {
+function parseQuirks(raw: unknown, fail: (msg: string) => never): Quirks {
   if (!isObject(raw)) return fail('quirks must be an object ({} when there are none)');
-  const quirks: PresetQuirks = {};
+  const quirks: Quirks = {};
   for (const [k, v] of Object.entries(raw)) {
     const allowed = (QUIRK_VALUES as Record<string, readonly string[] | undefined>)[k];
     if (!allowed) fail(`unknown quirk "${k}" (known: ${Object.keys(QUIRK_VALUES).join(', ')}); a new quirk needs adapter code first`);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { parseUsd } from '../billing/money.js';
+import { parseUsd } from '../core/money.js';
 
 /** Option parsers shared by the commands. */
 export function int(label: string, min = 0) {

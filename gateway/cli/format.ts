@@ -1,4 +1,4 @@
-import { formatUsd } from '../billing/money.js';
+import { formatUsd } from '../core/money.js';
 
 /** A plain text table with left-aligned columns. */
 export function table(headers: string[], rows: (string | number)[][]): string {

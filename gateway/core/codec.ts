@@ -7,6 +7,7 @@
 import type { CanonicalRequest, CanonicalResponse, ProviderFamily, StreamEvent } from './canonical.js';
 import type { GatewayError } from './errors.js';
 import type { UpstreamProtocolId } from './protocol-ids.js';
+import type { Quirks } from './quirks.js';
 import type { SseEvent } from './sse.js';
 import type { Usage } from './usage.js';
 
@@ -28,12 +29,6 @@ export interface InboundCodec {
   streamContentType?: string;
 }
 
-/** Per-line request quirks a provider adapter honours (copied from the line's preset). */
-export interface LineQuirks {
-  /** openai-chat: which field carries the output limit (OpenAI's reasoning models refuse `max_tokens`). */
-  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-}
-
 export interface UpstreamRequest {
   /** Appended to the line's base URL. */
   path: string;
@@ -47,7 +42,7 @@ export interface ProviderCodec {
   id: UpstreamProtocolId;
   family: ProviderFamily;
   /** Canonical → the upstream's wire request (credential headers are added by the caller); quirks come from the line. */
-  toRequest(req: CanonicalRequest, quirks?: LineQuirks): UpstreamRequest;
+  toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamRequest;
   /** The upstream's wire JSON answer → canonical, with usage normalised (core/usage.ts). */
   fromResponse(body: unknown): CanonicalResponse;
   /**

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { Reservation } from '../billing/reservations.js';
-import type { KeyRecord } from '../keys/types.js';
-import type { LineRecord } from '../store/types.js';
+import type { KeyRecord, LineRecord } from '../store/types.js';
 import type { GatewayError } from './errors.js';
 import type { InboundProtocolId } from './protocol-ids.js';
 import type { Usage } from './usage.js';

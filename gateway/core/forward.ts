@@ -2,7 +2,7 @@ import { asGatewayError, GatewayError } from './errors.js';
 import type { Outcome } from './exchange.js';
 import type { Usage } from './usage.js';
 import type { RouteContext } from './inbound.js';
-import { ClientClosedError, TotalTimeoutError } from '../providers/http.js';
+import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
 import { rateLimited } from '../routing/select.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { TSchema } from '@sinclair/typebox';
 import type { Gateway } from '../services.js';
-import type { KeyRecord } from '../keys/types.js';
+import type { KeyRecord } from '../store/types.js';
 import type { GatewayError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import type { InboundProtocolId } from './protocol-ids.js';

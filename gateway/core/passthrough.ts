@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Gateway } from '../services.js';
-import { ClientClosedError, upstreamFailure, upstreamStatusError, type UpstreamResponse } from '../providers/http.js';
+import { endpoint, type UpstreamResponse } from '../upstream/client.js';
+import { ClientClosedError, readUpstreamError, upstreamFailure, type ErrorReader } from '../upstream/errors.js';
 import { GatewayError } from './errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write } from './respond.js';
@@ -94,20 +95,6 @@ export interface PassthroughSpec {
 }
 
 /**
- * `https://host/v1` + `/chat/completions`, keeping any path of the base URL. A query in `path`
- * (`:streamGenerateContent?alt=sse`) joins the base URL's own.
- */
-export function endpoint(baseUrl: string, path: string): URL {
-  const u = new URL(baseUrl);
-  const [pathname, query] = path.split('?', 2) as [string, string | undefined];
-  u.pathname = u.pathname.replace(/\/+$/, '') + pathname;
-  if (query) for (const [k, v] of new URLSearchParams(query)) u.searchParams.set(k, v);
-  return u;
-}
-
-export type ErrorReader = (status: number, body: unknown, retryAfter: string | undefined) => GatewayError;
-
-/**
  * The body to send upstream on the pass-through path: the client's own bytes when the changes
  * are already there (the common case: no model mapping), so nothing is re-serialised; otherwise
  * a copy with the changes applied.
@@ -117,29 +104,6 @@ export function upstreamBody(rawBody: string, body: Record<string, unknown>, cha
     if (body[k] !== v && JSON.stringify(body[k]) !== JSON.stringify(v)) return JSON.stringify({ ...body, ...changes });
   }
   return rawBody;
-}
-
-/** Reads an upstream error answer and maps it to what the client is told (a provider may read it itself). */
-export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader): Promise<GatewayError> {
-  let message: string | undefined;
-  let parsed: unknown;
-  try {
-    const text = (await res.body.text()).slice(0, 4000);
-    message = text;
-    try {
-      parsed = JSON.parse(text);
-      const p = parsed as { error?: { message?: string } | string; message?: string };
-      message = typeof p.error === 'string' ? p.error : (p.error?.message ?? p.message ?? text);
-    } catch {
-      // Not JSON: the text is the message.
-    }
-  } catch {
-    // The body could not be read; the status alone must do.
-  }
-  const header = res.headers['retry-after'];
-  const retryAfter = Array.isArray(header) ? header[0] : header;
-  if (fromError && parsed !== undefined) return fromError(res.status, parsed, retryAfter);
-  return upstreamStatusError(res.status, message, retryAfter);
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { Gateway } from '../services.js';
-import { ClientClosedError, upstreamFailure } from '../providers/http.js';
+import { endpoint } from '../upstream/client.js';
+import { ClientClosedError, readUpstreamError, upstreamFailure } from '../upstream/errors.js';
 import type { CanonicalRequest, StreamEvent } from './canonical.js';
 import type { InboundCodec, ProviderCodec } from './codec.js';
 import { countTokens } from './estimate.js';
 import { GatewayError } from './errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
-import { endpoint, readUpstreamError } from './passthrough.js';
 import { sendJson, startSse, write } from './respond.js';
 import { readSse } from './sse.js';
 import type { Usage } from './usage.js';

@@ -1,6 +1,6 @@
 import { GatewayError } from '../core/errors.js';
 import { hashSecret, SECRET_LENGTH, SECRET_PREFIX } from './secret.js';
-import type { KeyRecord } from './types.js';
+import type { KeyRecord } from '../store/types.js';
 
 export interface KeySource {
   authorization?: string | undefined;

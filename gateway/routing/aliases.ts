@@ -1,12 +1,6 @@
-/**
- * Model aliases steer requested ids to catalogue models, so a tool that hard-codes model names
- * (Claude Code's haiku background calls, say) can be pointed elsewhere without touching it.
- * Patterns are exact ids or globs where `*` matches any run of characters; the first match wins.
- */
-export interface AliasRecord {
-  pattern: string;
-  model: string;
-}
+import type { AliasRecord } from '../store/types.js';
+
+/** The catalogue model an alias steers a requested id to: the first alias whose pattern matches wins. */
 
 const cache = new Map<string, RegExp>();
 

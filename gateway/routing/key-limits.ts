@@ -1,5 +1,5 @@
 import { GatewayError } from '../core/errors.js';
-import type { KeyRecord } from '../keys/types.js';
+import type { KeyRecord } from '../store/types.js';
 import { SlidingWindow } from './rate-limit.js';
 
 /** Per-key requests per minute and requests in flight, for keys that set them. */

@@ -1,15 +1,37 @@
-import type { LineQuirks } from '../core/codec.js';
+/** What config.json holds: keys (hashes only), lines (no credentials), groups and aliases. */
+import type { Quirks } from '../core/quirks.js';
 import type { UpstreamProtocolId } from '../core/protocol-ids.js';
-import type { KeyRecord } from '../keys/types.js';
-import type { AliasRecord } from '../routing/aliases.js';
+import type { Timeouts } from '../upstream/client.js';
 
-export interface Timeouts {
-  connectMs: number;
-  /** From sending the request to the upstream's response headers. */
-  firstByteMs: number;
-  /** Longest silence between two chunks of a response body. */
-  idleMs: number;
-  totalMs: number;
+export type KeyState = 'enabled' | 'disabled' | 'deleted';
+
+/** A key as stored in config: the secret itself is never kept, only its hash and last four characters. */
+export interface KeyRecord {
+  id: string;
+  name: string;
+  hash: string;
+  last4: string;
+  group: string;
+  /** Spending cap for this key in micro-USD; null = no cap. */
+  quotaMicro: number | null;
+  /** ISO time; null = never expires. */
+  expiresAt: string | null;
+  state: KeyState;
+  createdAt: string;
+  /** Requests per minute allowed for this key; null or absent = unlimited. */
+  rpm?: number | null;
+  /** Requests in flight allowed for this key; null or absent = unlimited. */
+  maxConcurrent?: number | null;
+}
+
+/**
+ * Model aliases steer requested ids to catalogue models, so a tool that hard-codes model names
+ * (Claude Code's haiku background calls, say) can be pointed elsewhere without touching it.
+ */
+export interface AliasRecord {
+  /** An exact id, or a glob where `*` matches any run of characters. */
+  pattern: string;
+  model: string;
 }
 
 /** An upstream channel. It holds no credential: only where to find one. */
@@ -40,7 +62,7 @@ export interface LineRecord {
   timeouts: Partial<Timeouts>;
   createdAt: string;
   /** Request quirks of the vendor, copied from its preset (e.g. OpenAI's max_completion_tokens). */
-  quirks?: LineQuirks;
+  quirks?: Quirks;
 }
 
 export interface GroupRecord {

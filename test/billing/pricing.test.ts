@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { costMicro, reservationMicro, type Prices } from '../../gateway/billing/pricing.js';
+import { costMicro, reservationMicro } from '../../gateway/billing/pricing.js';
+import type { Prices } from '../../gateway/catalogue/presets.js';
 import { emptyUsage, type Usage } from '../../gateway/core/usage.js';
 
 const X1 = 1_000_000; // multiplier 1 in parts per million

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { authenticate, extractKey } from '../../gateway/keys/authenticate.js';
 import { generateSecret, hashSecret } from '../../gateway/keys/secret.js';
-import type { KeyRecord } from '../../gateway/keys/types.js';
+import type { KeyRecord } from '../../gateway/store/types.js';
 import { GatewayError } from '../../gateway/core/errors.js';
 
 describe('extractKey', () => {

@@ -9,7 +9,7 @@ import { countPromptTokens } from '../../core/token-count.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
 import { passthroughGemini } from '../../providers/gemini/passthrough.js';
 import type { Gateway } from '../../services.js';
-import type { KeyRecord } from '../../keys/types.js';
+import type { KeyRecord } from '../../store/types.js';
 import { makeCodec } from './codec.js';
 import { decodeCountTokensRequest, decodeRequest } from './decode.js';
 import { errorBody, encodeError } from './errors.js';

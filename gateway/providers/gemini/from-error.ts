@@ -8,7 +8,7 @@
  */
 import type { GatewayError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
-import { upstreamStatusError } from '../http.js';
+import { upstreamStatusError } from '../../upstream/errors.js';
 
 function details(error: Record<string, unknown>): Record<string, unknown>[] {
   return Array.isArray(error.details) ? error.details.filter(isObject) : [];

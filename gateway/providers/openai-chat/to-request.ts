@@ -22,6 +22,7 @@
  */
 import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, ReasoningEffort, TextBlock } from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
+import type { Quirks } from '../../core/quirks.js';
 
 export type ChatPart =
   | { type: 'text'; text: string }
@@ -59,11 +60,6 @@ export interface ChatRequestBody {
   response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
   stream?: true;
   stream_options?: { include_usage: true };
-}
-
-export interface ChatRequestOptions {
-  /** Which field carries the output limit; see the file comment. Default `max_tokens`. */
-  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 export interface ChatUpstreamRequest extends UpstreamRequest {
@@ -167,7 +163,7 @@ function toolFields(req: CanonicalRequest, body: ChatRequestBody): void {
   if (c.type !== 'none' && c.disableParallel) body.parallel_tool_calls = false;
 }
 
-export function toRequest(req: CanonicalRequest, opts: ChatRequestOptions = {}): ChatUpstreamRequest {
+export function toRequest(req: CanonicalRequest, opts: Quirks = {}): ChatUpstreamRequest {
   const notes = new Set<string>();
   const messages: ChatMessage[] = [];
   const system = joinText(req.system, '\n\n');

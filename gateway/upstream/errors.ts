@@ -1,29 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, errors as undiciErrors } from 'undici';
+import { errors as undiciErrors } from 'undici';
 import { GatewayError } from '../core/errors.js';
-import type { Timeouts } from '../store/types.js';
-
-export const DEFAULT_TIMEOUTS: Timeouts = {
-  connectMs: 10_000,
-  firstByteMs: 300_000,
-  idleMs: 120_000,
-  totalMs: 900_000,
-};
-
-export interface UpstreamCall {
-  lineId: string;
-  url: URL;
-  headers: Record<string, string>;
-  body: string;
-  timeouts: Timeouts;
-  signal: AbortSignal;
-}
-
-export interface UpstreamResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(err?: Error): unknown };
-}
+import type { UpstreamResponse } from './client.js';
 
 /** Reasons an exchange is aborted from our side, carried as the AbortSignal's reason. */
 export class ClientClosedError extends Error {
@@ -37,45 +14,30 @@ export class TotalTimeoutError extends Error {
   }
 }
 
-/**
- * Pooled keep-alive HTTP client for upstreams: one undici Agent per line (its connect timeout is
- * a property of the pool), reused across requests.
- */
-export class UpstreamClient {
-  private readonly agents = new Map<string, { agent: Agent; connectMs: number }>();
+/** A wire format's own reading of its upstream's error answers. */
+export type ErrorReader = (status: number, body: unknown, retryAfter: string | undefined) => GatewayError;
 
-  private agentFor(lineId: string, connectMs: number): Agent {
-    const found = this.agents.get(lineId);
-    if (found && found.connectMs === connectMs) return found.agent;
-    void found?.agent.close();
-    const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { timeout: connectMs } });
-    this.agents.set(lineId, { agent, connectMs });
-    return agent;
-  }
-
-  async send(call: UpstreamCall): Promise<UpstreamResponse> {
-    const agent = this.agentFor(call.lineId, call.timeouts.connectMs);
+/** Reads an upstream error answer and maps it to what the client is told (a provider may read it itself). */
+export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader): Promise<GatewayError> {
+  let message: string | undefined;
+  let parsed: unknown;
+  try {
+    const text = (await res.body.text()).slice(0, 4000);
+    message = text;
     try {
-      const res = await agent.request({
-        origin: call.url.origin,
-        path: call.url.pathname + call.url.search,
-        method: 'POST',
-        headers: call.headers,
-        body: call.body,
-        signal: call.signal,
-        headersTimeout: call.timeouts.firstByteMs,
-        bodyTimeout: call.timeouts.idleMs,
-      });
-      return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: res.body };
-    } catch (err) {
-      throw upstreamFailure(err, call.signal);
+      parsed = JSON.parse(text);
+      const p = parsed as { error?: { message?: string } | string; message?: string };
+      message = typeof p.error === 'string' ? p.error : (p.error?.message ?? p.message ?? text);
+    } catch {
+      // Not JSON: the text is the message.
     }
+  } catch {
+    // The body could not be read; the status alone must do.
   }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.agents.values()].map((a) => a.agent.close()));
-    this.agents.clear();
-  }
+  const header = res.headers['retry-after'];
+  const retryAfter = Array.isArray(header) ? header[0] : header;
+  if (fromError && parsed !== undefined) return fromError(res.status, parsed, retryAfter);
+  return upstreamStatusError(res.status, message, retryAfter);
 }
 
 /** Maps a network-level failure (before or during the body) to what the client is told. */

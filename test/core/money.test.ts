@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatMultiplier, formatUsd, parseMultiplier, parseUsd } from '../../gateway/billing/money.js';
+import { formatMultiplier, formatUsd, parseMultiplier, parseUsd } from '../../gateway/core/money.js';
 
 describe('parseUsd', () => {
   test('parses decimal strings exactly into micro-USD', () => {
