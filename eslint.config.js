@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const ELECTRON = { regex: '^electron(/|$)', message: 'gateway/ runs without Electron: keep Electron APIs in main/.' };
 const FASTIFY = {
   regex: '^(fastify(/|$)|@fastify/)',
-  message: 'core, protocols, providers and billing are framework-free: Fastify stays in server.ts, serve.ts and admin/.',
+  message: 'core, wire, upstream and billing are framework-free: Fastify stays in server.ts, serve.ts and admin/.',
 };
 // A path that climbs out of gateway/ into main/ or renderer/.
 const SHELLS = { regex: '^(\\.\\./)+(main|renderer)(/|$)', message: 'gateway/ must not depend on the Electron shell or the console.' };
@@ -33,7 +33,7 @@ export default defineConfig(
     rules: restrict(ELECTRON, SHELLS),
   },
   {
-    files: ['gateway/{core,protocols,providers,billing}/**/*.ts'],
+    files: ['gateway/{core,wire,upstream,billing}/**/*.ts'],
     rules: restrict(ELECTRON, SHELLS, FASTIFY),
   },
   {

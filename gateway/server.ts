@@ -6,7 +6,7 @@ import { asGatewayError, GatewayError } from './core/errors.js';
 import { newExchange, type Exchange } from './core/exchange.js';
 import type { InboundProtocol, ProtocolRoute } from './core/inbound.js';
 import { sendJson } from './core/respond.js';
-import { INBOUND } from './protocols/index.js';
+import { INBOUND } from './wire/clients.js';
 import type { KeyRecord } from './store/types.js';
 import type { Gateway } from './services.js';
 import { notFoundHint } from './wrong-path.js';

@@ -1,6 +1,6 @@
 import { GatewayError } from './core/errors.js';
 import type { InboundProtocol } from './core/inbound.js';
-import { INBOUND } from './protocols/index.js';
+import { INBOUND } from './wire/clients.js';
 
 /**
  * A 404 for a path Tollgate does not serve, with the fix when the path is a known one under the

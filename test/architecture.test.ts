@@ -79,13 +79,13 @@ const under = (path: string | undefined, folder: string): boolean => path !== un
 /** Every boundary violation in one file, as "file:line imports 'specifier' (reason)". */
 function violations(file: string, imports: readonly Import[]): string[] {
   const out: string[] = [];
-  const framework = /^gateway\/(core|protocols|providers|billing)\//.test(file);
+  const framework = /^gateway\/(core|wire|upstream|billing)\//.test(file);
   for (const imp of imports) {
     const t = target(file, imp.specifier);
     const where = `${file}:${imp.line} imports '${imp.specifier}'`;
     if (file.startsWith('gateway/')) {
       if (t.pkg === 'electron') out.push(`${where} (no electron under gateway/)`);
-      if (framework && (t.pkg === 'fastify' || t.pkg?.startsWith('@fastify/'))) out.push(`${where} (no fastify under gateway/core|protocols|providers|billing)`);
+      if (framework && (t.pkg === 'fastify' || t.pkg?.startsWith('@fastify/'))) out.push(`${where} (no fastify under gateway/core|wire|upstream|billing)`);
       if (under(t.path, 'main') || under(t.path, 'renderer')) out.push(`${where} (gateway/ must not import main/ or renderer/)`);
     }
     // The connect engine edits users' files; it stands on core/ alone, and the admin API and CLI use it.
@@ -151,20 +151,20 @@ test('imports respect the folder boundaries', () => {
   assert.deepEqual(found, [], `Forbidden imports:\n${found.join('\n')}`);
 });
 
-test('every folder under gateway/protocols/ exports its InboundProtocol from index.ts', async () => {
-  const base = join(ROOT, 'gateway/protocols');
+test('every folder under gateway/wire/ exports its InboundProtocol from routes.ts', async () => {
+  const base = join(ROOT, 'gateway/wire');
   const folders = readdirSync(base, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => e.name);
   assert.ok(folders.length > 0, 'no protocol folders found');
   for (const id of folders) {
-    const index = join(base, id, 'index.ts');
-    assert.ok(existsSync(index), `gateway/protocols/${id}/ has no index.ts`);
+    const index = join(base, id, 'routes.ts');
+    assert.ok(existsSync(index), `gateway/wire/${id}/ has no routes.ts`);
     const mod = (await import(pathToFileURL(index).href)) as Record<string, unknown>;
     const protocols = Object.values(mod).filter((v): v is { id: unknown; routes: unknown } => typeof v === 'object' && v !== null && 'id' in v && 'routes' in v);
     const own = protocols.find((p) => p.id === id);
-    assert.ok(own, `gateway/protocols/${id}/index.ts exports no InboundProtocol with id "${id}" (found ids: ${protocols.map((p) => String(p.id)).join(', ') || 'none'})`);
-    assert.ok(Array.isArray(own.routes) && own.routes.length > 0, `gateway/protocols/${id}: the InboundProtocol has no routes`);
+    assert.ok(own, `gateway/wire/${id}/routes.ts exports no InboundProtocol with id "${id}" (found ids: ${protocols.map((p) => String(p.id)).join(', ') || 'none'})`);
+    assert.ok(Array.isArray(own.routes) && own.routes.length > 0, `gateway/wire/${id}: the InboundProtocol has no routes`);
   }
 });
 

@@ -22,7 +22,7 @@ import {
 } from '../connect/index.js';
 import { GatewayError } from '../core/errors.js';
 import { generateSecret, hashSecret } from '../keys/secret.js';
-import type { KeyRecord } from '../keys/types.js';
+import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../services.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import { chooseModels } from './connect-models.js';

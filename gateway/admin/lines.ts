@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { IMPLEMENTED_UPSTREAMS } from '../core/protocol-ids.js';
 import { endpoint } from '../upstream/client.js';
-import { PROVIDERS } from '../providers/index.js';
+import { PROVIDERS } from '../wire/upstreams.js';
 import type { Gateway } from '../services.js';
 import type { LineRecord } from '../store/types.js';
 import type { Quirks } from '../core/quirks.js';
@@ -109,9 +108,6 @@ function withPreset(g: Gateway, body: CreateLineBody): FilledLineBody {
 export async function addLine(g: Gateway, request: CreateLineBody): Promise<LineView> {
   const body = withPreset(g, request);
   if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
-  if (!IMPLEMENTED_UPSTREAMS.includes(body.protocol)) {
-    throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${body.protocol}" is not supported by this build yet (supported: ${IMPLEMENTED_UPSTREAMS.join(', ')}).`);
-  }
   const baseUrl = checkBaseUrl(body.baseUrl);
   checkModels(g, body.models);
   checkModelMap(body.models, body.modelMap ?? {});

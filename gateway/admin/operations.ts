@@ -4,7 +4,7 @@ import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../services.js';
 import { DEFAULT_GROUP } from '../store/config.js';
-import { INBOUND_PROTOCOLS, type InboundProtocolId, type UpstreamProtocolId } from '../core/protocol-ids.js';
+import { FORMATS, type FormatId } from '../core/formats.js';
 import { AdminError } from './errors.js';
 import { checkModels } from './lines.js';
 
@@ -120,18 +120,10 @@ export function topup(g: Gateway, amountMicro: number, note?: string): WalletVie
   return wallet(g);
 }
 
-/** The upstream protocol each client protocol passes through to unchanged. */
-const NATIVE_UPSTREAM: Record<InboundProtocolId, UpstreamProtocolId> = {
-  'openai-chat': 'openai-chat',
-  'anthropic-messages': 'anthropic',
-  'openai-responses': 'openai-responses',
-  gemini: 'gemini',
-};
-
-function access(protocols: readonly UpstreamProtocolId[]): ModelView['access'] {
+function access(protocols: readonly FormatId[]): ModelView['access'] {
   const out = {} as ModelView['access'];
-  for (const inbound of INBOUND_PROTOCOLS) {
-    out[inbound] = protocols.length === 0 ? 'unavailable' : protocols.includes(NATIVE_UPSTREAM[inbound]) ? 'native' : 'translated';
+  for (const inbound of FORMATS) {
+    out[inbound] = protocols.length === 0 ? 'unavailable' : protocols.includes(inbound) ? 'native' : 'translated';
   }
   return out;
 }

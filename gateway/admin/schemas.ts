@@ -3,7 +3,7 @@
  * declaration gives the server's validation and the client's types). Amounts are integer micro-USD.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+import { FORMATS } from '../core/formats.js';
 
 /** $1,000,000,000: far above any real wallet, far below where integers lose precision. */
 const MAX_MICRO = 1_000_000_000_000_000;
@@ -19,7 +19,7 @@ const PerMinute = Nullable(Type.Integer({ minimum: 1 }));
 const ApiKey = Type.String({ minLength: 1, maxLength: 8192 });
 // An enum (not a union of literals) so a wrong value gets a readable error listing the choices.
 // Only the server validates bodies; the client never checks one (TypeBox's Value cannot read this kind).
-const UpstreamProtocol = Type.Unsafe<(typeof UPSTREAM_PROTOCOLS)[number]>({ type: 'string', enum: [...UPSTREAM_PROTOCOLS] });
+const UpstreamProtocol = Type.Unsafe<(typeof FORMATS)[number]>({ type: 'string', enum: [...FORMATS] });
 
 /**
  * Path segments are taken as sent (no pattern): a name that cannot exist is answered by the

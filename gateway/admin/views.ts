@@ -4,7 +4,7 @@
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
 import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
-import { INBOUND_PROTOCOLS, UPSTREAM_PROTOCOLS } from '../core/protocol-ids.js';
+import { FORMATS } from '../core/formats.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**
@@ -61,7 +61,7 @@ export type WalletView = Static<typeof WalletView>;
 export const PresetView = Type.Object({
   id: Type.String(),
   displayName: Type.String(),
-  protocol: OneOf(UPSTREAM_PROTOCOLS),
+  protocol: OneOf(FORMATS),
   baseUrl: Type.String(),
   /** How the key is sent: bearer, x-api-key, x-goog-api-key or none. */
   auth: Type.String(),
@@ -75,7 +75,7 @@ export type PresetView = Static<typeof PresetView>;
 export const LineView = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  protocol: OneOf(UPSTREAM_PROTOCOLS),
+  protocol: OneOf(FORMATS),
   baseUrl: Type.String(),
   models: Strings,
   modelMap: Type.Record(Type.String(), Type.String()),
@@ -127,7 +127,7 @@ export const ModelView = Type.Object({
    * a line speaks the client's own protocol (pass-through), `translated` when only lines of other
    * protocols serve it, `unavailable` when no line does.
    */
-  access: Type.Record(OneOf(INBOUND_PROTOCOLS), OneOf(['native', 'translated', 'unavailable'])),
+  access: Type.Record(OneOf(FORMATS), OneOf(['native', 'translated', 'unavailable'])),
 });
 export type ModelView = Static<typeof ModelView>;
 

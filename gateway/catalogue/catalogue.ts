@@ -1,4 +1,4 @@
-import type { UpstreamProtocolId } from '../core/protocol-ids.js';
+import type { FormatId } from '../core/formats.js';
 import { loadPresets, presetsDir, type Preset, type Prices } from './presets.js';
 
 export { loadPresets, type ModelDefinition, type Preset, type PresetAuth, type PresetModel } from './presets.js';
@@ -11,7 +11,7 @@ export interface CatalogueModel {
   contextWindow: number;
   maxOutputTokens: number;
   /** Wire protocols the vendor's own API speaks for this model. */
-  nativeProtocols: UpstreamProtocolId[];
+  nativeProtocols: FormatId[];
   /** micro-USD per million tokens. */
   prices: Prices;
 }

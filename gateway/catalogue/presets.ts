@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseUsd } from '../core/money.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';
-import { UPSTREAM_PROTOCOLS, type UpstreamProtocolId } from '../core/protocol-ids.js';
+import { FORMATS, type FormatId } from '../core/formats.js';
 import { QUIRK_VALUES, type Quirks } from '../core/quirks.js';
 
 export const PRESET_AUTH = ['bearer', 'x-api-key', 'x-goog-api-key', 'none'] as const;
@@ -38,7 +38,7 @@ export interface ModelDefinition {
   /** The vendor's output cap; where it publishes none, the context window. Bounds the reservation. */
   maxOutputTokens: number;
   /** Wire protocols the vendor's own API speaks for this model. */
-  nativeProtocols: UpstreamProtocolId[];
+  nativeProtocols: FormatId[];
   /** micro-USD per million tokens. */
   prices: Prices;
 }
@@ -59,7 +59,7 @@ export interface Preset {
   /** openai-chat / openai-responses: ends in /v1 (the adapter appends /chat/completions or /responses); anthropic / gemini: the origin. */
   baseUrl: string;
   /** The protocol a line made from this preset speaks. */
-  protocol: UpstreamProtocolId;
+  protocol: FormatId;
   auth: PresetAuth;
   /** The vendor's conventional environment variable for its key; null when auth is `none`. */
   apiKeyEnv: string | null;
@@ -119,7 +119,7 @@ export function parsePreset(folder: string, raw: unknown): Preset {
   const id = text(raw, 'id', fail);
   if (id !== folder) fail(`id "${id}" must equal the folder name "${folder}"`);
   if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) fail(`id "${id}" must be lower-case letters, digits and dashes`);
-  const protocol = oneOf(raw, 'protocol', UPSTREAM_PROTOCOLS, fail);
+  const protocol = oneOf(raw, 'protocol', FORMATS, fail);
   const auth = oneOf(raw, 'auth', PRESET_AUTH, fail);
   const baseUrl = text(raw, 'baseUrl', fail);
   const urlProblem = baseUrlProblem(protocol, baseUrl);
@@ -166,7 +166,7 @@ export function parsePreset(folder: string, raw: unknown): Preset {
  * or `/responses` to an OpenAI-style base that ends in /v1, `/v1/messages` or `/v1beta/models/…` to an
  * Anthropic or Gemini origin. Plain http only on the loopback address (local servers).
  */
-export function baseUrlProblem(protocol: UpstreamProtocolId, baseUrl: string): string | null {
+export function baseUrlProblem(protocol: FormatId, baseUrl: string): string | null {
   let u: URL;
   try {
     u = new URL(baseUrl);
@@ -205,7 +205,7 @@ function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
   const protocols = raw.nativeProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) return fail('nativeProtocols must be a non-empty list');
   for (const p of protocols) {
-    if (!(UPSTREAM_PROTOCOLS as readonly unknown[]).includes(p)) fail(`unknown protocol ${JSON.stringify(p)} in nativeProtocols (known: ${UPSTREAM_PROTOCOLS.join(', ')})`);
+    if (!(FORMATS as readonly unknown[]).includes(p)) fail(`unknown protocol ${JSON.stringify(p)} in nativeProtocols (known: ${FORMATS.join(', ')})`);
   }
   if (new Set(protocols).size !== protocols.length) fail('nativeProtocols lists a protocol twice');
   return {
@@ -215,7 +215,7 @@ function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
       displayName: text(raw, 'displayName', fail),
       contextWindow,
       maxOutputTokens,
-      nativeProtocols: protocols as UpstreamProtocolId[],
+      nativeProtocols: protocols as FormatId[],
       prices: parsePrices(raw.prices, fail),
     },
   };

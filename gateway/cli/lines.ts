@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { AdminClient } from '../admin/client.js';
 import type { UpdateLineBody } from '../admin/contract.js';
-import { UPSTREAM_PROTOCOLS, type UpstreamProtocolId } from '../core/protocol-ids.js';
+import { FORMATS, type FormatId } from '../core/formats.js';
 import { int, list } from './args.js';
 import { CliError } from './client.js';
 import { table } from './format.js';
@@ -45,7 +45,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .description('add an upstream line: --preset NAME, or --name, --protocol, --base-url and --models')
     .option('--preset <preset>', 'a provider preset (tollgate presets list) that fills protocol, base URL, models and key variable')
     .option('--name <name>', 'unique name (default: the preset name)')
-    .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...UPSTREAM_PROTOCOLS]))
+    .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...FORMATS]))
     .option('--base-url <url>', 'e.g. https://api.openai.com/v1')
     .option('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
     .option('--api-key-stdin', 'read the upstream API key from standard input and keep it in the OS keychain')
@@ -54,7 +54,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
     .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
     .action(
-      async (o: { preset?: string; name?: string; protocol?: UpstreamProtocolId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+      async (o: { preset?: string; name?: string; protocol?: FormatId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
       if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
       if (!o.preset) {
         const missing = [!o.name && '--name', !o.protocol && '--protocol', !o.baseUrl && '--base-url', !o.models && '--models'].filter(Boolean);

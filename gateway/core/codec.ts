@@ -6,7 +6,7 @@
  */
 import type { CanonicalRequest, CanonicalResponse, ProviderFamily, StreamEvent } from './canonical.js';
 import type { GatewayError } from './errors.js';
-import type { UpstreamProtocolId } from './protocol-ids.js';
+import type { FormatId } from './formats.js';
 import type { Quirks } from './quirks.js';
 import type { SseEvent } from './sse.js';
 import type { Usage } from './usage.js';
@@ -39,7 +39,7 @@ export interface UpstreamRequest {
 }
 
 export interface ProviderCodec {
-  id: UpstreamProtocolId;
+  id: FormatId;
   family: ProviderFamily;
   /** Canonical → the upstream's wire request (credential headers are added by the caller); quirks come from the line. */
   toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamRequest;

@@ -1,6 +1,6 @@
 /**
  * One error type for the whole gateway. Every failure a client can see is a GatewayError;
- * each inbound protocol turns it into its own wire shape (protocols/<id>/errors.ts), so an
+ * each wire format turns it into its own error shape (wire/<id>/errors.ts), so an
  * SDK raises its normal typed error.
  */
 export type ErrorKind =

@@ -3,7 +3,7 @@ import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { Reservation } from '../billing/reservations.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
 import type { GatewayError } from './errors.js';
-import type { InboundProtocolId } from './protocol-ids.js';
+import type { FormatId } from './formats.js';
 import type { Usage } from './usage.js';
 
 /** Everything known about one model request as it moves through the pipeline. */
@@ -11,7 +11,7 @@ export interface Exchange {
   readonly requestId: string;
   readonly ts: number;
   readonly startedAt: number;
-  readonly inbound: InboundProtocolId;
+  readonly inbound: FormatId;
   key: KeyRecord | null;
   /** The model id the client asked for. */
   model: string | null;
@@ -53,7 +53,7 @@ export interface Outcome {
   error: GatewayError | null;
 }
 
-export function newExchange(inbound: InboundProtocolId, billable: boolean): Exchange {
+export function newExchange(inbound: FormatId, billable: boolean): Exchange {
   return {
     requestId: `req_${randomUUID().replaceAll('-', '')}`,
     ts: Date.now(),

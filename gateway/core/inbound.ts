@@ -4,7 +4,7 @@ import type { Gateway } from '../services.js';
 import type { KeyRecord } from '../store/types.js';
 import type { GatewayError } from './errors.js';
 import type { Exchange } from './exchange.js';
-import type { InboundProtocolId } from './protocol-ids.js';
+import type { FormatId } from './formats.js';
 
 /** What a handler gets: the request already authenticated and its body validated. */
 export interface RouteContext {
@@ -43,7 +43,7 @@ export interface EncodedError {
 
 /** An inbound wire format: its routes and its error shape. One folder under protocols/ each. */
 export interface InboundProtocol {
-  id: InboundProtocolId;
+  id: FormatId;
   /**
    * What clients of this protocol put after the origin in their base URL: OpenAI-style SDKs take
    * `http://host/v1`, Anthropic and Gemini clients take the origin and add the version themselves.

@@ -3,10 +3,10 @@ import type { InboundCodec } from './codec.js';
 import { GatewayError } from './errors.js';
 import type { Outcome } from './exchange.js';
 import type { RouteContext } from './inbound.js';
-import type { UpstreamProtocolId } from './protocol-ids.js';
+import type { FormatId } from './formats.js';
 import { translate } from './translate.js';
 import { emptyUsage } from './usage.js';
-import { PROVIDERS } from '../providers/index.js';
+import { PROVIDERS } from '../wire/upstreams.js';
 
 /**
  * After admission: the same protocol upstream takes the pass-through path; any other goes through
@@ -17,7 +17,7 @@ export function runModelRequest(
   ctx: RouteContext,
   signal: AbortSignal,
   /** The upstream protocol that takes the pass-through path ('none' forces translation). */
-  native: UpstreamProtocolId | 'none',
+  native: FormatId | 'none',
   passthrough: () => Promise<Outcome>,
   inbound: InboundCodec,
   decoded: () => CanonicalRequest,

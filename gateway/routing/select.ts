@@ -1,5 +1,4 @@
 import { GatewayError } from '../core/errors.js';
-import { IMPLEMENTED_UPSTREAMS } from '../core/protocol-ids.js';
 import type { LineRecord } from '../store/types.js';
 import type { LineHealth } from './health.js';
 import { SlidingWindow } from './rate-limit.js';
@@ -27,7 +26,7 @@ export class LineSelector {
   }
 
   serving(modelId: string, lines: readonly LineRecord[]): LineRecord[] {
-    const serving = lines.filter((l) => l.enabled && l.models.includes(modelId) && IMPLEMENTED_UPSTREAMS.includes(l.protocol));
+    const serving = lines.filter((l) => l.enabled && l.models.includes(modelId));
     if (serving.length === 0) {
       throw new GatewayError(
         'upstream_unavailable',

@@ -256,12 +256,21 @@ export class Ledger {
   }
 }
 
-/** Columns added after the first release of the schema, for ledgers created before them. */
+/** Brings a ledger written by an older build up to date: columns added since, and values renamed (user_version counts the renames done). */
 function migrate(db: Database.Database): void {
   const columns = new Set((db.prepare('PRAGMA table_info(requests)').all() as { name: string }[]).map((c) => c.name));
   if (!columns.has('notes')) db.exec('ALTER TABLE requests ADD COLUMN notes TEXT');
   if (!columns.has('served_model')) db.exec('ALTER TABLE requests ADD COLUMN served_model TEXT');
   if (!columns.has('attempts')) db.exec('ALTER TABLE requests ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version < 1) {
+    // The Messages interface logged itself as `anthropic-messages` while its upstream side was
+    // `anthropic`; one wire format now has one id, so old rows take the one new rows carry.
+    db.transaction(() => {
+      db.prepare("UPDATE requests SET inbound_protocol = 'anthropic' WHERE inbound_protocol = 'anthropic-messages'").run();
+      db.pragma('user_version = 1');
+    })();
+  }
 }
 
 function toEntry(r: Record<string, unknown>): LogEntry {

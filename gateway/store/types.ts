@@ -1,6 +1,6 @@
 /** What config.json holds: keys (hashes only), lines (no credentials), groups and aliases. */
 import type { Quirks } from '../core/quirks.js';
-import type { UpstreamProtocolId } from '../core/protocol-ids.js';
+import type { FormatId } from '../core/formats.js';
 import type { Timeouts } from '../upstream/client.js';
 
 export type KeyState = 'enabled' | 'disabled' | 'deleted';
@@ -38,7 +38,7 @@ export interface AliasRecord {
 export interface LineRecord {
   id: string;
   name: string;
-  protocol: UpstreamProtocolId;
+  protocol: FormatId;
   baseUrl: string;
   /** Catalogue model ids this line serves. */
   models: string[];

@@ -109,7 +109,7 @@ describe('each route through the typed client', () => {
   test('listModels', async () => {
     const gpt4o = (await call('listModels')).models.find((m) => m.id === 'gpt-4o');
     assert.deepEqual(gpt4o?.lines, ['served']);
-    assert.deepEqual(gpt4o?.access, { 'openai-chat': 'native', 'anthropic-messages': 'translated', 'openai-responses': 'translated', gemini: 'translated' });
+    assert.deepEqual(gpt4o?.access, { 'openai-chat': 'native', anthropic: 'translated', 'openai-responses': 'translated', gemini: 'translated' });
   });
 
   test('groups: add, list', async () => {

@@ -35,7 +35,7 @@ for (const upstream of UPSTREAM_PROTOCOLS) {
     assert.equal(result.is_error, false, out);
     assert.equal(result.num_turns, 2, `one tool call, then the answer: ${out.slice(0, 1000)}`);
     assert.ok(result.result.includes(NOTES), result.result);
-    await assertLogged(rig.gw, key, model, 'anthropic-messages', upstream);
+    await assertLogged(rig.gw, key, model, 'anthropic', upstream);
     await disconnectWithCli(rig, 'claude-code', key);
     assertRestored(before);
   });

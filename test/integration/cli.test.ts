@@ -93,8 +93,8 @@ describe('tollgate CLI', () => {
     const mini = models.find((m) => m.id === 'gpt-4o-mini')!;
     assert.equal(mini.prices.input, 150_000);
     assert.deepEqual(mini.lines, ['mock']);
-    assert.deepEqual(mini.access, { 'openai-chat': 'native', 'anthropic-messages': 'translated', 'openai-responses': 'translated', gemini: 'translated' });
-    assert.equal(models.find((m) => m.id === 'claude-haiku-4-5')!.access['anthropic-messages'], 'unavailable');
+    assert.deepEqual(mini.access, { 'openai-chat': 'native', anthropic: 'translated', 'openai-responses': 'translated', gemini: 'translated' });
+    assert.equal(models.find((m) => m.id === 'claude-haiku-4-5')!.access.anthropic, 'unavailable');
     assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini .* mock +openai-chat/);
     assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini +openai +\$0\.15 +\$0\.60/);
     assert.equal((await tollgate(['groups', 'add', 'team', '--multiplier', '0.8', '--models', 'gpt-4o-mini'])).code, 0);

@@ -148,11 +148,11 @@ function geminiClient(ai: GoogleGenAI): Client {
 
 let mock: MockUpstream;
 let gw: TestGateway;
-const INBOUND = ['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini'] as const;
+const INBOUND = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const;
 type Inbound = (typeof INBOUND)[number];
 const CLIENTS: Record<Inbound, (key: string) => Client> = {
   'openai-chat': (key) => openaiClient(gw.openai(key)),
-  'anthropic-messages': (key) => anthropicClient(new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 })),
+  anthropic: (key) => anthropicClient(new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 })),
   'openai-responses': (key) => responsesClient(gw.openai(key)),
   gemini: (key) => geminiClient(new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } })),
 };

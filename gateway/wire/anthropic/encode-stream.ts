@@ -1,0 +1,85 @@
+import type { BlockStart, StreamEvent } from '../../core/canonical.js';
+import type { EncodeContext } from '../../core/codec.js';
+import type { GatewayError } from '../../core/errors.js';
+import { formatSse } from '../../core/sse.js';
+import { emptyUsage, type Usage } from '../../core/usage.js';
+import { anthropicToolId } from './to-request.js';
+import { messageId, toMessagesStopReason, toMessagesUsage } from './encode.js';
+import { encodeError } from './errors.js';
+
+function sse(name: string, data: Record<string, unknown>): string {
+  return formatSse({ event: name, data: JSON.stringify({ type: name, ...data }) });
+}
+
+/** A failure after the 200: `event: error` with the Anthropic error body; the SDKs raise it as their typed error. */
+export function encodeStreamError(err: GatewayError): string {
+  return formatSse({ event: 'error', data: JSON.stringify(encodeError(err).body) });
+}
+
+function messageStart(id: string, usage: Usage, ctx: EncodeContext): string {
+  // Claude Code reads the prompt size from here, so this is the real or estimated figure the provider gave.
+  const message = { id: messageId(id, ctx), type: 'message', role: 'assistant', model: ctx.requestedModel, content: [], stop_reason: null, stop_sequence: null, usage: toMessagesUsage(usage) };
+  return sse('message_start', { message });
+}
+
+/** The empty block a `content_block_start` announces; deltas fill it in. */
+function startBlock(b: BlockStart): Record<string, unknown> {
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: '' };
+    case 'thinking':
+      return { type: 'thinking', thinking: '', signature: '' };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: b.data };
+    case 'tool_call':
+      // Arguments follow as input_json_delta; the block opens with an empty object.
+      return { type: 'tool_use', id: anthropicToolId(b.id), name: b.name, input: {} };
+  }
+}
+
+/**
+ * Canonical stream → Messages SSE: message_start, content blocks, message_delta (cumulative usage
+ * with the input side repeated), message_stop. No `[DONE]`. An `error` event ends the stream with
+ * `event: error` and no message_stop. Errors thrown by `events` propagate to the caller, which
+ * turns them into an error event (core/translate.ts).
+ */
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  let started = false;
+  for await (const ev of events) {
+    if (!started && ev.type !== 'start' && ev.type !== 'error') {
+      // A provider that did not announce the message: open it anyway, clients need message_start first.
+      yield messageStart('', emptyUsage(), ctx);
+    }
+    started = true;
+    switch (ev.type) {
+      case 'start':
+        yield messageStart(ev.id, ev.usage, ctx);
+        break;
+      case 'block_start':
+        yield sse('content_block_start', { index: ev.index, content_block: startBlock(ev.block) });
+        break;
+      case 'text_delta':
+        yield sse('content_block_delta', { index: ev.index, delta: { type: 'text_delta', text: ev.text } });
+        break;
+      case 'tool_args_delta':
+        yield sse('content_block_delta', { index: ev.index, delta: { type: 'input_json_delta', partial_json: ev.json } });
+        break;
+      case 'thinking_delta':
+        yield sse('content_block_delta', { index: ev.index, delta: { type: 'thinking_delta', thinking: ev.text } });
+        break;
+      case 'signature_delta':
+        yield sse('content_block_delta', { index: ev.index, delta: { type: 'signature_delta', signature: ev.signature } });
+        break;
+      case 'block_stop':
+        yield sse('content_block_stop', { index: ev.index });
+        break;
+      case 'stop':
+        yield sse('message_delta', { delta: { stop_reason: toMessagesStopReason(ev.stopReason), stop_sequence: ev.stopSequence ?? null }, usage: toMessagesUsage(ev.usage) });
+        yield sse('message_stop', {});
+        return;
+      case 'error':
+        yield encodeStreamError(ev.error);
+        return;
+    }
+  }
+}

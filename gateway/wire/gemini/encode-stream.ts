@@ -1,0 +1,114 @@
+/**
+ * Canonical stream → Gemini `streamGenerateContent` output: a sequence of whole
+ * GenerateContentResponse chunks, each holding the next parts (protocols.md §4). With `?alt=sse`
+ * each is a bare `data:` event, with no event names and no [DONE]; without it the same chunks form
+ * one JSON array, written incrementally.
+ *
+ * - Text and thinking deltas go out as they come, one part per chunk (`thought:true` for thinking).
+ * - Tool calls are buffered until their block stops and sent whole, one functionCall part: Gemini
+ *   never splits a call, and its clients do not join fragments.
+ * - The finishReason and the final usageMetadata ride on the last chunk that has content: the
+ *   @google/genai chat helper (and Gemini CLI's own check) treat a chunk with empty `parts` as
+ *   invalid and then drop the whole answer from their history. So one chunk is always held back
+ *   until the next one, or the end, is known.
+ * - Signatures of thinking blocks are dropped: a stream event does not say which family made them,
+ *   and only Gemini's own would pass Gemini's check. A tool call's signature is Gemini's by the
+ *   canonical contract (BlockStart.signature), so it is sent.
+ * - An `error` event ends the stream with a final `{error:{code, message, status}}` chunk, which
+ *   @google/genai raises as an ApiError.
+ */
+import type { StreamEvent } from '../../core/canonical.js';
+import type { EncodeContext } from '../../core/codec.js';
+import { GatewayError } from '../../core/errors.js';
+import { formatSse } from '../../core/sse.js';
+import type { GeminiPart, GeminiResponse } from './types.js';
+import { argsOf, callPart, finishReason, toGeminiUsage } from './encode.js';
+import { errorBody, type GeminiErrorBody } from './errors.js';
+
+interface PendingCall {
+  id: string;
+  name: string;
+  signature: string | undefined;
+  json: string;
+}
+
+/** The stream as Gemini response objects (and at most one error body, last). */
+export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<GeminiResponse | GeminiErrorBody> {
+  const chunk = (parts: GeminiPart[]): GeminiResponse => ({
+    candidates: [{ content: { role: 'model', parts }, index: 0 }],
+    modelVersion: ctx.requestedModel,
+    responseId: ctx.requestId,
+  });
+  const calls = new Map<number, PendingCall>();
+  let held: GeminiResponse | undefined;
+  /** Holds `next` back and returns the chunk it replaces, ready to go out. */
+  const hold = (next: GeminiResponse): GeminiResponse[] => {
+    const out = held ? [held] : [];
+    held = next;
+    return out;
+  };
+  const flush = (): GeminiResponse[] => {
+    const out = held ? [held] : [];
+    held = undefined;
+    return out;
+  };
+
+  for await (const ev of events) {
+    switch (ev.type) {
+      case 'block_start':
+        if (ev.block.type === 'tool_call') calls.set(ev.index, { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' });
+        break;
+      case 'text_delta':
+        if (ev.text !== '') yield* hold(chunk([{ text: ev.text }]));
+        break;
+      case 'thinking_delta':
+        if (ev.text !== '') yield* hold(chunk([{ text: ev.text, thought: true }]));
+        break;
+      case 'tool_args_delta': {
+        const call = calls.get(ev.index);
+        if (call) call.json += ev.json;
+        break;
+      }
+      case 'block_stop': {
+        const call = calls.get(ev.index);
+        if (!call) break;
+        calls.delete(ev.index);
+        yield* hold(chunk([callPart(call.id, call.name, argsOf(call.json), call.signature)]));
+        break;
+      }
+      case 'stop': {
+        const last = held ?? chunk([]);
+        held = undefined;
+        const candidate = last.candidates?.[0];
+        if (candidate) candidate.finishReason = finishReason(ev.stopReason);
+        yield { ...last, usageMetadata: toGeminiUsage(ev.usage) };
+        return;
+      }
+      case 'error':
+        yield* flush();
+        yield errorBody(ev.error);
+        return;
+      default:
+        // start, signature_delta: nothing to send (see the file comment).
+        break;
+    }
+  }
+  // The provider ended without `stop` or `error`: tell the client rather than fake a finish.
+  yield* flush();
+  yield errorBody(new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' }));
+}
+
+/** `?alt=sse`: one `data:` event per chunk. */
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  for await (const r of encodeResponses(events, ctx)) yield formatSse({ data: JSON.stringify(r) });
+}
+
+/** No `alt=sse`: the same chunks as one JSON array (`[`chunk`,`chunk…`]`), sent as they come; Content-Type application/json. */
+export async function* encodeStreamAsJsonArray(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  let first = true;
+  for await (const r of encodeResponses(events, ctx)) {
+    yield `${first ? '[' : ',\r\n'}${JSON.stringify(r)}`;
+    first = false;
+  }
+  yield first ? '[]' : ']';
+}

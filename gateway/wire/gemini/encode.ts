@@ -1,0 +1,100 @@
+/**
+ * Canonical answer → a Gemini `GenerateContentResponse` (protocols.md §4).
+ *
+ * - Thinking → `{text, thought:true}` parts; text → `{text}`; tool calls → `{functionCall:{id,
+ *   name, args}}` (the canonical id goes out, and Gemini clients send it back on the
+ *   functionResponse). A thoughtSignature is attached only when Gemini made it: other families'
+ *   signatures would fail Gemini's check if the client ever sent them to Google.
+ * - Gemini has no tool-call finish reason: a turn that calls tools ends with STOP, and so does a
+ *   matched stop sequence. Refusals are SAFETY; a full context is MAX_TOKENS.
+ * - `modelVersion` is the model the client asked for; `responseId` is Tollgate's request id, so a
+ *   client can quote it against the log.
+ */
+import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
+import type { EncodeContext } from '../../core/codec.js';
+import type { Usage } from '../../core/usage.js';
+import type { GeminiPart, GeminiResponse, GeminiUsage } from './types.js';
+
+const FINISH: Record<StopReason, string> = {
+  end_turn: 'STOP',
+  stop_sequence: 'STOP',
+  tool_use: 'STOP',
+  pause_turn: 'STOP',
+  max_tokens: 'MAX_TOKENS',
+  context_exceeded: 'MAX_TOKENS',
+  refusal: 'SAFETY',
+};
+
+export function finishReason(r: StopReason): string {
+  return FINISH[r];
+}
+
+/**
+ * Canonical usage in Gemini's shape. Gemini counts cached tokens INSIDE promptTokenCount and
+ * thoughts OUTSIDE candidatesTokenCount, so every input bucket is added back (cache writes have no
+ * Gemini field and are prompt tokens to a Gemini client) and the reasoning share is taken out of
+ * the candidates. Audio and image input, split out by the provider, go back in as modality details.
+ */
+export function toGeminiUsage(u: Usage): GeminiUsage {
+  const text = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+  const prompt = text + u.audioInputTokens + u.imageInputTokens;
+  const thoughts = Math.min(u.reasoningTokens, u.outputTokens);
+  const wire: GeminiUsage = { promptTokenCount: prompt, candidatesTokenCount: u.outputTokens - thoughts, totalTokenCount: prompt + u.outputTokens };
+  if (u.cacheReadTokens > 0) wire.cachedContentTokenCount = u.cacheReadTokens;
+  if (thoughts > 0) wire.thoughtsTokenCount = thoughts;
+  if (u.audioInputTokens > 0 || u.imageInputTokens > 0) {
+    const details = [{ modality: 'TEXT', tokenCount: text }];
+    if (u.audioInputTokens > 0) details.push({ modality: 'AUDIO', tokenCount: u.audioInputTokens });
+    if (u.imageInputTokens > 0) details.push({ modality: 'IMAGE', tokenCount: u.imageInputTokens });
+    wire.promptTokensDetails = details;
+  }
+  return wire;
+}
+
+/** Tool arguments as streamed JSON text → the object Gemini sends; text that is not an object is kept raw, not lost. */
+export function argsOf(json: string): Record<string, unknown> {
+  if (json.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // kept raw below
+  }
+  return { _raw: json };
+}
+
+export function callPart(id: string, name: string, args: Record<string, unknown>, signature: string | undefined): GeminiPart {
+  const part: GeminiPart = { functionCall: { id, name, args } };
+  if (signature) part.thoughtSignature = signature;
+  return part;
+}
+
+/** One content block as a Gemini part; tool results and redacted thinking never come out of a Gemini model. */
+function part(b: ContentBlock): GeminiPart | undefined {
+  switch (b.type) {
+    case 'text':
+      return b.text === '' ? undefined : { text: b.text };
+    case 'thinking':
+      return b.family === 'gemini' && b.signature ? { text: b.text, thought: true, thoughtSignature: b.signature } : { text: b.text, thought: true };
+    case 'tool_call':
+      return callPart(b.id, b.name, b.input, b.signatureFamily === 'gemini' ? b.signature : undefined);
+    case 'image':
+    case 'document': {
+      const s = b.source;
+      if (s.kind === 'base64') return { inlineData: { mimeType: s.mediaType, data: s.data } };
+      if (s.kind === 'text') return { text: s.data };
+      return { fileData: { fileUri: s.kind === 'url' ? s.url : s.fileId } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext): GeminiResponse {
+  return {
+    candidates: [{ content: { role: 'model', parts: res.content.flatMap((b) => part(b) ?? []) }, finishReason: finishReason(res.stopReason), index: 0 }],
+    usageMetadata: toGeminiUsage(res.usage),
+    modelVersion: ctx.requestedModel,
+    responseId: ctx.requestId,
+  };
+}

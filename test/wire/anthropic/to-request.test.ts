@@ -1,0 +1,167 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { CanonicalMessage, CanonicalRequest } from '../../../gateway/core/canonical.js';
+import { ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, toRequest } from '../../../gateway/wire/anthropic/to-request.js';
+
+function req(over: Partial<CanonicalRequest> = {}): CanonicalRequest {
+  return { model: 'claude-sonnet-4-6', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], tools: [], stream: false, notes: [], ...over };
+}
+
+type Body = Anthropic.MessageCreateParams & { temperature?: number; top_p?: number; top_k?: number };
+const body = (r: CanonicalRequest): Body => toRequest(r).body as Body;
+const user = (...content: CanonicalMessage['content']): CanonicalMessage => ({ role: 'user', content });
+const assistant = (...content: CanonicalMessage['content']): CanonicalMessage => ({ role: 'assistant', content });
+
+describe('toRequest', () => {
+  test('path, headers and the minimal body', () => {
+    const up = toRequest(req());
+    assert.equal(up.path, '/v1/messages');
+    assert.deepEqual(up.headers, { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' });
+    const expected: Anthropic.MessageCreateParams = { model: 'claude-sonnet-4-6', max_tokens: DEFAULT_MAX_TOKENS, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] };
+    assert.deepEqual(up.body, expected);
+  });
+
+  test('max_tokens: the client value, else the default, raised above an explicit thinking budget', () => {
+    assert.equal(body(req({ maxOutputTokens: 300 })).max_tokens, 300);
+    assert.equal(body(req({ thinking: { type: 'enabled', budgetTokens: 8000 } })).max_tokens, 8000 + DEFAULT_MAX_TOKENS);
+    assert.equal(body(req({ maxOutputTokens: 2000, thinking: { type: 'enabled', budgetTokens: 8000 } })).max_tokens, 2000);
+  });
+
+  test('system blocks keep cache_control; empty text blocks are dropped everywhere', () => {
+    const b = body(req({
+      system: [{ type: 'text', text: 'A', cacheControl: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: '' }],
+      messages: [user({ type: 'text', text: '' }, { type: 'text', text: 'Hi' }), assistant({ type: 'text', text: '' }), user({ type: 'text', text: 'more' })],
+    }));
+    assert.deepEqual(b.system, [{ type: 'text', text: 'A', cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+    // The assistant turn emptied out, so the two user turns around it merge.
+    assert.deepEqual(b.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'more' }] }]);
+  });
+
+  test('a conversation starting with the assistant (or empty) gets a filler user turn and a note', () => {
+    const r = req({ messages: [assistant({ type: 'text', text: 'Hello' })] });
+    assert.deepEqual(body(r).messages, [{ role: 'user', content: [{ type: 'text', text: '.' }] }, { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }]);
+    assert.match(r.notes.join('\n'), /did not start with a user turn/);
+    assert.deepEqual(body(req({ messages: [] })).messages, [{ role: 'user', content: [{ type: 'text', text: '.' }] }]);
+  });
+
+  test('mid-conversation system messages become <system-reminder> user text; tool results lead their turn', () => {
+    const r = req({
+      messages: [
+        user({ type: 'text', text: 'q' }),
+        assistant({ type: 'tool_call', id: 'call_1', name: 'f', input: {} }),
+        { role: 'system', content: [{ type: 'text', text: 'Be terse.', cacheControl: { type: 'ephemeral' } }] },
+        user({ type: 'text', text: 'and' }, { type: 'tool_result', toolCallId: 'call_1', name: 'f', content: [{ type: 'text', text: 'ok' }] }),
+      ],
+    });
+    assert.deepEqual(body(r).messages.slice(2), [
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'ok' }] },
+          { type: 'text', text: '<system-reminder>\nBe terse.\n</system-reminder>', cache_control: { type: 'ephemeral' } },
+          { type: 'text', text: 'and' },
+        ],
+      },
+    ]);
+    assert.deepEqual(r.notes, ['anthropic: mid-conversation system messages sent as <system-reminder> user text']);
+  });
+
+  test('thinking from Anthropic is sent back unchanged; foreign or unsigned thinking and foreign signatures are dropped', () => {
+    const r = req({
+      messages: [
+        user({ type: 'text', text: 'q' }),
+        assistant(
+          { type: 'thinking', text: 'mine', signature: 'sig', family: 'anthropic' },
+          { type: 'redacted_thinking', data: 'opaque', family: 'anthropic' },
+          { type: 'thinking', text: 'theirs', signature: 'gsig', family: 'gemini' },
+          { type: 'thinking', text: 'unsigned', family: 'anthropic' },
+          { type: 'redacted_thinking', data: 'enc', family: 'openai' },
+          { type: 'tool_call', id: 'functions.f:0', name: 'f', input: { a: 1 }, signature: 'gsig', signatureFamily: 'gemini' },
+        ),
+        user({ type: 'tool_result', toolCallId: 'functions.f:0', content: [], isError: true }),
+      ],
+    });
+    const [, a, u] = body(r).messages;
+    const id = ((a?.content as Anthropic.ContentBlockParam[])[2] as Anthropic.ToolUseBlockParam).id;
+    assert.match(id, /^functions_f_0_[0-9a-f]{12}$/);
+    assert.deepEqual(a?.content, [
+      { type: 'thinking', thinking: 'mine', signature: 'sig' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'tool_use', id, name: 'f', input: { a: 1 } },
+    ]);
+    assert.deepEqual(u?.content, [{ type: 'tool_result', tool_use_id: id, is_error: true }]);
+    assert.deepEqual(r.notes, [
+      'anthropic: dropped a thinking block from gemini',
+      'anthropic: dropped a thinking block from anthropic (unsigned)',
+      'anthropic: dropped a redacted_thinking block from openai',
+      'anthropic: dropped the gemini signature of tool call functions.f:0',
+    ]);
+  });
+
+  test('images and documents', () => {
+    const b = body(req({
+      messages: [
+        user(
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' }, detail: 'high', cacheControl: { type: 'ephemeral' } },
+          { type: 'image', source: { kind: 'url', url: 'https://x/a.png' } },
+          { type: 'image', source: { kind: 'file', fileId: 'file_1' } },
+          { type: 'document', source: { kind: 'text', mediaType: 'text/markdown', data: '# hi' }, title: 'Notes' },
+          { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0=' } },
+        ),
+      ],
+    }));
+    const expected: Anthropic.ContentBlockParam[] = [
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' }, cache_control: { type: 'ephemeral' } },
+      { type: 'image', source: { type: 'url', url: 'https://x/a.png' } },
+      { type: 'image', source: { type: 'file', file_id: 'file_1' } },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: '# hi' }, title: 'Notes' },
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
+    ];
+    assert.deepEqual(b.messages[0]?.content, expected);
+  });
+
+  test('tools and tool_choice', () => {
+    const tools: CanonicalRequest['tools'] = [
+      { name: 'f', description: 'does f', inputSchema: { type: 'object', properties: {} }, strict: true, cacheControl: { type: 'ephemeral' } },
+      { name: 'g', inputSchema: {} },
+    ];
+    const b = body(req({ tools, toolChoice: { type: 'any', disableParallel: true } }));
+    const expected: Anthropic.ToolUnion[] = [
+      { name: 'f', description: 'does f', input_schema: { type: 'object', properties: {} }, strict: true, cache_control: { type: 'ephemeral' } },
+      { name: 'g', input_schema: { type: 'object' } },
+    ];
+    assert.deepEqual(b.tools, expected);
+    assert.deepEqual(b.tool_choice, { type: 'any', disable_parallel_tool_use: true });
+    assert.deepEqual(body(req({ tools, toolChoice: { type: 'tool', name: 'g' } })).tool_choice, { type: 'tool', name: 'g' });
+    assert.deepEqual(body(req({ tools, toolChoice: { type: 'none' } })).tool_choice, { type: 'none' });
+    const noTools = req({ toolChoice: { type: 'auto' } });
+    assert.equal(body(noTools).tool_choice, undefined);
+    assert.deepEqual(noTools.notes, ['anthropic: dropped tool_choice (no tools)']);
+  });
+
+  test('thinking, effort, sampling, user and stream', () => {
+    const b = body(req({ thinking: { type: 'adaptive' }, reasoningEffort: 'minimal', temperature: 1.6, topP: 0.9, topK: 5, stopSequences: ['X'], user: 'u-1', stream: true }));
+    assert.deepEqual(
+      { thinking: b.thinking, output_config: b.output_config, temperature: b.temperature, top_p: b.top_p, top_k: b.top_k, stop_sequences: b.stop_sequences, metadata: b.metadata, stream: b.stream },
+      { thinking: { type: 'adaptive' }, output_config: { effort: 'low' }, temperature: 1, top_p: 0.9, top_k: 5, stop_sequences: ['X'], metadata: { user_id: 'u-1' }, stream: true },
+    );
+    assert.deepEqual(body(req({ thinking: { type: 'enabled', budgetTokens: 2048 }, maxOutputTokens: 4096 })).thinking, { type: 'enabled', budget_tokens: 2048 });
+    const effortOnly = req({ reasoningEffort: 'high', seed: 7, frequencyPenalty: 0.5 });
+    assert.equal(body(effortOnly).output_config, undefined);
+    assert.deepEqual(effortOnly.notes, [
+      'anthropic: dropped reasoning effort "high" (thinking is not adaptive)',
+      'anthropic: dropped seed (Messages has no such parameter)',
+      'anthropic: dropped frequency_penalty (Messages has no such parameter)',
+    ]);
+  });
+
+  test('JSON response formats become a system instruction', () => {
+    const r = req({ system: [{ type: 'text', text: 'S' }], responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { a: { type: 'number' } } } } });
+    const system = body(r).system as Anthropic.TextBlockParam[];
+    assert.equal(system.length, 2);
+    assert.match(system[1]?.text ?? '', /single JSON object.*"answer".*\{"type":"object","properties":\{"a":\{"type":"number"\}\}\}/s);
+    assert.deepEqual(r.notes, ['anthropic: response_format emulated with a system instruction']);
+    assert.equal(body(req({ responseFormat: { type: 'text' } })).system, undefined);
+  });
+});
