@@ -4,7 +4,7 @@ import { removeRuntime, writeRuntime } from './runtime.js';
 import type { Where } from './connect/index.js';
 import { buildServer } from './server.js';
 import { VERSION } from './version.js';
-import { Gateway } from './services.js';
+import { openGateway, type Gateway } from './compose.js';
 import type { SecretStore } from './store/secrets.js';
 
 export interface ServeOptions {
@@ -30,7 +30,7 @@ export { VERSION };
 
 /** Opens the data dir, starts the gateway and records where it listens. */
 export async function serve(opts: ServeOptions): Promise<Running> {
-  const gateway = await Gateway.open(opts.dataDir, opts.secrets);
+  const gateway = await openGateway(opts.dataDir, opts.secrets);
   const adminToken = loadOrCreateAdminToken(opts.dataDir);
   let url = '';
   const app = await buildServer({

@@ -1,14 +1,16 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { adminRoutes } from './admin/routes.js';
 import type { StatusView } from './admin/contract.js';
+import type { Gateway } from './compose.js';
 import type { Where } from './connect/index.js';
 import { asGatewayError, GatewayError } from './core/errors.js';
-import { newExchange, type Exchange } from './core/exchange.js';
-import type { InboundProtocol, ProtocolRoute } from './core/inbound.js';
-import { sendJson } from './core/respond.js';
-import { INBOUND } from './wire/clients.js';
+import type { FormatRoute, WireFormat } from './core/format.js';
+import { newExchange, type Exchange } from './relay/exchange.js';
+import { sendJson } from './relay/respond.js';
+import { handleRoute } from './relay/route.js';
+import { settle } from './relay/settle.js';
 import type { KeyRecord } from './store/types.js';
-import type { Gateway } from './services.js';
+import { FORMAT_LIST } from './wire/index.js';
 import { notFoundHint } from './wrong-path.js';
 
 declare module 'fastify' {
@@ -16,8 +18,8 @@ declare module 'fastify' {
     exchange: Exchange | null;
     rawBody: string;
     tollgateKey: KeyRecord | null;
-    /** The inbound protocol answering this request (chosen by headers where a path is shared). */
-    inbound: InboundProtocol | null;
+    /** The wire format answering this request (chosen by headers where a path is shared). */
+    format: WireFormat | null;
   }
 }
 
@@ -64,7 +66,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.decorateRequest('exchange', null);
   app.decorateRequest('rawBody', '');
   app.decorateRequest('tollgateKey', null);
-  app.decorateRequest('inbound', null);
+  app.decorateRequest('format', null);
 
   // Bodies are kept as received (for the prompt estimate and pass-through) and parsed once.
   // Any content type is read as JSON: some clients omit or mislabel it.
@@ -91,20 +93,20 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(adminRoutes, { gateway: g, token: opts.adminToken, status: opts.status, toolsHome: opts.toolsHome });
 
   const byPath = new Map<string, Mounted[]>();
-  for (const protocol of INBOUND) {
-    for (const route of protocol.routes) {
+  for (const format of FORMAT_LIST) {
+    for (const route of format.routes) {
       const key = `${route.method} ${route.url}`;
-      byPath.set(key, [...(byPath.get(key) ?? []), { protocol, route }]);
+      byPath.set(key, [...(byPath.get(key) ?? []), { format, route }]);
     }
   }
   for (const entries of byPath.values()) mountRoute(app, g, entries);
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
-    const protocol = req.inbound ?? INBOUND[0]!;
+    const format = req.format ?? FORMAT_LIST[0]!;
     const gerr = toGatewayError(err);
     if (gerr.kind === 'internal') req.log.error(err);
-    if (req.exchange) await g.settle(req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
-    const enc = protocol.encodeError(gerr);
+    if (req.exchange) await settle(g.billing, req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
+    const enc = format.encodeError(gerr);
     if (req.exchange) void reply.header('x-request-id', req.exchange.requestId);
     return reply.code(enc.status).headers(enc.headers).send(enc.body);
   });
@@ -113,8 +115,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     if (req.url === '/api' || req.url.startsWith('/api/')) {
       return reply.code(404).send({ error: { code: 'not_found', message: `The admin API has no route ${req.method} ${req.url.split('?')[0]}. See docs/admin-api.md.` } });
     }
-    const { protocol, error } = notFoundHint(req.method, req.url, one(req.headers.host) ?? '127.0.0.1:4141');
-    const enc = protocol.encodeError(error);
+    const { format, error } = notFoundHint(req.method, req.url, one(req.headers.host) ?? '127.0.0.1:4141');
+    const enc = format.encodeError(error);
     return reply.code(enc.status).headers(enc.headers).send(enc.body);
   });
 
@@ -122,11 +124,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 }
 
 interface Mounted {
-  protocol: InboundProtocol;
-  route: ProtocolRoute;
+  format: WireFormat;
+  route: FormatRoute;
 }
 
-/** Where protocols share a path, the one whose `accepts` matches the headers answers; else the default. */
+/** Where formats share a path, the one whose `accepts` matches the headers answers; else the default. */
 function choose(entries: Mounted[], headers: Record<string, string | string[] | undefined>): Mounted {
   return entries.find((e) => e.route.accepts?.(headers)) ?? entries.find((e) => !e.route.accepts) ?? entries[0]!;
 }
@@ -139,11 +141,12 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[]): void 
     ...(first.route.bodySchema ? { schema: { body: first.route.bodySchema } } : {}),
     // Authenticate before the body is parsed: an unauthenticated request costs no parsing.
     onRequest: async (req: FastifyRequest) => {
-      const { protocol, route } = choose(entries, req.headers);
-      req.inbound = protocol;
-      const ex = newExchange(protocol.id, route.method === 'POST' && route.billable !== false);
+      const { format, route } = choose(entries, req.headers);
+      req.format = format;
+      // Only model requests get a ledger row; a model route may still turn out to be a local answer.
+      const ex = newExchange(format.id, route.method === 'POST' && 'model' in route);
       req.exchange = ex;
-      const key = g.authenticate({
+      const key = g.keys.authenticate({
         authorization: one(req.headers.authorization),
         xApiKey: one(req.headers['x-api-key']),
         xGoogApiKey: one(req.headers['x-goog-api-key']),
@@ -156,40 +159,36 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[]): void 
       reply.hijack();
       const res = reply.raw;
       const ex = req.exchange!;
-      const { protocol, route } = choose(entries, req.headers);
+      const { format, route } = choose(entries, req.headers);
       if (route.bodySchema && (req.body === undefined || req.body === null || typeof req.body !== 'object')) {
         // Fastify's schema check passes an absent body; answer it like any invalid body.
         const err = new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
-        return fail(g, protocol, ex, res, err);
+        return fail(g, format, ex, res, err);
       }
       try {
-        await route.handle({
-          gateway: g,
-          exchange: ex,
-          key: req.tollgateKey!,
+        await handleRoute(g.relay, format, route, ex, req.tollgateKey!, {
           body: req.body,
           rawBody: req.rawBody,
           params: req.params as Record<string, string>,
           query: req.query as Record<string, string | undefined>,
           headers: req.headers,
-          res,
-        });
+        }, res);
       } catch (err) {
         const gerr = asGatewayError(err);
         if (gerr.kind === 'internal') req.log.error(err);
-        await fail(g, protocol, ex, res, gerr);
+        await fail(g, format, ex, res, gerr);
       }
     },
   });
 }
 
-async function fail(g: Gateway, protocol: InboundProtocol, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError): Promise<void> {
-  await g.settle(ex, { status: err.status, usage: null, usageEstimated: false, error: err });
+async function fail(g: Gateway, format: WireFormat, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError): Promise<void> {
+  await settle(g.billing, ex, { status: err.status, usage: null, usageEstimated: false, error: err });
   if (res.headersSent) {
     res.end();
     return;
   }
   if (res.destroyed) return;
-  const enc = protocol.encodeError(err);
+  const enc = format.encodeError(err);
   sendJson(res, enc.status, enc.body, { ...enc.headers, 'x-request-id': ex.requestId });
 }

@@ -151,20 +151,22 @@ test('imports respect the folder boundaries', () => {
   assert.deepEqual(found, [], `Forbidden imports:\n${found.join('\n')}`);
 });
 
-test('every folder under gateway/wire/ exports its InboundProtocol from routes.ts', async () => {
+test('every folder under gateway/wire/ exports its WireFormat from index.ts, and the registry lists each', async () => {
   const base = join(ROOT, 'gateway/wire');
   const folders = readdirSync(base, { withFileTypes: true })
     .filter((e) => e.isDirectory())
-    .map((e) => e.name);
-  assert.ok(folders.length > 0, 'no protocol folders found');
+    .map((e) => e.name)
+    .sort();
+  const { WIRE } = (await import(pathToFileURL(join(base, 'index.ts')).href)) as { WIRE: Record<string, { id: string; routes: unknown[] }> };
+  assert.deepEqual(Object.keys(WIRE).sort(), folders, 'gateway/wire/index.ts must list exactly the format folders');
   for (const id of folders) {
-    const index = join(base, id, 'routes.ts');
-    assert.ok(existsSync(index), `gateway/wire/${id}/ has no routes.ts`);
+    const index = join(base, id, 'index.ts');
+    assert.ok(existsSync(index), `gateway/wire/${id}/ has no index.ts`);
     const mod = (await import(pathToFileURL(index).href)) as Record<string, unknown>;
-    const protocols = Object.values(mod).filter((v): v is { id: unknown; routes: unknown } => typeof v === 'object' && v !== null && 'id' in v && 'routes' in v);
-    const own = protocols.find((p) => p.id === id);
-    assert.ok(own, `gateway/wire/${id}/routes.ts exports no InboundProtocol with id "${id}" (found ids: ${protocols.map((p) => String(p.id)).join(', ') || 'none'})`);
-    assert.ok(Array.isArray(own.routes) && own.routes.length > 0, `gateway/wire/${id}: the InboundProtocol has no routes`);
+    const own = Object.values(mod).find((v): v is { id: unknown; routes: unknown } => typeof v === 'object' && v !== null && (v as { id?: unknown }).id === id && 'routes' in v);
+    assert.ok(own, `gateway/wire/${id}/index.ts exports no WireFormat with id "${id}"`);
+    assert.equal(WIRE[id], own, `gateway/wire/index.ts must register the object gateway/wire/${id}/index.ts exports`);
+    assert.ok(Array.isArray(own.routes) && own.routes.length > 0, `gateway/wire/${id}: the format has no routes`);
   }
 });
 

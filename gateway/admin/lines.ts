@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { authHeaders } from '../core/auth.js';
 import { endpoint } from '../upstream/client.js';
-import { PROVIDERS } from '../wire/upstreams.js';
-import type { Gateway } from '../services.js';
+import { wireFormat } from '../wire/index.js';
+import type { Gateway } from '../compose.js';
 import type { LineRecord } from '../store/types.js';
 import type { Quirks } from '../core/quirks.js';
 import type { CreateLineBody, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
@@ -15,7 +16,7 @@ export function lineView(g: Gateway, l: LineRecord): LineView {
     baseUrl: l.baseUrl,
     models: l.models,
     modelMap: l.modelMap,
-    apiKeySource: g.keySource(l),
+    apiKeySource: g.lines.keySource(l),
     apiKeyEnv: l.apiKeyEnv,
     rpm: l.rpm,
     priority: l.priority,
@@ -136,7 +137,7 @@ export async function addLine(g: Gateway, request: CreateLineBody): Promise<Line
       d.lines.push(line);
     });
   } catch (err) {
-    if (body.apiKey !== undefined) await g.setCredential(id, undefined).catch(() => undefined);
+    if (body.apiKey !== undefined) await g.lines.setCredential(id, undefined).catch(() => undefined);
     throw err;
   }
   return lineView(g, line);
@@ -145,7 +146,7 @@ export async function addLine(g: Gateway, request: CreateLineBody): Promise<Line
 /** Puts a line's key in the OS keychain, or says plainly that there is none here. */
 async function storeKey(g: Gateway, lineId: string, secret: string): Promise<void> {
   try {
-    await g.setCredential(lineId, secret);
+    await g.lines.setCredential(lineId, secret);
   } catch (err) {
     throw new AdminError(
       503,
@@ -157,7 +158,7 @@ async function storeKey(g: Gateway, lineId: string, secret: string): Promise<voi
 
 /** Removes a line's key from the keychain when it no longer comes from there. */
 async function dropKey(g: Gateway, line: LineRecord): Promise<void> {
-  if (g.keySource(line) === 'keychain') await g.setCredential(line.id, undefined).catch(() => undefined);
+  if (g.lines.keySource(line) === 'keychain') await g.lines.setCredential(line.id, undefined).catch(() => undefined);
 }
 
 export async function updateLine(g: Gateway, name: string, body: UpdateLineBody): Promise<LineView> {
@@ -201,20 +202,20 @@ export async function removeLine(g: Gateway, name: string): Promise<LineView> {
 
 /** Asks the upstream for its model list: free, and it proves the URL and the credential. */
 async function fetchModels(g: Gateway, line: LineRecord): Promise<{ status: number; ids: string[]; latencyMs: number; message: string }> {
-  const provider = PROVIDERS[line.protocol];
-  if (!provider) throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${line.protocol}" has no adapter in this build.`);
-  const credential = await g.credentialFor(line);
-  const url = endpoint(line.baseUrl, provider.models.path);
+  const side = wireFormat(line.protocol)?.upstream;
+  if (!side) throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${line.protocol}" has no wire format in this build.`);
+  const credential = await g.lines.credentialFor(line);
+  const url = endpoint(line.baseUrl, side.models.path);
   const started = performance.now();
   const res = await fetch(url, {
-    headers: { accept: 'application/json', 'user-agent': 'Tollgate', ...(provider.models.headers ?? {}), ...(credential === undefined ? {} : provider.authHeaders(credential)) },
-    signal: AbortSignal.timeout(g.timeoutsFor(line).connectMs + 10_000),
+    headers: { accept: 'application/json', 'user-agent': 'Tollgate', ...(side.models.headers ?? {}), ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)) },
+    signal: AbortSignal.timeout(g.lines.timeoutsFor(line).connectMs + 10_000),
   });
   const text = await res.text();
   const latencyMs = Math.round(performance.now() - started);
   if (!res.ok) return { status: res.status, ids: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
   try {
-    return { status: res.status, ids: provider.models.ids(JSON.parse(text)), latencyMs, message: 'ok' };
+    return { status: res.status, ids: side.models.ids(JSON.parse(text)), latencyMs, message: 'ok' };
   } catch {
     return { status: res.status, ids: [], latencyMs, message: 'the answer is not a model list' };
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { formatUsd, parseMultiplier } from '../core/money.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
-import type { Gateway } from '../services.js';
+import type { Gateway } from '../compose.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import { FORMATS, type FormatId } from '../core/formats.js';
 import { AdminError } from './errors.js';
@@ -70,7 +70,6 @@ export async function createKey(g: Gateway, body: CreateKeyBody): Promise<Create
   await g.config.update((d) => {
     d.keys.push(record);
   });
-  g.reindexKeys();
   return { key: keyView(g, record), secret };
 }
 
@@ -86,10 +85,8 @@ export async function rotateSecret(g: Gateway, name: string): Promise<{ secret: 
     k.hash = hashSecret(secret);
     k.last4 = lastFour(secret);
   });
-  g.reindexKeys();
   const undo = async (): Promise<void> => {
     await g.config.update(() => Object.assign(k, old));
-    g.reindexKeys();
   };
   return { secret, key: keyView(g, k), undo };
 }
@@ -105,14 +102,13 @@ export async function setKeyState(g: Gateway, name: string, state: KeyRecord['st
   await g.config.update(() => {
     k.state = state;
   });
-  g.reindexKeys();
   return keyView(g, k);
 }
 
 export function wallet(g: Gateway): WalletView {
   const balanceMicro = g.ledger.balanceMicro();
   const topupsMicro = g.ledger.topupsMicro();
-  return { balanceMicro, heldMicro: g.reservations.heldMicro(), topupsMicro, spentMicro: topupsMicro - balanceMicro };
+  return { balanceMicro, heldMicro: g.billing.reservations.heldMicro(), topupsMicro, spentMicro: topupsMicro - balanceMicro };
 }
 
 export function topup(g: Gateway, amountMicro: number, note?: string): WalletView {
@@ -196,7 +192,7 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
   });
   const problems: string[] = [];
   for (const l of g.config.data.lines) {
-    const source = g.keySource(l);
+    const source = g.lines.keySource(l);
     if (source === 'env' && !process.env[l.apiKeyEnv ?? '']) problems.push(`line ${l.name} needs ${l.apiKeyEnv} set in the gateway's environment`);
     if (source === 'keychain') {
       const found = await g.secrets.get(l.id).then(

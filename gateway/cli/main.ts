@@ -236,8 +236,8 @@ program
       report = await client().call('runDoctor');
     } else {
       // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
-      const [{ Gateway }, { doctor: runDoctor }] = await Promise.all([import('../services.js'), import('../admin/operations.js')]);
-      const g = await Gateway.open(dir);
+      const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([import('../compose.js'), import('../admin/operations.js')]);
+      const g = await openGateway(dir);
       report = await runDoctor(g);
       await g.close();
     }

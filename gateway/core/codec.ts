@@ -1,12 +1,11 @@
 /**
- * The two translator contracts (style.md, habit 2). An inbound protocol decodes its wire request
- * into the canonical model and encodes canonical answers back; a provider encodes canonical
- * requests into its upstream's wire format and decodes the upstream's answers. Neither side knows
- * the other's wire format.
+ * The two translator contracts of a wire format (style.md, habit 2). Its client side decodes a
+ * client's request into the canonical model and encodes canonical answers back; its upstream side
+ * encodes canonical requests for a line that speaks the format and decodes that upstream's answers.
+ * Neither side knows another format: everything passes through the canonical model.
  */
 import type { CanonicalRequest, CanonicalResponse, ProviderFamily, StreamEvent } from './canonical.js';
 import type { GatewayError } from './errors.js';
-import type { FormatId } from './formats.js';
 import type { Quirks } from './quirks.js';
 import type { SseEvent } from './sse.js';
 import type { Usage } from './usage.js';
@@ -18,15 +17,19 @@ export interface EncodeContext {
   requestId: string;
 }
 
-export interface InboundCodec {
-  /** Wire request → canonical. Throws a GatewayError (400) on a body the protocol does not allow. */
-  decodeRequest(body: unknown): CanonicalRequest;
+/** The answers of a client side: what a translated request needs once it has been decoded. */
+export interface ClientEncoder {
   /** Canonical answer → the wire JSON body. */
   encodeResponse(res: CanonicalResponse, ctx: EncodeContext): unknown;
   /** Canonical stream → SSE text, event by event, including the protocol's terminator and, on an error event, its in-band error. */
   encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncIterable<string>;
   /** The Content-Type of what encodeStream writes, when it is not SSE (Gemini without ?alt=sse: one JSON array). */
   streamContentType?: string;
+}
+
+export interface ClientCodec extends ClientEncoder {
+  /** Wire request → canonical. Throws a GatewayError (400) on a body the protocol does not allow. */
+  decodeRequest(body: unknown): CanonicalRequest;
 }
 
 export interface UpstreamRequest {
@@ -38,8 +41,7 @@ export interface UpstreamRequest {
   notes?: string[];
 }
 
-export interface ProviderCodec {
-  id: FormatId;
+export interface UpstreamCodec {
   family: ProviderFamily;
   /** Canonical → the upstream's wire request (credential headers are added by the caller); quirks come from the line. */
   toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamRequest;

@@ -64,3 +64,15 @@ export function asGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   return new GatewayError('internal', 'Internal gateway error; see the gateway log for details.', { code: 'internal_error' });
 }
+
+/** The upstream sent something that is not what its format says (bad JSON, a missing field). */
+export function upstreamMalformed(what: string): GatewayError {
+  return new GatewayError('upstream_error', `Upstream error: ${what}`, { code: 'upstream_malformed' });
+}
+
+/** An error the upstream reported inside a stream it had already started. */
+export function upstreamStreamError(message: string | undefined, overloaded = false): GatewayError {
+  return new GatewayError(overloaded ? 'upstream_unavailable' : 'upstream_error', `Upstream error during the stream: ${message ?? 'unknown'}`, {
+    code: 'upstream_stream_error',
+  });
+}

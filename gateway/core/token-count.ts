@@ -100,35 +100,3 @@ export function imageSize(b: Buffer): { width: number; height: number } | undefi
   }
   return undefined;
 }
-
-/**
- * Per-model correction from o200k counts to what the upstream reports, learnt from requests whose
- * usage the upstream gave: a running average of reported / counted, so count_tokens answers in the
- * model's own tokens without a public tokenizer.
- */
-export class Calibration {
-  private readonly ratios = new Map<string, { ratio: number; samples: number }>();
-
-  /** Vendor defaults before any sample: Claude's tokenizer yields ~15% more tokens than o200k on English and code. */
-  constructor(private readonly defaults: (model: string) => number = (m) => (m.startsWith('claude') ? 1.15 : 1)) {}
-
-  factor(model: string): number {
-    return this.ratios.get(model)?.ratio ?? this.defaults(model);
-  }
-
-  record(model: string, counted: number, reported: number): void {
-    if (counted < 20 || reported <= 0) return; // tiny prompts are mostly framing noise
-    const r = reported / counted;
-    if (r < 0.3 || r > 3) return; // a mismatch this large means the prompt differed (cache, hidden system text)
-    const cur = this.ratios.get(model);
-    if (!cur) this.ratios.set(model, { ratio: r, samples: 1 });
-    else {
-      const weight = Math.min(cur.samples, 19);
-      this.ratios.set(model, { ratio: (cur.ratio * weight + r) / (weight + 1), samples: cur.samples + 1 });
-    }
-  }
-
-  apply(model: string, counted: number): number {
-    return Math.max(1, Math.round(counted * this.factor(model)));
-  }
-}

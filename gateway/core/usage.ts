@@ -27,3 +27,8 @@ export function emptyUsage(): Usage {
 export function totalTokens(u: Usage): number {
   return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens + u.outputTokens;
 }
+
+/** The prompt as the upstream bills it: every bucket but the output. */
+export function promptTokens(u: Usage): number {
+  return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens;
+}

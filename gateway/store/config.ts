@@ -19,6 +19,7 @@ export class ConfigError extends Error {}
  */
 export class ConfigStore {
   private readonly db: Low<ConfigData>;
+  private readonly listeners: (() => void)[] = [];
   readonly path: string;
 
   private constructor(path: string) {
@@ -63,10 +64,20 @@ export class ConfigStore {
     return this.db.data;
   }
 
-  /** Change the config in memory and persist it. Writes are serialised by lowdb's writer. */
+  /**
+   * Change the config in memory, tell the listeners, and persist it. Writes are serialised by
+   * lowdb's writer. The memory is what the gateway runs on, so listeners hear of a change at once,
+   * before it is on disk.
+   */
   async update<T>(change: (data: ConfigData) => T): Promise<T> {
     const result = change(this.db.data);
+    for (const listener of this.listeners) listener();
     await this.db.write();
     return result;
+  }
+
+  /** Calls `listener` after every change made through update(), e.g. to rebuild an index of the data. */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
   }
 }

@@ -1,4 +1,5 @@
 /** What config.json holds: keys (hashes only), lines (no credentials), groups and aliases. */
+import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
 import type { FormatId } from '../core/formats.js';
 import type { Timeouts } from '../upstream/client.js';
@@ -63,6 +64,8 @@ export interface LineRecord {
   createdAt: string;
   /** Request quirks of the vendor, copied from its preset (e.g. OpenAI's max_completion_tokens). */
   quirks?: Quirks;
+  /** How the credential is sent, copied from the line's preset; absent: its wire format's usual style. */
+  auth?: AuthStyle;
 }
 
 export interface GroupRecord {

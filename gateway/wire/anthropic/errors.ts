@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../core/errors.js';
-import { retryHeaders, type EncodedError } from '../../core/inbound.js';
+import { retryHeaders, type EncodedError } from '../../core/format.js';
 
 /** `error.type` per HTTP status, as the Anthropic SDKs map them to their typed errors (protocols.md §2). */
 const TYPES = new Map<number, string>([

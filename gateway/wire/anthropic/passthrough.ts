@@ -1,16 +1,10 @@
-import type { Outcome } from '../../core/exchange.js';
+import { upstreamStreamError } from '../../core/errors.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
 import { ANTHROPIC_VERSION } from './to-request.js';
 import { mergeAnthropicUsage } from './usage.js';
-
-export interface MessagesPassthroughInput extends PassthroughInput {
-  body: Record<string, unknown> & { stream?: unknown };
-  /** The client's anthropic-version and anthropic-beta headers, passed on as they came. */
-  clientHeaders: Record<string, string | string[] | undefined>;
-}
 
 /**
  * Reads a Messages stream as it passes. Only message_start and message_delta (usage; the
@@ -66,7 +60,7 @@ export class MessagesStreamTap extends BaseStreamTap {
 }
 
 /** Headers of the client that an Anthropic upstream should see too. */
-function forwardedHeaders(h: MessagesPassthroughInput['clientHeaders']): Record<string, string> {
+function forwardedHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const version = h['anthropic-version'];
   const out: Record<string, string> = { 'anthropic-version': (Array.isArray(version) ? version[0] : version) ?? ANTHROPIC_VERSION };
   const beta = h['anthropic-beta'];
@@ -74,30 +68,18 @@ function forwardedHeaders(h: MessagesPassthroughInput['clientHeaders']): Record<
   return out;
 }
 
-/** Messages in, `anthropic` upstream out: only `model` is rewritten. */
-export async function passthroughMessages(input: MessagesPassthroughInput): Promise<Outcome> {
-  const { gateway, exchange, body } = input;
-  const admission = exchange.admission!;
-  const stream = body.stream === true;
-  const credential = await gateway.credentialFor(admission.line);
-  const headers = { ...baseHeaders(stream), ...forwardedHeaders(input.clientHeaders) };
-  if (credential !== undefined) headers['x-api-key'] = credential;
-  return passthrough({
-    gateway,
-    exchange,
-    res: input.res,
-    signal: input.signal,
-    path: '/v1/messages',
-    headers,
-    body: upstreamBody(input.rawBody, body, { model: admission.upstreamModel }),
-    stream,
+/**
+ * Messages in, `anthropic` upstream out: only `model` is rewritten; the client's anthropic-version
+ * and anthropic-beta headers go with it as they came.
+ */
+export function messagesPassthrough(body: Record<string, unknown>, rawBody: string, clientHeaders: Record<string, string | string[] | undefined>): Passthrough {
+  return {
+    request: (upstreamModel) => ({ path: '/v1/messages', headers: forwardedHeaders(clientHeaders), body: upstreamBody(rawBody, body, { model: upstreamModel }) }),
     tap: () => new MessagesStreamTap(),
-    fromJson: (parsed) => {
+    readAnswer(parsed) {
       const p = parsed as { usage?: unknown; content?: { text?: string; thinking?: string; input?: unknown }[] };
       const produced = (p.content ?? []).map((b) => b.text ?? b.thinking ?? (b.input ? JSON.stringify(b.input) : '')).join('');
       return { usage: p.usage ? mergeAnthropicUsage(emptyUsage(), p.usage) : undefined, produced };
     },
-    count: input.count,
-    encodeStreamError: input.encodeStreamError,
-  });
+  };
 }

@@ -1,4 +1,4 @@
-import type { InboundCodec } from '../../core/codec.js';
+import type { ClientCodec } from '../../core/codec.js';
 import { decodeRequest } from './decode.js';
 import { encodeResponse } from './encode.js';
 import { encodeStream, encodeStreamAsJsonArray } from './encode-stream.js';
@@ -11,10 +11,10 @@ export interface CodecOptions {
 }
 
 /**
- * The gemini InboundCodec. The model is in the URL path and streaming is in the method, neither in
- * the body that InboundCodec.decodeRequest receives, so the route builds one codec per request.
+ * The gemini ClientCodec. The model is in the URL path and streaming is in the method, neither in
+ * the body that ClientCodec.decodeRequest receives, so the route builds one codec per request.
  */
-export function makeCodec(modelFromPath: string, opts: CodecOptions = {}): InboundCodec {
+export function makeCodec(modelFromPath: string, opts: CodecOptions = {}): ClientCodec {
   return {
     decodeRequest: (body) => decodeRequest(body, modelFromPath, { stream: opts.stream === true }),
     encodeResponse,

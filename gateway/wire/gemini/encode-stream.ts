@@ -21,9 +21,9 @@ import type { StreamEvent } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
-import type { GeminiPart, GeminiResponse } from './types.js';
+import type { GeminiErrorBody, GeminiPart, GeminiResponse } from './types.js';
 import { argsOf, callPart, finishReason, toGeminiUsage } from './encode.js';
-import { errorBody, type GeminiErrorBody } from './errors.js';
+import { errorBody } from './errors.js';
 
 interface PendingCall {
   id: string;

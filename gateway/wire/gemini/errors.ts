@@ -1,5 +1,6 @@
 import type { GatewayError } from '../../core/errors.js';
-import { retryHeaders, type EncodedError } from '../../core/inbound.js';
+import { retryHeaders, type EncodedError } from '../../core/format.js';
+import type { GeminiErrorBody } from './types.js';
 
 /**
  * gRPC status names per HTTP status, as Google's APIs send them (protocols.md §4; the mapping is
@@ -32,10 +33,6 @@ export function grpcStatus(status: number): string {
   return STATUS.get(status) ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
 }
 
-export interface GeminiErrorBody {
-  error: { code: number; message: string; status: string; details: Record<string, unknown>[] };
-}
-
 /**
  * Google's error body. `details` carries an ErrorInfo with Tollgate's error code, and with a retry
  * hint Google's RetryInfo, which Gemini CLI reads to time its retry of a 429.
@@ -48,4 +45,10 @@ export function errorBody(err: GatewayError): GeminiErrorBody {
 
 export function encodeError(err: GatewayError): EncodedError {
   return { status: err.status, headers: retryHeaders(err), body: errorBody(err) };
+}
+
+/** An error ending a stream that has started: one more `data:` chunk with the error body (or, in a JSON-array stream, one more element). */
+export function encodeStreamError(err: GatewayError, sse: boolean): string {
+  const body = JSON.stringify(errorBody(err));
+  return sse ? `data: ${body}\n\n` : body;
 }

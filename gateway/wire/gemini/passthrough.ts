@@ -1,15 +1,9 @@
-import type { Outcome } from '../../core/exchange.js';
+import { upstreamStreamError } from '../../core/errors.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
-import { fromError } from './from-error.js';
 import { fromGeminiUsage } from './usage.js';
-
-export interface GeminiPassthroughInput extends PassthroughInput {
-  /** The client called `:streamGenerateContent` (Gemini says it in the method, not the body). */
-  stream: boolean;
-}
 
 /**
  * Reads a Gemini SSE stream as it passes. Every chunk is a whole GenerateContentResponse; usage
@@ -51,31 +45,22 @@ export class GeminiStreamTap extends BaseStreamTap {
   }
 }
 
-/** Gemini in, `gemini` upstream out: the model goes in the path; the body passes as sent. */
-export async function passthroughGemini(input: GeminiPassthroughInput): Promise<Outcome> {
-  const { gateway, exchange, stream } = input;
-  const admission = exchange.admission!;
-  const credential = await gateway.credentialFor(admission.line);
-  const headers = baseHeaders(stream);
-  if (credential !== undefined) headers['x-goog-api-key'] = credential;
-  const model = encodeURIComponent(admission.upstreamModel);
-  return passthrough({
-    gateway,
-    exchange,
-    res: input.res,
-    signal: input.signal,
-    path: stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`,
-    headers,
-    body: input.rawBody,
-    stream,
+/**
+ * Gemini in, `gemini` upstream out: the model goes in the path; the body passes as sent. `stream`
+ * is the client's `:streamGenerateContent` (Gemini says it in the method, not the body).
+ */
+export function geminiPassthrough(rawBody: string, stream: boolean): Passthrough {
+  return {
+    request(upstreamModel) {
+      const model = encodeURIComponent(upstreamModel);
+      return { path: stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`, headers: {}, body: rawBody };
+    },
     tap: () => new GeminiStreamTap(),
-    fromJson: (parsed) => {
+    readAnswer(parsed) {
       const tap = new GeminiStreamTap();
       tap.onEvent({ data: JSON.stringify(parsed) });
-      return { usage: (parsed as { usageMetadata?: unknown }).usageMetadata ? fromGeminiUsage((parsed as { usageMetadata: unknown }).usageMetadata) : undefined, produced: tap.produced() };
+      const usage = (parsed as { usageMetadata?: unknown }).usageMetadata;
+      return { usage: usage ? fromGeminiUsage(usage) : undefined, produced: tap.produced() };
     },
-    count: input.count,
-    encodeStreamError: input.encodeStreamError,
-    fromError,
-  });
+  };
 }

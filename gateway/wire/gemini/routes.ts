@@ -1,90 +1,61 @@
-import type { CanonicalRequest } from '../../core/canonical.js';
-import { countTokens, estimatePromptTokensFromBody } from '../../core/estimate.js';
 import { GatewayError } from '../../core/errors.js';
-import { forward } from '../../core/forward.js';
-import type { InboundProtocol, ProtocolRoute, RouteContext } from '../../core/inbound.js';
-import { sendJson } from '../../core/respond.js';
-import { runModelRequest } from '../../core/route-model.js';
-import { countPromptTokens } from '../../core/token-count.js';
-import { emptyUsage, type Usage } from '../../core/usage.js';
-import { passthroughGemini } from './passthrough.js';
-import type { Gateway } from '../../services.js';
-import type { KeyRecord } from '../../store/types.js';
+import type { ClientRequest, FormatRoute, LocalAnswer, LocalContext, ModelCall, ModelInfo } from '../../core/format.js';
+import { isObject, type JsonObject } from '../../core/json.js';
 import { makeCodec } from './client-codec.js';
 import { decodeCountTokensRequest, decodeRequest } from './decode.js';
-import { errorBody, encodeError } from './errors.js';
+import { encodeStreamError } from './errors.js';
+import { geminiPassthrough } from './passthrough.js';
 
 /**
  * The Gemini API: `POST …/models/{model}:{method}` under /v1beta (and /v1, which current
  * @google/genai releases default to). The model and the method share one path segment, so the
  * route takes the rest of the path and splits it at the last colon.
  */
-function target(ctx: RouteContext): { model: string; method: string } {
-  const rest = decodeURIComponent(ctx.params['*'] ?? '');
+function target(req: ClientRequest): { model: string; method: string } {
+  const rest = decodeURIComponent(req.params['*'] ?? '');
   const at = rest.lastIndexOf(':');
   if (at <= 0) throw new GatewayError('not_found', `Not found: the path needs models/{model}:{method}, e.g. models/gemini-2.5-flash:generateContent.`, { code: 'unknown_path' });
   return { model: rest.slice(0, at).replace(/^models\//, ''), method: rest.slice(at + 1) };
 }
 
-async function dispatch(ctx: RouteContext): Promise<void> {
-  const { model, method } = target(ctx);
-  if (method === 'generateContent' || method === 'streamGenerateContent') return generate(ctx, model, method === 'streamGenerateContent');
-  if (method === 'countTokens') return countTokensRoute(ctx, model);
+/** Gemini routes have no body schema (the path decides what the body is): at least it must be an object. */
+function body(req: ClientRequest): JsonObject {
+  if (!isObject(req.body)) throw new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
+  return req.body;
+}
+
+/** generateContent and streamGenerateContent are model calls; countTokens, on the same path, is answered locally. */
+function dispatch(req: ClientRequest): ModelCall | LocalAnswer {
+  const { model, method } = target(req);
+  if (method === 'generateContent' || method === 'streamGenerateContent') return generate(req, model, method === 'streamGenerateContent');
+  if (method === 'countTokens') return { local: (ctx) => countTokens(req, ctx, model) };
   throw new GatewayError('not_found', `The method "${method}" is not served by Tollgate (generateContent, streamGenerateContent and countTokens are).`, { code: 'unknown_method' });
 }
 
-function body(ctx: RouteContext): Record<string, unknown> {
-  const b = ctx.body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
-  return b as Record<string, unknown>;
-}
-
-async function generate(ctx: RouteContext, model: string, stream: boolean): Promise<void> {
-  const request = body(ctx);
-  const ex = ctx.exchange;
-  ex.model = model;
-  ex.stream = stream;
-  const sse = ctx.query.alt === 'sse';
-  let decoded: CanonicalRequest | undefined;
-  const decode = (): CanonicalRequest => (decoded ??= decodeRequest(request, model, { stream }));
-  decode(); // a body no protocol can carry is a 400 before money is held
+function generate(req: ClientRequest, model: string, stream: boolean): ModelCall {
+  const request = body(req);
+  const sse = req.query.alt === 'sse';
   const config = request.generationConfig as { maxOutputTokens?: unknown } | undefined;
-  const admission = ctx.gateway.admit(ex, ctx.key, model, {
+  return {
+    model,
+    stream,
     maxOutputTokens: typeof config?.maxOutputTokens === 'number' ? config.maxOutputTokens : undefined,
-    estimatedInputTokens: estimatePromptTokensFromBody(ctx.rawBody),
-  });
-  const count = async (produced: string): Promise<Usage> => ({
-    ...emptyUsage(),
-    inputTokens: ctx.gateway.tokenizerCalibration.apply(admission.model.id, await countPromptTokens(decode())),
-    outputTokens: await countTokens(produced),
-  });
-  const encodeStreamError = (e: GatewayError): string => (sse ? `data: ${JSON.stringify(errorBody(e))}\n\n` : JSON.stringify(errorBody(e)));
-  await forward(
-    ctx,
-    (signal) =>
-      runModelRequest(
-        ctx,
-        signal,
-        // A stream without ?alt=sse is one JSON array: Tollgate re-encodes it rather than pass SSE through.
-        stream && !sse ? 'none' : 'gemini',
-        () => passthroughGemini({ gateway: ctx.gateway, exchange: ex, rawBody: ctx.rawBody, stream, res: ctx.res, signal, count, encodeStreamError }),
-        makeCodec(model, { stream, sse: !stream || sse }),
-        decode,
-      ),
-    () => count(''),
-  );
+    decode: () => decodeRequest(request, model, { stream }),
+    decodeFirst: true,
+    encoder: makeCodec(model, { stream, sse: !stream || sse }),
+    encodeStreamError: (e) => encodeStreamError(e, sse),
+    // A stream without ?alt=sse is one JSON array: Tollgate re-encodes it rather than pass SSE through.
+    ...(stream && !sse ? {} : { passthrough: geminiPassthrough(req.rawBody, stream) }),
+  };
 }
 
 /** Answered locally for every catalogue model: never forwarded, never billed. */
-async function countTokensRoute(ctx: RouteContext, model: string): Promise<void> {
-  ctx.exchange.billable = false;
-  const { model: served } = ctx.gateway.resolveModel(model, ctx.key);
-  const tokens = ctx.gateway.tokenizerCalibration.apply(served.id, await countPromptTokens(decodeCountTokensRequest(body(ctx), model)));
-  sendJson(ctx.res, 200, { totalTokens: tokens });
+async function countTokens(req: ClientRequest, ctx: LocalContext, model: string): Promise<unknown> {
+  const served = ctx.model(model);
+  return { totalTokens: await ctx.countPrompt(served.id, decodeCountTokensRequest(body(req), model)) };
 }
 
-function modelInfo(g: Gateway, key: KeyRecord, id: string): Record<string, unknown> {
-  const m = g.resolveModel(id, key).model;
+function modelInfo(m: ModelInfo): Record<string, unknown> {
   return {
     name: `models/${m.id}`,
     version: '001',
@@ -96,20 +67,17 @@ function modelInfo(g: Gateway, key: KeyRecord, id: string): Record<string, unkno
   };
 }
 
-async function listModels(ctx: RouteContext): Promise<void> {
-  sendJson(ctx.res, 200, { models: ctx.gateway.modelsForKey(ctx.key).map((m) => modelInfo(ctx.gateway, ctx.key, m.id)) });
+async function listModels(_req: ClientRequest, ctx: LocalContext): Promise<unknown> {
+  return { models: ctx.models().map(modelInfo) };
 }
 
-async function getModel(ctx: RouteContext): Promise<void> {
-  sendJson(ctx.res, 200, modelInfo(ctx.gateway, ctx.key, decodeURIComponent(ctx.params['*'] ?? '').replace(/^models\//, '')));
+async function getModel(req: ClientRequest, ctx: LocalContext): Promise<unknown> {
+  return modelInfo(ctx.model(decodeURIComponent(req.params['*'] ?? '').replace(/^models\//, '')));
 }
 
-/** A countTokens call is free; the other methods are model requests with a ledger row. */
-const post = (url: string): ProtocolRoute => ({ method: 'POST', url, handle: dispatch });
-
-export const gemini: InboundProtocol = {
-  id: 'gemini',
-  basePath: '',
-  encodeError,
-  routes: [post('/v1beta/models/*'), post('/v1/models/*'), { method: 'GET', url: '/v1beta/models', handle: listModels }, { method: 'GET', url: '/v1beta/models/*', handle: getModel }],
-};
+export const routes: FormatRoute[] = [
+  { method: 'POST', url: '/v1beta/models/*', model: dispatch },
+  { method: 'POST', url: '/v1/models/*', model: dispatch },
+  { method: 'GET', url: '/v1beta/models', local: listModels },
+  { method: 'GET', url: '/v1beta/models/*', local: getModel },
+];

@@ -1,14 +1,14 @@
-import type { InboundCodec } from '../../core/codec.js';
+import type { ClientCodec } from '../../core/codec.js';
 import { decodeRequest } from './decode.js';
 import { encodeResponse } from './encode.js';
 import { encodeStream } from './encode-stream.js';
 
 /**
- * The openai-chat InboundCodec. Whether the stream ends with a usage chunk depends on the request
- * (`stream_options.include_usage`), which InboundCodec.encodeStream does not receive, so the route
+ * The openai-chat ClientCodec. Whether the stream ends with a usage chunk depends on the request
+ * (`stream_options.include_usage`), which ClientCodec.encodeStream does not receive, so the route
  * builds one codec per request.
  */
-export function makeCodec(includeUsage: boolean): InboundCodec {
+export function makeCodec(includeUsage: boolean): ClientCodec {
   return {
     decodeRequest,
     encodeResponse,

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../core/errors.js';
-import { retryHeaders, type EncodedError } from '../../core/inbound.js';
+import { retryHeaders, type EncodedError } from '../../core/format.js';
 
 /** OpenAI's error shape, `{error:{message,type,param,code}}`, with the type and code its SDKs and tools expect. */
 export function encodeError(err: GatewayError): EncodedError {
@@ -27,4 +27,9 @@ export function encodeError(err: GatewayError): EncodedError {
       break;
   }
   return { status: err.status, headers: retryHeaders(err), body: { error: { message: err.message, type, param: err.param ?? null, code } } };
+}
+
+/** A failure after a stream has started: OpenAI sends a `data: {"error":…}` chunk, which the SDKs raise. */
+export function encodeStreamError(err: GatewayError): string {
+  return `data: ${JSON.stringify(encodeError(err).body)}\n\n`;
 }

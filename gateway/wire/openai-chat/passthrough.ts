@@ -1,8 +1,8 @@
-import type { Outcome } from '../../core/exchange.js';
+import { upstreamStreamError } from '../../core/errors.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
-import { countChatUsage, producedByChunk, producedByCompletion } from './count.js';
+import { producedByChunk, producedByCompletion } from './produced.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
 
 export interface ChatBody {
@@ -12,11 +12,6 @@ export interface ChatBody {
   stream_options?: { include_usage?: boolean } | null;
   tools?: unknown[];
   [k: string]: unknown;
-}
-
-/** Usage is counted here from the chat body when the upstream gives none. */
-export interface ChatPassthroughInput extends Omit<PassthroughInput, 'count'> {
-  body: ChatBody;
 }
 
 /**
@@ -74,30 +69,18 @@ export class ChatStreamTap extends BaseStreamTap {
  * OpenAI chat in, `openai-chat` upstream out: only `model` is rewritten, and stream usage is
  * switched on so every stream can be billed from the upstream's own count.
  */
-export async function passthroughChat(input: ChatPassthroughInput): Promise<Outcome> {
-  const { gateway, exchange, body } = input;
-  const admission = exchange.admission!;
+export function chatPassthrough(body: ChatBody, rawBody: string): Passthrough {
   const stream = body.stream === true;
-  const changes: Record<string, unknown> = { model: admission.upstreamModel };
-  if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  const credential = await gateway.credentialFor(admission.line);
-  const headers = baseHeaders(stream);
-  if (credential !== undefined) headers.authorization = `Bearer ${credential}`;
-  return passthrough({
-    gateway,
-    exchange,
-    res: input.res,
-    signal: input.signal,
-    path: '/chat/completions',
-    headers,
-    body: upstreamBody(input.rawBody, body, changes),
-    stream,
+  return {
+    request(upstreamModel) {
+      const changes: Record<string, unknown> = { model: upstreamModel };
+      if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+      return { path: '/chat/completions', headers: {}, body: upstreamBody(rawBody, body, changes) };
+    },
     tap: () => new ChatStreamTap(body.stream_options?.include_usage === true),
-    fromJson: (parsed) => {
+    readAnswer(parsed) {
       const p = parsed as { usage?: OpenAIUsage };
       return { usage: p.usage ? fromOpenAIUsage(p.usage) : undefined, produced: producedByCompletion(parsed as Parameters<typeof producedByCompletion>[0]) };
     },
-    count: (produced) => countChatUsage(body, produced),
-    encodeStreamError: input.encodeStreamError,
-  });
+  };
 }

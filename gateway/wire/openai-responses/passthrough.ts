@@ -1,12 +1,8 @@
-import type { Outcome } from '../../core/exchange.js';
+import { upstreamStreamError } from '../../core/errors.js';
 import { assertJsonObjectShape } from '../../core/json.js';
-import { BaseStreamTap, baseHeaders, passthrough, upstreamBody, upstreamStreamError, type PassthroughInput } from '../../core/passthrough.js';
+import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { fromResponsesUsage } from './usage.js';
-
-export interface ResponsesPassthroughInput extends PassthroughInput {
-  body: Record<string, unknown>;
-}
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
@@ -50,29 +46,14 @@ export class ResponsesStreamTap extends BaseStreamTap {
 }
 
 /** Responses in, `openai-responses` upstream out: only `model` is rewritten. */
-export async function passthroughResponses(input: ResponsesPassthroughInput): Promise<Outcome> {
-  const { gateway, exchange, body } = input;
-  const admission = exchange.admission!;
-  const stream = body.stream === true;
-  const credential = await gateway.credentialFor(admission.line);
-  const headers = baseHeaders(stream);
-  if (credential !== undefined) headers.authorization = `Bearer ${credential}`;
-  return passthrough({
-    gateway,
-    exchange,
-    res: input.res,
-    signal: input.signal,
-    path: '/responses',
-    headers,
-    body: upstreamBody(input.rawBody, body, { model: admission.upstreamModel }),
-    stream,
+export function responsesPassthrough(body: Record<string, unknown>, rawBody: string): Passthrough {
+  return {
+    request: (upstreamModel) => ({ path: '/responses', headers: {}, body: upstreamBody(rawBody, body, { model: upstreamModel }) }),
     tap: () => new ResponsesStreamTap(),
-    fromJson: (parsed) => {
+    readAnswer(parsed) {
       const p = parsed as { usage?: unknown; output?: { content?: { text?: string }[]; arguments?: string }[] };
       const produced = (p.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');
       return { usage: p.usage ? fromResponsesUsage(p.usage) : undefined, produced };
     },
-    count: input.count,
-    encodeStreamError: input.encodeStreamError,
-  });
+  };
 }

@@ -147,7 +147,7 @@ test('a stop without start still opens with the role chunk', async () => {
   );
 });
 
-test('makeCodec fixes include_usage for InboundCodec.encodeStream', async () => {
+test('makeCodec fixes include_usage for ClientCodec.encodeStream', async () => {
   const events: StreamEvent[] = [
     { type: 'start', id: 'x', model: 'up', usage: emptyUsage() },
     { type: 'stop', stopReason: 'end_turn', usage },

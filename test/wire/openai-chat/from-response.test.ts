@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type OpenAI from 'openai';
 import { GatewayError } from '../../../gateway/core/errors.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
-import { openaiChatProvider } from '../../../gateway/wire/openai-chat/upstream-codec.js';
+import { openaiChat } from '../../../gateway/wire/openai-chat/index.js';
 import { fromResponse } from '../../../gateway/wire/openai-chat/from-response.js';
 
 function completion(message: Partial<OpenAI.Chat.ChatCompletionMessage> & Record<string, unknown>, finish: string, usage?: OpenAI.CompletionUsage): OpenAI.Chat.ChatCompletion {
@@ -102,8 +102,9 @@ test('an error body or a body without choices is an upstream error', () => {
   fails('nope', 'upstream_malformed');
 });
 
-test('the provider codec wires the openai-chat functions', () => {
-  assert.equal(openaiChatProvider.id, 'openai-chat');
+test('the format object wires the openai-chat upstream functions', () => {
+  const openaiChatProvider = openaiChat.upstream.codec;
+  assert.equal(openaiChat.id, 'openai-chat');
   assert.equal(openaiChatProvider.family, 'openai');
   assert.deepEqual(openaiChatProvider.usage({ prompt_tokens: 3, completion_tokens: 1 }), { ...emptyUsage(), inputTokens: 3, outputTokens: 1 });
   assert.deepEqual(openaiChatProvider.usage(null), emptyUsage());

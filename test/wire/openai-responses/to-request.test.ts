@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type OpenAI from 'openai';
 import type { CanonicalRequest } from '../../../gateway/core/canonical.js';
-import { openaiResponsesProvider } from '../../../gateway/wire/openai-responses/upstream-codec.js';
+import { openaiResponses } from '../../../gateway/wire/openai-responses/index.js';
 import { toRequest, type InputItem, type ResponsesRequestBody } from '../../../gateway/wire/openai-responses/to-request.js';
 
 function request(over: Partial<CanonicalRequest>): CanonicalRequest {
@@ -209,8 +209,9 @@ describe('toRequest: parameters', () => {
     ]);
   });
 
-  test('the provider codec names its protocol and family, and leaves the canonical request alone', () => {
-    assert.deepEqual([openaiResponsesProvider.id, openaiResponsesProvider.family], ['openai-responses', 'openai']);
+  test('the format names its id and family, and its codec leaves the canonical request alone', () => {
+    const openaiResponsesProvider = openaiResponses.upstream.codec;
+    assert.deepEqual([openaiResponses.id, openaiResponsesProvider.family], ['openai-responses', 'openai']);
     const req = request({ stopSequences: ['x'] });
     const up = openaiResponsesProvider.toRequest(req);
     assert.deepEqual(req.notes, []);

@@ -1,9 +1,16 @@
-import { asGatewayError, GatewayError } from './errors.js';
-import type { Outcome } from './exchange.js';
-import type { Usage } from './usage.js';
-import type { RouteContext } from './inbound.js';
-import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
+import { asGatewayError, GatewayError } from '../core/errors.js';
+import type { Usage } from '../core/usage.js';
 import { rateLimited } from '../routing/select.js';
+import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
+import type { Exchange, Outcome } from './exchange.js';
+import type { LinePool } from './ports.js';
+import type { ClientResponse } from './respond.js';
+
+export interface ForwardDeps {
+  lines: LinePool;
+  /** Writes the exchange's ledger row (relay/settle.ts, bound to the billing service). */
+  settle(ex: Exchange, outcome: Outcome): Promise<void>;
+}
 
 /**
  * Errors that say something about the line rather than the request: worth another line, and
@@ -16,13 +23,20 @@ function lineFault(err: GatewayError): boolean {
 /**
  * Runs the upstream leg of an admitted exchange and settles it. Tries the admission's lines in
  * order: on a connect error, timeout, 5xx or 429 before the first byte reached the client, the
- * next line gets the request; after that, the stream ends with the protocol's error event
- * (inside `run`). Owns the abort signals: the client hanging up aborts the upstream request, and
- * so does the line's total timeout. An exception before anything reached the client propagates
- * (the caller answers with an error and settles); whatever happens after is settled here.
+ * next line gets the request; after that, the stream ends with the format's error event (inside
+ * `run`). Owns the abort signals: the client hanging up aborts the upstream request, and so does
+ * the line's total timeout. An exception before anything reached the client propagates (the
+ * caller answers with an error and settles); whatever happens after is settled here.
  */
-export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => Promise<Outcome>, countPrompt: () => Promise<Usage>): Promise<Outcome> {
-  const { res, gateway, exchange } = ctx;
+export async function forward(
+  deps: ForwardDeps,
+  exchange: Exchange,
+  res: ClientResponse,
+  run: (signal: AbortSignal) => Promise<Outcome>,
+  countPrompt: () => Promise<Usage>,
+): Promise<Outcome> {
+  const { lines } = deps;
+  const health = lines.health;
   const admission = exchange.admission!;
   const client = new AbortController();
   const onClose = (): void => {
@@ -35,17 +49,17 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
   try {
     for (const line of admission.candidates) {
       const now = Date.now();
-      const limited = gateway.health.rateLimitWaitMs(line.id, now);
+      const limited = health.rateLimitWaitMs(line.id, now);
       if (limited > 0) {
         rpmWait = Math.min(rpmWait, limited);
         continue;
       }
-      const hold = gateway.health.waitMs(line.id, now);
-      if (hold > 0 || !gateway.health.tryUse(line.id, now)) {
+      const hold = health.waitMs(line.id, now);
+      if (hold > 0 || !health.tryUse(line.id, now)) {
         coolWait = Math.min(coolWait, hold || 1000);
         continue;
       }
-      const wait = gateway.selector.take(line, now);
+      const wait = lines.take(line, now);
       if (wait > 0) {
         rpmWait = Math.min(rpmWait, wait);
         continue;
@@ -56,14 +70,14 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
       const attempt = new AbortController();
       const abort = (): void => attempt.abort(client.signal.reason);
       client.signal.addEventListener('abort', abort);
-      const totalMs = gateway.timeoutsFor(line).totalMs;
+      const totalMs = lines.timeoutsFor(line).totalMs;
       const timer = setTimeout(() => attempt.abort(new TotalTimeoutError(totalMs)), totalMs);
-      exchange.settleHook = (o) => gateway.settle(exchange, o);
+      exchange.settleHook = (o) => deps.settle(exchange, o);
       try {
         const outcome = await run(attempt.signal);
-        if (outcome.error && lineFault(outcome.error)) gateway.health.failure(line.id, Date.now());
-        else gateway.health.success(line.id);
-        await gateway.settle(exchange, outcome);
+        if (outcome.error && lineFault(outcome.error)) health.failure(line.id, Date.now());
+        else health.success(line.id);
+        await deps.settle(exchange, outcome);
         return outcome;
       } catch (err) {
         const failure = asGatewayError(err);
@@ -71,14 +85,14 @@ export async function forward(ctx: RouteContext, run: (signal: AbortSignal) => P
           // The client left before any answer reached it. The upstream had the prompt by then and
           // upstreams bill a prompt they have read, so the prompt is billed (as counted here).
           const outcome: Outcome = { status: 499, usage: await countPrompt(), usageEstimated: true, error: failure };
-          await gateway.settle(exchange, outcome);
+          await deps.settle(exchange, outcome);
           return outcome;
         }
         if (!lineFault(failure)) throw failure;
-        if (failure.code === 'upstream_rate_limited') gateway.health.rateLimited(line.id, Date.now(), failure.retryAfter ?? 1);
+        if (failure.code === 'upstream_rate_limited') health.rateLimited(line.id, Date.now(), failure.retryAfter ?? 1);
         // A missing key is the line's configuration, not its upstream's health: fail over, but
         // leave the breaker alone so the next request says what is wrong again.
-        else if (!failure.code.startsWith('line_credential')) gateway.health.failure(line.id, Date.now());
+        else if (!failure.code.startsWith('line_credential')) health.failure(line.id, Date.now());
         if (res.headersSent) throw failure;
         exchange.notes.push(`line "${line.name}" failed (${failure.status} ${failure.code})`);
         last = failure;

@@ -1,38 +1,16 @@
-import { countTokens } from '../../core/estimate.js';
-import type { Usage } from '../../core/usage.js';
-import { emptyUsage } from '../../core/usage.js';
-
+/**
+ * What a Chat Completions answer produced, as text to count when the upstream reports no usage:
+ * every content, reasoning, refusal and tool-call fragment.
+ */
 interface ChatMessageLike {
   content?: unknown;
   tool_calls?: { function?: { name?: string; arguments?: string } }[];
 }
 
-/** Per-message framing tokens of the chat format (role and separators). */
-const TOKENS_PER_MESSAGE = 4;
-
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((p: { type?: string; text?: string }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
-}
-
-/**
- * Counts usage ourselves when the upstream gave none: a stream the client hung up on, or an
- * upstream that ignores stream_options.include_usage. The prompt side counts message text and
- * tool definitions; the output side counts every content, reasoning, refusal and tool-call
- * fragment that was produced.
- */
-export async function countChatUsage(request: { messages?: ChatMessageLike[]; tools?: unknown[] }, producedText: string): Promise<Usage> {
-  const messages = request.messages ?? [];
-  let prompt = messages.length * TOKENS_PER_MESSAGE;
-  const parts: string[] = [];
-  for (const m of messages) {
-    parts.push(textOf(m.content));
-    for (const c of m.tool_calls ?? []) parts.push(`${c.function?.name ?? ''} ${c.function?.arguments ?? ''}`);
-  }
-  if (request.tools?.length) parts.push(JSON.stringify(request.tools));
-  prompt += await countTokens(parts.join('\n'));
-  return { ...emptyUsage(), inputTokens: prompt, outputTokens: await countTokens(producedText) };
 }
 
 /** The text a chunk of a Chat Completions stream produced (all choices). */

@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import { Billing } from './billing/billing.js';
+import { buildCatalogue, type CatalogueModel } from './catalogue/catalogue.js';
+import { Models } from './catalogue/models.js';
+import { loadPresets, type Preset } from './catalogue/presets.js';
+import { TokenCalibration } from './core/calibration.js';
+import { KeyRing } from './keys/keyring.js';
+import type { RelayServices } from './relay/ports.js';
+import type { LineHealth } from './routing/health.js';
+import { Lines } from './routing/lines.js';
+import { ConfigStore } from './store/config.js';
+import { Ledger } from './store/ledger.js';
+import { ResponseStore } from './store/responses.js';
+import { openKeychain, type SecretStore } from './store/secrets.js';
+import { UpstreamClient } from './upstream/client.js';
+
+/**
+ * One gateway's services, built from a data dir: the stores, and the narrow services on them.
+ * The server, the admin API and the CLI's doctor take what they need from it; the relay gets
+ * only `relay`, a handful of small interfaces.
+ */
+export interface Gateway {
+  readonly dataDir: string;
+  readonly config: ConfigStore;
+  readonly ledger: Ledger;
+  /** Where upstream keys live (the OS keychain unless a test says otherwise). */
+  readonly secrets: SecretStore;
+  readonly presets: ReadonlyMap<string, Preset>;
+  readonly catalogue: ReadonlyMap<string, CatalogueModel>;
+  /** Authentication, over an index that follows every config change. */
+  readonly keys: KeyRing;
+  /** Which catalogue models a key may use: groups and aliases. */
+  readonly models: Models;
+  /** Line selection, health, rate windows, timeouts and upstream keys. */
+  readonly lines: Lines;
+  /** The lines' circuit breakers and 429 holds (the same object as lines.health). */
+  readonly health: LineHealth;
+  /** Admission and settlement: reservations, key limits, prices, ledger rows. */
+  readonly billing: Billing;
+  readonly calibration: TokenCalibration;
+  readonly upstream: UpstreamClient;
+  /** Stored Responses conversations (previous_response_id). */
+  readonly responses: ResponseStore;
+  /** What the relay is given. */
+  readonly relay: RelayServices;
+  close(): Promise<void>;
+}
+
+/** The composition root: opens the data dir's stores and builds the services on them. */
+export async function openGateway(dataDir: string, secrets: SecretStore = openKeychain()): Promise<Gateway> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const config = await ConfigStore.open(dataDir);
+  const ledger = new Ledger(dataDir);
+  const responses = new ResponseStore(dataDir);
+  const presets = loadPresets();
+  const catalogue = buildCatalogue(presets);
+  const models = new Models(catalogue, config);
+  const lines = new Lines(config, secrets);
+  const billing = new Billing(ledger, models, lines);
+  const calibration = new TokenCalibration();
+  const upstream = new UpstreamClient();
+  return {
+    dataDir,
+    config,
+    ledger,
+    secrets,
+    presets,
+    catalogue,
+    keys: new KeyRing(config),
+    models,
+    lines,
+    health: lines.health,
+    billing,
+    calibration,
+    upstream,
+    responses,
+    relay: { billing, lines, upstream, models, calibration, conversations: responses },
+    async close() {
+      await upstream.close();
+      ledger.close();
+      responses.close();
+    },
+  };
+}

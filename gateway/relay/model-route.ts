@@ -1,0 +1,56 @@
+import { countTokens, estimatePromptTokensFromBody } from '../core/estimate.js';
+import { GatewayError } from '../core/errors.js';
+import type { ModelCall, WireFormat } from '../core/format.js';
+import { emptyUsage, type Usage } from '../core/usage.js';
+import type { KeyRecord } from '../store/types.js';
+import { wireFormat } from '../wire/index.js';
+import type { Exchange, Outcome } from './exchange.js';
+import { forward } from './forward.js';
+import { passthrough } from './passthrough.js';
+import type { RelayServices } from './ports.js';
+import type { ClientResponse } from './respond.js';
+import { settle } from './settle.js';
+import { translate } from './translate.js';
+
+/**
+ * The one model route, for every wire format: the format has read the request into a ModelCall;
+ * here it is admitted (model, lines, key limits, money), forwarded line after line, passed
+ * through when the line speaks the client's format or translated through the canonical model
+ * when it does not, settled, and learnt from for the token calibration.
+ */
+export async function runModelCall(services: RelayServices, format: WireFormat, exchange: Exchange, key: KeyRecord, call: ModelCall, rawBody: string, res: ClientResponse): Promise<void> {
+  exchange.model = call.model;
+  exchange.stream = call.stream;
+  let decoded: ReturnType<ModelCall['decode']> | undefined;
+  const decode = (): ReturnType<ModelCall['decode']> => (decoded ??= call.decode());
+  if (call.decodeFirst) decode();
+  const admission = services.billing.admit(key, call.model, {
+    maxOutputTokens: call.maxOutputTokens,
+    estimatedInputTokens: estimatePromptTokensFromBody(call.estimateFrom ?? rawBody),
+  });
+  exchange.admission = admission;
+  const model = admission.model.id;
+  const count = async (produced: string): Promise<Usage> => ({
+    ...emptyUsage(),
+    inputTokens: await services.calibration.countPrompt(model, decode()),
+    outputTokens: await countTokens(produced),
+  });
+  const deps = { lines: services.lines, upstream: services.upstream, settle: (ex: Exchange, o: Outcome) => settle(services.billing, ex, o) };
+  const outcome = await forward(
+    deps,
+    exchange,
+    res,
+    (signal) => {
+      const line = admission.line;
+      const side = wireFormat(line.protocol)?.upstream;
+      if (!side) throw new GatewayError('upstream_unavailable', `The line "${line.name}" speaks "${line.protocol}", which this build has no wire format for.`, { code: 'unsupported_protocol' });
+      if (call.passthrough && line.protocol === format.id) {
+        return passthrough(deps, { exchange, res, signal, stream: call.stream, passthrough: call.passthrough, side, count, encodeStreamError: call.encodeStreamError });
+      }
+      const promptUsage = { ...emptyUsage(), inputTokens: services.calibration.promptFromEstimate(model, admission.estimatedInputTokens) };
+      return translate(deps, { exchange, res, signal, request: decode(), encoder: call.encoder, side, promptUsage });
+    },
+    () => count(''),
+  );
+  if (outcome.usage && !outcome.usageEstimated) services.calibration.learn(model, admission.estimatedInputTokens, outcome.usage, decode);
+}

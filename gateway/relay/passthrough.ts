@@ -1,0 +1,110 @@
+import { GatewayError, upstreamMalformed } from '../core/errors.js';
+import type { UpstreamSide } from '../core/format.js';
+import type { Passthrough } from '../core/passthrough.js';
+import { formatSse, readSse } from '../core/sse.js';
+import type { Usage } from '../core/usage.js';
+import type { UpstreamResponse } from '../upstream/client.js';
+import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
+import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
+import { sendJson, startSse, write, type ClientResponse } from './respond.js';
+import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
+
+export interface PassthroughSpec {
+  exchange: Exchange;
+  res: ClientResponse;
+  signal: AbortSignal;
+  stream: boolean;
+  /** The client's request as its format passes it on. */
+  passthrough: Passthrough;
+  /** The upstream side of the same format: credential style and error reading. */
+  side: UpstreamSide;
+  /** Counts usage when the upstream gives none: the prompt plus the produced text. */
+  count(produced: string): Promise<Usage>;
+  /** An in-band error event in the client's format, for a stream that already started. */
+  encodeStreamError(err: GatewayError): string;
+}
+
+/**
+ * Same format on both sides: the body goes up as the format rewrote it (usually only `model`),
+ * and the answer comes back byte for byte while the tap reads usage on the way. Throws a
+ * GatewayError if nothing has been written to the client yet; once a stream has started,
+ * failures end it with an in-band error event instead.
+ */
+export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
+  const admission = spec.exchange.admission!;
+  const request = spec.passthrough.request(admission.upstreamModel);
+  const upstream = await callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
+  return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
+}
+
+async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
+  let text: string;
+  try {
+    text = await upstream.body.text();
+  } catch (err) {
+    throw upstreamFailure(err, spec.signal);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw upstreamMalformed('the upstream sent a response that is not valid JSON.');
+  }
+  const found = spec.passthrough.readAnswer(parsed);
+  const usage = found.usage ?? (await spec.count(found.produced));
+  markFirstByte(spec.exchange);
+  const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, usage, usageEstimated: found.usage === undefined, error: null });
+  sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
+  return outcome;
+}
+
+async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
+  const { res, exchange } = spec;
+  const tap = spec.passthrough.tap();
+  let failure: GatewayError | null = null;
+  let settled: Outcome | undefined;
+  const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
+    const usage = tap.usage();
+    if (usage) return { status, usage, usageEstimated: false, error };
+    return { status, usage: await spec.count(tap.produced()), usageEstimated: true, error };
+  };
+  try {
+    for await (const ev of readSse(upstream.body)) {
+      if (!tap.onEvent(ev)) continue;
+      // The terminator is about to go out: the ledger row first.
+      if (tap.complete() && !settled) settled = await settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
+      // Headers go out with the first event, so a line that fails before it can be swapped.
+      if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+      markFirstByte(exchange);
+      const pending = write(res, formatSse(ev));
+      if (pending) await pending;
+      if (res.destroyed) throw new ClientClosedError();
+    }
+    if (!tap.complete() && !tap.error()) {
+      const tail = tap.repairTail();
+      if (tail === undefined) {
+        throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+      }
+      // The stream is whole but for its terminator: the ledger row first, as for a terminator sent.
+      settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
+      if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+      await write(res, tail);
+    }
+  } catch (err) {
+    failure = err instanceof SyntaxError ? upstreamMalformed('the upstream sent a stream event that is not valid JSON.') : upstreamFailure(err, spec.signal);
+    upstream.body.destroy();
+  }
+  const clientGone = failure?.code === 'client_closed' || res.destroyed;
+  if (settled) {
+    if (!clientGone) res.end();
+    return settled;
+  }
+  // Nothing reached the client yet: the caller may try another line, or answer with a status.
+  if (failure && !clientGone && !res.headersSent) throw failure;
+  if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+  if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
+  const error = failure ?? tap.error();
+  const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
+  if (!clientGone) res.end();
+  return outcome;
+}

@@ -1,0 +1,47 @@
+/**
+ * What the relay needs from the gateway's services, as small interfaces: the composition root
+ * (gateway/compose.ts) hands it the real services, unit tests hand it fakes.
+ */
+import type { Billing } from '../billing/billing.js';
+import type { ResolvedModel } from '../catalogue/models.js';
+import type { TokenCalibration } from '../core/calibration.js';
+import type { CatalogueModel } from '../catalogue/catalogue.js';
+import type { LineHealth } from '../routing/health.js';
+import type { KeyRecord, LineRecord } from '../store/types.js';
+import type { Timeouts, UpstreamCall, UpstreamResponse } from '../upstream/client.js';
+
+/** The lines a request is tried on (routing/lines.ts): health, rate windows, timeouts, credentials. */
+export interface LinePool {
+  readonly health: Pick<LineHealth, 'rateLimitWaitMs' | 'waitMs' | 'tryUse' | 'success' | 'failure' | 'rateLimited'>;
+  /** Takes a slot in the line's requests-per-minute window; the wait in ms when there is none (0 = taken). */
+  take(line: LineRecord, now: number): number;
+  timeoutsFor(line: LineRecord): Timeouts;
+  credentialFor(line: LineRecord): Promise<string | undefined>;
+}
+
+/** The pooled upstream HTTP client (upstream/client.ts). */
+export interface Upstream {
+  send(call: UpstreamCall): Promise<UpstreamResponse>;
+}
+
+/** The models a key may use (catalogue/models.ts). */
+export interface ModelDirectory {
+  forKey(key: KeyRecord): CatalogueModel[];
+  resolve(id: string, key: KeyRecord): ResolvedModel;
+}
+
+/** Stored Responses conversations (store/responses.ts). */
+export interface Conversations {
+  get(id: string, keyId: string): unknown[] | undefined;
+  put(id: string, keyId: string, items: unknown[]): void;
+}
+
+export interface RelayServices {
+  /** Admission and settlement (billing/billing.ts). */
+  billing: Pick<Billing, 'admit' | 'settle'>;
+  lines: LinePool;
+  upstream: Upstream;
+  models: ModelDirectory;
+  calibration: Pick<TokenCalibration, 'promptFromEstimate' | 'countPrompt' | 'learn'>;
+  conversations: Conversations;
+}

@@ -1,0 +1,44 @@
+import { authHeaders } from '../core/auth.js';
+import type { UpstreamSide } from '../core/format.js';
+import type { LineRecord } from '../store/types.js';
+import { endpoint, type UpstreamResponse } from '../upstream/client.js';
+import { readUpstreamError } from '../upstream/errors.js';
+import type { LinePool, Upstream } from './ports.js';
+
+export interface UpstreamCallDeps {
+  lines: LinePool;
+  upstream: Upstream;
+}
+
+/**
+ * Sends one attempt's request to its line: JSON headers, the format's own headers, and the
+ * line's credential in the style its preset names (else the format's usual one). An error
+ * status becomes the GatewayError the client is told, read by the format where it knows better.
+ */
+export async function callUpstream(
+  deps: UpstreamCallDeps,
+  line: LineRecord,
+  side: UpstreamSide,
+  req: { path: string; headers: Record<string, string>; body: string },
+  stream: boolean,
+  signal: AbortSignal,
+): Promise<UpstreamResponse> {
+  const credential = await deps.lines.credentialFor(line);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    'user-agent': 'Tollgate',
+    ...req.headers,
+    ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
+  };
+  const res = await deps.upstream.send({
+    lineId: line.id,
+    url: endpoint(line.baseUrl, req.path),
+    headers,
+    body: req.body,
+    timeouts: deps.lines.timeoutsFor(line),
+    signal,
+  });
+  if (res.status >= 400) throw await readUpstreamError(res, side.codec.fromError);
+  return res;
+}

@@ -1,0 +1,88 @@
+import { GatewayError } from '../core/errors.js';
+import type { ConfigStore } from '../store/config.js';
+import type { SecretStore } from '../store/secrets.js';
+import type { LineRecord } from '../store/types.js';
+import { DEFAULT_TIMEOUTS, type Timeouts } from '../upstream/client.js';
+import { LineHealth } from './health.js';
+import { LineSelector } from './select.js';
+
+/** Where a line's upstream key comes from. */
+export type KeySource = 'keychain' | 'env' | 'none';
+
+/**
+ * The lines of the config and what a request needs of them: which serve a model and in what
+ * order (select.ts), their health (health.ts), their requests-per-minute windows, their timeouts,
+ * and their upstream keys.
+ */
+export class Lines {
+  readonly health: LineHealth;
+  private readonly selector: LineSelector;
+  /** Keychain reads cost a D-Bus round trip (~15 ms): a key read once is kept until it is changed. */
+  private readonly credentials = new Map<string, string>();
+
+  constructor(
+    private readonly config: Pick<ConfigStore, 'data'>,
+    readonly secrets: SecretStore,
+    opts: { health?: LineHealth; random?: () => number } = {},
+  ) {
+    this.health = opts.health ?? new LineHealth();
+    this.selector = new LineSelector(opts.random);
+  }
+
+  /** Every line serving the model, in the order to try them; a 503 when none does. */
+  order(modelId: string): LineRecord[] {
+    return this.selector.order(modelId, this.config.data.lines);
+  }
+
+  /** Takes a slot in the line's requests-per-minute window; returns the wait in ms when there is none (0 = taken). */
+  take(line: LineRecord, now: number): number {
+    return this.selector.take(line, now);
+  }
+
+  timeoutsFor(line: LineRecord): Timeouts {
+    return { ...DEFAULT_TIMEOUTS, ...line.timeouts };
+  }
+
+  keySource(line: LineRecord): KeySource {
+    return line.apiKeySource ?? (line.apiKeyEnv ? 'env' : 'none');
+  }
+
+  /** The line's upstream key, read at request time; never stored in config or logged. */
+  async credentialFor(line: LineRecord): Promise<string | undefined> {
+    const source = this.keySource(line);
+    if (source === 'none') return undefined;
+    if (source === 'env') {
+      const value = process.env[line.apiKeyEnv ?? ''];
+      if (!value) {
+        throw new GatewayError('upstream_unavailable', `The line "${line.name}" reads its API key from the environment variable ${line.apiKeyEnv ?? '(none)'}, which is not set where Tollgate runs.`, {
+          code: 'line_credential_missing',
+        });
+      }
+      return value;
+    }
+    const cached = this.credentials.get(line.id);
+    if (cached !== undefined) return cached;
+    let secret: string | undefined;
+    try {
+      secret = await this.secrets.get(line.id);
+    } catch (err) {
+      throw new GatewayError('upstream_unavailable', `The OS keychain did not give the API key of the line "${line.name}": ${(err as Error).message}`, {
+        code: 'line_credential_unavailable',
+      });
+    }
+    if (secret === undefined) {
+      throw new GatewayError('upstream_unavailable', `The API key of the line "${line.name}" is missing from the OS keychain. Set it again with "tollgate lines update ${line.name} --api-key-stdin".`, {
+        code: 'line_credential_missing',
+      });
+    }
+    this.credentials.set(line.id, secret);
+    return secret;
+  }
+
+  /** Stores (or, with undefined, removes) a line's upstream key in the secret store. */
+  async setCredential(lineId: string, secret: string | undefined): Promise<void> {
+    this.credentials.delete(lineId);
+    if (secret === undefined) await this.secrets.delete(lineId);
+    else await this.secrets.set(lineId, secret);
+  }
+}
