@@ -1,6 +1,5 @@
 import { asGatewayError, GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
-import { rateLimited } from '../routing/select.js';
 import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
 import type { Exchange, Outcome } from './exchange.js';
 import type { LinePool } from './ports.js';
@@ -10,6 +9,15 @@ export interface ForwardDeps {
   lines: LinePool;
   /** Writes the exchange's ledger row (relay/settle.ts, bound to the billing service). */
   settle(ex: Exchange, outcome: Outcome): Promise<void>;
+}
+
+/** Every line serving the model is at its requests-per-minute limit or on hold after an upstream 429. */
+function rateLimited(modelId: string, waitMs: number): GatewayError {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+  return new GatewayError('rate_limit', `Rate limit reached: every line serving "${modelId}" is at its requests-per-minute limit or on hold after an upstream 429. Retry in ${retryAfter} s.`, {
+    code: 'line_rate_limited',
+    retryAfter,
+  });
 }
 
 /**

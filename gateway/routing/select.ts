@@ -1,14 +1,13 @@
 import { GatewayError } from '../core/errors.js';
 import type { LineRecord } from '../store/types.js';
-import type { LineHealth } from './health.js';
 import { SlidingWindow } from './rate-limit.js';
 
 /**
  * The lines to try for a model, in order: the highest priority first, then a weighted shuffle
  * among lines of equal priority (so weights split the traffic, and the next line on failure is
- * another of the same priority before a lower one). Lines whose breaker is open or that an
- * upstream 429 put on hold come last; each line's own requests-per-minute window is taken only
- * when the line is actually tried.
+ * another of the same priority before a lower one). The forward loop (relay/forward.ts) walks
+ * this order and skips a line whose breaker is open or that an upstream 429 put on hold; each
+ * line's own requests-per-minute window is taken only when the line is actually tried.
  */
 export class LineSelector {
   private readonly windows = new Map<string, SlidingWindow>();
@@ -51,18 +50,6 @@ export class LineSelector {
     return Math.max(1, w.waitMs(now));
   }
 
-  /** The first line to use: the compatibility entry point for callers that do not fail over. */
-  pick(modelId: string, lines: readonly LineRecord[], now: number, health?: LineHealth): LineRecord {
-    let shortestWait = Infinity;
-    for (const line of this.order(modelId, lines)) {
-      if (health && health.waitMs(line.id, now) > 0) continue;
-      const wait = this.take(line, now);
-      if (wait === 0) return line;
-      shortestWait = Math.min(shortestWait, wait);
-    }
-    throw rateLimited(modelId, shortestWait);
-  }
-
   private weightedShuffle(tier: LineRecord[]): LineRecord[] {
     const left = [...tier];
     const out: LineRecord[] = [];
@@ -78,12 +65,4 @@ export class LineSelector {
     }
     return out;
   }
-}
-
-export function rateLimited(modelId: string, waitMs: number): GatewayError {
-  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-  return new GatewayError('rate_limit', `Rate limit reached: every line serving "${modelId}" is at its requests-per-minute limit or on hold after an upstream 429. Retry in ${retryAfter} s.`, {
-    code: 'line_rate_limited',
-    retryAfter,
-  });
 }

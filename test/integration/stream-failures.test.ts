@@ -17,6 +17,7 @@ before(async () => {
   await gw.admin.line({ name: 'slow', baseUrl: scenarioBase(mock, 'chunk-delay=40,words=200'), models: ['gpt-4o'] });
   await gw.admin.line({ name: 'garbled', baseUrl: scenarioBase(mock, 'malformed'), models: ['gpt-4.1'] });
   await gw.admin.line({ name: 'idle', baseUrl: scenarioBase(mock, 'chunk-delay=2000'), models: ['gpt-4.1-mini'], timeouts: { idleMs: 300 } });
+  await gw.admin.line({ name: 'no-done', baseUrl: scenarioBase(mock, 'no-done,words=6'), models: ['gpt-5-nano'] });
   key = await gw.admin.key('k');
 });
 
@@ -104,4 +105,28 @@ test('an upstream that goes silent mid-stream hits the idle timeout', async () =
   const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' });
   assert.equal(row!.status, 504);
   assert.equal(row!.errorCode, 'upstream_idle_timeout');
+});
+
+test('an upstream that ends a finished stream without [DONE]: the client gets a whole stream, billed from the usage it reported', async () => {
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-5-nano', messages: [{ role: 'user', content: 'six words please' }], stream: true }),
+  });
+  assert.equal(res.status, 200);
+  const text = await res.text();
+  assert.ok(text.endsWith('data: [DONE]\n\n'), `the stream ends with its terminator: ${JSON.stringify(text.slice(-80))}`);
+  assert.ok(!text.includes('"usage":{'), 'the usage chunk Tollgate asked for on its own behalf is not passed on');
+  const sent = mock.requests.at(-1)!;
+  assert.equal(sent.body.stream_options.include_usage, true);
+  const [row] = await gw.admin.logs({ limit: '1' });
+  assert.equal(row!.status, 200);
+  assert.equal(row!.errorCode, null);
+  assert.equal(row!.usageEstimated, false);
+  assert.ok(row!.usage.outputTokens > 0 && row!.costMicro > 0);
+  // The same through the official SDK: the stream completes with its finish reason.
+  const stream = await gw.openai(key).chat.completions.create({ model: 'gpt-5-nano', messages: [{ role: 'user', content: 'again' }], stream: true });
+  let finish: string | null | undefined;
+  for await (const c of stream) finish = c.choices[0]?.finish_reason ?? finish;
+  assert.equal(finish, 'stop');
 });

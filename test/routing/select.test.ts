@@ -27,10 +27,11 @@ function stratified(n: number): () => number {
   return () => ((i++ % n) + 0.5) / n;
 }
 
+/** How often each line comes first in the order forward() tries them. */
 function tally(selector: LineSelector, lines: LineRecord[], picks: number): Record<string, number> {
   const counts: Record<string, number> = {};
   for (let i = 0; i < picks; i++) {
-    const id = selector.pick('gpt-4o', lines, 0).id;
+    const id = selector.order('gpt-4o', lines)[0]!.id;
     counts[id] = (counts[id] ?? 0) + 1;
   }
   return counts;
@@ -62,41 +63,25 @@ describe('LineSelector', () => {
     assert.deepEqual(tally(new LineSelector(() => 0), lines, 10), { on: 10 });
   });
 
-  test('skips a line at its rate limit in favour of the next priority', () => {
-    const selector = new LineSelector(() => 0);
-    const lines = [line('primary', { priority: 2, rpm: 2 }), line('fallback', { priority: 1 })];
-    assert.deepEqual(
-      [0, 1, 2, 3].map((t) => selector.pick('gpt-4o', lines, t).id),
-      ['primary', 'primary', 'fallback', 'fallback'],
-    );
-    assert.equal(selector.pick('gpt-4o', lines, 60_000).id, 'primary');
+  test('orders every serving line: by priority, then by a weighted draw within a priority', () => {
+    const lines = [line('low', { priority: -1 }), line('a', { weight: 1 }), line('b', { weight: 3 }), line('top', { priority: 2 })];
+    assert.deepEqual(new LineSelector(() => 0).order('gpt-4o', lines).map((l) => l.id), ['top', 'a', 'b', 'low']);
+    assert.deepEqual(new LineSelector(() => 0.99).order('gpt-4o', lines).map((l) => l.id), ['top', 'b', 'a', 'low']);
   });
 
-  test('skips a line at its rate limit in favour of another of equal priority', () => {
-    const selector = new LineSelector(() => 0); // always draws the first line by weight
-    const lines = [line('heavy', { weight: 100, rpm: 1 }), line('light', { weight: 1 })];
-    assert.equal(selector.pick('gpt-4o', lines, 0).id, 'heavy');
-    assert.equal(selector.pick('gpt-4o', lines, 1).id, 'light');
-  });
-
-  test('429 with the shortest wait when every line is at its limit', () => {
-    const selector = new LineSelector(() => 0);
-    const lines = [line('a', { rpm: 1 }), line('b', { rpm: 1, priority: 1 })];
-    assert.equal(selector.pick('gpt-4o', lines, 0).id, 'b');
-    assert.equal(selector.pick('gpt-4o', lines, 20_000).id, 'a');
-    assert.throws(() => selector.pick('gpt-4o', lines, 30_000), {
-      status: 429,
-      code: 'line_rate_limited',
-      retryAfter: 30, // b frees at 60 s, a at 80 s
-      message: /every line serving "gpt-4o" is at its requests-per-minute limit or on hold after an upstream 429. Retry in 30 s/,
-    });
-    assert.throws(() => selector.pick('gpt-4o', lines, 59_999), { status: 429, retryAfter: 1 }); // 1 ms rounds up to 1 s
+  test("takes a slot of a line's requests-per-minute window, or says how long until one frees", () => {
+    const selector = new LineSelector();
+    const limited = line('limited', { rpm: 2 });
+    assert.deepEqual([selector.take(limited, 0), selector.take(limited, 1)], [0, 0]);
+    assert.equal(selector.take(limited, 20_000), 40_000);
+    assert.equal(selector.take(limited, 60_000), 0);
+    assert.equal(selector.take(line('free'), 0), 0);
   });
 
   test('503 when no line serves the model', () => {
     const selector = new LineSelector();
     for (const lines of [[], [line('x', { models: ['gpt-4o-mini'] })], [line('off', { enabled: false })]]) {
-      assert.throws(() => selector.pick('gpt-4o', lines, 0), {
+      assert.throws(() => selector.order('gpt-4o', lines), {
         status: 503,
         code: 'no_line_for_model',
         message: /No line serves the model "gpt-4o".*--models gpt-4o/,

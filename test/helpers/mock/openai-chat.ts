@@ -95,7 +95,7 @@ export function openAIChat(ex: Exchange, body: unknown): void | Promise<void> {
   }
   frames.push(delta({}, finish));
   if (includeUsage) frames.push(chunk([], { usage }));
-  frames.push({ data: '[DONE]' });
+  if (!ex.scenario.noDone) frames.push({ data: '[DONE]' });
   return sendStream(ex, frames, headers);
 }
 

@@ -24,6 +24,8 @@ export interface Scenario {
   firstChunkDelayMs: number;
   /** Omit usage entirely, and never stream a usage chunk even if asked. */
   noUsage: boolean;
+  /** Chat Completions streams: end without the `data: [DONE]` terminator, as some compatible servers do. */
+  noDone: boolean;
   /**
    * Forced usage. `input` is the WHOLE prompt, cache included, on every vendor, so one scenario yields the
    * same canonical usage whichever protocol the gateway speaks upstream: OpenAI reports it as `prompt_tokens` /
@@ -47,7 +49,7 @@ export class ScenarioError extends Error {}
 
 /** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
 export function parseScenario(raw: string): Scenario {
-  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, malformed: false, usage: {} };
+  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, usage: {} };
   for (const part of raw.split(',')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -71,6 +73,7 @@ export function parseScenario(raw: string): Scenario {
       case 'chunk-delay': s.chunkDelayMs = int(); break;
       case 'first-chunk-delay': s.firstChunkDelayMs = int(); break;
       case 'no-usage': s.noUsage = true; break;
+      case 'no-done': s.noDone = true; break;
       case 'usage-in': s.usage.input = int(); break;
       case 'usage-out': s.usage.output = int(); break;
       case 'usage-cached': s.usage.cached = int(); break;

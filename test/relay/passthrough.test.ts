@@ -1,0 +1,216 @@
+/** The pass-through path (relay/passthrough.ts) with a scripted upstream and a fake client: no sockets. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { GatewayError } from '../../gateway/core/errors.js';
+import { emptyUsage, type Usage } from '../../gateway/core/usage.js';
+import { passthrough, type PassthroughSpec } from '../../gateway/relay/passthrough.js';
+import { Lines } from '../../gateway/routing/lines.js';
+import { MemorySecretStore } from '../../gateway/store/secrets.js';
+import type { LineRecord } from '../../gateway/store/types.js';
+import { WIRE } from '../../gateway/wire/index.js';
+import { encodeStreamError } from '../../gateway/wire/openai-chat/errors.js';
+import { chatPassthrough, type ChatBody } from '../../gateway/wire/openai-chat/passthrough.js';
+import { geminiPassthrough } from '../../gateway/wire/gemini/passthrough.js';
+import { admitted, fakeAnswer, FakeResponse, FakeUpstream, line } from '../helpers/relay-fakes.js';
+
+const COUNTED: Usage = { ...emptyUsage(), inputTokens: 11, outputTokens: 22 };
+const sse = (data: unknown): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+const USAGE = { id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2 } };
+
+function deps(upstream: FakeUpstream, lines: LineRecord[] = []) {
+  return { upstream, lines: new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore()) };
+}
+
+/** A streamed chat request through the pass-through path; what the client saw and what was settled, with the body as it was when settled. */
+async function streamed(upstreamChunks: string[], opts: { error?: Error; line?: LineRecord } = {}) {
+  const l = opts.line ?? line('a');
+  const { exchange, settled } = admitted([l]);
+  const bodyAtSettle: string[] = [];
+  const res = new FakeResponse();
+  const hook = exchange.settleHook!;
+  exchange.settleHook = async (o) => {
+    bodyAtSettle.push(res.body);
+    await hook(o);
+  };
+  const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }], stream: true };
+  const upstream = new FakeUpstream([() => fakeAnswer(200, upstreamChunks, opts.error ? { error: opts.error } : {})]);
+  const spec: PassthroughSpec = {
+    exchange,
+    res: res.client,
+    signal: new AbortController().signal,
+    stream: true,
+    passthrough: chatPassthrough(body, JSON.stringify(body)),
+    side: WIRE['openai-chat'].upstream,
+    count: async () => COUNTED,
+    encodeStreamError,
+  };
+  const result = await passthrough(deps(upstream, [l]), spec).then(
+    (outcome) => ({ outcome, error: undefined }),
+    (error: GatewayError) => ({ outcome: undefined, error }),
+  );
+  return { ...result, res, settled, bodyAtSettle, upstream };
+}
+
+describe('streams', () => {
+  test('go to the client event by event; the ledger row is written before the terminator', async () => {
+    const r = await streamed([sse(chunk({ content: 'Hi' })), sse(chunk({}, 'stop')), sse(USAGE), sse('[DONE]')]);
+    assert.equal(r.res.statusCode, 200);
+    assert.equal(r.res.body, sse(chunk({ content: 'Hi' })) + sse(chunk({}, 'stop')) + sse('[DONE]'), 'the usage chunk only Tollgate asked for is left out');
+    assert.deepEqual(r.settled, [{ status: 200, usage: { ...emptyUsage(), inputTokens: 9, outputTokens: 2 }, usageEstimated: false, error: null }]);
+    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'));
+    assert.equal(r.res.writableFinished, true);
+    assert.deepEqual(JSON.parse(r.upstream.calls[0]!.body).stream_options, { include_usage: true });
+  });
+
+  test('one that finished and reported usage but lost its [DONE] gets it back, billed from its own usage, settled first', async () => {
+    const r = await streamed([sse(chunk({ content: 'Hi' })), sse(chunk({}, 'stop')), sse(USAGE)]);
+    assert.ok(r.res.body.endsWith(sse(chunk({}, 'stop')) + 'data: [DONE]\n\n'), r.res.body);
+    assert.equal(r.outcome?.status, 200);
+    assert.deepEqual(r.settled.map((o) => [o.status, o.usageEstimated, o.usage?.outputTokens]), [[200, false, 2]]);
+    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'));
+  });
+
+  test('one that ends early without usage is incomplete: the client gets an error event, what was produced is billed', async () => {
+    const r = await streamed([sse(chunk({ content: 'Hi' }))]);
+    const incomplete = new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+    assert.ok(r.res.body.endsWith(encodeStreamError(incomplete)), r.res.body);
+    assert.deepEqual(r.settled.map((o) => [o.status, o.error?.code, o.usageEstimated, o.usage]), [[502, 'upstream_stream_incomplete', true, COUNTED]]);
+  });
+
+  test('one cut by the network after it started ends with an in-band error, billed as counted', async () => {
+    const r = await streamed([sse(chunk({ content: 'Hi' }))], { error: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+    assert.match(r.res.body, /"code":"upstream_connection_error"/);
+    assert.equal(r.outcome?.error?.code, 'upstream_connection_error');
+    assert.equal(r.settled[0]?.usageEstimated, true);
+  });
+
+  test('a malformed event ends the stream with upstream_malformed', async () => {
+    const r = await streamed([sse(chunk({ content: 'Hi' })), 'data: {"id":"c","choices":[\n\n']);
+    assert.match(r.res.body, /not valid JSON/);
+    assert.equal(r.outcome?.error?.code, 'upstream_malformed');
+  });
+
+  test('a failure before the first event reaches the client throws, so the next line can be tried', async () => {
+    const r = await streamed([], { error: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });
+    assert.equal(r.error?.code, 'upstream_connection_error');
+    assert.equal(r.res.headersSent, false);
+    assert.deepEqual(r.settled, []);
+  });
+
+  test('the client leaving mid-stream is a 499, billed as counted', async () => {
+    const l = line('a');
+    const { exchange, settled } = admitted([l]);
+    const res = new FakeResponse();
+    const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }], stream: true };
+    res.write = (c) => {
+      res.chunks.push(String(c));
+      res.headersSent = true;
+      res.hangUp();
+      return true;
+    };
+    const upstream = new FakeUpstream([() => fakeAnswer(200, [sse(chunk({ content: 'Hi' })), sse(chunk({ content: ' there' }))])]);
+    const outcome = await passthrough(deps(upstream, [l]), {
+      exchange,
+      res: res.client,
+      signal: new AbortController().signal,
+      stream: true,
+      passthrough: chatPassthrough(body, JSON.stringify(body)),
+      side: WIRE['openai-chat'].upstream,
+      count: async () => COUNTED,
+      encodeStreamError,
+    });
+    assert.deepEqual([outcome.status, outcome.error?.code, outcome.usage], [499, 'client_closed', COUNTED]);
+    assert.deepEqual(settled, [outcome]);
+    assert.equal(res.writableFinished, false, 'nothing more is written to a client that left');
+  });
+});
+
+describe('whole answers', () => {
+  async function whole(answer: string, l: LineRecord = line('a')) {
+    const { exchange, settled } = admitted([l]);
+    const res = new FakeResponse();
+    const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }] };
+    const upstream = new FakeUpstream([() => fakeAnswer(200, answer)]);
+    const outcome = await passthrough(deps(upstream, [l]), {
+      exchange,
+      res: res.client,
+      signal: new AbortController().signal,
+      stream: false,
+      passthrough: chatPassthrough(body, JSON.stringify(body)),
+      side: WIRE['openai-chat'].upstream,
+      count: async (produced) => ({ ...COUNTED, outputTokens: produced.length }),
+      encodeStreamError,
+    });
+    return { outcome, settled, res, upstream, exchange };
+  }
+
+  test('go back byte for byte, billed from their usage', async () => {
+    const answer = JSON.stringify({ id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } });
+    const r = await whole(answer);
+    assert.equal(r.res.body, answer);
+    assert.equal(r.res.headers['x-request-id'], r.exchange.requestId);
+    assert.deepEqual(r.settled, [r.outcome]);
+    assert.deepEqual(r.outcome, { status: 200, usage: { ...emptyUsage(), inputTokens: 3, outputTokens: 1 }, usageEstimated: false, error: null });
+  });
+
+  test('without usage are billed as counted from what they produced', async () => {
+    const r = await whole(JSON.stringify({ choices: [{ message: { content: 'four' } }] }));
+    assert.deepEqual([r.outcome.usageEstimated, r.outcome.usage?.outputTokens], [true, 4]);
+  });
+
+  test('that are not JSON are an upstream error, before anything reaches the client', async () => {
+    await assert.rejects(whole('<html>'), { code: 'upstream_malformed' });
+  });
+});
+
+describe('the upstream request', () => {
+  test("carries the line's key in the style its preset names, else in its format's usual style", async () => {
+    process.env.TOLLGATE_TEST_PASSTHROUGH_KEY = 'secret-1';
+    const env = { apiKeySource: 'env' as const, apiKeyEnv: 'TOLLGATE_TEST_PASSTHROUGH_KEY' };
+    const headersOf = async (l: LineRecord) => {
+      const { exchange } = admitted([l]);
+      const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }] };
+      const upstream = new FakeUpstream([() => fakeAnswer(200, JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }))]);
+      await passthrough(deps(upstream, [l]), {
+        exchange,
+        res: new FakeResponse().client,
+        signal: new AbortController().signal,
+        stream: false,
+        passthrough: chatPassthrough(body, JSON.stringify(body)),
+        side: WIRE['openai-chat'].upstream,
+        count: async () => COUNTED,
+        encodeStreamError,
+      });
+      return upstream.calls[0]!.headers;
+    };
+    const usual = await headersOf(line('a', env));
+    assert.equal(usual.authorization, 'Bearer secret-1');
+    const preset = await headersOf(line('b', { ...env, auth: 'x-api-key' }));
+    assert.deepEqual([preset['x-api-key'], preset.authorization], ['secret-1', undefined]);
+    const none = await headersOf(line('c', { ...env, auth: 'none' }));
+    assert.deepEqual([none['x-api-key'], none.authorization], [undefined, undefined]);
+    assert.deepEqual([usual['content-type'], usual.accept, usual['user-agent']], ['application/json', 'application/json', 'Tollgate']);
+  });
+
+  test("an error answer is read by the line's format where it knows better (Gemini's invalid key is the line's fault)", async () => {
+    const l = line('g', { protocol: 'gemini', baseUrl: 'https://g.example' });
+    const { exchange } = admitted([l], 'gemini');
+    const invalidKey = { error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } };
+    const upstream = new FakeUpstream([() => fakeAnswer(400, JSON.stringify(invalidKey))]);
+    await assert.rejects(
+      passthrough(deps(upstream, [l]), {
+        exchange,
+        res: new FakeResponse().client,
+        signal: new AbortController().signal,
+        stream: false,
+        passthrough: geminiPassthrough('{}', false),
+        side: WIRE.gemini.upstream,
+        count: async () => COUNTED,
+        encodeStreamError,
+      }),
+      { code: 'upstream_auth_failed' },
+    );
+    assert.equal(upstream.calls[0]!.url.href, 'https://g.example/v1beta/models/gpt-4o:generateContent');
+  });
+});

@@ -1,0 +1,68 @@
+/** The anthropic pass-through: the request as it goes up, and the tap reading the answer stream. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { emptyUsage } from '../../../gateway/core/usage.js';
+import { MessagesStreamTap, messagesPassthrough } from '../../../gateway/wire/anthropic/passthrough.js';
+
+const ev = (event: string, data: Record<string, unknown>) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+
+describe('MessagesStreamTap', () => {
+  test('message_start gives the prompt, message_delta the cumulative output, message_stop the end', () => {
+    const tap = new MessagesStreamTap();
+    tap.onEvent(ev('message_start', { message: { usage: { input_tokens: 20, cache_read_input_tokens: 5, output_tokens: 1 } } }));
+    tap.onEvent(ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
+    tap.onEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi ' } }));
+    tap.onEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'there' } }));
+    tap.onEvent(ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"a":' } }));
+    assert.equal(tap.usage()?.outputTokens, 1, 'a start with output counted is a figure, but not the final one');
+    tap.onEvent(ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }));
+    tap.onEvent(ev('message_delta', { delta: {}, usage: { output_tokens: 9 } }));
+    assert.equal(tap.complete(), false);
+    tap.onEvent(ev('message_stop', {}));
+    assert.equal(tap.complete(), true);
+    assert.deepEqual(tap.usage(), { ...emptyUsage(), inputTokens: 20, cacheReadTokens: 5, outputTokens: 9 });
+    assert.equal(tap.produced(), 'Hi there{"a":');
+  });
+
+  test('without message_delta or message_stop, a start reporting no output is no usage: the caller counts', () => {
+    const tap = new MessagesStreamTap();
+    tap.onEvent(ev('message_start', { message: { usage: { input_tokens: 20, output_tokens: 0 } } }));
+    assert.equal(tap.usage(), undefined);
+  });
+
+  test('an overloaded error event is a 503, any other a 502', () => {
+    const overloaded = new MessagesStreamTap();
+    overloaded.onEvent(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }));
+    assert.deepEqual([overloaded.error()?.status, overloaded.error()?.code], [503, 'upstream_stream_error']);
+    const other = new MessagesStreamTap();
+    other.onEvent(ev('error', { error: { type: 'api_error', message: 'boom' } }));
+    assert.equal(other.error()?.status, 502);
+  });
+
+  test('a truncated event is refused, and a stream without message_stop has no tail to repair', () => {
+    const tap = new MessagesStreamTap();
+    assert.throws(() => tap.onEvent({ event: 'content_block_delta', data: '{"type":"content_block_delta"' }), SyntaxError);
+    assert.equal(tap.repairTail(), undefined);
+  });
+});
+
+describe('messagesPassthrough', () => {
+  const body = { model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+  const raw = JSON.stringify(body);
+
+  test("passes the client's anthropic-version and anthropic-beta on, and its bytes when the model id is the same", () => {
+    const up = messagesPassthrough(body, raw, { 'anthropic-version': '2024-01-01', 'anthropic-beta': ['a', 'b'] }).request('claude-haiku-4-5');
+    assert.deepEqual(up, { path: '/v1/messages', headers: { 'anthropic-version': '2024-01-01', 'anthropic-beta': 'a,b' }, body: raw });
+  });
+
+  test('sends the default version when the client sent none, and rewrites a mapped model', () => {
+    const up = messagesPassthrough(body, raw, {}).request('vendor-haiku');
+    assert.deepEqual(up.headers, { 'anthropic-version': '2023-06-01' });
+    assert.equal(JSON.parse(up.body).model, 'vendor-haiku');
+  });
+
+  test('reads usage and what was produced from a whole answer', () => {
+    const answer = { content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'ok' }, { type: 'tool_use', input: { a: 1 } }], usage: { input_tokens: 3, output_tokens: 4 } };
+    assert.deepEqual(messagesPassthrough(body, raw, {}).readAnswer(answer), { usage: { ...emptyUsage(), inputTokens: 3, outputTokens: 4 }, produced: 'hmok{"a":1}' });
+  });
+});

@@ -1,0 +1,84 @@
+/** The openai-chat pass-through: the request as it goes up, and the tap reading the answer stream. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { emptyUsage } from '../../../gateway/core/usage.js';
+import { ChatStreamTap, chatPassthrough, type ChatBody } from '../../../gateway/wire/openai-chat/passthrough.js';
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+  JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+const USAGE = JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } } });
+
+describe('ChatStreamTap', () => {
+  test('reads usage from the usage chunk, the end from [DONE], and what was produced from the deltas', () => {
+    const tap = new ChatStreamTap(true);
+    for (const data of [chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }), chunk({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] }, 'tool_calls')]) {
+      assert.equal(tap.onEvent({ data }), true);
+    }
+    assert.equal(tap.usage(), undefined);
+    assert.equal(tap.onEvent({ data: USAGE }), true, 'the client asked for usage: it gets the chunk');
+    assert.equal(tap.complete(), false);
+    assert.equal(tap.onEvent({ data: '[DONE]' }), true);
+    assert.equal(tap.complete(), true);
+    assert.deepEqual(tap.usage(), { ...emptyUsage(), inputTokens: 10, cacheReadTokens: 2, outputTokens: 3 });
+    assert.equal(tap.produced(), 'Hellof{}');
+    assert.equal(tap.error(), null);
+  });
+
+  test('drops the usage chunk when only Tollgate asked for it', () => {
+    const tap = new ChatStreamTap(false);
+    assert.equal(tap.onEvent({ data: chunk({ content: 'x' }, 'stop') }), true);
+    assert.equal(tap.onEvent({ data: USAGE }), false);
+    assert.equal(tap.usage()?.outputTokens, 3);
+  });
+
+  test('an error chunk is an in-band upstream error', () => {
+    const tap = new ChatStreamTap(false);
+    tap.onEvent({ data: JSON.stringify({ error: { message: 'overloaded' } }) });
+    assert.equal(tap.error()?.code, 'upstream_stream_error');
+    assert.match(tap.error()!.message, /overloaded/);
+  });
+
+  test('a truncated event is refused', () => {
+    assert.throws(() => new ChatStreamTap(false).onEvent({ data: '{"id":"c","choices":[' }), SyntaxError);
+  });
+
+  test('repairTail: a stream that finished and reported usage but lost its [DONE] is whole; any other is not', () => {
+    const whole = new ChatStreamTap(false);
+    whole.onEvent({ data: chunk({ content: 'x' }, 'stop') });
+    whole.onEvent({ data: USAGE });
+    assert.equal(whole.repairTail(), 'data: [DONE]\n\n');
+    const noUsage = new ChatStreamTap(false);
+    noUsage.onEvent({ data: chunk({ content: 'x' }, 'stop') });
+    assert.equal(noUsage.repairTail(), undefined);
+    const unfinished = new ChatStreamTap(false);
+    unfinished.onEvent({ data: chunk({ content: 'x' }) });
+    unfinished.onEvent({ data: USAGE });
+    assert.equal(unfinished.repairTail(), undefined);
+  });
+});
+
+describe('chatPassthrough', () => {
+  const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }] };
+  const raw = ' {"model":"gpt-4o","messages":[{"content":"hi"}]}';
+
+  test("sends the client's own bytes when nothing changes", () => {
+    const up = chatPassthrough(body, raw).request('gpt-4o');
+    assert.equal(up.path, '/chat/completions');
+    assert.equal(up.body, raw);
+    assert.deepEqual(up.headers, {});
+  });
+
+  test("rewrites the model for a line that knows it by another id, and asks a stream for usage", () => {
+    assert.deepEqual(JSON.parse(chatPassthrough(body, raw).request('vendor/gpt-4o').body), { ...body, model: 'vendor/gpt-4o' });
+    const streamed = { ...body, stream: true, stream_options: { include_usage: false } };
+    const up = JSON.parse(chatPassthrough(streamed, JSON.stringify(streamed)).request('gpt-4o').body) as ChatBody;
+    assert.deepEqual(up.stream_options, { include_usage: true });
+  });
+
+  test('reads usage and what was produced from a whole answer', () => {
+    const p = chatPassthrough(body, raw);
+    const answer = { choices: [{ index: 0, message: { role: 'assistant', content: 'hello', tool_calls: [{ function: { name: 'f', arguments: '{"a":1}' } }] } }], usage: { prompt_tokens: 5, completion_tokens: 2 } };
+    assert.deepEqual(p.readAnswer(answer), { usage: { ...emptyUsage(), inputTokens: 5, outputTokens: 2 }, produced: 'hellof{"a":1}' });
+    assert.deepEqual(p.readAnswer({ choices: [{ message: { content: 'x' } }] }), { usage: undefined, produced: 'x' });
+  });
+});
