@@ -4,6 +4,7 @@ import { endpoint } from '../upstream/client.js';
 import { wireFormat } from '../wire/index.js';
 import type { Gateway } from '../compose.js';
 import type { LineRecord } from '../store/types.js';
+import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
 import type { CreateLineBody, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
 import { AdminError } from './errors.js';
@@ -74,7 +75,7 @@ export function listPresets(g: Gateway): PresetView[] {
   }));
 }
 
-type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: Quirks };
+type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: Quirks; auth?: AuthStyle };
 
 /**
  * A preset fills what the request leaves out: protocol, base URL, the preset's models (those its
@@ -99,6 +100,9 @@ function withPreset(g: Gateway, body: CreateLineBody): FilledLineBody {
       modelMap: { ...modelMap, ...(body.modelMap ?? {}) },
       ...(body.apiKey === undefined && body.apiKeyEnv === undefined && preset.apiKeyEnv ? { apiKeyEnv: preset.apiKeyEnv } : {}),
       ...(Object.keys(preset.quirks).length > 0 && (body.protocol ?? preset.protocol) === preset.protocol ? { quirks: preset.quirks } : {}),
+      // How the vendor takes its key. `none` is not copied: such a line has no key to send, and one
+      // given to it later goes in its wire format's usual style.
+      ...(preset.auth !== 'none' && (body.protocol ?? preset.protocol) === preset.protocol ? { auth: preset.auth } : {}),
     };
   }
   const missing = (['name', 'protocol', 'baseUrl', 'models'] as const).filter((k) => filled[k] === undefined);
@@ -131,6 +135,7 @@ export async function addLine(g: Gateway, request: CreateLineBody): Promise<Line
     timeouts: body.timeouts ?? {},
     createdAt: new Date().toISOString(),
     ...(body.quirks ? { quirks: body.quirks } : {}),
+    ...(body.auth ? { auth: body.auth } : {}),
   };
   try {
     await g.config.update((d) => {

@@ -1,7 +1,7 @@
 import type { FormatId } from '../core/formats.js';
 import { loadPresets, presetsDir, type Preset, type Prices } from './presets.js';
 
-export { loadPresets, type ModelDefinition, type Preset, type PresetAuth, type PresetModel } from './presets.js';
+export { loadPresets, type ModelDefinition, type Preset, type PresetModel } from './presets.js';
 
 export interface CatalogueModel {
   id: string;

@@ -10,14 +10,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseUsd } from '../core/money.js';
+import { AUTH_STYLES, type AuthStyle } from '../core/auth.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';
 import { FORMATS, type FormatId } from '../core/formats.js';
 import { QUIRK_VALUES, type Quirks } from '../core/quirks.js';
 
-export const PRESET_AUTH = ['bearer', 'x-api-key', 'x-goog-api-key', 'none'] as const;
-/** How the line's credential is sent: `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, or not at all. */
-export type PresetAuth = (typeof PRESET_AUTH)[number];
 
 
 /** Catalogue prices in micro-USD per million tokens. */
@@ -60,7 +58,8 @@ export interface Preset {
   baseUrl: string;
   /** The protocol a line made from this preset speaks. */
   protocol: FormatId;
-  auth: PresetAuth;
+  /** How the vendor takes its key: a line made from the preset sends it so (core/auth.ts). */
+  auth: AuthStyle;
   /** The vendor's conventional environment variable for its key; null when auth is `none`. */
   apiKeyEnv: string | null;
   docs: string;
@@ -120,7 +119,7 @@ export function parsePreset(folder: string, raw: unknown): Preset {
   if (id !== folder) fail(`id "${id}" must equal the folder name "${folder}"`);
   if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) fail(`id "${id}" must be lower-case letters, digits and dashes`);
   const protocol = oneOf(raw, 'protocol', FORMATS, fail);
-  const auth = oneOf(raw, 'auth', PRESET_AUTH, fail);
+  const auth = oneOf(raw, 'auth', AUTH_STYLES, fail);
   const baseUrl = text(raw, 'baseUrl', fail);
   const urlProblem = baseUrlProblem(protocol, baseUrl);
   if (urlProblem) fail(`baseUrl ${urlProblem}`);

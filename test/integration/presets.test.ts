@@ -1,4 +1,4 @@
-/** A line made from a preset carries its vendor's request quirks into translated requests. */
+/** A line made from a preset carries its vendor's request quirks and auth style into the requests it sends. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -35,4 +35,21 @@ test("the openai preset sends max_completion_tokens (OpenAI's reasoning models r
   sent = mock.requests.at(-1)!;
   assert.equal(sent.body.max_tokens, 100);
   assert.equal(sent.body.max_completion_tokens, undefined);
+});
+
+test("a line made from a preset sends its key in the header the preset names", async () => {
+  process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
+  await gw.admin.client.call('POST', '/api/lines', { preset: 'anthropic', baseUrl: mock.url, models: ['claude-haiku-4-5'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.client.call('POST', '/api/lines', { preset: 'ollama', name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4.1-mini'] });
+  const stored = gw.running.gateway.config.data.lines;
+  assert.equal(stored.find((l) => l.name === 'anthropic')!.auth, 'x-api-key');
+  assert.equal(stored.find((l) => l.name === 'local')!.auth, undefined, 'a preset that takes no key leaves the style to the protocol');
+  const client = gw.openai(await gw.admin.key('auth'));
+  await client.chat.completions.create({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }] });
+  let sent = mock.requests.at(-1)!;
+  assert.equal(sent.path, '/v1/messages');
+  assert.deepEqual([sent.headers['x-api-key'], sent.headers.authorization], ['upstream-secret', undefined]);
+  await client.chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] });
+  sent = mock.requests.at(-1)!;
+  assert.deepEqual([sent.headers['x-api-key'], sent.headers.authorization], [undefined, undefined], 'no key, no header');
 });
