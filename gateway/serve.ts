@@ -4,7 +4,7 @@ import { removeRuntime, writeRuntime } from './runtime.js';
 import type { Where } from './connect/index.js';
 import { buildServer } from './server.js';
 import { VERSION } from './version.js';
-import { openGateway, type Gateway } from './compose.js';
+import { openGateway, type Gateway } from './compose/gateway.js';
 import type { SecretStore } from './store/secrets.js';
 
 export interface ServeOptions {

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { adminRoutes } from './admin/routes.js';
 import type { StatusView } from './admin/contract.js';
-import type { Gateway } from './compose.js';
+import type { Gateway } from './compose/gateway.js';
 import type { Where } from './connect/index.js';
 import { asGatewayError, GatewayError } from './core/errors.js';
 import type { FormatRoute, WireFormat } from './core/format.js';

@@ -1,12 +1,14 @@
 /**
- * Folder boundaries (style.md habit 6) and file size (habit 9), checked by reading the source.
- * eslint.config.js flags the same imports in the editor; this test resolves every import form
- * (static, re-export, dynamic import(), require, import-type nodes) against the real folders.
+ * The shape of the code, checked by reading the source (style.md habits 5, 6 and 9): the import
+ * graph between folders has no cycle, every import follows the layer table below, every wire
+ * format folder is registered, and no file passes 500 lines. eslint.config.js flags the same
+ * imports in the editor; this test resolves every import form (static, re-export, dynamic
+ * import(), require, import-type nodes) against the real folders, type-only imports included.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
@@ -14,6 +16,53 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CODE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const NOT_SOURCE = new Set(['node_modules', 'dist', 'results']);
 const MAX_LINES = 500;
+
+/**
+ * The layers of gateway/, bottom to top, and what each folder may import besides itself
+ * (gateway/README.md draws them). `gateway` is the shell: the files directly in gateway/
+ * (server.ts, serve.ts, runtime.ts, wrong-path.ts). `gateway/wire/*` is any one format folder.
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  'gateway/core': [],
+  'gateway/upstream': ['gateway/core'],
+  'gateway/store': ['gateway/core', 'gateway/upstream'],
+  'gateway/keys': ['gateway/core', 'gateway/store'],
+  'gateway/catalogue': ['gateway/core', 'gateway/store'],
+  'gateway/routing': ['gateway/core', 'gateway/upstream', 'gateway/store'],
+  'gateway/billing': ['gateway/core', 'gateway/store', 'gateway/catalogue', 'gateway/routing'],
+  'gateway/wire/*': ['gateway/core', 'gateway/upstream'],
+  'gateway/wire': ['gateway/core', 'gateway/wire/*'],
+  'gateway/relay': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire'],
+  'gateway/compose': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/relay'],
+  // The connect engine edits users' files; it stands on core/ alone, and the admin API and CLI use it.
+  'gateway/connect': ['gateway/core'],
+  'gateway/admin': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire', 'gateway/compose', 'gateway/connect'],
+  gateway: ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire', 'gateway/relay', 'gateway/compose', 'gateway/connect', 'gateway/admin'],
+  'gateway/cli': ['gateway/core', 'gateway/store', 'gateway/connect', 'gateway/admin', 'gateway/compose', 'gateway'],
+  // The Electron shell runs the gateway in process and may use any of it; the console may not (below).
+  main: ['gateway/*'],
+  renderer: [],
+};
+
+/**
+ * Imports between two format folders, in the one direction allowed: the Responses format answers
+ * errors in OpenAI's shape and lists models as OpenAI does. Anything else two formats share
+ * belongs in core/.
+ */
+const SIBLING_IMPORTS: readonly (readonly [string, string])[] = [['gateway/wire/openai-responses', 'gateway/wire/openai-chat']];
+
+/** The console talks to the gateway over HTTP: it takes the admin contract and its typed client, nothing else. */
+const RENDERER_MAY_IMPORT = ['gateway/admin/contract', 'gateway/admin/client'];
+
+/** Packages a folder must not import, and why. */
+function packageRule(layer: string, pkg: string): string | undefined {
+  if (layer.startsWith('gateway') && pkg === 'electron') return 'no electron under gateway/';
+  if ((pkg === 'fastify' || pkg.startsWith('@fastify/')) && layer !== 'gateway' && layer !== 'gateway/admin' && !layer.startsWith('main')) {
+    return 'fastify stays in the shell (gateway/*.ts) and gateway/admin';
+  }
+  if (layer === 'renderer' && (pkg === 'electron' || pkg.startsWith('node:'))) return 'the renderer has no Node or Electron APIs';
+  return undefined;
+}
 
 interface Import {
   specifier: string;
@@ -62,41 +111,125 @@ function importsOf(fileName: string, text: string): Import[] {
   return out;
 }
 
-/** Where an import lands: a repository path for relative specifiers, else the package name. */
+/** Where an import lands: a repository path (without extension) for relative specifiers, else the package name. */
 function target(file: string, specifier: string): { path?: string; pkg?: string } {
   if (specifier.startsWith('.') || specifier.startsWith('/')) {
-    return { path: relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/') };
+    return { path: relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/').replace(/\.[cm]?[jt]sx?$/, '') };
   }
+  if (specifier.startsWith('node:')) return { pkg: specifier };
   const parts = specifier.split('/');
-  return { pkg: specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] };
+  return { pkg: specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]! };
 }
 
-/** The typed admin client and the contract it is derived from: they build for a browser (test/admin/client.test.ts). */
-const RENDERER_MAY_LOAD = ['gateway/admin/client.js', 'gateway/admin/contract.js'];
+/**
+ * The folder a file belongs to in the graph: gateway/<folder>, each format folder on its own
+ * (gateway/wire/<format>), `gateway` for the shell files directly in gateway/; main and renderer
+ * by their first folder. Files outside these roots are not part of the graph.
+ */
+function folderOf(path: string): string | undefined {
+  const parts = path.split('/');
+  const [root] = parts;
+  if (root !== 'gateway' && root !== 'main' && root !== 'renderer') return undefined;
+  const dirs = parts.slice(0, -1);
+  if (root === 'gateway' && dirs[1] === 'wire' && dirs.length >= 3) return dirs.slice(0, 3).join('/');
+  return dirs.slice(0, 2).join('/');
+}
 
-const under = (path: string | undefined, folder: string): boolean => path !== undefined && (path === folder || path.startsWith(`${folder}/`));
+/** The row of MAY_IMPORT that rules a folder. */
+function layerOf(folder: string): string {
+  if (folder.startsWith('gateway/wire/')) return 'gateway/wire/*';
+  if (folder.startsWith('main')) return 'main';
+  if (folder.startsWith('renderer')) return 'renderer';
+  return folder;
+}
 
-/** Every boundary violation in one file, as "file:line imports 'specifier' (reason)". */
-function violations(file: string, imports: readonly Import[]): string[] {
-  const out: string[] = [];
-  const framework = /^gateway\/(core|wire|upstream|billing)\//.test(file);
-  for (const imp of imports) {
-    const t = target(file, imp.specifier);
-    const where = `${file}:${imp.line} imports '${imp.specifier}'`;
-    if (file.startsWith('gateway/')) {
-      if (t.pkg === 'electron') out.push(`${where} (no electron under gateway/)`);
-      if (framework && (t.pkg === 'fastify' || t.pkg?.startsWith('@fastify/'))) out.push(`${where} (no fastify under gateway/core|wire|upstream|billing)`);
-      if (under(t.path, 'main') || under(t.path, 'renderer')) out.push(`${where} (gateway/ must not import main/ or renderer/)`);
-    }
-    // The connect engine edits users' files; it stands on core/ alone, and the admin API and CLI use it.
-    if (file.startsWith('gateway/connect/') && under(t.path, 'gateway') && !under(t.path, 'gateway/core') && !under(t.path, 'gateway/connect')) {
-      out.push(`${where} (gateway/connect may import only gateway/core)`);
-    }
-    if (file.startsWith('renderer/') && under(t.path, 'gateway') && !RENDERER_MAY_LOAD.includes(t.path ?? '') && !(imp.typeOnly && under(t.path, 'gateway/admin'))) {
-      out.push(`${where} (the renderer loads only the admin client and contract; other gateway/admin modules only with "import type")`);
+function allowed(from: string, to: string, toPath: string): boolean {
+  if (from === to) return true;
+  const layer = layerOf(from);
+  if (layer === 'main' && (to.startsWith('main') || to.startsWith('gateway'))) return true;
+  if (layer === 'renderer') return to.startsWith('renderer') || RENDERER_MAY_IMPORT.includes(toPath);
+  if (layer.startsWith('gateway') && !to.startsWith('gateway')) return false;
+  if (from.startsWith('gateway/wire/') && to.startsWith('gateway/wire/')) return SIBLING_IMPORTS.some(([a, b]) => a === from && b === to);
+  const rules = MAY_IMPORT[layer];
+  if (!rules) return false;
+  return rules.includes(to) || rules.includes(layerOf(to));
+}
+
+interface Edge {
+  from: string;
+  to: string;
+  /** "file:line imports 'specifier'" */
+  where: string;
+}
+
+/** The graph's edges, and every import that breaks a rule. */
+function scan(files: readonly { path: string; text: string }[]): { edges: Edge[]; violations: string[] } {
+  const edges: Edge[] = [];
+  const violations: string[] = [];
+  for (const { path, text } of files) {
+    const from = folderOf(path);
+    if (!from) continue;
+    for (const imp of importsOf(path, text)) {
+      const t = target(path, imp.specifier);
+      const where = `${path}:${imp.line} imports '${imp.specifier}'`;
+      if (t.pkg !== undefined) {
+        const why = packageRule(layerOf(from), t.pkg);
+        if (why) violations.push(`${where} (${why})`);
+        continue;
+      }
+      const to = folderOf(`${t.path}.ts`);
+      if (!to) {
+        if (layerOf(from) !== 'main' || !t.path!.startsWith('package')) violations.push(`${where} (outside gateway/, main/ and renderer/)`);
+        continue;
+      }
+      if (from !== to) edges.push({ from, to, where });
+      if (!allowed(from, to, t.path!)) violations.push(`${where} (${from} may not import ${to})`);
     }
   }
-  return out;
+  return { edges, violations };
+}
+
+/** Strongly connected components of more than one folder (Tarjan), each with the imports that close it. */
+function cycles(edges: readonly Edge[]): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (!next.has(e.from)) next.set(e.from, new Set());
+    if (!next.has(e.to)) next.set(e.to, new Set());
+    next.get(e.from)!.add(e.to);
+  }
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of [...next.keys()].sort()) if (!index.has(v)) visit(v);
+  return found.map((component) => [
+    `folders ${component.join(' ⇄ ')}, through:`,
+    ...edges.filter((e) => component.includes(e.from) && component.includes(e.to)).map((e) => `  ${e.where}`),
+  ]);
 }
 
 function lineCount(text: string): number {
@@ -104,51 +237,113 @@ function lineCount(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
-test('the import scanner sees every import form', () => {
-  const sample = [
-    "import a from 'electron';",
-    "import type { B } from '../gateway/admin/contract.js';",
-    "import { type C } from '../gateway/admin/operations.js';",
-    "export * from 'fastify';",
-    "export type { D } from '@fastify/cors';",
-    "import e = require('m1');",
-    "const f = await import('m2');",
-    "const g = require('m3');",
-    "let h: import('node:http').ServerResponse;",
-    "import 'side-effect';",
-    "import { AdminClient } from '../gateway/admin/client.js';",
-  ].join('\n');
-  assert.deepEqual(
-    importsOf('renderer/sample.ts', sample).map((i) => `${i.line} ${i.specifier} ${i.typeOnly ? 'type' : 'value'}`),
-    [
-      '1 electron value',
-      '2 ../gateway/admin/contract.js type',
-      '3 ../gateway/admin/operations.js value',
-      '4 fastify value',
-      '5 @fastify/cors type',
-      '6 m1 value',
-      '7 m2 value',
-      '8 m3 value',
-      '9 node:http type',
-      '10 side-effect value',
-      '11 ../gateway/admin/client.js value',
-    ],
-  );
-  assert.deepEqual(violations('renderer/sample.ts', importsOf('renderer/sample.ts', sample)), [
-    "renderer/sample.ts:3 imports '../gateway/admin/operations.js' (the renderer loads only the admin client and contract; other gateway/admin modules only with \"import type\")",
-  ]);
-  assert.equal(violations('gateway/core/sample.ts', importsOf('gateway/core/sample.ts', sample)).length, 3);
-  assert.equal(violations('gateway/cli/sample.ts', importsOf('gateway/cli/sample.ts', "import x from '../../main/index.js';")).length, 1);
-  assert.equal(violations('gateway/cli/sample.ts', importsOf('gateway/cli/sample.ts', "import x from './main.js';")).length, 0);
-  assert.equal(violations('gateway/connect/sample.ts', importsOf('gateway/connect/sample.ts', "import x from '../admin/routes.js';")).length, 1);
-  assert.equal(violations('gateway/connect/sample.ts', importsOf('gateway/connect/sample.ts', "import x from '../core/errors.js';")).length, 0);
+const read = (path: string): { path: string; text: string } => ({ path, text: readFileSync(join(ROOT, path), 'utf8') });
+
+describe('the scanner checks itself', () => {
+  test('it sees every import form', () => {
+    const sample = [
+      "import a from 'electron';",
+      "import type { B } from '../gateway/admin/contract.js';",
+      "import { type C } from '../gateway/admin/contract.js';",
+      "export * from 'fastify';",
+      "export type { D } from '@fastify/cors';",
+      "import e = require('m1');",
+      "const f = await import('m2');",
+      "const g = require('m3');",
+      "let h: import('node:http').ServerResponse;",
+      "import 'side-effect';",
+    ].join('\n');
+    assert.deepEqual(
+      importsOf('renderer/sample.ts', sample).map((i) => `${i.line} ${i.specifier} ${i.typeOnly ? 'type' : 'value'}`),
+      ['1 electron value', '2 ../gateway/admin/contract.js type', '3 ../gateway/admin/contract.js value', '4 fastify value', '5 @fastify/cors type', '6 m1 value', '7 m2 value', '8 m3 value', '9 node:http type', '10 side-effect value'],
+    );
+  });
+
+  test('it applies the layer table, the package rules and the renderer rule', () => {
+    const files = [
+      { path: 'gateway/core/a.ts', text: "import { x } from '../relay/b.js';\nimport f from 'fastify';\nimport e from 'electron';" },
+      { path: 'gateway/wire/gemini/a.ts', text: "import { y } from '../openai-chat/b.js';\nimport { z } from '../../core/c.js';" },
+      { path: 'gateway/wire/openai-responses/a.ts', text: "import { y } from '../openai-chat/errors.js';" },
+      { path: 'gateway/admin/routes.ts', text: "import type { FastifyInstance } from 'fastify';" },
+      { path: 'gateway/cli/main.ts', text: "import { serve } from '../serve.js';" },
+      { path: 'gateway/connect/sample.ts', text: "import { x } from '../admin/routes.js';\nimport { y } from '../core/errors.js';" },
+      { path: 'renderer/pages/keys/page.tsx', text: "import { client } from '../../../gateway/admin/client.js';\nimport type { KeyView } from '../../../gateway/admin/contract.js';\nimport { x } from '../../../gateway/core/money.js';\nimport fs from 'node:fs';" },
+      { path: 'main/index.ts', text: "import { serve } from '../gateway/serve.js';\nimport { app } from 'electron';" },
+    ];
+    assert.deepEqual(scan(files).violations, [
+      "gateway/core/a.ts:1 imports '../relay/b.js' (gateway/core may not import gateway/relay)",
+      "gateway/core/a.ts:2 imports 'fastify' (fastify stays in the shell (gateway/*.ts) and gateway/admin)",
+      "gateway/core/a.ts:3 imports 'electron' (no electron under gateway/)",
+      "gateway/wire/gemini/a.ts:1 imports '../openai-chat/b.js' (gateway/wire/gemini may not import gateway/wire/openai-chat)",
+      "gateway/connect/sample.ts:1 imports '../admin/routes.js' (gateway/connect may not import gateway/admin)",
+      "renderer/pages/keys/page.tsx:3 imports '../../../gateway/core/money.js' (renderer/pages may not import gateway/core)",
+      "renderer/pages/keys/page.tsx:4 imports 'node:fs' (the renderer has no Node or Electron APIs)",
+    ]);
+  });
+
+  test('it finds a cycle between folders and names the imports that make it', () => {
+    const files = [
+      { path: 'gateway/store/types.ts', text: "import type { X } from '../routing/aliases.js';" },
+      { path: 'gateway/routing/aliases.ts', text: "import type { Y } from '../store/types.js';" },
+      { path: 'gateway/core/a.ts', text: "import { b } from './b.js';" },
+      { path: 'gateway/core/b.ts', text: "import { a } from './a.js';" },
+    ];
+    assert.deepEqual(cycles(scan(files).edges), [
+      ['folders gateway/routing ⇄ gateway/store, through:', "  gateway/store/types.ts:1 imports '../routing/aliases.js'", "  gateway/routing/aliases.ts:1 imports '../store/types.js'"],
+    ]);
+  });
 });
 
-test('imports respect the folder boundaries', () => {
-  const files = [...sourceFiles('gateway'), ...sourceFiles('renderer')];
-  assert.ok(files.some((f) => f.startsWith('gateway/')), 'no source files found under gateway/');
-  const found = files.flatMap((f) => violations(f, importsOf(f, readFileSync(join(ROOT, f), 'utf8'))));
-  assert.deepEqual(found, [], `Forbidden imports:\n${found.join('\n')}`);
+describe('the import graph', () => {
+  const files = ['gateway', 'main', 'renderer'].flatMap(sourceFiles).map(read);
+  const { edges, violations } = scan(files);
+
+  test('has files to check', () => {
+    assert.ok(files.some((f) => f.path.startsWith('gateway/relay/')) && files.some((f) => f.path.startsWith('gateway/wire/')), 'no source files found under gateway/');
+  });
+
+  test('has no cycle between folders', () => {
+    const found = cycles(edges);
+    assert.deepEqual(found, [], `Cycles between folders:\n${found.flat().join('\n')}`);
+  });
+
+  test('follows the layer table', () => {
+    assert.deepEqual(violations, [], `Imports that break the layers:\n${violations.join('\n')}`);
+  });
+
+  test('every folder is in the layer table', () => {
+    const unknown = [...new Set(edges.flatMap((e) => [e.from, e.to]))].filter((f) => !(layerOf(f) in MAY_IMPORT));
+    assert.deepEqual(unknown, [], 'add these folders to MAY_IMPORT (and to gateway/README.md)');
+  });
+});
+
+describe('eslint.config.js agrees', () => {
+  test('it holds the same layer table and sibling rule', async () => {
+    const config = (await import(pathToFileURL(join(ROOT, 'eslint.config.js')).href)) as { MAY_IMPORT: unknown; SIBLING_IMPORTS: unknown };
+    assert.deepEqual(config.MAY_IMPORT, MAY_IMPORT);
+    assert.deepEqual(config.SIBLING_IMPORTS, SIBLING_IMPORTS);
+  });
+
+  test('its rules flag the imports this test refuses, and no others', async () => {
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: ROOT });
+    const samples = [
+      { path: 'gateway/core/sample.ts', text: "import { a } from './money.js';\nimport { b } from '../relay/exchange.js';\nimport f from 'fastify';\nimport e from 'electron';" },
+      { path: 'gateway/store/sample.ts', text: "import { a } from '../upstream/client.js';\nimport { b } from '../routing/aliases.js';\nimport { c } from '../serve.js';" },
+      { path: 'gateway/relay/sample.ts', text: "import { a } from '../wire/index.js';\nimport { b } from '../wire/gemini/routes.js';\nimport { c } from '../keys/keyring.js';" },
+      { path: 'gateway/wire/gemini/sample.ts', text: "import { a } from '../../core/json.js';\nimport { b } from '../openai-chat/errors.js';\nimport { c } from '../index.js';\nimport { d } from '../../relay/route.js';" },
+      { path: 'gateway/wire/openai-responses/sample.ts', text: "import { a } from '../openai-chat/errors.js';\nimport { b } from '../anthropic/errors.js';" },
+      { path: 'gateway/sample.ts', text: "import { a } from './admin/routes.js';\nimport { b } from './cli/main.js';\nimport f from 'fastify';" },
+      { path: 'gateway/cli/sample.ts', text: "import { a } from '../serve.js';\nimport { b } from '../relay/route.js';" },
+      { path: 'renderer/sample.ts', text: "import type { A } from '../gateway/admin/contract.js';\nimport { b } from '../gateway/admin/client.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';" },
+    ];
+    for (const sample of samples) {
+      const [result] = await eslint.lintText(sample.text, { filePath: join(ROOT, sample.path) });
+      const flagged = result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.line);
+      const refused = scan([sample]).violations.map((v) => Number(/:(\d+) imports/.exec(v)![1]));
+      assert.deepEqual(flagged, refused, `${sample.path}: ESLint flags lines ${flagged.join(', ') || 'none'}, the layer table refuses ${refused.join(', ') || 'none'}`);
+    }
+  });
 });
 
 test('every folder under gateway/wire/ exports its WireFormat from index.ts, and the registry lists each', async () => {
@@ -158,7 +353,9 @@ test('every folder under gateway/wire/ exports its WireFormat from index.ts, and
     .map((e) => e.name)
     .sort();
   const { WIRE } = (await import(pathToFileURL(join(base, 'index.ts')).href)) as { WIRE: Record<string, { id: string; routes: unknown[] }> };
+  const { FORMATS } = (await import(pathToFileURL(join(ROOT, 'gateway/core/formats.ts')).href)) as { FORMATS: readonly string[] };
   assert.deepEqual(Object.keys(WIRE).sort(), folders, 'gateway/wire/index.ts must list exactly the format folders');
+  assert.deepEqual([...FORMATS].sort(), folders, 'gateway/core/formats.ts must list exactly the format folders');
   for (const id of folders) {
     const index = join(base, id, 'index.ts');
     assert.ok(existsSync(index), `gateway/wire/${id}/ has no index.ts`);

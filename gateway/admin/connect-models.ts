@@ -1,5 +1,5 @@
 import type { CatalogueModel } from '../catalogue/catalogue.js';
-import type { Gateway } from '../compose.js';
+import type { Gateway } from '../compose/gateway.js';
 import { AdminError } from './errors.js';
 
 /**

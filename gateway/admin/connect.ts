@@ -23,7 +23,7 @@ import {
 import { GatewayError } from '../core/errors.js';
 import { generateSecret, hashSecret } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
-import type { Gateway } from '../compose.js';
+import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import { chooseModels } from './connect-models.js';
 import type { ConnectBody, ConnectionsView, ConnectView, DisconnectQuery, DisconnectView, EnvBody, EnvView, SnippetsQuery, SnippetsView } from './contract.js';

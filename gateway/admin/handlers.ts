@@ -4,7 +4,7 @@
  * itself is in operations.ts, lines.ts and connect.ts.
  */
 import type { Where } from '../connect/index.js';
-import type { Gateway } from '../compose.js';
+import type { Gateway } from '../compose/gateway.js';
 import { Connections } from './connect.js';
 import type { Reply, RouteInput, RouteName, StatusView } from './contract.js';
 import * as lines from './lines.js';

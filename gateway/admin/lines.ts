@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { authHeaders } from '../core/auth.js';
 import { endpoint } from '../upstream/client.js';
 import { wireFormat } from '../wire/index.js';
-import type { Gateway } from '../compose.js';
+import type { Gateway } from '../compose/gateway.js';
 import type { LineRecord } from '../store/types.js';
 import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';

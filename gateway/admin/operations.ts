@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { formatUsd, parseMultiplier } from '../core/money.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
-import type { Gateway } from '../compose.js';
+import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import { FORMATS, type FormatId } from '../core/formats.js';
 import { AdminError } from './errors.js';

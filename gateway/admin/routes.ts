@@ -1,7 +1,7 @@
 import type { TObject } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Where } from '../connect/index.js';
-import type { Gateway } from '../compose.js';
+import type { Gateway } from '../compose/gateway.js';
 import { ADMIN_ROUTES, successStatus, type AdminRoute, type RouteInput, type RouteName, type StatusView } from './contract.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
 import { adminHandlers, type AdminHandlers } from './handlers.js';

@@ -236,7 +236,7 @@ program
       report = await client().call('runDoctor');
     } else {
       // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
-      const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([import('../compose.js'), import('../admin/operations.js')]);
+      const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([import('../compose/gateway.js'), import('../admin/operations.js')]);
       const g = await openGateway(dir);
       report = await runDoctor(g);
       await g.close();

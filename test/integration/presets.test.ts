@@ -39,8 +39,8 @@ test("the openai preset sends max_completion_tokens (OpenAI's reasoning models r
 
 test("a line made from a preset sends its key in the header the preset names", async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
-  await gw.admin.client.call('POST', '/api/lines', { preset: 'anthropic', baseUrl: mock.url, models: ['claude-haiku-4-5'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
-  await gw.admin.client.call('POST', '/api/lines', { preset: 'ollama', name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4.1-mini'] });
+  await gw.admin.client.call('addLine', { body: { preset: 'anthropic', baseUrl: mock.url, models: ['claude-haiku-4-5'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' } });
+  await gw.admin.client.call('addLine', { body: { preset: 'ollama', name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4.1-mini'] } });
   const stored = gw.running.gateway.config.data.lines;
   assert.equal(stored.find((l) => l.name === 'anthropic')!.auth, 'x-api-key');
   assert.equal(stored.find((l) => l.name === 'local')!.auth, undefined, 'a preset that takes no key leaves the style to the protocol');

@@ -1,18 +1,18 @@
 import { mkdirSync } from 'node:fs';
-import { Billing } from './billing/billing.js';
-import { buildCatalogue, type CatalogueModel } from './catalogue/catalogue.js';
-import { Models } from './catalogue/models.js';
-import { loadPresets, type Preset } from './catalogue/presets.js';
-import { TokenCalibration } from './core/calibration.js';
-import { KeyRing } from './keys/keyring.js';
-import type { RelayServices } from './relay/ports.js';
-import type { LineHealth } from './routing/health.js';
-import { Lines } from './routing/lines.js';
-import { ConfigStore } from './store/config.js';
-import { Ledger } from './store/ledger.js';
-import { ResponseStore } from './store/responses.js';
-import { openKeychain, type SecretStore } from './store/secrets.js';
-import { UpstreamClient } from './upstream/client.js';
+import { Billing } from '../billing/billing.js';
+import { buildCatalogue, type CatalogueModel } from '../catalogue/catalogue.js';
+import { Models } from '../catalogue/models.js';
+import { loadPresets, type Preset } from '../catalogue/presets.js';
+import { TokenCalibration } from '../core/calibration.js';
+import { KeyRing } from '../keys/keyring.js';
+import type { RelayServices } from '../relay/ports.js';
+import type { LineHealth } from '../routing/health.js';
+import { Lines } from '../routing/lines.js';
+import { ConfigStore } from '../store/config.js';
+import { Ledger } from '../store/ledger.js';
+import { ResponseStore } from '../store/responses.js';
+import { openKeychain, type SecretStore } from '../store/secrets.js';
+import { UpstreamClient } from '../upstream/client.js';
 
 /**
  * One gateway's services, built from a data dir: the stores, and the narrow services on them.
