@@ -1,34 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layer table of gateway/: what each folder may import besides itself. test/architecture.test.ts
- * holds the same table, checks the whole import graph against it (and for cycles), and fails if this
- * copy differs; the rules below are generated from it to flag a bad import in the editor.
- * `gateway` is the shell (the files directly in gateway/); `gateway/wire/*` is any one format folder.
+ * The layer table of gateway/ (test/architecture.layers.json): what each folder may import besides
+ * itself. test/architecture.test.ts checks the whole import graph against it, and that the rules
+ * generated from it here flag what it refuses; they are the early warning in the editor.
  */
-export const MAY_IMPORT = {
-  'gateway/core': [],
-  'gateway/upstream': ['gateway/core'],
-  'gateway/store': ['gateway/core', 'gateway/upstream'],
-  'gateway/keys': ['gateway/core', 'gateway/store'],
-  'gateway/catalogue': ['gateway/core', 'gateway/store'],
-  'gateway/routing': ['gateway/core', 'gateway/upstream', 'gateway/store'],
-  'gateway/billing': ['gateway/core', 'gateway/store', 'gateway/catalogue', 'gateway/routing'],
-  'gateway/wire/*': ['gateway/core', 'gateway/upstream'],
-  'gateway/wire': ['gateway/core', 'gateway/wire/*'],
-  'gateway/relay': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire'],
-  'gateway/compose': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/relay'],
-  'gateway/connect': ['gateway/core'],
-  'gateway/admin': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire', 'gateway/compose', 'gateway/connect'],
-  gateway: ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire', 'gateway/relay', 'gateway/compose', 'gateway/connect', 'gateway/admin'],
-  'gateway/cli': ['gateway/core', 'gateway/store', 'gateway/connect', 'gateway/admin', 'gateway/compose', 'gateway'],
-  main: ['gateway/*'],
-  renderer: [],
-};
-
-/** Format folders that may import another, in this direction only. */
-export const SIBLING_IMPORTS = [['gateway/wire/openai-responses', 'gateway/wire/openai-chat']];
+const LAYERS = JSON.parse(readFileSync(new URL('./test/architecture.layers.json', import.meta.url), 'utf8'));
+const MAY_IMPORT = LAYERS.mayImport;
+const SIBLING_IMPORTS = LAYERS.siblingImports;
 
 const ELECTRON = { regex: '^electron(/|$)', message: 'gateway/ runs without Electron: keep Electron APIs in main/.' };
 const FASTIFY = { regex: '^(fastify(/|$)|@fastify/)', message: 'Fastify stays in the shell (gateway/*.ts) and gateway/admin.' };
@@ -98,7 +79,10 @@ export default defineConfig(
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
     rules: {
       ...restrict(
-        { regex: '(^|/)gateway(/(?!admin/(contract|client)(\\.js)?$)|$)', message: 'The renderer takes only gateway/admin/contract and gateway/admin/client from the gateway.' },
+        {
+          regex: `(^|/)gateway(/(?!(${LAYERS.rendererMayImport.map((f) => f.replace(/^gateway\//, '')).join('|')})(\\.js)?$)|$)`,
+          message: `The renderer takes only ${LAYERS.rendererMayImport.join(' and ')} from the gateway.`,
+        },
         { regex: '^(node:|electron(/|$))', message: 'The renderer has no Node or Electron APIs.' },
       ),
       // Under verbatimModuleSyntax `import { type X } from '…'` still loads the module at run time.

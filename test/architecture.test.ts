@@ -1,6 +1,7 @@
 /**
  * The shape of the code, checked by reading the source (style.md habits 5, 6 and 9): the import
- * graph between folders has no cycle, every import follows the layer table below, every wire
+ * graph between folders has no cycle, every import follows the layer table
+ * (test/architecture.layers.json, which gateway/README.md draws), every wire
  * format folder is registered, and no file passes 500 lines. eslint.config.js flags the same
  * imports in the editor; this test resolves every import form (static, re-export, dynamic
  * import(), require, import-type nodes) against the real folders, type-only imports included.
@@ -17,42 +18,15 @@ const CODE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const NOT_SOURCE = new Set(['node_modules', 'dist', 'results']);
 const MAX_LINES = 500;
 
-/**
- * The layers of gateway/, bottom to top, and what each folder may import besides itself
- * (gateway/README.md draws them). `gateway` is the shell: the files directly in gateway/
- * (server.ts, serve.ts, runtime.ts, wrong-path.ts). `gateway/wire/*` is any one format folder.
- */
-const MAY_IMPORT: Record<string, readonly string[]> = {
-  'gateway/core': [],
-  'gateway/upstream': ['gateway/core'],
-  'gateway/store': ['gateway/core', 'gateway/upstream'],
-  'gateway/keys': ['gateway/core', 'gateway/store'],
-  'gateway/catalogue': ['gateway/core', 'gateway/store'],
-  'gateway/routing': ['gateway/core', 'gateway/upstream', 'gateway/store'],
-  'gateway/billing': ['gateway/core', 'gateway/store', 'gateway/catalogue', 'gateway/routing'],
-  'gateway/wire/*': ['gateway/core', 'gateway/upstream'],
-  'gateway/wire': ['gateway/core', 'gateway/wire/*'],
-  'gateway/relay': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire'],
-  'gateway/compose': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/relay'],
-  // The connect engine edits users' files; it stands on core/ alone, and the admin API and CLI use it.
-  'gateway/connect': ['gateway/core'],
-  'gateway/admin': ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire', 'gateway/compose', 'gateway/connect'],
-  gateway: ['gateway/core', 'gateway/upstream', 'gateway/store', 'gateway/keys', 'gateway/catalogue', 'gateway/routing', 'gateway/billing', 'gateway/wire', 'gateway/relay', 'gateway/compose', 'gateway/connect', 'gateway/admin'],
-  'gateway/cli': ['gateway/core', 'gateway/store', 'gateway/connect', 'gateway/admin', 'gateway/compose', 'gateway'],
-  // The Electron shell runs the gateway in process and may use any of it; the console may not (below).
-  main: ['gateway/*'],
-  renderer: [],
+/** The layer table, the sibling rule and the renderer's allowance, shared with eslint.config.js. */
+const LAYERS = JSON.parse(readFileSync(join(ROOT, 'test/architecture.layers.json'), 'utf8')) as {
+  mayImport: Record<string, readonly string[]>;
+  siblingImports: readonly (readonly [string, string])[];
+  rendererMayImport: readonly string[];
 };
-
-/**
- * Imports between two format folders, in the one direction allowed: the Responses format answers
- * errors in OpenAI's shape and lists models as OpenAI does. Anything else two formats share
- * belongs in core/.
- */
-const SIBLING_IMPORTS: readonly (readonly [string, string])[] = [['gateway/wire/openai-responses', 'gateway/wire/openai-chat']];
-
-/** The console talks to the gateway over HTTP: it takes the admin contract and its typed client, nothing else. */
-const RENDERER_MAY_IMPORT = ['gateway/admin/contract', 'gateway/admin/client'];
+const MAY_IMPORT = LAYERS.mayImport;
+const SIBLING_IMPORTS = LAYERS.siblingImports;
+const RENDERER_MAY_IMPORT = LAYERS.rendererMayImport;
 
 /** Packages a folder must not import, and why. */
 function packageRule(layer: string, pkg: string): string | undefined {
@@ -318,12 +292,6 @@ describe('the import graph', () => {
 });
 
 describe('eslint.config.js agrees', () => {
-  test('it holds the same layer table and sibling rule', async () => {
-    const config = (await import(pathToFileURL(join(ROOT, 'eslint.config.js')).href)) as { MAY_IMPORT: unknown; SIBLING_IMPORTS: unknown };
-    assert.deepEqual(config.MAY_IMPORT, MAY_IMPORT);
-    assert.deepEqual(config.SIBLING_IMPORTS, SIBLING_IMPORTS);
-  });
-
   test('its rules flag the imports this test refuses, and no others', async () => {
     const { ESLint } = await import('eslint');
     const eslint = new ESLint({ cwd: ROOT });

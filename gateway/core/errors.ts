@@ -65,6 +65,11 @@ export function asGatewayError(err: unknown): GatewayError {
   return new GatewayError('internal', 'Internal gateway error; see the gateway log for details.', { code: 'internal_error' });
 }
 
+/** A client's request its format does not allow: a 400 naming the field at fault. */
+export function invalidRequest(message: string, param: string, code = 'invalid_value'): GatewayError {
+  return new GatewayError('invalid_request', message, { param, code });
+}
+
 /** The upstream sent something that is not what its format says (bad JSON, a missing field). */
 export function upstreamMalformed(what: string): GatewayError {
   return new GatewayError('upstream_error', `Upstream error: ${what}`, { code: 'upstream_malformed' });

@@ -1,10 +1,15 @@
-import { GatewayError } from './errors.js';
+import { invalidRequest, type GatewayError } from './errors.js';
 
 /** Small helpers for reading untyped JSON from the wire. */
 export type JsonObject = Record<string, unknown>;
 
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A JSON value read as text: the string itself, '' for anything else. */
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }
 
 /**
@@ -20,7 +25,7 @@ export function assertJsonObjectShape(data: string): void {
  * absent or empty string is `{}`; anything else that is not an object is the client's 400.
  */
 export function parseToolArguments(args: unknown, param: string): Record<string, unknown> {
-  const invalid = (message: string, code = 'invalid_value'): GatewayError => new GatewayError('invalid_request', message, { param, code });
+  const invalid = (message: string, code?: string): GatewayError => invalidRequest(message, param, code);
   if (args === undefined || args === null || (typeof args === 'string' && args.trim() === '')) return {};
   if (typeof args !== 'string') throw invalid(`${param} must be a JSON string.`, 'invalid_type');
   let parsed: unknown;

@@ -33,7 +33,3 @@ export function parseMultiplier(text: string | number): number {
   if (ppm <= 0) throw new RangeError('a multiplier must be greater than 0');
   return ppm;
 }
-
-export function formatMultiplier(ppm: number): string {
-  return formatUsd(ppm).slice(1).replace(/\.?0+$/, '') || '0';
-}

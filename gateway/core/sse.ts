@@ -1,4 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { upstreamMalformed } from './errors.js';
+import { isObject, type JsonObject } from './json.js';
 
 export interface SseEvent {
   event?: string | undefined;
@@ -37,4 +39,16 @@ export function formatSse(e: SseEvent): string {
   // SSE ends a line at CR, LF or CRLF; each line of the data becomes its own data: field.
   const data = /[\r\n]/.test(e.data) ? e.data.split(/\r\n|\r|\n/).join('\ndata: ') : e.data;
   return e.event === undefined ? `data: ${data}\n\n` : `event: ${e.event}\ndata: ${data}\n\n`;
+}
+
+/** The JSON object an upstream's stream event carries; an upstream error when it is not one (a truncated or garbled event). */
+export function eventObject(e: SseEvent): JsonObject {
+  let data: unknown;
+  try {
+    data = JSON.parse(e.data);
+  } catch {
+    throw upstreamMalformed(`the upstream sent a stream event that is not valid JSON${e.event === undefined ? '' : ` (${e.event})`}.`);
+  }
+  if (!isObject(data)) throw upstreamMalformed('the upstream sent a stream event that is not a JSON object.');
+  return data;
 }

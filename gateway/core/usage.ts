@@ -24,10 +24,6 @@ export function emptyUsage(): Usage {
   return { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 };
 }
 
-export function totalTokens(u: Usage): number {
-  return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens + u.outputTokens;
-}
-
 /** The prompt as the upstream bills it: every bucket but the output. */
 export function promptTokens(u: Usage): number {
   return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens;

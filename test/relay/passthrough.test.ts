@@ -22,35 +22,48 @@ function deps(upstream: FakeUpstream, lines: LineRecord[] = []) {
   return { upstream, lines: new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore()) };
 }
 
-/** A streamed chat request through the pass-through path; what the client saw and what was settled, with the body as it was when settled. */
-async function streamed(upstreamChunks: string[], opts: { error?: Error; line?: LineRecord } = {}) {
+interface Run {
+  line?: LineRecord;
+  stream?: boolean;
+  answer: ReturnType<typeof fakeAnswer>;
+  passthrough?: PassthroughSpec['passthrough'];
+  side?: PassthroughSpec['side'];
+  res?: FakeResponse;
+  count?: PassthroughSpec['count'];
+}
+
+/** One request through the pass-through path (a chat request unless told otherwise): what the client saw, what was settled, and the body as it was when settled. */
+async function run(opts: Run) {
   const l = opts.line ?? line('a');
-  const { exchange, settled } = admitted([l]);
+  const stream = opts.stream ?? true;
+  const { exchange, settled } = admitted([l], opts.side === WIRE.gemini.upstream ? 'gemini' : 'openai-chat');
+  const res = opts.res ?? new FakeResponse();
   const bodyAtSettle: string[] = [];
-  const res = new FakeResponse();
   const hook = exchange.settleHook!;
   exchange.settleHook = async (o) => {
     bodyAtSettle.push(res.body);
     await hook(o);
   };
-  const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }], stream: true };
-  const upstream = new FakeUpstream([() => fakeAnswer(200, upstreamChunks, opts.error ? { error: opts.error } : {})]);
+  const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }], ...(stream ? { stream: true } : {}) };
+  const upstream = new FakeUpstream([() => opts.answer]);
   const spec: PassthroughSpec = {
     exchange,
     res: res.client,
     signal: new AbortController().signal,
-    stream: true,
-    passthrough: chatPassthrough(body, JSON.stringify(body)),
-    side: WIRE['openai-chat'].upstream,
-    count: async () => COUNTED,
+    stream,
+    passthrough: opts.passthrough ?? chatPassthrough(body, JSON.stringify(body)),
+    side: opts.side ?? WIRE['openai-chat'].upstream,
+    count: opts.count ?? (async () => COUNTED),
     encodeStreamError,
   };
   const result = await passthrough(deps(upstream, [l]), spec).then(
     (outcome) => ({ outcome, error: undefined }),
     (error: GatewayError) => ({ outcome: undefined, error }),
   );
-  return { ...result, res, settled, bodyAtSettle, upstream };
+  return { ...result, res, settled, bodyAtSettle, upstream, exchange };
 }
+
+const streamed = (chunks: string[], error?: Error) => run({ answer: fakeAnswer(200, chunks, error ? { error } : {}) });
 
 describe('streams', () => {
   test('go to the client event by event; the ledger row is written before the terminator', async () => {
@@ -79,7 +92,7 @@ describe('streams', () => {
   });
 
   test('one cut by the network after it started ends with an in-band error, billed as counted', async () => {
-    const r = await streamed([sse(chunk({ content: 'Hi' }))], { error: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+    const r = await streamed([sse(chunk({ content: 'Hi' }))], Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     assert.match(r.res.body, /"code":"upstream_connection_error"/);
     assert.equal(r.outcome?.error?.code, 'upstream_connection_error');
     assert.equal(r.settled[0]?.usageEstimated, true);
@@ -92,58 +105,33 @@ describe('streams', () => {
   });
 
   test('a failure before the first event reaches the client throws, so the next line can be tried', async () => {
-    const r = await streamed([], { error: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) });
+    const r = await streamed([], Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     assert.equal(r.error?.code, 'upstream_connection_error');
     assert.equal(r.res.headersSent, false);
     assert.deepEqual(r.settled, []);
   });
 
   test('the client leaving mid-stream is a 499, billed as counted', async () => {
-    const l = line('a');
-    const { exchange, settled } = admitted([l]);
     const res = new FakeResponse();
-    const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }], stream: true };
     res.write = (c) => {
       res.chunks.push(String(c));
       res.headersSent = true;
       res.hangUp();
       return true;
     };
-    const upstream = new FakeUpstream([() => fakeAnswer(200, [sse(chunk({ content: 'Hi' })), sse(chunk({ content: ' there' }))])]);
-    const outcome = await passthrough(deps(upstream, [l]), {
-      exchange,
-      res: res.client,
-      signal: new AbortController().signal,
-      stream: true,
-      passthrough: chatPassthrough(body, JSON.stringify(body)),
-      side: WIRE['openai-chat'].upstream,
-      count: async () => COUNTED,
-      encodeStreamError,
-    });
-    assert.deepEqual([outcome.status, outcome.error?.code, outcome.usage], [499, 'client_closed', COUNTED]);
-    assert.deepEqual(settled, [outcome]);
+    const r = await run({ res, answer: fakeAnswer(200, [sse(chunk({ content: 'Hi' })), sse(chunk({ content: ' there' }))]) });
+    assert.deepEqual([r.outcome?.status, r.outcome?.error?.code, r.outcome?.usage], [499, 'client_closed', COUNTED]);
+    assert.deepEqual(r.settled, [r.outcome]);
     assert.equal(res.writableFinished, false, 'nothing more is written to a client that left');
   });
 });
 
 describe('whole answers', () => {
-  async function whole(answer: string, l: LineRecord = line('a')) {
-    const { exchange, settled } = admitted([l]);
-    const res = new FakeResponse();
-    const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }] };
-    const upstream = new FakeUpstream([() => fakeAnswer(200, answer)]);
-    const outcome = await passthrough(deps(upstream, [l]), {
-      exchange,
-      res: res.client,
-      signal: new AbortController().signal,
-      stream: false,
-      passthrough: chatPassthrough(body, JSON.stringify(body)),
-      side: WIRE['openai-chat'].upstream,
-      count: async (produced) => ({ ...COUNTED, outputTokens: produced.length }),
-      encodeStreamError,
-    });
-    return { outcome, settled, res, upstream, exchange };
-  }
+  const whole = async (answer: string) => {
+    const r = await run({ stream: false, answer: fakeAnswer(200, answer), count: async (produced) => ({ ...COUNTED, outputTokens: produced.length }) });
+    if (r.error) throw r.error;
+    return { ...r, outcome: r.outcome! };
+  };
 
   test('go back byte for byte, billed from their usage', async () => {
     const answer = JSON.stringify({ id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } });
@@ -168,22 +156,8 @@ describe('the upstream request', () => {
   test("carries the line's key in the style its preset names, else in its format's usual style", async () => {
     process.env.TOLLGATE_TEST_PASSTHROUGH_KEY = 'secret-1';
     const env = { apiKeySource: 'env' as const, apiKeyEnv: 'TOLLGATE_TEST_PASSTHROUGH_KEY' };
-    const headersOf = async (l: LineRecord) => {
-      const { exchange } = admitted([l]);
-      const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }] };
-      const upstream = new FakeUpstream([() => fakeAnswer(200, JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }))]);
-      await passthrough(deps(upstream, [l]), {
-        exchange,
-        res: new FakeResponse().client,
-        signal: new AbortController().signal,
-        stream: false,
-        passthrough: chatPassthrough(body, JSON.stringify(body)),
-        side: WIRE['openai-chat'].upstream,
-        count: async () => COUNTED,
-        encodeStreamError,
-      });
-      return upstream.calls[0]!.headers;
-    };
+    const answer = () => fakeAnswer(200, JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }));
+    const headersOf = async (l: LineRecord) => (await run({ line: l, stream: false, answer: answer() })).upstream.calls[0]!.headers;
     const usual = await headersOf(line('a', env));
     assert.equal(usual.authorization, 'Bearer secret-1');
     const preset = await headersOf(line('b', { ...env, auth: 'x-api-key' }));
@@ -194,23 +168,15 @@ describe('the upstream request', () => {
   });
 
   test("an error answer is read by the line's format where it knows better (Gemini's invalid key is the line's fault)", async () => {
-    const l = line('g', { protocol: 'gemini', baseUrl: 'https://g.example' });
-    const { exchange } = admitted([l], 'gemini');
     const invalidKey = { error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } };
-    const upstream = new FakeUpstream([() => fakeAnswer(400, JSON.stringify(invalidKey))]);
-    await assert.rejects(
-      passthrough(deps(upstream, [l]), {
-        exchange,
-        res: new FakeResponse().client,
-        signal: new AbortController().signal,
-        stream: false,
-        passthrough: geminiPassthrough('{}', false),
-        side: WIRE.gemini.upstream,
-        count: async () => COUNTED,
-        encodeStreamError,
-      }),
-      { code: 'upstream_auth_failed' },
-    );
-    assert.equal(upstream.calls[0]!.url.href, 'https://g.example/v1beta/models/gpt-4o:generateContent');
+    const r = await run({
+      line: line('g', { protocol: 'gemini', baseUrl: 'https://g.example' }),
+      stream: false,
+      answer: fakeAnswer(400, JSON.stringify(invalidKey)),
+      passthrough: geminiPassthrough('{}', false),
+      side: WIRE.gemini.upstream,
+    });
+    assert.equal(r.error?.code, 'upstream_auth_failed');
+    assert.equal(r.upstream.calls[0]!.url.href, 'https://g.example/v1beta/models/gpt-4o:generateContent');
   });
 });

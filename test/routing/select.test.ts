@@ -2,24 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LineSelector } from '../../gateway/routing/select.js';
 import type { LineRecord } from '../../gateway/store/types.js';
+import { line } from '../helpers/relay-fakes.js';
 import { mulberry32 } from '../helpers/seeded.js';
-
-const line = (id: string, over: Partial<LineRecord> = {}): LineRecord => ({
-  id,
-  name: id,
-  protocol: 'openai-chat',
-  baseUrl: `https://${id}.example/v1`,
-  models: ['gpt-4o'],
-  modelMap: {},
-  apiKeyEnv: null,
-  rpm: null,
-  priority: 0,
-  weight: 1,
-  enabled: true,
-  timeouts: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  ...over,
-});
 
 /** Evenly spaced values in [0, 1): over `n` picks each line gets exactly its share. */
 function stratified(n: number): () => number {

@@ -14,13 +14,14 @@ import type {
   ToolDefinition,
   ToolResultBlock,
 } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 
 type Json = Record<string, unknown>;
 
+/** Messages errors name the field first, as Anthropic's own do. */
 function invalid(message: string, param: string): GatewayError {
-  return new GatewayError('invalid_request', `${param}: ${message}`, { param });
+  return invalidRequest(`${param}: ${message}`, param, 'invalid_request');
 }
 
 function string(v: unknown, param: string): string {
@@ -111,7 +112,7 @@ function block(b: unknown, param: string, notes: string[]): ContentBlock | undef
     case 'document':
       return document(b, param, notes);
     case 'tool_use': {
-      // Empty tool input is {} (protocols.md §6.10).
+      // Empty tool input is {} (docs/protocols.md §6.10).
       const call: ToolCallBlock = { type: 'tool_call', id: string(b.id, `${param}.id`), name: string(b.name, `${param}.name`), input: isObject(b.input) ? b.input : {} };
       return cached(call, b);
     }
@@ -152,7 +153,7 @@ function tools(v: unknown, notes: string[]): ToolDefinition[] {
   return v.flatMap((t: unknown, i): ToolDefinition[] => {
     if (!isObject(t)) throw invalid('must be an object.', `tools.${i}`);
     if (t.type !== undefined && t.type !== null && t.type !== 'custom') {
-      // Typed server tools run on Anthropic's side; no other upstream can run them (protocols.md §6.8).
+      // Typed server tools run on Anthropic's side; no other upstream can run them (docs/protocols.md §6.8).
       notes.push(`anthropic: dropped server tool ${JSON.stringify(t.name)} (${String(t.type)})`);
       return [];
     }

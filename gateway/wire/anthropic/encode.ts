@@ -24,7 +24,7 @@ export interface MessagesResponse {
 
 /**
  * Canonical usage → Messages usage. `input_tokens` is the uncached prompt only, with cache reads
- * and writes beside it (protocols.md §2); audio and image input split out by other upstreams are
+ * and writes beside it (docs/protocols.md §2); audio and image input split out by other upstreams are
  * uncached prompt too, so they go back into `input_tokens`.
  */
 export function toMessagesUsage(u: Usage): MessagesUsage {

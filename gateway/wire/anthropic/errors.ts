@@ -1,7 +1,7 @@
 import type { GatewayError } from '../../core/errors.js';
 import { retryHeaders, type EncodedError } from '../../core/format.js';
 
-/** `error.type` per HTTP status, as the Anthropic SDKs map them to their typed errors (protocols.md §2). */
+/** `error.type` per HTTP status, as the Anthropic SDKs map them to their typed errors (docs/protocols.md §2). */
 const TYPES = new Map<number, string>([
   [400, 'invalid_request_error'],
   [401, 'authentication_error'],

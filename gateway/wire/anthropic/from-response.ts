@@ -1,9 +1,7 @@
 import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, upstreamMalformed } from '../../core/errors.js';
 import { fromAnthropicUsage } from './usage.js';
-import { isObject } from '../../core/json.js';
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+import { isObject, str } from '../../core/json.js';
 
 const STOP_REASONS = new Map<string, StopReason>([
   ['end_turn', 'end_turn'],
@@ -49,7 +47,7 @@ export function fromResponse(body: unknown): CanonicalResponse {
     throw new GatewayError('upstream_error', `Upstream error (${str(err.type) || 'api_error'})${str(err.message) ? `: ${str(err.message).slice(0, 500)}` : ''}`, { code: 'upstream_error' });
   }
   if (!isObject(body) || !Array.isArray(body.content)) {
-    throw new GatewayError('upstream_error', 'Upstream error: the upstream sent a body that is not a Messages response.', { code: 'upstream_malformed' });
+    throw upstreamMalformed('the upstream sent a body that is not a Messages response.');
   }
   const res: CanonicalResponse = {
     id: str(body.id),

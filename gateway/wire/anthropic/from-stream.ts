@@ -1,27 +1,10 @@
 import type { BlockStart, StopReason, StreamEvent } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
-import type { SseEvent } from '../../core/sse.js';
-import type { Usage } from '../../core/usage.js';
+import { GatewayError, upstreamMalformed } from '../../core/errors.js';
+import { eventObject, type SseEvent } from '../../core/sse.js';
+import { promptTokens, type Usage } from '../../core/usage.js';
 import { fromAnthropicStopReason } from './from-response.js';
-import { fromAnthropicUsage, hasPromptUsage, mergeAnthropicUsage } from './usage.js';
-import { isObject } from '../../core/json.js';
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-function badStream(message: string): GatewayError {
-  return new GatewayError('upstream_error', `Upstream error: ${message}`, { code: 'upstream_malformed' });
-}
-
-function parse(e: SseEvent): Record<string, unknown> {
-  let data: unknown;
-  try {
-    data = JSON.parse(e.data);
-  } catch {
-    throw badStream(`the upstream sent a stream event that is not valid JSON (${e.event ?? 'no event name'}).`);
-  }
-  if (!isObject(data)) throw badStream('the upstream sent a stream event that is not a JSON object.');
-  return data;
-}
+import { fromAnthropicUsage, mergeAnthropicUsage } from './usage.js';
+import { isObject, str } from '../../core/json.js';
 
 /** A `content_block_start` block → what canonical knows at its start; undefined for blocks canonical cannot carry (server tools). */
 function blockStart(b: Record<string, unknown>): BlockStart | undefined {
@@ -95,7 +78,7 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
   let next = 0;
   for await (const e of events) {
     if (e.event === 'ping') continue;
-    const data = parse(e);
+    const data = eventObject(e);
     const type = typeof data.type === 'string' ? data.type : e.event;
     if (type === 'ping') continue;
     if (type === 'error') {
@@ -106,16 +89,16 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       const message = isObject(data.message) ? data.message : {};
       usage = fromAnthropicUsage(message.usage);
       // An upstream that counts the prompt only at the end sends zeros here; Claude Code shows this figure, so use the estimate.
-      yield { type: 'start', id: str(message.id), model: str(message.model), usage: hasPromptUsage(usage) ? usage : { ...promptUsage } };
+      yield { type: 'start', id: str(message.id), model: str(message.model), usage: promptTokens(usage) > 0 ? usage : { ...promptUsage } };
       continue;
     }
     if (usage === undefined) {
-      if (type === 'message_delta' || type === 'message_stop' || type?.startsWith('content_block')) throw badStream(`the upstream sent ${type} before message_start.`);
+      if (type === 'message_delta' || type === 'message_stop' || type?.startsWith('content_block')) throw upstreamMalformed(`the upstream sent ${type} before message_start.`);
       continue;
     }
     if (type === 'message_stop') {
       // An upstream that reports no prompt figures at all is billed on the estimate.
-      const reported = hasPromptUsage(usage);
+      const reported = promptTokens(usage) > 0;
       const final = reported ? usage : { ...promptUsage, outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens };
       const stop: StreamEvent = { type: 'stop', stopReason, usage: final, ...(stopSequence === undefined ? {} : { stopSequence }), ...(reported ? {} : { usageEstimated: true }) };
       yield stop;

@@ -10,7 +10,7 @@ const open = { additionalProperties: true } as const;
 const Block = Type.Object({ type: Type.String() }, open);
 const Content = Type.Union([Type.String(), Type.Array(Block)]);
 
-/** Claude Code sends `role:"system"` inside `messages` (its mid-conversation-system beta; protocols.md §2). */
+/** Claude Code sends `role:"system"` inside `messages` (its mid-conversation-system beta; docs/protocols.md §2). */
 const Message = Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]), content: Content }, open);
 
 const System = Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.Literal('text'), text: Type.String() }, open))]);

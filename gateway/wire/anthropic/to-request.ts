@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { CacheControl, CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, MediaSource, ResponseFormat, TextBlock, ToolChoice, ToolDefinition } from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
+import { FILLER_USER_TEXT, fillerTurnNote } from '../../core/shaping.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Messages requires `max_tokens`; OpenAI and Gemini clients may leave it out, so this fills the gap. */
 export const DEFAULT_MAX_TOKENS = 4096;
 /** The user turn put in front of a conversation that would otherwise not start with one. */
-export const FILLER_USER_TEXT = '.';
 
-/** A Messages content block as sent on the wire (the shapes are documented in protocols.md §2). */
+/** A Messages content block as sent on the wire (the shapes are documented in docs/protocols.md §2). */
 export interface WireBlock {
   type: string;
   [field: string]: unknown;
@@ -67,7 +67,7 @@ function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
       return cache(b.title === undefined ? { type: 'document', source: source(b.source) } : { type: 'document', source: source(b.source), title: b.title }, b.cacheControl);
     case 'thinking':
       // Signatures verify only within the family that made them, and Anthropic rejects unsigned
-      // thinking, so foreign or unsigned thinking is dropped (protocols.md §6.6).
+      // thinking, so foreign or unsigned thinking is dropped (docs/protocols.md §6.6).
       if (b.family !== 'anthropic' || !b.signature) {
         notes.push(`anthropic: dropped a thinking block from ${b.family ?? 'an unknown provider'}${b.signature ? '' : ' (unsigned)'}`);
         return undefined;
@@ -128,7 +128,7 @@ function toMessages(req: CanonicalRequest, notes: string[]): WireMessage[] {
   }
   if (turns[0]?.role !== 'user') {
     turns.unshift({ role: 'user', content: [{ type: 'text', text: FILLER_USER_TEXT }] });
-    notes.push(`anthropic: the conversation did not start with a user turn; a "${FILLER_USER_TEXT}" user turn was put first`);
+    notes.push(fillerTurnNote('anthropic'));
   }
   return turns;
 }
@@ -190,7 +190,7 @@ export function toRequest(req: CanonicalRequest): UpstreamRequest {
   if (req.user !== undefined) body.metadata = { user_id: req.user };
   if (req.stopSequences !== undefined) body.stop_sequences = req.stopSequences;
   if (req.temperature !== undefined) {
-    // OpenAI and Gemini allow 0–2, Anthropic 0–1 (protocols.md §6.17).
+    // OpenAI and Gemini allow 0–2, Anthropic 0–1 (docs/protocols.md §6.17).
     body.temperature = Math.min(1, Math.max(0, req.temperature));
     if (body.temperature !== req.temperature) notes.push(`anthropic: temperature ${req.temperature} clamped to ${String(body.temperature)}`);
   }

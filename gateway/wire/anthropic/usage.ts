@@ -1,14 +1,5 @@
-import type { Usage } from '../../core/usage.js';
+import { emptyUsage, type Usage } from '../../core/usage.js';
 import { isObject } from '../../core/json.js';
-
-/** A Messages `usage` object: in a response, in `message_start.message`, or in `message_delta` (where fields may be null or absent). */
-export interface AnthropicUsage {
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-  output_tokens_details?: { thinking_tokens?: number | null } | null;
-}
 
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 
@@ -20,7 +11,7 @@ const count = (v: unknown): number | undefined => (typeof v === 'number' && Numb
  * is subtracted here. `thinking_tokens` is already inside `output_tokens` (informational only).
  */
 export function fromAnthropicUsage(raw: unknown): Usage {
-  return mergeAnthropicUsage({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 }, raw);
+  return mergeAnthropicUsage(emptyUsage(), raw);
 }
 
 /**
@@ -39,9 +30,4 @@ export function mergeAnthropicUsage(base: Usage, raw: unknown): Usage {
     outputTokens: count(raw.output_tokens) ?? base.outputTokens,
     reasoningTokens: count(details.thinking_tokens) ?? base.reasoningTokens,
   };
-}
-
-/** Whether a usage says anything about the prompt (an upstream that reports usage only at the end sends zeros first). */
-export function hasPromptUsage(u: Usage): boolean {
-  return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens > 0;
 }

@@ -1,16 +1,12 @@
 /**
  * The non-conversation half of a Gemini request → canonical: `tools`, `toolConfig` and
- * `generationConfig` (protocols.md §4, §6.8, §6.9, §6.17).
+ * `generationConfig` (docs/protocols.md §4, §6.8, §6.9, §6.17).
  */
 import type { CanonicalRequest, ReasoningEffort, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { invalidRequest } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 
 type Obj = Record<string, unknown>;
-
-export function invalid(message: string, param: string, code = 'invalid_value'): GatewayError {
-  return new GatewayError('invalid_request', message, { param, code });
-}
 
 /** Keywords whose value is a schema, or an array of schemas. */
 const SUBSCHEMA = new Set(['items', 'anyOf', 'oneOf', 'allOf', 'prefixItems', 'not', 'additionalProperties']);
@@ -22,7 +18,7 @@ const SCHEMA_MAP = new Set(['properties', 'patternProperties', '$defs', 'definit
  * `parameters` / `responseSchema` are an OpenAPI 3.0 subset: upper-case `type`, `nullable`,
  * `propertyOrdering`. The JSON Schema fields get the same treatment, because Gemini accepts
  * upper-case types there too and clients send them: Gemini CLI's router builds its
- * responseJsonSchema from the SDK's `Type` enum (`type:"OBJECT"`, protocols.md §4). A valid
+ * responseJsonSchema from the SDK's `Type` enum (`type:"OBJECT"`, docs/protocols.md §4). A valid
  * lower-case JSON Schema comes out unchanged.
  */
 export function toJsonSchema(schema: unknown): unknown {
@@ -46,7 +42,7 @@ export function toJsonSchema(schema: unknown): unknown {
 }
 
 function declaration(d: unknown, param: string): ToolDefinition {
-  if (!isObject(d) || typeof d.name !== 'string' || d.name === '') throw invalid(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
+  if (!isObject(d) || typeof d.name !== 'string' || d.name === '') throw invalidRequest(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
   let inputSchema: Obj = { type: 'object', properties: {} };
   if (isObject(d.parametersJsonSchema)) inputSchema = toJsonSchema(d.parametersJsonSchema) as Obj;
   else if (isObject(d.parameters)) inputSchema = toJsonSchema(d.parameters) as Obj;
@@ -58,16 +54,16 @@ function declaration(d: unknown, param: string): ToolDefinition {
 /** `functionDeclarations` become tools; Google's own tools (googleSearch, codeExecution, urlContext, …) run only at Google. */
 export function decodeTools(v: unknown, notes: string[]): ToolDefinition[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw invalid('tools must be an array.', 'tools', 'invalid_type');
+  if (!Array.isArray(v)) throw invalidRequest('tools must be an array.', 'tools', 'invalid_type');
   return v.flatMap((t: unknown, i): ToolDefinition[] => {
-    if (!isObject(t)) throw invalid(`tools[${i}] must be an object.`, `tools[${i}]`, 'invalid_type');
+    if (!isObject(t)) throw invalidRequest(`tools[${i}] must be an object.`, `tools[${i}]`, 'invalid_type');
     const out: ToolDefinition[] = [];
     for (const [key, value] of Object.entries(t)) {
       if (key !== 'functionDeclarations') {
         notes.push(`gemini: dropped the ${key} tool (only Google can run it)`);
         continue;
       }
-      if (!Array.isArray(value)) throw invalid(`tools[${i}].functionDeclarations must be an array.`, `tools[${i}].functionDeclarations`, 'invalid_type');
+      if (!Array.isArray(value)) throw invalidRequest(`tools[${i}].functionDeclarations must be an array.`, `tools[${i}].functionDeclarations`, 'invalid_type');
       value.forEach((d: unknown, j) => out.push(declaration(d, `tools[${i}].functionDeclarations[${j}]`)));
     }
     return out;
@@ -79,7 +75,7 @@ export function decodeToolChoice(v: unknown, notes: string[]): ToolChoice | unde
   if (v === undefined || v === null) return undefined;
   const config = isObject(v) ? v.functionCallingConfig : undefined;
   if (config === undefined || config === null) return undefined;
-  if (!isObject(config)) throw invalid('toolConfig.functionCallingConfig must be an object.', 'toolConfig.functionCallingConfig', 'invalid_type');
+  if (!isObject(config)) throw invalidRequest('toolConfig.functionCallingConfig must be an object.', 'toolConfig.functionCallingConfig', 'invalid_type');
   const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames.filter((n): n is string => typeof n === 'string') : [];
   const mode = typeof config.mode === 'string' ? config.mode.toUpperCase() : 'MODE_UNSPECIFIED';
   if (names.length > 0 && mode !== 'ANY') notes.push(`gemini: allowedFunctionNames ignored with mode ${mode}`);
@@ -100,14 +96,14 @@ export function decodeToolChoice(v: unknown, notes: string[]): ToolChoice | unde
       return { type: 'any' };
     }
     default:
-      throw invalid('toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED.', 'toolConfig.functionCallingConfig.mode');
+      throw invalidRequest('toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED.', 'toolConfig.functionCallingConfig.mode');
   }
 }
 
 function num(g: Obj, key: string): number | undefined {
   const v = g[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`generationConfig.${key} must be a number.`, `generationConfig.${key}`, 'invalid_type');
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidRequest(`generationConfig.${key} must be a number.`, `generationConfig.${key}`, 'invalid_type');
   return v;
 }
 
@@ -134,7 +130,7 @@ const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low'
  */
 function thinking(v: unknown, req: CanonicalRequest, notes: string[]): void {
   if (v === undefined || v === null) return;
-  if (!isObject(v)) throw invalid('generationConfig.thinkingConfig must be an object.', 'generationConfig.thinkingConfig', 'invalid_type');
+  if (!isObject(v)) throw invalidRequest('generationConfig.thinkingConfig must be an object.', 'generationConfig.thinkingConfig', 'invalid_type');
   const budget = num(v, 'thinkingBudget');
   if (budget === 0) req.thinking = { type: 'disabled' };
   else if (budget === -1) req.thinking = { type: 'adaptive' };
@@ -150,10 +146,10 @@ function thinking(v: unknown, req: CanonicalRequest, notes: string[]): void {
 /** `generationConfig` → the canonical sampling fields. Several candidates are refused: no other protocol returns them. */
 export function decodeGenerationConfig(v: unknown, req: CanonicalRequest, notes: string[]): void {
   if (v === undefined || v === null) return;
-  if (!isObject(v)) throw invalid('generationConfig must be an object.', 'generationConfig', 'invalid_type');
+  if (!isObject(v)) throw invalidRequest('generationConfig must be an object.', 'generationConfig', 'invalid_type');
   const candidates = num(v, 'candidateCount');
   if (candidates !== undefined && candidates > 1) {
-    throw invalid('generationConfig.candidateCount above 1 is not supported by this gateway.', 'generationConfig.candidateCount', 'unsupported_value');
+    throw invalidRequest('generationConfig.candidateCount above 1 is not supported by this gateway.', 'generationConfig.candidateCount', 'unsupported_value');
   }
   const fields = [
     ['maxOutputTokens', 'maxOutputTokens'],
@@ -170,7 +166,7 @@ export function decodeGenerationConfig(v: unknown, req: CanonicalRequest, notes:
   }
   if (v.stopSequences !== undefined && v.stopSequences !== null) {
     if (!Array.isArray(v.stopSequences) || !v.stopSequences.every((s) => typeof s === 'string')) {
-      throw invalid('generationConfig.stopSequences must be an array of strings.', 'generationConfig.stopSequences', 'invalid_type');
+      throw invalidRequest('generationConfig.stopSequences must be an array of strings.', 'generationConfig.stopSequences', 'invalid_type');
     }
     req.stopSequences = v.stopSequences;
   }

@@ -2,7 +2,7 @@
  * Gemini `generateContent` request → canonical. Used when the client speaks Gemini (Gemini CLI,
  * @google/genai) but the line's upstream does not. The model comes from the URL path
  * (`/v1beta/models/{model}:generateContent`), and whether to stream from the method, so both are
- * arguments. Decisions (protocols.md §4, §6):
+ * arguments. Decisions (docs/protocols.md §4, §6):
  *
  * - `systemInstruction` (a Content, or a bare string) → system blocks, one per text part.
  * - Roles `user` and `model`; a missing role is `user`, as the API treats it, and so is the legacy
@@ -20,9 +20,10 @@
  *   string; a response with only `error` is a failed tool; anything else is sent as JSON.
  */
 import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, TextBlock, ToolCallBlock, ToolResultBlock } from '../../core/canonical.js';
-import { isObject } from '../../core/json.js';
+import { isObject, str } from '../../core/json.js';
 import { isFilesApiUri, mimeFromUrl } from './types.js';
-import { decodeGenerationConfig, decodeToolChoice, decodeTools, invalid } from './decode-config.js';
+import { decodeGenerationConfig, decodeToolChoice, decodeTools } from './decode-config.js';
+import { invalidRequest } from '../../core/errors.js';
 
 type Obj = Record<string, unknown>;
 
@@ -59,11 +60,10 @@ class Calls {
   }
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const safeId = (name: string, content: number, part: number): string => `${name.replace(/[^a-zA-Z0-9_-]/g, '_')}_${content}_${part}`;
 
 function requiredString(v: unknown, param: string): string {
-  if (typeof v !== 'string' || v === '') throw invalid(`${param} must be a non-empty string.`, param, 'invalid_type');
+  if (typeof v !== 'string' || v === '') throw invalidRequest(`${param} must be a non-empty string.`, param, 'invalid_type');
   return v;
 }
 
@@ -72,7 +72,7 @@ function media(p: Obj, param: string): ImageBlock | DocumentBlock {
   const file = isObject(p.fileData) ? p.fileData : {};
   const mimeType = inline ? requiredString(inline.mimeType, `${param}.inlineData.mimeType`) : str(file.mimeType);
   if (/^(audio|video)\//.test(mimeType)) {
-    throw invalid(`${param}: ${mimeType} input is not supported by this gateway's translation; send images, PDFs or text.`, param, 'unsupported_value');
+    throw invalidRequest(`${param}: ${mimeType} input is not supported by this gateway's translation; send images, PDFs or text.`, param, 'unsupported_value');
   }
   if (inline) {
     const source = { kind: 'base64' as const, mediaType: mimeType, data: requiredString(inline.data, `${param}.inlineData.data`) };
@@ -104,7 +104,7 @@ function toolResult(fr: Obj, param: string, content: number, part: number, calls
 
 function toolCall(p: Obj, fc: Obj, param: string, content: number, part: number, calls: Calls): ToolCallBlock {
   const name = requiredString(fc.name, `${param}.functionCall.name`);
-  if (fc.args !== undefined && fc.args !== null && !isObject(fc.args)) throw invalid(`${param}.functionCall.args must be an object.`, `${param}.functionCall.args`, 'invalid_type');
+  if (fc.args !== undefined && fc.args !== null && !isObject(fc.args)) throw invalidRequest(`${param}.functionCall.args must be an object.`, `${param}.functionCall.args`, 'invalid_type');
   const call: ToolCallBlock = { type: 'tool_call', id: str(fc.id) || safeId(name, content, part), name, input: isObject(fc.args) ? fc.args : {} };
   if (str(p.thoughtSignature)) {
     call.signature = str(p.thoughtSignature);
@@ -116,7 +116,7 @@ function toolCall(p: Obj, fc: Obj, param: string, content: number, part: number,
 
 function block(p: unknown, model: boolean, content: number, part: number, calls: Calls, notes: string[]): ContentBlock | undefined {
   const param = `contents[${content}].parts[${part}]`;
-  if (!isObject(p)) throw invalid(`${param} must be an object.`, param, 'invalid_type');
+  if (!isObject(p)) throw invalidRequest(`${param} must be an object.`, param, 'invalid_type');
   if (typeof p.text === 'string') {
     if (p.thought !== true) return p.text === '' ? undefined : { type: 'text', text: p.text };
     if (!model) {
@@ -142,13 +142,13 @@ function block(p: unknown, model: boolean, content: number, part: number, calls:
 }
 
 function decodeContents(v: unknown, notes: string[]): CanonicalMessage[] {
-  if (!Array.isArray(v) || v.length === 0) throw invalid('contents must be a non-empty array.', 'contents', 'invalid_type');
+  if (!Array.isArray(v) || v.length === 0) throw invalidRequest('contents must be a non-empty array.', 'contents', 'invalid_type');
   const calls = new Calls();
   return v.flatMap((c: unknown, i): CanonicalMessage[] => {
-    if (!isObject(c)) throw invalid(`contents[${i}] must be an object.`, `contents[${i}]`, 'invalid_type');
+    if (!isObject(c)) throw invalidRequest(`contents[${i}] must be an object.`, `contents[${i}]`, 'invalid_type');
     const role = c.role ?? 'user';
-    if (role !== 'user' && role !== 'model' && role !== 'function') throw invalid(`contents[${i}].role must be "user" or "model".`, `contents[${i}].role`);
-    if (!Array.isArray(c.parts)) throw invalid(`contents[${i}].parts must be an array.`, `contents[${i}].parts`, 'invalid_type');
+    if (role !== 'user' && role !== 'model' && role !== 'function') throw invalidRequest(`contents[${i}].role must be "user" or "model".`, `contents[${i}].role`);
+    if (!Array.isArray(c.parts)) throw invalidRequest(`contents[${i}].parts must be an array.`, `contents[${i}].parts`, 'invalid_type');
     const model = role === 'model';
     if (model) calls.startModelTurn();
     const content = c.parts.flatMap((p: unknown, k) => block(p, model, i, k, calls, notes) ?? []);
@@ -159,7 +159,7 @@ function decodeContents(v: unknown, notes: string[]): CanonicalMessage[] {
 function systemInstruction(v: unknown, notes: string[]): TextBlock[] {
   if (v === undefined || v === null || v === '') return [];
   if (typeof v === 'string') return [{ type: 'text', text: v }];
-  if (!isObject(v) || !Array.isArray(v.parts)) throw invalid('systemInstruction must be a string or {parts:[{text}]}.', 'systemInstruction', 'invalid_type');
+  if (!isObject(v) || !Array.isArray(v.parts)) throw invalidRequest('systemInstruction must be a string or {parts:[{text}]}.', 'systemInstruction', 'invalid_type');
   return v.parts.flatMap((p: unknown): TextBlock[] => {
     if (isObject(p) && typeof p.text === 'string') return p.text === '' ? [] : [{ type: 'text', text: p.text }];
     notes.push('gemini: dropped a non-text part from systemInstruction');
@@ -169,9 +169,9 @@ function systemInstruction(v: unknown, notes: string[]): TextBlock[] {
 
 /** A generateContent body → canonical. Throws a 400 GatewayError on a body Gemini does not allow. */
 export function decodeRequest(body: unknown, modelFromPath: string, opts: DecodeOptions = {}): CanonicalRequest {
-  if (!isObject(body)) throw invalid('The request body must be a JSON object.', 'body', 'invalid_type');
+  if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
   const model = modelFromPath.replace(/^models\//, '');
-  if (model === '') throw invalid('The model is missing from the path (/v1beta/models/{model}:generateContent).', 'model');
+  if (model === '') throw invalidRequest('The model is missing from the path (/v1beta/models/{model}:generateContent).', 'model');
   const notes: string[] = [];
   const req: CanonicalRequest = {
     model,

@@ -1,6 +1,6 @@
 /**
  * Canonical stream → Gemini `streamGenerateContent` output: a sequence of whole
- * GenerateContentResponse chunks, each holding the next parts (protocols.md §4). With `?alt=sse`
+ * GenerateContentResponse chunks, each holding the next parts (docs/protocols.md §4). With `?alt=sse`
  * each is a bare `data:` event, with no event names and no [DONE]; without it the same chunks form
  * one JSON array, written incrementally.
  *

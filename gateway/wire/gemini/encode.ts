@@ -1,5 +1,5 @@
 /**
- * Canonical answer → a Gemini `GenerateContentResponse` (protocols.md §4).
+ * Canonical answer → a Gemini `GenerateContentResponse` (docs/protocols.md §4).
  *
  * - Thinking → `{text, thought:true}` parts; text → `{text}`; tool calls → `{functionCall:{id,
  *   name, args}}` (the canonical id goes out, and Gemini clients send it back on the

@@ -3,7 +3,7 @@ import { retryHeaders, type EncodedError } from '../../core/format.js';
 import type { GeminiErrorBody } from './types.js';
 
 /**
- * gRPC status names per HTTP status, as Google's APIs send them (protocols.md §4; the mapping is
+ * gRPC status names per HTTP status, as Google's APIs send them (docs/protocols.md §4; the mapping is
  * google.rpc.Code's). Two are Tollgate's choice:
  * - 402 (wallet or key quota cannot pay): Google never sends 402. FAILED_PRECONDITION is Google's
  *   "billing is not set up" status: the user must act, and no Google client retries it, whereas

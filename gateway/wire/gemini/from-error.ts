@@ -1,6 +1,6 @@
 /**
  * A Gemini error answer (`{error:{code, message, status, details}}`) → GatewayError. Two Gemini
- * habits need more than the HTTP status (protocols.md §4):
+ * habits need more than the HTTP status (docs/protocols.md §4):
  * - An invalid API key is a 400 INVALID_ARGUMENT with an ErrorInfo of reason API_KEY_INVALID. It is
  *   the line's credential that is wrong, not the client's request, so it is reported as such.
  * - A 429 says when to retry in a RetryInfo detail (`retryDelay:"7s"`), often without a

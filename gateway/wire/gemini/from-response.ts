@@ -8,27 +8,21 @@
  *   response and unique across the conversation: `call_<responseId>_<k>` (a hash of the parts
  *   stands in for a missing responseId; Anthropic ids must match `^[a-zA-Z0-9_-]+$`). The call's
  *   thoughtSignature goes with it.
- * - Gemini ends a tool-calling turn with STOP (protocols.md §6.5): a function call makes it
+ * - Gemini ends a tool-calling turn with STOP (docs/protocols.md §6.5): a function call makes it
  *   `tool_use`. Blocked prompts (`promptFeedback.blockReason`) and safety-type finishes are
  *   `refusal`; a malformed function call is an upstream error, since there is nothing to run.
  */
 import { createHash } from 'node:crypto';
 import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
-import { isObject } from '../../core/json.js';
+import { GatewayError, upstreamMalformed } from '../../core/errors.js';
+import { isObject, str } from '../../core/json.js';
 import { emptyUsage } from '../../core/usage.js';
 import { fromError } from './from-error.js';
 import { fromGeminiUsage } from './usage.js';
 import { isFilesApiUri } from './types.js';
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
 const REFUSALS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'LANGUAGE', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
 const BAD_CALLS = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL']);
-
-export function malformed(what: string): GatewayError {
-  return new GatewayError('upstream_error', `Upstream error: ${what}`, { code: 'upstream_malformed' });
-}
 
 /** Gemini's `{error:{code, message, status}}`, in a 200 body or a stream chunk, mapped by its code like an HTTP error. */
 export function upstreamReported(error: unknown, inStream: boolean): GatewayError {
@@ -104,12 +98,12 @@ function blocks(parts: unknown[], seed: string): ContentBlock[] {
 }
 
 export function fromResponse(body: unknown): CanonicalResponse {
-  if (!isObject(body)) throw malformed('the upstream answer is not a JSON object.');
+  if (!isObject(body)) throw upstreamMalformed('the upstream answer is not a JSON object.');
   if (body.error !== undefined && body.error !== null) throw upstreamReported(body.error, false);
   const candidates: unknown[] = Array.isArray(body.candidates) ? body.candidates : [];
   const candidate = candidates.find((c) => isObject(c) && (c.index ?? 0) === 0) ?? candidates[0];
   const blocked = isObject(body.promptFeedback) && typeof body.promptFeedback.blockReason === 'string';
-  if (!isObject(candidate) && !blocked) throw malformed('the upstream answer has no candidates.');
+  if (!isObject(candidate) && !blocked) throw upstreamMalformed('the upstream answer has no candidates.');
   const c = isObject(candidate) ? candidate : {};
   const finish = str(c.finishReason);
   const bad = badCallError(finish, c.finishMessage);

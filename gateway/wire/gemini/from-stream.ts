@@ -1,6 +1,6 @@
 /**
  * Gemini `streamGenerateContent?alt=sse` → canonical stream events. Each `data:` chunk is a whole
- * GenerateContentResponse holding the *next* parts (protocols.md §4):
+ * GenerateContentResponse holding the *next* parts (docs/protocols.md §4):
  * - Text parts stream as text deltas; thought parts as a thinking block (with a signature_delta
  *   for their thoughtSignature), closed when the answer text starts.
  * - Function calls arrive whole, so each is one complete block: block_start, a single
@@ -13,24 +13,11 @@
  */
 import type { StreamEvent } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
-import { isObject } from '../../core/json.js';
-import type { SseEvent } from '../../core/sse.js';
+import { isObject, str } from '../../core/json.js';
+import { eventObject, type SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
-import { badCallError, idSeed, madeUpCallId, malformed, stopReasonOf, upstreamReported } from './from-response.js';
+import { badCallError, idSeed, madeUpCallId, stopReasonOf, upstreamReported } from './from-response.js';
 import { fromGeminiUsage, hasPromptCount } from './usage.js';
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-function parse(data: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw malformed('the upstream sent a stream chunk that is not valid JSON.');
-  }
-  if (!isObject(parsed)) throw malformed('the upstream sent a stream chunk that is not a JSON object.');
-  return parsed;
-}
 
 /** Keeps block indexes contiguous with one block open at a time. */
 class Blocks {
@@ -92,7 +79,7 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
   const blocks = new Blocks(() => (seed ??= idSeed(undefined, firstData)));
   for await (const ev of events) {
     if (ev.data.trim() === '') continue;
-    const chunk = parse(ev.data);
+    const chunk = eventObject(ev);
     if (chunk.error !== undefined && chunk.error !== null) {
       yield { type: 'error', error: upstreamReported(chunk.error, true) };
       return;

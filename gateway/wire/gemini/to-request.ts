@@ -1,6 +1,6 @@
 /**
  * Canonical request → Gemini `generateContent` / `streamGenerateContent?alt=sse` (the line's base
- * URL is the origin, e.g. https://generativelanguage.googleapis.com). Decisions (protocols.md §4, §6):
+ * URL is the origin, e.g. https://generativelanguage.googleapis.com). Decisions (docs/protocols.md §4, §6):
  *
  * - Turns alternate user/model: consecutive same-role messages are merged, and a conversation that
  *   opens with a model turn gets a filler user turn first. Mid-conversation system messages become
@@ -25,8 +25,8 @@
 import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, ReasoningEffort, TextBlock, ToolCallBlock, ToolChoice, ToolResultBlock } from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
 import { SKIP_SIGNATURE, mimeFromUrl, type GeminiContent, type GeminiPart } from './types.js';
+import { FILLER_USER_TEXT, fillerTurnNote } from '../../core/shaping.js';
 
-export const FILLER_USER_TEXT = '.';
 /** Gemini allows at most five stop sequences. */
 const MAX_STOP_SEQUENCES = 5;
 /** Effort levels as budgets, for models without thinkingLevel; each fits every 2.x model's allowed range. */
@@ -188,7 +188,7 @@ function contents(req: CanonicalRequest, notes: Set<string>): GeminiContent[] {
   }));
   if (out[0]?.role !== 'user') {
     out.unshift({ role: 'user', parts: [{ text: FILLER_USER_TEXT }] });
-    notes.add(`gemini: the conversation did not start with a user turn; a "${FILLER_USER_TEXT}" user turn was put first`);
+    notes.add(fillerTurnNote('gemini'));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 /**
- * The Gemini generateContent wire shapes both sides of this format use (protocols.md §4): the client
+ * The Gemini generateContent wire shapes both sides of this format use (docs/protocols.md §4): the client
  * side reads and writes them for Gemini clients, the upstream side for Google's API. Plain REST JSON, which the @google/genai SDK types in camelCase under the same names.
  */
 

@@ -2,7 +2,7 @@
  * OpenAI Chat Completions request → canonical. Used when the client speaks OpenAI chat but the
  * line's upstream does not (same protocol on both sides takes the pass-through path instead).
  *
- * Decisions (see protocols.md §1 and §6):
+ * Decisions (see docs/protocols.md §1 and §6):
  * - Leading system/developer messages become `system` blocks, one per message (one per text part
  *   when the content is an array); later ones stay in place as canonical `system` messages.
  * - `input_audio` parts are refused with a 400: the canonical model has no audio block, and a
@@ -30,15 +30,11 @@ import type {
   ToolDefinition,
   ToolResultBlock,
 } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { isObject as isObj } from '../../core/json.js';
 import { parseToolArguments } from '../../core/json.js';
 
 type Obj = Record<string, unknown>;
-
-function invalid(message: string, param: string, code = 'invalid_value'): GatewayError {
-  return new GatewayError('invalid_request', message, { param, code });
-}
 
 /** `data:<mime>[;params];base64,<data>` → its parts; anything else (a URL, a non-base64 data URI) → undefined. */
 export function parseDataUri(uri: string): { mediaType: string; data: string } | undefined {
@@ -52,7 +48,7 @@ function text(t: string): TextBlock {
 
 function numberField(v: unknown, param: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`${param} must be a number.`, param, 'invalid_type');
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidRequest(`${param} must be a number.`, param, 'invalid_type');
   return v;
 }
 
@@ -60,16 +56,16 @@ function numberField(v: unknown, param: string): number | undefined {
 function textContent(content: unknown, param: string): TextBlock[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of text parts.`, param, 'invalid_type');
+  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of text parts.`, param, 'invalid_type');
   return content.map((p, j) => {
-    if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string') throw invalid(`${param}[${j}] must be a text part.`, `${param}[${j}]`);
+    if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string') throw invalidRequest(`${param}[${j}] must be a text part.`, `${param}[${j}]`);
     return text(p.text);
   });
 }
 
 function imageBlock(p: Obj, param: string): ImageBlock {
   const img = p.image_url;
-  if (!isObj(img) || typeof img.url !== 'string') throw invalid(`${param}.image_url.url must be a string.`, `${param}.image_url.url`, 'invalid_type');
+  if (!isObj(img) || typeof img.url !== 'string') throw invalidRequest(`${param}.image_url.url must be a string.`, `${param}.image_url.url`, 'invalid_type');
   const data = parseDataUri(img.url);
   const block: ImageBlock = { type: 'image', source: data ? { kind: 'base64', ...data } : { kind: 'url', url: img.url } };
   if (img.detail === 'auto' || img.detail === 'low' || img.detail === 'high') block.detail = img.detail;
@@ -78,29 +74,29 @@ function imageBlock(p: Obj, param: string): ImageBlock {
 
 function documentBlock(p: Obj, param: string): DocumentBlock {
   const f = p.file;
-  if (!isObj(f)) throw invalid(`${param}.file must be an object.`, `${param}.file`, 'invalid_type');
+  if (!isObj(f)) throw invalidRequest(`${param}.file must be an object.`, `${param}.file`, 'invalid_type');
   let block: DocumentBlock;
   if (typeof f.file_id === 'string') block = { type: 'document', source: { kind: 'file', fileId: f.file_id } };
   else if (typeof f.file_data === 'string') {
     // OpenAI documents a data URI here; raw base64 is accepted as PDF, the only file type chat takes.
     const data = parseDataUri(f.file_data) ?? { mediaType: 'application/pdf', data: f.file_data };
     block = { type: 'document', source: { kind: 'base64', ...data } };
-  } else throw invalid(`${param}.file needs file_id or file_data.`, `${param}.file`);
+  } else throw invalidRequest(`${param}.file needs file_id or file_data.`, `${param}.file`);
   if (typeof f.filename === 'string') block.title = f.filename;
   return block;
 }
 
 function userContent(content: unknown, param: string): ContentBlock[] {
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.map((p, j): ContentBlock => {
     const pp = `${param}[${j}]`;
-    if (!isObj(p)) throw invalid(`${pp} must be an object.`, pp, 'invalid_type');
+    if (!isObj(p)) throw invalidRequest(`${pp} must be an object.`, pp, 'invalid_type');
     if (p.type === 'text' && typeof p.text === 'string') return text(p.text);
     if (p.type === 'image_url') return imageBlock(p, pp);
     if (p.type === 'file') return documentBlock(p, pp);
-    if (p.type === 'input_audio') throw invalid(`${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`, pp, 'unsupported_value');
-    throw invalid(`${pp}: unsupported content part type ${JSON.stringify(p.type)}.`, pp);
+    if (p.type === 'input_audio') throw invalidRequest(`${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`, pp, 'unsupported_value');
+    throw invalidRequest(`${pp}: unsupported content part type ${JSON.stringify(p.type)}.`, pp);
   });
 }
 
@@ -115,12 +111,12 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
       if (isObj(p) && p.type === 'text' && typeof p.text === 'string') {
         if (p.text !== '') blocks.push(text(p.text));
       } else if (isObj(p) && p.type === 'refusal' && typeof p.refusal === 'string') blocks.push(text(p.refusal));
-      else throw invalid(`${param}.content[${j}] must be a text or refusal part.`, `${param}.content[${j}]`);
+      else throw invalidRequest(`${param}.content[${j}] must be a text or refusal part.`, `${param}.content[${j}]`);
     });
-  } else if (m.content !== undefined && m.content !== null) throw invalid(`${param}.content must be a string, an array or null.`, `${param}.content`, 'invalid_type');
+  } else if (m.content !== undefined && m.content !== null) throw invalidRequest(`${param}.content must be a string, an array or null.`, `${param}.content`, 'invalid_type');
   if (typeof m.refusal === 'string' && m.refusal !== '') blocks.push(text(m.refusal));
   if (m.tool_calls === undefined || m.tool_calls === null) return blocks;
-  if (!Array.isArray(m.tool_calls)) throw invalid(`${param}.tool_calls must be an array.`, `${param}.tool_calls`, 'invalid_type');
+  if (!Array.isArray(m.tool_calls)) throw invalidRequest(`${param}.tool_calls must be an array.`, `${param}.tool_calls`, 'invalid_type');
   m.tool_calls.forEach((c, j) => {
     const pc = `${param}.tool_calls[${j}]`;
     if (isObj(c) && c.type === 'custom') {
@@ -128,7 +124,7 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
       return;
     }
     if (!isObj(c) || typeof c.id !== 'string' || !isObj(c.function) || typeof c.function.name !== 'string') {
-      throw invalid(`${pc} must be {id, type:"function", function:{name, arguments}}.`, pc);
+      throw invalidRequest(`${pc} must be {id, type:"function", function:{name, arguments}}.`, pc);
     }
     const call: ToolCallBlock = { type: 'tool_call', id: c.id, name: c.function.name, input: parseToolArguments(c.function.arguments, `${pc}.function.arguments`) };
     toolNames.set(call.id, call.name);
@@ -138,7 +134,7 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
 }
 
 function toolResult(m: Obj, param: string, toolNames: Map<string, string>): ToolResultBlock {
-  if (typeof m.tool_call_id !== 'string') throw invalid(`${param}.tool_call_id must be a string.`, `${param}.tool_call_id`, 'invalid_type');
+  if (typeof m.tool_call_id !== 'string') throw invalidRequest(`${param}.tool_call_id must be a string.`, `${param}.tool_call_id`, 'invalid_type');
   let content: (TextBlock | ImageBlock)[];
   if (typeof m.content === 'string') content = m.content === '' ? [] : [text(m.content)];
   else if (Array.isArray(m.content)) {
@@ -146,7 +142,7 @@ function toolResult(m: Obj, param: string, toolNames: Map<string, string>): Tool
       const pp = `${param}.content[${j}]`;
       if (isObj(p) && p.type === 'text' && typeof p.text === 'string') return text(p.text);
       if (isObj(p) && p.type === 'image_url') return imageBlock(p, pp);
-      throw invalid(`${pp} must be a text part.`, pp);
+      throw invalidRequest(`${pp} must be a text part.`, pp);
     });
   } else content = [];
   const block: ToolResultBlock = { type: 'tool_result', toolCallId: m.tool_call_id, content };
@@ -156,7 +152,7 @@ function toolResult(m: Obj, param: string, toolNames: Map<string, string>): Tool
 }
 
 function legacy(param: string): GatewayError {
-  return invalid(
+  return invalidRequest(
     'The deprecated function-calling format (functions, function_call, role "function") cannot be translated; use tools, tool_choice and role "tool" messages.',
     param,
     'unsupported_parameter',
@@ -164,14 +160,14 @@ function legacy(param: string): GatewayError {
 }
 
 function decodeMessages(raw: unknown, notes: Set<string>): { system: TextBlock[]; messages: CanonicalMessage[] } {
-  if (!Array.isArray(raw) || raw.length === 0) throw invalid('messages must be a non-empty array.', 'messages', 'invalid_type');
+  if (!Array.isArray(raw) || raw.length === 0) throw invalidRequest('messages must be a non-empty array.', 'messages', 'invalid_type');
   const system: TextBlock[] = [];
   const messages: CanonicalMessage[] = [];
   const toolNames = new Map<string, string>();
   let toolTurn: CanonicalMessage | undefined;
   raw.forEach((m, i) => {
     const p = `messages[${i}]`;
-    if (!isObj(m)) throw invalid(`${p} must be an object.`, p, 'invalid_type');
+    if (!isObj(m)) throw invalidRequest(`${p} must be an object.`, p, 'invalid_type');
     if (m.role !== 'tool') toolTurn = undefined;
     switch (m.role) {
       case 'system':
@@ -194,7 +190,7 @@ function decodeMessages(raw: unknown, notes: Set<string>): { system: TextBlock[]
       case 'function':
         throw legacy(`${p}.role`);
       default:
-        throw invalid(`${p}.role ${JSON.stringify(m.role)} is not a chat message role.`, `${p}.role`);
+        throw invalidRequest(`${p}.role ${JSON.stringify(m.role)} is not a chat message role.`, `${p}.role`);
     }
   });
   return { system, messages };
@@ -202,7 +198,7 @@ function decodeMessages(raw: unknown, notes: Set<string>): { system: TextBlock[]
 
 function decodeTools(raw: unknown, notes: Set<string>): ToolDefinition[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalid('tools must be an array.', 'tools', 'invalid_type');
+  if (!Array.isArray(raw)) throw invalidRequest('tools must be an array.', 'tools', 'invalid_type');
   const out: ToolDefinition[] = [];
   raw.forEach((t, j) => {
     if (!isObj(t) || t.type !== 'function') {
@@ -210,7 +206,7 @@ function decodeTools(raw: unknown, notes: Set<string>): ToolDefinition[] {
       return;
     }
     const fn = t.function;
-    if (!isObj(fn) || typeof fn.name !== 'string') throw invalid(`tools[${j}].function.name must be a string.`, `tools[${j}].function.name`, 'invalid_type');
+    if (!isObj(fn) || typeof fn.name !== 'string') throw invalidRequest(`tools[${j}].function.name must be a string.`, `tools[${j}].function.name`, 'invalid_type');
     const def: ToolDefinition = { name: fn.name, inputSchema: isObj(fn.parameters) ? fn.parameters : { type: 'object', properties: {} } };
     if (typeof fn.description === 'string') def.description = fn.description;
     if (typeof fn.strict === 'boolean') def.strict = fn.strict;
@@ -228,14 +224,14 @@ function decodeToolChoice(raw: unknown, parallel: unknown, notes: Set<string>): 
   else if (isObj(raw) && raw.type === 'allowed_tools' && isObj(raw.allowed_tools)) {
     notes.add('tool_choice allowed_tools: the allowed list is not carried, only its mode');
     choice = { type: raw.allowed_tools.mode === 'required' ? 'any' : 'auto' };
-  } else if (raw !== undefined && raw !== null) throw invalid('tool_choice must be "none", "auto", "required" or {type:"function", function:{name}}.', 'tool_choice');
+  } else if (raw !== undefined && raw !== null) throw invalidRequest('tool_choice must be "none", "auto", "required" or {type:"function", function:{name}}.', 'tool_choice');
   if (parallel === false) return { ...(choice ?? { type: 'auto' }), disableParallel: true };
   return choice;
 }
 
 function decodeResponseFormat(raw: unknown): ResponseFormat | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (!isObj(raw)) throw invalid('response_format must be an object.', 'response_format', 'invalid_type');
+  if (!isObj(raw)) throw invalidRequest('response_format must be an object.', 'response_format', 'invalid_type');
   if (raw.type === 'text' || raw.type === 'json_object') return { type: raw.type };
   if (raw.type === 'json_schema' && isObj(raw.json_schema) && typeof raw.json_schema.name === 'string') {
     const js = raw.json_schema;
@@ -243,7 +239,7 @@ function decodeResponseFormat(raw: unknown): ResponseFormat | undefined {
     if (typeof js.strict === 'boolean') out.strict = js.strict;
     return out;
   }
-  throw invalid('response_format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", json_schema:{name, schema}}.', 'response_format');
+  throw invalidRequest('response_format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", json_schema:{name, schema}}.', 'response_format');
 }
 
 /** OpenAI's wider effort scale onto the canonical one: `none` turns thinking off, above `high` is `high`. */
@@ -255,7 +251,7 @@ function decodeEffort(raw: unknown, notes: Set<string>): { reasoningEffort?: Rea
     notes.add(`reasoning_effort "${raw}" sent as "high"`);
     return { reasoningEffort: 'high' };
   }
-  throw invalid('reasoning_effort must be one of none, minimal, low, medium, high, xhigh.', 'reasoning_effort');
+  throw invalidRequest('reasoning_effort must be one of none, minimal, low, medium, high, xhigh.', 'reasoning_effort');
 }
 
 /** Numeric fields copied as they are: wire name → canonical name. */
@@ -264,7 +260,7 @@ const NUMBERS = { temperature: 'temperature', top_p: 'topP', seed: 'seed', prese
 function decodeStop(raw: unknown): string[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === 'string') return [raw];
-  if (!Array.isArray(raw) || !raw.every((s) => typeof s === 'string')) throw invalid('stop must be a string or an array of strings.', 'stop', 'invalid_type');
+  if (!Array.isArray(raw) || !raw.every((s) => typeof s === 'string')) throw invalidRequest('stop must be a string or an array of strings.', 'stop', 'invalid_type');
   return raw.length > 0 ? (raw as string[]) : undefined;
 }
 
@@ -272,9 +268,9 @@ function decodeStop(raw: unknown): string[] | undefined {
 const UNCARRIED = ['logprobs', 'top_logprobs', 'logit_bias', 'audio', 'prediction', 'web_search_options'] as const;
 
 export function decodeRequest(body: unknown): CanonicalRequest {
-  if (!isObj(body)) throw invalid('The request body must be a JSON object.', 'body', 'invalid_type');
-  if (typeof body.model !== 'string' || body.model === '') throw invalid('model must be a non-empty string.', 'model', 'invalid_type');
-  if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalid('n other than 1 is not supported: this model is served through another protocol, which returns a single choice.', 'n', 'unsupported_value');
+  if (!isObj(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
+  if (typeof body.model !== 'string' || body.model === '') throw invalidRequest('model must be a non-empty string.', 'model', 'invalid_type');
+  if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalidRequest('n other than 1 is not supported: this model is served through another protocol, which returns a single choice.', 'n', 'unsupported_value');
   if (body.functions !== undefined || body.function_call !== undefined) throw legacy(body.functions !== undefined ? 'functions' : 'function_call');
   const notes = new Set<string>();
   const { system, messages } = decodeMessages(body.messages, notes);

@@ -1,5 +1,5 @@
 /**
- * Canonical stream → `chat.completion.chunk` SSE, as the openai SDK expects it (protocols.md §1):
+ * Canonical stream → `chat.completion.chunk` SSE, as the openai SDK expects it (docs/protocols.md §1):
  * a role chunk first, content and tool-call fragments, a finish chunk with `delta:{}`, the usage
  * chunk (`choices:[]`) only when the client asked for it, then `data: [DONE]`.
  *

@@ -42,7 +42,7 @@ export interface ChatCompletionBody {
   usage: ChatUsage;
 }
 
-/** protocols.md §6.5. OpenAI has no reason for a paused turn or an overflowing context: the nearest ones. */
+/** docs/protocols.md §6.5. OpenAI has no reason for a paused turn or an overflowing context: the nearest ones. */
 const FINISH: Record<StopReason, FinishReason> = {
   end_turn: 'stop',
   stop_sequence: 'stop',

@@ -10,16 +10,12 @@
  *   which Anthropic clients need in order to run the tools.
  */
 import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, upstreamMalformed } from '../../core/errors.js';
 import { emptyUsage } from '../../core/usage.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
 import { isObject as isObj } from '../../core/json.js';
 
 type Obj = Record<string, unknown>;
-
-export function malformed(what: string): GatewayError {
-  return new GatewayError('upstream_error', `Upstream error: ${what}`, { code: 'upstream_malformed' });
-}
 
 /** The upstream's `{error:{message}}` (or `{error:"…"}`) in a 200 answer or a stream, as a GatewayError. */
 export function upstreamReported(error: unknown, inStream: boolean): GatewayError {
@@ -61,10 +57,10 @@ function textOf(content: unknown): string {
 }
 
 export function fromResponse(body: unknown): CanonicalResponse {
-  if (!isObj(body)) throw malformed('the upstream answer is not a JSON object.');
+  if (!isObj(body)) throw upstreamMalformed('the upstream answer is not a JSON object.');
   if (body.error !== undefined && body.error !== null) throw upstreamReported(body.error, false);
   const choice = Array.isArray(body.choices) ? body.choices.find((c) => isObj(c) && (c.index ?? 0) === 0) : undefined;
-  if (!isObj(choice) || !isObj(choice.message)) throw malformed('the upstream answer has no choices[0].message.');
+  if (!isObj(choice) || !isObj(choice.message)) throw upstreamMalformed('the upstream answer has no choices[0].message.');
   const m = choice.message;
   const content: ContentBlock[] = [];
   const reasoning = reasoningOf(m);

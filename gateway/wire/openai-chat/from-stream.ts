@@ -2,7 +2,7 @@
  * An OpenAI-compatible `chat.completion.chunk` stream → canonical stream events.
  *
  * The canonical stream allows one open block at a time; OpenAI may stream parallel tool calls
- * interleaved by `index` (protocols.md §6.10). The approach:
+ * interleaved by `index` (docs/protocols.md §6.10). The approach:
  * - Text, and `reasoning_content`/`reasoning` (as a thinking block), stream live.
  * - The first tool call streams live. A fragment of another call closes the live one if its
  *   arguments already parse as complete JSON (OpenAI sends parallel calls one after another, so
@@ -15,9 +15,9 @@
  */
 import type { StreamEvent } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
-import type { SseEvent } from '../../core/sse.js';
+import { eventObject, type SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
-import { malformed, reasoningOf, stopReasonOf, upstreamReported } from './from-response.js';
+import { reasoningOf, stopReasonOf, upstreamReported } from './from-response.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
 
 interface ToolFragment {
@@ -127,17 +127,6 @@ class BlockWriter {
   }
 }
 
-function parseChunk(data: string): ChatChunk {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw malformed('the upstream sent a stream event that is not valid JSON.');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw malformed('the upstream sent a stream event that is not a JSON object.');
-  return parsed as ChatChunk;
-}
-
 export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncGenerator<StreamEvent> {
   const out: StreamEvent[] = [];
   const blocks = new BlockWriter(out);
@@ -156,7 +145,7 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       done = true;
       break;
     }
-    const chunk = parseChunk(ev.data);
+    const chunk = eventObject(ev) as ChatChunk;
     if (chunk.error !== undefined && chunk.error !== null) {
       yield* out.splice(0);
       yield { type: 'error', error: upstreamReported(chunk.error, true) };

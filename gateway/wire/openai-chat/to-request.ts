@@ -23,6 +23,7 @@
 import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, ReasoningEffort, TextBlock } from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
 import type { Quirks } from '../../core/quirks.js';
+import { effortOf } from '../../core/shaping.js';
 
 export type ChatPart =
   | { type: 'text'; text: string }
@@ -64,7 +65,7 @@ export interface ChatRequestBody {
 
 export interface ChatUpstreamRequest extends UpstreamRequest {
   body: ChatRequestBody;
-  /** What could not be carried, for the log (UpstreamRequest has no field for it yet). */
+  /** What could not be carried, for the log: always present here, where UpstreamRequest allows none. */
   notes: string[];
 }
 
@@ -136,13 +137,6 @@ function systemMessage(m: CanonicalMessage, notes: Set<string>): ChatMessage {
   const texts = m.content.filter((b): b is TextBlock => b.type === 'text');
   if (texts.length < m.content.length) notes.add('dropped non-text blocks from a system message');
   return { role: 'system', content: joinText(texts, '\n\n') };
-}
-
-function effortOf(req: CanonicalRequest): ReasoningEffort | undefined {
-  if (req.reasoningEffort) return req.reasoningEffort;
-  if (req.thinking?.type !== 'enabled') return undefined;
-  const budget = req.thinking.budgetTokens;
-  return budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high';
 }
 
 function toolFields(req: CanonicalRequest, body: ChatRequestBody): void {

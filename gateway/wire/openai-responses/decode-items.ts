@@ -1,5 +1,5 @@
 /**
- * Responses `input` items → canonical messages (protocols.md §3, §6).
+ * Responses `input` items → canonical messages (docs/protocols.md §3, §6).
  *
  * - A message item may omit `type` when it has a `role` (the SDK's EasyInputMessage).
  * - Leading system/developer items become `system` blocks; later ones stay in place as canonical
@@ -17,14 +17,10 @@
  *   item_reference…) are dropped with a note.
  */
 import type { CanonicalMessage, ContentBlock, DocumentBlock, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { invalidRequest } from '../../core/errors.js';
 import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
 import { parseDataUri } from '../openai-chat/decode.js';
 import { parseToolArguments } from '../../core/json.js';
-
-export function invalid(message: string, param: string, code = 'invalid_value'): GatewayError {
-  return new GatewayError('invalid_request', message, { param, code });
-}
 
 const text = (t: string): TextBlock => ({ type: 'text', text: t });
 const partType = (p: unknown): string => JSON.stringify(isObj(p) ? p.type : p);
@@ -35,7 +31,7 @@ function image(p: Obj, param: string): ImageBlock {
     const data = parseDataUri(p.image_url);
     block = { type: 'image', source: data ? { kind: 'base64', ...data } : { kind: 'url', url: p.image_url } };
   } else if (typeof p.file_id === 'string') block = { type: 'image', source: { kind: 'file', fileId: p.file_id } };
-  else throw invalid(`${param} needs image_url or file_id.`, param);
+  else throw invalidRequest(`${param} needs image_url or file_id.`, param);
   // `original` (keep the full resolution) has no canonical counterpart: the upstream's default applies.
   if (p.detail === 'auto' || p.detail === 'low' || p.detail === 'high') block.detail = p.detail;
   return block;
@@ -48,7 +44,7 @@ function file(p: Obj, param: string): DocumentBlock {
     // OpenAI documents a data URI here; raw base64 is read as PDF, the file type Responses takes inline.
     block = { type: 'document', source: { kind: 'base64', ...(parseDataUri(p.file_data) ?? { mediaType: 'application/pdf', data: p.file_data }) } };
   } else if (typeof p.file_url === 'string') block = { type: 'document', source: { kind: 'url', url: p.file_url } };
-  else throw invalid(`${param} needs file_id, file_data or file_url.`, param);
+  else throw invalidRequest(`${param} needs file_id, file_data or file_url.`, param);
   if (typeof p.filename === 'string') block.title = p.filename;
   return block;
 }
@@ -56,21 +52,21 @@ function file(p: Obj, param: string): DocumentBlock {
 /** User content, and the parts of a function_call_output array. */
 function inputParts(content: unknown, param: string): (TextBlock | ImageBlock | DocumentBlock)[] {
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.map((p, j) => {
     const pp = `${param}[${j}]`;
-    if (!isObj(p)) throw invalid(`${pp} must be an object.`, pp, 'invalid_type');
+    if (!isObj(p)) throw invalidRequest(`${pp} must be an object.`, pp, 'invalid_type');
     if (p.type === 'input_text' && typeof p.text === 'string') return text(p.text);
     if (p.type === 'input_image') return image(p, pp);
     if (p.type === 'input_file') return file(p, pp);
-    if (p.type === 'input_audio') throw invalid(`${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`, pp, 'unsupported_value');
-    throw invalid(`${pp}: unsupported content part type ${partType(p)}.`, pp);
+    if (p.type === 'input_audio') throw invalidRequest(`${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`, pp, 'unsupported_value');
+    throw invalidRequest(`${pp}: unsupported content part type ${partType(p)}.`, pp);
   });
 }
 
 function systemParts(content: unknown, param: string, notes: Set<string>): TextBlock[] {
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.flatMap((p) => {
     if (isObj(p) && p.type === 'input_text' && typeof p.text === 'string') return [text(p.text)];
     notes.add(`openai-responses: dropped a ${partType(p)} part from a system/developer message: only text is carried there`);
@@ -80,20 +76,20 @@ function systemParts(content: unknown, param: string, notes: Set<string>): TextB
 
 function assistantParts(content: unknown, param: string): TextBlock[] {
   if (typeof content === 'string') return content === '' ? [] : [text(content)];
-  if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.flatMap((p, j) => {
     const pp = `${param}[${j}]`;
     // The SDK's EasyInputMessage lets an assistant message carry input_text parts too.
     if (isObj(p) && (p.type === 'output_text' || p.type === 'input_text') && typeof p.text === 'string') return p.text === '' ? [] : [text(p.text)];
     // A refusal is what the model said.
     if (isObj(p) && p.type === 'refusal' && typeof p.refusal === 'string') return [text(p.refusal)];
-    throw invalid(`${pp} must be an output_text or refusal part.`, pp);
+    throw invalidRequest(`${pp} must be an output_text or refusal part.`, pp);
   });
 }
 
 
 function requiredString(v: unknown, param: string): string {
-  if (typeof v !== 'string' || v === '') throw invalid(`${param} must be a non-empty string.`, param, 'invalid_type');
+  if (typeof v !== 'string' || v === '') throw invalidRequest(`${param} must be a non-empty string.`, param, 'invalid_type');
   return v;
 }
 
@@ -142,7 +138,7 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
   };
   items.forEach((item, i) => {
     const p = `input[${i}]`;
-    if (!isObj(item)) throw invalid(`${p} must be an object.`, p, 'invalid_type');
+    if (!isObj(item)) throw invalidRequest(`${p} must be an object.`, p, 'invalid_type');
     const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined);
     if (type === 'message') {
       const content = `${p}.content`;
@@ -160,7 +156,7 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
           else messages.push({ role: 'system', content: systemParts(item.content, content, notes) });
           return;
         default:
-          throw invalid(`${p}.role ${JSON.stringify(item.role)} is not a message role.`, `${p}.role`);
+          throw invalidRequest(`${p}.role ${JSON.stringify(item.role)} is not a message role.`, `${p}.role`);
       }
     }
     if (type === 'function_call') {

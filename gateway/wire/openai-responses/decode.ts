@@ -2,7 +2,7 @@
  * OpenAI Responses request → canonical. Used when the client speaks Responses (Codex CLI, the
  * openai SDK's `responses.create`) and the line's upstream does not.
  *
- * Decisions (protocols.md §3 and §6); input items are in decode-items.ts:
+ * Decisions (docs/protocols.md §3 and §6); input items are in decode-items.ts:
  * - `instructions` comes first in `system`, then the leading system/developer items.
  * - Function tools are flat. Codex's `namespace` tools are flattened into their function tools,
  *   names unchanged (the codec can put the `namespace` back on calls; see codec.ts). Hosted tools
@@ -14,7 +14,8 @@
  */
 import type { CanonicalRequest, ReasoningEffort, ResponseFormat, TextBlock, Thinking, ToolChoice, ToolDefinition } from '../../core/canonical.js';
 import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
-import { decodeItems, invalid } from './decode-items.js';
+import { decodeItems } from './decode-items.js';
+import { invalidRequest } from '../../core/errors.js';
 
 /** `input` as an array of items: a bare string is one user message. */
 export function inputItems(body: unknown): unknown[] {
@@ -22,17 +23,17 @@ export function inputItems(body: unknown): unknown[] {
   if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
   if (Array.isArray(input)) return input;
   if (input === undefined || input === null) return [];
-  throw invalid('input must be a string or an array of input items.', 'input', 'invalid_type');
+  throw invalidRequest('input must be a string or an array of input items.', 'input', 'invalid_type');
 }
 
 function numberField(v: unknown, param: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`${param} must be a number.`, param, 'invalid_type');
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidRequest(`${param} must be a number.`, param, 'invalid_type');
   return v;
 }
 
 function functionTool(t: Obj, param: string): ToolDefinition {
-  if (typeof t.name !== 'string' || t.name === '') throw invalid(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
+  if (typeof t.name !== 'string' || t.name === '') throw invalidRequest(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
   const def: ToolDefinition = { name: t.name, inputSchema: isObj(t.parameters) ? t.parameters : { type: 'object', properties: {} } };
   if (typeof t.description === 'string') def.description = t.description;
   if (typeof t.strict === 'boolean') def.strict = t.strict;
@@ -44,10 +45,10 @@ const toolType = (t: unknown): string => JSON.stringify(isObj(t) ? t.type : t);
 /** Each function tool with the namespace it came from (undefined for top-level ones). */
 function functionTools(raw: unknown, notes: Set<string>): { def: ToolDefinition; namespace?: string }[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalid('tools must be an array.', 'tools', 'invalid_type');
+  if (!Array.isArray(raw)) throw invalidRequest('tools must be an array.', 'tools', 'invalid_type');
   return raw.flatMap((t, j) => {
     const param = `tools[${j}]`;
-    if (!isObj(t)) throw invalid(`${param} must be an object.`, param, 'invalid_type');
+    if (!isObj(t)) throw invalidRequest(`${param} must be an object.`, param, 'invalid_type');
     if (t.type === 'function') return [{ def: functionTool(t, param) }];
     if (t.type === 'namespace' && typeof t.name === 'string' && Array.isArray(t.tools)) {
       const namespace = t.name;
@@ -95,7 +96,7 @@ function decodeToolChoice(raw: unknown, parallel: unknown, notes: Set<string>): 
     notes.add('openai-responses: tool_choice allowed_tools: the allowed list is not carried, only its mode');
     choice = { type: raw.mode === 'required' ? 'any' : 'auto' };
   } else if (isObj(raw)) notes.add(`openai-responses: tool_choice ${toolType(raw)} names a tool that does not translate; the model chooses`);
-  else if (raw !== undefined && raw !== null) throw invalid('tool_choice must be "none", "auto", "required" or {type:"function", name}.', 'tool_choice');
+  else if (raw !== undefined && raw !== null) throw invalidRequest('tool_choice must be "none", "auto", "required" or {type:"function", name}.', 'tool_choice');
   if (parallel === false) return { ...(choice ?? { type: 'auto' }), disableParallel: true };
   return choice;
 }
@@ -109,7 +110,7 @@ function decodeEffort(raw: unknown, notes: Set<string>): { reasoningEffort?: Rea
     notes.add(`openai-responses: reasoning.effort "${raw}" sent as "high"`);
     return { reasoningEffort: 'high' };
   }
-  throw invalid('reasoning.effort must be one of none, minimal, low, medium, high, xhigh.', 'reasoning.effort');
+  throw invalidRequest('reasoning.effort must be one of none, minimal, low, medium, high, xhigh.', 'reasoning.effort');
 }
 
 function decodeFormat(text: unknown, notes: Set<string>): ResponseFormat | undefined {
@@ -117,23 +118,23 @@ function decodeFormat(text: unknown, notes: Set<string>): ResponseFormat | undef
   if (text.verbosity !== undefined && text.verbosity !== null) notes.add('openai-responses: text.verbosity is not carried to this upstream');
   const f = text.format;
   if (f === undefined || f === null) return undefined;
-  if (!isObj(f)) throw invalid('text.format must be an object.', 'text.format', 'invalid_type');
+  if (!isObj(f)) throw invalidRequest('text.format must be an object.', 'text.format', 'invalid_type');
   if (f.type === 'text' || f.type === 'json_object') return { type: f.type };
   if (f.type === 'json_schema' && typeof f.name === 'string') {
     const out: ResponseFormat = { type: 'json_schema', name: f.name, schema: isObj(f.schema) ? f.schema : {} };
     if (typeof f.strict === 'boolean') out.strict = f.strict;
     return out;
   }
-  throw invalid('text.format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", name, schema}.', 'text.format');
+  throw invalidRequest('text.format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", name, schema}.', 'text.format');
 }
 
 /** Fields with no canonical counterpart; each one present is logged as a note. */
 const UNCARRIED = ['background', 'conversation', 'prompt', 'top_logprobs'] as const;
 
 export function decodeRequest(body: unknown): CanonicalRequest {
-  if (!isObj(body)) throw invalid('The request body must be a JSON object.', 'body', 'invalid_type');
-  if (typeof body.model !== 'string' || body.model === '') throw invalid('model must be a non-empty string.', 'model', 'invalid_type');
-  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string') throw invalid('instructions must be a string.', 'instructions', 'invalid_type');
+  if (!isObj(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
+  if (typeof body.model !== 'string' || body.model === '') throw invalidRequest('model must be a non-empty string.', 'model', 'invalid_type');
+  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string') throw invalidRequest('instructions must be a string.', 'instructions', 'invalid_type');
   const notes = new Set<string>();
   const decoded = decodeItems(inputItems(body), notes);
   const system: TextBlock[] = typeof body.instructions === 'string' && body.instructions !== '' ? [{ type: 'text', text: body.instructions }] : [];

@@ -1,5 +1,5 @@
 /**
- * Canonical stream → Responses SSE (protocols.md §3): `event: <type>` + `data: {type,
+ * Canonical stream → Responses SSE (docs/protocols.md §3): `event: <type>` + `data: {type,
  * sequence_number, …}`, sequence numbers from 0 and one apart, no `[DONE]`.
  *
  * response.created and response.in_progress open the stream; each output item is announced

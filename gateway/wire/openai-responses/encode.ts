@@ -1,5 +1,5 @@
 /**
- * Canonical answer → a Responses `response` object (protocols.md §3).
+ * Canonical answer → a Responses `response` object (docs/protocols.md §3).
  *
  * - Output items in block order: a thinking block is a `reasoning` item (its text as one summary
  *   part; `encrypted_content` only from an 'openai' signature, since no other family's signature
@@ -74,7 +74,7 @@ export interface ResponsesEncodeOptions {
   store?: boolean;
   /** Echoed as `previous_response_id`. */
   previousResponseId?: string;
-  /** encodeStream only: called with the terminal response object (completed, incomplete or failed), e.g. for the response store. */
+  /** Called with the final response object (completed, incomplete or failed), streamed or not (makeCodec), e.g. for the response store. */
   onResponse?(response: ResponsesBody): void;
 }
 
@@ -94,7 +94,7 @@ export function toResponsesUsage(u: Usage): ResponsesUsage {
   };
 }
 
-/** protocols.md §6.5: a cut-off answer is `incomplete` with a reason; everything else is `completed`. */
+/** docs/protocols.md §6.5: a cut-off answer is `incomplete` with a reason; everything else is `completed`. */
 export function statusOf(r: StopReason): Pick<ResponsesBody, 'status' | 'incomplete_details'> {
   if (r === 'max_tokens' || r === 'context_exceeded') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (r === 'refusal') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };

@@ -13,15 +13,11 @@
  *   completed answer `tool_use`.
  */
 import type { CanonicalResponse, ContentBlock, StopReason, ThinkingBlock } from '../../core/canonical.js';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, upstreamMalformed } from '../../core/errors.js';
 import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
 import { emptyUsage } from '../../core/usage.js';
 import { parseArguments } from '../openai-chat/from-response.js';
 import { fromResponsesUsage } from './usage.js';
-
-export function malformed(what: string): GatewayError {
-  return new GatewayError('upstream_error', `Upstream error: ${what}`, { code: 'upstream_malformed' });
-}
 
 const OVERLOADED = new Set(['server_is_overloaded', 'slow_down']);
 
@@ -54,10 +50,10 @@ export function thinkingOf(item: Obj): ThinkingBlock | undefined {
 }
 
 export function fromResponse(body: unknown): CanonicalResponse {
-  if (!isObj(body)) throw malformed('the upstream answer is not a JSON object.');
+  if (!isObj(body)) throw upstreamMalformed('the upstream answer is not a JSON object.');
   if (body.error !== undefined && body.error !== null) throw upstreamReported(body.error, false);
   if (body.status === 'failed') throw upstreamReported('the upstream reported the response as failed', false);
-  if (!Array.isArray(body.output)) throw malformed('the upstream answer has no output array.');
+  if (!Array.isArray(body.output)) throw upstreamMalformed('the upstream answer has no output array.');
   const content: ContentBlock[] = [];
   let refused = false;
   let calls = 0;

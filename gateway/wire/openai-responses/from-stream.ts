@@ -15,13 +15,11 @@
  */
 import type { BlockStart, StreamEvent } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
-import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
-import type { SseEvent } from '../../core/sse.js';
+import { isObject as isObj, type JsonObject as Obj, str } from '../../core/json.js';
+import { eventObject, type SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
-import { malformed, partsText, stopReasonOf, upstreamReported } from './from-response.js';
+import { partsText, stopReasonOf, upstreamReported } from './from-response.js';
 import { fromResponsesUsage } from './usage.js';
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 interface Item {
   type: 'message' | 'function_call' | 'reasoning';
@@ -60,17 +58,6 @@ class Blocks {
     this.out.push({ type: 'block_stop', index: this.open.index });
     this.open = undefined;
   }
-}
-
-function parse(e: SseEvent): Obj {
-  let data: unknown;
-  try {
-    data = JSON.parse(e.data);
-  } catch {
-    throw malformed(`the upstream sent a stream event that is not valid JSON (${e.event ?? 'no event name'}).`);
-  }
-  if (!isObj(data)) throw malformed('the upstream sent a stream event that is not a JSON object.');
-  return data;
 }
 
 export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncGenerator<StreamEvent> {
@@ -114,7 +101,7 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
 
   for await (const e of events) {
     if (e.data === '[DONE]') continue;
-    const data = parse(e);
+    const data = eventObject(e);
     const type = str(data.type) || e.event;
     const key = typeof data.output_index === 'number' ? data.output_index : data.item_id;
     const item = items.get(key);

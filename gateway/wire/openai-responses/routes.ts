@@ -2,7 +2,7 @@ import type { ClientRequest, FormatRoute, ModelCall, ModelEnv } from '../../core
 import { GatewayError } from '../../core/errors.js';
 import { makeCodec } from './client-codec.js';
 import { decodeRequest, inputItems, toolNamespaces } from './decode.js';
-import { encodeResponse, type ResponsesBody } from './encode.js';
+import type { ResponsesBody } from './encode.js';
 import { encodeStreamError } from './encode-stream.js';
 import { responsesPassthrough } from './passthrough.js';
 import { ResponsesRequest } from './schema.js';
@@ -32,21 +32,13 @@ function responses(req: ClientRequest, env: ModelEnv): ModelCall {
     if (store && response.status !== 'failed') env.conversations.put(response.id, [...items, ...response.output]);
   };
   const opts = { namespaces: toolNamespaces(body), store, ...(previous === undefined ? {} : { previousResponseId: previous }), onResponse: keep };
-  const codec = makeCodec(opts);
   return {
     model: body.model,
     stream: body.stream === true,
     maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : undefined,
     ...(previous === undefined ? {} : { estimateFrom: JSON.stringify(chained) }),
     decode: () => decodeRequest(chained),
-    encoder: {
-      ...codec,
-      encodeResponse: (res, ctx) => {
-        const out = encodeResponse(res, ctx, opts);
-        keep(out);
-        return out;
-      },
-    },
+    encoder: makeCodec(opts),
     encodeStreamError: (e) => encodeStreamError(e),
     ...(previous === undefined && !store ? { passthrough: responsesPassthrough(body, req.rawBody) } : {}),
   };

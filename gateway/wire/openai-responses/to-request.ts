@@ -23,6 +23,7 @@
  */
 import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, ReasoningEffort, TextBlock, ToolResultBlock } from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
+import { effortOf } from '../../core/shaping.js';
 
 export type InputPart =
   | { type: 'input_text'; text: string }
@@ -138,7 +139,7 @@ function assistantItems(m: CanonicalMessage, out: InputItem[], notes: Notes): vo
     } else if (b.type === 'thinking' && b.family === 'openai' && b.signature) {
       out.push({ type: 'reasoning', summary: b.text === '' ? [] : [{ type: 'summary_text', text: b.text }], encrypted_content: b.signature });
     } else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
-      // Signatures verify only within the family that made them (protocols.md §6.6).
+      // Signatures verify only within the family that made them (docs/protocols.md §6.6).
       notes.add(`openai-responses: dropped a ${b.type} block from ${b.family ?? 'an unknown provider'}${b.type === 'thinking' && !b.signature ? ' (unsigned)' : ''}`);
     } else notes.add(`openai-responses: dropped a ${b.type} block from an assistant message`);
   }
@@ -148,13 +149,6 @@ function developerItem(m: CanonicalMessage, notes: Notes): InputItem {
   const texts = m.content.filter((b): b is TextBlock => b.type === 'text');
   if (texts.length < m.content.length) notes.add('openai-responses: dropped non-text blocks from a system message');
   return { type: 'message', role: 'developer', content: texts.map((b) => ({ type: 'input_text', text: b.text })) };
-}
-
-function effortOf(req: CanonicalRequest): ReasoningEffort | undefined {
-  if (req.reasoningEffort) return req.reasoningEffort;
-  if (req.thinking?.type !== 'enabled') return undefined;
-  const budget = req.thinking.budgetTokens;
-  return budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high';
 }
 
 function toolFields(req: CanonicalRequest, body: ResponsesRequestBody): void {

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromOpenAIUsage, type OpenAIUsage } from '../../../gateway/wire/openai-chat/usage.js';
-import { emptyUsage, totalTokens } from '../../../gateway/core/usage.js';
+import { emptyUsage, promptTokens, type Usage } from '../../../gateway/core/usage.js';
+
+/** Every token in exactly one bucket: the buckets add up to what OpenAI reported in all. */
+const totalTokens = (u: Usage): number => promptTokens(u) + u.outputTokens;
 
 test('cached tokens come out of the prompt once and into cacheReadTokens', () => {
   const u = fromOpenAIUsage({ prompt_tokens: 1_000, completion_tokens: 200, prompt_tokens_details: { cached_tokens: 600 } });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import type { CanonicalResponse } from '../../../gateway/core/canonical.js';
 import { emptyUsage, type Usage } from '../../../gateway/core/usage.js';
-import { codec, makeCodec } from '../../../gateway/wire/openai-responses/client-codec.js';
+import { makeCodec } from '../../../gateway/wire/openai-responses/client-codec.js';
 import { encodeResponse, outputItems } from '../../../gateway/wire/openai-responses/encode.js';
 
 const ctx = { requestedModel: 'my-alias', requestId: 'req_abc' };
@@ -102,7 +102,7 @@ test('foreign thinking keeps its text but not its signature; empty thinking, red
 });
 
 test('makeCodec puts Codex namespaces back on calls and echoes store and previous_response_id', () => {
-  const plain = codec.encodeResponse(answer, ctx) as ReturnType<typeof encodeResponse>;
+  const plain = makeCodec({}).encodeResponse(answer, ctx) as ReturnType<typeof encodeResponse>;
   assert.deepEqual([plain.store, plain.previous_response_id], [false, null]);
   const per = makeCodec({ namespaces: new Map([['search_docs', 'mcp__docs__']]), store: true, previousResponseId: 'resp_prev' });
   const body = per.encodeResponse(answer, ctx) as ReturnType<typeof encodeResponse>;

@@ -1,0 +1,28 @@
+/**
+ * Choices every upstream side makes the same way when it turns a canonical request into its wire
+ * format, kept here so that the formats agree.
+ */
+import type { CanonicalRequest, ReasoningEffort } from './canonical.js';
+
+/**
+ * The text of the user turn put first when a conversation opens with the model's turn: Anthropic
+ * and Gemini both require the first turn to be the user's.
+ */
+export const FILLER_USER_TEXT = '.';
+
+/** The log note saying a filler user turn was put first. */
+export function fillerTurnNote(format: string): string {
+  return `${format}: the conversation did not start with a user turn; a "${FILLER_USER_TEXT}" user turn was put first`;
+}
+
+/**
+ * The reasoning effort for upstreams that take a level rather than a budget (OpenAI's): the
+ * request's own level, else one read from an explicit thinking budget (≤2048 low, ≤8192 medium,
+ * else high). `adaptive` thinking gives none, i.e. the model's default.
+ */
+export function effortOf(req: CanonicalRequest): ReasoningEffort | undefined {
+  if (req.reasoningEffort) return req.reasoningEffort;
+  if (req.thinking?.type !== 'enabled') return undefined;
+  const budget = req.thinking.budgetTokens;
+  return budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high';
+}
