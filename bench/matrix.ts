@@ -5,7 +5,7 @@
  */
 
 /** Client wire formats: the inbound protocol of a gateway path, or what the client speaks to the mock directly. */
-export type Wire = 'openai-chat' | 'anthropic-messages' | 'openai-responses';
+export type Wire = 'openai-chat' | 'anthropic' | 'openai-responses';
 /** Upstream protocols of gateway lines (the ids `POST /api/lines` accepts). */
 export type LineProtocol = 'openai-chat' | 'anthropic';
 /** How the mock upstream answers, chosen by the `/s/<scenario>` prefix of a line's base URL. */
@@ -47,12 +47,12 @@ export interface BenchPath {
 
 export const PATHS: readonly BenchPath[] = [
   { id: 'direct-chat', label: 'direct · OpenAI chat', kind: 'direct', via: 'mock', wire: 'openai-chat', baseline: 'direct-chat' },
-  { id: 'direct-messages', label: 'direct · Messages', kind: 'direct', via: 'mock', wire: 'anthropic-messages', baseline: 'direct-messages' },
+  { id: 'direct-messages', label: 'direct · Messages', kind: 'direct', via: 'mock', wire: 'anthropic', baseline: 'direct-messages' },
   { id: 'direct-responses', label: 'direct · Responses', kind: 'direct', via: 'mock', wire: 'openai-responses', baseline: 'direct-responses' },
   { id: 'proxy-chat', label: 'bare Fastify proxy · OpenAI chat (reference)', kind: 'reference', via: 'proxy', wire: 'openai-chat', baseline: 'direct-chat' },
   { id: 'chat>openai-chat', label: 'Tollgate · OpenAI chat → openai-chat', kind: 'pass-through', via: 'gateway', wire: 'openai-chat', line: 'openai-chat', baseline: 'direct-chat' },
-  { id: 'messages>anthropic', label: 'Tollgate · Messages → anthropic', kind: 'pass-through', via: 'gateway', wire: 'anthropic-messages', line: 'anthropic', baseline: 'direct-messages' },
-  { id: 'messages>openai-chat', label: 'Tollgate · Messages → openai-chat', kind: 'translated', via: 'gateway', wire: 'anthropic-messages', line: 'openai-chat', baseline: 'direct-messages' },
+  { id: 'messages>anthropic', label: 'Tollgate · Messages → anthropic', kind: 'pass-through', via: 'gateway', wire: 'anthropic', line: 'anthropic', baseline: 'direct-messages' },
+  { id: 'messages>openai-chat', label: 'Tollgate · Messages → openai-chat', kind: 'translated', via: 'gateway', wire: 'anthropic', line: 'openai-chat', baseline: 'direct-messages' },
   { id: 'responses>anthropic', label: 'Tollgate · Responses → anthropic', kind: 'translated', via: 'gateway', wire: 'openai-responses', line: 'anthropic', baseline: 'direct-responses' },
 ];
 
@@ -91,7 +91,7 @@ const WIRES: Record<Wire, WireSpec> = {
       JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: PROMPT }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }),
     terminator: 'data: [DONE]',
   },
-  'anthropic-messages': {
+  anthropic: {
     path: '/v1/messages',
     headers: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
     body: (model, stream) => JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: PROMPT }], ...(stream ? { stream: true } : {}) }),
