@@ -1,8 +1,7 @@
 /**
- * The shape of the code, checked by reading the source (style.md habits 5, 6 and 9): the import
- * graph between folders has no cycle, every import follows the layer table
- * (test/architecture.layers.json, which gateway/README.md draws), every wire
- * format folder is registered, and no file passes 500 lines. eslint.config.js flags the same
+ * The shape of the code, checked by reading the source: the import graph between folders has no
+ * cycle, every import follows the layer table (test/architecture.layers.json, which
+ * gateway/README.md draws), every wire format folder is registered, and no file passes 500 lines. eslint.config.js flags the same
  * imports in the editor; this test resolves every import form (static, re-export, dynamic
  * import(), require, import-type nodes) against the real folders, type-only imports included.
  */
@@ -341,6 +340,6 @@ test(`no source file is longer than ${MAX_LINES} lines`, () => {
   assert.deepEqual(
     long.map((x) => `${x.f} (${x.n} lines)`),
     [],
-    `Split these files (style.md habit 9):\n${long.map((x) => `${x.f}: ${x.n} lines`).join('\n')}`,
+    `Split these files (small files with one job):\n${long.map((x) => `${x.f}: ${x.n} lines`).join('\n')}`,
   );
 });

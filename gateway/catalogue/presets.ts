@@ -1,8 +1,7 @@
 /**
  * Provider presets: one folder per vendor under gateway/presets/, holding a preset.json that says
  * how to reach the vendor (base URL, wire protocol, auth style, quirk flags) and which catalogue
- * models it serves. Adding an OpenAI-compatible vendor is a folder of data, not code (style.md,
- * habit 5). This file reads and checks one folder at a time; catalogue.ts joins them.
+ * models it serves. Adding an OpenAI-compatible vendor is a folder of data, not code. This file reads and checks one folder at a time; catalogue.ts joins them.
  *
  * Every rule is enforced here, at load, so a bad file stops start-up with a message naming the
  * file and the field, instead of mis-billing later. gateway/catalogue/README.md explains the rules.

@@ -1,9 +1,8 @@
 /**
- * The canonical model: one request / response / stream-event shape that every inbound protocol
- * decodes into and every provider encodes from. It is the union of what the wire formats can
- * carry, so no translator needs to know another wire format (style.md, habit 1). A field that one
- * protocol has and another lacks lives here and is dropped only by the encoder that cannot
- * express it.
+ * The canonical model: one request / response / stream-event shape that every format's client side
+ * decodes into and every upstream side encodes from. It is the union of what the wire formats can
+ * carry, so no translator needs to know another wire format. A field that one format has and
+ * another lacks lives here and is dropped only by the encoder that cannot express it.
  */
 import type { GatewayError } from './errors.js';
 import type { Usage } from './usage.js';

@@ -1,5 +1,5 @@
 /**
- * The two translator contracts of a wire format (style.md, habit 2). Its client side decodes a
+ * The two translator contracts of a wire format. Its client side decodes a
  * client's request into the canonical model and encodes canonical answers back; its upstream side
  * encodes canonical requests for a line that speaks the format and decodes that upstream's answers.
  * Neither side knows another format: everything passes through the canonical model.

@@ -1,10 +1,10 @@
 /**
- * Canonical token usage. Every provider converts its own usage figures into this shape once, at
- * the provider boundary, so billing never sees a vendor format.
+ * Canonical token usage. Every format's upstream side converts its upstream's usage figures into
+ * this shape once (wire/<format>/usage.ts), so billing never sees a vendor format.
  *
  * Each token is counted in exactly one bucket, because each bucket has its own price:
- * - OpenAI, Responses and Gemini report cached tokens *inside* the prompt total, so the provider
- *   subtracts them to get `inputTokens`.
+ * - OpenAI, Responses and Gemini report cached tokens *inside* the prompt total, so their upstream
+ *   sides subtract them to get `inputTokens`.
  * - Anthropic reports `input_tokens` *without* cache reads and cache writes, so nothing is subtracted.
  * Audio and image input are split out only where the upstream reports them apart, since some
  * vendors price them apart; otherwise they stay in `inputTokens`.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command with a real, unlocked Secret Service (gnome-keyring) on a private D-Bus session,
-# so the keychain tests run instead of skipping (design.md, "Testing on these machines"):
+# so the keychain tests run instead of skipping:
 #
 #   bash test/helpers/keyring-session.sh npm test
 #

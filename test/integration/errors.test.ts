@@ -1,5 +1,5 @@
 /**
- * Every row of the spec's error table (shared/spec.md §7), as the official openai SDK sees it:
+ * Every error status a client can meet (401, 402, 404, 429, 5xx, 400), as the official openai SDK sees it:
  * status, OpenAI error shape, a message that says what to do, a ledger row, and no charge.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Every folder under gateway/presets/ is checked here from its raw JSON, independently of the
- * loader (style.md, habit 5): a new vendor folder is covered the moment it exists. The second half
+ * loader: a new vendor folder is covered the moment it exists. The second half
  * feeds the loader bad presets and expects it to refuse them.
  */
 import assert from 'node:assert/strict';

@@ -41,7 +41,7 @@ function startBlock(b: BlockStart): Record<string, unknown> {
  * Canonical stream → Messages SSE: message_start, content blocks, message_delta (cumulative usage
  * with the input side repeated), message_stop. No `[DONE]`. An `error` event ends the stream with
  * `event: error` and no message_stop. Errors thrown by `events` propagate to the caller, which
- * turns them into an error event (core/translate.ts).
+ * turns them into an error event (relay/canonical-tap.ts).
  */
 export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
   let started = false;
