@@ -166,13 +166,14 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[]): void 
         return fail(g, format, ex, res, err);
       }
       try {
-        await handleRoute(g.relay, format, route, ex, req.tollgateKey!, {
+        const request = {
           body: req.body,
           rawBody: req.rawBody,
           params: req.params as Record<string, string>,
           query: req.query as Record<string, string | undefined>,
           headers: req.headers,
-        }, res);
+        };
+        await handleRoute(g.relay, { format, route, exchange: ex, key: req.tollgateKey!, req: request, res });
       } catch (err) {
         const gerr = asGatewayError(err);
         if (gerr.kind === 'internal') req.log.error(err);

@@ -1,3 +1,4 @@
+import type { CanonicalRequest } from '../core/canonical.js';
 import { countTokens, estimatePromptTokensFromBody } from '../core/estimate.js';
 import { GatewayError } from '../core/errors.js';
 import type { ModelCall, WireFormat } from '../core/format.js';
@@ -12,21 +13,35 @@ import type { ClientResponse } from './respond.js';
 import { settle } from './settle.js';
 import { translate } from './translate.js';
 
+/** One model request, as the route hands it over. */
+export interface ModelRequest {
+  /** The client's format. */
+  format: WireFormat;
+  exchange: Exchange;
+  key: KeyRecord;
+  /** The request as the format read it. */
+  call: ModelCall;
+  /** The body as received, for the prompt estimate unless the call names another text. */
+  rawBody: string;
+  res: ClientResponse;
+}
+
 /**
  * The one model route, for every wire format: the format has read the request into a ModelCall;
  * here it is admitted (model, lines, key limits, money), forwarded line after line, passed
  * through when the line speaks the client's format or translated through the canonical model
  * when it does not, settled, and learnt from for the token calibration.
  */
-export async function runModelCall(services: RelayServices, format: WireFormat, exchange: Exchange, key: KeyRecord, call: ModelCall, rawBody: string, res: ClientResponse): Promise<void> {
+export async function runModelCall(services: RelayServices, r: ModelRequest): Promise<void> {
+  const { format, exchange, key, call, res } = r;
   exchange.model = call.model;
   exchange.stream = call.stream;
-  let decoded: ReturnType<ModelCall['decode']> | undefined;
-  const decode = (): ReturnType<ModelCall['decode']> => (decoded ??= call.decode());
+  let decoded: CanonicalRequest | undefined;
+  const decode = (): CanonicalRequest => (decoded ??= call.decode());
   if (call.decodeFirst) decode();
   const admission = services.billing.admit(key, call.model, {
     maxOutputTokens: call.maxOutputTokens,
-    estimatedInputTokens: estimatePromptTokensFromBody(call.estimateFrom ?? rawBody),
+    estimatedInputTokens: estimatePromptTokensFromBody(call.estimateFrom ?? r.rawBody),
   });
   exchange.admission = admission;
   const model = admission.model.id;

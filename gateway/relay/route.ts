@@ -5,27 +5,30 @@ import { runModelCall } from './model-route.js';
 import type { RelayServices } from './ports.js';
 import { sendJson, type ClientResponse } from './respond.js';
 
+/** One authenticated request on one of a format's routes. */
+export interface RouteRequest {
+  format: WireFormat;
+  route: FormatRoute;
+  exchange: Exchange;
+  key: KeyRecord;
+  req: ClientRequest;
+  res: ClientResponse;
+}
+
 /**
  * Answers one authenticated request on a format's route: a local answer (model list, token
  * count) is written here; a model call goes to the model route. Writes the whole response, or
  * throws a GatewayError before writing anything (the caller answers it in the format's shape).
  */
-export async function handleRoute(
-  services: RelayServices,
-  format: WireFormat,
-  route: FormatRoute,
-  exchange: Exchange,
-  key: KeyRecord,
-  req: ClientRequest,
-  res: ClientResponse,
-): Promise<void> {
+export async function handleRoute(services: RelayServices, r: RouteRequest): Promise<void> {
+  const { route, key, req, res } = r;
   if ('local' in route) return answer(res, await route.local(req, localContext(services, key)));
   const call = route.model(req, modelEnv(services, key));
   if ('local' in call) {
-    exchange.billable = false;
+    r.exchange.billable = false;
     return answer(res, await call.local(localContext(services, key)));
   }
-  return runModelCall(services, format, exchange, key, call, req.rawBody, res);
+  return runModelCall(services, { format: r.format, exchange: r.exchange, key, call, rawBody: req.rawBody, res });
 }
 
 function answer(res: ClientResponse, body: unknown): void {

@@ -71,7 +71,7 @@ async function call(format: WireFormat, url: string, req: Partial<ClientRequest>
   exchange.key = KEY;
   const res = new FakeResponse();
   const body = req.body ?? {};
-  await handleRoute(s, format, modelRoute(format, url), exchange, KEY, { rawBody: JSON.stringify(body), params: {}, query: {}, headers: {}, ...req, body }, res.client);
+  await handleRoute(s, { format, route: modelRoute(format, url), exchange, key: KEY, req: { rawBody: JSON.stringify(body), params: {}, query: {}, headers: {}, ...req, body }, res: res.client });
   return { seen, upstream, exchange, res };
 }
 
@@ -117,7 +117,7 @@ describe('the model route', () => {
     seen.stored.set('resp_prev', history);
     const exchange = newExchange('openai-responses', true);
     const body = { model: 'gpt-4o', input: 'next', previous_response_id: 'resp_prev', store: false };
-    await handleRoute(s, WIRE['openai-responses'], modelRoute(WIRE['openai-responses'], '/v1/responses'), exchange, KEY, { body, rawBody: JSON.stringify(body), params: {}, query: {}, headers: {} }, new FakeResponse().client);
+    await handleRoute(s, { format: WIRE['openai-responses'], route: modelRoute(WIRE['openai-responses'], '/v1/responses'), exchange, key: KEY, req: { body, rawBody: JSON.stringify(body), params: {}, query: {}, headers: {} }, res: new FakeResponse().client });
     assert.equal((upstream.bodies()[0] as { input: unknown[] }).input.length, 21);
     assert.ok(seen.admits[0]!.estimatedInputTokens > JSON.stringify(body).length / 3, 'the estimate covers the stored history');
   });
@@ -127,7 +127,7 @@ describe('the model route', () => {
     const { services: s, seen } = services([line('g', { protocol: 'gemini' })], new FakeUpstream([]));
     const body = { contents: [{ role: 'narrator', parts: [{ text: 'hi' }] }] };
     const req = { body, rawBody: JSON.stringify(body), params: { '*': 'models/gpt-4o:generateContent' }, query: {}, headers: {} };
-    await assert.rejects(handleRoute(s, WIRE.gemini, route, newExchange('gemini', true), KEY, req, new FakeResponse().client), { status: 400 });
+    await assert.rejects(handleRoute(s, { format: WIRE.gemini, route, exchange: newExchange('gemini', true), key: KEY, req, res: new FakeResponse().client }), { status: 400 });
     assert.deepEqual(seen.admits, []);
   });
 
@@ -146,7 +146,7 @@ describe('local answers', () => {
     const exchange = newExchange('gemini', true);
     const res = new FakeResponse();
     const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
-    await handleRoute(s, WIRE.gemini, route, exchange, KEY, { body, rawBody: JSON.stringify(body), params: { '*': 'models/gpt-4o:countTokens' }, query: {}, headers: {} }, res.client);
+    await handleRoute(s, { format: WIRE.gemini, route, exchange, key: KEY, req: { body, rawBody: JSON.stringify(body), params: { '*': 'models/gpt-4o:countTokens' }, query: {}, headers: {} }, res: res.client });
     assert.equal(exchange.billable, false);
     assert.deepEqual(JSON.parse(res.body), { totalTokens: 7 });
     assert.deepEqual([seen.admits, seen.charges], [[], []]);
@@ -156,7 +156,7 @@ describe('local answers', () => {
     const route = WIRE['openai-chat'].routes.find((r) => r.url === '/v1/models')!;
     const { services: s } = services([], new FakeUpstream([]));
     const res = new FakeResponse();
-    await handleRoute(s, WIRE['openai-chat'], route, newExchange('openai-chat', false), KEY, { body: undefined, rawBody: '', params: {}, query: {}, headers: {} }, res.client);
+    await handleRoute(s, { format: WIRE['openai-chat'], route, exchange: newExchange('openai-chat', false), key: KEY, req: { body: undefined, rawBody: '', params: {}, query: {}, headers: {} }, res: res.client });
     assert.deepEqual((JSON.parse(res.body) as { data: { id: string; owned_by: string }[] }).data, [{ id: 'gpt-4o', object: 'model', created: 1735689600, owned_by: 'openai' }]);
     assert.equal(res.statusCode, 200);
   });
