@@ -80,9 +80,11 @@ export default defineConfig(
     rules: {
       ...restrict(
         {
-          regex: `(^|/)gateway(/(?!(${LAYERS.rendererMayImport.map((f) => f.replace(/^gateway\//, '')).join('|')})(\\.js)?$)|$)`,
-          message: `The renderer takes only ${LAYERS.rendererMayImport.join(' and ')} from the gateway.`,
+          regex: `(^|/)gateway/admin/(?!(${LAYERS.rendererMayImport.map((f) => f.replace(/^gateway\/admin\//, '')).join('|')})(\\.js)?$)`,
+          allowTypeImports: true,
+          message: `From gateway/admin the renderer loads ${LAYERS.rendererMayImport.join(' and ')}; anything else only with "import type".`,
         },
+        { regex: '(^|/)gateway(/(?!admin(/|$))|$)', message: 'The renderer talks to the gateway over the admin API, never by importing it.' },
         { regex: '^(node:|electron(/|$))', message: 'The renderer has no Node or Electron APIs.' },
       ),
       // Under verbatimModuleSyntax `import { type X } from '…'` still loads the module at run time.

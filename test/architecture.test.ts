@@ -22,10 +22,12 @@ const LAYERS = JSON.parse(readFileSync(join(ROOT, 'test/architecture.layers.json
   mayImport: Record<string, readonly string[]>;
   siblingImports: readonly (readonly [string, string])[];
   rendererMayImport: readonly string[];
+  rendererMayImportTypes: readonly string[];
 };
 const MAY_IMPORT = LAYERS.mayImport;
 const SIBLING_IMPORTS = LAYERS.siblingImports;
 const RENDERER_MAY_IMPORT = LAYERS.rendererMayImport;
+const RENDERER_MAY_IMPORT_TYPES = LAYERS.rendererMayImportTypes;
 
 /** Packages a folder must not import, and why. */
 function packageRule(layer: string, pkg: string): string | undefined {
@@ -116,11 +118,11 @@ function layerOf(folder: string): string {
   return folder;
 }
 
-function allowed(from: string, to: string, toPath: string): boolean {
+function allowed(from: string, to: string, toPath: string, typeOnly: boolean): boolean {
   if (from === to) return true;
   const layer = layerOf(from);
   if (layer === 'main' && (to.startsWith('main') || to.startsWith('gateway'))) return true;
-  if (layer === 'renderer') return to.startsWith('renderer') || RENDERER_MAY_IMPORT.includes(toPath);
+  if (layer === 'renderer') return to.startsWith('renderer') || RENDERER_MAY_IMPORT.includes(toPath) || (typeOnly && RENDERER_MAY_IMPORT_TYPES.includes(to));
   if (layer.startsWith('gateway') && !to.startsWith('gateway')) return false;
   if (from.startsWith('gateway/wire/') && to.startsWith('gateway/wire/')) return SIBLING_IMPORTS.some(([a, b]) => a === from && b === to);
   const rules = MAY_IMPORT[layer];
@@ -156,7 +158,7 @@ function scan(files: readonly { path: string; text: string }[]): { edges: Edge[]
         continue;
       }
       if (from !== to) edges.push({ from, to, where });
-      if (!allowed(from, to, t.path!)) violations.push(`${where} (${from} may not import ${to})`);
+      if (!allowed(from, to, t.path!, imp.typeOnly)) violations.push(`${where} (${from} may not import ${to})`);
     }
   }
   return { edges, violations };
@@ -240,7 +242,17 @@ describe('the scanner checks itself', () => {
       { path: 'gateway/admin/routes.ts', text: "import type { FastifyInstance } from 'fastify';" },
       { path: 'gateway/cli/main.ts', text: "import { serve } from '../serve.js';" },
       { path: 'gateway/connect/sample.ts', text: "import { x } from '../admin/routes.js';\nimport { y } from '../core/errors.js';" },
-      { path: 'renderer/pages/keys/page.tsx', text: "import { client } from '../../../gateway/admin/client.js';\nimport type { KeyView } from '../../../gateway/admin/contract.js';\nimport { x } from '../../../gateway/core/money.js';\nimport fs from 'node:fs';" },
+      {
+        path: 'renderer/pages/keys/page.tsx',
+        text: [
+          "import { client } from '../../../gateway/admin/client.js';",
+          "import type { KeyView } from '../../../gateway/admin/contract.js';",
+          "import { x } from '../../../gateway/core/money.js';",
+          "import fs from 'node:fs';",
+          "import type { LineView } from '../../../gateway/admin/views.js';",
+          "import { lineView } from '../../../gateway/admin/lines.js';",
+        ].join('\n'),
+      },
       { path: 'main/index.ts', text: "import { serve } from '../gateway/serve.js';\nimport { app } from 'electron';" },
     ];
     assert.deepEqual(scan(files).violations, [
@@ -251,6 +263,7 @@ describe('the scanner checks itself', () => {
       "gateway/connect/sample.ts:1 imports '../admin/routes.js' (gateway/connect may not import gateway/admin)",
       "renderer/pages/keys/page.tsx:3 imports '../../../gateway/core/money.js' (renderer/pages may not import gateway/core)",
       "renderer/pages/keys/page.tsx:4 imports 'node:fs' (the renderer has no Node or Electron APIs)",
+      "renderer/pages/keys/page.tsx:6 imports '../../../gateway/admin/lines.js' (renderer/pages may not import gateway/admin)",
     ]);
   });
 
@@ -302,7 +315,7 @@ describe('eslint.config.js agrees', () => {
       { path: 'gateway/wire/openai-responses/sample.ts', text: "import { a } from '../openai-chat/errors.js';\nimport { b } from '../anthropic/errors.js';" },
       { path: 'gateway/sample.ts', text: "import { a } from './admin/routes.js';\nimport { b } from './cli/main.js';\nimport f from 'fastify';" },
       { path: 'gateway/cli/sample.ts', text: "import { a } from '../serve.js';\nimport { b } from '../relay/route.js';" },
-      { path: 'renderer/sample.ts', text: "import type { A } from '../gateway/admin/contract.js';\nimport { b } from '../gateway/admin/client.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';" },
+      { path: 'renderer/sample.ts', text: "import type { A } from '../gateway/admin/contract.js';\nimport { b } from '../gateway/admin/client.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';\nimport type { D } from '../gateway/admin/views.js';\nimport type { E } from '../gateway/core/canonical.js';" },
     ];
     for (const sample of samples) {
       const [result] = await eslint.lintText(sample.text, { filePath: join(ROOT, sample.path) });
