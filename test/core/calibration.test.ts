@@ -18,10 +18,10 @@ test('Calibration: a running ratio per model, ignoring tiny prompts and wild mis
   c.record('gpt-x', 100, 120);
   assert.equal(c.factor('gpt-x'), 1.2);
   c.record('gpt-x', 100, 140);
-  assert.ok(Math.abs(c.factor('gpt-x') - 1.3) < 1e-9);
+  assert.ok(Math.abs(c.factor('gpt-x') - 1.3) < 1e-9, `factor ${c.factor('gpt-x')}`);
   c.record('gpt-x', 10, 1_000);
   c.record('gpt-x', 100, 1_000);
-  assert.ok(Math.abs(c.factor('gpt-x') - 1.3) < 1e-9);
+  assert.ok(Math.abs(c.factor('gpt-x') - 1.3) < 1e-9, `factor ${c.factor('gpt-x')}`);
   assert.equal(c.apply('gpt-x', 0), 1);
 });
 

@@ -97,7 +97,7 @@ describe('the model route', () => {
   test('admission is told the output limit and the byte estimate of the body', async () => {
     const r = await call(WIRE['openai-chat'], '/v1/chat/completions', { body: { ...chatBody, max_completion_tokens: 99 } }, [line('chat')], [CHAT_ANSWER]);
     assert.equal(r.seen.admits[0]!.maxOutputTokens, 99);
-    assert.ok(r.seen.admits[0]!.estimatedInputTokens > 0);
+    assert.ok(r.seen.admits[0]!.estimatedInputTokens > 0, 'a prompt estimate was made');
   });
 
   test('a Responses request that asks to be stored is translated even for a Responses line, and its answer is stored', async () => {

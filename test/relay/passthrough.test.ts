@@ -71,7 +71,7 @@ describe('streams', () => {
     assert.equal(r.res.statusCode, 200);
     assert.equal(r.res.body, sse(chunk({ content: 'Hi' })) + sse(chunk({}, 'stop')) + sse('[DONE]'), 'the usage chunk only Tollgate asked for is left out');
     assert.deepEqual(r.settled, [{ status: 200, usage: { ...emptyUsage(), inputTokens: 9, outputTokens: 2 }, usageEstimated: false, error: null }]);
-    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'));
+    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
     assert.equal(r.res.writableFinished, true);
     assert.deepEqual(JSON.parse(r.upstream.calls[0]!.body).stream_options, { include_usage: true });
   });
@@ -81,7 +81,7 @@ describe('streams', () => {
     assert.ok(r.res.body.endsWith(sse(chunk({}, 'stop')) + 'data: [DONE]\n\n'), r.res.body);
     assert.equal(r.outcome?.status, 200);
     assert.deepEqual(r.settled.map((o) => [o.status, o.usageEstimated, o.usage?.outputTokens]), [[200, false, 2]]);
-    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'));
+    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
   });
 
   test('one that ends early without usage is incomplete: the client gets an error event, what was produced is billed', async () => {

@@ -82,7 +82,7 @@ describe('translate', () => {
     assert.equal(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason, 'stop');
     assert.equal(chunks.at(-1)?.usage?.completion_tokens, 5);
     assert.deepEqual(r.settled.map((o) => [o.status, o.usage?.inputTokens, o.usage?.outputTokens, o.usageEstimated]), [[200, 10, 5, false]]);
-    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'));
+    assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
     assert.equal(r.res.writableFinished, true);
   });
 

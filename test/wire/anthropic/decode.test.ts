@@ -16,7 +16,7 @@ type Sampling = { temperature?: number; top_p?: number; top_k?: number };
 
 const USER_ID = JSON.stringify({ device_id: '4f1c9a0e7b', account_uuid: '', session_id: '5f0c2d8e-1b7a-4c1e-9d2f-3a6b8c0e1f24' });
 
-/** Shaped after the [OBSERVED] Claude Code 2.1.197 traffic in protocols.md §2. */
+/** Shaped after the [OBSERVED] Claude Code 2.1.197 traffic in docs/protocols.md §2. */
 const claudeCodeBody: ClaudeCodeBody = {
   model: 'claude-opus-4-8',
   max_tokens: 64000,

@@ -52,7 +52,7 @@ test('a tool-calling answer: parts, STOP, usage with cache inside the prompt and
   assert.deepEqual(encodeResponse(answer, ctx), expected);
 });
 
-test('finish reasons (protocols.md §6.5)', () => {
+test('finish reasons (docs/protocols.md §6.5)', () => {
   const cases: [StopReason, string][] = [
     ['end_turn', 'STOP'],
     ['stop_sequence', 'STOP'],

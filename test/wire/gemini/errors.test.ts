@@ -5,7 +5,7 @@ import { GatewayError } from '../../../gateway/core/errors.js';
 import { encodeError } from '../../../gateway/wire/gemini/errors.js';
 import { withSdk } from './sdk-server.js';
 
-test('every status gets the gRPC status name Google sends with it (protocols.md §4)', () => {
+test('every status gets the gRPC status name Google sends with it (docs/protocols.md §4)', () => {
   const cases: [GatewayError, number, string][] = [
     [new GatewayError('invalid_request', 'bad'), 400, 'INVALID_ARGUMENT'],
     [new GatewayError('authentication', 'who'), 401, 'UNAUTHENTICATED'],

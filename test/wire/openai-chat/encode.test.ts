@@ -75,7 +75,7 @@ test('an upstream chatcmpl- id is kept', () => {
   assert.equal(encodeResponse(response({ id: 'chatcmpl-upstream' }), ctx).id, 'chatcmpl-upstream');
 });
 
-test('every stop reason maps to a finish_reason (protocols.md §6.5)', () => {
+test('every stop reason maps to a finish_reason (docs/protocols.md §6.5)', () => {
   const table: Record<StopReason, string> = {
     end_turn: 'stop',
     stop_sequence: 'stop',

@@ -1,5 +1,5 @@
 /**
- * A second-turn request body shaped like the one Codex CLI 0.169 sent (protocols.md §3, observed):
+ * A second-turn request body shaped like the one Codex CLI 0.169 sent (docs/protocols.md §3, observed):
  * developer and user message items with client-made `msg_` ids, no `instructions`, function
  * tools with strict:false, a namespace tool, web_search, reasoning.summary "auto", store:false,
  * include, prompt_cache_key and client_metadata, and the earlier turn resent in full: the
