@@ -1,0 +1,49 @@
+/**
+ * The gateway process: the entry point of the Electron utility process that main starts
+ * (gateway-host.ts). It runs the same `serve()` as `tollgate serve`, on loopback only, and closes
+ * it when main says stop: `serve().close()` stops accepting connections and waits for requests
+ * in flight to finish (and be written to the ledger) before it closes the ledger.
+ */
+import type { ParentPort } from 'electron';
+import { serve, type Running } from '../gateway/serve.js';
+import { describeStartError, parseGatewayArgs, type FromGateway, type ToGateway } from './gateway-messages.js';
+
+const port: ParentPort | undefined = (process as NodeJS.Process & { parentPort?: ParentPort }).parentPort;
+if (!port) throw new Error('gateway-child runs only as an Electron utility process');
+const parent: ParentPort = port;
+
+function send(msg: FromGateway): void {
+  parent.postMessage(msg);
+}
+
+const args = parseGatewayArgs(process.argv);
+const started: Promise<Running> = serve({ dataDir: args.dataDir, host: '127.0.0.1', port: args.port });
+let stopping = false;
+
+/** Closes the gateway once it has started (or failed to), then ends the process. */
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  try {
+    await (await started).close();
+  } catch {
+    // It never started: nothing to close.
+  } finally {
+    process.exit(0);
+  }
+}
+
+parent.on('message', (e) => {
+  const msg = e.data as ToGateway;
+  if (msg?.type === 'stop') void stop();
+});
+
+try {
+  const running = await started;
+  if (!stopping) send({ type: 'ready', url: running.url, token: running.adminToken });
+} catch (err) {
+  const message = describeStartError(err, args.port);
+  process.stderr.write(`Tollgate gateway failed to start: ${message}\n`);
+  send({ type: 'failed', message });
+  process.exit(1);
+}

@@ -1,0 +1,27 @@
+/** Messages between main (gateway-host.ts) and the gateway process (gateway-child.ts). */
+export type FromGateway = { type: 'ready'; url: string; token: string } | { type: 'failed'; message: string };
+export type ToGateway = { type: 'stop' };
+
+/** Arguments of the gateway process: where the data lives and which port to listen on. */
+export function gatewayArgs(dataDir: string, port: number): string[] {
+  return ['--data-dir', dataDir, '--port', String(port)];
+}
+
+export function parseGatewayArgs(argv: readonly string[]): { dataDir: string; port: number } {
+  const at = (flag: string): string | undefined => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const dataDir = at('--data-dir');
+  const port = Number(at('--port'));
+  if (!dataDir || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad gateway arguments: ${argv.join(' ')}`);
+  return { dataDir, port };
+}
+
+/** A start-up failure in words for the tray. */
+export function describeStartError(err: unknown, port: number): string {
+  const code = (err as { code?: string }).code;
+  if (code === 'EADDRINUSE') return `port ${port} is in use by another program`;
+  if (code === 'EACCES') return `not allowed to listen on port ${port}`;
+  return (err as Error).message ?? String(err);
+}

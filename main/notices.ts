@@ -1,0 +1,52 @@
+/**
+ * Which desktop notifications a change of state deserves: the balance falling below the
+ * threshold, a key's quota passing 90 %, a line's circuit opening. Only crossings seen while
+ * running notify; a state first learnt from a snapshot (at start, after a restart) does not, so a
+ * restart never repeats old news. Pure; index.ts shows them.
+ */
+import { formatUsd } from '../gateway/billing/money.js';
+import type { DesktopSettings, NoticeKind } from './settings.js';
+import type { AppState } from './state.js';
+
+export interface Notice {
+  kind: NoticeKind;
+  title: string;
+  body: string;
+}
+
+/** A key's quota counts as nearly used from this share on. */
+export const QUOTA_WARN_SHARE = 0.9;
+
+function nearlyUsed(k: { quotaMicro: number | null; usedMicro: number }): boolean {
+  return k.quotaMicro !== null && k.quotaMicro > 0 && k.usedMicro >= k.quotaMicro * QUOTA_WARN_SHARE;
+}
+
+export function notices(prev: AppState, next: AppState, settings: DesktopSettings): Notice[] {
+  const out: Notice[] = [];
+  const on = settings.notifications;
+
+  if (on.lowBalance && prev.wallet && next.wallet && prev.wallet.balanceMicro >= settings.lowBalanceMicro && next.wallet.balanceMicro < settings.lowBalanceMicro) {
+    out.push({ kind: 'lowBalance', title: 'Tollgate: low balance', body: `The wallet holds ${formatUsd(next.wallet.balanceMicro)}. Top it up in the console before requests get 402.` });
+  }
+
+  if (on.keyQuota) {
+    const before = new Map(prev.keys.map((k) => [k.id, k]));
+    for (const k of next.keys) {
+      const was = before.get(k.id);
+      if (was && !nearlyUsed(was) && nearlyUsed(k)) {
+        out.push({ kind: 'keyQuota', title: `Tollgate: key "${k.name}" nearly at its quota`, body: `${formatUsd(k.usedMicro)} of ${formatUsd(k.quotaMicro!)} used.` });
+      }
+    }
+  }
+
+  if (on.lineDown) {
+    const before = new Map(prev.lines.map((l) => [l.id, l]));
+    for (const l of next.lines) {
+      const was = before.get(l.id);
+      if (was && was.health.state !== 'open' && l.health.state === 'open') {
+        out.push({ kind: 'lineDown', title: `Tollgate: line "${l.name}" is down`, body: `${l.health.failures} failures in a row; requests go to other lines for now, and it is retried in ${Math.ceil(l.health.waitMs / 1000)} s.` });
+      }
+    }
+  }
+  return out;
+}

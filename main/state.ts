@@ -1,0 +1,133 @@
+/**
+ * What the tray shows, as one value, and the reducer that keeps it current from the gateway's live
+ * events and the supervisor's reports. Pure: tray-menu.ts, tray-icon.ts and notices.ts read it.
+ */
+import type { KeyView, LineView, LogEntry, WalletView } from './gateway-api.js';
+
+export type GatewayPhase =
+  | { kind: 'starting' }
+  /** `owned`: our own gateway process; false when attached to a `tollgate serve` for the same data dir. */
+  | { kind: 'running'; url: string; owned: boolean }
+  | { kind: 'restarting'; attempt: number; inMs: number; reason: string }
+  | { kind: 'stopping' }
+  | { kind: 'stopped' };
+
+export interface UpdateInfo {
+  version: string;
+  downloaded: boolean;
+}
+
+export interface AppState {
+  phase: GatewayPhase;
+  /** Unknown (null) until the first snapshot. */
+  wallet: WalletView | null;
+  keys: KeyView[];
+  lines: LineView[];
+  /** null: this gateway cannot pause (it has no pause route). */
+  paused: boolean | null;
+  /** Sum of today's logged costs (local day), micro-USD. */
+  spentTodayMicro: number;
+  /** Local midnight that `spentTodayMicro` counts from, ms since the epoch. */
+  dayStart: number;
+  /** Highest log id counted into `spentTodayMicro`, so no row is counted twice. */
+  lastLogId: number;
+  /** How the state is kept current: the gateway's event stream, polling, or not at all. */
+  feed: 'live' | 'polling' | 'offline';
+  update: UpdateInfo | null;
+}
+
+export interface Snapshot {
+  wallet: WalletView;
+  keys: KeyView[];
+  lines: LineView[];
+  paused: boolean | null;
+}
+
+/** Today's spend as summed from the usage log, up to and including row `lastLogId`. */
+export interface Spend {
+  spentTodayMicro: number;
+  dayStart: number;
+  lastLogId: number;
+}
+
+export type Action =
+  | { type: 'phase'; phase: GatewayPhase }
+  | { type: 'snapshot'; snapshot: Snapshot }
+  | { type: 'spend'; spend: Spend }
+  | { type: 'key'; key: KeyView }
+  | { type: 'wallet'; wallet: WalletView }
+  | { type: 'line'; line: LineView }
+  | { type: 'log'; entry: LogEntry }
+  | { type: 'paused'; paused: boolean }
+  | { type: 'feed'; feed: AppState['feed'] }
+  | { type: 'clock'; now: number }
+  | { type: 'update'; update: UpdateInfo | null };
+
+/** Local midnight of the day `ts` falls in. */
+export function dayStartOf(ts: number): number {
+  const d = new Date(ts);
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
+}
+
+export function initialState(now: number): AppState {
+  return {
+    phase: { kind: 'starting' },
+    wallet: null,
+    keys: [],
+    lines: [],
+    paused: null,
+    spentTodayMicro: 0,
+    dayStart: dayStartOf(now),
+    lastLogId: 0,
+    feed: 'offline',
+    update: null,
+  };
+}
+
+function upsert<T extends { id: string }>(list: T[], item: T): T[] {
+  const i = list.findIndex((x) => x.id === item.id);
+  if (i < 0) return [...list, item];
+  const copy = list.slice();
+  copy[i] = item;
+  return copy;
+}
+
+export function reduce(state: AppState, action: Action): AppState {
+  switch (action.type) {
+    case 'phase': {
+      const running = action.phase.kind === 'running';
+      // What we knew of a gateway that is gone is stale; keep it only while one runs.
+      return running ? { ...state, phase: action.phase } : { ...state, phase: action.phase, feed: 'offline' };
+    }
+    case 'snapshot': {
+      const s = action.snapshot;
+      return { ...state, wallet: s.wallet, keys: s.keys, lines: s.lines, paused: s.paused };
+    }
+    case 'spend':
+      return { ...state, ...action.spend };
+    case 'key':
+      return { ...state, keys: action.key.state === 'deleted' ? state.keys.filter((k) => k.id !== action.key.id) : upsert(state.keys, action.key) };
+    case 'wallet':
+      return { ...state, wallet: action.wallet };
+    case 'line':
+      return { ...state, lines: upsert(state.lines, action.line) };
+    case 'log': {
+      const e = action.entry;
+      if (e.id <= state.lastLogId) return state;
+      const day = dayStartOf(e.ts);
+      if (day > state.dayStart) return { ...state, dayStart: day, spentTodayMicro: e.costMicro, lastLogId: e.id };
+      return { ...state, lastLogId: e.id, spentTodayMicro: state.spentTodayMicro + (day === state.dayStart ? e.costMicro : 0) };
+    }
+    case 'paused':
+      return { ...state, paused: action.paused };
+    case 'feed':
+      return { ...state, feed: action.feed };
+    case 'clock': {
+      const day = dayStartOf(action.now);
+      return day > state.dayStart ? { ...state, dayStart: day, spentTodayMicro: 0 } : state;
+    }
+    case 'update':
+      return { ...state, update: action.update };
+  }
+}

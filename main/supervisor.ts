@@ -1,0 +1,141 @@
+/**
+ * Keeps one gateway running for the data dir: attaches to a `tollgate serve` that already runs for
+ * it, else starts our own gateway process, and restarts that process with backoff when it dies.
+ * Electron-free (the process comes from an injected `spawn`), so it is unit-tested with fakes.
+ */
+import type { GatewayPhase } from './state.js';
+
+/** Where a gateway answers and the admin token it takes. */
+export interface Endpoint {
+  url: string;
+  token: string;
+}
+
+export interface GatewayChild {
+  /** Resolves once the gateway listens; never resolves if the process dies first. */
+  ready: Promise<Endpoint>;
+  /** Resolves when the process has exited, with a short reason for the tray. */
+  exited: Promise<{ code: number | null; reason: string }>;
+  /** Asks the gateway to close (requests in flight settle), waits for the exit, kills it after graceMs. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export interface SupervisorDeps {
+  /** A gateway already serving this data dir (attach-or-start), or null. */
+  findRunning(): Promise<Endpoint | null>;
+  spawn(): GatewayChild;
+  /** Every phase change, with the endpoint to talk to while running. */
+  onPhase(phase: GatewayPhase, endpoint: Endpoint | null): void;
+  setTimer(fn: () => void, ms: number): () => void;
+  now(): number;
+}
+
+export const BACKOFF = {
+  /** First restart after this long, doubling each time… */
+  baseMs: 1_000,
+  /** …up to this. */
+  maxMs: 60_000,
+  /** A process that ran this long was healthy: the next failure starts the count afresh. */
+  stableMs: 60_000,
+};
+
+/** Delay before restart attempt `attempt` (1, 2, 3…): 1 s, 2 s, 4 s … capped at a minute. */
+export function restartDelayMs(attempt: number, policy = BACKOFF): number {
+  return Math.min(policy.baseMs * 2 ** Math.max(0, attempt - 1), policy.maxMs);
+}
+
+/** The attempt number after a process that ran `ranForMs` died. */
+export function nextAttempt(previous: number, ranForMs: number, policy = BACKOFF): number {
+  return ranForMs >= policy.stableMs ? 1 : previous + 1;
+}
+
+export class Supervisor {
+  private child: GatewayChild | null = null;
+  private endpoint: Endpoint | null = null;
+  private attempt = 0;
+  private cancelTimer: (() => void) | null = null;
+  private stopping = false;
+  private phase: GatewayPhase = { kind: 'starting' };
+
+  constructor(
+    private readonly deps: SupervisorDeps,
+    private readonly policy = BACKOFF,
+  ) {}
+
+  get current(): { phase: GatewayPhase; endpoint: Endpoint | null } {
+    return { phase: this.phase, endpoint: this.endpoint };
+  }
+
+  private set(phase: GatewayPhase, endpoint: Endpoint | null): void {
+    this.phase = phase;
+    this.endpoint = endpoint;
+    this.deps.onPhase(phase, endpoint);
+  }
+
+  /** Attach to a running gateway for the data dir, or start ours. */
+  async start(): Promise<void> {
+    if (this.stopping || this.child) return;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    this.set({ kind: 'starting' }, null);
+    let found: Endpoint | null = null;
+    try {
+      found = await this.deps.findRunning();
+    } catch {
+      found = null;
+    }
+    if (this.stopping || this.child) return;
+    if (found) {
+      this.set({ kind: 'running', url: found.url, owned: false }, found);
+      return;
+    }
+    this.launch();
+  }
+
+  private launch(): void {
+    const child = this.deps.spawn();
+    const startedAt = this.deps.now();
+    this.child = child;
+    void child.ready.then((ep) => {
+      if (this.child === child && !this.stopping) this.set({ kind: 'running', url: ep.url, owned: true }, ep);
+    });
+    void child.exited.then(({ reason }) => {
+      if (this.child !== child) return;
+      this.child = null;
+      if (this.stopping) return;
+      this.attempt = nextAttempt(this.attempt, this.deps.now() - startedAt, this.policy);
+      this.scheduleRestart(reason);
+    });
+  }
+
+  private scheduleRestart(reason: string): void {
+    const inMs = restartDelayMs(this.attempt, this.policy);
+    this.set({ kind: 'restarting', attempt: this.attempt, inMs, reason }, null);
+    this.cancelTimer = this.deps.setTimer(() => {
+      this.cancelTimer = null;
+      void this.start();
+    }, inMs);
+  }
+
+  /**
+   * The attached `tollgate serve` stopped answering: look again, and start our own gateway if it
+   * is gone. (Our own process reports its death through `exited`.)
+   */
+  async lost(): Promise<void> {
+    if (this.stopping || this.child || this.phase.kind !== 'running') return;
+    await this.start();
+  }
+
+  /** Stops our gateway (an attached one is left running: it is not ours). */
+  async stop(graceMs: number): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    const child = this.child;
+    this.set({ kind: 'stopping' }, null);
+    if (child) await child.stop(graceMs);
+    this.child = null;
+    this.set({ kind: 'stopped' }, null);
+  }
+}

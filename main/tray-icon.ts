@@ -1,0 +1,29 @@
+/**
+ * Which tray icon and tooltip a state gets. The icons live in assets/tray/ (assets/README.md):
+ * colour badges on Windows and Linux, template images (black with alpha, tinted by macOS) on macOS.
+ */
+import { formatUsd } from '../gateway/billing/money.js';
+import { statusLines } from './tray-menu.js';
+import type { AppState } from './state.js';
+
+export type TrayIconState = 'running' | 'paused' | 'low' | 'error';
+
+/** Error beats paused beats low balance: the most urgent thing shows. */
+export function trayIconState(state: AppState, lowBalanceMicro: number): TrayIconState {
+  const p = state.phase.kind;
+  if (p === 'restarting' || p === 'stopped') return 'error';
+  if (p !== 'running' || state.paused) return 'paused';
+  if (state.wallet && state.wallet.balanceMicro < lowBalanceMicro) return 'low';
+  return 'running';
+}
+
+/** File name under assets/tray/: `running.png` (Windows, Linux) or `runningTemplate.png` (macOS). */
+export function trayIconFile(icon: TrayIconState, platform: NodeJS.Platform): string {
+  return platform === 'darwin' ? `${icon}Template.png` : `${icon}.png`;
+}
+
+export function trayTooltip(state: AppState, lowBalanceMicro: number): string {
+  const lines = statusLines(state);
+  if (trayIconState(state, lowBalanceMicro) === 'low' && state.wallet) lines.push(`Low balance: ${formatUsd(state.wallet.balanceMicro)}`);
+  return lines.join('\n');
+}

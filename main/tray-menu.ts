@@ -1,0 +1,130 @@
+/**
+ * The tray menu as data, built from the app state by one pure function (tray.ts turns it into an
+ * Electron menu and each item's action into a call). Unit-tested in test/main/tray-menu.test.ts.
+ */
+import { formatUsd } from '../gateway/billing/money.js';
+import type { KeyView } from './gateway-api.js';
+import type { NoticeKind, DesktopSettings } from './settings.js';
+import type { AppState } from './state.js';
+
+export type MenuAction =
+  | { kind: 'set-key'; name: string; enabled: boolean }
+  | { kind: 'disable-all-keys' }
+  | { kind: 'set-paused'; paused: boolean }
+  | { kind: 'copy'; text: string }
+  | { kind: 'open-console' }
+  | { kind: 'set-notification'; which: NoticeKind; on: boolean }
+  | { kind: 'set-launch-at-login'; on: boolean }
+  | { kind: 'download-update' }
+  | { kind: 'install-update' }
+  | { kind: 'check-updates' }
+  | { kind: 'quit' };
+
+export type MenuItem =
+  | { type: 'separator' }
+  | { type: 'label'; label: string }
+  | { type: 'action'; label: string; action: MenuAction; enabled: boolean }
+  | { type: 'checkbox'; label: string; checked: boolean; action: MenuAction; enabled: boolean }
+  | { type: 'submenu'; label: string; items: MenuItem[] };
+
+export interface MenuInput {
+  state: AppState;
+  settings: DesktopSettings;
+  launchAtLogin: boolean;
+  now: number;
+}
+
+const SEP: MenuItem = { type: 'separator' };
+
+function portOf(url: string): string {
+  try {
+    return new URL(url).port || '80';
+  } catch {
+    return '?';
+  }
+}
+
+/** The first lines: where the gateway is, today's spend and the balance; or why it is not running. */
+export function statusLines(state: AppState): string[] {
+  const p = state.phase;
+  switch (p.kind) {
+    case 'starting':
+      return ['Tollgate: starting the gateway…'];
+    case 'stopping':
+      return ['Tollgate: stopping…'];
+    case 'stopped':
+      return ['Tollgate: gateway stopped'];
+    case 'restarting':
+      return [`Gateway stopped: ${p.reason}`, `Restarting in ${Math.ceil(p.inMs / 1000)} s (attempt ${p.attempt})`];
+    case 'running': {
+      const head = `Tollgate on port ${portOf(p.url)}${state.paused ? ' (paused)' : ''}${p.owned ? '' : ' (attached to tollgate serve)'}`;
+      const money = state.wallet ? `Today ${formatUsd(state.spentTodayMicro)} · Balance ${formatUsd(state.wallet.balanceMicro)}` : 'Loading wallet…';
+      return [head, money];
+    }
+  }
+}
+
+function keyLabel(k: KeyView, now: number): string {
+  const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= now;
+  const quota = k.quotaMicro === null ? '' : ` (${formatUsd(k.usedMicro)} of ${formatUsd(k.quotaMicro)})`;
+  return `${k.name}${quota}${expired ? ' (expired)' : ''}`;
+}
+
+/** Base URLs as each client family expects them (README "Use it"). */
+export function baseUrls(url: string): { label: string; text: string }[] {
+  return [
+    { label: `OpenAI SDKs, Codex: ${url}/v1`, text: `${url}/v1` },
+    { label: `Anthropic SDK, Claude Code: ${url}`, text: url },
+    { label: `Gemini SDK, Gemini CLI: ${url}`, text: url },
+  ];
+}
+
+const NOTICE_LABELS: Record<NoticeKind, string> = {
+  lowBalance: 'Low balance',
+  keyQuota: 'Key quota nearly used',
+  lineDown: 'Line down',
+};
+
+export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput): MenuItem[] {
+  const items: MenuItem[] = statusLines(state).map((label) => ({ type: 'label', label }));
+  const running = state.phase.kind === 'running' ? state.phase : null;
+
+  if (running) {
+    const keys = state.keys.filter((k) => k.state !== 'deleted');
+    items.push(SEP);
+    if (keys.length === 0) items.push({ type: 'label', label: 'No keys yet: create one in the console' });
+    else items.push({ type: 'label', label: 'Keys' });
+    for (const k of keys) {
+      const enabled = k.state === 'enabled';
+      items.push({ type: 'checkbox', label: keyLabel(k, now), checked: enabled, action: { kind: 'set-key', name: k.name, enabled: !enabled }, enabled: true });
+    }
+    items.push({ type: 'action', label: 'Disable all keys', action: { kind: 'disable-all-keys' }, enabled: keys.some((k) => k.state === 'enabled') });
+    items.push(SEP);
+    if (state.paused === null) items.push({ type: 'action', label: 'Pause gateway (needs a newer tollgate serve)', action: { kind: 'set-paused', paused: true }, enabled: false });
+    else if (state.paused) items.push({ type: 'action', label: 'Resume gateway', action: { kind: 'set-paused', paused: false }, enabled: true });
+    else items.push({ type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: true });
+    items.push({ type: 'submenu', label: 'Copy base URL', items: baseUrls(running.url).map((b) => ({ type: 'action', label: b.label, action: { kind: 'copy', text: b.text }, enabled: true })) });
+    items.push({ type: 'action', label: 'Open console', action: { kind: 'open-console' }, enabled: true });
+  }
+
+  items.push(SEP);
+  items.push({
+    type: 'submenu',
+    label: 'Notifications',
+    items: (Object.keys(NOTICE_LABELS) as NoticeKind[]).map((which) => ({
+      type: 'checkbox',
+      label: NOTICE_LABELS[which],
+      checked: settings.notifications[which],
+      action: { kind: 'set-notification', which, on: !settings.notifications[which] },
+      enabled: true,
+    })),
+  });
+  items.push({ type: 'checkbox', label: 'Launch at login', checked: launchAtLogin, action: { kind: 'set-launch-at-login', on: !launchAtLogin }, enabled: true });
+  const u = state.update;
+  if (u && u.downloaded) items.push({ type: 'action', label: `Restart to install Tollgate ${u.version}`, action: { kind: 'install-update' }, enabled: true });
+  else if (u) items.push({ type: 'action', label: `Download Tollgate ${u.version}`, action: { kind: 'download-update' }, enabled: true });
+  else items.push({ type: 'action', label: 'Check for updates', action: { kind: 'check-updates' }, enabled: true });
+  items.push(SEP);
+  items.push({ type: 'action', label: 'Quit Tollgate', action: { kind: 'quit' }, enabled: true });
+  return items;
+}

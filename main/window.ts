@@ -1,0 +1,115 @@
+/**
+ * The console window: one at a time, hardened (window-options.ts, web-security.ts), logged in with
+ * a one-time code from the gateway, and hidden to the tray when closed.
+ */
+import { BrowserWindow, session, shell, type Session } from 'electron';
+import { ApiError, type GatewayApi } from './gateway-api.js';
+import { closeToTray } from './lifecycle.js';
+import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
+import { CONSOLE_CSP, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
+
+export interface ConsoleWindowDeps {
+  preload: string;
+  icon: string | undefined;
+  devTools: boolean;
+  quitting(): boolean;
+  log(message: string): void;
+}
+
+/** Applies the rules of web-security.ts to the console's session; `origin()` is read per request. */
+export function hardenSession(ses: Session, origin: () => string | undefined, log: (m: string) => void): void {
+  ses.setPermissionRequestHandler((_wc, permission, callback) => {
+    log(`denied the console's permission request: ${permission}`);
+    callback(false);
+  });
+  ses.setPermissionCheckHandler(() => false);
+  ses.webRequest.onBeforeRequest((details, callback) => {
+    const o = origin();
+    const ok = o !== undefined && requestAllowed(details.url, o);
+    if (!ok) log(`blocked a request from the console to ${details.url.slice(0, 200)}`);
+    callback({ cancel: !ok });
+  });
+  ses.webRequest.onHeadersReceived((details, callback) => {
+    if (originOf(details.url) !== origin()) return callback({});
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONSOLE_CSP] } });
+  });
+  ses.on('will-download', (event, item) => {
+    const url = item.getURL();
+    const o = origin();
+    if (o === undefined || !(originOf(url) === o || url.startsWith(`blob:${o}/`))) event.preventDefault();
+  });
+}
+
+export class ConsoleWindow {
+  private win: BrowserWindow | null = null;
+  private origin: string | undefined;
+  private hardened = false;
+
+  constructor(private readonly deps: ConsoleWindowDeps) {}
+
+  /** For IPC checks: the window's webContents and the origin it should be on. */
+  identity(): { webContentsId: number; origin: string } | null {
+    return this.win && !this.win.isDestroyed() && this.origin ? { webContentsId: this.win.webContents.id, origin: this.origin } : null;
+  }
+
+  /** Shows the console of the gateway `api` talks to, logging in with a fresh one-time code. */
+  async show(api: GatewayApi): Promise<void> {
+    const origin = originOf(api.url)!;
+    if (this.win && !this.win.isDestroyed() && this.origin === origin) {
+      this.win.show();
+      this.win.focus();
+      return;
+    }
+    this.win?.destroy();
+    this.origin = origin;
+    const ses = session.fromPartition(CONSOLE_PARTITION);
+    if (!this.hardened) {
+      hardenSession(ses, () => this.origin, this.deps.log);
+      this.hardened = true;
+    }
+    const win = new BrowserWindow(consoleWindowOptions({ preload: this.deps.preload, icon: this.deps.icon, consoleOrigin: origin, devTools: this.deps.devTools }));
+    this.win = win;
+    this.guard(win);
+    win.once('ready-to-show', () => win.show());
+    await win.loadURL(await this.loginUrl(api));
+  }
+
+  private async loginUrl(api: GatewayApi): Promise<string> {
+    try {
+      return (await api.sessionCode()).url;
+    } catch (err) {
+      // A gateway without console login (an older `tollgate serve`): the console asks for the token itself.
+      if (err instanceof ApiError && err.status === 404) return `${api.url}/`;
+      throw err;
+    }
+  }
+
+  private guard(win: BrowserWindow): void {
+    const wc = win.webContents;
+    const onNavigate = (event: { preventDefault(): void }, url: string): void => {
+      const verdict = navigationVerdict(url, this.origin ?? '');
+      if (verdict === 'allow') return;
+      event.preventDefault();
+      if (verdict === 'open-external') void shell.openExternal(url);
+      else this.deps.log(`blocked navigation of the console to ${url.slice(0, 200)}`);
+    };
+    wc.on('will-navigate', onNavigate);
+    wc.on('will-redirect', onNavigate);
+    wc.on('will-attach-webview', (event) => event.preventDefault());
+    wc.setWindowOpenHandler(({ url }) => {
+      if (isExternalLink(url)) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+    win.on('close', (event) => closeToTray(event, this.deps.quitting(), () => win.hide()));
+    win.on('closed', () => {
+      if (this.win === win) this.win = null;
+    });
+  }
+
+  /** After a restart on another port the old page is useless: drop it. */
+  forget(): void {
+    this.win?.destroy();
+    this.win = null;
+    this.origin = undefined;
+  }
+}
