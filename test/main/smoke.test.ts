@@ -1,0 +1,228 @@
+/**
+ * The desktop smoke test: the BUILT main process (dist/main/index.js, built by `npm test`'s
+ * pretest) runs under Node against a recording stand-in for `electron` (fake-electron/), with the
+ * real gateway in a child process and the official `openai` SDK as the client. It shows the
+ * wiring that no Electron binary can show on this machine: the gateway starts and answers, the
+ * window gets the secure preferences, the tray lists the real keys and toggles them, a dead
+ * gateway is restarted, and quitting lets a request in flight finish.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { register } from 'node:module';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import OpenAI from 'openai';
+import { readAdminToken } from '../../gateway/admin/token.js';
+import { AdminClient } from '../../gateway/cli/client.js';
+import { readRuntime } from '../../gateway/runtime.js';
+import { Admin, REPO, startGateway, tempDataDir, waitFor } from '../helpers/gateway.js';
+import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import type { Recorder } from './fake-electron/electron.js';
+
+const BUNDLE = join(REPO, 'dist', 'main', 'index.js');
+const SLOW = 20_000;
+
+type Item = { label?: string; type?: string; checked?: boolean; enabled?: boolean; click?: () => void; submenu?: Item[] };
+
+let rec: Recorder;
+let dir: string;
+let mock: MockUpstream;
+let url: string;
+let admin: Admin;
+let laptop: string;
+
+function menu(): Item[] {
+  return (rec.trays[0]?.menu?.template ?? []) as Item[];
+}
+
+function item(label: string, items = menu()): Item | undefined {
+  for (const i of items) {
+    if (i.label === label || i.label?.startsWith(label + ' ')) return i;
+    const sub = i.submenu && item(label, i.submenu);
+    if (sub) return sub;
+  }
+  return undefined;
+}
+
+function firstLabel(): string {
+  return menu()[0]?.label ?? '';
+}
+
+function client(key: string): OpenAI {
+  return new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 });
+}
+
+async function attachAdmin(): Promise<void> {
+  url = readRuntime(dir)!.url;
+  admin = new Admin(new AdminClient(url, readAdminToken(dir)!));
+}
+
+describe('desktop smoke: the built main bundle with a stand-in electron', () => {
+  before(async () => {
+    assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: run "npm run build" (npm test does it in pretest)`);
+    dir = tempDataDir();
+    // Port 0: the test must not depend on 4141 being free.
+    writeFileSync(join(dir, 'desktop.json'), JSON.stringify({ port: 0 }));
+    process.env.TOLLGATE_DATA_DIR = dir;
+    process.env.XDG_CONFIG_HOME = join(dir, 'xdg');
+    mock = await startMockUpstream();
+    register('./fake-electron/hook.mjs', import.meta.url);
+    rec = ((await import('./fake-electron/electron.js')) as { recorder: Recorder }).recorder;
+    rec.appPath = REPO;
+    rec.userData = join(dir, 'user-data-unused');
+    rec.home = dir;
+    await import(pathToFileURL(BUNDLE).href);
+  });
+
+  after(async () => {
+    for (const f of rec?.forks ?? []) f.proc.child.kill('SIGKILL');
+    await mock?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts the gateway in a utility process; it answers on its port for this data dir', async () => {
+    await waitFor(() => firstLabel().startsWith('Tollgate on port'), 'the tray to show a running gateway', SLOW);
+    assert.equal(rec.forks.length, 1);
+    assert.equal(rec.forks[0]!.modulePath, join(REPO, 'dist', 'main', 'gateway-child.js'));
+    assert.deepEqual(rec.forks[0]!.args, ['--data-dir', dir, '--port', '0']);
+    await attachAdmin();
+    assert.equal(firstLabel(), `Tollgate on port ${new URL(url).port}`);
+    assert.deepEqual(await (await fetch(`${url}/`)).json(), { name: 'Tollgate', ok: true });
+    const status = await admin.client.call<{ dataDir: string }>('GET', '/api/status');
+    assert.equal(status.dataDir, dir);
+    assert.equal(rec.paths.sessionData, join(dir, 'electron'), "Chromium's storage stays out of the gateway's files");
+  });
+
+  it('opens the console window with the secure preferences and guards it', async () => {
+    await waitFor(() => rec.windows.length === 1 && rec.windows[0]!.loaded.length === 1, 'the console window', SLOW);
+    const win = rec.windows[0]!;
+    const prefs = win.options.webPreferences;
+    assert.equal(prefs.contextIsolation, true);
+    assert.equal(prefs.sandbox, true);
+    assert.equal(prefs.nodeIntegration, false);
+    assert.equal(prefs.webviewTag, false);
+    assert.ok(existsSync(prefs.preload), 'the preload is built');
+    assert.ok(win.loaded[0] === `${url}/` || win.loaded[0]!.startsWith(`${url}/login?code=`), win.loaded[0]);
+    assert.equal(win.visible, true);
+
+    const ses = rec.sessions.get(prefs.partition)!;
+    let granted: boolean | undefined;
+    ses.permissionRequest!({}, 'media', (ok: boolean) => (granted = ok));
+    assert.equal(granted, false, 'permission requests are denied');
+    assert.equal(ses.permissionCheck!(), false);
+    const cancel = (u: string) => {
+      let out: { cancel: boolean } | undefined;
+      ses.beforeRequest!({ url: u }, (r: { cancel: boolean }) => (out = r));
+      return out!.cancel;
+    };
+    assert.equal(cancel(`${url}/assets/app.js`), false);
+    assert.equal(cancel('https://cdn.example.com/app.js'), true, 'no remote content');
+    let headers: Record<string, string[]> = {};
+    ses.headersReceived!({ url: `${url}/`, responseHeaders: {} }, (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders));
+    assert.match(headers['Content-Security-Policy']![0]!, /script-src 'self'/);
+
+    let prevented = false;
+    win.webContents.emit('will-navigate', { preventDefault: () => (prevented = true) }, 'http://evil.example/');
+    assert.equal(prevented, true, 'navigation away is denied');
+    assert.deepEqual(win.webContents.windowOpenHandler!({ url: 'https://docs.anthropic.com/' }), { action: 'deny' });
+    assert.deepEqual(rec.opened, ['https://docs.anthropic.com/'], 'an https link opens in the browser instead');
+
+    const ipcEvent = (frameUrl: string, main = true) => ({ sender: win.webContents, senderFrame: main ? win.webContents.mainFrame : { url: frameUrl } });
+    await rec.ipc.get('tollgate:copy-text')!(ipcEvent(win.webContents.mainFrame.url), 'copied');
+    assert.deepEqual(rec.clipboard, ['copied']);
+    assert.throws(() => rec.ipc.get('tollgate:copy-text')!(ipcEvent(`${url}/x`, false), 'x'), /only for the Tollgate console/);
+
+    let closePrevented = false;
+    win.emit('close', { preventDefault: () => (closePrevented = true) });
+    assert.equal(closePrevented, true, 'closing keeps Tollgate in the tray');
+    assert.equal(win.visible, false);
+  });
+
+  it('builds the tray from the real key list; unticking a key makes its next request 401', async () => {
+    await admin.topup(5);
+    await admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
+    await admin.line({ name: 'slow', baseUrl: scenarioBase(mock, 'chunk-delay=100,words=15'), models: ['gpt-4o'] });
+    laptop = await admin.key('laptop');
+    const ci = await admin.key('ci');
+    await waitFor(() => item('laptop')?.checked === true && item('ci')?.checked === true, 'both keys in the tray', SLOW);
+    assert.equal(item('laptop')!.type, 'checkbox');
+
+    const ok = await client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+    assert.match(ok.choices[0]!.message.content!, /mock reply/);
+
+    item('laptop')!.click!();
+    await waitFor(() => item('laptop')?.checked === false, 'the key unticked', SLOW);
+    await assert.rejects(client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.AuthenticationError, String(err));
+      assert.equal(err.status, 401);
+      return true;
+    });
+    const other = await client(ci).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'still fine' }] });
+    assert.ok(other.choices[0]!.message.content);
+    await waitFor(() => /^Today \$0\.\d+ · Balance \$4\.\d+$/.test(menu()[1]?.label ?? ''), "today's spend and balance in the tray", SLOW);
+
+    item('laptop')!.click!();
+    await waitFor(() => item('laptop')?.checked === true, 'the key ticked again', SLOW);
+  });
+
+  it('restarts a gateway that dies, and shows it in the tray', async () => {
+    const images: string[] = [];
+    const seen: string[] = [];
+    const watch = setInterval(() => {
+      images.push(rec.trays[0]!.image.path);
+      seen.push(firstLabel());
+    }, 10);
+    try {
+      rec.forks[0]!.proc.child.kill('SIGKILL');
+      await waitFor(() => rec.forks.length === 2 && firstLabel().startsWith('Tollgate on port'), 'the restarted gateway', SLOW);
+    } finally {
+      clearInterval(watch);
+    }
+    assert.ok(seen.some((l) => l.startsWith('Gateway stopped')), `the tray said the gateway stopped: ${[...new Set(seen)].join(' | ')}`);
+    assert.ok(images.some((p) => p.endsWith('error.png')), 'with the error icon');
+    await attachAdmin();
+    await waitFor(() => item('laptop')?.checked === true, 'keys listed again', SLOW);
+    const again = await client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after the restart' }] });
+    assert.ok(again.choices[0]!.message.content);
+  });
+
+  it('quits only after a request in flight has finished and been logged', async () => {
+    const child = rec.forks[1]!.proc.child;
+    let streamEnded = false;
+    let text = '';
+    let finish: string | null = null;
+    const consumed = (async () => {
+      const stream = await client(laptop).chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a slow one' }] });
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      streamEnded = true;
+    })();
+    await waitFor(() => text.length > 0, 'the stream to start', SLOW);
+    let endedBeforeQuit: boolean | undefined;
+    void rec.quitted.then(() => (endedBeforeQuit = streamEnded));
+    const { app } = (await import('./fake-electron/electron.js')) as { app: { quit(): void } };
+    app.quit();
+    await consumed;
+    await rec.quitted;
+    assert.equal(endedBeforeQuit, true, 'the app quit after the stream ended');
+    assert.equal(finish, 'stop');
+    assert.equal(text.trim().split(/\s+/).length >= 10, true, `the whole reply arrived: ${text}`);
+    await waitFor(() => child.exitCode !== null, 'the gateway process to exit');
+    assert.equal(child.exitCode, 0, 'the gateway closed cleanly');
+    assert.equal(readRuntime(dir), undefined, 'and removed its runtime file');
+
+    const reopened = await startGateway(dir);
+    try {
+      const rows = await reopened.admin.logs({ model: 'gpt-4o' });
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.status, 200);
+      assert.ok(rows[0]!.costMicro > 0, 'the request was billed');
+      assert.equal((await reopened.admin.doctor()).ok, true);
+    } finally {
+      await reopened.running.close();
+    }
+  });
+});
