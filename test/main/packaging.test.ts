@@ -123,3 +123,27 @@ describe('packaging', () => {
     });
   });
 });
+
+describe('the release workflow', () => {
+  const yaml = require('js-yaml');
+  const wf = yaml.load(readFileSync(join(REPO, '.github', 'workflows', 'release.yml'), 'utf8'));
+
+  it('runs on version tags, builds on macOS, Windows and Linux, and publishes one release after all three', () => {
+    assert.deepEqual(wf.on.push.tags, ['v*.*.*']);
+    const build = wf.jobs.build;
+    assert.deepEqual(build.needs, 'draft');
+    assert.deepEqual(build.strategy.matrix.include.map((m: any) => m.platform).sort(), ['--linux', '--mac', '--win']);
+    const pack = build.steps.find((s: any) => s.name === 'Package and upload');
+    assert.match(pack.run, /electron-builder \$\{\{ matrix\.platform \}\} --publish always/);
+    assert.deepEqual(wf.jobs.publish.needs, 'build');
+    assert.match(wf.jobs.publish.steps[0].run, /--draft=false/);
+  });
+
+  it('signs only with the optional secrets, never with a secret written into the file', () => {
+    const text = readFileSync(join(REPO, '.github', 'workflows', 'release.yml'), 'utf8');
+    for (const secret of ['MAC_CSC_LINK', 'MAC_CSC_KEY_PASSWORD', 'APPLE_API_KEY_P8', 'APPLE_API_KEY_ID', 'APPLE_API_ISSUER', 'WIN_CSC_LINK', 'WIN_CSC_KEY_PASSWORD']) {
+      assert.match(text, new RegExp(`\\$\\{\\{ secrets\\.${secret} \\}\\}`), `${secret} comes from the repository's secrets`);
+    }
+    assert.match(text, /CSC_IDENTITY_AUTO_DISCOVERY=false/, 'an unsigned macOS build when there is no certificate');
+  });
+});
