@@ -39,6 +39,8 @@ function setRepeat(fn: () => void, ms: number): () => void {
   return () => clearInterval(t);
 }
 
+// Windows shows notifications only for an app with an AppUserModelID (the installer's app id).
+if (process.platform === 'win32') app.setAppUserModelId('dev.tollgate.app');
 const dataDir = resolveDataDir(process.env, app.getPath('userData'));
 mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 // Chromium's cookies and caches go to a folder of their own, not beside the ledger.
@@ -81,8 +83,22 @@ function openConsole(): void {
   });
 }
 
+/**
+ * Tray redraws are coalesced: under load every request's log event changes the state, and
+ * rebuilding a native menu hundreds of times a second would be the busiest thing main does.
+ */
+const RENDER_EVERY_MS = 200;
+let renderTimer: NodeJS.Timeout | null = null;
+function scheduleRender(): void {
+  if (renderTimer) return;
+  renderTimer = setTimeout(() => {
+    renderTimer = null;
+    tray?.render({ state: controller.state, settings: controller.settings, launchAtLogin: loginItem.get(), now: Date.now() });
+  }, RENDER_EVERY_MS);
+}
+
 const controller = new Controller(dataDir, loaded.settings, {
-  render: (state, settings) => tray?.render({ state, settings, launchAtLogin: loginItem.get(), now: Date.now() }),
+  render: scheduleRender,
   notify,
   copyText: (text) => clipboard.writeText(text),
   openConsole,
