@@ -5,17 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { REPO } from '../helpers/gateway.js';
 
 const require = createRequire(join(REPO, 'package.json'));
 const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/config/config.js');
 const { DebugLogger } = require('builder-util');
-const { build, Platform } = require('electron-builder');
 const asar = require('@electron/asar');
+const run = promisify(execFile);
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
 
 function walk(dir: string): string[] {
@@ -65,20 +67,29 @@ describe('packaging', () => {
       mkdirSync(dist);
       writeFileSync(join(dist, 'electron'), '#!/bin/sh\nexit 1\n');
       chmodSync(join(dist, 'electron'), 0o755);
-      await build({
-        projectDir: REPO,
-        targets: Platform.LINUX.createTarget('dir'),
-        publish: 'never',
-        config: {
-          electronDist: dist,
-          electronVersion: require('electron/package.json').version,
-          // Rebuilding better-sqlite3 for Electron needs Electron's headers from the network; the
-          // release workflow does it. Fuses need the real binary.
-          npmRebuild: false,
-          electronFuses: null,
-          directories: { output: join(work, 'out') },
-        },
-      });
+      // electron-builder runs in a child of its own with its output captured: its tools inherit
+      // stdout, and bytes they write there would corrupt the test runner's stream.
+      const overrides = {
+        electronDist: dist,
+        electronVersion: require('electron/package.json').version,
+        // Rebuilding better-sqlite3 for Electron needs Electron's headers from the network; the
+        // release workflow does it. Fuses need the real binary.
+        npmRebuild: false,
+        electronFuses: null,
+        directories: { output: join(work, 'out') },
+      };
+      const script = [
+        "import { createRequire } from 'node:module';",
+        'const require = createRequire(process.argv[1]);',
+        "const { build, Platform } = require('electron-builder');",
+        "await build({ projectDir: process.argv[2], targets: Platform.LINUX.createTarget('dir'), publish: 'never', config: JSON.parse(process.argv[3]) });",
+      ].join('\n');
+      try {
+        await run(process.execPath, ['--input-type=module', '-e', script, join(REPO, 'package.json'), REPO, JSON.stringify(overrides)], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+      } catch (err) {
+        const e = err as { stdout?: string; stderr?: string };
+        throw new Error(`electron-builder failed:\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+      }
       const resources = join(work, 'out', 'linux-unpacked', 'resources');
       const archive = join(resources, 'app.asar');
       // The archive's index lists folders and unpacked files too: keep the files really inside.
