@@ -53,7 +53,9 @@ const loginItem = new LoginItem({
   getOs: () => app.getLoginItemSettings().openAtLogin,
   setOs: (on) => app.setLoginItemSettings({ openAtLogin: on, ...(process.platform === 'win32' ? { args: ['--hidden'] } : {}) }),
   autostartDir: join(process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'), 'autostart'),
-  command: process.env.APPIMAGE || process.execPath,
+  // An AppImage runs from a temporary mount: autostart must name the AppImage file itself. From
+  // source, the Electron binary needs the app's folder.
+  command: process.env.APPIMAGE ? [process.env.APPIMAGE] : app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()],
 });
 
 let tray: TrayView | null = null;

@@ -13,7 +13,7 @@ export interface LoginItemDeps {
   setOs(on: boolean): void;
   /** Linux: the autostart folder ($XDG_CONFIG_HOME/autostart) and the command that starts Tollgate. */
   autostartDir: string;
-  command: string;
+  command: string[];
 }
 
 export const AUTOSTART_FILE = 'dev.tollgate.app.desktop';
@@ -23,8 +23,9 @@ export function quoteExec(path: string): string {
   return `"${path.replace(/(["`$\\])/g, '\\$1')}"`;
 }
 
-export function autostartEntry(command: string): string {
-  return ['[Desktop Entry]', 'Type=Application', 'Name=Tollgate', 'Comment=Local model gateway', `Exec=${quoteExec(command)} --hidden`, 'Terminal=false', 'X-GNOME-Autostart-enabled=true', ''].join('\n');
+export function autostartEntry(command: string[]): string {
+  const exec = [...command.map(quoteExec), '--hidden'].join(' ');
+  return ['[Desktop Entry]', 'Type=Application', 'Name=Tollgate', 'Comment=Local model gateway', `Exec=${exec}`, 'Terminal=false', 'X-GNOME-Autostart-enabled=true', ''].join('\n');
 }
 
 export class LoginItem {
