@@ -46,12 +46,15 @@ mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 // Chromium's cookies and caches go to a folder of their own, not beside the ledger.
 app.setPath('sessionData', sessionDataDir(dataDir));
 const files = appFiles(app.getAppPath());
-const startHidden = process.argv.includes('--hidden') || (process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin);
+/** Started by the OS at login: stay in the tray. */
+const LOGIN_ARGS = ['--hidden'];
+const startHidden = process.argv.includes(LOGIN_ARGS[0]!) || (process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin);
 
 const loginItem = new LoginItem({
   platform: process.platform,
-  getOs: () => app.getLoginItemSettings().openAtLogin,
-  setOs: (on) => app.setLoginItemSettings({ openAtLogin: on, ...(process.platform === 'win32' ? { args: ['--hidden'] } : {}) }),
+  // Windows keys its login items by their arguments: ask with the same ones we register.
+  getOs: () => app.getLoginItemSettings(process.platform === 'win32' ? { args: LOGIN_ARGS } : undefined).openAtLogin,
+  setOs: (on) => app.setLoginItemSettings({ openAtLogin: on, ...(process.platform === 'win32' ? { args: LOGIN_ARGS } : {}) }),
   autostartDir: join(process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'), 'autostart'),
   // An AppImage runs from a temporary mount: autostart must name the AppImage file itself. From
   // source, the Electron binary needs the app's folder.
@@ -71,7 +74,7 @@ function notify(title: string, body: string): void {
 const loaded = loadSettings(dataDir);
 if (loaded.warning) log(loaded.warning);
 
-const window = new ConsoleWindow({ preload: files.preload, icon: files.icon, devTools: !app.isPackaged, quitting: () => quit.quitting(), log });
+const consoleWindow = new ConsoleWindow({ preload: files.preload, icon: files.icon, devTools: !app.isPackaged, quitting: () => quit.quitting(), log });
 
 function openConsole(): void {
   const api = controller.api;
@@ -79,7 +82,7 @@ function openConsole(): void {
     notify('Tollgate', 'The gateway is not running yet; the tray menu says why.');
     return;
   }
-  window.show(api).catch((err: unknown) => {
+  consoleWindow.show(api).catch((err: unknown) => {
     log(`opening the console failed: ${(err as Error).message}`);
     notify('Tollgate: the console did not open', (err as Error).message);
   });
@@ -151,7 +154,7 @@ async function whenReady(): Promise<void> {
   controller.render();
   registerIpc({
     ipcMain,
-    console: () => window.identity(),
+    console: () => consoleWindow.identity(),
     openExternal: (url) => shell.openExternal(url),
     copyText: (text) => clipboard.writeText(text),
     getLaunchAtLogin: () => loginItem.get(),
