@@ -3,7 +3,7 @@
  * a one-time code from the gateway, and hidden to the tray when closed.
  */
 import { BrowserWindow, session, shell, type Session } from 'electron';
-import { ApiError, type GatewayApi } from './gateway-api.js';
+import { AdminError, type GatewayApi } from './gateway-api.js';
 import { closeToTray } from './lifecycle.js';
 import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
 import { CONSOLE_CSP, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
@@ -79,7 +79,7 @@ export class ConsoleWindow {
       return (await api.sessionCode()).url;
     } catch (err) {
       // A gateway without console login (an older `tollgate serve`): the console asks for the token itself.
-      if (err instanceof ApiError && err.status === 404) return `${api.url}/`;
+      if (err instanceof AdminError && err.status === 404) return `${api.url}/`;
       throw err;
     }
   }

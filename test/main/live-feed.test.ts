@@ -48,7 +48,7 @@ test('against a gateway without an event stream: polls, and sees keys, wallet an
     await waitFor(() => feed.state.spentTodayMicro > first, 'the new row counted');
     const logs = await gw.admin.logs();
     assert.equal(feed.state.spentTodayMicro, logs.reduce((s, e) => s + e.costMicro, 0), 'each row counted once');
-    await gw.admin.client.call('POST', '/api/keys/laptop/disable');
+    await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
     await waitFor(() => feed.state.keys[0]?.state === 'disabled', 'the key change');
     assert.equal(lost, 0);
     await gw.running.close();

@@ -14,7 +14,6 @@ import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import OpenAI from 'openai';
 import { readAdminToken } from '../../gateway/admin/token.js';
-import { AdminClient } from '../../gateway/cli/client.js';
 import { readRuntime } from '../../gateway/runtime.js';
 import { Admin, REPO, startGateway, tempDataDir, waitFor } from '../helpers/gateway.js';
 import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
@@ -55,7 +54,7 @@ function client(key: string): OpenAI {
 
 async function attachAdmin(): Promise<void> {
   url = readRuntime(dir)!.url;
-  admin = new Admin(new AdminClient(url, readAdminToken(dir)!));
+  admin = new Admin(url, readAdminToken(dir)!);
 }
 
 describe('desktop smoke: the built main bundle with a stand-in electron', () => {
@@ -89,7 +88,7 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     await attachAdmin();
     assert.equal(firstLabel(), `Tollgate on port ${new URL(url).port}`);
     assert.deepEqual(await (await fetch(`${url}/`)).json(), { name: 'Tollgate', ok: true });
-    const status = await admin.client.call<{ dataDir: string }>('GET', '/api/status');
+    const status = await admin.client.call('getStatus');
     assert.equal(status.dataDir, dir);
     assert.equal(rec.paths.sessionData, join(dir, 'electron'), "Chromium's storage stays out of the gateway's files");
   });
