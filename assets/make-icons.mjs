@@ -39,7 +39,7 @@ function mark(kind, color) {
 
 /** A knock-out behind the mark, so the mark reads against the gate. */
 function knockout(kind) {
-  return kind === 'running' ? '' : `<circle cx="24" cy="23" r="8.5" fill="black"/>`;
+  return kind === 'running' ? '' : `<circle cx="24" cy="23" r="9.5" fill="black"/>`;
 }
 
 const COLORS = { running: '#2563eb', paused: '#6b7280', low: '#d97706', error: '#dc2626' };
@@ -59,7 +59,7 @@ function templateTray(kind) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32">
   <defs><mask id="m"><rect width="32" height="32" fill="white"/>${knockout(kind)}</mask></defs>
   <g mask="url(#m)">${gate('#000000', null)}</g>
-  <g transform="translate(24 23) scale(0.72) translate(-24 -23)">${mark(kind, '#000000')}</g>
+  <g transform="translate(24 23) scale(0.9) translate(-24 -23)">${mark(kind, '#000000')}</g>
 </svg>`;
 }
 
