@@ -4,7 +4,7 @@
  * running notify; a state first learnt from a snapshot (at start, after a restart) does not, so a
  * restart never repeats old news. Pure; index.ts shows them.
  */
-import { formatUsd } from '../gateway/billing/money.js';
+import { formatUsd } from '../gateway/core/money.js';
 import type { DesktopSettings, NoticeKind } from './settings.js';
 import type { AppState } from './state.js';
 

@@ -2,7 +2,7 @@
  * Which tray icon and tooltip a state gets. The icons live in assets/tray/ (assets/README.md):
  * colour badges on Windows and Linux, template images (black with alpha, tinted by macOS) on macOS.
  */
-import { formatUsd } from '../gateway/billing/money.js';
+import { formatUsd } from '../gateway/core/money.js';
 import { statusLines } from './tray-menu.js';
 import type { AppState } from './state.js';
 

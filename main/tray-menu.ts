@@ -2,7 +2,7 @@
  * The tray menu as data, built from the app state by one pure function (tray.ts turns it into an
  * Electron menu and each item's action into a call). Unit-tested in test/main/tray-menu.test.ts.
  */
-import { formatUsd } from '../gateway/billing/money.js';
+import { formatUsd } from '../gateway/core/money.js';
 import type { KeyView } from './gateway-api.js';
 import type { NoticeKind, DesktopSettings } from './settings.js';
 import type { AppState } from './state.js';
