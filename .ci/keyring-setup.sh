@@ -30,5 +30,5 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 dpkg-query -W -f='${Package} ${Version}\n' "${PACKAGES[@]}" 2>/dev/null || true
-gnome-keyring-daemon --version | head -n 1
-dbus-daemon --version | head -n 1
+gnome-keyring-daemon --version | sed -n 1p
+dbus-daemon --version | sed -n 1p
