@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig, globalIgnores } from 'eslint/config';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -90,6 +91,11 @@ export default defineConfig(
       // Under verbatimModuleSyntax `import { type X } from '…'` still loads the module at run time.
       '@typescript-eslint/no-import-type-side-effects': 'error',
     },
+  },
+  {
+    // The rules of hooks, and the React Compiler's checks for effects and refs misused.
+    files: ['renderer/**/*.tsx', 'renderer/**/*.ts'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     files: ['test/**/*.ts'],

@@ -18,6 +18,9 @@ export interface BenchOptions {
   phases: string[] | undefined;
   /** Run one gateway path under one phase with the gateway under `node --cpu-prof`, and summarise the profile. */
   profile: boolean;
+  /** Only the usage-log bench: a ledger of `ledgerRows` requests (bench/ledger.ts). */
+  ledger: boolean;
+  ledgerRows: number;
   help: boolean;
 }
 
@@ -33,6 +36,9 @@ export const USAGE = `npm run bench [-- options]
   --profile           run one gateway path under one phase (default chat>openai-chat at c16; choose with
                       --paths and --phases) with the gateway under --cpu-prof; the profile and its summary go
                       to bench/results/profiles/
+  --ledger            only the usage-log bench: a ledger of 1,000,000 requests, the log's pages, 30-day
+                      stats and a CSV export of every row (bench/ledger.ts)
+  --rows N            requests in the --ledger bench (default 1000000)
   --help
 `;
 
@@ -46,6 +52,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       paths: { type: 'string' },
       phases: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      ledger: { type: 'boolean', default: false },
+      rows: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -57,6 +65,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (!['auto', 'wrk', 'autocannon'].includes(loadgen)) throw new Error(`--loadgen must be wrk, autocannon or auto, got "${loadgen}".`);
   const ids = (v: string | undefined): string[] | undefined => v?.split(',').map((x) => x.trim()).filter(Boolean);
   const profile = values.profile === true;
+  const ledgerRows = values.rows === undefined ? 1_000_000 : Number(values.rows);
+  if (!(Number.isInteger(ledgerRows) && ledgerRows > 0)) throw new Error(`--rows must be a positive integer, got "${values.rows}".`);
   return {
     quick,
     cellSeconds,
@@ -66,6 +76,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     paths: ids(values.paths) ?? (profile ? ['chat>openai-chat'] : undefined),
     phases: ids(values.phases) ?? (profile ? ['c16'] : undefined),
     profile,
+    ledger: values.ledger === true,
+    ledgerRows,
     help: values.help === true,
   };
 }

@@ -4,7 +4,7 @@
  * its admin API, runs every path under every phase, then prints and saves the tables and the targets.
  * How to read the output: docs/performance.md.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +20,7 @@ import type { BenchResults } from './results.js';
 import { doctor, setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
 import { sweep } from './sweep.js';
 import { checkTargets } from './targets.js';
+import { ledgerReport, runLedgerBench } from './ledger.js';
 
 /** Re-measuring disturbed cells stops where the whole default run would pass about five minutes. */
 const BUDGET_MS = 290_000;
@@ -45,7 +46,18 @@ function machine(): BenchResults['machine'] {
   };
 }
 
+/** `--ledger`: the usage log at scale, in this process; a miss of its targets fails the run. */
+async function ledgerMain(opts: BenchOptions): Promise<number> {
+  const res = await runLedgerBench(opts.ledgerRows, log);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'ledger-latest.json'), JSON.stringify({ machine: machine(), ...res }, null, 2) + '\n');
+  process.stdout.write(ledgerReport(res));
+  log('bench: wrote bench/results/ledger-latest.json');
+  return res.pass ? 0 : 1;
+}
+
 async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
+  if (opts.ledger) return ledgerMain(opts);
   const startedAt = new Date();
   const host = machine();
   const chosen = select(PATHS, opts.paths, 'path');

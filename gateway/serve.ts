@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ConsoleSessions } from './admin/session.js';
 import { loadOrCreateAdminToken } from './admin/token.js';
 import { removeRuntime, writeRuntime } from './runtime.js';
 import type { Where } from './connect/index.js';
@@ -23,6 +24,8 @@ export interface Running {
   gateway: Gateway;
   url: string;
   adminToken: string;
+  /** A fresh one-time URL that logs a browser into the console (for the banner and tests). */
+  loginUrl(): string;
   close(): Promise<void>;
 }
 
@@ -33,9 +36,11 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   const gateway = await openGateway(opts.dataDir, opts.secrets);
   const adminToken = loadOrCreateAdminToken(opts.dataDir);
   let url = '';
+  const sessions = new ConsoleSessions();
   const app = await buildServer({
     gateway,
     adminToken,
+    sessions,
     logger: opts.logger ?? false,
     toolsHome: opts.toolsHome,
     status: () => ({ version: VERSION, dataDir: opts.dataDir, url }),
@@ -57,6 +62,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     gateway,
     url,
     adminToken,
+    loginUrl: () => `${url}/login?code=${sessions.mintCode().code}`,
     async close() {
       if (closed) return;
       closed = true;

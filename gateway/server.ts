@@ -1,5 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { consoleRoutes } from './admin/console.js';
 import { adminRoutes } from './admin/routes.js';
+import { ConsoleSessions } from './admin/session.js';
 import type { StatusView } from './admin/contract.js';
 import type { Gateway } from './compose/gateway.js';
 import type { Where } from './connect/index.js';
@@ -29,6 +31,8 @@ export interface ServerOptions {
   status: () => StatusView;
   /** The home and environment whose coding tools `tollgate connect` edits; this process's when absent. */
   toolsHome?: Where | undefined;
+  /** Console logins (one-time codes and session cookies); serve.ts shares it to print login URLs. */
+  sessions?: ConsoleSessions;
   logger?: boolean;
 }
 
@@ -86,11 +90,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     }
   });
 
-  // Clients probe the base URL before their first call (Claude Code sends HEAD /).
-  app.head('/', async (_req, reply) => reply.code(200).send());
-  app.get('/', async () => ({ name: 'Tollgate', ok: true }));
-
-  await app.register(adminRoutes, { gateway: g, token: opts.adminToken, status: opts.status, toolsHome: opts.toolsHome });
+  const sessions = opts.sessions ?? new ConsoleSessions();
+  await app.register(consoleRoutes, { sessions });
+  await app.register(adminRoutes, { gateway: g, token: opts.adminToken, status: opts.status, toolsHome: opts.toolsHome, sessions });
 
   const byPath = new Map<string, Mounted[]>();
   for (const format of FORMAT_LIST) {

@@ -17,11 +17,15 @@ import {
   EnvBody,
   LogsQuery,
   NameParams,
+  PageQuery,
   PatternParams,
   SnippetsQuery,
+  StatsQuery,
   TargetParams,
   ToolParams,
   TopupBody,
+  UpdateGroupBody,
+  UpdateKeyBody,
   UpdateLineBody,
 } from './schemas.js';
 import {
@@ -37,10 +41,13 @@ import {
   LineTestView,
   LineView,
   LogEntry,
+  LoginCodeView,
   ModelView,
   PresetView,
   SnippetsView,
+  StatsRowView,
   StatusView,
+  WalletTransactionView,
   WalletView,
 } from './views.js';
 
@@ -65,18 +72,24 @@ export interface AdminRoute {
 const OneKey = Type.Object({ key: KeyView });
 const OneLine = Type.Object({ line: LineView });
 const OneAlias = Type.Object({ alias: AliasView });
+const OneGroup = Type.Object({ group: GroupView });
 
 export const ADMIN_ROUTES = {
   getStatus: { method: 'GET', path: '/api/status', reply: StatusView },
+
+  createLoginCode: { method: 'POST', path: '/api/session/code', reply: LoginCodeView },
+  logout: { method: 'POST', path: '/api/session/logout', reply: Type.Object({ ok: Type.Boolean() }) },
 
   listKeys: { method: 'GET', path: '/api/keys', reply: Type.Object({ keys: Type.Array(KeyView) }) },
   createKey: { method: 'POST', path: '/api/keys', body: CreateKeyBody, reply: CreatedKey, status: 201 },
   disableKey: { method: 'POST', path: '/api/keys/:name/disable', params: NameParams, reply: OneKey },
   enableKey: { method: 'POST', path: '/api/keys/:name/enable', params: NameParams, reply: OneKey },
   deleteKey: { method: 'DELETE', path: '/api/keys/:name', params: NameParams, reply: OneKey },
+  updateKey: { method: 'PATCH', path: '/api/keys/:name', params: NameParams, body: UpdateKeyBody, reply: OneKey },
 
   getWallet: { method: 'GET', path: '/api/wallet', reply: WalletView },
   topUp: { method: 'POST', path: '/api/wallet/topup', body: TopupBody, reply: WalletView },
+  listWalletTransactions: { method: 'GET', path: '/api/wallet/transactions', query: PageQuery, reply: Type.Object({ transactions: Type.Array(WalletTransactionView) }) },
 
   listPresets: { method: 'GET', path: '/api/presets', reply: Type.Object({ presets: Type.Array(PresetView) }) },
 
@@ -94,9 +107,12 @@ export const ADMIN_ROUTES = {
   listModels: { method: 'GET', path: '/api/models', reply: Type.Object({ models: Type.Array(ModelView) }) },
 
   listGroups: { method: 'GET', path: '/api/groups', reply: Type.Object({ groups: Type.Array(GroupView) }) },
-  addGroup: { method: 'POST', path: '/api/groups', body: CreateGroupBody, reply: Type.Object({ group: GroupView }), status: 201 },
+  addGroup: { method: 'POST', path: '/api/groups', body: CreateGroupBody, reply: OneGroup, status: 201 },
+  updateGroup: { method: 'PATCH', path: '/api/groups/:name', params: NameParams, body: UpdateGroupBody, reply: OneGroup },
+  removeGroup: { method: 'DELETE', path: '/api/groups/:name', params: NameParams, reply: OneGroup },
 
   listLogs: { method: 'GET', path: '/api/logs', query: LogsQuery, reply: Type.Object({ entries: Type.Array(LogEntry) }) },
+  getStats: { method: 'GET', path: '/api/stats', query: StatsQuery, reply: Type.Object({ rows: Type.Array(StatsRowView) }) },
 
   runDoctor: { method: 'GET', path: '/api/doctor', reply: DoctorReport },
 

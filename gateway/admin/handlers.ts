@@ -6,26 +6,50 @@
 import type { Where } from '../connect/index.js';
 import type { Gateway } from '../compose/gateway.js';
 import { Connections } from './connect.js';
-import type { Reply, RouteInput, RouteName, StatusView } from './contract.js';
+import type { LogFilter } from '../store/ledger-reports.js';
+import type { LogsQuery, Reply, RouteInput, RouteName, StatsQuery, StatusView } from './contract.js';
+import { AdminError } from './errors.js';
+import * as groups from './groups.js';
 import * as lines from './lines.js';
 import * as ops from './operations.js';
+import { clearedCookie, cookieName, readCookie, type ConsoleSessions } from './session.js';
 
-export type AdminHandlers = { [N in RouteName]: (input: RouteInput<N>) => Reply<N> | Promise<Reply<N>> };
+/** The little of the HTTP exchange a handler may need: the console session's cookie, in and out. */
+export interface HandlerContext {
+  cookie: string | undefined;
+  host: string | undefined;
+  setCookie(value: string): void;
+}
+
+export type AdminHandlers = { [N in RouteName]: (input: RouteInput<N>, ctx: HandlerContext) => Reply<N> | Promise<Reply<N>> };
 
 /** `where`: the home and environment whose tools the connect routes edit (this process's by default). */
-export function adminHandlers(g: Gateway, status: () => StatusView, where?: Where): AdminHandlers {
+export function adminHandlers(g: Gateway, status: () => StatusView, sessions: ConsoleSessions, where?: Where): AdminHandlers {
   const connections = new Connections(g, () => status().url, where);
   return {
     getStatus: () => status(),
+
+    createLoginCode: () => {
+      const { code, expiresAt } = sessions.mintCode();
+      return { code, url: `${status().url}/login?code=${code}`, expiresAt: new Date(expiresAt).toISOString() };
+    },
+    logout: (_input, ctx) => {
+      const name = cookieName(ctx.host);
+      sessions.revoke(readCookie(ctx.cookie, name));
+      ctx.setCookie(clearedCookie(name));
+      return { ok: true };
+    },
 
     listKeys: () => ({ keys: ops.listKeys(g) }),
     createKey: ({ body }) => ops.createKey(g, body),
     disableKey: async ({ params }) => ({ key: await ops.setKeyState(g, params.name, 'disabled') }),
     enableKey: async ({ params }) => ({ key: await ops.setKeyState(g, params.name, 'enabled') }),
     deleteKey: async ({ params }) => ({ key: await ops.setKeyState(g, params.name, 'deleted') }),
+    updateKey: async ({ params, body }) => ({ key: await ops.updateKey(g, params.name, body) }),
 
     getWallet: () => ops.wallet(g),
     topUp: ({ body }) => ops.topup(g, body.amountMicro, body.note),
+    listWalletTransactions: ({ query }) => ({ transactions: g.ledger.reports.walletTransactions({ limit: query.limit, beforeId: query.before }) }),
 
     listPresets: () => ({ presets: lines.listPresets(g) }),
 
@@ -44,8 +68,12 @@ export function adminHandlers(g: Gateway, status: () => StatusView, where?: Wher
 
     listGroups: () => ({ groups: ops.listGroups(g) }),
     addGroup: async ({ body }) => ({ group: await ops.addGroup(g, body) }),
+    updateGroup: async ({ params, body }) => ({ group: await groups.updateGroup(g, params.name, body) }),
+    removeGroup: async ({ params }) => ({ group: await groups.removeGroup(g, params.name) }),
 
-    listLogs: ({ query }) => ({ entries: g.ledger.logs({ keyName: query.key, model: query.model, limit: query.limit, beforeId: query.before }) }),
+    listLogs: ({ query }) => ({ entries: g.ledger.reports.logs({ ...logFilter(query), limit: query.limit, beforeId: query.before }) }),
+
+    getStats: ({ query }) => ({ rows: stats(g, query) }),
 
     runDoctor: () => ops.doctor(g),
 
@@ -55,4 +83,20 @@ export function adminHandlers(g: Gateway, status: () => StatusView, where?: Wher
     listSnippets: ({ query }) => connections.snippets(query),
     shellEnv: ({ params, body }) => connections.env(params.target, body),
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** Hourly figures over at most 93 days, daily over at most ten years: a bounded answer. */
+function stats(g: Gateway, q: StatsQuery) {
+  if (q.until <= q.since) throw new AdminError(400, 'invalid_request', 'until must be after since.');
+  const max = q.bucket === 'hour' ? 93 * DAY_MS : 3660 * DAY_MS;
+  if (q.until - q.since > max) throw new AdminError(400, 'invalid_request', `A ${q.bucket}ly range spans at most ${max / DAY_MS} days.`);
+  return g.ledger.reports.stats({ since: q.since, until: q.until, bucket: q.bucket, by: q.by, tzOffsetMinutes: q.tz });
+}
+
+/** The filter part of LogsQuery as the ledger reads it. */
+export function logFilter(q: Omit<LogsQuery, 'limit' | 'before'>): LogFilter {
+  const status = q.status === undefined || q.status === 'ok' || q.status === 'error' ? q.status : Number(q.status);
+  return { key: q.key, model: q.model, line: q.line, status, protocol: q.protocol, since: q.since, until: q.until };
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { formatUsd, parseMultiplier } from '../core/money.js';
+import { formatUsd } from '../core/money.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import { FORMATS, type FormatId } from '../core/formats.js';
 import { AdminError } from './errors.js';
+import { checkGroupFields } from './groups.js';
 import { checkModels } from './lines.js';
 
 export { AdminError };
@@ -20,6 +21,7 @@ import type {
   GroupView,
   KeyView,
   ModelView,
+  UpdateKeyBody,
   WalletView,
 } from './contract.js';
 
@@ -105,6 +107,23 @@ export async function setKeyState(g: Gateway, name: string, state: KeyRecord['st
   return keyView(g, k);
 }
 
+/** Changes a key's group, quota, expiry or limits; what the body leaves out stays. */
+export async function updateKey(g: Gateway, name: string, body: UpdateKeyBody): Promise<KeyView> {
+  const k = findKey(g, name);
+  if (body.group !== undefined && !g.config.data.groups.some((x) => x.name === body.group)) {
+    throw new AdminError(400, 'unknown_group', `There is no group "${body.group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`);
+  }
+  if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now()) throw new AdminError(400, 'expired', 'The expiry time is in the past.');
+  await g.config.update(() => {
+    if (body.group !== undefined) k.group = body.group;
+    if (body.quotaMicro !== undefined) k.quotaMicro = body.quotaMicro;
+    if (body.expiresAt !== undefined) k.expiresAt = body.expiresAt === null ? null : new Date(body.expiresAt).toISOString();
+    if (body.rpm !== undefined) k.rpm = body.rpm;
+    if (body.maxConcurrent !== undefined) k.maxConcurrent = body.maxConcurrent;
+  });
+  return keyView(g, k);
+}
+
 export function wallet(g: Gateway): WalletView {
   const balanceMicro = g.ledger.balanceMicro();
   const topupsMicro = g.ledger.topupsMicro();
@@ -145,14 +164,8 @@ export function listGroups(g: Gateway): GroupView[] {
 export async function addGroup(g: Gateway, body: CreateGroupBody): Promise<GroupView> {
   if (g.config.data.groups.some((x) => x.name === body.name)) throw new AdminError(409, 'name_taken', `A group named "${body.name}" already exists.`);
   const multiplier = body.multiplier ?? '1';
-  try {
-    parseMultiplier(multiplier);
-  } catch (err) {
-    throw new AdminError(400, 'bad_multiplier', `Multiplier: ${(err as Error).message}.`);
-  }
   const models = body.models ?? ['*'];
-  if (models.includes('*') && models.length > 1) throw new AdminError(400, 'bad_models', 'Use either "*" (all models) or a list of model ids, not both.');
-  if (!models.includes('*')) checkModels(g, models);
+  checkGroupFields(g, multiplier, models);
   const group = { name: body.name, multiplier, models };
   await g.config.update((d) => {
     d.groups.push(group);

@@ -1,12 +1,14 @@
-import type { TObject } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Where } from '../connect/index.js';
 import type { Gateway } from '../compose/gateway.js';
-import { ADMIN_ROUTES, successStatus, type AdminRoute, type RouteInput, type RouteName, type StatusView } from './contract.js';
+import { ADMIN_ROUTES, LogsQuery, successStatus, type AdminRoute, type RouteInput, type RouteName, type StatusView } from './contract.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
-import { adminHandlers, type AdminHandlers } from './handlers.js';
+import { adminHandlers, logFilter, type AdminHandlers } from './handlers.js';
+import { logsCsv } from './logs-csv.js';
 import { AdminError } from './errors.js';
-import { tokenMatches } from './token.js';
+import { EventHub, eventRoutes } from './events.js';
+import { adminCaller, CONSOLE_HEADER, type ConsoleSessions } from './session.js';
 
 export interface AdminOptions {
   gateway: Gateway;
@@ -14,7 +16,12 @@ export interface AdminOptions {
   status: () => StatusView;
   /** The home and environment whose coding tools the connect routes edit; this process's when absent. */
   toolsHome?: Where | undefined;
+  sessions: ConsoleSessions;
 }
+
+/** The usage log as CSV: the filters of GET /api/logs, every matching row, streamed. */
+const CSV_PATH = '/api/logs.csv';
+const CsvQuery = Type.Omit(LogsQuery, ['limit', 'before']);
 
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
@@ -31,9 +38,19 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     if (!originAllowed(header(req, 'origin'), header(req, 'sec-fetch-site'), host)) {
       throw new AdminError(403, 'forbidden_origin', 'Cross-origin requests to the admin API are refused.');
     }
-    const auth = header(req, 'authorization') ?? '';
-    const presented = auth.toLowerCase().startsWith('bearer ') ? auth.slice(7) : '';
-    if (!presented || !tokenMatches(presented, opts.token)) {
+    const caller = adminCaller(
+      { authorization: header(req, 'authorization'), cookie: header(req, 'cookie'), host, console: header(req, CONSOLE_HEADER) },
+      opts.token,
+      opts.sessions,
+    );
+    // The CSV download is a plain link (a browser cannot add a header to one). It changes nothing,
+    // the guard above refuses cross-site requests, and the SameSite=Strict cookie is never sent
+    // with one; so a GET of it needs no console header.
+    const download = req.method === 'GET' && req.url.split('?')[0] === CSV_PATH;
+    if (caller === 'missing_header' && !download) {
+      throw new AdminError(403, 'console_header_required', `Console requests must carry the ${CONSOLE_HEADER} header.`);
+    }
+    if (caller === undefined) {
       void reply.header('www-authenticate', 'Bearer');
       throw new AdminError(401, 'admin_token_required', 'The admin API needs the admin token (in the data dir, file admin-token) as "Authorization: Bearer <token>".');
     }
@@ -48,8 +65,26 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     return reply.code(500).send({ error: { code: 'internal', message: 'Internal error; see the gateway log.' } });
   });
 
-  const handlers = adminHandlers(opts.gateway, opts.status, opts.toolsHome);
+  const handlers = adminHandlers(opts.gateway, opts.status, opts.sessions, opts.toolsHome);
   for (const name of Object.keys(ADMIN_ROUTES) as RouteName[]) mount(app, name, handlers);
+  // Streams, not JSON replies: outside the route table, behind the same guard.
+  const hub = new EventHub(opts.gateway, opts.status);
+  app.addHook('preClose', async () => hub.close());
+  eventRoutes(app, hub);
+  app.get(CSV_PATH, {
+    schema: { querystring: CsvQuery },
+    preValidation: async (req: FastifyRequest) => {
+      req.query = fromQueryText(CsvQuery, req.query);
+    },
+    handler: async (req, reply) => {
+      const day = new Date().toISOString().slice(0, 10);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="tollgate-usage-${day}.csv"`)
+        .header('cache-control', 'no-store')
+        .send(logsCsv(opts.gateway.ledger.reports, logFilter(req.query as LogsQuery)));
+    },
+  });
 }
 
 function mount<N extends RouteName>(app: FastifyInstance, name: N, handlers: AdminHandlers): void {
@@ -66,7 +101,10 @@ function mount<N extends RouteName>(app: FastifyInstance, name: N, handlers: Adm
       },
     }),
     // Fastify has checked params, query and body against this route's own schemas by now.
-    handler: async (req, reply) => reply.code(successStatus(route)).send(await handle({ params: req.params, query: req.query, body: req.body } as RouteInput<N>)),
+    handler: async (req, reply) => {
+      const ctx = { cookie: header(req, 'cookie'), host: header(req, 'host'), setCookie: (v: string) => void reply.header('set-cookie', v) };
+      return reply.code(successStatus(route)).send(await handle({ params: req.params, query: req.query, body: req.body } as RouteInput<N>, ctx));
+    },
   });
 }
 

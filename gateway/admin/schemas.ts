@@ -37,6 +37,16 @@ export const LogsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
   /** An entry id: only older entries, for paging. */
   before: Type.Optional(Type.Integer()),
+  /** The line of the last attempt. */
+  line: Type.Optional(Type.String()),
+  /** An HTTP status such as 429, or `ok` (below 400) or `error` (400 and above). */
+  status: Type.Optional(Type.String({ pattern: '^(ok|error|[1-5][0-9][0-9])$' })),
+  /** The client protocol (`openai-chat`, `anthropic`, `openai-responses`, `gemini`). */
+  protocol: Type.Optional(Type.String()),
+  /** Epoch ms: entries at or after it. */
+  since: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Epoch ms: entries before it. */
+  until: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type LogsQuery = Static<typeof LogsQuery>;
 
@@ -158,3 +168,28 @@ export const EnvBody = Type.Object(
   { additionalProperties: false },
 );
 export type EnvBody = Static<typeof EnvBody>;
+/** What PATCH /api/groups/{name} may change; the name stays. */
+export const UpdateGroupBody = Type.Omit(CreateGroupBody, ['name'], { additionalProperties: false });
+export type UpdateGroupBody = Static<typeof UpdateGroupBody>;
+
+/** What PATCH /api/keys/{name} may change: what creation sets, but the name; absent fields stay. */
+export const UpdateKeyBody = Type.Omit(CreateKeyBody, ['name'], { additionalProperties: false });
+export type UpdateKeyBody = Static<typeof UpdateKeyBody>;
+
+/** Paging through the wallet's transactions, newest first. */
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1 })),
+  before: Type.Optional(Type.Integer()),
+});
+
+/** GET /api/stats: a time range cut into hours or days, summed per model, key or line. */
+export const StatsQuery = Type.Object({
+  since: Type.Integer({ minimum: 0 }),
+  until: Type.Integer({ minimum: 0 }),
+  bucket: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
+  by: Type.Union([Type.Literal('model'), Type.Literal('key'), Type.Literal('line')]),
+  /** Minutes east of UTC where days start; the console sends its own. */
+  tz: Type.Optional(Type.Integer({ minimum: -840, maximum: 840 })),
+});
+export type StatsQuery = Static<typeof StatsQuery>;
+

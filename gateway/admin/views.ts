@@ -26,6 +26,10 @@ export type ErrorBody = Static<typeof ErrorBody>;
 export const StatusView = Type.Object({ version: Type.String(), dataDir: Type.String(), url: Type.String() });
 export type StatusView = Static<typeof StatusView>;
 
+/** A one-time console login: open `url` (`<gateway>/login?code=<code>`) before `expiresAt`. */
+export const LoginCodeView = Type.Object({ code: Type.String(), url: Type.String(), expiresAt: Type.String() });
+export type LoginCodeView = Static<typeof LoginCodeView>;
+
 export const KeyView = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -302,3 +306,21 @@ export const EnvView = Type.Object({
   text: Type.String(),
 });
 export type EnvView = Static<typeof EnvView>;
+/** A wallet transaction: a top-up (or, later, an adjustment) with its note. */
+export const WalletTransactionView = Type.Object({ id: Type.Integer(), ts: Type.Integer(), kind: Type.String(), amountMicro: Type.Integer(), note: Nullable(Type.String()) });
+export type WalletTransactionView = Static<typeof WalletTransactionView>;
+
+/** One bucket of GET /api/stats for one model, key or line (null: refused before one was known). */
+export const StatsRowView = Type.Object({
+  start: Type.Number(),
+  group: Nullable(Type.String()),
+  requests: Type.Integer(),
+  errors: Type.Integer(),
+  costMicro: Type.Integer(),
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+  cacheReadTokens: Type.Integer(),
+  cacheWriteTokens: Type.Integer(),
+});
+export type StatsRowView = Static<typeof StatsRowView>;
+

@@ -10,6 +10,7 @@ import { amount, int, list } from './args.js';
 import { registerAliases } from './aliases.js';
 import { registerConnect } from './connect.js';
 import { registerLines } from './lines.js';
+import { registerOpen } from './open.js';
 import { json, print } from './output.js';
 import { perMillion, table, usd, withUsd } from './format.js';
 
@@ -45,6 +46,7 @@ program
     print(`Tollgate ${VERSION} listening on ${running.url}`);
     print(`  OpenAI-compatible base URL: ${running.url}/v1`);
     print(`  Data dir: ${dir}`);
+    print(`  Console (one-time login link, 2 minutes; "tollgate open" prints a new one): ${running.loginUrl()}`);
     if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') {
       print(`  WARNING: bound to ${o.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
     }
@@ -150,6 +152,7 @@ walletCmd
 registerLines(program, client);
 registerAliases(program, client);
 registerConnect(program, client);
+registerOpen(program, client);
 
 program
   .command('models')

@@ -39,6 +39,58 @@ describe('each route through the typed client', () => {
     assert.deepEqual(await call('getStatus'), { version: VERSION, dataDir: gw.dataDir, url: gw.url });
   });
 
+  test('console sessions: createLoginCode, and logout (a no-op for the token)', async () => {
+    const code = await call('createLoginCode');
+    assert.equal(code.url, `${gw.url}/login?code=${code.code}`);
+    assert.ok(Date.parse(code.expiresAt) > Date.now(), code.expiresAt);
+    assert.deepEqual(await call('logout'), { ok: true });
+    assert.equal((await call('getWallet')).balanceMicro, 10_000_000, 'the token still works after a logout');
+  });
+
+  test('updateKey changes group, quota, expiry and limits, and only what it is given', async () => {
+    await call('createKey', { body: { name: 'editable', rpm: 5 } });
+    await gw.admin.group('editors', '1.5');
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const { key } = await call('updateKey', { params: { name: 'editable' }, body: { group: 'editors', quotaMicro: 2_000_000, expiresAt, maxConcurrent: 3 } });
+    assert.deepEqual([key.group, key.quotaMicro, key.expiresAt, key.rpm, key.maxConcurrent], ['editors', 2_000_000, expiresAt, 5, 3]);
+    const cleared = await call('updateKey', { params: { name: 'editable' }, body: { quotaMicro: null, expiresAt: null, rpm: null } });
+    assert.deepEqual([cleared.key.group, cleared.key.quotaMicro, cleared.key.expiresAt, cleared.key.rpm, cleared.key.maxConcurrent], ['editors', null, null, null, 3]);
+    const unknown = await refusal(call('updateKey', { params: { name: 'editable' }, body: { group: 'nope' } }));
+    assert.deepEqual([unknown.status, unknown.code], [400, 'unknown_group']);
+    const past = await refusal(call('updateKey', { params: { name: 'editable' }, body: { expiresAt: '2001-01-01T00:00:00Z' } }));
+    assert.deepEqual([past.status, past.code], [400, 'expired']);
+    const missing = await refusal(call('updateKey', { params: { name: 'nobody' }, body: {} }));
+    assert.deepEqual([missing.status, missing.code], [404, 'unknown_key']);
+    const renamed = await refusal(call('updateKey', { params: { name: 'editable' }, body: { name: 'x' } as never }));
+    assert.equal(renamed.status, 400);
+  });
+
+  test('listWalletTransactions: top-ups with notes, newest first, paged', async () => {
+    await call('topUp', { body: { amountMicro: 1_500_000, note: 'for the routes test' } });
+    const { transactions } = await call('listWalletTransactions', { query: { limit: 1 } });
+    assert.deepEqual(transactions.map((t) => [t.kind, t.amountMicro, t.note]), [['topup', 1_500_000, 'for the routes test']]);
+    const older = await call('listWalletTransactions', { query: { before: transactions[0]!.id } });
+    assert.deepEqual(older.transactions.map((t) => t.amountMicro), [10_000_000]);
+  });
+
+  test('getStats: requests, errors, cost and tokens per bucket and group; bad ranges refused', async () => {
+    const secret = await gw.admin.key('stats-key');
+    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'count me' }] });
+    const now = Date.now();
+    const { rows } = await call('getStats', { query: { since: now - 86_400_000, until: now + 60_000, bucket: 'hour', by: 'key' } });
+    const mine = rows.filter((r) => r.group === 'stats-key');
+    assert.equal(mine.reduce((n, r) => n + r.requests, 0), 1);
+    const [logged] = await gw.admin.logs({ key: 'stats-key' });
+    assert.equal(mine[0]!.costMicro, logged!.costMicro);
+    assert.equal(mine[0]!.start % 3_600_000, 0);
+    const backwards = await refusal(call('getStats', { query: { since: now, until: now - 1, bucket: 'day', by: 'model' } }));
+    assert.deepEqual([backwards.status, backwards.code], [400, 'invalid_request']);
+    const tooLong = await refusal(call('getStats', { query: { since: 0, until: now, bucket: 'hour', by: 'model' } }));
+    assert.equal(tooLong.status, 400);
+    const badBucket = await refusal(call('getStats', { query: { since: 0, until: now, bucket: 'week', by: 'model' } as never }));
+    assert.equal(badBucket.status, 400);
+  });
+
   test('keys: create, list, disable, enable, delete', async () => {
     const created = await call('createKey', { body: { name: 'route-key', quotaMicro: 5_000_000, rpm: 30, maxConcurrent: 2 } });
     assert.match(created.secret, /^sk-[A-Za-z0-9]{48}$/);
@@ -114,10 +166,31 @@ describe('each route through the typed client', () => {
 
   test('groups: add, list', async () => {
     assert.deepEqual((await call('addGroup', { body: { name: 'route-group', multiplier: '1.5', models: ['gpt-4o'] } })).group, { name: 'route-group', multiplier: '1.5', models: ['gpt-4o'] });
-    assert.deepEqual((await call('listGroups')).groups, [
+    // 'editors' is the updateKey test's.
+    assert.deepEqual((await call('listGroups')).groups.filter((g) => g.name !== 'editors'), [
       { name: 'default', multiplier: '1', models: ['*'] },
       { name: 'route-group', multiplier: '1.5', models: ['gpt-4o'] },
     ]);
+  });
+
+  test('groups: updateGroup changes multiplier and models; removeGroup refuses default and groups in use', async () => {
+    await call('addGroup', { body: { name: 'temp-group', multiplier: '2' } });
+    const { group } = await call('updateGroup', { params: { name: 'temp-group' }, body: { multiplier: '0.5', models: ['gpt-4o'] } });
+    assert.deepEqual(group, { name: 'temp-group', multiplier: '0.5', models: ['gpt-4o'] });
+    const bad = await refusal(call('updateGroup', { params: { name: 'temp-group' }, body: { models: ['no-such-model'] } }));
+    assert.deepEqual([bad.status, bad.code], [400, 'unknown_model']);
+    const zero = await refusal(call('updateGroup', { params: { name: 'temp-group' }, body: { multiplier: '0' } }));
+    assert.deepEqual([zero.status, zero.code], [400, 'bad_multiplier']);
+    await call('createKey', { body: { name: 'group-user', group: 'temp-group' } });
+    const inUse = await refusal(call('removeGroup', { params: { name: 'temp-group' } }));
+    assert.deepEqual([inUse.status, inUse.code], [409, 'group_in_use']);
+    await call('deleteKey', { params: { name: 'group-user' } });
+    assert.deepEqual((await call('removeGroup', { params: { name: 'temp-group' } })).group.name, 'temp-group');
+    assert.ok(!(await call('listGroups')).groups.some((g) => g.name === 'temp-group'), 'the removed group is not listed');
+    const def = await refusal(call('removeGroup', { params: { name: 'default' } }));
+    assert.deepEqual([def.status, def.code], [400, 'default_group']);
+    const gone = await refusal(call('updateGroup', { params: { name: 'temp-group' }, body: {} }));
+    assert.deepEqual([gone.status, gone.code], [404, 'unknown_group']);
   });
 
   test('listLogs with key, model, limit and before', async () => {

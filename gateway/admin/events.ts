@@ -1,0 +1,147 @@
+/**
+ * `GET /api/events`: what changes, as Server-Sent Events, for the console and the tray. A new
+ * subscriber first gets `snapshot` {status, wallet, keys, lines}; then `log` {entry} for each new
+ * usage-log row, `wallet` {wallet}, `key` {key} and `line` {line} (with `removed: true` when a
+ * line is gone) as they change.
+ *
+ * Changes are found by looking, twice a second while anyone listens, rather than by hooks in every
+ * place that writes: that catches every writer (the CLI, the admin API, settlements, a breaker
+ * opening or closing) with no coupling, at the cost of up to half a second of delay. The look is
+ * done once per tick for all subscribers.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Gateway } from '../compose/gateway.js';
+import type { KeyView, LineView, LogEntry, StatusView, WalletView } from './contract.js';
+import { listLines } from './lines.js';
+import { listKeys, wallet } from './operations.js';
+
+const TICK_MS = 500;
+/** Rows sent per tick at most; a burst beyond it is sent over the next ticks. */
+const LOG_BATCH = 500;
+/** A comment line now and then keeps proxies and idle timers from closing a quiet stream. */
+const KEEPALIVE_MS = 15_000;
+
+type Send = (event: string, data: unknown) => void;
+
+interface Subscriber {
+  send: Send;
+  /** Ends the stream (the gateway is closing). */
+  end(): void;
+}
+
+/** What a line looks like for change detection: its countdown changes every tick, so only whether it waits counts. */
+function lineSignature(l: LineView): string {
+  return JSON.stringify({ ...l, health: { ...l.health, waitMs: l.health.waitMs > 0 } });
+}
+
+export class EventHub {
+  private readonly subscribers = new Set<Subscriber>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastLogId = 0;
+  private keys = new Map<string, string>();
+  private lines = new Map<string, { sig: string; view: LineView }>();
+  private walletSig = '';
+
+  constructor(
+    private readonly g: Gateway,
+    private readonly status: () => StatusView,
+  ) {}
+
+  /** Adds a subscriber, sends it the snapshot, and returns how to remove it. */
+  subscribe(sub: Subscriber): () => void {
+    if (this.subscribers.size === 0) this.prime();
+    this.subscribers.add(sub);
+    sub.send('snapshot', { status: this.status(), wallet: wallet(this.g), keys: listKeys(this.g), lines: listLines(this.g) });
+    this.timer ??= setInterval(() => this.tick(), TICK_MS);
+    return () => {
+      this.subscribers.delete(sub);
+      if (this.subscribers.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    };
+  }
+
+  /** Ends every stream, so that the server can close. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const sub of this.subscribers) sub.end();
+    this.subscribers.clear();
+  }
+
+  /** The state a first subscriber's snapshot shows; changes are counted from here. */
+  private prime(): void {
+    this.lastLogId = this.g.ledger.reports.logs({ limit: 1 })[0]?.id ?? 0;
+    this.keys = new Map(listKeys(this.g).map((k) => [k.id, JSON.stringify(k)]));
+    this.lines = new Map(listLines(this.g).map((l) => [l.id, { sig: lineSignature(l), view: l }]));
+    this.walletSig = JSON.stringify(wallet(this.g));
+  }
+
+  private broadcast(event: string, data: unknown): void {
+    for (const sub of this.subscribers) sub.send(event, data);
+  }
+
+  private tick(): void {
+    const fresh = this.g.ledger.reports.logs({ limit: LOG_BATCH, afterId: this.lastLogId });
+    for (const entry of fresh) this.broadcast('log', { entry } satisfies { entry: LogEntry });
+    if (fresh.length > 0) this.lastLogId = fresh[fresh.length - 1]!.id;
+
+    const w = wallet(this.g);
+    const wSig = JSON.stringify(w);
+    if (wSig !== this.walletSig) {
+      this.walletSig = wSig;
+      this.broadcast('wallet', { wallet: w } satisfies { wallet: WalletView });
+    }
+
+    const keys = listKeys(this.g);
+    const seenKeys = new Set<string>();
+    for (const key of keys) {
+      seenKeys.add(key.id);
+      const sig = JSON.stringify(key);
+      if (this.keys.get(key.id) !== sig) {
+        this.keys.set(key.id, sig);
+        this.broadcast('key', { key } satisfies { key: KeyView });
+      }
+    }
+    for (const [id, sig] of this.keys) {
+      if (seenKeys.has(id)) continue;
+      // A deleted key leaves the list; say so once, as the key in its last state.
+      this.keys.delete(id);
+      this.broadcast('key', { key: { ...(JSON.parse(sig) as KeyView), state: 'deleted' } });
+    }
+
+    const lines = listLines(this.g);
+    const seenLines = new Set<string>();
+    for (const line of lines) {
+      seenLines.add(line.id);
+      const sig = lineSignature(line);
+      if (this.lines.get(line.id)?.sig !== sig) this.broadcast('line', { line } satisfies { line: LineView });
+      this.lines.set(line.id, { sig, view: line });
+    }
+    for (const [id, { view }] of this.lines) {
+      if (seenLines.has(id)) continue;
+      this.lines.delete(id);
+      this.broadcast('line', { line: view, removed: true });
+    }
+  }
+}
+
+/** The SSE route, inside the admin scope (its guard has already let the caller in). */
+export function eventRoutes(app: FastifyInstance, hub: EventHub): void {
+  app.get('/api/events', async (req, reply: FastifyReply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write('retry: 2000\n\n');
+    const send: Send = (event, data) => {
+      if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    const unsubscribe = hub.subscribe({ send, end: () => res.end() });
+    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+    req.raw.on('close', () => {
+      clearInterval(keepalive);
+      unsubscribe();
+    });
+  });
+}

@@ -1,0 +1,222 @@
+/**
+ * Reading the ledger for people: the usage log with filters, spend and tokens per hour or day,
+ * CSV export, and the wallet's transactions. Everything is computed in SQL on indexed columns, so
+ * it stays fast at millions of rows (bench/ledger.ts measures it; docs/performance.md has the
+ * figures). Writing stays in ledger.ts.
+ */
+import type Database from 'better-sqlite3';
+import type { LogEntry } from './ledger.js';
+import { toEntry } from './ledger-rows.js';
+import { HOUR_MS, ROLLUP_DIMENSIONS } from './usage-rollup.js';
+
+/** What the usage log can be narrowed to; every field is optional and they combine with AND. */
+export interface LogFilter {
+  key?: string | undefined;
+  /** The model id as the client sent it. */
+  model?: string | undefined;
+  line?: string | undefined;
+  /** An exact HTTP status, or `ok` (below 400) / `error` (400 and above). */
+  status?: number | 'ok' | 'error' | undefined;
+  /** The client (inbound) protocol. */
+  protocol?: string | undefined;
+  /** Epoch ms, inclusive. */
+  since?: number | undefined;
+  /** Epoch ms, exclusive. */
+  until?: number | undefined;
+}
+
+export interface LogPageQuery extends LogFilter {
+  limit?: number | undefined;
+  /** Entries older than this id (the last id of the page before). */
+  beforeId?: number | undefined;
+  /** Entries newer than this id, oldest first (for following the log as it grows). */
+  afterId?: number | undefined;
+}
+
+export type StatsBucket = 'hour' | 'day';
+export type StatsGroup = 'model' | 'key' | 'line';
+
+export interface StatsQuery {
+  since: number;
+  until: number;
+  bucket: StatsBucket;
+  by: StatsGroup;
+  /** Minutes east of UTC where days start (the console sends its own); 0 = UTC days. */
+  tzOffsetMinutes?: number | undefined;
+}
+
+export interface StatsRow {
+  /** Epoch ms where the hour or day starts. */
+  start: number;
+  /** The model, key or line; null for requests refused before one was known. */
+  group: string | null;
+  requests: number;
+  errors: number;
+  costMicro: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface WalletTransaction {
+  id: number;
+  ts: number;
+  kind: string;
+  amountMicro: number;
+  note: string | null;
+}
+
+const BUCKET_MS: Record<StatsBucket, number> = { hour: HOUR_MS, day: 24 * HOUR_MS };
+
+/** The columns of a stats row: the rollup holds counts already; request rows are counted here. */
+const MONEY_AND_TOKENS = `SUM(cost_micro) AS costMicro, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens,
+  SUM(cache_read_tokens) AS cacheReadTokens, SUM(cache_write_tokens) AS cacheWriteTokens`;
+const ROLLUP_SUMS = `SUM(requests) AS requests, SUM(errors) AS errors, ${MONEY_AND_TOKENS}`;
+const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}`;
+
+type RawStats = Omit<StatsRow, 'group'> & { grp: string };
+
+/** Adds up rows of the same bucket and group (rollup and edges), ordered by bucket, then group. */
+function merge(parts: RawStats[]): StatsRow[] {
+  const byKey = new Map<string, StatsRow>();
+  for (const { grp, ...p } of parts) {
+    const key = `${p.start}\u0000${grp}`;
+    const had = byKey.get(key);
+    if (!had) {
+      byKey.set(key, { ...p, group: grp === '' ? null : grp });
+      continue;
+    }
+    for (const f of ['requests', 'errors', 'costMicro', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const) had[f] += p[f];
+  }
+  return [...byKey.values()].sort((a, b) => a.start - b.start || (a.group ?? '').localeCompare(b.group ?? ''));
+}
+
+/** The WHERE clause of a filter, with its arguments in order. */
+function where(f: LogFilter, extra: string[] = [], extraArgs: (string | number)[] = []): { sql: string; args: (string | number)[] } {
+  const parts: string[] = [];
+  const args: (string | number)[] = [];
+  const eq = (column: string, value: string | number | undefined): void => {
+    if (value === undefined) return;
+    parts.push(`${column} = ?`);
+    args.push(value);
+  };
+  eq('key_name', f.key);
+  eq('model', f.model);
+  eq('line', f.line);
+  eq('inbound_protocol', f.protocol);
+  if (typeof f.status === 'number') eq('status', f.status);
+  else if (f.status === 'ok') parts.push('status < 400');
+  else if (f.status === 'error') parts.push('status >= 400');
+  if (f.since !== undefined) {
+    parts.push('ts >= ?');
+    args.push(f.since);
+  }
+  if (f.until !== undefined) {
+    parts.push('ts < ?');
+    args.push(f.until);
+  }
+  parts.push(...extra);
+  args.push(...extraArgs);
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', args };
+}
+
+export const MAX_LOG_PAGE = 1000;
+
+export class LedgerReports {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Newest first, `limit` (1–1000, default 50) entries older than `beforeId`; oldest first after `afterId`. */
+  logs(q: LogPageQuery): LogEntry[] {
+    const bounds: string[] = [];
+    const args: number[] = [];
+    if (q.beforeId !== undefined) {
+      bounds.push('id < ?');
+      args.push(q.beforeId);
+    }
+    if (q.afterId !== undefined) {
+      bounds.push('id > ?');
+      args.push(q.afterId);
+    }
+    const w = where(q, bounds, args);
+    const limit = Math.min(Math.max(q.limit ?? 50, 1), MAX_LOG_PAGE);
+    const order = q.afterId !== undefined && q.beforeId === undefined ? 'ASC' : 'DESC';
+    return (this.db.prepare(`SELECT * FROM requests ${w.sql} ORDER BY id ${order} LIMIT ?`).all(...w.args, limit) as Record<string, unknown>[]).map(toEntry);
+  }
+
+  /**
+   * Every entry the filter matches, newest first, read a thousand at a time by id: memory stays
+   * bounded however many rows match (CSV export streams from here), and between pages the
+   * connection is free for the settlements of requests in flight, which an open cursor would block.
+   */
+  *iterateLogs(f: LogFilter): Generator<LogEntry> {
+    let beforeId: number | undefined;
+    for (;;) {
+      const page = this.logs({ ...f, limit: MAX_LOG_PAGE, beforeId });
+      yield* page;
+      if (page.length < MAX_LOG_PAGE) return;
+      beforeId = page[page.length - 1]!.id;
+    }
+  }
+
+  /**
+   * Requests, errors, cost and tokens per hour or day and per model, key or line, oldest bucket
+   * first. Whole hours come from the hourly rollup (usage-rollup.ts); the partial hours at either
+   * end of the range, and every hour when days start at a time zone offset that is not whole
+   * hours, come from the request rows themselves, so the figures are exact either way.
+   */
+  stats(q: StatsQuery): StatsRow[] {
+    const size = BUCKET_MS[q.bucket];
+    const offset = (q.tzOffsetMinutes ?? 0) * 60_000;
+    if (offset % HOUR_MS !== 0) return this.rawStats(q, q.since, q.until);
+    const lo = Math.ceil(q.since / HOUR_MS) * HOUR_MS;
+    const hi = Math.floor(q.until / HOUR_MS) * HOUR_MS;
+    if (lo >= hi) return this.rawStats(q, q.since, q.until);
+    const rollup = this.db
+      .prepare(
+        `SELECT CAST((hour + @offset) / @size AS INTEGER) * @size - @offset AS start, value AS grp, ${ROLLUP_SUMS}
+        FROM usage_hourly WHERE dim = @dim AND hour >= @lo AND hour < @hi GROUP BY start, grp`,
+      )
+      .all({ offset, size, dim: q.by, lo, hi }) as RawStats[];
+    return merge([...rollup, ...this.rawRows(q, q.since, lo), ...this.rawRows(q, hi, q.until)]);
+  }
+
+  private rawStats(q: StatsQuery, since: number, until: number): StatsRow[] {
+    return merge(this.rawRows(q, since, until));
+  }
+
+  private rawRows(q: StatsQuery, since: number, until: number): RawStats[] {
+    if (since >= until) return [];
+    const range = this.idRange(since, until);
+    if (!range) return [];
+    const column = ROLLUP_DIMENSIONS[q.by];
+    // Whole buckets of the shifted time, shifted back, give each bucket's UTC start. Parameters
+    // arrive as REAL, so the division is cast back to an integer (ts is never negative).
+    const sql = `SELECT CAST((ts + @offset) / @size AS INTEGER) * @size - @offset AS start, COALESCE(${column}, '') AS grp,
+        ${ROW_SUMS}
+      FROM requests WHERE id BETWEEN @lo AND @hi AND ts >= @since AND ts < @until
+      GROUP BY start, grp`;
+    return this.db.prepare(sql).all({ offset: (q.tzOffsetMinutes ?? 0) * 60_000, size: BUCKET_MS[q.bucket], since, until, ...range }) as RawStats[];
+  }
+
+  /**
+   * The ids of the rows in a time range, as bounds. Rows are written in time order, give or take the
+   * length of a request (ts is when it started), so the range's rows sit together in the table:
+   * reading them by id is a sequential scan instead of one index lookup per row, several times
+   * faster on a month of a busy ledger. The ts test in the query itself keeps the answer exact.
+   */
+  private idRange(since: number, until: number): { lo: number; hi: number } | undefined {
+    const r = this.db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi FROM requests WHERE ts >= ? AND ts < ?').get(since, until) as { lo: number | null; hi: number | null };
+    return r.lo === null || r.hi === null ? undefined : { lo: r.lo, hi: r.hi };
+  }
+
+  /** Top-ups and adjustments, newest first. */
+  walletTransactions(q: { limit?: number | undefined; beforeId?: number | undefined }): WalletTransaction[] {
+    const limit = Math.min(Math.max(q.limit ?? 50, 1), MAX_LOG_PAGE);
+    const before = q.beforeId === undefined ? '' : 'WHERE id < ?';
+    const args = q.beforeId === undefined ? [limit] : [q.beforeId, limit];
+    return this.db
+      .prepare(`SELECT id, ts, kind, amount_micro AS amountMicro, note FROM wallet_tx ${before} ORDER BY id DESC LIMIT ?`)
+      .all(...args) as WalletTransaction[];
+  }
+}

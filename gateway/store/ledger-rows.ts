@@ -1,0 +1,37 @@
+import type { LogEntry } from './ledger.js';
+
+/** A `requests` row as SQLite returns it, as the LogEntry the admin API shows. */
+export function toEntry(r: Record<string, unknown>): LogEntry {
+  return {
+    id: r.id as number,
+    requestId: r.request_id as string,
+    ts: r.ts as number,
+    keyId: r.key_id as string | null,
+    keyName: r.key_name as string | null,
+    model: r.model as string | null,
+    servedModel: (r.served_model as string | null) ?? null,
+    attempts: (r.attempts as number | null) ?? 0,
+    upstreamModel: r.upstream_model as string | null,
+    line: r.line as string | null,
+    inboundProtocol: r.inbound_protocol as string,
+    upstreamProtocol: r.upstream_protocol as string | null,
+    stream: r.stream === 1,
+    status: r.status as number,
+    errorCode: r.error_code as string | null,
+    errorMessage: r.error_message as string | null,
+    usage: {
+      inputTokens: r.input_tokens as number,
+      outputTokens: r.output_tokens as number,
+      cacheReadTokens: r.cache_read_tokens as number,
+      cacheWriteTokens: r.cache_write_tokens as number,
+      reasoningTokens: r.reasoning_tokens as number,
+      audioInputTokens: r.audio_input_tokens as number,
+      imageInputTokens: r.image_input_tokens as number,
+    },
+    usageEstimated: r.usage_estimated === 1,
+    costMicro: r.cost_micro as number,
+    latencyMs: r.latency_ms as number,
+    ttfbMs: r.ttfb_ms as number | null,
+    notes: (r.notes as string | null) ?? null,
+  };
+}

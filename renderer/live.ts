@@ -1,0 +1,89 @@
+/**
+ * The gateway's event stream (GET /api/events through the typed client's adminEvents), kept open
+ * while the console is: the snapshot and each wallet, key and line event go straight into the
+ * query cache, and new log rows go to whoever listens (the usage log, the overview). If the
+ * stream drops (the gateway restarting), it reconnects; a lost session shows the login screen.
+ */
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { adminEvents, type AdminEvent } from '../gateway/admin/events-client.js';
+import { admin, isLoggedOut, type KeyView, type LineView, type LogEntry } from './api.js';
+import { qk } from './queries.js';
+
+type LogListener = (entry: LogEntry) => void;
+const logListeners = new Set<LogListener>();
+
+/** Calls `fn` for each new usage-log row while the returned function has not been called. */
+export function onLogEntry(fn: LogListener): () => void {
+  logListeners.add(fn);
+  return () => logListeners.delete(fn);
+}
+
+function upsert<T extends { id: string }>(list: T[] | undefined, item: T, keep: (t: T) => boolean): T[] | undefined {
+  if (!list) return list;
+  const rest = list.filter((x) => x.id !== item.id);
+  if (!keep(item)) return rest;
+  const at = list.findIndex((x) => x.id === item.id);
+  if (at === -1) return [...list, item];
+  return list.map((x) => (x.id === item.id ? item : x));
+}
+
+let lastRefresh = 0;
+
+/** The overview's recent rows and spend follow new requests, at most once a second under load. */
+function refreshSummaries(qc: QueryClient): void {
+  const now = Date.now();
+  if (now - lastRefresh < 1000) return;
+  lastRefresh = now;
+  void qc.invalidateQueries({ queryKey: ['logs', 'recent'] });
+  void qc.invalidateQueries({ queryKey: ['stats'] });
+}
+
+function apply(qc: QueryClient, e: AdminEvent): void {
+  switch (e.event) {
+    case 'snapshot':
+      qc.setQueryData(qk.wallet, e.data.wallet);
+      qc.setQueryData(qk.keys, e.data.keys);
+      qc.setQueryData(qk.lines, e.data.lines);
+      return;
+    case 'wallet':
+      qc.setQueryData(qk.wallet, e.data.wallet);
+      void qc.invalidateQueries({ queryKey: ['wallet', 'transactions'] });
+      return;
+    case 'key':
+      qc.setQueryData<KeyView[]>(qk.keys, (old) => upsert(old, e.data.key, (k) => k.state !== 'deleted'));
+      return;
+    case 'line': {
+      const removed = e.data.removed === true;
+      qc.setQueryData<LineView[]>(qk.lines, (old) => upsert(old, e.data.line, () => !removed));
+      // Which lines serve a model, and how each protocol reaches it, follow the lines.
+      void qc.invalidateQueries({ queryKey: qk.models });
+      return;
+    }
+    case 'log':
+      for (const fn of logListeners) fn(e.data.entry);
+      refreshSummaries(qc);
+      return;
+  }
+}
+
+/** Keeps the stream open for the life of the component (the layout). */
+export function useLiveEvents(onLoggedOut: () => void): void {
+  const qc = useQueryClient();
+  useEffect(() => {
+    const ac = new AbortController();
+    const run = async (): Promise<void> => {
+      while (!ac.signal.aborted) {
+        try {
+          for await (const e of adminEvents(admin, ac.signal)) apply(qc, e);
+        } catch (err) {
+          if (ac.signal.aborted) return;
+          if (isLoggedOut(err)) return onLoggedOut();
+        }
+        await new Promise((r) => window.setTimeout(r, 2000));
+      }
+    };
+    void run();
+    return () => ac.abort();
+  }, [qc, onLoggedOut]);
+}

@@ -1,0 +1,121 @@
+import { useState, type FormEvent } from 'react';
+import { api, type CreateGroupBody, type GroupView } from '../../api.js';
+import { Confirm, Dialog } from '../../components/dialog.js';
+import { RowMenu } from '../../components/menu.js';
+import { Field, FormFooter, NewButton, PageHeader } from '../../components/ui.js';
+import { qk, useAction, useGroups, useKeys, useModels } from '../../queries.js';
+
+export function Groups() {
+  const groups = useGroups();
+  const keys = useKeys();
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<GroupView | null>(null);
+  const [removing, setRemoving] = useState<GroupView | null>(null);
+  const remove = useAction((name: string) => api.removeGroup(name), [qk.groups], (g) => (setRemoving(null), `Group "${g.name}" removed.`));
+  return (
+    <>
+      <PageHeader title="Groups" subtitle="A key's group decides which models it may use and multiplies their prices.">
+        <NewButton label="Add group" onNew={() => setAdding(true)} />
+      </PageHeader>
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col" className="num">
+                Multiplier
+              </th>
+              <th scope="col">Models</th>
+              <th scope="col" className="num">
+                Keys
+              </th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.data?.map((g) => (
+              <tr key={g.name}>
+                <td>
+                  <strong>{g.name}</strong>
+                </td>
+                <td className="num mono">×{g.multiplier}</td>
+                <td>{g.models.includes('*') ? <span className="muted">all models</span> : g.models.map((m) => <code key={m} className="tag">{m}</code>)}</td>
+                <td className="num mono">{keys.data?.filter((k) => k.group === g.name).length ?? '—'}</td>
+                <td className="actions">
+                  <RowMenu
+                    label={`Actions for group ${g.name}`}
+                    items={[
+                      { label: 'Edit…', onSelect: () => setEditing(g) },
+                      { label: 'Remove…', danger: true, disabled: g.name === 'default', onSelect: () => setRemoving(g) },
+                    ]}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <AddGroupDialog open={adding} onOpenChange={setAdding} />
+      <Dialog open={editing !== null} onOpenChange={(o) => !o && setEditing(null)} title={`Edit group "${editing?.name ?? ''}"`}>
+        {editing ? <GroupForm key={editing.name} group={editing} onDone={() => setEditing(null)} /> : null}
+      </Dialog>
+      <Confirm
+        open={removing !== null}
+        onOpenChange={(o) => !o && setRemoving(null)}
+        title={`Remove group "${removing?.name ?? ''}"?`}
+        confirmLabel="Remove group"
+        busy={remove.isPending}
+        onConfirm={() => removing && remove.mutate(removing.name)}
+      >
+        Only a group no key uses can be removed; move its keys to another group first.
+      </Confirm>
+    </>
+  );
+}
+
+function AddGroupDialog({ open, onOpenChange }: { open: boolean; onOpenChange(o: boolean): void }) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange} title="Add a group">
+      <GroupForm onDone={() => onOpenChange(false)} />
+    </Dialog>
+  );
+}
+
+/** Adds a group, or edits `group` (its name stays). An empty model list means all models. */
+function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
+  const models = useModels();
+  const [name, setName] = useState(group?.name ?? '');
+  const [multiplier, setMultiplier] = useState(group?.multiplier ?? '1');
+  const [list, setList] = useState(group && !group.models.includes('*') ? group.models.join(', ') : '');
+  const save = useAction(
+    (body: CreateGroupBody) => (group ? api.updateGroup(group.name, { multiplier: body.multiplier, models: body.models ?? ['*'] }) : api.addGroup(body)),
+    [qk.groups],
+    (g) => `Group "${g.name}" ${group ? 'saved' : 'added'}.`,
+  );
+  const submit = (e: FormEvent): void => {
+    e.preventDefault();
+    const ids = list.split(/[,\s]+/).filter(Boolean);
+    save.mutate({ name: name.trim(), multiplier: multiplier.trim(), ...(ids.length > 0 ? { models: ids } : {}) }, { onSuccess: onDone });
+  };
+  return (
+    <form className="form" onSubmit={submit} autoComplete="off">
+      {group ? null : (
+        <Field label="Name" htmlFor="group-name">
+          <input id="group-name" required autoFocus value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+      )}
+      <Field label="Price multiplier" htmlFor="group-multiplier" hint="1 = catalogue prices; 1.2 = 20% more. Up to six decimals.">
+        <input id="group-multiplier" inputMode="decimal" required value={multiplier} onChange={(e) => setMultiplier(e.target.value)} />
+      </Field>
+      <Field label="Models" htmlFor="group-models" hint="Catalogue ids, comma-separated; empty for all models.">
+        <input id="group-models" list="group-model-ids" placeholder="all models" value={list} onChange={(e) => setList(e.target.value)} />
+        <datalist id="group-model-ids">
+          {models.data?.map((m) => <option key={m.id} value={m.id} />)}
+        </datalist>
+      </Field>
+      <FormFooter error={save.error} onCancel={onDone} busy={save.isPending} submitLabel={group ? 'Save' : 'Add group'} />
+    </form>
+  );
+}

@@ -1,0 +1,37 @@
+import { useState, type FormEvent } from 'react';
+import { api, type KeyView, type UpdateKeyBody } from '../../api.js';
+import { Dialog } from '../../components/dialog.js';
+import { FormFooter } from '../../components/ui.js';
+import { qk, useAction } from '../../queries.js';
+import { parseSettings, settingsOf, SettingsFields } from './key-settings.js';
+
+/** Group, quota, expiry and limits of an existing key; the secret and the name stay. */
+export function EditKeyDialog({ keyView, onClose }: { keyView: KeyView | null; onClose(): void }) {
+  return (
+    <Dialog open={keyView !== null} onOpenChange={(o) => !o && onClose()} title={`Edit key "${keyView?.name ?? ''}"`}>
+      {keyView ? <EditKeyForm key={keyView.id} k={keyView} onClose={onClose} /> : null}
+    </Dialog>
+  );
+}
+
+function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
+  const [settings, setSettings] = useState(() => settingsOf(k));
+  const [problem, setProblem] = useState<string | null>(null);
+  const save = useAction((body: UpdateKeyBody) => api.updateKey(k.name, body), [qk.keys], (key) => `Key "${key.name}" saved.`);
+  const submit = (e: FormEvent): void => {
+    e.preventDefault();
+    const parsed = parseSettings(settings);
+    if (typeof parsed === 'string') return setProblem(parsed);
+    setProblem(null);
+    // An unchanged expiry is not sent: the form shows only its day.
+    const { expiresAt, ...rest } = parsed;
+    const sameDay = (expiresAt === null && k.expiresAt === null) || (settings.expires !== '' && settingsOf(k).expires === settings.expires);
+    save.mutate(sameDay ? rest : parsed, { onSuccess: onClose });
+  };
+  return (
+    <form className="form" onSubmit={submit}>
+      <SettingsFields form={settings} onChange={setSettings} idPrefix="edit-key" />
+      <FormFooter problem={problem} error={save.error} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
+    </form>
+  );
+}

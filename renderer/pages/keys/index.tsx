@@ -1,0 +1,121 @@
+import { useState } from 'react';
+import { api, type CreatedKey, type KeyView } from '../../api.js';
+import { Confirm } from '../../components/dialog.js';
+import { RowMenu } from '../../components/menu.js';
+import { useToast } from '../../components/toast.js';
+import { Badge, Empty, NewButton, PageHeader, QuotaBar, Switch } from '../../components/ui.js';
+import { ago, date } from '../../format.js';
+import { qk, useAction, useKeys } from '../../queries.js';
+import { forgetSecret } from '../../secret-memory.js';
+import { CreateKeyDialog } from './create-key.js';
+import { EditKeyDialog } from './edit-key.js';
+import { SecretDialog } from './secret-dialog.js';
+
+function expired(k: KeyView): boolean {
+  return k.expiresAt !== null && Date.parse(k.expiresAt) <= Date.now();
+}
+
+export function Keys() {
+  const keys = useKeys();
+  const toast = useToast();
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [deleting, setDeleting] = useState<KeyView | null>(null);
+  const [editing, setEditing] = useState<KeyView | null>(null);
+  const toggle = useAction((a: { name: string; enabled: boolean }) => api.setKeyEnabled(a.name, a.enabled), [qk.keys], (k) => `Key "${k.name}" ${k.state}.`);
+  const remove = useAction((name: string) => api.deleteKey(name), [qk.keys], (k) => {
+    forgetSecret(k.name);
+    setDeleting(null);
+    return `Key "${k.name}" deleted.`;
+  });
+
+  return (
+    <>
+      <PageHeader title="Keys" subtitle="Tools authenticate with these sk- keys. Tollgate keeps only a hash; a secret is shown once, at creation.">
+        <NewButton label="Create key" onNew={() => setCreating(true)} />
+      </PageHeader>
+      {keys.data && keys.data.length === 0 ? (
+        <Empty title="No keys yet">
+          <p>Create one for each tool or machine, so you can see its spend and turn it off on its own.</p>
+          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            Create key
+          </button>
+        </Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">On</th>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Group</th>
+                <th scope="col">Spend / quota</th>
+                <th scope="col">Limits</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data?.map((k) => (
+                <tr key={k.id} data-key={k.name} className={k.state === 'disabled' ? 'row-off' : ''}>
+                  <td>
+                    <Switch
+                      checked={k.state === 'enabled'}
+                      label={`Key ${k.name} enabled`}
+                      disabled={toggle.isPending}
+                      onChange={(enabled) => toggle.mutate({ name: k.name, enabled })}
+                    />
+                  </td>
+                  <td>
+                    <strong>{k.name}</strong> {k.state === 'disabled' ? <Badge tone="muted">disabled</Badge> : null}{' '}
+                    {expired(k) ? <Badge tone="bad">expired</Badge> : null}
+                  </td>
+                  <td className="mono muted">sk-…{k.last4}</td>
+                  <td>{k.group}</td>
+                  <td>
+                    <QuotaBar used={k.usedMicro} quota={k.quotaMicro} />
+                  </td>
+                  <td className="muted">
+                    {k.rpm === null && k.maxConcurrent === null ? 'none' : [k.rpm !== null ? `${k.rpm}/min` : null, k.maxConcurrent !== null ? `${k.maxConcurrent} at once` : null].filter(Boolean).join(' · ')}
+                  </td>
+                  <td className="muted">{k.expiresAt ? date(k.expiresAt) : 'never'}</td>
+                  <td className="muted" title={k.createdAt}>
+                    {ago(k.createdAt)}
+                  </td>
+                  <td className="actions">
+                    <RowMenu
+                      label={`Actions for key ${k.name}`}
+                      items={[
+                        { label: 'Edit…', onSelect: () => setEditing(k) },
+                        { label: k.state === 'enabled' ? 'Disable' : 'Enable', onSelect: () => toggle.mutate({ name: k.name, enabled: k.state !== 'enabled' }) },
+                        { label: 'Copy key id', onSelect: () => void navigator.clipboard.writeText(k.id).then(() => toast.show(`Copied the id of key "${k.name}".`)) },
+                        { label: 'Delete…', danger: true, onSelect: () => setDeleting(k) },
+                      ]}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <CreateKeyDialog open={creating} onOpenChange={setCreating} onCreated={(c) => (setCreating(false), setCreated(c))} />
+      <SecretDialog created={created} onClose={() => setCreated(null)} />
+      <EditKeyDialog keyView={editing} onClose={() => setEditing(null)} />
+      <Confirm
+        open={deleting !== null}
+        onOpenChange={(o) => !o && setDeleting(null)}
+        title={`Delete key "${deleting?.name ?? ''}"?`}
+        confirmLabel="Delete key"
+        busy={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting.name)}
+      >
+        Tools using it get 401 from now on. Its log rows and spend stay. This cannot be undone; to pause a key, disable it instead.
+      </Confirm>
+    </>
+  );
+}

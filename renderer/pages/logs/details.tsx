@@ -1,0 +1,139 @@
+import * as RadixDialog from '@radix-ui/react-dialog';
+import type { LogEntry } from '../../api.js';
+import { CopyButton } from '../../components/copy.js';
+import { Badge } from '../../components/ui.js';
+import { dateTime, ms, tokens, usd } from '../../format.js';
+
+const USAGE_ROWS: [keyof LogEntry['usage'], string][] = [
+  ['inputTokens', 'Input (uncached)'],
+  ['cacheReadTokens', 'Cache read'],
+  ['cacheWriteTokens', 'Cache write'],
+  ['outputTokens', 'Output'],
+  ['reasoningTokens', 'of which reasoning'],
+  ['audioInputTokens', 'Audio input'],
+  ['imageInputTokens', 'Image input'],
+];
+
+/** One request in full: a side sheet over the log, closed with Escape, focus back on the row. */
+export function LogDetails({ entry, onClose, returnFocus }: { entry: LogEntry | null; onClose(): void; returnFocus?: () => void }) {
+  return (
+    <RadixDialog.Root open={entry !== null} onOpenChange={(o) => !o && onClose()}>
+      <RadixDialog.Portal>
+        <RadixDialog.Overlay className="dialog-overlay sheet-overlay" />
+        <RadixDialog.Content
+          className="sheet"
+          aria-describedby={undefined}
+          // Opened from a row, not a trigger button: hand the focus back to the log so arrows keep working.
+          onCloseAutoFocus={(e) => {
+            if (!returnFocus) return;
+            e.preventDefault();
+            returnFocus();
+          }}
+        >
+          {entry ? <Body e={entry} /> : null}
+        </RadixDialog.Content>
+      </RadixDialog.Portal>
+    </RadixDialog.Root>
+  );
+}
+
+function Body({ e }: { e: LogEntry }) {
+  const failovers = e.notes?.split('; ').filter((n) => /^line ".*" failed/.test(n)) ?? [];
+  const translation = e.notes?.split('; ').filter((n) => !/^line ".*" failed/.test(n)) ?? [];
+  return (
+    <>
+      <div className="dialog-head">
+        <RadixDialog.Title className="dialog-title">
+          Request <span className="mono">#{e.id}</span> <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
+        </RadixDialog.Title>
+        <RadixDialog.Close className="icon-button" aria-label="Close">
+          ×
+        </RadixDialog.Close>
+      </div>
+      <dl className="facts">
+        <dt>Request id</dt>
+        <dd className="mono">
+          {e.requestId} <CopyButton value={e.requestId} what="request id" />
+        </dd>
+        <dt>Time</dt>
+        <dd>{dateTime(e.ts)}</dd>
+        <dt>Key</dt>
+        <dd>{e.keyName ?? '—'}</dd>
+        <dt>Model</dt>
+        <dd className="mono">
+          {e.model ?? '—'}
+          {e.servedModel && e.servedModel !== e.model ? ` → ${e.servedModel} (alias)` : ''}
+          {e.upstreamModel && e.upstreamModel !== (e.servedModel ?? e.model) ? ` · upstream id ${e.upstreamModel}` : ''}
+        </dd>
+        <dt>Protocols</dt>
+        <dd>
+          {e.upstreamProtocol ? `${e.inboundProtocol} in → ${e.upstreamProtocol} upstream` : `${e.inboundProtocol} in; not forwarded`}
+          {e.stream ? ', streamed' : ''}
+        </dd>
+        <dt>Line</dt>
+        <dd>{e.line ? `${e.line} · ${e.attempts} ${e.attempts === 1 ? 'attempt' : 'attempts'}` : 'none (refused before forwarding)'}</dd>
+      </dl>
+      {e.errorCode ? (
+        <section className="sheet-section">
+          <h3>Error</h3>
+          <p className="error-note">
+            <span className="mono">{e.errorCode}</span>: {e.errorMessage}
+          </p>
+        </section>
+      ) : null}
+      {failovers.length > 0 ? (
+        <section className="sheet-section">
+          <h3>Failover</h3>
+          <ol className="plain-list">
+            {failovers.map((f) => (
+              <li key={f}>{f}</li>
+            ))}
+            <li>answered by line "{e.line}"</li>
+          </ol>
+        </section>
+      ) : null}
+      {translation.length > 0 ? (
+        <section className="sheet-section">
+          <h3>Translation notes</h3>
+          <ul className="plain-list">
+            {translation.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <section className="sheet-section">
+        <h3>Timing</h3>
+        <dl className="facts">
+          <dt>First byte</dt>
+          <dd>{ms(e.ttfbMs)}</dd>
+          <dt>Total</dt>
+          <dd>{ms(e.latencyMs)}</dd>
+        </dl>
+      </section>
+      <section className="sheet-section">
+        <h3>Charge</h3>
+        <table className="table table-compact">
+          <tbody>
+            {USAGE_ROWS.filter(([k]) => e.usage[k] > 0 || k === 'inputTokens' || k === 'outputTokens').map(([k, label]) => (
+              <tr key={k}>
+                <th scope="row">{label}</th>
+                <td className="num mono">{tokens(e.usage[k])} tokens</td>
+              </tr>
+            ))}
+            <tr className="total">
+              <th scope="row">Cost</th>
+              <td className="num mono" data-testid="detail-cost">
+                {usd(e.costMicro)}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+        <p className="muted">
+          {e.usageEstimated ? 'The upstream reported no usage: Tollgate counted these tokens itself. ' : ''}
+          Cost = tokens of each kind × the model's price per million × the key's group multiplier, rounded up to a micro-dollar.
+        </p>
+      </section>
+    </>
+  );
+}

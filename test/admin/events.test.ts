@@ -1,0 +1,99 @@
+/** GET /api/events: the snapshot, then log, wallet, key and line events as things change, from any writer. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { AdminClient, bearer } from '../../gateway/admin/client.js';
+import { adminEvents, type AdminEvent } from '../../gateway/admin/events-client.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+
+let gw: TestGateway;
+let mock: MockUpstream;
+
+before(async () => {
+  gw = await startGateway();
+  mock = await startMockUpstream();
+});
+
+after(async () => {
+  await gw.close();
+  await mock.close();
+});
+
+/** Collects events in the background; `next(pred)` waits for the first one matching. */
+function follow(client: AdminClient, signal: AbortSignal) {
+  const seen: AdminEvent[] = [];
+  const waiters: { pred: (e: AdminEvent) => boolean; resolve: (e: AdminEvent) => void }[] = [];
+  const done = (async () => {
+    for await (const e of adminEvents(client, signal)) {
+      seen.push(e);
+      for (const w of [...waiters]) {
+        if (!w.pred(e)) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(e);
+      }
+    }
+  })().catch((err: unknown) => {
+    if (!signal.aborted) throw err;
+  });
+  return {
+    seen,
+    done,
+    next<E extends AdminEvent['event']>(event: E, pred: (d: Extract<AdminEvent, { event: E }>['data']) => boolean = () => true): Promise<Extract<AdminEvent, { event: E }>['data']> {
+      const match = (e: AdminEvent): boolean => e.event === event && pred(e.data as never);
+      const found = seen.find(match);
+      if (found) return Promise.resolve(found.data as never);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no ${event} event within 5 s; saw ${seen.map((e) => e.event).join(', ')}`)), 5000);
+        waiters.push({ pred: match, resolve: (e) => (clearTimeout(t), resolve(e.data as never)) });
+      });
+    },
+  };
+}
+
+test('the snapshot first, then every change as its own event', async () => {
+  const ac = new AbortController();
+  const ev = follow(gw.admin.client, ac.signal);
+  const snap = await ev.next('snapshot');
+  assert.equal(ev.seen[0]!.event, 'snapshot');
+  assert.deepEqual(snap.wallet.balanceMicro, 0);
+  assert.deepEqual([snap.keys, snap.lines], [[], []]);
+  assert.equal(snap.status.url, gw.url);
+
+  await gw.admin.topup(5);
+  assert.equal((await ev.next('wallet', (d) => d.wallet.balanceMicro === 5_000_000)).wallet.topupsMicro, 5_000_000);
+
+  await gw.admin.line({ name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4o'], modelMap: { 'gpt-4o': 'mock-small' } });
+  assert.equal((await ev.next('line', (d) => d.line.name === 'local')).line.health.state, 'closed');
+
+  const secret = await gw.admin.key('laptop');
+  await ev.next('key', (d) => d.key.name === 'laptop' && d.key.state === 'enabled');
+  await gw.openai(secret).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+  const { entry } = await ev.next('log', (d) => d.entry.keyName === 'laptop');
+  assert.equal(entry.status, 200);
+  assert.ok(entry.costMicro > 0, 'the logged request has a cost');
+  await ev.next('key', (d) => d.key.name === 'laptop' && d.key.usedMicro === entry.costMicro);
+  await ev.next('wallet', (d) => d.wallet.spentMicro === entry.costMicro);
+
+  await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
+  await ev.next('key', (d) => d.key.state === 'disabled');
+  await gw.admin.client.call('deleteKey', { params: { name: 'laptop' } });
+  await ev.next('key', (d) => d.key.state === 'deleted');
+  await gw.admin.client.call('removeLine', { params: { name: 'local' } });
+  const removed = await ev.next('line', (d) => d.removed === true);
+  assert.equal(removed.line.name, 'local');
+  ac.abort();
+  await ev.done;
+});
+
+test('the stream is behind the admin guard: no token, no events', async () => {
+  const anonymous = new AdminClient({ baseUrl: gw.url });
+  await assert.rejects(adminEvents(anonymous).next(), (err: { status: number; code: string }) => err.status === 401 && err.code === 'admin_token_required');
+});
+
+test('a gateway closing with a listener attached closes the stream and does not hang', async () => {
+  const other = await startGateway();
+  const ev = follow(new AdminClient({ baseUrl: other.url, headers: bearer(other.running.adminToken) }), new AbortController().signal);
+  await ev.next('snapshot');
+  await other.close();
+  await ev.done;
+});

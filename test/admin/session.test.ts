@@ -1,0 +1,134 @@
+/** Console logins: one-time codes, the session cookie, the console header, logout, and the unchanged token path. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ConsoleSessions, cookieName, readCookie } from '../../gateway/admin/session.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+const HOST = '127.0.0.1:4141';
+
+before(async () => {
+  gw = await startGateway();
+});
+
+after(async () => {
+  await gw.close();
+});
+
+const inject = (opts: { method?: 'GET' | 'POST'; url: string; headers?: Record<string, string> }) =>
+  gw.running.app.inject({ method: opts.method ?? 'GET', url: opts.url, headers: { host: HOST, ...opts.headers } });
+
+async function mintCode(): Promise<{ code: string; url: string; expiresAt: string }> {
+  const r = await inject({ method: 'POST', url: '/api/session/code', headers: { authorization: `Bearer ${gw.running.adminToken}` } });
+  assert.equal(r.statusCode, 200);
+  return r.json();
+}
+
+async function login(): Promise<string> {
+  const { code } = await mintCode();
+  const r = await inject({ url: `/login?code=${code}` });
+  assert.equal(r.statusCode, 303);
+  const setCookie = String(r.headers['set-cookie']);
+  return readCookie(setCookie.split(';')[0], cookieName(HOST))!;
+}
+
+test('POST /api/session/code needs the admin token and returns a login URL on the gateway', async () => {
+  assert.equal((await inject({ method: 'POST', url: '/api/session/code' })).statusCode, 401);
+  const { code, url, expiresAt } = await mintCode();
+  assert.match(code, /^[A-Za-z0-9_-]{32}$/);
+  assert.equal(url, `${gw.url}/login?code=${code}`);
+  const left = Date.parse(expiresAt) - Date.now();
+  assert.ok(left > 60_000 && left <= 120_000, `expires in ${left} ms`);
+});
+
+test('GET /login trades a code for an HttpOnly SameSite=Strict cookie and redirects to / (303)', async () => {
+  const { code } = await mintCode();
+  const r = await inject({ url: `/login?code=${code}` });
+  assert.equal(r.statusCode, 303);
+  assert.equal(r.headers.location, '/');
+  assert.equal(r.headers['cache-control'], 'no-store');
+  const cookie = String(r.headers['set-cookie']);
+  assert.match(cookie, /^tollgate_session_4141=[A-Za-z0-9_-]{43}; /);
+  assert.match(cookie, /; HttpOnly/);
+  assert.match(cookie, /; SameSite=Strict/);
+  assert.match(cookie, /; Path=\//);
+  assert.ok(!cookie.includes(gw.running.adminToken), 'the cookie is not the admin token');
+});
+
+test('a code works once; an unknown code redirects to the login screen with no cookie', async () => {
+  const { code } = await mintCode();
+  assert.equal((await inject({ url: `/login?code=${code}` })).statusCode, 303);
+  for (const url of [`/login?code=${code}`, '/login?code=nope', '/login']) {
+    const again = await inject({ url });
+    assert.equal(again.statusCode, 303, url);
+    assert.equal(again.headers.location, '/?login=expired', url);
+    assert.equal(again.headers['set-cookie'], undefined, url);
+  }
+});
+
+test('codes expire after two minutes and sessions after twelve idle hours', () => {
+  let now = 1_000_000;
+  const s = new ConsoleSessions(() => now);
+  const { code } = s.mintCode();
+  now += 120_001;
+  assert.equal(s.redeem(code), undefined);
+  const id = s.redeem(s.mintCode().code)!;
+  assert.ok(s.check(id), 'a fresh session is live');
+  now += 11 * 3600_000;
+  assert.ok(s.check(id), 'each use extends the session');
+  now += 12 * 3600_000 + 1;
+  assert.equal(s.check(id), false);
+});
+
+test('the cookie authorises admin requests only together with the console header', async () => {
+  const id = await login();
+  const cookie = `${cookieName(HOST)}=${id}`;
+  const ok = await inject({ url: '/api/wallet', headers: { cookie, 'x-tollgate-console': '1' } });
+  assert.equal(ok.statusCode, 200);
+  assert.equal(ok.json().balanceMicro, 0);
+  const bare = await inject({ url: '/api/wallet', headers: { cookie } });
+  assert.equal(bare.statusCode, 403);
+  assert.equal(bare.json().error.code, 'console_header_required');
+  const forged = await inject({ url: '/api/wallet', headers: { cookie: `${cookieName(HOST)}=${id}x`, 'x-tollgate-console': '1' } });
+  assert.equal(forged.statusCode, 401);
+  // The cookie of another port's gateway is not this one's.
+  const otherPort = await inject({ url: '/api/wallet', headers: { cookie: `tollgate_session_9999=${id}`, 'x-tollgate-console': '1' } });
+  assert.equal(otherPort.statusCode, 401);
+});
+
+test('the Host/Origin guard still runs first for cookie requests', async () => {
+  const id = await login();
+  const headers = { cookie: `${cookieName(HOST)}=${id}`, 'x-tollgate-console': '1' };
+  const cross = await inject({ url: '/api/wallet', headers: { ...headers, origin: 'http://evil.example' } });
+  assert.equal(cross.json().error.code, 'forbidden_origin');
+  const site = await inject({ url: '/api/wallet', headers: { ...headers, 'sec-fetch-site': 'cross-site' } });
+  assert.equal(site.json().error.code, 'forbidden_origin');
+  const rebinding = await gw.running.app.inject({ method: 'GET', url: '/api/wallet', headers: { ...headers, host: 'evil.example:4141' } });
+  assert.equal(rebinding.json().error.code, 'forbidden_host');
+  const login403 = await gw.running.app.inject({ method: 'GET', url: '/login?code=x', headers: { host: 'evil.example' } });
+  assert.equal(login403.statusCode, 403);
+});
+
+test('logout ends the session and clears the cookie', async () => {
+  const id = await login();
+  const headers = { cookie: `${cookieName(HOST)}=${id}`, 'x-tollgate-console': '1' };
+  const out = await inject({ method: 'POST', url: '/api/session/logout', headers });
+  assert.equal(out.statusCode, 200);
+  assert.match(String(out.headers['set-cookie']), /^tollgate_session_4141=; .*Max-Age=0/);
+  assert.equal((await inject({ url: '/api/wallet', headers })).statusCode, 401);
+});
+
+test('the CSV download needs no console header with the cookie (a plain link), and streams the filtered log', async () => {
+  const id = await login();
+  const cookie = `${cookieName(HOST)}=${id}`;
+  const csv = await inject({ url: '/api/logs.csv?status=error&since=0', headers: { cookie } });
+  assert.equal(csv.statusCode, 200);
+  assert.match(String(csv.headers['content-type']), /^text\/csv/);
+  assert.match(String(csv.headers['content-disposition']), /^attachment; filename="tollgate-usage-\d{4}-\d\d-\d\d\.csv"$/);
+  assert.match(csv.body, /^id,time,request_id,/);
+  // The JSON log still needs the header, and the download still needs a session.
+  assert.equal((await inject({ url: '/api/logs', headers: { cookie } })).statusCode, 403);
+  assert.equal((await inject({ url: '/api/logs.csv' })).statusCode, 401);
+  assert.equal((await inject({ url: '/api/logs.csv?status=nope', headers: { cookie } })).statusCode, 400);
+  assert.equal((await inject({ url: '/api/logs.csv', headers: { cookie, 'sec-fetch-site': 'cross-site' } })).statusCode, 403);
+});
