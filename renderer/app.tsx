@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { Route, Routes } from 'react-router';
-import { isLoggedOut } from './api.js';
+import { isLoggedOut } from './lib/api.js';
 import { Layout } from './components/layout.js';
-import { useStatus } from './queries.js';
-import { LOGGED_OUT_EVENT } from './session-events.js';
+import { useStatus } from './lib/queries.js';
+import { LOGGED_OUT_EVENT } from './lib/session-events.js';
 import { Login } from './pages/login/index.js';
 import { Overview } from './pages/overview/index.js';
 import { Wallet } from './pages/wallet/index.js';

@@ -1,11 +1,11 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
-import { api } from '../api.js';
-import { usd } from '../format.js';
-import { LOGGED_OUT_EVENT } from '../session-events.js';
-import { useLiveEvents } from '../live.js';
-import { useStatus, useWallet } from '../queries.js';
+import { api } from '../lib/api.js';
+import { usd } from '../lib/format.js';
+import { LOGGED_OUT_EVENT } from '../lib/session-events.js';
+import { useLiveEvents } from '../lib/live.js';
+import { useStatus, useWallet } from '../lib/queries.js';
 import { Dialog } from './dialog.js';
 import { useShortcuts } from './shortcuts.js';
 import { useTheme, type ThemeChoice } from './theme.js';

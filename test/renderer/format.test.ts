@@ -1,7 +1,7 @@
 /** The console's money formats: integer micro-USD in, exact text out, and back. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseUsd, usd } from '../../renderer/format.js';
+import { parseUsd, usd } from '../../renderer/lib/format.js';
 
 test('usd shows cents, and more digits only when the amount has them', () => {
   assert.equal(usd(0), '$0.00');

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { api, type CreateGroupBody, type GroupView } from '../../api.js';
+import { api, type CreateGroupBody, type GroupView } from '../../lib/api.js';
 import { Confirm, Dialog } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { Field, FormFooter, NewButton, PageHeader } from '../../components/ui.js';
-import { qk, useAction, useGroups, useKeys, useModels } from '../../queries.js';
+import { qk, useGroups, useKeys, useModels } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
 
 export function Groups() {
   const groups = useGroups();

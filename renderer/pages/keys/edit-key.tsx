@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { api, type KeyView, type UpdateKeyBody } from '../../api.js';
+import { api, type KeyView, type UpdateKeyBody } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { FormFooter } from '../../components/ui.js';
-import { qk, useAction } from '../../queries.js';
+import { qk } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
 import { parseSettings, settingsOf, SettingsFields } from './key-settings.js';
 
 /** Group, quota, expiry and limits of an existing key; the secret and the name stay. */

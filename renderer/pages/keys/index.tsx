@@ -1,12 +1,13 @@
 import { useState } from 'react';
-import { api, type CreatedKey, type KeyView } from '../../api.js';
+import { api, type CreatedKey, type KeyView } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { useToast } from '../../components/toast.js';
 import { Badge, Empty, NewButton, PageHeader, QuotaBar, Switch } from '../../components/ui.js';
-import { ago, date } from '../../format.js';
-import { qk, useAction, useKeys } from '../../queries.js';
-import { forgetSecret } from '../../secret-memory.js';
+import { ago, date } from '../../lib/format.js';
+import { qk, useKeys } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
+import { forgetSecret } from '../../lib/secret-memory.js';
 import { CreateKeyDialog } from './create-key.js';
 import { EditKeyDialog } from './edit-key.js';
 import { SecretDialog } from './secret-dialog.js';

@@ -1,8 +1,8 @@
 /** The settings a key has besides its name (group, quota, expiry, limits): one form part and one parser for create and edit. */
-import type { KeyView } from '../../api.js';
+import type { KeyView } from '../../lib/api.js';
 import { Field } from '../../components/ui.js';
-import { date, parseUsd, usd } from '../../format.js';
-import { useGroups } from '../../queries.js';
+import { date, parseUsd, usd } from '../../lib/format.js';
+import { useGroups } from '../../lib/queries.js';
 
 export interface SettingsForm {
   group: string;

@@ -1,8 +1,8 @@
 import { useNavigate } from 'react-router';
-import type { CreatedKey } from '../../api.js';
+import type { CreatedKey } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Dialog } from '../../components/dialog.js';
-import { rememberSecret } from '../../secret-memory.js';
+import { rememberSecret } from '../../lib/secret-memory.js';
 
 /** The one time a secret is visible. Closing the dialog drops it from the page. */
 export function SecretDialog({ created, onClose }: { created: CreatedKey | null; onClose(): void }) {

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { api, type CreateLineBody, type PresetView } from '../../api.js';
+import { api, type CreateLineBody, type PresetView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
-import { qk, useAction, useModels, usePresets } from '../../queries.js';
+import { qk, useModels, usePresets } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
 import { parseModels } from './models-field.js';
 
 type KeyMode = 'keychain' | 'env' | 'none';

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { api, type LineView, type UpdateLineBody } from '../../api.js';
+import { api, type LineView, type UpdateLineBody } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
-import { qk, useAction } from '../../queries.js';
+import { qk } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
 import { formatModels, parseModels } from './models-field.js';
 
 interface Form {

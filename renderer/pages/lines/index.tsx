@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, type LineTestView, type LineView } from '../../api.js';
+import { api, type LineTestView, type LineView } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { Badge, Empty, NewButton, PageHeader, Switch } from '../../components/ui.js';
-import { ms } from '../../format.js';
-import { qk, useAction, useLines } from '../../queries.js';
+import { ms } from '../../lib/format.js';
+import { qk, useLines } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
 import { AddLineDialog } from './add-line.js';
 import { EditLineDialog } from './edit-line.js';
 

@@ -1,4 +1,4 @@
-import { isLoggedOut } from '../../api.js';
+import { isLoggedOut } from '../../lib/api.js';
 
 /**
  * Shown when there is no session. The console cannot log itself in: a login link comes from

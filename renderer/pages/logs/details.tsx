@@ -1,8 +1,8 @@
 import * as RadixDialog from '@radix-ui/react-dialog';
-import type { LogEntry } from '../../api.js';
+import type { LogEntry } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Badge } from '../../components/ui.js';
-import { dateTime, ms, tokens, usd } from '../../format.js';
+import { dateTime, ms, tokens, usd } from '../../lib/format.js';
 
 const USAGE_ROWS: [keyof LogEntry['usage'], string][] = [
   ['inputTokens', 'Input (uncached)'],

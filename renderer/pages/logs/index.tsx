@@ -1,11 +1,11 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useSearchParams } from 'react-router';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { csvUrl, type LogEntry, type LogFilter } from '../../api.js';
+import { csvUrl, type LogEntry, type LogFilter } from '../../lib/api.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, ErrorNote, PageHeader } from '../../components/ui.js';
-import { dateTime, ms, tokens, usd } from '../../format.js';
-import { useKeys, useLines, useModels } from '../../queries.js';
+import { dateTime, ms, tokens, usd } from '../../lib/format.js';
+import { useKeys, useLines, useModels } from '../../lib/queries.js';
 import { LogDetails } from './details.js';
 import { useLogRows } from './use-log-rows.js';
 

@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { api, matches, type LogEntry, type LogFilter } from '../../api.js';
-import { onLogEntry } from '../../live.js';
+import { api, matches, type LogEntry, type LogFilter } from '../../lib/api.js';
+import { onLogEntry } from '../../lib/live.js';
 
 export const PAGE = 200;
 

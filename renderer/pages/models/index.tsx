@@ -1,10 +1,10 @@
 import { useMemo, useRef, useState } from 'react';
-import type { ModelView } from '../../api.js';
+import type { ModelView } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, PageHeader } from '../../components/ui.js';
-import { compact, perMillion } from '../../format.js';
-import { useModels } from '../../queries.js';
+import { compact, perMillion } from '../../lib/format.js';
+import { useModels } from '../../lib/queries.js';
 
 const CLIENTS: [keyof ModelView['access'], string][] = [
   ['openai-chat', 'Chat'],

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { KeyView, LineView, WalletView } from '../../api.js';
+import type { KeyView, LineView, WalletView } from '../../lib/api.js';
 
 interface Props {
   wallet: WalletView | undefined;

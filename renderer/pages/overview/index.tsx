@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../../api.js';
+import { api } from '../../lib/api.js';
 import { Badge, PageHeader } from '../../components/ui.js';
-import { ago, usd } from '../../format.js';
-import { useKeys, useLines, useStatus, useWallet } from '../../queries.js';
+import { ago, usd } from '../../lib/format.js';
+import { useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
 import { Checklist } from './checklist.js';
 import { BaseUrls } from './base-urls.js';
 import { SpendChart } from './spend-chart.js';

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { admin, type StatsRowView } from '../../api.js';
+import { admin, type StatsRowView } from '../../lib/api.js';
 
 export type StatsBy = 'model' | 'key' | 'line';
 const DAY = 86_400_000;

@@ -1,10 +1,11 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, type LogEntry } from '../../api.js';
+import { api, type LogEntry } from '../../lib/api.js';
 import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
-import { ms, tokens, usd } from '../../format.js';
-import { qk, useAction, useKeys, useModels } from '../../queries.js';
-import { rememberSecret, secretFor } from '../../secret-memory.js';
+import { ms, tokens, usd } from '../../lib/format.js';
+import { qk, useKeys, useModels } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
+import { rememberSecret, secretFor } from '../../lib/secret-memory.js';
 import { send } from './send.js';
 import { WIRES } from './wires.js';
 

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api.js';
+import { api } from '../../lib/api.js';
 import { ErrorNote, Field, PageHeader } from '../../components/ui.js';
-import { dateTime, parseUsd, usd } from '../../format.js';
-import { qk, useAction, useWallet } from '../../queries.js';
+import { dateTime, parseUsd, usd } from '../../lib/format.js';
+import { qk, useWallet } from '../../lib/queries.js';
+import { useAction } from '../../components/use-action.js';
 
 const PRESETS = [5, 20, 50, 100];
 

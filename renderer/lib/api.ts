@@ -4,7 +4,7 @@
  * token) and carry the console header the admin guard asks of cookie-authorised requests
  * (gateway/admin/session.ts).
  */
-import { AdminClient, AdminError } from '../gateway/admin/client.js';
+import { AdminClient, AdminError } from '../../gateway/admin/client.js';
 import type {
   AliasView,
   CreatedKey,
@@ -25,7 +25,7 @@ import type {
   UpdateLineBody,
   WalletTransactionView,
   WalletView,
-} from '../gateway/admin/contract.js';
+} from '../../gateway/admin/contract.js';
 
 export type { AliasView, CreatedKey, GroupView, KeyView, LineTestView, LineView, LogEntry, ModelView, PresetView, StatsRowView, StatusView, WalletTransactionView, WalletView };
 export type { CreateGroupBody, CreateKeyBody, CreateLineBody, UpdateGroupBody, UpdateKeyBody, UpdateLineBody };

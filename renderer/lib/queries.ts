@@ -3,9 +3,8 @@
  * Wallet, keys and lines are kept current by the event stream (live.ts); the slow poll is only a
  * fallback for a stream that cannot connect.
  */
-import { useMutation, useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useQuery, type QueryKey } from '@tanstack/react-query';
 import { api } from './api.js';
-import { useToast } from './components/toast.js';
 
 export const qk = {
   status: ['status'],
@@ -27,21 +26,3 @@ export const useLines = () => useQuery({ queryKey: qk.lines, queryFn: api.lines,
 export const usePresets = () => useQuery({ queryKey: qk.presets, queryFn: api.presets, staleTime: Infinity });
 export const useModels = () => useQuery({ queryKey: qk.models, queryFn: api.models, staleTime: 30_000 });
 export const useGroups = () => useQuery({ queryKey: qk.groups, queryFn: api.groups, staleTime: 30_000 });
-
-/**
- * A mutation that refreshes the given resources when it succeeds and reports failures as a toast
- * (the gateway's own message: it says what to do).
- */
-export function useAction<A, R>(fn: (arg: A) => Promise<R>, invalidates: readonly QueryKey[], done?: (result: R, arg: A) => string | void) {
-  const qc = useQueryClient();
-  const toast = useToast();
-  return useMutation({
-    mutationFn: fn,
-    onSuccess: async (result, arg) => {
-      await Promise.all(invalidates.map((queryKey) => qc.invalidateQueries({ queryKey })));
-      const message = done?.(result, arg);
-      if (message) toast.show(message);
-    },
-    onError: (err) => toast.show((err as Error).message, 'error'),
-  });
-}
