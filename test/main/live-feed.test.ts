@@ -1,5 +1,5 @@
 /**
- * The live feed against a real gateway (which has no event stream yet, so it polls) and against a
+ * The live feed against a real gateway (live through its `/api/events` stream) and against a
  * stand-in that serves `/api/events` as agreed with the console (snapshot, key, wallet, line, log).
  */
 import assert from 'node:assert/strict';
@@ -28,7 +28,7 @@ function collector() {
   };
 }
 
-test('against a gateway without an event stream: polls, and sees keys, wallet and spend change', async () => {
+test('against the real gateway and its event stream: goes live, and sees keys, wallet and spend change', async () => {
   const gw = await startGateway();
   const mock = await startMockUpstream();
   const feed = collector();
@@ -40,12 +40,12 @@ test('against a gateway without an event stream: polls, and sees keys, wallet an
     const secret = await gw.admin.key('laptop');
     await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'before the feed' }] });
     live.start();
-    await waitFor(() => feed.state.feed === 'polling' && feed.state.keys.length === 1 && feed.state.spentTodayMicro > 0, 'first poll');
+    await waitFor(() => feed.state.feed === 'live' && feed.state.keys.length === 1 && feed.state.spentTodayMicro > 0, 'first poll');
     const first = feed.state.spentTodayMicro;
     assert.equal(feed.state.wallet!.spentMicro, first, "today's spend is the sum of today's rows");
     assert.equal(feed.state.paused, null, 'this gateway cannot pause yet');
     await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while polling' }] });
-    await waitFor(() => feed.state.spentTodayMicro > first, 'the new row counted');
+    await waitFor(() => feed.state.spentTodayMicro > first, 'the new row counted (a log event)');
     const logs = await gw.admin.logs();
     assert.equal(feed.state.spentTodayMicro, logs.reduce((s, e) => s + e.costMicro, 0), 'each row counted once');
     await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
@@ -56,6 +56,52 @@ test('against a gateway without an event stream: polls, and sees keys, wallet an
     assert.equal(feed.state.feed, 'offline');
   } finally {
     live.stop();
+    await mock.close();
+    await gw.close();
+  }
+});
+
+/** The real gateway seen through a proxy that hides `/api/events`, as an older gateway would answer. */
+async function withoutEvents(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/api/events')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      fetch(target + req.url, { method: req.method, headers, body })
+        .then(async (up) => res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await up.arrayBuffer())))
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+test('against a gateway without an event stream: polls, and sees keys and spend change', async () => {
+  const gw = await startGateway();
+  const mock = await startMockUpstream();
+  const proxy = await withoutEvents(gw.url);
+  const feed = collector();
+  const live = new LiveFeed(new GatewayApi(proxy.url, gw.running.adminToken), feed.dispatch, () => undefined, { pollMs: 50, retryMs: 50, now: Date.now });
+  try {
+    await gw.admin.topup(3);
+    await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
+    const secret = await gw.admin.key('laptop');
+    live.start();
+    await waitFor(() => feed.state.feed === 'polling' && feed.state.keys.length === 1, 'first poll');
+    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while polling' }] });
+    await waitFor(() => feed.state.spentTodayMicro > 0, 'the new row counted by a poll');
+    const logs = await gw.admin.logs();
+    assert.equal(feed.state.spentTodayMicro, logs.reduce((s, e) => s + e.costMicro, 0), 'each row counted once');
+    await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
+    await waitFor(() => feed.state.keys[0]?.state === 'disabled', 'the key change');
+    assert.equal(feed.state.feed, 'polling');
+  } finally {
+    live.stop();
+    await proxy.close();
     await mock.close();
     await gw.close();
   }
