@@ -53,7 +53,12 @@ export function SpendChart({ rows, since, days }: { rows: readonly StatsRowView[
         height: 200,
         legend: { show: false },
         cursor: { show: true, points: { show: false } },
-        scales: { x: { time: true } },
+        scales: {
+          // Half a day of room at each end, so the first and last bars are whole.
+          x: { time: true, range: (_u, min, max) => [min - DAY / 2000, max + DAY / 2000] },
+          // Money axes start at zero: a bar's height is its amount, never a difference.
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        },
         axes: [
           { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { show: false }, values: (_u, ticks) => ticks.map((t) => date(t * 1000).slice(5)) },
           { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 76, values: (_u, ticks) => ticks.map((t) => usd(Math.round(t * 1e6))) },
