@@ -34,6 +34,9 @@ export { VERSION };
 /** Opens the data dir, starts the gateway and records where it listens. */
 export async function serve(opts: ServeOptions): Promise<Running> {
   const gateway = await openGateway(opts.dataDir, opts.secrets);
+  // Requests a stopped gateway left unsettled become `interrupted` rows before any new one is admitted (store/ledger.ts).
+  const interrupted = gateway.ledger.closeInterrupted();
+  if (interrupted > 0) process.stderr.write(`tollgate: ${interrupted} requests were cut off when the gateway last stopped; logged as interrupted, nothing charged.\n`);
   const adminToken = loadOrCreateAdminToken(opts.dataDir);
   let url = '';
   const sessions = new ConsoleSessions();

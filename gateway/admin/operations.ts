@@ -190,6 +190,7 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
         ? "every key's usage equals the sum of its logged costs"
         : inv.keyMismatches.map((k) => `${k.keyId}: usage ${formatUsd(k.usageMicro)} vs logged ${formatUsd(k.loggedMicro)}`).join('; '),
   });
+  checks.push(...moneyChecks(g));
   const groups = new Set(g.config.data.groups.map((x) => x.name));
   const orphanKeys = g.config.data.keys.filter((k) => k.state !== 'deleted' && !groups.has(k.group));
   checks.push({
@@ -221,6 +222,55 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
     detail: problems.length === 0 ? 'every line can find its key (keychain or environment)' : problems.join('; '),
   });
   return { ok: checks.every((c) => c.ok), checks };
+}
+
+/**
+ * The money checks beyond the invariant: the balance a whole non-negative number, no row with a
+ * negative or fractional cost or token count, no key over its quota by more than one bounded
+ * reservation (its largest charge), no request a stopped gateway left unsettled, no failed ledger
+ * write since start (docs/money.md).
+ */
+function moneyChecks(g: Gateway): DoctorCheck[] {
+  const quotas = new Map(g.config.data.keys.filter((k) => k.quotaMicro !== null).map((k) => [k.id, k.quotaMicro!]));
+  const p = g.ledger.problems(quotas);
+  const names = new Map(g.config.data.keys.map((k) => [k.id, k.name]));
+  const ids = (x: { count: number; requestIds: string[] }): string => `${x.requestIds.join(', ')}${x.count > x.requestIds.length ? ', …' : ''}`;
+  const failure = g.ledger.writeFailure();
+  return [
+    {
+      name: 'wallet balance',
+      ok: p.badBalance === null,
+      detail: p.badBalance === null ? 'a whole, non-negative number of micro-USD' : `the stored balance is ${p.badBalance}, not a whole non-negative number of micro-USD`,
+    },
+    {
+      name: 'ledger rows',
+      ok: p.badRows.count === 0,
+      detail: p.badRows.count === 0 ? 'every cost and token count is a whole non-negative number' : `${p.badRows.count} rows with a negative or fractional cost or token count: ${ids(p.badRows)}`,
+    },
+    {
+      name: 'key quotas',
+      ok: p.overQuota.length === 0,
+      detail:
+        p.overQuota.length === 0
+          ? 'no key spent beyond its quota by more than one request'
+          : p.overQuota
+              .map((k) => `${names.get(k.keyId) ?? k.keyId}: used ${formatUsd(k.usedMicro)} of a ${formatUsd(k.quotaMicro)} quota (largest request ${formatUsd(k.largestMicro)}; was the quota lowered after the spending?)`)
+              .join('; '),
+    },
+    {
+      name: 'settlement',
+      ok: p.unsettled.count === 0,
+      detail:
+        p.unsettled.count === 0
+          ? 'every admitted request was settled (or is in flight)'
+          : `${p.unsettled.count} requests were admitted by a gateway that stopped before settling them (${ids(p.unsettled)}); nothing was charged for them, and the next start logs them as interrupted`,
+    },
+    {
+      name: 'ledger writes',
+      ok: failure === null,
+      detail: failure === null ? 'no ledger write failed since the gateway started' : `${failure.count} ledger writes failed since the gateway started, the last at ${new Date(failure.at).toISOString()}: ${failure.last}`,
+    },
+  ];
 }
 
 export function listAliases(g: Gateway): AliasView[] {

@@ -121,6 +121,8 @@ export const ModelView = Type.Object({
     output: Micro,
     cacheRead: Micro,
     cacheWrite: Micro,
+    /** Cache writes kept an hour, where the vendor prices them apart. */
+    cacheWrite1h: Type.Optional(Micro),
     audioInput: Type.Optional(Micro),
     imageInput: Type.Optional(Micro),
   }),
@@ -171,14 +173,20 @@ export const LogEntry = Type.Object({
     inputTokens: Int,
     outputTokens: Int,
     cacheReadTokens: Int,
+    /** Cache writes kept 5 minutes (and writes an upstream does not qualify). */
     cacheWriteTokens: Int,
+    /** Cache writes kept an hour: priced apart (Anthropic: 2× input). */
+    cacheWrite1hTokens: Int,
     reasoningTokens: Int,
     audioInputTokens: Int,
     imageInputTokens: Int,
   }),
-  /** True when the upstream reported no usage and Tollgate counted the tokens itself. */
+  /** True when the upstream reported no usable usage (none, cut short, or figures refused) and Tollgate counted the tokens itself. */
   usageEstimated: Type.Boolean(),
+  /** What the wallet and the key were charged: never more than the request's reservation. */
   costMicro: Micro,
+  /** Cost at catalogue prices beyond the reservation, absorbed by Tollgate rather than charged (docs/money.md); usually 0. */
+  unchargedMicro: Micro,
   latencyMs: Int,
   ttfbMs: Nullable(Int),
   /** What translation dropped or changed and which lines failed first, "; "-separated; null when nothing. */

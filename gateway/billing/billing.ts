@@ -1,21 +1,29 @@
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { ResolvedModel } from '../catalogue/models.js';
-import type { Usage } from '../core/usage.js';
-import { emptyUsage } from '../core/usage.js';
+import { formatUsd } from '../core/money.js';
+import { emptyUsage, maxUsageTokens, usageProblem, type Usage } from '../core/usage.js';
 import { KeyLimits } from '../routing/key-limits.js';
 import type { Ledger, RequestRow } from '../store/ledger.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
-import { costMicro, reservationMicro } from './pricing.js';
+import { affordableOutputTokens, costMicro, reservationMicro } from './pricing.js';
 import { Reservations, type Reservation } from './reservations.js';
 
-/** Output tokens reserved when the client sets no limit, capped so a small wallet still works. */
+/** Output tokens reserved when neither the client nor the catalogue gives a limit. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 16_384;
+/**
+ * Fewer output tokens than this (or the model's maximum, if smaller) is not worth answering: a
+ * request without a limit of its own that the wallet or quota cannot pay this much for is refused
+ * (402) instead of being cut to a uselessly short answer.
+ */
+export const MIN_OUTPUT_TOKENS = 1_024;
 
 export interface AdmitInput {
   /** The client's output limit, if it set one. */
   maxOutputTokens: number | undefined;
   /** The cheap byte-based prompt estimate (core/estimate.ts). */
   estimatedInputTokens: number;
+  /** What the pending row of the request says (store/ledger.ts): who asked, how, when. */
+  trace: { requestId: string; ts: number; inboundProtocol: string; stream: boolean; model: string };
 }
 
 /** A request let in: what it may cost, the lines to try, and what it holds until it is settled. */
@@ -31,12 +39,19 @@ export interface Admission {
   reservation: Reservation;
   /** The prompt estimate the reservation was made with. */
   estimatedInputTokens: number;
+  /**
+   * The output limit Tollgate sends upstream for a client that set none, when the model's own
+   * maximum is more than the wallet or quota can pay (or the catalogue knows no maximum); the
+   * relay puts it in the upstream request. Undefined: the client's own limit, or the model's
+   * maximum, bounds the output.
+   */
+  outputLimit: number | undefined;
   /** The key whose concurrency slot the request holds. */
   keyId: string;
 }
 
 /** One finished request as the relay reports it: the ledger row, less what the admission and the prices say. */
-export type Charge = Omit<RequestRow, 'costMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol'> & {
+export type Charge = Omit<RequestRow, 'costMicro' | 'unchargedMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol'> & {
   /** Null when the request was refused before it was admitted. */
   admission: Admission | null;
   /** Null when nothing was billed (refused, or failed before the upstream read the prompt). */
@@ -45,9 +60,16 @@ export type Charge = Omit<RequestRow, 'costMicro' | 'usage' | 'servedModel' | 'u
 
 /**
  * Admission and settlement: the money side of a request. Admission resolves the model, orders
- * its lines, takes a slot of the key's limits and reserves the worst-case cost; settlement writes
- * the one ledger row (cost, wallet debit and key usage in one transaction) and gives back what
- * the admission held.
+ * its lines, takes a slot of the key's limits and reserves the most the request may cost;
+ * settlement writes the one ledger row (cost, wallet debit and key usage in one transaction) and
+ * gives back what the admission held.
+ *
+ * The reservation is a cap (docs/money.md): a request is never charged more than it reserved, so
+ * neither the wallet nor a key's quota can be overspent. A client without an output limit gets
+ * the model's maximum, lowered to what the wallet and quota can pay, and that lower limit is sent
+ * upstream. Should an upstream still produce more than was reserved (it ignored the limit, or the
+ * prompt was larger than estimated), Tollgate absorbs the difference: the row charges the
+ * reservation, records the rest as `unchargedMicro` and says so in its notes.
  */
 export class Billing {
   readonly reservations = new Reservations();
@@ -64,21 +86,28 @@ export class Billing {
     const { model, multiplierPpm } = this.models.resolve(modelId, key);
     const candidates = this.lines.order(model.id);
     this.keyLimits.admit(key, Date.now());
-    const maxOut = Math.min(input.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS, model.maxOutputTokens || Infinity);
+    const money = { keyId: key.id, balanceMicro: this.ledger.balanceMicro(), quotaMicro: key.quotaMicro, keyUsedMicro: this.ledger.keyUsageMicro(key.id) };
+    const modelMax = model.maxOutputTokens > 0 ? model.maxOutputTokens : undefined;
+    let reserved: number;
+    let outputLimit: number | undefined;
+    if (input.maxOutputTokens !== undefined) {
+      reserved = Math.min(input.maxOutputTokens, modelMax ?? Infinity);
+    } else {
+      const most = modelMax ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+      const affordable = affordableOutputTokens(this.reservations.freeMicro(money), input.estimatedInputTokens, model.prices, multiplierPpm);
+      // Below the floor the reservation is made anyway, and refused as any other that does not fit.
+      reserved = Math.max(Math.min(most, affordable), Math.min(most, MIN_OUTPUT_TOKENS));
+      if (reserved < most || modelMax === undefined) outputLimit = reserved;
+    }
     let reservation: Reservation;
     try {
-      reservation = this.reservations.reserve({
-        keyId: key.id,
-        keyName: key.name,
-        amountMicro: reservationMicro(input.estimatedInputTokens, maxOut, model.prices, multiplierPpm),
-        balanceMicro: this.ledger.balanceMicro(),
-        quotaMicro: key.quotaMicro,
-        keyUsedMicro: this.ledger.keyUsageMicro(key.id),
-      });
+      reservation = this.reservations.reserve({ ...money, keyName: key.name, amountMicro: reservationMicro(input.estimatedInputTokens, reserved, model.prices, multiplierPpm) });
     } catch (err) {
       this.keyLimits.release(key.id);
       throw err;
     }
+    const t = input.trace;
+    this.ledger.open({ requestId: t.requestId, ts: t.ts, keyId: key.id, keyName: key.name, model: t.model, inboundProtocol: t.inboundProtocol, stream: t.stream, heldMicro: reservation.amountMicro });
     const first = candidates[0]!;
     return {
       model,
@@ -88,32 +117,68 @@ export class Billing {
       upstreamModel: first.modelMap[model.id] ?? model.id,
       reservation,
       estimatedInputTokens: input.estimatedInputTokens,
+      outputLimit,
       keyId: key.id,
     };
   }
 
   /**
    * Writes the request's ledger row and releases what its admission held. Call once per request.
-   * A failed ledger write (disk full, say) must not take the gateway down: it is reported, and the
-   * wallet in memory has been given the money back (Ledger.flush).
+   * Never throws and never rejects: it runs after an answer was delivered. A ledger write that
+   * fails (disk full, say) is written to the gateway log and kept for `tollgate doctor`
+   * (Ledger.writeFailure), and the wallet in memory has been given the money back (Ledger.flush).
    */
   settle(charge: Charge): Promise<void> {
-    const { admission: a, usage, ...row } = charge;
+    const a = charge.admission;
     if (a) {
       this.keyLimits.release(a.keyId);
       this.reservations.release(a.reservation);
     }
-    const written = this.ledger.settle({
-      ...row,
+    let row: RequestRow;
+    try {
+      row = this.row(charge);
+    } catch (err) {
+      // Unreachable unless a bug lets something through: still a row, charged nothing, and the reason.
+      row = { ...this.row({ ...charge, usage: null }), notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000) };
+    }
+    return this.ledger.settle(row).catch((err: unknown) => {
+      process.stderr.write(`tollgate: could not write the ledger row of ${charge.requestId}: ${(err as Error).message}\n`);
+    });
+  }
+
+  /** The ledger row of a charge: the cost at the catalogue's prices, capped at the reservation. */
+  private row(charge: Charge): RequestRow {
+    const { admission: a, usage: given, ...rest } = charge;
+    const notes = rest.notes === null ? [] : [rest.notes];
+    let usage = given ?? emptyUsage();
+    let costMicroValue = 0;
+    let unchargedMicro = 0;
+    if (a && given) {
+      const problem = usageProblem(given, maxUsageTokens(a.model));
+      if (problem) {
+        // The relay checks upstream figures before settling (relay/usage.ts): this is a bug's safety net.
+        notes.push(`usage not billable (${problem}): charged the reservation`);
+        usage = emptyUsage();
+        costMicroValue = a.reservation.amountMicro;
+      } else {
+        const cost = costMicro(given, a.model.prices, a.multiplierPpm);
+        costMicroValue = Math.min(cost, a.reservation.amountMicro);
+        unchargedMicro = cost - costMicroValue;
+        if (unchargedMicro > 0) {
+          notes.push(`cost ${formatUsd(cost)} at catalogue prices is more than the ${formatUsd(a.reservation.amountMicro)} reserved: charged the reservation, ${formatUsd(unchargedMicro)} absorbed`);
+        }
+      }
+    }
+    return {
+      ...rest,
       servedModel: a?.model.id ?? null,
       upstreamModel: a?.upstreamModel ?? null,
       line: a?.line.name ?? null,
       upstreamProtocol: a?.line.protocol ?? null,
-      usage: usage ?? emptyUsage(),
-      costMicro: a && usage ? costMicro(usage, a.model.prices, a.multiplierPpm) : 0,
-    });
-    return written.catch((err: unknown) => {
-      process.stderr.write(`tollgate: could not write the ledger row of ${row.requestId}: ${(err as Error).message}\n`);
-    });
+      usage,
+      costMicro: costMicroValue,
+      unchargedMicro,
+      notes: notes.length > 0 ? notes.join('; ').slice(0, 2000) : null,
+    };
   }
 }

@@ -35,6 +35,13 @@ export class Reservations {
     return this.keyHeld.get(keyId) ?? 0;
   }
 
+  /** What a new reservation may take: the wallet's free balance, or the key's free quota when that is less. */
+  freeMicro(input: Omit<ReserveInput, 'amountMicro' | 'keyName'>): number {
+    const walletFree = input.balanceMicro - this.walletHeld;
+    if (input.quotaMicro === null) return walletFree;
+    return Math.min(walletFree, input.quotaMicro - input.keyUsedMicro - this.keyHeldMicro(input.keyId));
+  }
+
   reserve(input: ReserveInput): Reservation {
     const walletFree = input.balanceMicro - this.walletHeld;
     if (input.amountMicro > walletFree) {

@@ -22,7 +22,10 @@ export interface Prices {
   input: number;
   output: number;
   cacheRead: number;
+  /** Cache writes kept 5 minutes, and every write an upstream does not qualify. */
   cacheWrite: number;
+  /** Cache writes kept an hour (Anthropic: 2× input); without it they are billed at `cacheWrite`. */
+  cacheWrite1h?: number;
   /** Only where the vendor prices audio input apart from text; otherwise audio is billed as input. */
   audioInput?: number;
   imageInput?: number;
@@ -72,7 +75,7 @@ export interface Preset {
   models: PresetModel[];
 }
 
-export const PRICE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'audioInput', 'imageInput'] as const;
+export const PRICE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'audioInput', 'imageInput'] as const;
 const REQUIRED_PRICES = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
 /** USD per million tokens, as a string, so it converts exactly to integer micro-USD. */
 export const PRICE_TEXT = /^\d+(\.\d{1,6})?$/;

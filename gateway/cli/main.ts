@@ -210,7 +210,7 @@ program
     if (o.json) return json(entries.map(withUsd));
     print(
       table(
-        ['TIME', 'KEY', 'MODEL', 'STATUS', 'IN', 'OUT', 'CACHE R', 'CACHE W', 'COST', 'LATENCY', 'ERROR'],
+        ['TIME', 'KEY', 'MODEL', 'STATUS', 'IN', 'OUT', 'CACHE R', 'CACHE W', 'CACHE W 1H', 'COST', 'LATENCY', 'ERROR'],
         entries.map((e) => [
           new Date(e.ts).toISOString().replace('T', ' ').slice(0, 19),
           e.keyName ?? '-',
@@ -220,6 +220,7 @@ program
           e.usage.outputTokens,
           e.usage.cacheReadTokens,
           e.usage.cacheWriteTokens,
+          e.usage.cacheWrite1hTokens,
           usd(e.costMicro),
           `${e.latencyMs} ms`,
           e.errorCode ?? '',

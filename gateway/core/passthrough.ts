@@ -1,4 +1,5 @@
 import type { GatewayError } from './errors.js';
+import type { Quirks } from './quirks.js';
 import type { SseEvent } from './sse.js';
 import type { Usage } from './usage.js';
 
@@ -8,8 +9,12 @@ import type { Usage } from './usage.js';
  * read on the way by a tap. The relay runs it (relay/passthrough.ts).
  */
 export interface Passthrough {
-  /** The upstream request for a line that knows the model as `upstreamModel`. */
-  request(upstreamModel: string): { path: string; headers: Record<string, string>; body: string };
+  /**
+   * The upstream request for a line that knows the model as `upstreamModel`. `outputLimit`, when
+   * given, is an output limit Tollgate sets because the client set none and the wallet or quota
+   * cannot pay for the model's maximum (billing/billing.ts): the format puts it in its own field.
+   */
+  request(upstreamModel: string, outputLimit?: { tokens: number; quirks: Quirks }): { path: string; headers: Record<string, string>; body: string };
   /** Follows the answer stream: usage, end, in-band errors. */
   tap(): StreamTap;
   /** A whole JSON answer: its usage, if it carries one, and the text it produced (counted when it does not). */
@@ -35,7 +40,10 @@ export function upstreamBody(rawBody: string, body: Record<string, unknown>, cha
 export interface StreamTap {
   /** Sees each upstream event; false drops it from the client's stream. Throws SyntaxError on a malformed event. */
   onEvent(ev: SseEvent): boolean;
+  /** The upstream's final usage figures, once it sent them; undefined while they may still change. */
   usage(): Usage | undefined;
+  /** Prompt figures the upstream reported before the end (billed with the produced output counted when the stream is cut short). */
+  promptUsage(): Usage | undefined;
   /** The upstream sent its terminator. */
   complete(): boolean;
   /** The stream is finished in substance but lacks its terminator; returns what to append, or undefined if it is not. */
@@ -57,6 +65,9 @@ export abstract class BaseStreamTap implements StreamTap {
 
   usage(): Usage | undefined {
     return this.found;
+  }
+  promptUsage(): Usage | undefined {
+    return undefined;
   }
   complete(): boolean {
     return this.done;

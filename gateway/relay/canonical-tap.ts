@@ -5,8 +5,11 @@ import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 
 /** Follows a canonical stream: the final usage, what was produced, and how it ended. */
 export class CanonicalTap {
+  /** The final usage, from the stop event. */
   usage: Usage | undefined;
   usageEstimated = false;
+  /** The usage the start event announced: the prompt as the upstream reported it early, or as estimated. */
+  startUsage: Usage | undefined;
   produced = '';
   failure: GatewayError | null = null;
   /** Called when the stop event has been read, before it is passed on. */
@@ -27,6 +30,9 @@ export class CanonicalTap {
             break;
           case 'block_start':
             if (ev.block.type === 'tool_call') this.produced += ev.block.name;
+            break;
+          case 'start':
+            this.startUsage = ev.usage;
             break;
           case 'stop':
             this.usage = ev.usage;

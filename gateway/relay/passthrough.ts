@@ -2,12 +2,12 @@ import { GatewayError, upstreamMalformed } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import type { Passthrough } from '../core/passthrough.js';
 import { formatSse, readSse } from '../core/sse.js';
-import type { Usage } from '../core/usage.js';
 import type { UpstreamResponse } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
+import { billableUsage, type UsageCounter } from './usage.js';
 
 export interface PassthroughSpec {
   exchange: Exchange;
@@ -18,8 +18,8 @@ export interface PassthroughSpec {
   passthrough: Passthrough;
   /** The upstream side of the same format: credential style and error reading. */
   side: UpstreamSide;
-  /** Counts usage when the upstream gives none: the prompt plus the produced text. */
-  count(produced: string): Promise<Usage>;
+  /** Tollgate's own counts, when the upstream's usage is missing or unusable. */
+  counter: UsageCounter;
   /** An in-band error event in the client's format, for a stream that already started. */
   encodeStreamError(err: GatewayError): string;
 }
@@ -32,7 +32,8 @@ export interface PassthroughSpec {
  */
 export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
   const admission = spec.exchange.admission!;
-  const request = spec.passthrough.request(admission.upstreamModel);
+  const limit = admission.outputLimit === undefined ? undefined : { tokens: admission.outputLimit, quirks: admission.line.quirks ?? {} };
+  const request = spec.passthrough.request(admission.upstreamModel, limit);
   const upstream = await callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
 }
@@ -51,9 +52,9 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
     throw upstreamMalformed('the upstream sent a response that is not valid JSON.');
   }
   const found = spec.passthrough.readAnswer(parsed);
-  const usage = found.usage ?? (await spec.count(found.produced));
+  const billed = await billableUsage(spec.exchange, { final: found.usage, produced: () => found.produced }, spec.counter);
   markFirstByte(spec.exchange);
-  const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, usage, usageEstimated: found.usage === undefined, error: null });
+  const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
   sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
   return outcome;
 }
@@ -64,9 +65,8 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
   let failure: GatewayError | null = null;
   let settled: Outcome | undefined;
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
-    const usage = tap.usage();
-    if (usage) return { status, usage, usageEstimated: false, error };
-    return { status, usage: await spec.count(tap.produced()), usageEstimated: true, error };
+    const report = { final: tap.usage(), prompt: tap.promptUsage(), produced: () => tap.produced() };
+    return { status, ...(await billableUsage(exchange, report, spec.counter)), error };
   };
   try {
     for await (const ev of readSse(upstream.body)) {

@@ -1,6 +1,5 @@
 import type { CanonicalRequest } from '../core/canonical.js';
 import type { ClientEncoder } from '../core/codec.js';
-import { countTokens } from '../core/estimate.js';
 import { upstreamMalformed, type GatewayError } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import { readSse } from '../core/sse.js';
@@ -10,6 +9,7 @@ import { CanonicalTap } from './canonical-tap.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
+import { billableUsage, type UsageCounter } from './usage.js';
 
 export interface TranslateSpec {
   exchange: Exchange;
@@ -22,6 +22,8 @@ export interface TranslateSpec {
   side: UpstreamSide;
   /** Tollgate's count of the prompt: the `start` usage when the upstream reports usage only at the end. */
   promptUsage: Usage;
+  /** Tollgate's own counts, when the upstream's usage is missing or unusable. */
+  counter: UsageCounter;
 }
 
 /**
@@ -36,7 +38,9 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   const admission = exchange.admission!;
   const line = admission.line;
   const notes: string[] = [...spec.request.notes];
-  const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel, notes }, line.quirks);
+  // An output limit Tollgate sets for a client that set none (billing/billing.ts) goes upstream like the client's own.
+  const limit = admission.outputLimit === undefined ? {} : { maxOutputTokens: admission.outputLimit };
+  const up = provider.toRequest({ ...spec.request, ...limit, model: admission.upstreamModel, notes }, line.quirks);
   exchange.notes.push(...notes, ...(up.notes ?? []));
   const upstream = await callUpstream(deps, line, spec.side, { path: up.path, headers: up.headers, body: JSON.stringify(up.body) }, spec.request.stream, spec.signal);
   const ctx = { requestedModel: exchange.model ?? spec.request.model, requestId: exchange.requestId };
@@ -52,11 +56,9 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     const answer = provider.fromResponse(parsed);
     markFirstByte(exchange);
     const body = spec.encoder.encodeResponse(answer, ctx);
-    let outcome: Outcome = { status: 200, usage: answer.usage, usageEstimated: false, error: null };
-    if (answer.usageEstimated) {
-      const produced = answer.content.map((b) => (b.type === 'text' || b.type === 'thinking' ? b.text : b.type === 'tool_call' ? b.name + JSON.stringify(b.input) : '')).join('');
-      outcome = { status: 200, usage: { ...spec.promptUsage, outputTokens: await countTokens(produced) }, usageEstimated: true, error: null };
-    }
+    const produced = (): string => answer.content.map((b) => (b.type === 'text' || b.type === 'thinking' ? b.text : b.type === 'tool_call' ? b.name + JSON.stringify(b.input) : '')).join('');
+    const billed = await billableUsage(exchange, { final: answer.usageEstimated ? undefined : answer.usage, produced }, spec.counter);
+    const outcome: Outcome = { status: 200, ...billed, error: null };
     await settleBeforeEnd(exchange, outcome);
     sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId });
     return outcome;
@@ -64,9 +66,10 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
 
   const tap = new CanonicalTap();
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
-    if (tap.usage && !tap.usageEstimated) return { status, usage: tap.usage, usageEstimated: false, error };
-    // No usage from the upstream (or none for the output): bill the prompt as counted and what was produced.
-    return { status, usage: { ...(tap.usage ?? spec.promptUsage), outputTokens: await countTokens(tap.produced) }, usageEstimated: true, error };
+    // No final usage from the upstream (none reported, or the stream was cut short): the prompt as
+    // the stream announced it, and what was produced, counted.
+    const report = { final: tap.usageEstimated ? undefined : tap.usage, prompt: tap.usage ?? tap.startUsage, produced: () => tap.produced };
+    return { status, ...(await billableUsage(exchange, report, spec.counter)), error };
   };
   let settled: Outcome | undefined;
   // The stop event carries the final usage and comes before the protocol's terminator: the ledger row first.

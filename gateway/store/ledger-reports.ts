@@ -71,9 +71,10 @@ const BUCKET_MS: Record<StatsBucket, number> = { hour: HOUR_MS, day: 24 * HOUR_M
 
 /** The columns of a stats row: the rollup holds counts already; request rows are counted here. */
 const MONEY_AND_TOKENS = `SUM(cost_micro) AS costMicro, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens,
-  SUM(cache_read_tokens) AS cacheReadTokens, SUM(cache_write_tokens) AS cacheWriteTokens`;
-const ROLLUP_SUMS = `SUM(requests) AS requests, SUM(errors) AS errors, ${MONEY_AND_TOKENS}`;
-const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}`;
+  SUM(cache_read_tokens) AS cacheReadTokens`;
+const ROLLUP_SUMS = `SUM(requests) AS requests, SUM(errors) AS errors, ${MONEY_AND_TOKENS}, SUM(cache_write_tokens) AS cacheWriteTokens`;
+// A request row keeps 1-hour cache writes apart (they are priced apart); the rollup holds both in one figure.
+const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}, SUM(cache_write_tokens + cache_write_1h_tokens) AS cacheWriteTokens`;
 
 type RawStats = Omit<StatsRow, 'group'> & { grp: string };
 

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Usage } from '../core/usage.js';
+import { emptyUsage, USAGE_KEYS, type Usage } from '../core/usage.js';
+import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
+import { migrate, SCHEMA } from './ledger-schema.js';
 import { LedgerReports } from './ledger-reports.js';
 import { backfillRollup, ROLLUP_SCHEMA, rollupWriter } from './usage-rollup.js';
 
@@ -26,9 +28,12 @@ export interface RequestRow {
   errorCode: string | null;
   errorMessage: string | null;
   usage: Usage;
-  /** True when the upstream reported no usage and the figures were counted by Tollgate. */
+  /** True when the upstream reported no usable usage and the figures were counted by Tollgate. */
   usageEstimated: boolean;
+  /** What the wallet and the key were charged: never more than the request's reservation. */
   costMicro: number;
+  /** Cost at the catalogue's prices beyond the reservation, not charged (billing/billing.ts); usually 0. */
+  unchargedMicro: number;
   latencyMs: number;
   ttfbMs: number | null;
   /** What translation dropped or changed, "; "-separated; null when nothing. */
@@ -54,69 +59,43 @@ export interface InvariantReport {
   keyMismatches: { keyId: string; usageMicro: number; loggedMicro: number }[];
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS wallet (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  balance_micro INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO wallet (id, balance_micro) VALUES (1, 0);
-CREATE TABLE IF NOT EXISTS wallet_tx (
-  id INTEGER PRIMARY KEY,
-  ts INTEGER NOT NULL,
-  kind TEXT NOT NULL CHECK (kind IN ('topup')),
-  amount_micro INTEGER NOT NULL,
-  note TEXT
-);
-CREATE TABLE IF NOT EXISTS key_usage (
-  key_id TEXT PRIMARY KEY,
-  used_micro INTEGER NOT NULL,
-  requests INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS requests (
-  id INTEGER PRIMARY KEY,
-  request_id TEXT NOT NULL,
-  ts INTEGER NOT NULL,
-  key_id TEXT,
-  key_name TEXT,
-  model TEXT,
-  upstream_model TEXT,
-  line TEXT,
-  inbound_protocol TEXT NOT NULL,
-  upstream_protocol TEXT,
-  stream INTEGER NOT NULL,
-  status INTEGER NOT NULL,
-  error_code TEXT,
-  error_message TEXT,
-  input_tokens INTEGER NOT NULL,
-  output_tokens INTEGER NOT NULL,
-  cache_read_tokens INTEGER NOT NULL,
-  cache_write_tokens INTEGER NOT NULL,
-  reasoning_tokens INTEGER NOT NULL,
-  audio_input_tokens INTEGER NOT NULL,
-  image_input_tokens INTEGER NOT NULL,
-  usage_estimated INTEGER NOT NULL,
-  cost_micro INTEGER NOT NULL,
-  latency_ms INTEGER NOT NULL,
-  ttfb_ms INTEGER,
-  notes TEXT,
-  served_model TEXT,
-  attempts INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts);
--- One column each, so that SQLite keeps the entries of one value in rowid order: a filtered page
--- of the log (WHERE line = ? ORDER BY id DESC LIMIT n) then reads n index entries, with no sort.
-CREATE INDEX IF NOT EXISTS requests_key ON requests (key_name);
-CREATE INDEX IF NOT EXISTS requests_model ON requests (model);
-CREATE INDEX IF NOT EXISTS requests_line ON requests (line);
-CREATE INDEX IF NOT EXISTS requests_status ON requests (status);
-CREATE INDEX IF NOT EXISTS requests_protocol ON requests (inbound_protocol);
-`;
+/** An admitted request, written before it is forwarded; its settlement removes it. */
+export interface PendingRow {
+  requestId: string;
+  ts: number;
+  keyId: string | null;
+  keyName: string | null;
+  model: string | null;
+  inboundProtocol: string;
+  stream: boolean;
+  /** The reservation held for it. */
+  heldMicro: number;
+}
+
+/** A failed ledger write since the gateway started: shown by `tollgate doctor`. */
+export interface WriteFailure {
+  count: number;
+  last: string;
+  at: number;
+}
+
+type Queued = { kind: 'open'; pending: PendingRow } | { kind: 'settle'; row: RequestRow; resolve: () => void; reject: (err: unknown) => void };
 
 /**
  * The ledger: usage log, wallet and per-key usage in SQLite (WAL). Each settled request is one
  * transaction (log row + wallet debit + key usage), so the invariant
  * `top-ups − balance = Σ logged costs` holds after any crash. WAL with synchronous=NORMAL is
  * durable across a process crash (kill -9); only an OS crash can lose the last commits.
+ *
+ * Every value is checked before it is written (`rowProblem`) and again by SQLite's CHECK
+ * constraints (ledger-schema.ts): money is whole micro-USD, never negative.
+ *
+ * An admitted request leaves a pending row before it is forwarded, removed in the transaction
+ * that writes its settlement. The pending row is group-committed like the rest and not waited
+ * for (no latency is added; its cost is one more insert and delete in a transaction that runs
+ * anyway). After a crash the rows still pending are the requests that were cut off: the next
+ * start closes each with an `interrupted` row (`closeInterrupted`), and until then
+ * `tollgate doctor` reports them. Holds themselves live in memory, so a crash releases them.
  */
 export class Ledger {
   private readonly db: Database.Database;
@@ -125,10 +104,16 @@ export class Ledger {
   private readonly insertRow: Database.Statement;
   private readonly debit: Database.Statement;
   private readonly addKeyUsage: Database.Statement;
-  private readonly settleTx: (rows: RequestRow[]) => void;
-  private pending: { row: RequestRow; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private readonly openPending: Database.Statement;
+  private readonly closePending: Database.Statement;
+  private readonly writeTx: (items: Queued[]) => void;
+  private queue: Queued[] = [];
+  /** Requests this process has opened and not yet settled: their pending rows are not left over. */
+  private readonly inFlight = new Set<string>();
+  private failure: WriteFailure | null = null;
   /** Filters, stats, CSV and wallet history (ledger-reports.ts). */
   readonly reports: LedgerReports;
+  private readonly rollup: (row: RequestRow) => void;
 
   constructor(dataDir: string) {
     this.db = new Database(join(dataDir, 'ledger.sqlite'));
@@ -146,28 +131,32 @@ export class Ledger {
     }
     this.insertRow = this.db.prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
       inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
-      cost_micro, latency_ms, ttfb_ms, notes, served_model, attempts) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+      cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
+      cost_micro, uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
       @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
-      @cacheReadTokens, @cacheWriteTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
-      @costMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts)`);
+      @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
+      @costMicro, @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts)`);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
-    const rollup = rollupWriter(this.db);
+    this.rollup = rollupWriter(this.db);
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
       ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
-    // Rows settled in the same turn of the event loop are committed together (group commit):
+    this.openPending = this.db.prepare(`INSERT OR REPLACE INTO pending (request_id, ts, key_id, key_name, model, inbound_protocol, stream, held_micro)
+      VALUES (@requestId, @ts, @keyId, @keyName, @model, @inboundProtocol, @stream, @heldMicro)`);
+    this.closePending = this.db.prepare('DELETE FROM pending WHERE request_id = ?');
+    // What is queued in the same turn of the event loop is committed together (group commit):
     // one transaction, so the ledger stays consistent; each settle() resolves only after its
     // commit, so an answer is never acknowledged before its row is durable.
-    this.settleTx = this.db.transaction((rows: RequestRow[]) => {
+    this.writeTx = this.db.transaction((items: Queued[]) => {
       let debit = 0;
-      for (const row of rows) {
-        this.insertRow.run({
-          ...row,
-          ...row.usage,
-          stream: row.stream ? 1 : 0,
-          usageEstimated: row.usageEstimated ? 1 : 0,
-        });
-        rollup(row);
+      for (const item of items) {
+        if (item.kind === 'open') {
+          this.openPending.run({ ...item.pending, stream: item.pending.stream ? 1 : 0 });
+          continue;
+        }
+        const row = item.row;
+        this.insertRow.run(rowParams(row));
+        this.rollup(row);
+        this.closePending.run(row.requestId);
         debit += row.costMicro;
         if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro);
       }
@@ -183,40 +172,71 @@ export class Ledger {
     return this.keyUsage.get(keyId) ?? 0;
   }
 
+  /** Records an admitted request before it is forwarded (see the class comment); settle() closes it. */
+  open(pending: PendingRow): void {
+    this.inFlight.add(pending.requestId);
+    this.enqueue({ kind: 'open', pending });
+  }
+
   /**
    * Writes the log row, debits the wallet and adds to the key's usage, in one transaction with
    * the other rows settled in the same event-loop turn. The in-memory balance and key usage
    * change at once, so the next reservation already sees them; the promise resolves once the
-   * row is committed.
+   * row is committed. Never throws: a row that breaks the ledger's rules, or a failed commit,
+   * rejects the promise and is kept for `tollgate doctor` (writeFailure()).
    */
   settle(row: RequestRow): Promise<void> {
+    this.inFlight.delete(row.requestId);
+    const problem = rowProblem(row);
+    if (problem) {
+      const err = new RangeError(`ledger row ${row.requestId} refused: ${problem}`);
+      this.noteFailure(err);
+      return Promise.reject(err);
+    }
     this.balance -= row.costMicro;
     if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) + row.costMicro);
-    return new Promise((resolve, reject) => {
-      this.pending.push({ row, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
-    });
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'settle', row, resolve, reject }));
   }
 
-  /** Commits what is pending; on failure gives the rows' money back in memory and rejects them. */
+  private enqueue(item: Queued): void {
+    this.queue.push(item);
+    if (this.queue.length === 1) setImmediate(() => this.flush());
+  }
+
+  /** Commits what is queued; on failure gives the rows' money back in memory and rejects them. */
   flush(): void {
-    const batch = this.pending;
+    const batch = this.queue;
     if (batch.length === 0) return;
-    this.pending = [];
+    this.queue = [];
     try {
-      this.settleTx(batch.map((p) => p.row));
+      this.writeTx(batch);
     } catch (err) {
-      for (const { row, reject } of batch) {
+      this.noteFailure(err);
+      for (const item of batch) {
+        if (item.kind !== 'settle') continue;
+        const { row } = item;
         this.balance += row.costMicro;
         if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) - row.costMicro);
-        reject(err);
+        item.reject(err);
       }
       return;
     }
-    for (const p of batch) p.resolve();
+    for (const item of batch) if (item.kind === 'settle') item.resolve();
+  }
+
+  private noteFailure(err: unknown): void {
+    this.failure = { count: (this.failure?.count ?? 0) + 1, last: (err as Error).message ?? String(err), at: Date.now() };
+  }
+
+  /** Ledger writes that failed since the gateway started (disk full, a refused row), or null. */
+  writeFailure(): WriteFailure | null {
+    return this.failure;
   }
 
   topup(amountMicro: number, note: string | null = null): number {
+    if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || !Number.isSafeInteger(this.balance + amountMicro)) {
+      throw new RangeError(`a top-up must be a positive whole number of micro-USD that keeps the balance a safe integer, not ${amountMicro}`);
+    }
     this.db.transaction(() => {
       this.db.prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)').run(Date.now(), 'topup', amountMicro, note);
       this.db.prepare('UPDATE wallet SET balance_micro = balance_micro + ? WHERE id = 1').run(amountMicro);
@@ -248,27 +268,79 @@ export class Ledger {
     return { topupsMicro, balanceMicro, loggedCostMicro, ok: topupsMicro - balanceMicro === loggedCostMicro && keyMismatches.length === 0, keyMismatches };
   }
 
+  /** What `tollgate doctor` checks beyond the invariant (ledger-checks.ts). */
+  problems(quotas: ReadonlyMap<string, number>): LedgerProblems {
+    return ledgerProblems(this.db, quotas, this.inFlight);
+  }
+
+  /**
+   * Closes the pending rows a stopped gateway left (it crashed or was killed while they were in
+   * flight): each becomes an `interrupted` row that charged nothing, its hold already gone with
+   * the process. Called once at start, before any request is admitted. Returns how many.
+   */
+  closeInterrupted(): number {
+    const left = this.db.prepare('SELECT * FROM pending').all() as Record<string, unknown>[];
+    const leftover = left.filter((p) => !this.inFlight.has(p.request_id as string));
+    if (leftover.length === 0) return 0;
+    this.db.transaction(() => {
+      for (const p of leftover) {
+        const row = interruptedRow(p);
+        this.insertRow.run(rowParams(row));
+        this.rollup(row);
+        this.closePending.run(p.request_id);
+      }
+    })();
+    return leftover.length;
+  }
+
   close(): void {
     this.flush();
     this.db.close();
   }
 }
 
-/** Brings a ledger written by an older build up to date: columns added since, and values renamed (user_version counts the renames done). */
-function migrate(db: Database.Database): void {
-  const columns = new Set((db.prepare('PRAGMA table_info(requests)').all() as { name: string }[]).map((c) => c.name));
-  if (!columns.has('notes')) db.exec('ALTER TABLE requests ADD COLUMN notes TEXT');
-  if (!columns.has('served_model')) db.exec('ALTER TABLE requests ADD COLUMN served_model TEXT');
-  if (!columns.has('attempts')) db.exec('ALTER TABLE requests ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version < 1) {
-    // The Messages interface logged itself as `anthropic-messages` while its upstream side was
-    // `anthropic`; one wire format now has one id, so old rows take the one new rows carry.
-    db.transaction(() => {
-      db.prepare("UPDATE requests SET inbound_protocol = 'anthropic' WHERE inbound_protocol = 'anthropic-messages'").run();
-      db.pragma('user_version = 1');
-    })();
-  }
-  // Replaced by the one-column indexes, which serve the log's id-ordered pages without a sort.
-  db.exec('DROP INDEX IF EXISTS requests_key_ts; DROP INDEX IF EXISTS requests_model_ts;');
+/** The row that records a request a stopped gateway never settled. */
+function interruptedRow(p: Record<string, unknown>): RequestRow {
+  const held = p.held_micro as number;
+  return {
+    requestId: p.request_id as string,
+    ts: p.ts as number,
+    keyId: p.key_id as string | null,
+    keyName: p.key_name as string | null,
+    model: p.model as string | null,
+    servedModel: null,
+    upstreamModel: null,
+    line: null,
+    attempts: 0,
+    inboundProtocol: p.inbound_protocol as string,
+    upstreamProtocol: null,
+    stream: p.stream === 1,
+    status: 500,
+    errorCode: 'gateway_interrupted',
+    errorMessage: `Tollgate stopped (a crash or kill) before this request was settled; the ${held} micro-USD held for it were released and nothing was charged.`,
+    usage: emptyUsage(),
+    usageEstimated: false,
+    costMicro: 0,
+    unchargedMicro: 0,
+    latencyMs: 0,
+    ttfbMs: null,
+    notes: 'interrupted: closed at the next start',
+  };
+}
+
+/** A row as the INSERT statement's named parameters. */
+function rowParams(row: RequestRow): Record<string, unknown> {
+  return { ...row, ...row.usage, stream: row.stream ? 1 : 0, usageEstimated: row.usageEstimated ? 1 : 0 };
+}
+
+const wholeOrNull = (v: unknown): boolean => v === null || (typeof v === 'number' && Number.isSafeInteger(v));
+const whole = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** Why a row may not be written (a value SQLite would store as a REAL, or a negative amount), or undefined. */
+export function rowProblem(row: RequestRow): string | undefined {
+  if (!whole(row.costMicro)) return `cost ${row.costMicro} is not a whole non-negative number of micro-USD`;
+  if (!whole(row.unchargedMicro)) return `uncharged ${row.unchargedMicro} is not a whole non-negative number of micro-USD`;
+  for (const k of USAGE_KEYS) if (!whole(row.usage[k])) return `${k} ${row.usage[k]} is not a whole non-negative number`;
+  if (!wholeOrNull(row.ttfbMs) || !whole(row.latencyMs) || !whole(row.attempts) || !whole(row.status) || !whole(row.ts)) return 'a time, status or count is not a whole number';
+  return undefined;
 }

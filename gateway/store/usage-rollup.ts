@@ -5,6 +5,7 @@
  * request rows stay the truth: the rollup is rebuilt from them when it is missing.
  */
 import type Database from 'better-sqlite3';
+import { cacheWriteTokens } from '../core/usage.js';
 import type { RequestRow } from './ledger.js';
 
 export const HOUR_MS = 3_600_000;
@@ -48,7 +49,7 @@ export function rollupWriter(db: Database.Database): (row: RequestRow) => void {
       ['key', row.keyName],
       ['line', row.line],
     ] as const) {
-      upsert.run(dim, value ?? NONE, hour, error, row.costMicro, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens);
+      upsert.run(dim, value ?? NONE, hour, error, row.costMicro, u.inputTokens, u.outputTokens, u.cacheReadTokens, cacheWriteTokens(u));
     }
   };
 }
@@ -61,7 +62,7 @@ export function backfillRollup(db: Database.Database): void {
   db.transaction(() => {
     for (const [dim, column] of Object.entries(ROLLUP_DIMENSIONS)) {
       db.prepare(`INSERT INTO usage_hourly SELECT ?, COALESCE(${column}, ''), (ts / ${HOUR_MS}) * ${HOUR_MS} AS h,
-          COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens)
+          COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens + cache_write_1h_tokens)
         FROM requests GROUP BY 2, h`).run(dim);
     }
   })();

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { Billing, DEFAULT_RESERVED_OUTPUT_TOKENS, type Charge } from '../../gateway/billing/billing.js';
-import { reservationMicro } from '../../gateway/billing/pricing.js';
+import { after, describe, test } from 'node:test';
+import { Billing, DEFAULT_RESERVED_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS, type AdmitInput, type Charge } from '../../gateway/billing/billing.js';
+import { affordableOutputTokens, costMicro, reservationMicro } from '../../gateway/billing/pricing.js';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 import { Ledger } from '../../gateway/store/ledger.js';
@@ -40,6 +40,14 @@ function billing(balanceMicro: number, lines = [line('l1', { modelMap: { 'gpt-4o
   return { b, ledger };
 }
 
+let requests = 0;
+/** What the relay hands admission: the client's output limit, the prompt estimate, and the request's trace. */
+const input = (maxOutputTokens: number | undefined, estimatedInputTokens: number): AdmitInput => ({
+  maxOutputTokens,
+  estimatedInputTokens,
+  trace: { requestId: `req_${++requests}`, ts: Date.now(), inboundProtocol: 'openai-chat', stream: false, model: 'gpt-4o' },
+});
+
 const charge = (over: Partial<Charge>): Charge => ({
   admission: null,
   usage: null,
@@ -63,7 +71,7 @@ const charge = (over: Partial<Charge>): Charge => ({
 
 test('admission reserves the worst case at the group multiplier and hands over the lines to try', () => {
   const { b } = billing(10_000_000);
-  const a = b.admit(key(), 'gpt-4o', { maxOutputTokens: 100, estimatedInputTokens: 1_000 });
+  const a = b.admit(key(), 'gpt-4o', input(100, 1_000));
   assert.equal(a.reservation.amountMicro, reservationMicro(1_000, 100, MODEL.prices, 2_000_000));
   assert.deepEqual([a.line.id, a.upstreamModel, a.candidates.map((l) => l.id)], ['l1', 'vendor-4o', ['l1', 'l2']]);
   assert.equal(b.reservations.heldMicro(), a.reservation.amountMicro);
@@ -71,29 +79,29 @@ test('admission reserves the worst case at the group multiplier and hands over t
 
 test("without a limit from the client, the model's own output cap (at most the default) is reserved", () => {
   const { b } = billing(10_000_000);
-  const a = b.admit(key(), 'gpt-4o', { maxOutputTokens: undefined, estimatedInputTokens: 0 });
+  const a = b.admit(key(), 'gpt-4o', input(undefined, 0));
   assert.equal(a.reservation.amountMicro, reservationMicro(0, Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, MODEL.maxOutputTokens), MODEL.prices, 2_000_000));
 });
 
 test('the order of refusals: model (404), line (503), key limits (429), money (402)', () => {
-  assert.throws(() => billing(0).b.admit(key(), 'nope', { maxOutputTokens: 1, estimatedInputTokens: 1 }), { status: 404 });
-  assert.throws(() => billing(0, []).b.admit(key(), 'gpt-4o', { maxOutputTokens: 1, estimatedInputTokens: 1 }), { code: 'no_line_for_model' });
+  assert.throws(() => billing(0).b.admit(key(), 'nope', input(1, 1)), { status: 404 });
+  assert.throws(() => billing(0, []).b.admit(key(), 'gpt-4o', input(1, 1)), { code: 'no_line_for_model' });
   const { b } = billing(0);
   const limited = key({ maxConcurrent: 1 });
-  assert.throws(() => b.admit(limited, 'gpt-4o', { maxOutputTokens: 1, estimatedInputTokens: 1 }), { status: 402, code: 'insufficient_balance' });
+  assert.throws(() => b.admit(limited, 'gpt-4o', input(1, 1)), { status: 402, code: 'insufficient_balance' });
   // The refused request gave its concurrency slot back: the next one is refused for money again, not for concurrency.
-  assert.throws(() => b.admit(limited, 'gpt-4o', { maxOutputTokens: 1, estimatedInputTokens: 1 }), { status: 402 });
+  assert.throws(() => b.admit(limited, 'gpt-4o', input(1, 1)), { status: 402 });
   // The key's rate is checked before the money: the refused request used the minute's one slot.
   const once = key({ id: 'key_b', rpm: 1 });
-  assert.throws(() => b.admit(once, 'gpt-4o', { maxOutputTokens: 1, estimatedInputTokens: 1 }), { status: 402 });
-  assert.throws(() => b.admit(once, 'gpt-4o', { maxOutputTokens: 1, estimatedInputTokens: 1 }), { status: 429, code: 'key_rate_limited' });
+  assert.throws(() => b.admit(once, 'gpt-4o', input(1, 1)), { status: 402 });
+  assert.throws(() => b.admit(once, 'gpt-4o', input(1, 1)), { status: 429, code: 'key_rate_limited' });
 });
 
 test("settlement writes the row at the admission's prices and gives back the reservation and the key's slot", async () => {
   const { b, ledger } = billing(10_000_000);
   const limited = key({ maxConcurrent: 1 });
-  const a = b.admit(limited, 'gpt-4o', { maxOutputTokens: 100, estimatedInputTokens: 10 });
-  assert.throws(() => b.admit(limited, 'gpt-4o', { maxOutputTokens: 1, estimatedInputTokens: 1 }), { code: 'key_concurrency_limited' });
+  const a = b.admit(limited, 'gpt-4o', input(100, 1_000));
+  assert.throws(() => b.admit(limited, 'gpt-4o', input(1, 1)), { code: 'key_concurrency_limited' });
   const usage = { ...emptyUsage(), inputTokens: 1_000, outputTokens: 100 };
   await b.settle(charge({ admission: a, usage }));
   const [row] = ledger.logs({});
@@ -102,7 +110,7 @@ test("settlement writes the row at the admission's prices and gives back the res
   assert.deepEqual([row!.servedModel, row!.upstreamModel, row!.line, row!.upstreamProtocol], ['gpt-4o', 'vendor-4o', 'l1', 'openai-chat']);
   assert.equal(ledger.balanceMicro(), 10_000_000 - 7_000);
   assert.equal(b.reservations.heldMicro(), 0);
-  b.admit(limited, 'gpt-4o', { maxOutputTokens: 1, estimatedInputTokens: 1 });
+  b.admit(limited, 'gpt-4o', input(1, 1));
 });
 
 test('a request refused before admission is logged at no cost', async () => {
@@ -115,7 +123,7 @@ test('a request refused before admission is logged at no cost', async () => {
 
 test('a ledger write that fails is reported, never thrown, and the money stays', async () => {
   const { b, ledger } = billing(10_000_000);
-  const a = b.admit(key(), 'gpt-4o', { maxOutputTokens: 10, estimatedInputTokens: 10 });
+  const a = b.admit(key(), 'gpt-4o', input(10, 10));
   const written: string[] = [];
   const write = process.stderr.write.bind(process.stderr);
   process.stderr.write = ((s: string) => written.push(s) > 0) as typeof process.stderr.write;
@@ -128,3 +136,93 @@ test('a ledger write that fails is reported, never thrown, and the money stays',
   assert.equal(ledger.balanceMicro(), 10_000_000);
   assert.equal(b.reservations.heldMicro(), 0);
 });
+
+describe('the reservation is a cap', () => {
+  test('a request is never charged more than it reserved: the rest is recorded as absorbed, the wallet stays whole', async () => {
+    const { b, ledger } = billing(2_000_000);
+    const a = b.admit(key(), 'gpt-4o', input(10, 10));
+    // The upstream ignored max_tokens=10 and reported 100,000 output tokens: $2.00 at ×2, far beyond the hold.
+    await b.settle(charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 100_000 } }));
+    const [row] = ledger.logs({});
+    const full = costMicro({ ...emptyUsage(), inputTokens: 10, outputTokens: 100_000 }, MODEL.prices, 2_000_000);
+    assert.equal(row!.costMicro, a.reservation.amountMicro);
+    assert.equal(row!.unchargedMicro, full - a.reservation.amountMicro);
+    assert.match(row!.notes ?? '', /more than the \$0\.\d+ reserved: charged the reservation, \$\d+\.\d+ absorbed/);
+    assert.equal(ledger.balanceMicro(), 2_000_000 - a.reservation.amountMicro);
+    assert.ok(ledger.balanceMicro() >= 0, 'the wallet is never overspent');
+    assertInvariant(b, ledger);
+  });
+
+  test("a key's quota is never overspent either", async () => {
+    const { b, ledger } = billing(10_000_000);
+    const k = key({ quotaMicro: 1_000 });
+    const a = b.admit(k, 'gpt-4o', input(20, 10));
+    await b.settle(charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 1_000_000 } }));
+    assert.ok(ledger.keyUsageMicro('key_a') <= 1_000, `key used ${ledger.keyUsageMicro('key_a')}`);
+    assert.deepEqual(ledger.problems(new Map([['key_a', 1_000]])).overQuota, []);
+    assertInvariant(b, ledger);
+  });
+
+  test("without a client limit, the model's maximum is reserved when the wallet can pay it, and nothing is sent upstream", () => {
+    const { b } = billing(10_000_000);
+    const a = b.admit(key(), 'gpt-4o', input(undefined, 100));
+    assert.equal(a.reservation.amountMicro, reservationMicro(100, MODEL.maxOutputTokens, MODEL.prices, 2_000_000));
+    assert.equal(a.outputLimit, undefined);
+  });
+
+  test('without a client limit and a wallet that cannot pay the maximum, the limit is what it can pay, and it goes upstream', () => {
+    // $0.10 at ×2 of $10/M output: 5,000 output tokens less the prompt.
+    const { b } = billing(100_000);
+    const a = b.admit(key(), 'gpt-4o', input(undefined, 100));
+    assert.equal(a.outputLimit, affordableOutputTokens(100_000, 100, MODEL.prices, 2_000_000));
+    assert.ok(a.outputLimit! > MIN_OUTPUT_TOKENS && a.outputLimit! < MODEL.maxOutputTokens, String(a.outputLimit));
+    assert.ok(a.reservation.amountMicro <= 100_000, 'the hold fits the wallet');
+    // A second request gets what is left, or a 402 below the floor.
+    assert.throws(() => b.admit(key(), 'gpt-4o', input(undefined, 100)), { status: 402, code: 'insufficient_balance' });
+  });
+
+  test("the key's free quota bounds the limit as the wallet does", () => {
+    const { b } = billing(100_000_000);
+    const a = b.admit(key({ quotaMicro: 50_000 }), 'gpt-4o', input(undefined, 0));
+    assert.equal(a.outputLimit, affordableOutputTokens(50_000, 0, MODEL.prices, 2_000_000));
+  });
+
+  test('below the floor a request without a limit is refused, not cut to a useless answer', () => {
+    const { b } = billing(10_000); // pays for 500 output tokens at ×2
+    assert.throws(() => b.admit(key(), 'gpt-4o', input(undefined, 0)), { status: 402 });
+    assert.equal(b.reservations.heldMicro(), 0);
+  });
+
+  test('the prompt estimate is reserved at the dearest prompt-token price (a 1-hour cache write costs twice the input)', () => {
+    const claude = { input: 3_000_000, output: 15_000_000, cacheRead: 300_000, cacheWrite: 3_750_000, cacheWrite1h: 6_000_000 };
+    assert.equal(reservationMicro(1_000_000, 0, claude, 1_000_000), 6_000_000);
+  });
+});
+
+describe('settlement never throws', () => {
+  test('usage that reached billing unchecked is not billed as it is: the reservation is charged and the row says why', async () => {
+    const { b, ledger } = billing(10_000_000);
+    const a = b.admit(key(), 'gpt-4o', input(10, 10));
+    await b.settle(charge({ admission: a, usage: { ...emptyUsage(), outputTokens: 0.5 } }));
+    const [row] = ledger.logs({});
+    assert.deepEqual([row!.costMicro, row!.usage], [a.reservation.amountMicro, emptyUsage()]);
+    assert.match(row!.notes ?? '', /usage not billable \(outputTokens is 0\.5/);
+    assertInvariant(b, ledger);
+  });
+
+  test('an admitted request leaves a pending row that its settlement removes', async () => {
+    const { b, ledger } = billing(10_000_000);
+    const a = b.admit(key(), 'gpt-4o', input(10, 10));
+    ledger.flush();
+    // In flight in this process: not left over.
+    assert.equal(ledger.problems(new Map()).unsettled.count, 0);
+    await b.settle(charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 1 }, requestId: 'req_pending' }));
+    assert.equal(ledger.closeInterrupted(), 0);
+  });
+});
+
+/** top-ups − balance = Σ logged costs, nothing held. */
+function assertInvariant(b: Billing, ledger: Ledger): void {
+  assert.equal(ledger.checkInvariant().ok, true, JSON.stringify(ledger.checkInvariant()));
+  assert.equal(b.reservations.heldMicro(), 0);
+}

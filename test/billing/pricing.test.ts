@@ -60,10 +60,12 @@ describe('costMicro', () => {
 });
 
 describe('reservationMicro', () => {
-  test('holds estimated input at the input price plus max output at the output price', () => {
-    // 10,000 × $2.50/M + 4,096 × $10/M = 25,000 + 40,960 micro-USD.
-    assert.equal(reservationMicro(10_000, 4_096, prices, X1), 65_960);
-    assert.equal(reservationMicro(10_000, 4_096, prices, 1_500_000), 98_940);
+  test('holds estimated input at the dearest prompt-token price plus max output at the output price', () => {
+    // A prompt token costs at most a cache write here: 10,000 × $3.75/M + 4,096 × $10/M = 37,500 + 40,960 micro-USD.
+    assert.equal(reservationMicro(10_000, 4_096, textOnly, X1), 78_460);
+    assert.equal(reservationMicro(10_000, 4_096, textOnly, 1_500_000), 117_690);
+    // Audio input is the dearest where it is priced apart: 10,000 × $40/M.
+    assert.equal(reservationMicro(10_000, 4_096, prices, X1), 440_960);
     assert.equal(reservationMicro(0, 0, prices, X1), 0);
   });
 

@@ -133,8 +133,10 @@ export function admission(candidates: LineRecord[], model: CatalogueModel = MODE
     candidates,
     line: candidates[0]!,
     upstreamModel: model.id,
-    reservation: { keyId: 'key_a', amountMicro: 0, released: false },
+    // Large: the reservation caps the charge, and these fakes test the relay, not the cap.
+    reservation: { keyId: 'key_a', amountMicro: 1_000_000_000, released: false },
     estimatedInputTokens: 100,
+    outputLimit: undefined,
     keyId: 'key_a',
   };
 }

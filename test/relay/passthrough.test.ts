@@ -29,7 +29,12 @@ interface Run {
   passthrough?: PassthroughSpec['passthrough'];
   side?: PassthroughSpec['side'];
   res?: FakeResponse;
-  count?: PassthroughSpec['count'];
+  /** Tollgate's count of prompt and output ('' counts the prompt alone). */
+  count?: (produced: string) => Promise<Usage>;
+}
+
+function counterOf(count: (produced: string) => Promise<Usage>): PassthroughSpec['counter'] {
+  return { prompt: () => count(''), output: async (text) => (await count(text)).outputTokens };
 }
 
 /** One request through the pass-through path (a chat request unless told otherwise): what the client saw, what was settled, and the body as it was when settled. */
@@ -53,7 +58,7 @@ async function run(opts: Run) {
     stream,
     passthrough: opts.passthrough ?? chatPassthrough(body, JSON.stringify(body)),
     side: opts.side ?? WIRE['openai-chat'].upstream,
-    count: opts.count ?? (async () => COUNTED),
+    counter: counterOf(opts.count ?? (async () => COUNTED)),
     encodeStreamError,
   };
   const result = await passthrough(deps(upstream, [l]), spec).then(
@@ -128,7 +133,7 @@ describe('streams', () => {
 
 describe('whole answers', () => {
   const whole = async (answer: string) => {
-    const r = await run({ stream: false, answer: fakeAnswer(200, answer), count: async (produced) => ({ ...COUNTED, outputTokens: produced.length }) });
+    const r = await run({ stream: false, answer: fakeAnswer(200, answer), count: async (produced: string) => ({ ...COUNTED, outputTokens: produced.length }) });
     if (r.error) throw r.error;
     return { ...r, outcome: r.outcome! };
   };
@@ -173,7 +178,7 @@ describe('the upstream request', () => {
       line: line('g', { protocol: 'gemini', baseUrl: 'https://g.example' }),
       stream: false,
       answer: fakeAnswer(400, JSON.stringify(invalidKey)),
-      passthrough: geminiPassthrough('{}', false),
+      passthrough: geminiPassthrough({}, '{}', false),
       side: WIRE.gemini.upstream,
     });
     assert.equal(r.error?.code, 'upstream_auth_failed');

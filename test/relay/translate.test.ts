@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CanonicalRequest, StreamEvent } from '../../gateway/core/canonical.js';
 import { GatewayError } from '../../gateway/core/errors.js';
+import { countTokens } from '../../gateway/core/estimate.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 import { CanonicalTap } from '../../gateway/relay/canonical-tap.js';
 import { translate } from '../../gateway/relay/translate.js';
@@ -48,7 +49,7 @@ async function chatToAnthropic(answer: ReturnType<typeof fakeAnswer>, req: Canon
   };
   const upstream = new FakeUpstream([() => answer]);
   const deps = { upstream, lines: new Lines({ data: { version: 1, keys: [], lines: [l], groups: [], aliases: [] } }, new MemorySecretStore()) };
-  const result = await translate(deps, { exchange, res: res.client, signal: new AbortController().signal, request: req, encoder: makeCodec(true), side: WIRE.anthropic.upstream, promptUsage: PROMPT }).then(
+  const result = await translate(deps, { exchange, res: res.client, signal: new AbortController().signal, request: req, encoder: makeCodec(true), side: WIRE.anthropic.upstream, promptUsage: PROMPT, counter: { prompt: async () => PROMPT, output: countTokens } }).then(
     (outcome) => ({ outcome, error: undefined }),
     (error: GatewayError) => ({ outcome: undefined, error }),
   );
@@ -86,13 +87,14 @@ describe('translate', () => {
     assert.equal(r.res.writableFinished, true);
   });
 
-  test("a stream cut after it started ends with the client's in-band error, billed as the prompt estimate plus what was produced", async () => {
+  test("a stream cut after it started ends with the client's in-band error, billed as the prompt message_start reported plus what was produced", async () => {
     const r = await chatToAnthropic(fakeAnswer(200, MESSAGE_STREAM.slice(0, 3), { error: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }), request({ stream: true }));
     const last = dataOf(r.res.body).at(-1) as { error?: { code: string } };
     assert.equal(last.error?.code, 'upstream_connection_error');
     assert.equal(r.outcome?.error?.code, 'upstream_connection_error');
-    // No stop event, so no final usage: the prompt as estimated at admission, the output as counted ("Hi").
-    assert.deepEqual([r.outcome?.usage?.inputTokens, r.outcome?.usage?.outputTokens, r.outcome?.usageEstimated], [PROMPT.inputTokens, 1, true]);
+    // No stop event, so no final usage: the prompt as message_start reported it (not the admission's estimate), the output as counted ("Hi").
+    assert.notEqual(PROMPT.inputTokens, 10);
+    assert.deepEqual([r.outcome?.usage?.inputTokens, r.outcome?.usage?.outputTokens, r.outcome?.usageEstimated], [10, 1, true]);
   });
 
   test('a failure before the first event throws, so the next line can be tried', async () => {
@@ -114,7 +116,7 @@ describe('translate', () => {
     const { exchange } = admitted([l]);
     const upstream = new FakeUpstream([() => fakeAnswer(200, JSON.stringify(answer))]);
     const deps = { upstream, lines: new Lines({ data: { version: 1, keys: [], lines: [l], groups: [], aliases: [] } }, new MemorySecretStore()) };
-    await translate(deps, { exchange, res: new FakeResponse().client, signal: new AbortController().signal, request: request({ topK: 5, notes: ['decoded note'] }), encoder: makeCodec(false), side: WIRE['openai-chat'].upstream, promptUsage: PROMPT });
+    await translate(deps, { exchange, res: new FakeResponse().client, signal: new AbortController().signal, request: request({ topK: 5, notes: ['decoded note'] }), encoder: makeCodec(false), side: WIRE['openai-chat'].upstream, promptUsage: PROMPT, counter: { prompt: async () => PROMPT, output: countTokens } });
     assert.deepEqual(exchange.notes, ['decoded note', 'top_k has no Chat Completions field and was dropped']);
   });
 });

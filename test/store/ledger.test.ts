@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { emptyUsage } from '../../gateway/core/usage.js';
 import { Ledger, type RequestRow } from '../../gateway/store/ledger.js';
@@ -39,6 +39,7 @@ function row(over: Partial<RequestRow> = {}): RequestRow {
     usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 },
     usageEstimated: false,
     costMicro: 7,
+    unchargedMicro: 0,
     latencyMs: 3,
     ttfbMs: 2,
     notes: null,
@@ -105,6 +106,129 @@ test('rows an older build logged as anthropic-messages read as anthropic after t
   assert.deepEqual(reopened.logs({}).map((e) => e.inboundProtocol).sort(), ['anthropic', 'openai-chat']);
   reopened.close();
   const check = new Database(join(dir, 'ledger.sqlite'), { readonly: true });
-  assert.equal(check.pragma('user_version', { simple: true }), 1);
+  // Both steps recorded: the rename, and the money checks (the rows met them).
+  assert.equal(check.pragma('user_version', { simple: true }), 2);
   check.close();
+});
+
+/** The tables as builds before the money checks made them. */
+const OLD_SCHEMA = `
+CREATE TABLE wallet (id INTEGER PRIMARY KEY CHECK (id = 1), balance_micro INTEGER NOT NULL);
+INSERT INTO wallet (id, balance_micro) VALUES (1, 0);
+CREATE TABLE wallet_tx (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('topup')), amount_micro INTEGER NOT NULL, note TEXT);
+CREATE TABLE key_usage (key_id TEXT PRIMARY KEY, used_micro INTEGER NOT NULL, requests INTEGER NOT NULL);
+CREATE TABLE requests (id INTEGER PRIMARY KEY, request_id TEXT NOT NULL, ts INTEGER NOT NULL, key_id TEXT, key_name TEXT, model TEXT,
+  upstream_model TEXT, line TEXT, inbound_protocol TEXT NOT NULL, upstream_protocol TEXT, stream INTEGER NOT NULL, status INTEGER NOT NULL,
+  error_code TEXT, error_message TEXT, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cache_read_tokens INTEGER NOT NULL,
+  cache_write_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL, audio_input_tokens INTEGER NOT NULL, image_input_tokens INTEGER NOT NULL,
+  usage_estimated INTEGER NOT NULL, cost_micro INTEGER NOT NULL, latency_ms INTEGER NOT NULL, ttfb_ms INTEGER, notes TEXT, served_model TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX requests_ts ON requests (ts);
+`;
+
+function oldLedger(costMicro: number, balanceMicro: number): string {
+  const dir = tempDir();
+  const db = new Database(join(dir, 'ledger.sqlite'));
+  db.exec(OLD_SCHEMA);
+  db.prepare("INSERT INTO wallet_tx (ts, kind, amount_micro) VALUES (1, 'topup', 1000)").run();
+  db.prepare('UPDATE wallet SET balance_micro = ?').run(balanceMicro);
+  db.prepare(`INSERT INTO requests (request_id, ts, key_id, inbound_protocol, stream, status, input_tokens, output_tokens, cache_read_tokens,
+    cache_write_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated, cost_micro, latency_ms)
+    VALUES ('req_old', 1, 'key_a', 'openai-chat', 0, 200, 1, 1, 0, 0, 0, 0, 0, 0, ?, 1)`).run(costMicro);
+  db.prepare('INSERT INTO key_usage VALUES (?, ?, 1)').run('key_a', costMicro);
+  db.pragma('user_version = 1');
+  db.close();
+  return dir;
+}
+
+describe('integers only', () => {
+  test('SQLite itself refuses a fractional, negative or float money value, whoever writes it', () => {
+    const dir = tempDir();
+    new Ledger(dir).close();
+    const db = new Database(join(dir, 'ledger.sqlite'));
+    for (const bad of [1.5, -1, 8e300]) {
+      assert.throws(() => db.prepare('UPDATE wallet SET balance_micro = ?').run(bad), /CHECK constraint failed/, String(bad));
+      assert.throws(() => db.prepare("INSERT INTO wallet_tx (ts, kind, amount_micro) VALUES (1, 'topup', ?)").run(bad), /CHECK constraint failed/, String(bad));
+      assert.throws(() => db.prepare('INSERT INTO key_usage VALUES (?, ?, 1)').run('k', bad), /CHECK constraint failed/, String(bad));
+    }
+    db.close();
+  });
+
+  test('a row with a non-integer or negative figure is refused before the write, never thrown, and kept for the doctor', async () => {
+    const ledger = new Ledger(tempDir());
+    ledger.topup(1_000);
+    for (const bad of [row({ costMicro: 1.5 }), row({ costMicro: -8_000_000_000 }), row({ usage: { ...emptyUsage(), outputTokens: 1e300 } }), row({ unchargedMicro: -1 })]) {
+      await assert.rejects(ledger.settle(bad), /refused/);
+    }
+    assert.equal(ledger.writeFailure()?.count, 4);
+    assert.equal(ledger.balanceMicro(), 1_000);
+    assert.equal(ledger.logs({}).length, 0);
+    assert.equal(ledger.checkInvariant().ok, true);
+    assert.throws(() => ledger.topup(0.5), RangeError);
+    assert.throws(() => ledger.topup(-5), RangeError);
+    ledger.close();
+  });
+
+  test('an older ledger gets the checks, its rows and indexes kept', () => {
+    const dir = oldLedger(7, 993);
+    const ledger = new Ledger(dir);
+    assert.deepEqual(ledger.logs({}).map((e) => [e.requestId, e.costMicro, e.unchargedMicro, e.usage.cacheWrite1hTokens]), [['req_old', 7, 0, 0]]);
+    assert.equal(ledger.checkInvariant().ok, true);
+    ledger.close();
+    const db = new Database(join(dir, 'ledger.sqlite'));
+    assert.equal(db.pragma('user_version', { simple: true }), 2);
+    assert.throws(() => db.prepare('UPDATE requests SET cost_micro = -1').run(), /CHECK constraint failed/);
+    assert.throws(() => db.prepare('UPDATE wallet SET balance_micro = 0.5').run(), /CHECK constraint failed/);
+    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'requests'").all() as { name: string }[]).map((i) => i.name);
+    assert.ok(indexes.includes('requests_ts') && indexes.includes('requests_key') && !indexes.includes('requests_key_ts'), indexes.join());
+    db.close();
+  });
+
+  test('an older ledger that already holds a negative cost and a float balance is left as it is, and its problems are named', () => {
+    const dir = oldLedger(-8_000_000_000, -8e300);
+    const ledger = new Ledger(dir);
+    const p = ledger.problems(new Map());
+    assert.equal(p.badBalance, -8e300);
+    assert.deepEqual(p.badRows, { count: 1, requestIds: ['req_old'] });
+    ledger.close();
+    const db = new Database(join(dir, 'ledger.sqlite'));
+    assert.equal(db.pragma('user_version', { simple: true }), 1, 'the checks wait until the rows meet them');
+    db.close();
+  });
+});
+
+describe('pending rows', () => {
+  const pending = (requestId: string) => ({ requestId, ts: Date.now(), keyId: 'key_a', keyName: 'a', model: 'gpt-4o-mini', inboundProtocol: 'openai-chat', stream: true, heldMicro: 500 });
+
+  test('a request admitted by a gateway that stopped before settling it is named by the doctor, then closed as interrupted at the next start', async () => {
+    const dir = tempDir();
+    const first = new Ledger(dir);
+    first.topup(10_000);
+    first.open(pending('req_cut'));
+    first.open(pending('req_done'));
+    await first.settle(row({ requestId: 'req_done', costMicro: 40 }));
+    assert.equal(first.problems(new Map()).unsettled.count, 0, 'in flight in this process');
+    first.close(); // the crash: req_cut never settled
+
+    const second = new Ledger(dir);
+    assert.deepEqual(second.problems(new Map()).unsettled, { count: 1, requestIds: ['req_cut'] });
+    assert.equal(second.closeInterrupted(), 1);
+    assert.equal(second.problems(new Map()).unsettled.count, 0);
+    const cut = second.logs({}).find((e) => e.requestId === 'req_cut')!;
+    assert.deepEqual([cut.status, cut.errorCode, cut.costMicro, cut.stream], [500, 'gateway_interrupted', 0, true]);
+    assert.match(cut.errorMessage ?? '', /500 micro-USD held for it were released and nothing was charged/);
+    assert.equal(second.checkInvariant().ok, true);
+    assert.equal(second.balanceMicro(), 10_000 - 40);
+    second.close();
+  });
+});
+
+test('a key over its quota by more than its largest request is named', async () => {
+  const ledger = new Ledger(tempDir());
+  ledger.topup(10_000);
+  await Promise.all([ledger.settle(row({ costMicro: 300 })), ledger.settle(row({ costMicro: 400 }))]);
+  // 700 used: within one request (400) of a 300 quota, but not of a 299 one.
+  assert.deepEqual(ledger.problems(new Map([['key_a', 299]])).overQuota, [{ keyId: 'key_a', usedMicro: 700, quotaMicro: 299, largestMicro: 400 }]);
+  assert.deepEqual(ledger.problems(new Map([['key_a', 300]])).overQuota, []);
+  ledger.close();
 });

@@ -1,6 +1,6 @@
 import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
-import type { Usage } from '../../core/usage.js';
+import { cacheWriteTokens, type Usage } from '../../core/usage.js';
 import { anthropicToolId } from './to-request.js';
 
 export interface MessagesUsage {
@@ -8,6 +8,8 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** The cache writes by lifetime (their sum is cache_creation_input_tokens). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   output_tokens_details?: { thinking_tokens: number };
 }
 
@@ -31,9 +33,10 @@ export function toMessagesUsage(u: Usage): MessagesUsage {
   const wire: MessagesUsage = {
     input_tokens: u.inputTokens + u.audioInputTokens + u.imageInputTokens,
     output_tokens: u.outputTokens,
-    cache_creation_input_tokens: u.cacheWriteTokens,
+    cache_creation_input_tokens: cacheWriteTokens(u),
     cache_read_input_tokens: u.cacheReadTokens,
   };
+  if (u.cacheWrite1hTokens > 0) wire.cache_creation = { ephemeral_5m_input_tokens: u.cacheWriteTokens, ephemeral_1h_input_tokens: u.cacheWrite1hTokens };
   if (u.reasoningTokens > 0) wire.output_tokens_details = { thinking_tokens: u.reasoningTokens };
   return wire;
 }

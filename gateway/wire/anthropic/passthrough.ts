@@ -13,6 +13,8 @@ import { mergeAnthropicUsage } from './usage.js';
  */
 export class MessagesStreamTap extends BaseStreamTap {
   private readonly deltas: string[] = [];
+  /** message_delta came: it carries the final output count (message_start's is a placeholder). */
+  private finalCount = false;
 
   onEvent(ev: SseEvent): boolean {
     const data = ev.data;
@@ -21,9 +23,12 @@ export class MessagesStreamTap extends BaseStreamTap {
       case 'message_start':
         this.found = mergeAnthropicUsage(emptyUsage(), (JSON.parse(data) as { message?: { usage?: unknown } }).message?.usage);
         break;
-      case 'message_delta':
-        this.found = mergeAnthropicUsage(this.found ?? emptyUsage(), (JSON.parse(data) as { usage?: unknown }).usage);
+      case 'message_delta': {
+        const usage = (JSON.parse(data) as { usage?: unknown }).usage;
+        this.found = mergeAnthropicUsage(this.found ?? emptyUsage(), usage);
+        this.finalCount ||= usage !== undefined && usage !== null;
         break;
+      }
       case 'content_block_delta':
         this.deltas.push(data);
         break;
@@ -41,9 +46,16 @@ export class MessagesStreamTap extends BaseStreamTap {
     return true;
   }
 
+  /**
+   * Final only once message_delta brought the output count: message_start's `output_tokens` (1 or
+   * so) is a placeholder, so a stream cut before message_delta is billed for what it produced.
+   */
   override usage(): Usage | undefined {
-    // message_start alone (output 1 or so) is not the final figure; without message_delta, count.
-    return this.done || this.found?.outputTokens ? this.found : undefined;
+    return this.finalCount ? this.found : undefined;
+  }
+  /** message_start's input side: the upstream's own count of the prompt, cache reads and writes included. */
+  override promptUsage(): Usage | undefined {
+    return this.found;
   }
   produced(): string {
     let out = '';
@@ -74,7 +86,11 @@ function forwardedHeaders(h: Record<string, string | string[] | undefined>): Rec
  */
 export function messagesPassthrough(body: Record<string, unknown>, rawBody: string, clientHeaders: Record<string, string | string[] | undefined>): Passthrough {
   return {
-    request: (upstreamModel) => ({ path: '/v1/messages', headers: forwardedHeaders(clientHeaders), body: upstreamBody(rawBody, body, { model: upstreamModel }) }),
+    request: (upstreamModel, limit) => ({
+      path: '/v1/messages',
+      headers: forwardedHeaders(clientHeaders),
+      body: upstreamBody(rawBody, body, { model: upstreamModel, ...(limit ? { max_tokens: limit.tokens } : {}) }),
+    }),
     tap: () => new MessagesStreamTap(),
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; content?: { text?: string; thinking?: string; input?: unknown }[] };

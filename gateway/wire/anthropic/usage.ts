@@ -1,7 +1,5 @@
-import { emptyUsage, type Usage } from '../../core/usage.js';
+import { cacheWriteTokens, emptyUsage, reportedCount, type Usage } from '../../core/usage.js';
 import { isObject } from '../../core/json.js';
-
-const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 
 /**
  * Anthropic's `input_tokens` counts only the uncached part of the prompt: cache reads and cache
@@ -18,16 +16,27 @@ export function fromAnthropicUsage(raw: unknown): Usage {
  * Overlays the figures a usage object carries on `base`. Streaming `message_delta` usage holds
  * cumulative totals (not increments), and may omit the input side, so fields it carries replace
  * the earlier value and fields it lacks keep it; nothing is ever added up.
+ *
+ * `cache_creation_input_tokens` is every cache write; `cache_creation` splits it by lifetime
+ * (`ephemeral_5m_input_tokens`, `ephemeral_1h_input_tokens`), and only message_start and whole
+ * answers carry the split: a later total keeps the 1-hour share already known. The 1-hour writes
+ * go to their own bucket (priced at twice the input price, against 1.25× for 5 minutes).
  */
 export function mergeAnthropicUsage(base: Usage, raw: unknown): Usage {
   if (!isObject(raw)) return { ...base };
   const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  const split = isObject(raw.cache_creation) ? raw.cache_creation : undefined;
+  const oneHour = split ? reportedCount(split.ephemeral_1h_input_tokens, base.cacheWrite1hTokens) : base.cacheWrite1hTokens;
+  const splitTotal = split ? reportedCount(split.ephemeral_5m_input_tokens) + oneHour : cacheWriteTokens(base);
+  const writes = reportedCount(raw.cache_creation_input_tokens, splitTotal);
   return {
     ...base,
-    inputTokens: count(raw.input_tokens) ?? base.inputTokens,
-    cacheReadTokens: count(raw.cache_read_input_tokens) ?? base.cacheReadTokens,
-    cacheWriteTokens: count(raw.cache_creation_input_tokens) ?? base.cacheWriteTokens,
-    outputTokens: count(raw.output_tokens) ?? base.outputTokens,
-    reasoningTokens: count(details.thinking_tokens) ?? base.reasoningTokens,
+    inputTokens: reportedCount(raw.input_tokens, base.inputTokens),
+    cacheReadTokens: reportedCount(raw.cache_read_input_tokens, base.cacheReadTokens),
+    // Negative when the 1-hour share exceeds the total: relay/usage.ts then refuses the figures.
+    cacheWriteTokens: writes - oneHour,
+    cacheWrite1hTokens: oneHour,
+    outputTokens: reportedCount(raw.output_tokens, base.outputTokens),
+    reasoningTokens: reportedCount(details.thinking_tokens, base.reasoningTokens),
   };
 }

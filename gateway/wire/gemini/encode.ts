@@ -12,7 +12,7 @@
  */
 import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
-import type { Usage } from '../../core/usage.js';
+import { cacheWriteTokens, type Usage } from '../../core/usage.js';
 import type { GeminiPart, GeminiResponse, GeminiUsage } from './types.js';
 
 const FINISH: Record<StopReason, string> = {
@@ -36,7 +36,7 @@ export function finishReason(r: StopReason): string {
  * the candidates. Audio and image input, split out by the provider, go back in as modality details.
  */
 export function toGeminiUsage(u: Usage): GeminiUsage {
-  const text = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+  const text = u.inputTokens + u.cacheReadTokens + cacheWriteTokens(u);
   const prompt = text + u.audioInputTokens + u.imageInputTokens;
   const thoughts = Math.min(u.reasoningTokens, u.outputTokens);
   const wire: GeminiUsage = { promptTokenCount: prompt, candidatesTokenCount: u.outputTokens - thoughts, totalTokenCount: prompt + u.outputTokens };

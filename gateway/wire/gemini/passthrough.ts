@@ -1,5 +1,5 @@
 import { upstreamStreamError } from '../../core/errors.js';
-import { assertJsonObjectShape } from '../../core/json.js';
+import { assertJsonObjectShape, isObject, type JsonObject } from '../../core/json.js';
 import { BaseStreamTap, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
@@ -31,6 +31,10 @@ export class GeminiStreamTap extends BaseStreamTap {
   override usage(): Usage | undefined {
     return this.done ? this.found : undefined;
   }
+  /** The last interim figure's prompt side: the upstream's own count of the prompt. */
+  override promptUsage(): Usage | undefined {
+    return this.found;
+  }
   produced(): string {
     let out = '';
     for (const data of this.chunks) {
@@ -47,13 +51,16 @@ export class GeminiStreamTap extends BaseStreamTap {
 
 /**
  * Gemini in, `gemini` upstream out: the model goes in the path; the body passes as sent. `stream`
- * is the client's `:streamGenerateContent` (Gemini says it in the method, not the body).
+ * is the client's `:streamGenerateContent` (Gemini says it in the method, not the body). An output
+ * limit Tollgate sets goes in generationConfig.maxOutputTokens.
  */
-export function geminiPassthrough(rawBody: string, stream: boolean): Passthrough {
+export function geminiPassthrough(request: JsonObject, rawBody: string, stream: boolean): Passthrough {
   return {
-    request(upstreamModel) {
+    request(upstreamModel, limit) {
       const model = encodeURIComponent(upstreamModel);
-      return { path: stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`, headers: {}, body: rawBody };
+      const config = isObject(request.generationConfig) ? request.generationConfig : {};
+      const body = limit ? JSON.stringify({ ...request, generationConfig: { ...config, maxOutputTokens: limit.tokens } }) : rawBody;
+      return { path: stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`, headers: {}, body };
     },
     tap: () => new GeminiStreamTap(),
     readAnswer(parsed) {

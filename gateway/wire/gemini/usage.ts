@@ -1,5 +1,5 @@
 import { isObject } from '../../core/json.js';
-import type { Usage } from '../../core/usage.js';
+import { reportedCount, type Usage } from '../../core/usage.js';
 import type { GeminiUsage } from './types.js';
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
@@ -25,15 +25,19 @@ function modality(details: unknown, name: string): number {
  */
 export function fromGeminiUsage(raw: GeminiUsage | unknown): Usage {
   const u = isObject(raw) ? raw : {};
-  const cached = count(u.cachedContentTokenCount);
+  const prompt = reportedCount(u.promptTokenCount);
+  const cached = reportedCount(u.cachedContentTokenCount);
+  // Negative when the cached part exceeds the prompt: relay/usage.ts then refuses the figures.
+  const uncached = prompt - cached;
   const audio = Math.max(0, modality(u.promptTokensDetails, 'AUDIO') - modality(u.cacheTokensDetails, 'AUDIO'));
   const image = Math.max(0, modality(u.promptTokensDetails, 'IMAGE') - modality(u.cacheTokensDetails, 'IMAGE'));
-  const thoughts = count(u.thoughtsTokenCount);
+  const thoughts = reportedCount(u.thoughtsTokenCount);
   return {
-    inputTokens: Math.max(0, count(u.promptTokenCount) - cached - audio - image) + count(u.toolUsePromptTokenCount),
+    inputTokens: (uncached < 0 ? uncached : Math.max(0, uncached - audio - image)) + reportedCount(u.toolUsePromptTokenCount),
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
-    outputTokens: count(u.candidatesTokenCount) + thoughts,
+    cacheWrite1hTokens: 0,
+    outputTokens: reportedCount(u.candidatesTokenCount) + thoughts,
     reasoningTokens: thoughts,
     audioInputTokens: audio,
     imageInputTokens: image,

@@ -10,7 +10,7 @@
  */
 import type { CanonicalResponse, StopReason, ToolCallBlock } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
-import type { Usage } from '../../core/usage.js';
+import { cacheWriteTokens, type Usage } from '../../core/usage.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -63,7 +63,7 @@ export function finishReason(r: StopReason): FinishReason {
  * ordinary prompt tokens to an OpenAI client.
  */
 export function toOpenAIUsage(u: Usage): ChatUsage {
-  const prompt = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens;
+  const prompt = u.inputTokens + u.cacheReadTokens + cacheWriteTokens(u) + u.audioInputTokens + u.imageInputTokens;
   return {
     prompt_tokens: prompt,
     completion_tokens: u.outputTokens,

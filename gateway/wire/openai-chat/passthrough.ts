@@ -72,8 +72,9 @@ export class ChatStreamTap extends BaseStreamTap {
 export function chatPassthrough(body: ChatBody, rawBody: string): Passthrough {
   const stream = body.stream === true;
   return {
-    request(upstreamModel) {
+    request(upstreamModel, limit) {
       const changes: Record<string, unknown> = { model: upstreamModel };
+      if (limit) changes[limit.quirks.maxTokensField ?? 'max_tokens'] = limit.tokens;
       if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
       return { path: '/chat/completions', headers: {}, body: upstreamBody(rawBody, body, changes) };
     },

@@ -1,4 +1,4 @@
-import type { Usage } from '../../core/usage.js';
+import { reportedCount, type Usage } from '../../core/usage.js';
 
 export interface OpenAIUsage {
   prompt_tokens?: number;
@@ -15,15 +15,17 @@ export interface OpenAIUsage {
  * priced bucket (see core/usage.ts).
  */
 export function fromOpenAIUsage(u: OpenAIUsage): Usage {
-  const prompt = u.prompt_tokens ?? 0;
-  const cached = u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0;
-  const audio = u.prompt_tokens_details?.audio_tokens ?? 0;
+  const prompt = reportedCount(u.prompt_tokens);
+  const cached = reportedCount(u.prompt_tokens_details?.cached_tokens, reportedCount(u.prompt_cache_hit_tokens));
+  const audio = reportedCount(u.prompt_tokens_details?.audio_tokens);
   return {
-    inputTokens: Math.max(0, prompt - cached - audio),
+    // Negative when the parts exceed the whole: relay/usage.ts then refuses the figures.
+    inputTokens: prompt - cached - audio,
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
-    outputTokens: u.completion_tokens ?? 0,
-    reasoningTokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+    cacheWrite1hTokens: 0,
+    outputTokens: reportedCount(u.completion_tokens),
+    reasoningTokens: reportedCount(u.completion_tokens_details?.reasoning_tokens),
     audioInputTokens: audio,
     imageInputTokens: 0,
   };

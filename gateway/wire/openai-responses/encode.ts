@@ -15,7 +15,7 @@
  */
 import type { CanonicalResponse, StopReason } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
-import type { Usage } from '../../core/usage.js';
+import { cacheWriteTokens, type Usage } from '../../core/usage.js';
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
@@ -84,10 +84,10 @@ export interface ResponsesEncodeOptions {
  * in input_tokens_details. reasoning_tokens is already inside output_tokens.
  */
 export function toResponsesUsage(u: Usage): ResponsesUsage {
-  const input = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.audioInputTokens + u.imageInputTokens;
+  const input = u.inputTokens + u.cacheReadTokens + cacheWriteTokens(u) + u.audioInputTokens + u.imageInputTokens;
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: u.cacheReadTokens, cache_write_tokens: u.cacheWriteTokens },
+    input_tokens_details: { cached_tokens: u.cacheReadTokens, cache_write_tokens: cacheWriteTokens(u) },
     output_tokens: u.outputTokens,
     output_tokens_details: { reasoning_tokens: u.reasoningTokens },
     total_tokens: input + u.outputTokens,

@@ -48,7 +48,12 @@ export class ResponsesStreamTap extends BaseStreamTap {
 /** Responses in, `openai-responses` upstream out: only `model` is rewritten. */
 export function responsesPassthrough(body: Record<string, unknown>, rawBody: string): Passthrough {
   return {
-    request: (upstreamModel) => ({ path: '/responses', headers: {}, body: upstreamBody(rawBody, body, { model: upstreamModel }) }),
+    request: (upstreamModel, limit) => ({
+      path: '/responses',
+      headers: {},
+      // OpenAI refuses max_output_tokens below 16.
+      body: upstreamBody(rawBody, body, { model: upstreamModel, ...(limit ? { max_output_tokens: Math.max(16, limit.tokens) } : {}) }),
+    }),
     tap: () => new ResponsesStreamTap(),
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; output?: { content?: { text?: string }[]; arguments?: string }[] };

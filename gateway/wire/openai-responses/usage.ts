@@ -1,4 +1,4 @@
-import type { Usage } from '../../core/usage.js';
+import { reportedCount, type Usage } from '../../core/usage.js';
 import { isObject } from '../../core/json.js';
 
 /** A Responses `usage` object (in a response, or in the response of response.completed / .incomplete). */
@@ -10,8 +10,6 @@ export interface ResponsesUsage {
   total_tokens?: number | null;
 }
 
-const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-
 /**
  * Responses counts cached tokens *inside* input_tokens: input_tokens_details.cached_tokens (read
  * from the cache) and cache_write_tokens (written to it, reported by newer API versions) are
@@ -21,15 +19,17 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
  */
 export function fromResponsesUsage(raw: unknown): Usage {
   const u = isObject(raw) ? (raw as ResponsesUsage) : {};
-  const input = count(u.input_tokens);
-  const cached = Math.min(input, count(u.input_tokens_details?.cached_tokens));
-  const written = Math.min(input - cached, count(u.input_tokens_details?.cache_write_tokens));
+  const input = reportedCount(u.input_tokens);
+  const cached = reportedCount(u.input_tokens_details?.cached_tokens);
+  const written = reportedCount(u.input_tokens_details?.cache_write_tokens);
   return {
+    // Negative when the parts exceed the whole: relay/usage.ts then refuses the figures.
     inputTokens: input - cached - written,
     cacheReadTokens: cached,
     cacheWriteTokens: written,
-    outputTokens: count(u.output_tokens),
-    reasoningTokens: count(u.output_tokens_details?.reasoning_tokens),
+    cacheWrite1hTokens: 0,
+    outputTokens: reportedCount(u.output_tokens),
+    reasoningTokens: reportedCount(u.output_tokens_details?.reasoning_tokens),
     audioInputTokens: 0,
     imageInputTokens: 0,
   };

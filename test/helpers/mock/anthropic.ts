@@ -40,7 +40,7 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   };
   const fullUsage = (outputTokens: number) => ({
     ...inputUsage,
-    cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite, ephemeral_1h_input_tokens: 0 },
+    cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite - u.cacheWrite1h, ephemeral_1h_input_tokens: u.cacheWrite1h },
     output_tokens: outputTokens,
     service_tier: 'standard',
   });

@@ -35,7 +35,10 @@ export interface Usage {
   /** The whole output, reasoning included. */
   output: number;
   cached: number;
+  /** Every cache write, the 1-hour ones included. */
   cacheWrite: number;
+  /** The share of `cacheWrite` kept an hour (only Anthropic reports it apart). */
+  cacheWrite1h: number;
   reasoning: number;
 }
 
@@ -143,12 +146,14 @@ function sampleArguments(schema: unknown): Json {
 /** Scenario usage wins; otherwise the prompt is 4 characters a token and the output is what was generated. */
 export function resolveUsage(s: Scenario, promptChars: number, generatedTokens: number): Usage {
   const reasoning = s.usage.reasoning ?? 0;
-  const output = s.usage.output ?? generatedTokens + reasoning;
+  const output = s.rawUsage.output ?? s.usage.output ?? generatedTokens + reasoning;
+  const cacheWrite1h = s.usage.cacheWrite1h ?? 0;
   return {
-    prompt: s.usage.input ?? Math.max(1, Math.ceil(promptChars / 4)),
+    prompt: s.rawUsage.input ?? s.usage.input ?? Math.max(1, Math.ceil(promptChars / 4)),
     output,
     cached: s.usage.cached ?? 0,
-    cacheWrite: s.usage.cacheWrite ?? 0,
+    cacheWrite: (s.usage.cacheWrite ?? 0) + cacheWrite1h,
+    cacheWrite1h,
     reasoning: Math.min(reasoning, output),
   };
 }

@@ -34,7 +34,13 @@ export interface Scenario {
    * OpenAI's `reasoning_tokens` is a subset of its output tokens, while Gemini reports `thoughtsTokenCount`
    * beside `candidatesTokenCount = output - reasoning`.
    */
-  usage: { input?: number; output?: number; cached?: number; cacheWrite?: number; reasoning?: number };
+  usage: { input?: number; output?: number; cached?: number; cacheWrite?: number; cacheWrite1h?: number; reasoning?: number };
+  /**
+   * Usage figures no sane upstream sends, written into the vendor's usage as they are: any number JSON can carry
+   * (negative, fractional, 1e300), to test that Tollgate refuses them. `outputRaw` replaces the output count,
+   * `inputRaw` the whole prompt.
+   */
+  rawUsage: { input?: number; output?: number };
   /** Send a body / one SSE event that is not valid JSON. */
   malformed: boolean;
   reply?: string;
@@ -49,7 +55,7 @@ export class ScenarioError extends Error {}
 
 /** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
 export function parseScenario(raw: string): Scenario {
-  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, usage: {} };
+  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, usage: {}, rawUsage: {} };
   for (const part of raw.split(',')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -63,6 +69,11 @@ export function parseScenario(raw: string): Scenario {
     const int = (): number => {
       const n = Number(value);
       if (value === '' || !Number.isInteger(n) || n < 0) throw new ScenarioError(`"${key}" needs a non-negative integer, got "${value}"`);
+      return n;
+    };
+    const num = (): number => {
+      const n = Number(value);
+      if (value === '' || !Number.isFinite(n)) throw new ScenarioError(`"${key}" needs a finite number, got "${value}"`);
       return n;
     };
     switch (key) {
@@ -79,6 +90,9 @@ export function parseScenario(raw: string): Scenario {
       case 'usage-cached': s.usage.cached = int(); break;
       case 'usage-cache-write': s.usage.cacheWrite = int(); break;
       case 'usage-reasoning': s.usage.reasoning = int(); break;
+      case 'usage-cache-write-1h': s.usage.cacheWrite1h = int(); break;
+      case 'usage-in-raw': s.rawUsage.input = num(); break;
+      case 'usage-out-raw': s.rawUsage.output = num(); break;
       case 'malformed': s.malformed = true; break;
       case 'reply': s.reply = value; break;
       case 'words': s.words = int(); break;

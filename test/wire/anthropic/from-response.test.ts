@@ -5,7 +5,7 @@ import type { StopReason } from '../../../gateway/core/canonical.js';
 import { GatewayError } from '../../../gateway/core/errors.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
 import { fromResponse } from '../../../gateway/wire/anthropic/from-response.js';
-import { fromAnthropicUsage } from '../../../gateway/wire/anthropic/usage.js';
+import { fromAnthropicUsage, mergeAnthropicUsage } from '../../../gateway/wire/anthropic/usage.js';
 
 const usage: Anthropic.Usage = {
   input_tokens: 12,
@@ -96,10 +96,23 @@ describe('fromResponse', () => {
 });
 
 describe('fromAnthropicUsage', () => {
-  test('null, missing and non-numeric fields count as 0', () => {
+  test('null and missing fields count as 0; nonsense is carried as it came, for relay/usage.ts to refuse', () => {
     const delta: Anthropic.MessageDeltaUsage = { input_tokens: null, output_tokens: 5, cache_creation_input_tokens: null, cache_read_input_tokens: null, output_tokens_details: null, server_tool_use: null };
     assert.deepEqual(fromAnthropicUsage(delta), { ...emptyUsage(), outputTokens: 5 });
     assert.deepEqual(fromAnthropicUsage(undefined), emptyUsage());
-    assert.deepEqual(fromAnthropicUsage({ input_tokens: '7', output_tokens: -1 }), emptyUsage());
+    const junk = fromAnthropicUsage({ input_tokens: '7', output_tokens: -1 });
+    assert.ok(Number.isNaN(junk.inputTokens), 'a string is no count');
+    assert.equal(junk.outputTokens, -1);
+  });
+
+  test('1-hour cache writes go to their own bucket; a later total keeps the split message_start gave', () => {
+    const start = fromAnthropicUsage({ input_tokens: 10, cache_creation_input_tokens: 700, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 500 }, output_tokens: 1 });
+    assert.deepEqual(start, { ...emptyUsage(), inputTokens: 10, cacheWriteTokens: 200, cacheWrite1hTokens: 500, outputTokens: 1 });
+    assert.deepEqual(mergeAnthropicUsage(start, { cache_creation_input_tokens: 700, output_tokens: 40 }), { ...start, outputTokens: 40 });
+    // Without the total, the split is the total; without the split, every write is a 5-minute one.
+    assert.equal(fromAnthropicUsage({ cache_creation: { ephemeral_5m_input_tokens: 3, ephemeral_1h_input_tokens: 4 } }).cacheWriteTokens, 3);
+    assert.deepEqual(fromAnthropicUsage({ cache_creation_input_tokens: 9 }), { ...emptyUsage(), cacheWriteTokens: 9 });
+    // A 1-hour share larger than the total leaves a negative 5-minute share, which relay/usage.ts refuses.
+    assert.equal(fromAnthropicUsage({ cache_creation_input_tokens: 1, cache_creation: { ephemeral_1h_input_tokens: 5 } }).cacheWriteTokens, -4);
   });
 });

@@ -14,7 +14,9 @@ describe('MessagesStreamTap', () => {
     tap.onEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi ' } }));
     tap.onEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'there' } }));
     tap.onEvent(ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"a":' } }));
-    assert.equal(tap.usage()?.outputTokens, 1, 'a start with output counted is a figure, but not the final one');
+    // message_start's output_tokens (1) is a placeholder: no final usage yet, only the prompt's.
+    assert.equal(tap.usage(), undefined);
+    assert.deepEqual(tap.promptUsage(), { ...emptyUsage(), inputTokens: 20, cacheReadTokens: 5, outputTokens: 1 });
     tap.onEvent(ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }));
     tap.onEvent(ev('message_delta', { delta: {}, usage: { output_tokens: 9 } }));
     assert.equal(tap.complete(), false);

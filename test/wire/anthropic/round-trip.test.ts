@@ -71,7 +71,7 @@ class Gen {
   }
   usage(): Usage {
     const output = this.int(0, 5000);
-    return { ...emptyUsage(), inputTokens: this.int(1, 90_000), cacheReadTokens: this.pick([0, this.int(1, 200_000)]), cacheWriteTokens: this.pick([0, this.int(1, 9_000)]), outputTokens: output, reasoningTokens: this.pick([0, this.int(0, output)]) };
+    return { ...emptyUsage(), inputTokens: this.int(1, 90_000), cacheReadTokens: this.pick([0, this.int(1, 200_000)]), cacheWriteTokens: this.pick([0, this.int(1, 9_000)]), cacheWrite1hTokens: this.pick([0, this.int(1, 9_000)]), outputTokens: output, reasoningTokens: this.pick([0, this.int(0, output)]) };
   }
 }
 

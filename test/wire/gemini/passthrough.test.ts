@@ -33,13 +33,13 @@ describe('GeminiStreamTap', () => {
 describe('geminiPassthrough', () => {
   test('puts the model in the path, SSE for a stream, and sends the body as it came', () => {
     const raw = '{"contents":[{"parts":[{"text":"hi"}]}]}';
-    assert.deepEqual(geminiPassthrough(raw, false).request('gemini-2.5-flash'), { path: '/v1beta/models/gemini-2.5-flash:generateContent', headers: {}, body: raw });
-    assert.equal(geminiPassthrough(raw, true).request('tuned/model 1').path, '/v1beta/models/tuned%2Fmodel%201:streamGenerateContent?alt=sse');
+    assert.deepEqual(geminiPassthrough(JSON.parse(raw), raw, false).request('gemini-2.5-flash'), { path: '/v1beta/models/gemini-2.5-flash:generateContent', headers: {}, body: raw });
+    assert.equal(geminiPassthrough(JSON.parse(raw), raw, true).request('tuned/model 1').path, '/v1beta/models/tuned%2Fmodel%201:streamGenerateContent?alt=sse');
   });
 
   test('reads usage and what was produced from a whole answer', () => {
     const answer = { candidates: [{ content: { parts: [{ text: 'ok' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 1 } };
-    assert.deepEqual(geminiPassthrough('{}', false).readAnswer(answer), { usage: { ...emptyUsage(), inputTokens: 4, outputTokens: 1 }, produced: 'ok' });
-    assert.deepEqual(geminiPassthrough('{}', false).readAnswer({ candidates: [] }), { usage: undefined, produced: '' });
+    assert.deepEqual(geminiPassthrough({}, '{}', false).readAnswer(answer), { usage: { ...emptyUsage(), inputTokens: 4, outputTokens: 1 }, produced: 'ok' });
+    assert.deepEqual(geminiPassthrough({}, '{}', false).readAnswer({ candidates: [] }), { usage: undefined, produced: '' });
   });
 });

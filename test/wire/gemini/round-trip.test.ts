@@ -168,10 +168,10 @@ const STOPS: StopReason[] = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_us
 function genUsage(r: R): Usage {
   const n = () => r.int(0, 5000);
   const outputTokens = n();
-  return { inputTokens: n(), cacheReadTokens: n(), cacheWriteTokens: n(), outputTokens, reasoningTokens: r.int(0, outputTokens), audioInputTokens: n(), imageInputTokens: n() };
+  return { inputTokens: n(), cacheReadTokens: n(), cacheWriteTokens: n(), cacheWrite1hTokens: n(), outputTokens, reasoningTokens: r.int(0, outputTokens), audioInputTokens: n(), imageInputTokens: n() };
 }
 /** Gemini has no cache-write bucket: writes come back as plain input. */
-const expectedUsage = (u: Usage): Usage => ({ ...u, inputTokens: u.inputTokens + u.cacheWriteTokens, cacheWriteTokens: 0 });
+const expectedUsage = (u: Usage): Usage => ({ ...u, inputTokens: u.inputTokens + u.cacheWriteTokens + u.cacheWrite1hTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 });
 function expectedStop(s: StopReason, hadCalls: boolean): StopReason {
   if (s === 'max_tokens' || s === 'context_exceeded') return 'max_tokens';
   if (s === 'refusal') return 'refusal';

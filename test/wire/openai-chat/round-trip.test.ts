@@ -138,10 +138,10 @@ test(`requests: decodeRequest(toRequest(x).body) equals x up to the documented j
 const STOPS: StopReason[] = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'pause_turn', 'context_exceeded'];
 function genUsage(r: R): Usage {
   const n = () => r.int(0, 5000);
-  return { inputTokens: n(), cacheReadTokens: n(), cacheWriteTokens: n(), outputTokens: n(), reasoningTokens: n(), audioInputTokens: n(), imageInputTokens: n() };
+  return { inputTokens: n(), cacheReadTokens: n(), cacheWriteTokens: n(), cacheWrite1hTokens: n(), outputTokens: n(), reasoningTokens: n(), audioInputTokens: n(), imageInputTokens: n() };
 }
 /** OpenAI has buckets only for cached and audio input: writes and images come back as plain input. */
-const expectedUsage = (u: Usage): Usage => ({ ...u, inputTokens: u.inputTokens + u.cacheWriteTokens + u.imageInputTokens, cacheWriteTokens: 0, imageInputTokens: 0 });
+const expectedUsage = (u: Usage): Usage => ({ ...u, inputTokens: u.inputTokens + u.cacheWriteTokens + u.cacheWrite1hTokens + u.imageInputTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0, imageInputTokens: 0 });
 function expectedStop(s: StopReason, hadCalls: boolean): StopReason {
   if (s === 'max_tokens' || s === 'context_exceeded') return 'max_tokens';
   if (s === 'refusal') return 'refusal';

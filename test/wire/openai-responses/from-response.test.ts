@@ -106,7 +106,7 @@ test('usage: cached tokens are inside input_tokens, reasoning inside output_toke
   assert.deepEqual(fromResponsesUsage(base.usage), { ...emptyUsage(), inputTokens: 176, cacheReadTokens: 1024, outputTokens: 300, reasoningTokens: 256 });
   assert.deepEqual(fromResponsesUsage({ input_tokens: 10, output_tokens: 2 }), { ...emptyUsage(), inputTokens: 10, outputTokens: 2 });
   assert.deepEqual(fromResponsesUsage({ input_tokens: 100, input_tokens_details: { cached_tokens: 30, cache_write_tokens: 50 } }), { ...emptyUsage(), inputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 50 });
-  // A nonsensical cached count larger than the prompt cannot make input negative.
-  assert.deepEqual(fromResponsesUsage({ input_tokens: 10, input_tokens_details: { cached_tokens: 50 } }), { ...emptyUsage(), cacheReadTokens: 10 });
+  // A cached count larger than the prompt is carried as it came (input negative): relay/usage.ts refuses it.
+  assert.deepEqual(fromResponsesUsage({ input_tokens: 10, input_tokens_details: { cached_tokens: 50 } }), { ...emptyUsage(), inputTokens: -40, cacheReadTokens: 50 });
   assert.deepEqual(fromResponsesUsage(null), emptyUsage());
 });

@@ -161,10 +161,10 @@ test(`requests: decodeRequest(toRequest(x).body) equals x up to the documented n
 const STOPS: StopReason[] = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'pause_turn', 'context_exceeded'];
 function genUsage(r: R): Usage {
   const n = () => r.int(0, 5000);
-  return { inputTokens: n(), cacheReadTokens: n(), cacheWriteTokens: n(), outputTokens: n(), reasoningTokens: n(), audioInputTokens: n(), imageInputTokens: n() };
+  return { inputTokens: n(), cacheReadTokens: n(), cacheWriteTokens: n(), cacheWrite1hTokens: n(), outputTokens: n(), reasoningTokens: n(), audioInputTokens: n(), imageInputTokens: n() };
 }
-/** Responses has buckets for cache reads and writes only: audio and image input come back as plain input. */
-const expectedUsage = (u: Usage): Usage => ({ ...u, inputTokens: u.inputTokens + u.audioInputTokens + u.imageInputTokens, audioInputTokens: 0, imageInputTokens: 0 });
+/** Responses has buckets for cache reads and writes only (one for writes of either lifetime): audio and image input come back as plain input. */
+const expectedUsage = (u: Usage): Usage => ({ ...u, inputTokens: u.inputTokens + u.audioInputTokens + u.imageInputTokens, audioInputTokens: 0, imageInputTokens: 0, cacheWriteTokens: u.cacheWriteTokens + u.cacheWrite1hTokens, cacheWrite1hTokens: 0 });
 function expectedStop(s: StopReason, hadCalls: boolean): StopReason {
   if (s === 'max_tokens' || s === 'context_exceeded') return 'max_tokens';
   if (s === 'refusal') return 'refusal';

@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+
+/** What `tollgate doctor` finds wrong with the money in a ledger, beyond the invariant itself. */
+export interface LedgerProblems {
+  /** The stored balance, when it is not a whole non-negative number of micro-USD. */
+  badBalance: number | null;
+  /** Rows whose cost or token figures are not whole non-negative numbers (a few request ids, and how many). */
+  badRows: { count: number; requestIds: string[] };
+  /** Keys that spent more than their quota plus their largest single charge (one bounded reservation). */
+  overQuota: { keyId: string; usedMicro: number; quotaMicro: number; largestMicro: number }[];
+  /** Requests admitted by a gateway that stopped before settling them (a few request ids, and how many). */
+  unsettled: { count: number; requestIds: string[] };
+}
+
+const MONEY_AND_TOKENS = [
+  'cost_micro',
+  'uncharged_micro',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'reasoning_tokens',
+  'audio_input_tokens',
+  'image_input_tokens',
+];
+
+const EXAMPLES = 5;
+
+/**
+ * Reads what the CHECK constraints would refuse today in rows written before they existed, keys
+ * over their quota, and pending rows that no request of this process holds.
+ * `quotas`: key id → quota, for the keys that have one. `inFlight`: request ids this process has
+ * admitted and not yet settled.
+ */
+export function ledgerProblems(db: Database.Database, quotas: ReadonlyMap<string, number>, inFlight: ReadonlySet<string>): LedgerProblems {
+  const balance = (db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: unknown }).b;
+  const badBalance = typeof balance === 'number' && Number.isSafeInteger(balance) && balance >= 0 ? null : (balance as number);
+
+  const bad = MONEY_AND_TOKENS.map((c) => `typeof(${c}) != 'integer' OR ${c} < 0`).join(' OR ');
+  const badCount = (db.prepare(`SELECT COUNT(*) AS n FROM requests WHERE ${bad}`).get() as { n: number }).n;
+  const badIds = (db.prepare(`SELECT request_id AS id FROM requests WHERE ${bad} ORDER BY id DESC LIMIT ${EXAMPLES}`).all() as { id: string }[]).map((r) => r.id);
+
+  const overQuota: LedgerProblems['overQuota'] = [];
+  const usage = db.prepare(
+    'SELECT u.used_micro AS used, (SELECT COALESCE(MAX(cost_micro), 0) FROM requests r WHERE r.key_id = u.key_id) AS largest FROM key_usage u WHERE u.key_id = ?',
+  );
+  for (const [keyId, quotaMicro] of quotas) {
+    const u = usage.get(keyId) as { used: number; largest: number } | undefined;
+    if (u && u.used - u.largest > quotaMicro) overQuota.push({ keyId, usedMicro: u.used, quotaMicro, largestMicro: u.largest });
+  }
+
+  const pending = (db.prepare('SELECT request_id AS id FROM pending ORDER BY ts').all() as { id: string }[]).map((r) => r.id).filter((id) => !inFlight.has(id));
+  return {
+    badBalance,
+    badRows: { count: badCount, requestIds: badIds },
+    overQuota,
+    unsettled: { count: pending.length, requestIds: pending.slice(0, EXAMPLES) },
+  };
+}
