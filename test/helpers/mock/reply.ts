@@ -154,7 +154,8 @@ export function resolveUsage(s: Scenario, promptChars: number, generatedTokens: 
     cached: s.usage.cached ?? 0,
     cacheWrite: (s.usage.cacheWrite ?? 0) + cacheWrite1h,
     cacheWrite1h,
-    reasoning: Math.min(reasoning, output),
+    // Never below 0: a lying output figure (usage-out-raw) is reported as it is, not hidden in the reasoning share.
+    reasoning: Math.max(0, Math.min(reasoning, output)),
   };
 }
 
