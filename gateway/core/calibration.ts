@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from './canonical.js';
-import { tokenizerLoaded } from './estimate.js';
 import { countPromptTokens } from './token-count.js';
+import { tokenizerLoaded } from './tokenizer.js';
 import { promptTokens, type Usage } from './usage.js';
 
 /**
@@ -60,8 +60,8 @@ export class TokenCalibration {
   }
 
   /** A canonical prompt in the model's own tokens: o200k, corrected for the model. */
-  async countPrompt(model: string, req: CanonicalRequest): Promise<number> {
-    return this.tokenizer.apply(model, await countPromptTokens(req));
+  async countPrompt(model: string, req: CanonicalRequest, signal?: AbortSignal): Promise<number> {
+    return this.tokenizer.apply(model, await countPromptTokens(req, signal));
   }
 
   /**

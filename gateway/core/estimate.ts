@@ -1,8 +1,7 @@
 /**
- * Token estimates, for the two places Tollgate must count without the upstream's figures:
- * the reservation before forwarding (cheap: bytes, no tokenizer) and the bill for a stream cut
- * short or an upstream that reports no usage (a real BPE tokenizer, loaded on first use only,
- * because its tables cost ~70 MB of memory).
+ * The cheap prompt estimate made before forwarding, for the reservation: bytes, no tokenizer.
+ * Real counts (count_tokens, the bill of a stream cut short or of an upstream that reports no
+ * usage) use the BPE tokenizer in its own thread (core/tokenizer.ts).
  */
 
 /** Images travel as base64; their token cost is nowhere near their length. */
@@ -24,19 +23,4 @@ export function estimatePromptTokensFromBody(rawBody: string): number {
     }
   }
   return Math.ceil(length / 3) + images * TOKENS_PER_IMAGE;
-}
-
-type Counter = (text: string) => number;
-let counter: Promise<Counter> | undefined;
-
-/** Whether the tokenizer has been loaded (by a count_tokens call or a usage fallback). */
-export function tokenizerLoaded(): boolean {
-  return counter !== undefined;
-}
-
-/** Counts tokens of text with the o200k_base BPE (GPT-4o / GPT-5 family). */
-export async function countTokens(text: string): Promise<number> {
-  if (text === '') return 0;
-  counter ??= import('gpt-tokenizer').then((m) => m.countTokens as Counter);
-  return (await counter)(text);
 }

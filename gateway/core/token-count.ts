@@ -1,5 +1,5 @@
 import type { CanonicalRequest, ContentBlock, MediaSource } from './canonical.js';
-import { countTokens } from './estimate.js';
+import { countTokens } from './tokenizer.js';
 
 /** Framing tokens per message (role markers and separators), as chat formats add them. */
 const TOKENS_PER_MESSAGE = 4;
@@ -13,9 +13,10 @@ const MAX_SIDE = 1568;
  * Counts a canonical prompt with a real BPE tokenizer (o200k_base): system, messages, tool calls
  * and results, tool definitions; images by their pixel size where the bytes say it. Vendors whose
  * tokenizer is not public (Claude, Gemini) differ from o200k by a roughly constant factor, which
- * the caller corrects with a calibration from recent upstream-reported counts.
+ * the caller corrects with a calibration from recent upstream-reported counts. The count runs in
+ * the tokenizer's thread (core/tokenizer.ts); `signal` abandons it.
  */
-export async function countPromptTokens(req: CanonicalRequest): Promise<number> {
+export async function countPromptTokens(req: CanonicalRequest, signal?: AbortSignal): Promise<number> {
   const texts: string[] = [];
   let fixed = 0;
   for (const b of req.system) texts.push(b.text);
@@ -24,7 +25,7 @@ export async function countPromptTokens(req: CanonicalRequest): Promise<number> 
     for (const b of m.content) fixed += collect(b, texts);
   }
   if (req.tools.length > 0) texts.push(JSON.stringify(req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))));
-  return fixed + (await countTokens(texts.join('\n')));
+  return fixed + (await countTokens(texts.join('\n'), signal));
 }
 
 /** Pushes a block's countable text; returns tokens counted without the tokenizer (images). */

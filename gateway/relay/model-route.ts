@@ -1,5 +1,6 @@
 import type { CanonicalRequest } from '../core/canonical.js';
-import { countTokens, estimatePromptTokensFromBody } from '../core/estimate.js';
+import { estimatePromptTokensFromBody } from '../core/estimate.js';
+import { countTokens } from '../core/tokenizer.js';
 import { GatewayError } from '../core/errors.js';
 import type { ModelCall, WireFormat } from '../core/format.js';
 import { emptyUsage, type Usage } from '../core/usage.js';

@@ -1,3 +1,4 @@
+import { GatewayError } from '../core/errors.js';
 import type { ClientRequest, FormatRoute, LocalContext, ModelEnv, WireFormat } from '../core/format.js';
 import type { KeyRecord } from '../store/types.js';
 import type { Exchange } from './exchange.js';
@@ -22,11 +23,11 @@ export interface RouteRequest {
  */
 export async function handleRoute(services: RelayServices, r: RouteRequest): Promise<void> {
   const { route, key, req, res } = r;
-  if ('local' in route) return answer(res, await route.local(req, localContext(services, key)));
+  if ('local' in route) return answerLocal(res, (signal) => route.local(req, localContext(services, key, signal)));
   const call = route.model(req, modelEnv(services, key));
   if ('local' in call) {
     r.exchange.billable = false;
-    return answer(res, await call.local(localContext(services, key)));
+    return answerLocal(res, (signal) => call.local(localContext(services, key, signal)));
   }
   return runModelCall(services, { format: r.format, exchange: r.exchange, key, call, rawBody: req.rawBody, res });
 }
@@ -35,11 +36,28 @@ function answer(res: ClientResponse, body: unknown): void {
   sendJson(res, 200, body);
 }
 
-function localContext(services: RelayServices, key: KeyRecord): LocalContext {
+/**
+ * Answers a local request (a model list, a token count). A client that hangs up before the answer
+ * aborts `signal`, so a long token count stops instead of working for nobody.
+ */
+async function answerLocal(res: ClientResponse, work: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+  const gone = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) gone.abort(new GatewayError('invalid_request', 'The client closed the connection before the answer.', { status: 499, code: 'client_closed' }));
+  };
+  res.on('close', onClose);
+  try {
+    answer(res, await work(gone.signal));
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+function localContext(services: RelayServices, key: KeyRecord, signal: AbortSignal): LocalContext {
   return {
     models: () => services.models.forKey(key),
     model: (id) => services.models.resolve(id, key).model,
-    countPrompt: (modelId, req) => services.calibration.countPrompt(modelId, req),
+    countPrompt: (modelId, req) => services.calibration.countPrompt(modelId, req, signal),
   };
 }
 

@@ -4,7 +4,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { test } from 'node:test';
 import type { CanonicalRequest } from '../../gateway/core/canonical.js';
 import { Calibration, TokenCalibration } from '../../gateway/core/calibration.js';
-import { countTokens, tokenizerLoaded } from '../../gateway/core/estimate.js';
+import { countTokens, tokenizerLoaded } from '../../gateway/core/tokenizer.js';
 import { countPromptTokens } from '../../gateway/core/token-count.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 

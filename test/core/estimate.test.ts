@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { countTokens, estimatePromptTokensFromBody } from '../../gateway/core/estimate.js';
+import { estimatePromptTokensFromBody } from '../../gateway/core/estimate.js';
+import { countTokens } from '../../gateway/core/tokenizer.js';
 
 const body = (content: unknown): string => JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
 

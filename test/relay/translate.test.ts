@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CanonicalRequest, StreamEvent } from '../../gateway/core/canonical.js';
 import { GatewayError } from '../../gateway/core/errors.js';
-import { countTokens } from '../../gateway/core/estimate.js';
+import { countTokens } from '../../gateway/core/tokenizer.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 import { CanonicalTap } from '../../gateway/relay/canonical-tap.js';
 import { translate } from '../../gateway/relay/translate.js';

@@ -1,0 +1,32 @@
+/**
+ * The token-counting thread (core/tokenizer.ts starts it). It loads the o200k tokenizer once and
+ * answers one count at a time, chunk by chunk (core/token-chunks.ts), checking between chunks
+ * whether the request that asked has gone: then it stops and takes the next.
+ */
+import { parentPort } from 'node:worker_threads';
+import { countTokens } from 'gpt-tokenizer';
+import { countInChunks } from './token-chunks.js';
+
+/** One count: the text, and a flag the asking thread sets to 1 when the answer is no longer wanted. */
+export interface CountJob {
+  id: number;
+  parts: string[];
+  cancel: SharedArrayBuffer;
+}
+
+export type CountReply = { id: number; tokens: number } | { id: number; cancelled: true };
+
+parentPort?.on('message', (job: CountJob) => {
+  const flag = new Int32Array(job.cancel);
+  const stopped = (): boolean => Atomics.load(flag, 0) === 1;
+  let tokens = 0;
+  for (const part of job.parts) {
+    const n = countInChunks(part, countTokens, stopped);
+    if (n === undefined) {
+      parentPort!.postMessage({ id: job.id, cancelled: true } satisfies CountReply);
+      return;
+    }
+    tokens += n;
+  }
+  parentPort!.postMessage({ id: job.id, tokens } satisfies CountReply);
+});
