@@ -7,7 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { REPO, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
+import { Ledger } from '../../gateway/store/ledger.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import { writeOldLedger } from '../helpers/old-ledger.js';
 
 const run = promisify(execFile);
 let gw: TestGateway;
@@ -189,6 +191,22 @@ describe('without a running gateway', () => {
     const r = await tollgate(['doctor'], dir);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /FAIL +ledger invariant/);
+  });
+
+  test('doctor fails on a float or negative balance, a negative cost and a request left without a settlement', async () => {
+    const dir = writeOldLedger(tempDataDir(), -8_000_000_000, -8e300);
+    const r = await tollgate(['doctor'], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /FAIL +wallet balance: the stored balance is -8e\+300/);
+    assert.match(r.stdout, /FAIL +ledger rows: 1 rows with a negative or fractional cost or token count: req_old/);
+
+    const cut = tempDataDir();
+    const ledger = new Ledger(cut);
+    ledger.open({ requestId: 'req_cut', ts: Date.now(), keyId: null, keyName: null, model: 'gpt-4.1-mini', inboundProtocol: 'openai-chat', stream: true, heldMicro: 500 });
+    ledger.close();
+    const left = await tollgate(['doctor'], cut);
+    assert.equal(left.code, 1);
+    assert.match(left.stdout, /FAIL +settlement: 1 requests were admitted by a gateway that stopped before settling them \(req_cut\)/);
   });
 
   test('a corrupt config stops start-up with a clear message and a kept copy', async () => {
