@@ -185,7 +185,7 @@ export const LogEntry = Type.Object({
   usageEstimated: Type.Boolean(),
   /** What the wallet and the key were charged: never more than the request's reservation. */
   costMicro: Micro,
-  /** Cost at catalogue prices beyond the reservation, absorbed by Tollgate rather than charged (docs/money.md); usually 0. */
+  /** Cost at catalogue prices beyond what the wallet and the key's quota could pay, not charged (docs/money.md); usually 0. */
   unchargedMicro: Micro,
   latencyMs: Int,
   ttfbMs: Nullable(Int),

@@ -48,6 +48,8 @@ export interface Admission {
   outputLimit: number | undefined;
   /** The key whose concurrency slot the request holds. */
   keyId: string;
+  /** The key's quota when it was admitted (null: none), for what settlement may charge. */
+  quotaMicro: number | null;
 }
 
 /** One finished request as the relay reports it: the ledger row, less what the admission and the prices say. */
@@ -64,12 +66,12 @@ export type Charge = Omit<RequestRow, 'costMicro' | 'unchargedMicro' | 'usage' |
  * settlement writes the one ledger row (cost, wallet debit and key usage in one transaction) and
  * gives back what the admission held.
  *
- * The reservation is a cap (docs/money.md): a request is never charged more than it reserved, so
- * neither the wallet nor a key's quota can be overspent. A client without an output limit gets
- * the model's maximum, lowered to what the wallet and quota can pay, and that lower limit is sent
- * upstream. Should an upstream still produce more than was reserved (it ignored the limit, or the
- * prompt was larger than estimated), Tollgate absorbs the difference: the row charges the
- * reservation, records the rest as `unchargedMicro` and says so in its notes.
+ * Neither the wallet nor a key's quota can be overspent (docs/money.md): a request is charged its
+ * cost, but never more than its reservation plus what the wallet and the quota have free at
+ * settlement (other requests' holds stay untouched). A client without an output limit gets the
+ * model's maximum, lowered to what the wallet and quota can pay, and that lower limit is sent
+ * upstream. What an upstream reports beyond what can be paid is not charged: the row records it as
+ * `unchargedMicro` and says so in its notes.
  */
 export class Billing {
   readonly reservations = new Reservations();
@@ -119,6 +121,7 @@ export class Billing {
       estimatedInputTokens: input.estimatedInputTokens,
       outputLimit,
       keyId: key.id,
+      quotaMicro: key.quotaMicro,
     };
   }
 
@@ -136,18 +139,28 @@ export class Billing {
     }
     let row: RequestRow;
     try {
-      row = this.row(charge);
+      row = this.row(charge, a ? this.payable(a) : 0);
     } catch (err) {
       // Unreachable unless a bug lets something through: still a row, charged nothing, and the reason.
-      row = { ...this.row({ ...charge, usage: null }), notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000) };
+      row = { ...this.row({ ...charge, usage: null }, 0), notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000) };
     }
     return this.ledger.settle(row).catch((err: unknown) => {
       process.stderr.write(`tollgate: could not write the ledger row of ${charge.requestId}: ${(err as Error).message}\n`);
     });
   }
 
-  /** The ledger row of a charge: the cost at the catalogue's prices, capped at the reservation. */
-  private row(charge: Charge): RequestRow {
+  /**
+   * The most a settled request may be charged: its reservation, or more if the wallet and the
+   * key's quota have more free (their own reservation released, other requests' holds kept).
+   */
+  private payable(a: Admission): number {
+    const keyId = a.reservation.keyId;
+    const free = this.reservations.freeMicro({ keyId, balanceMicro: this.ledger.balanceMicro(), quotaMicro: a.quotaMicro, keyUsedMicro: this.ledger.keyUsageMicro(keyId) });
+    return Math.max(a.reservation.amountMicro, free);
+  }
+
+  /** The ledger row of a charge: the cost at the catalogue's prices, at most `payableMicro`. */
+  private row(charge: Charge, payableMicro: number): RequestRow {
     const { admission: a, usage: given, ...rest } = charge;
     const notes = rest.notes === null ? [] : [rest.notes];
     let usage = given ?? emptyUsage();
@@ -162,10 +175,10 @@ export class Billing {
         costMicroValue = a.reservation.amountMicro;
       } else {
         const cost = costMicro(given, a.model.prices, a.multiplierPpm);
-        costMicroValue = Math.min(cost, a.reservation.amountMicro);
+        costMicroValue = Math.min(cost, payableMicro);
         unchargedMicro = cost - costMicroValue;
         if (unchargedMicro > 0) {
-          notes.push(`cost ${formatUsd(cost)} at catalogue prices is more than the ${formatUsd(a.reservation.amountMicro)} reserved: charged the reservation, ${formatUsd(unchargedMicro)} absorbed`);
+          notes.push(`cost ${formatUsd(cost)} at catalogue prices is more than the wallet and the key's quota could pay: charged ${formatUsd(costMicroValue)}, ${formatUsd(unchargedMicro)} not charged`);
         }
       }
     }

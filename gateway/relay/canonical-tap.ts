@@ -14,6 +14,8 @@ export class CanonicalTap {
   failure: GatewayError | null = null;
   /** Called when the stop event has been read, before it is passed on. */
   beforeStop: (() => Promise<void>) | undefined;
+  /** Called when the stream failed, before the error event that ends the client's stream is passed on. */
+  beforeError: ((error: GatewayError) => Promise<void>) | undefined;
 
   async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
     let started = false;
@@ -41,6 +43,7 @@ export class CanonicalTap {
             break;
           case 'error':
             this.failure = ev.error;
+            await this.beforeError?.(ev.error);
             break;
           default:
             break;
@@ -55,6 +58,7 @@ export class CanonicalTap {
       // Before the first event nothing has reached the client: let the caller try another line.
       if (!started) throw error;
       this.failure = error;
+      await this.beforeError?.(error);
       yield { type: 'error', error };
     }
   }

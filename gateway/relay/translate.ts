@@ -71,10 +71,15 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     const report = { final: tap.usageEstimated ? undefined : tap.usage, prompt: tap.usage ?? tap.startUsage, produced: () => tap.produced };
     return { status, ...(await billableUsage(exchange, report, spec.counter)), error };
   };
-  let settled: Outcome | undefined;
-  // The stop event carries the final usage and comes before the protocol's terminator: the ledger row first.
+  // The stop event carries the final usage and comes before the protocol's terminator, and an
+  // in-band error ends the client's stream as well: the ledger row first, once.
+  let settled: Promise<Outcome> | undefined;
+  const settleOnce = (status: number, error: GatewayError | null): Promise<Outcome> => (settled ??= outcomeOf(status, error).then((o) => settleBeforeEnd(exchange, o)));
   tap.beforeStop = async () => {
-    settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
+    await settleOnce(200, null);
+  };
+  tap.beforeError = async (error) => {
+    await settleOnce(error.status, error);
   };
   const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);
   let clientGone = false;
@@ -97,12 +102,8 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   clientGone ||= spec.res.destroyed;
   upstream.body.destroy();
   if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId);
-  if (settled && !tap.failure) {
-    if (!clientGone) spec.res.end();
-    return settled;
-  }
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
-  const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
+  const outcome = await settleOnce(clientGone ? 499 : (error?.status ?? 200), error);
   if (!clientGone) spec.res.end();
   return outcome;
 }

@@ -30,9 +30,9 @@ export interface RequestRow {
   usage: Usage;
   /** True when the upstream reported no usable usage and the figures were counted by Tollgate. */
   usageEstimated: boolean;
-  /** What the wallet and the key were charged: never more than the request's reservation. */
+  /** What the wallet and the key were charged: never more than the wallet and the key's quota could pay (billing/billing.ts). */
   costMicro: number;
-  /** Cost at the catalogue's prices beyond the reservation, not charged (billing/billing.ts); usually 0. */
+  /** Cost at the catalogue's prices beyond what could be paid, not charged; usually 0. */
   unchargedMicro: number;
   latencyMs: number;
   ttfbMs: number | null;

@@ -137,19 +137,33 @@ test('a ledger write that fails is reported, never thrown, and the money stays',
   assert.equal(b.reservations.heldMicro(), 0);
 });
 
-describe('the reservation is a cap', () => {
-  test('a request is never charged more than it reserved: the rest is recorded as absorbed, the wallet stays whole', async () => {
+describe('neither the wallet nor a quota is overspent', () => {
+  test('a request that costs more than it reserved is charged what the wallet has free, never more: the rest is recorded, not charged', async () => {
     const { b, ledger } = billing(2_000_000);
     const a = b.admit(key(), 'gpt-4o', input(10, 10));
-    // The upstream ignored max_tokens=10 and reported 100,000 output tokens: $2.00 at ×2, far beyond the hold.
+    // Another request in flight holds its own reservation: that money stays its.
+    const other = b.admit(key({ id: 'key_b', name: 'b' }), 'gpt-4o', input(10, 10));
+    // The upstream ignored max_tokens=10 and reported 100,000 output tokens: $2.00 at ×2, beyond the wallet.
     await b.settle(charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 100_000 } }));
     const [row] = ledger.logs({});
     const full = costMicro({ ...emptyUsage(), inputTokens: 10, outputTokens: 100_000 }, MODEL.prices, 2_000_000);
-    assert.equal(row!.costMicro, a.reservation.amountMicro);
-    assert.equal(row!.unchargedMicro, full - a.reservation.amountMicro);
-    assert.match(row!.notes ?? '', /more than the \$0\.\d+ reserved: charged the reservation, \$\d+\.\d+ absorbed/);
-    assert.equal(ledger.balanceMicro(), 2_000_000 - a.reservation.amountMicro);
+    assert.equal(row!.costMicro, 2_000_000 - other.reservation.amountMicro);
+    assert.equal(row!.unchargedMicro, full - row!.costMicro);
+    assert.match(row!.notes ?? '', /more than the wallet and the key's quota could pay: charged \$1\.\d+, \$0\.\d+ not charged/);
+    assert.equal(ledger.balanceMicro(), other.reservation.amountMicro, 'the other request keeps what it holds');
+    await b.settle(charge({ admission: other, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 10 } }));
     assert.ok(ledger.balanceMicro() >= 0, 'the wallet is never overspent');
+    assertInvariant(b, ledger);
+  });
+
+  test('a cost beyond the reservation is charged whole when the wallet can pay it', async () => {
+    const { b, ledger } = billing(10_000_000);
+    const a = b.admit(key(), 'gpt-4o', input(10, 10));
+    const usage = { ...emptyUsage(), inputTokens: 10, outputTokens: 100_000 };
+    await b.settle(charge({ admission: a, usage }));
+    const [row] = ledger.logs({});
+    assert.ok(row!.costMicro > a.reservation.amountMicro);
+    assert.deepEqual([row!.costMicro, row!.unchargedMicro, row!.notes], [costMicro(usage, MODEL.prices, 2_000_000), 0, null]);
     assertInvariant(b, ledger);
   });
 
@@ -157,8 +171,8 @@ describe('the reservation is a cap', () => {
     const { b, ledger } = billing(10_000_000);
     const k = key({ quotaMicro: 1_000 });
     const a = b.admit(k, 'gpt-4o', input(20, 10));
-    await b.settle(charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 1_000_000 } }));
-    assert.ok(ledger.keyUsageMicro('key_a') <= 1_000, `key used ${ledger.keyUsageMicro('key_a')}`);
+    await b.settle(charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 100_000 } }));
+    assert.equal(ledger.keyUsageMicro('key_a'), 1_000, 'charged up to the quota, no further');
     assert.deepEqual(ledger.problems(new Map([['key_a', 1_000]])).overQuota, []);
     assertInvariant(b, ledger);
   });

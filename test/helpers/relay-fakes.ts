@@ -138,6 +138,7 @@ export function admission(candidates: LineRecord[], model: CatalogueModel = MODE
     estimatedInputTokens: 100,
     outputLimit: undefined,
     keyId: 'key_a',
+    quotaMicro: null,
   };
 }
 
