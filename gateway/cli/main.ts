@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { AdminError, type AdminClient } from '../admin/client.js';
 import type { DoctorReport, WalletView } from '../admin/contract.js';
 import { defaultDataDir } from '../core/paths.js';
-import { readRuntime } from '../runtime.js';
+import { runningGateway } from '../runtime.js';
 import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
@@ -36,10 +36,6 @@ program
   .option('--data-dir <dir>', 'data directory')
   .action(async (o: { port: number; host: string; dataDir?: string }) => {
     const dir = o.dataDir ?? dataDir();
-    const existing = readRuntime(dir);
-    if (existing && existing.pid !== process.pid && isAlive(existing.pid)) {
-      throw new CliError(`A Tollgate gateway (pid ${existing.pid}) already runs for ${dir} at ${existing.url}.`);
-    }
     // Loaded here: every other command is an admin-API client and starts faster without the server.
     const { serve } = await import('../serve.js');
     const running = await serve({ dataDir: dir, host: o.host, port: o.port });
@@ -56,15 +52,6 @@ program
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const keys = program.command('keys').description('API keys (sk-…) for clients');
 keys
@@ -235,14 +222,18 @@ program
   .action(async (o: { json?: boolean }) => {
     const dir = dataDir();
     let report: DoctorReport;
-    if (readRuntime(dir) && isAlive(readRuntime(dir)!.pid)) {
+    // Whether a gateway runs is the data dir's lock, never the hint file alone (runtime.ts).
+    if (runningGateway(dir)) {
       report = await client().call('runDoctor');
     } else {
-      // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
+      // No gateway running: open the data dir here, holding its lock so none starts meanwhile.
       const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([import('../compose/gateway.js'), import('../admin/operations.js')]);
       const g = await openGateway(dir);
-      report = await runDoctor(g);
-      await g.close();
+      try {
+        report = await runDoctor(g);
+      } finally {
+        await g.close();
+      }
     }
     if (o.json) json(report);
     else for (const c of report.checks) print(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`);
@@ -252,7 +243,7 @@ program
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof AdminError) {
     process.stderr.write(`tollgate: ${cliMessage(err)}\n`);
-  } else if (err instanceof CliError || (err as { name?: string }).name === 'ConfigError' || err instanceof RangeError) {
+  } else if (err instanceof CliError || ['ConfigError', 'DataDirBusyError'].includes((err as { name?: string }).name ?? '') || err instanceof RangeError) {
     process.stderr.write(`tollgate: ${(err as Error).message}\n`);
   } else {
     process.stderr.write(`tollgate: ${(err as Error).stack ?? String(err)}\n`);

@@ -9,6 +9,7 @@ import type { RelayServices } from '../relay/ports.js';
 import type { LineHealth } from '../routing/health.js';
 import { Lines } from '../routing/lines.js';
 import { ConfigStore } from '../store/config.js';
+import { lockDataDir } from '../store/data-dir-lock.js';
 import { Ledger } from '../store/ledger.js';
 import { ResponseStore } from '../store/responses.js';
 import { openKeychain, type SecretStore } from '../store/secrets.js';
@@ -46,9 +47,23 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** The composition root: opens the data dir's stores and builds the services on them. */
+/**
+ * The composition root: takes the data dir's lock (store/data-dir-lock.ts) before anything in it
+ * is written, opens its stores and builds the services on them. Throws DataDirBusyError when
+ * another gateway holds the data dir.
+ */
 export async function openGateway(dataDir: string, secrets: SecretStore = openKeychain()): Promise<Gateway> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lock = lockDataDir(dataDir);
+  try {
+    return await build(dataDir, secrets, lock.release);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function build(dataDir: string, secrets: SecretStore, release: () => void): Promise<Gateway> {
   const config = await ConfigStore.open(dataDir);
   const ledger = new Ledger(dataDir);
   const responses = new ResponseStore(dataDir);
@@ -79,6 +94,7 @@ export async function openGateway(dataDir: string, secrets: SecretStore = openKe
       await upstream.close();
       ledger.close();
       responses.close();
+      release();
     },
   };
 }
