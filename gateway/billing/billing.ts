@@ -94,10 +94,11 @@ export class Billing {
 
   /**
    * Writes the request's ledger row and releases what its admission held. Call once per request.
-   * A failed ledger write (disk full, say) must not take the gateway down: it is reported, and the
-   * wallet in memory has been given the money back (Ledger.flush).
+   * A failed ledger write (disk full, say) must not take the gateway down: it is reported, the
+   * wallet in memory has been given the money back (Ledger.flush), and the promise resolves false
+   * so that the answer is not delivered as if it had been recorded (relay/exchange.ts).
    */
-  settle(charge: Charge): Promise<void> {
+  settle(charge: Charge): Promise<boolean> {
     const { admission: a, usage, ...row } = charge;
     if (a) {
       this.keyLimits.release(a.keyId);
@@ -112,8 +113,12 @@ export class Billing {
       usage: usage ?? emptyUsage(),
       costMicro: a && usage ? costMicro(usage, a.model.prices, a.multiplierPpm) : 0,
     });
-    return written.catch((err: unknown) => {
-      process.stderr.write(`tollgate: could not write the ledger row of ${row.requestId}: ${(err as Error).message}\n`);
-    });
+    return written.then(
+      () => true,
+      (err: unknown) => {
+        process.stderr.write(`tollgate: could not write the ledger row of ${row.requestId}: ${(err as Error).message}\n`);
+        return false;
+      },
+    );
   }
 }

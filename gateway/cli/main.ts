@@ -243,7 +243,7 @@ program
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof AdminError) {
     process.stderr.write(`tollgate: ${cliMessage(err)}\n`);
-  } else if (err instanceof CliError || ['ConfigError', 'DataDirBusyError'].includes((err as { name?: string }).name ?? '') || err instanceof RangeError) {
+  } else if (err instanceof CliError || ['ConfigError', 'DataDirBusyError', 'DataDirError'].includes((err as { name?: string }).name ?? '') || err instanceof RangeError) {
     process.stderr.write(`tollgate: ${(err as Error).message}\n`);
   } else {
     process.stderr.write(`tollgate: ${(err as Error).stack ?? String(err)}\n`);

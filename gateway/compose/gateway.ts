@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { Billing } from '../billing/billing.js';
 import { buildCatalogue, type CatalogueModel } from '../catalogue/catalogue.js';
 import { Models } from '../catalogue/models.js';
@@ -9,7 +8,8 @@ import type { RelayServices } from '../relay/ports.js';
 import type { LineHealth } from '../routing/health.js';
 import { Lines } from '../routing/lines.js';
 import { ConfigStore } from '../store/config.js';
-import { lockDataDir } from '../store/data-dir-lock.js';
+import { lockDataDir, LOCK_FILE } from '../store/data-dir-lock.js';
+import { openPrivate, prepareDataDir } from '../store/data-dir.js';
 import { Ledger } from '../store/ledger.js';
 import { ResponseStore } from '../store/responses.js';
 import { openKeychain, type SecretStore } from '../store/secrets.js';
@@ -53,8 +53,8 @@ export interface Gateway {
  * another gateway holds the data dir.
  */
 export async function openGateway(dataDir: string, secrets: SecretStore = openKeychain()): Promise<Gateway> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lock = lockDataDir(dataDir);
+  prepareDataDir(dataDir);
+  const lock = openPrivate(dataDir, LOCK_FILE, 'The lock file', () => lockDataDir(dataDir));
   try {
     return await build(dataDir, secrets, lock.release);
   } catch (err) {
@@ -65,8 +65,14 @@ export async function openGateway(dataDir: string, secrets: SecretStore = openKe
 
 async function build(dataDir: string, secrets: SecretStore, release: () => void): Promise<Gateway> {
   const config = await ConfigStore.open(dataDir);
-  const ledger = new Ledger(dataDir);
-  const responses = new ResponseStore(dataDir);
+  const ledger = openPrivate(dataDir, 'ledger.sqlite', 'The ledger', () => new Ledger(dataDir));
+  let responses: ResponseStore;
+  try {
+    responses = openPrivate(dataDir, 'responses.sqlite', 'The store of Responses conversations', () => new ResponseStore(dataDir));
+  } catch (err) {
+    ledger.close();
+    throw err;
+  }
   const presets = loadPresets();
   const catalogue = buildCatalogue(presets);
   const models = new Models(catalogue, config);
