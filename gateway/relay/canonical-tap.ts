@@ -11,6 +11,8 @@ export class CanonicalTap {
   failure: GatewayError | null = null;
   /** Called when the stop event has been read, before it is passed on. */
   beforeStop: (() => Promise<void>) | undefined;
+  /** Called when the stream failed, before the error event is passed on: it ends the answer too. */
+  beforeFailure: ((error: GatewayError) => Promise<void>) | undefined;
 
   async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
     let started = false;
@@ -35,6 +37,7 @@ export class CanonicalTap {
             break;
           case 'error':
             this.failure = ev.error;
+            await this.beforeFailure?.(ev.error);
             break;
           default:
             break;
@@ -49,6 +52,7 @@ export class CanonicalTap {
       // Before the first event nothing has reached the client: let the caller try another line.
       if (!started) throw error;
       this.failure = error;
+      await this.beforeFailure?.(error);
       yield { type: 'error', error };
     }
   }

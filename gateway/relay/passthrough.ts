@@ -102,9 +102,10 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
   // Nothing reached the client yet: the caller may try another line, or answer with a status.
   if (failure && !clientGone && !res.headersSent) throw failure;
   if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
-  if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
   const error = failure ?? tap.error();
+  // The error event ends the answer as a terminator does: the ledger row first.
   const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
+  if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
   if (!clientGone) res.end();
   return outcome;
 }

@@ -69,9 +69,14 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     return { status, usage: { ...(tap.usage ?? spec.promptUsage), outputTokens: await countTokens(tap.produced) }, usageEstimated: true, error };
   };
   let settled: Outcome | undefined;
+  let failed: Outcome | undefined;
   // The stop event carries the final usage and comes before the protocol's terminator: the ledger row first.
   tap.beforeStop = async () => {
     settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
+  };
+  // So does an error event, which ends the answer as well.
+  tap.beforeFailure = async (error) => {
+    failed = await settleBeforeEnd(exchange, await outcomeOf(error.status, error));
   };
   const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);
   let clientGone = false;
@@ -94,9 +99,10 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   clientGone ||= spec.res.destroyed;
   upstream.body.destroy();
   if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId);
-  if (settled && !tap.failure) {
+  const done = tap.failure ? failed : settled;
+  if (done) {
     if (!clientGone) spec.res.end();
-    return settled;
+    return done;
   }
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
   const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));

@@ -10,6 +10,13 @@ import OpenAI from 'openai';
 export const PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
+/** A Responses stream that ended in `error` or `response.failed`: the protocol's in-band error. */
+export class StreamFailed extends Error {
+  constructor(readonly event: unknown) {
+    super(`the stream ended with ${JSON.stringify(event).slice(0, 300)}`);
+  }
+}
+
 export interface Ask {
   model: string;
   stream: boolean;
@@ -79,7 +86,7 @@ async function responses(c: OpenAI, ask: Ask): Promise<Answer> {
   const read = await drain(
     mapped(data, (e) => {
       // A stream that ends in `response.failed` or `error` is a failed request to the client.
-      if (e.type === 'error' || e.type === 'response.failed') failed ??= new Error(`stream ended with ${e.type}: ${JSON.stringify(e).slice(0, 300)}`);
+      if (e.type === 'error' || e.type === 'response.failed') failed ??= new StreamFailed(e);
       return e.type === 'response.output_text.delta' ? e.delta : '';
     }),
     ask,

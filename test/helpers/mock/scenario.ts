@@ -37,6 +37,16 @@ export interface Scenario {
   usage: { input?: number; output?: number; cached?: number; cacheWrite?: number; reasoning?: number };
   /** Send a body / one SSE event that is not valid JSON. */
   malformed: boolean;
+  /** Streaming: which frame `malformed` garbles (1, the second, unless given; implies `malformed`). */
+  malformedAt?: number;
+  /** Answer 200 with an HTML page instead of the vendor's JSON or stream, as a captive portal or a proxy's error page does. */
+  html: boolean;
+  /** Streaming: repeat a content event forever (paced by chunk-delay, and by the reader: it waits for drain). */
+  endless: boolean;
+  /** Non-streaming: declare this content-length whatever the body's size; the body is cut at it, or the connection closed short of it. */
+  contentLength?: number;
+  /** With content-length: keep the connection open after the body instead of closing it. */
+  holdOpen: boolean;
   reply?: string;
   words?: number;
   /** Call this tool (when the request offers it) instead of the first one: scripts a real CLI's turn. */
@@ -49,7 +59,9 @@ export class ScenarioError extends Error {}
 
 /** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
 export function parseScenario(raw: string): Scenario {
-  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, usage: {} };
+  const s: Scenario = {
+    name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, html: false, endless: false, holdOpen: false, usage: {},
+  };
   for (const part of raw.split(',')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -80,6 +92,11 @@ export function parseScenario(raw: string): Scenario {
       case 'usage-cache-write': s.usage.cacheWrite = int(); break;
       case 'usage-reasoning': s.usage.reasoning = int(); break;
       case 'malformed': s.malformed = true; break;
+      case 'malformed-at': s.malformed = true; s.malformedAt = int(); break;
+      case 'html': s.html = true; break;
+      case 'endless': s.endless = true; break;
+      case 'content-length': s.contentLength = int(); break;
+      case 'hold-open': s.holdOpen = true; break;
       case 'reply': s.reply = value; break;
       case 'words': s.words = int(); break;
       case 'tool': s.tool = value; break;
