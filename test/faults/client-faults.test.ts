@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { askWith, PROTOCOLS, type Protocol } from '../helpers/clients.js';
 import { waitFor, type TestGateway } from '../helpers/gateway.js';
+import { rng } from '../helpers/seeded.js';
 import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 import { assertSettled, faultyGateway, KEY_ENV, MODEL_OF, TRANSLATED_TO } from './rig.js';
 
@@ -94,13 +95,7 @@ describe('a client that stops reading an endless stream', () => {
 describe('clients that hang up at random points', () => {
   let gw: TestGateway;
   // A fixed seed: a failure names the abort point, and the same run reproduces it.
-  let seed = 0x2545f491;
-  const random = (): number => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 0) / 2 ** 32;
-  };
+  const r = rng(Number(process.env.TOLLGATE_SEED ?? 20261124));
   before(async () => {
     gw = await faultyGateway(mock, 'words=40,chunk-delay=3,delay=20');
   });
@@ -121,7 +116,7 @@ describe('clients that hang up at random points', () => {
               const key = await gw.admin.key(keyName);
               // Counted from when the upstream got the request: while it waits (20 ms), while it
               // streams (~130 ms), or after it finished.
-              const abortAfterMs = Math.floor(random() * 200);
+              const abortAfterMs = r.int(0, 200);
               const marker = `round ${keyName}`;
               const ac = new AbortController();
               const arrived = waitFor(() => mock.requests.some((r) => JSON.stringify(r.body).includes(marker)), `${keyName} to reach the upstream`)
