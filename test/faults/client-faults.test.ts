@@ -52,7 +52,7 @@ describe('a client that stops reading an endless stream', () => {
 
   for (const client of PROTOCOLS) {
     for (const upstream of [client, TRANSLATED_TO[client]] as Protocol[]) {
-      test(`${client} → ${upstream}: the gateway stops reading the upstream, then ends both sides when the client leaves`, async () => {
+      test(`${client} → ${upstream}: the gateway stops reading the upstream, then ends both sides when the client leaves`, async (t) => {
         const keyName = `slow.${client}.${upstream}`;
         const key = await gw.admin.key(keyName);
         const spec = rawStream(gw, client, MODEL_OF[upstream], key);
@@ -78,6 +78,7 @@ describe('a client that stops reading an endless stream', () => {
             stable = now === sent && mock.stats.waitingForDrain > 0 ? stable + 1 : 0;
             sent = now;
           }
+          t.diagnostic(`the upstream stopped after ${sent} bytes`);
         } finally {
           req!.destroy();
         }
