@@ -4,7 +4,7 @@
  * one data dir. Every restart must work; after it `doctor` is clean, every answer a client saw
  * complete has its ledger row, and nothing stays held.
  *
- * CI runs 20 rounds; TOLLGATE_CRASH_ROUNDS=200 for the long form, TOLLGATE_SEED to vary the moments.
+ * CI runs 6 rounds; TOLLGATE_CRASH_ROUNDS=200 for the long form, TOLLGATE_SEED to vary the moments.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { spawnGateway, tempDataDir, waitFor, type ChildGateway } from '../helper
 import { scenarioBase, scenarioOrigin, startMockUpstream } from '../helpers/mock-upstream.js';
 import { rng } from '../helpers/seeded.js';
 
-const ROUNDS = Number(process.env.TOLLGATE_CRASH_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.TOLLGATE_CRASH_ROUNDS ?? 6);
 const SEED = Number(process.env.TOLLGATE_SEED ?? 20261124);
 const WORKERS = 6;
 /** The mock upstream wants a credential on every vendor's route; the gateway reads it from here. */

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import { median, soak } from './soak.js';
 
-const SECONDS = Number(process.env.TOLLGATE_SOAK_SECONDS ?? 12);
+const SECONDS = Number(process.env.TOLLGATE_SOAK_SECONDS ?? 10);
 
 test(`soak, short form: ${SECONDS} s of mixed load with faults`, { skip: existsSync('/proc/self/status') ? false : 'reads /proc (Linux)' }, async (t) => {
   const r = await soak({ durationMs: SECONDS * 1000, workers: 6, seed: Number(process.env.TOLLGATE_SEED ?? 20261124) });
