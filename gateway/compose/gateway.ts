@@ -1,5 +1,6 @@
 import { Billing } from '../billing/billing.js';
-import { buildCatalogue, type CatalogueModel } from '../catalogue/catalogue.js';
+import { buildCatalogue, retiredModels } from '../catalogue/catalogue.js';
+import { catalogueClock, LiveCatalogue } from '../catalogue/live.js';
 import { Models } from '../catalogue/models.js';
 import { loadPresets, type Preset } from '../catalogue/presets.js';
 import { TokenCalibration } from '../core/calibration.js';
@@ -27,7 +28,8 @@ export interface Gateway {
   /** Where upstream keys live (the OS keychain unless a test says otherwise). */
   readonly secrets: SecretStore;
   readonly presets: ReadonlyMap<string, Preset>;
-  readonly catalogue: ReadonlyMap<string, CatalogueModel>;
+  /** The presets' models with the user's custom models and prices, following every config change. */
+  readonly catalogue: LiveCatalogue;
   /** Authentication, over an index that follows every config change. */
   readonly keys: KeyRing;
   /** Which catalogue models a key may use: groups and aliases. */
@@ -74,8 +76,9 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     throw err;
   }
   const presets = loadPresets();
-  const catalogue = buildCatalogue(presets);
-  const models = new Models(catalogue, config);
+  const builtIn = buildCatalogue(presets);
+  const catalogue = new LiveCatalogue(builtIn, retiredModels(presets, builtIn), config, catalogueClock(process.env.TOLLGATE_CATALOGUE_DATE));
+  const models = new Models(catalogue, config, { retired: catalogue.retired, now: catalogue.now });
   const lines = new Lines(config, secrets);
   const billing = new Billing(ledger, models, lines);
   const calibration = new TokenCalibration();

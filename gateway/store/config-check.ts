@@ -22,12 +22,18 @@ const Key = Type.Object({
 const Line = Type.Object({ id: Str, name: Str, protocol: Str, baseUrl: Str, models: Strings });
 const Group = Type.Object({ name: Str, multiplier: Str, models: Strings });
 const Alias = Type.Object({ pattern: Str, model: Str });
+// The user's catalogue entries: an entry whose figures cannot apply is left out of the catalogue and named by doctor (catalogue/user-models.ts).
+const Prices = Type.Record(Str, Type.Number());
+const CustomModel = Type.Object({ id: Str, prices: Prices });
+const PriceOverride = Type.Object({ id: Str, prices: Prices });
 const Config: TSchema = Type.Object({
   version: Type.Literal(1),
   keys: Type.Optional(Type.Array(Key)),
   lines: Type.Optional(Type.Array(Line)),
   groups: Type.Optional(Type.Array(Group)),
   aliases: Type.Optional(Type.Array(Alias)),
+  models: Type.Optional(Type.Array(CustomModel)),
+  priceOverrides: Type.Optional(Type.Array(PriceOverride)),
 });
 
 /** What is wrong with a parsed config.json (the first problem, with where it is), or undefined. */

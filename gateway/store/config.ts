@@ -9,7 +9,7 @@ import type { ConfigData } from './types.js';
 export const DEFAULT_GROUP = 'default';
 
 function defaults(): ConfigData {
-  return { version: 1, keys: [], lines: [], groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }], aliases: [] };
+  return { version: 1, keys: [], lines: [], groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }], aliases: [], models: [], priceOverrides: [] };
 }
 
 export class ConfigError extends Error {
@@ -62,6 +62,8 @@ export class ConfigStore {
     data.lines ??= base.lines;
     data.groups ??= base.groups;
     data.aliases ??= base.aliases;
+    data.models ??= [];
+    data.priceOverrides ??= [];
     if (!data.groups.some((g) => g.name === DEFAULT_GROUP)) data.groups.unshift(base.groups[0]!);
     chmodSync(this.path, 0o600);
   }

@@ -1,0 +1,20 @@
+/**
+ * The kinds of token a model is priced by, declared once: the preset loader, the user's catalogue
+ * entries, the admin API's schemas (which run in a browser too), price imports and the charge
+ * breakdown all follow this list. Prices are integer micro-USD per million tokens.
+ */
+export const PRICE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'audioInput', 'imageInput'] as const;
+export type PriceKey = (typeof PRICE_KEYS)[number];
+/** Every model has these; the others only where the vendor prices that input apart (else it is billed as `input`). */
+export const REQUIRED_PRICES = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
+
+/** Catalogue prices in micro-USD per million tokens. */
+export interface Prices {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** Only where the vendor prices audio input apart from text; otherwise audio is billed as input. */
+  audioInput?: number;
+  imageInput?: number;
+}
