@@ -11,7 +11,7 @@ import { Nullable, timeoutFields } from './schemas.js';
  * One of a list of strings, as a union of literals (which TypeBox's Value can check, in a browser
  * too). The tuple type lets `Type.Record` make one required field per value; `map` cannot say so.
  */
-function OneOf<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+export function OneOf<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
   return Type.Union(values.map((v) => Type.Literal(v))) as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
 }
 
@@ -108,33 +108,6 @@ export type LineTestView = Static<typeof LineTestView>;
 export const AliasView = Type.Object({ pattern: Type.String(), model: Type.String() });
 export type AliasView = Static<typeof AliasView>;
 
-export const ModelView = Type.Object({
-  id: Type.String(),
-  vendor: Type.String(),
-  displayName: Type.String(),
-  contextWindow: Int,
-  maxOutputTokens: Int,
-  nativeProtocols: Strings,
-  /** micro-USD per million tokens. */
-  prices: Type.Object({
-    input: Micro,
-    output: Micro,
-    cacheRead: Micro,
-    cacheWrite: Micro,
-    audioInput: Type.Optional(Micro),
-    imageInput: Type.Optional(Micro),
-  }),
-  /** Names of the lines that serve it. */
-  lines: Strings,
-  /**
-   * For each client protocol, how this model is reached through the current lines: `native` when
-   * a line speaks the client's own protocol (pass-through), `translated` when only lines of other
-   * protocols serve it, `unavailable` when no line does.
-   */
-  access: Type.Record(OneOf(FORMATS), OneOf(['native', 'translated', 'unavailable'])),
-});
-export type ModelView = Static<typeof ModelView>;
-
 export const GroupView = Type.Object({
   name: Type.String(),
   /** Decimal string, e.g. "1" or "0.8". */
@@ -186,7 +159,13 @@ export const LogEntry = Type.Object({
 });
 export type LogEntry = Static<typeof LogEntry>;
 
-export const DoctorCheck = Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.String() });
+export const DoctorCheck = Type.Object({
+  name: Type.String(),
+  ok: Type.Boolean(),
+  detail: Type.String(),
+  /** Passed, but something needs the user's attention soon (a model about to retire, say); absent otherwise. */
+  warn: Type.Optional(Type.Boolean()),
+});
 export type DoctorCheck = Static<typeof DoctorCheck>;
 
 export const DoctorReport = Type.Object({ ok: Type.Boolean(), checks: Type.Array(DoctorCheck) });

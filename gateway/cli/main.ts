@@ -11,8 +11,9 @@ import { registerAliases } from './aliases.js';
 import { registerConnect } from './connect.js';
 import { registerLines } from './lines.js';
 import { registerOpen } from './open.js';
+import { registerModels } from './models.js';
 import { json, print } from './output.js';
-import { perMillion, table, usd, withUsd } from './format.js';
+import { table, usd, withUsd } from './format.js';
 
 const program = new Command('tollgate')
   .description('Tollgate: a local model gateway with keys, a wallet and a usage log.')
@@ -141,31 +142,7 @@ registerAliases(program, client);
 registerConnect(program, client);
 registerOpen(program, client);
 
-program
-  .command('models')
-  .description('the model catalogue')
-  .command('list')
-  .option('--json', 'machine-readable output (prices in micro-USD per million tokens)')
-  .action(async (o: { json?: boolean }) => {
-    const { models } = await client().call('listModels');
-    if (o.json) return json(models);
-    print('Prices are USD per million tokens.');
-    print(
-      table(
-        ['MODEL', 'VENDOR', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'LINES', 'NATIVE FOR'],
-        models.map((m) => [
-          m.id,
-          m.vendor,
-          perMillion(m.prices.input),
-          perMillion(m.prices.output),
-          perMillion(m.prices.cacheRead),
-          perMillion(m.prices.cacheWrite),
-          m.lines.join(',') || '-',
-          m.lines.length === 0 ? '-' : Object.entries(m.access).filter(([, a]) => a === 'native').map(([p]) => p).join(',') || 'translated only',
-        ]),
-      ),
-    );
-  });
+registerModels(program, client);
 
 const groups = program.command('groups').description('key groups: which models, at what multiplier');
 groups
@@ -236,7 +213,7 @@ program
       }
     }
     if (o.json) json(report);
-    else for (const c of report.checks) print(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`);
+    else for (const c of report.checks) print(`${!c.ok ? 'FAIL' : c.warn ? 'warn' : 'ok  '}  ${c.name}: ${c.detail}`);
     if (!report.ok) process.exitCode = 1;
   });
 

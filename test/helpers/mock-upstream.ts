@@ -181,7 +181,8 @@ async function handle(ex: Exchange, target: Target, mock: MockUpstream): Promise
   if (route === 'POST /v1/messages/count_tokens') return anthropicCountTokens(ex, body);
   if (method === 'GET' && path.startsWith('/v1/models')) {
     const rest = path.slice('/v1/models'.length);
-    return vendor === 'anthropic' ? anthropicModels(ex, MOCK_MODELS, rest) : openAIModels(ex, MOCK_MODELS, rest);
+    const listed = ex.scenario.models ?? MOCK_MODELS;
+    return vendor === 'anthropic' ? anthropicModels(ex, listed, rest) : openAIModels(ex, listed, rest, ex.scenario.openrouter);
   }
   return sendError(ex, 404, vendor === 'openai' ? `Invalid URL (${method} ${path})` : `Not found: ${method} ${path}`);
 }

@@ -53,6 +53,10 @@ export interface Scenario {
   tool?: string;
   /** JSON text of the arguments for `tool`, instead of made-up ones. */
   args?: string;
+  /** The ids the model lists answer with (`models=a|b`), instead of the mock's own. */
+  models?: string[];
+  /** OpenAI-shaped model lists carry OpenRouter's extra fields: name, context_length, top_provider and pricing (mock/openai-chat.ts). */
+  openrouter: boolean;
 }
 
 export class ScenarioError extends Error {}
@@ -60,7 +64,7 @@ export class ScenarioError extends Error {}
 /** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
 export function parseScenario(raw: string): Scenario {
   const s: Scenario = {
-    name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, html: false, endless: false, holdOpen: false, usage: {},
+    name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, html: false, endless: false, holdOpen: false, openrouter: false, usage: {},
   };
   for (const part of raw.split(',')) {
     if (part === '') continue;
@@ -101,6 +105,8 @@ export function parseScenario(raw: string): Scenario {
       case 'words': s.words = int(); break;
       case 'tool': s.tool = value; break;
       case 'args': s.args = value; break;
+      case 'models': s.models = value.split('|').filter(Boolean); break;
+      case 'openrouter': s.openrouter = true; break;
       default: throw new ScenarioError(`unknown key "${key}"`);
     }
   }
