@@ -3,23 +3,16 @@
  * how each client protocol reaches them, lifecycle), price-import previews, models a line added.
  * Prices are integer micro-USD per million tokens.
  */
-import { Type, type Static, type TInteger, type TOptional } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { FORMATS } from '../core/formats.js';
-import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
 import { Nullable } from './schemas.js';
-import { LineView, OneOf } from './views.js';
+import { LineView, OneOf, PricesView } from './views.js';
+
+export { PricesView };
 
 const Int = Type.Integer();
 const Strings = Type.Array(Type.String());
-type Required = (typeof REQUIRED_PRICES)[number];
 
-/** Every model has input, output, cacheRead and cacheWrite; the other kinds only where priced apart (else billed as input). */
-export const PricesView = Type.Object(
-  Object.fromEntries(PRICE_KEYS.map((k) => [k, (REQUIRED_PRICES as readonly string[]).includes(k) ? Int : Type.Optional(Int)])) as { [K in Required]: TInteger } & {
-    [K in Exclude<PriceKey, Required>]: TOptional<TInteger>;
-  },
-);
-export type PricesView = Static<typeof PricesView>;
 
 export const ModelStatus = OneOf(['active', 'retiring', 'retired']);
 

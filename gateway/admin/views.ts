@@ -3,8 +3,9 @@
  * against its schema. Objects accept fields they do not name, so the server may add fields without
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
-import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TLiteral, type TOptional, type TUnion } from '@sinclair/typebox';
 import { FORMATS } from '../core/formats.js';
+import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**
@@ -117,6 +118,44 @@ export const GroupView = Type.Object({
 });
 export type GroupView = Static<typeof GroupView>;
 
+type Required = (typeof REQUIRED_PRICES)[number];
+
+/** Every model has input, output, cacheRead and cacheWrite; the other kinds only where priced apart (else billed as input). */
+export const PricesView = Type.Object(
+  Object.fromEntries(PRICE_KEYS.map((k) => [k, (REQUIRED_PRICES as readonly string[]).includes(k) ? Int : Type.Optional(Int)])) as { [K in Required]: TInteger } & {
+    [K in Exclude<PriceKey, Required>]: TOptional<TInteger>;
+  },
+);
+export type PricesView = Static<typeof PricesView>;
+
+/** The unit prices and group multiplier a ledger row was billed at (kept with the row). */
+export const PriceSnapshotView = Type.Object({ prices: PricesView, multiplierPpm: Int });
+
+/** tokens × price (per kind) summed, × multiplier, rounded up to the micro-USD = the row's cost. */
+export const CostBreakdownView = Type.Object({
+  prices: PricesView,
+  multiplierPpm: Int,
+  terms: Type.Array(
+    Type.Object({
+      /** The usage bucket (`inputTokens`, …) and the price kind it was billed by (`input`, …: audio and image fall back to input when not priced apart). */
+      usage: Type.String(),
+      price: Type.String(),
+      tokens: Int,
+      priceMicroPerMillion: Int,
+      /** tokens × price, exact, USD decimal text. */
+      usd: Type.String(),
+    }),
+  ),
+  /** Σ terms, exact, USD decimal text. */
+  subtotalUsd: Type.String(),
+  /** Decimal text, e.g. "1.5". */
+  multiplier: Type.String(),
+  costMicro: Micro,
+  /** The whole sum in one line, e.g. `1200 input × $3/M + 350 output × $15/M = $0.00885 × 1.5 = $0.013275`. */
+  formula: Type.String(),
+});
+export type CostBreakdownView = Static<typeof CostBreakdownView>;
+
 export const LogEntry = Type.Object({
   id: Int,
   /** Also sent to the client as x-request-id. */
@@ -156,6 +195,10 @@ export const LogEntry = Type.Object({
   ttfbMs: Nullable(Int),
   /** What translation dropped or changed and which lines failed first, "; "-separated; null when nothing. */
   notes: Nullable(Type.String()),
+  /** The prices and multiplier the row was billed at; null when no model was admitted, and for rows written before the snapshot was kept. */
+  billedAt: Nullable(PriceSnapshotView),
+  /** How `costMicro` came about, from `billedAt`; null with it. */
+  breakdown: Nullable(CostBreakdownView),
 });
 export type LogEntry = Static<typeof LogEntry>;
 

@@ -36,7 +36,7 @@ export interface Admission {
 }
 
 /** One finished request as the relay reports it: the ledger row, less what the admission and the prices say. */
-export type Charge = Omit<RequestRow, 'costMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol'> & {
+export type Charge = Omit<RequestRow, 'costMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol' | 'billedAt'> & {
   /** Null when the request was refused before it was admitted. */
   admission: Admission | null;
   /** Null when nothing was billed (refused, or failed before the upstream read the prompt). */
@@ -112,6 +112,8 @@ export class Billing {
       upstreamProtocol: a?.line.protocol ?? null,
       usage: usage ?? emptyUsage(),
       costMicro: a && usage ? costMicro(usage, a.model.prices, a.multiplierPpm) : 0,
+      // The prices of the model object taken at admission: a price changed while the request ran applies from the next one.
+      billedAt: a ? { prices: { ...a.model.prices }, multiplierPpm: a.multiplierPpm } : null,
     });
     return written.then(
       () => true,

@@ -168,10 +168,15 @@ program
   .option('--key <name>', 'only this key')
   .option('--model <id>', 'only this model')
   .option('--limit <n>', 'rows (default 50, at most 1000)', int('--limit', 1), 50)
+  .option('--explain', "each row's cost worked out: tokens × the price it was billed at, × the group's multiplier")
   .option('--json', 'machine-readable output (costs also as micro-USD integers)')
-  .action(async (o: { key?: string; model?: string; limit: number; json?: boolean }) => {
+  .action(async (o: { key?: string; model?: string; limit: number; explain?: boolean; json?: boolean }) => {
     const { entries } = await client().call('listLogs', { query: { limit: o.limit, ...(o.key ? { key: o.key } : {}), ...(o.model ? { model: o.model } : {}) } });
     if (o.json) return json(entries.map(withUsd));
+    if (o.explain) {
+      for (const e of entries) print(`#${e.id} ${e.model ?? '-'} ${usd(e.costMicro)}: ${e.breakdown?.formula ?? (e.servedModel ? 'no price snapshot (logged before prices were kept with each row)' : 'not billed')}`);
+      return;
+    }
     print(
       table(
         ['TIME', 'KEY', 'MODEL', 'STATUS', 'IN', 'OUT', 'CACHE R', 'CACHE W', 'COST', 'LATENCY', 'ERROR'],

@@ -98,7 +98,7 @@ export function registerModels(program: Command, client: () => AdminClient): voi
     .option('--group <name>', 'only models the keys of this group may use')
     .addOption(new Option('--status <status>', 'only active, retiring or retired models (retired also lists shut-down ids)').choices(['active', 'retiring', 'retired']))
     .option('--custom', 'only your own models')
-    .option('--json', 'machine-readable output (prices in micro-USD per million tokens)')
+    .option('--json', 'machine-readable output: the models (prices in micro-USD per million tokens)')
     .action(async (o: { search?: string; vendor?: string; protocol?: FormatId; served?: boolean; unserved?: boolean; group?: string; status?: 'active' | 'retiring' | 'retired'; custom?: boolean; json?: boolean }) => {
       if (o.served && o.unserved) throw new CliError('Use --served or --unserved, not both.');
       const query = {
@@ -111,7 +111,8 @@ export function registerModels(program: Command, client: () => AdminClient): voi
         ...(o.custom ? { origin: 'custom' as const } : {}),
       };
       const listed = await client().call('listModels', { query });
-      if (o.json) return json(listed);
+      // The models alone, as this command always printed; the shut-down ids are in the table with --status retired, and in GET /api/models.
+      if (o.json) return json(listed.models);
       print('Prices are USD per million tokens; * marks your price over the preset\'s. Protocol columns: how a client of it reaches the model.');
       print(
         table(

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import type { Usage } from '../core/usage.js';
 import { LedgerReports } from './ledger-reports.js';
 import { backfillRollup, ROLLUP_SCHEMA, rollupWriter } from './usage-rollup.js';
@@ -33,6 +34,11 @@ export interface RequestRow {
   ttfbMs: number | null;
   /** What translation dropped or changed, "; "-separated; null when nothing. */
   notes: string | null;
+  /**
+   * The unit prices and multiplier the row was billed at, kept with it so a later price change
+   * never changes what it says; null when no model was admitted (and for rows older than the snapshot).
+   */
+  billedAt: PriceSnapshot | null;
 }
 
 export interface LogQuery {
@@ -44,6 +50,8 @@ export interface LogQuery {
 
 export interface LogEntry extends RequestRow {
   id: number;
+  /** tokens × price × multiplier = cost, from `billedAt`; null without a snapshot. */
+  breakdown: CostBreakdown | null;
 }
 
 export interface InvariantReport {
@@ -100,7 +108,9 @@ CREATE TABLE IF NOT EXISTS requests (
   ttfb_ms INTEGER,
   notes TEXT,
   served_model TEXT,
-  attempts INTEGER NOT NULL DEFAULT 0
+  attempts INTEGER NOT NULL DEFAULT 0,
+  prices_json TEXT,
+  multiplier_ppm INTEGER
 );
 CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts);
 -- One column each, so that SQLite keeps the entries of one value in rowid order: a filtered page
@@ -147,10 +157,10 @@ export class Ledger {
     this.insertRow = this.db.prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
       inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
-      cost_micro, latency_ms, ttfb_ms, notes, served_model, attempts) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+      cost_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
       @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
       @cacheReadTokens, @cacheWriteTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
-      @costMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts)`);
+      @costMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm)`);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     const rollup = rollupWriter(this.db);
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
@@ -166,6 +176,8 @@ export class Ledger {
           ...row.usage,
           stream: row.stream ? 1 : 0,
           usageEstimated: row.usageEstimated ? 1 : 0,
+          pricesJson: row.billedAt ? JSON.stringify(row.billedAt.prices) : null,
+          multiplierPpm: row.billedAt?.multiplierPpm ?? null,
         });
         rollup(row);
         debit += row.costMicro;
@@ -260,6 +272,9 @@ function migrate(db: Database.Database): void {
   if (!columns.has('notes')) db.exec('ALTER TABLE requests ADD COLUMN notes TEXT');
   if (!columns.has('served_model')) db.exec('ALTER TABLE requests ADD COLUMN served_model TEXT');
   if (!columns.has('attempts')) db.exec('ALTER TABLE requests ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0');
+  // The price snapshot: rows written before it have none (their cost stands; it cannot be explained).
+  if (!columns.has('prices_json')) db.exec('ALTER TABLE requests ADD COLUMN prices_json TEXT');
+  if (!columns.has('multiplier_ppm')) db.exec('ALTER TABLE requests ADD COLUMN multiplier_ppm INTEGER');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version < 1) {
     // The Messages interface logged itself as `anthropic-messages` while its upstream side was

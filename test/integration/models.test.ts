@@ -160,11 +160,36 @@ describe('prices of preset models: override, reset', () => {
     const [newer, older] = await gw.admin.logs({ model: 'gpt-4o-mini', limit: 2 });
     assert.equal(older?.costMicro, 150_000 + 60_000, '1M input at $0.15 + 100k output at $0.60');
     assert.equal(newer?.costMicro, 200_000 + 60_000);
+    // Each row keeps the prices it was billed at, and explains its cost with them.
+    assert.deepEqual([older?.billedAt?.prices.input, older?.billedAt?.multiplierPpm, newer?.billedAt?.prices.input], [150_000, 1_000_000, 200_000]);
+    assert.equal(older?.breakdown?.formula, '1000000 input × $0.15/M + 100000 output × $0.6/M = $0.21');
+    assert.deepEqual(newer?.breakdown?.terms.map((t) => [t.usage, t.tokens, t.priceMicroPerMillion, t.usd]), [
+      ['inputTokens', 1_000_000, 200_000, '0.2'],
+      ['outputTokens', 100_000, 600_000, '0.06'],
+    ]);
+    assert.equal(newer?.breakdown?.costMicro, newer?.costMicro);
     const refusedFields = await refusal(call('updateModel', { params: { id: 'gpt-4o-mini' }, body: { contextWindow: 1 } }));
     assert.deepEqual([refusedFields.status, refusedFields.code], [400, 'preset_model']);
     const reset = (await call('resetModel', { params: { id: 'gpt-4o-mini' } })).model;
     assert.deepEqual([reset.prices, reset.presetPrices], [preset.prices, null]);
-    assert.equal((await gw.admin.logs({ model: 'gpt-4o-mini', limit: 1 }))[0]?.costMicro, 260_000, 'a reset changes no row');
+    const [kept] = await gw.admin.logs({ model: 'gpt-4o-mini', limit: 1 });
+    assert.deepEqual([kept?.costMicro, kept?.billedAt?.prices.input, kept?.breakdown?.costMicro], [260_000, 200_000, 260_000], 'a reset changes no row, nor its explanation');
+  });
+
+  test("a row's breakdown: tokens × price per kind, × the group's multiplier, rounded up once = its cost", async () => {
+    await call('addModel', { body: { id: 'explain-model', prices: { input: 3_000_001, output: 15_000_000 } } });
+    await gw.admin.line({ name: 'explain', baseUrl: scenarioBase(mock, 'usage-in=1234,usage-out=567'), models: ['explain-model'], modelMap: { 'explain-model': 'mock-small' } });
+    await gw.admin.group('pricier', '1.5', ['explain-model']);
+    const client = gw.openai(await gw.admin.key('explained', { group: 'pricier' }));
+    await client.chat.completions.create({ model: 'explain-model', messages: [{ role: 'user', content: 'why' }] });
+    const [row] = await gw.admin.logs({ model: 'explain-model', limit: 1 });
+    // (1234 × 3.000001 + 567 × 15) / 1e6 = $0.012207001234; × 1.5 = $0.018310501851; rounded up: 18 311 micro-USD.
+    assert.equal(row?.costMicro, 18_311);
+    assert.deepEqual([row?.breakdown?.subtotalUsd, row?.breakdown?.multiplier, row?.breakdown?.costMicro], ['0.012207001234', '1.5', 18_311]);
+    assert.equal(row?.breakdown?.formula, '1234 input × $3.000001/M + 567 output × $15/M = $0.012207001234 × 1.5 = $0.018310501851 → $0.018311 (rounded up to the micro-USD)');
+    await call('updateModel', { params: { id: 'explain-model' }, body: { prices: { input: 1 } } });
+    const [same] = await gw.admin.logs({ model: 'explain-model', limit: 1 });
+    assert.deepEqual(same?.breakdown, row?.breakdown, 'a price change leaves the row and its explanation as they were');
   });
 
   test('setting a kind back to the preset price drops the override; null takes a kind away', async () => {
