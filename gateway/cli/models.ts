@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { AdminClient } from '../admin/client.js';
@@ -8,7 +7,7 @@ import { PRICE_KEYS } from '../core/prices.js';
 import { int, list } from './args.js';
 import { CliError } from './client.js';
 import { perMillion, table } from './format.js';
-import { json, print } from './output.js';
+import { confirm, json, print } from './output.js';
 import { kinds, priceFlag, priceOptions, pricesFrom } from './prices.js';
 
 const REACH: Record<FormatId, string> = { 'openai-chat': 'CHAT', anthropic: 'MESSAGES', 'openai-responses': 'RESPONSES', gemini: 'GEMINI' };
@@ -59,15 +58,6 @@ function fields(o: ModelFlags): Omit<UpdateModelBody, 'prices'> {
     ...(o.retires !== undefined ? { retires: o.retires } : {}),
     ...(o.replacement !== undefined ? { replacement: o.replacement } : {}),
   };
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 function printPlan(plan: PriceImportView): void {
