@@ -73,6 +73,7 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
     latencyMs: 200 + Math.floor(rnd() * 3000),
     ttfbMs: 100,
     notes: null,
+    billedAt: null,
   };
 }
 

@@ -77,7 +77,8 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-bench-'));
   cleanup.tempDir(dataDir);
   const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', PROFILES, ...cmd.nodeArgs] : cmd.nodeArgs;
-  const gw = await startGateway(cleanup, pin.gateway, nodeArgs, dataDir, { ...process.env, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY });
+  // A fixed catalogue day: the bench's models (bench/matrix.ts) must not be refused when their vendor's shutdown date comes.
+  const gw = await startGateway(cleanup, pin.gateway, nodeArgs, dataDir, { TOLLGATE_CATALOGUE_DATE: '2026-11-24', ...process.env, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY });
   log(`bench: mock ${mock.url} (pid ${mock.pid}), gateway ${gw.url} (pid ${gw.pid}, ${cmd.description})`);
   await sleep(2000);
   const idleRssMb = rssMb(gw.pid);

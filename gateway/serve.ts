@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ConsoleSessions } from './admin/session.js';
 import { loadOrCreateAdminToken } from './admin/token.js';
-import { removeRuntime, writeRuntime } from './runtime.js';
+import { explainBusy, removeRuntime, writeRuntime } from './runtime.js';
 import type { Where } from './connect/index.js';
 import { buildServer } from './server.js';
 import { VERSION } from './version.js';
 import { openGateway, type Gateway } from './compose/gateway.js';
+import { DataDirBusyError } from './store/data-dir-lock.js';
 import type { SecretStore } from './store/secrets.js';
 
 export interface ServeOptions {
@@ -31,34 +32,47 @@ export interface Running {
 
 export { VERSION };
 
-/** Opens the data dir, starts the gateway and records where it listens. */
+/**
+ * Opens the data dir, starts the gateway and records where it listens. Throws DataDirBusyError,
+ * naming the running gateway's URL where it can, when another one holds the data dir.
+ */
 export async function serve(opts: ServeOptions): Promise<Running> {
-  const gateway = await openGateway(opts.dataDir, opts.secrets);
-  // Requests a stopped gateway left unsettled become `interrupted` rows before any new one is admitted (store/ledger.ts).
-  const interrupted = gateway.ledger.closeInterrupted();
-  if (interrupted > 0) process.stderr.write(`tollgate: ${interrupted} requests were cut off when the gateway last stopped; logged as interrupted, nothing charged.\n`);
-  const adminToken = loadOrCreateAdminToken(opts.dataDir);
-  let url = '';
-  const sessions = new ConsoleSessions();
-  const app = await buildServer({
-    gateway,
-    adminToken,
-    sessions,
-    logger: opts.logger ?? false,
-    toolsHome: opts.toolsHome,
-    status: () => ({ version: VERSION, dataDir: opts.dataDir, url }),
+  const gateway = await openGateway(opts.dataDir, opts.secrets).catch(async (err: unknown) => {
+    throw err instanceof DataDirBusyError ? await explainBusy(err) : err;
   });
+  let app: FastifyInstance | undefined;
   try {
+    // Requests a stopped gateway left unsettled become `interrupted` rows before any new one is admitted (store/ledger.ts).
+    const interrupted = gateway.ledger.closeInterrupted();
+    if (interrupted > 0) process.stderr.write(`tollgate: ${interrupted} requests were cut off when the gateway last stopped; logged as interrupted, nothing charged.\n`);
+    const adminToken = loadOrCreateAdminToken(opts.dataDir);
+    let url = '';
+    const sessions = new ConsoleSessions();
+    app = await buildServer({
+      gateway,
+      adminToken,
+      sessions,
+      logger: opts.logger ?? false,
+      toolsHome: opts.toolsHome,
+      status: () => ({ version: VERSION, dataDir: opts.dataDir, url }),
+    });
     await app.listen({ host: opts.host, port: opts.port });
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+    const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
+    url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    // Written once listening, for the CLI and the desktop app to find the URL.
+    writeRuntime(opts.dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
+    return running(opts.dataDir, app, gateway, url, adminToken, sessions);
   } catch (err) {
+    // Whatever failed, the data dir is given back: the next start must not find it held.
+    await app?.close();
     await gateway.close();
     throw err;
   }
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-  const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
-  url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  writeRuntime(opts.dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
+}
+
+function running(dataDir: string, app: FastifyInstance, gateway: Gateway, url: string, adminToken: string, sessions: ConsoleSessions): Running {
   let closed = false;
   return {
     app,
@@ -69,7 +83,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     async close() {
       if (closed) return;
       closed = true;
-      removeRuntime(opts.dataDir, process.pid);
+      removeRuntime(dataDir, process.pid);
       await app.close();
       await gateway.close();
     },

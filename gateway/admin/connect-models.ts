@@ -1,15 +1,18 @@
 import type { CatalogueModel } from '../catalogue/catalogue.js';
+import { isRetired } from '../catalogue/lifecycle.js';
 import type { Gateway } from '../compose/gateway.js';
 import { AdminError } from './errors.js';
 
 /**
  * Which models connect may point a tool at: catalogue models that an enabled line serves and
- * that the key's group may use, in catalogue order (each preset lists its models newest first).
+ * that the key's group may use and that are not retired, in catalogue order (each preset lists its
+ * models newest first).
  */
 export function servedModels(g: Gateway, group: string): CatalogueModel[] {
   const allowed = g.config.data.groups.find((x) => x.name === group)?.models ?? [];
   const served = new Set(g.config.data.lines.filter((l) => l.enabled).flatMap((l) => l.models));
-  return [...g.catalogue.values()].filter((m) => served.has(m.id) && (allowed.includes('*') || allowed.includes(m.id)));
+  const now = g.catalogue.now();
+  return [...g.catalogue.values()].filter((m) => served.has(m.id) && (allowed.includes('*') || allowed.includes(m.id)) && !isRetired(m, now));
 }
 
 export interface ModelChoice {

@@ -42,7 +42,6 @@ import {
   LineView,
   LogEntry,
   LoginCodeView,
-  ModelView,
   PresetView,
   SnippetsView,
   StatsRowView,
@@ -51,8 +50,13 @@ import {
   WalletView,
 } from './views.js';
 
+import { AddModelBody, ImportLineModelsBody, ImportPricesBody, ModelParams, ModelsQuery, RemoveModelQuery, UpdateModelBody } from './model-schemas.js';
+import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
+
 export * from './schemas.js';
 export * from './views.js';
+export * from './model-schemas.js';
+export * from './model-views.js';
 
 export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -73,6 +77,7 @@ const OneKey = Type.Object({ key: KeyView });
 const OneLine = Type.Object({ line: LineView });
 const OneAlias = Type.Object({ alias: AliasView });
 const OneGroup = Type.Object({ group: GroupView });
+const OneModel = Type.Object({ model: ModelView });
 
 export const ADMIN_ROUTES = {
   getStatus: { method: 'GET', path: '/api/status', reply: StatusView },
@@ -94,17 +99,24 @@ export const ADMIN_ROUTES = {
   listPresets: { method: 'GET', path: '/api/presets', reply: Type.Object({ presets: Type.Array(PresetView) }) },
 
   listLines: { method: 'GET', path: '/api/lines', reply: Type.Object({ lines: Type.Array(LineView) }) },
-  addLine: { method: 'POST', path: '/api/lines', body: CreateLineBody, reply: OneLine, status: 201 },
-  updateLine: { method: 'PATCH', path: '/api/lines/:name', params: NameParams, body: UpdateLineBody, reply: OneLine },
+  addLine: { method: 'POST', path: '/api/lines', body: CreateLineBody, reply: LineAddedView, status: 201 },
+  updateLine: { method: 'PATCH', path: '/api/lines/:name', params: NameParams, body: UpdateLineBody, reply: LineAddedView },
   removeLine: { method: 'DELETE', path: '/api/lines/:name', params: NameParams, reply: OneLine },
   testLine: { method: 'POST', path: '/api/lines/:name/test', params: NameParams, reply: LineTestView },
   listLineModels: { method: 'GET', path: '/api/lines/:name/models', params: NameParams, reply: Type.Object({ models: Type.Array(Type.String()) }) },
+  importLineModels: { method: 'POST', path: '/api/lines/:name/models/import', params: NameParams, body: ImportLineModelsBody, reply: LineImportView },
 
   listAliases: { method: 'GET', path: '/api/aliases', reply: Type.Object({ aliases: Type.Array(AliasView) }) },
   addAlias: { method: 'POST', path: '/api/aliases', body: CreateAliasBody, reply: OneAlias, status: 201 },
   removeAlias: { method: 'DELETE', path: '/api/aliases/:pattern', params: PatternParams, reply: OneAlias },
 
-  listModels: { method: 'GET', path: '/api/models', reply: Type.Object({ models: Type.Array(ModelView) }) },
+  listModels: { method: 'GET', path: '/api/models', query: ModelsQuery, reply: ModelListView },
+  getModel: { method: 'GET', path: '/api/models/:id', params: ModelParams, reply: OneModel },
+  addModel: { method: 'POST', path: '/api/models', body: AddModelBody, reply: OneModel, status: 201 },
+  updateModel: { method: 'PATCH', path: '/api/models/:id', params: ModelParams, body: UpdateModelBody, reply: OneModel },
+  removeModel: { method: 'DELETE', path: '/api/models/:id', params: ModelParams, query: RemoveModelQuery, reply: OneModel },
+  resetModel: { method: 'POST', path: '/api/models/:id/reset', params: ModelParams, reply: OneModel },
+  importPrices: { method: 'POST', path: '/api/models/import', body: ImportPricesBody, reply: PriceImportView },
 
   listGroups: { method: 'GET', path: '/api/groups', reply: Type.Object({ groups: Type.Array(GroupView) }) },
   addGroup: { method: 'POST', path: '/api/groups', body: CreateGroupBody, reply: OneGroup, status: 201 },

@@ -10,7 +10,10 @@ import type { LogFilter } from '../store/ledger-reports.js';
 import type { LogsQuery, Reply, RouteInput, RouteName, StatsQuery, StatusView } from './contract.js';
 import { AdminError } from './errors.js';
 import * as groups from './groups.js';
+import { importLineModels } from './line-models.js';
 import * as lines from './lines.js';
+import { importPrices } from './model-import.js';
+import * as models from './models.js';
 import * as ops from './operations.js';
 import { clearedCookie, cookieName, readCookie, type ConsoleSessions } from './session.js';
 
@@ -54,17 +57,24 @@ export function adminHandlers(g: Gateway, status: () => StatusView, sessions: Co
     listPresets: () => ({ presets: lines.listPresets(g) }),
 
     listLines: () => ({ lines: lines.listLines(g) }),
-    addLine: async ({ body }) => ({ line: await lines.addLine(g, body) }),
-    updateLine: async ({ params, body }) => ({ line: await lines.updateLine(g, params.name, body) }),
+    addLine: ({ body }) => lines.addLine(g, body),
+    updateLine: ({ params, body }) => lines.updateLine(g, params.name, body),
     removeLine: async ({ params }) => ({ line: await lines.removeLine(g, params.name) }),
     testLine: ({ params }) => lines.testLine(g, params.name),
     listLineModels: async ({ params }) => ({ models: await lines.upstreamModels(g, params.name) }),
+    importLineModels: ({ params, body }) => importLineModels(g, params.name, body),
 
     listAliases: () => ({ aliases: ops.listAliases(g) }),
     addAlias: async ({ body }) => ({ alias: await ops.addAlias(g, body) }),
     removeAlias: async ({ params }) => ({ alias: await ops.removeAlias(g, params.pattern) }),
 
-    listModels: () => ({ models: ops.listModels(g) }),
+    listModels: ({ query }) => models.listModels(g, query),
+    getModel: ({ params }) => ({ model: models.modelView(g, models.findModel(g, params.id)) }),
+    addModel: async ({ body }) => ({ model: await models.addModel(g, body) }),
+    updateModel: async ({ params, body }) => ({ model: await models.updateModel(g, params.id, body) }),
+    removeModel: async ({ params, query }) => ({ model: await models.removeModel(g, params.id, query) }),
+    resetModel: async ({ params }) => ({ model: await models.resetModel(g, params.id) }),
+    importPrices: ({ body }) => importPrices(g, body),
 
     listGroups: () => ({ groups: ops.listGroups(g) }),
     addGroup: async ({ body }) => ({ group: await ops.addGroup(g, body) }),

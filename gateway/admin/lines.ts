@@ -6,8 +6,11 @@ import type { Gateway } from '../compose/gateway.js';
 import type { LineRecord } from '../store/types.js';
 import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
-import type { CreateLineBody, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
+import type { ListedModel } from '../core/format.js';
+import type { CreateLineBody, LineAddedView, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
 import { AdminError } from './errors.js';
+import { checkNotRetired, isLocalLine, newLineModels } from './line-models.js';
+import { modelStatus } from '../catalogue/lifecycle.js';
 
 export function lineView(g: Gateway, l: LineRecord): LineView {
   return {
@@ -75,19 +78,30 @@ export function listPresets(g: Gateway): PresetView[] {
   }));
 }
 
-type FilledLineBody = CreateLineBody & Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: Quirks; auth?: AuthStyle };
+type FilledLineBody = CreateLineBody &
+  Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: Quirks; auth?: AuthStyle; listed?: Map<string, ListedModel> };
 
 /**
  * A preset fills what the request leaves out: protocol, base URL, the preset's models (those its
- * protocol can serve) with their vendor ids, and the vendor's key variable unless a key is given.
+ * protocol can serve and not retired) with their vendor ids, and the vendor's key variable unless a
+ * key is given. A local preset lists no models: the server is asked which it has.
  */
-function withPreset(g: Gateway, body: CreateLineBody): FilledLineBody {
-  let filled = { ...body };
+async function withPreset(g: Gateway, body: CreateLineBody): Promise<FilledLineBody> {
+  let filled: CreateLineBody & { listed?: Map<string, ListedModel> } = { ...body };
   if (body.preset !== undefined) {
     const preset = g.presets.get(body.preset);
     if (!preset) throw new AdminError(400, 'unknown_preset', `There is no preset "${body.preset}". Presets: ${[...g.presets.keys()].join(', ')}.`);
-    const served = preset.models.filter((m) => !m.definition || m.definition.nativeProtocols.includes(preset.protocol));
-    const models = body.models ?? served.map((m) => m.id);
+    const now = g.catalogue.now();
+    const served = preset.models.filter((m) => {
+      const model = g.catalogue.get(m.id);
+      return (!m.definition || m.definition.nativeProtocols.includes(preset.protocol)) && !(model && modelStatus(model, now) === 'retired');
+    });
+    let models = body.models ?? served.map((m) => m.id);
+    let listed: Map<string, ListedModel> | undefined;
+    if (models.length === 0 && preset.local) {
+      listed = await localModels(g, preset.id, body.baseUrl ?? preset.baseUrl, body.protocol ?? preset.protocol, body.name ?? preset.id);
+      models = [...listed.keys()];
+    }
     const modelMap: Record<string, string> = {};
     for (const m of served) if (m.upstreamId !== m.id && models.includes(m.id)) modelMap[m.id] = m.upstreamId;
     if (models.length === 0) throw new AdminError(400, 'no_models', `The preset "${preset.id}" lists no models; name the ones the server has with --models.`);
@@ -103,6 +117,9 @@ function withPreset(g: Gateway, body: CreateLineBody): FilledLineBody {
       // How the vendor takes its key. `none` is not copied: such a line has no key to send, and one
       // given to it later goes in its wire format's usual style.
       ...(preset.auth !== 'none' && (body.protocol ?? preset.protocol) === preset.protocol ? { auth: preset.auth } : {}),
+      // A local server's models cost nothing: unknown ids are added free unless the request prices them.
+      ...(preset.local && body.addModels === undefined ? { addModels: { free: true } } : {}),
+      ...(listed ? { listed } : {}),
     };
   }
   const missing = (['name', 'protocol', 'baseUrl', 'models'] as const).filter((k) => filled[k] === undefined);
@@ -110,11 +127,30 @@ function withPreset(g: Gateway, body: CreateLineBody): FilledLineBody {
   return filled as FilledLineBody;
 }
 
-export async function addLine(g: Gateway, request: CreateLineBody): Promise<LineView> {
-  const body = withPreset(g, request);
+/** What a local server (Ollama, LM Studio) lists, asked before its line exists; a 400 that says how to go on when it does not answer. */
+async function localModels(g: Gateway, preset: string, baseUrl: string, protocol: LineRecord['protocol'], name: string): Promise<Map<string, ListedModel>> {
+  const probe: LineRecord = { id: '', name, protocol, baseUrl, models: [], modelMap: {}, apiKeySource: 'none', apiKeyEnv: null, rpm: null, priority: 0, weight: 1, enabled: true, timeouts: {}, createdAt: '' };
+  let listed: ListedModel[];
+  try {
+    listed = await listedModels(g, probe);
+  } catch (err) {
+    throw new AdminError(400, 'no_models', `The preset "${preset}" lists no models, and the server at ${baseUrl} did not list its own (${(err as Error).message}). Is it running? Or name its models with --models.`);
+  }
+  if (listed.length === 0) throw new AdminError(400, 'no_models', `The server at ${baseUrl} has no models yet: pull or load one, or name its models with --models.`);
+  return new Map(listed.map((m) => [m.id, m]));
+}
+
+export async function addLine(g: Gateway, request: CreateLineBody): Promise<LineAddedView> {
+  const body = await withPreset(g, request);
   if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
   const baseUrl = checkBaseUrl(body.baseUrl);
-  checkModels(g, body.models);
+  checkNotRetired(g, body.models);
+  const { records, added } = newLineModels(g, body.models, {
+    line: { name: body.name, protocol: body.protocol },
+    vendor: body.preset ?? body.name,
+    addModels: body.addModels,
+    ...(body.listed ? { listed: body.listed } : {}),
+  });
   checkModelMap(body.models, body.modelMap ?? {});
   if (body.apiKey !== undefined && body.apiKeyEnv) throw new AdminError(400, 'two_key_sources', 'Give the line an API key or an environment variable for it, not both.');
   const id = `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
@@ -136,16 +172,18 @@ export async function addLine(g: Gateway, request: CreateLineBody): Promise<Line
     createdAt: new Date().toISOString(),
     ...(body.quirks ? { quirks: body.quirks } : {}),
     ...(body.auth ? { auth: body.auth } : {}),
+    ...(body.preset ? { preset: body.preset } : {}),
   };
   try {
     await g.config.update((d) => {
+      (d.models ??= []).push(...records);
       d.lines.push(line);
     });
   } catch (err) {
     if (body.apiKey !== undefined) await g.lines.setCredential(id, undefined).catch(() => undefined);
     throw err;
   }
-  return lineView(g, line);
+  return { line: lineView(g, line), addedModels: added };
 }
 
 /** Puts a line's key in the OS keychain, or says plainly that there is none here. */
@@ -166,17 +204,23 @@ async function dropKey(g: Gateway, line: LineRecord): Promise<void> {
   if (g.lines.keySource(line) === 'keychain') await g.lines.setCredential(line.id, undefined).catch(() => undefined);
 }
 
-export async function updateLine(g: Gateway, name: string, body: UpdateLineBody): Promise<LineView> {
+export async function updateLine(g: Gateway, name: string, body: UpdateLineBody): Promise<LineAddedView> {
   const line = findLine(g, name);
   const baseUrl = body.baseUrl === undefined ? line.baseUrl : checkBaseUrl(body.baseUrl);
   const models = body.models ? [...new Set(body.models)] : line.models;
   const modelMap = body.modelMap ?? line.modelMap;
-  checkModels(g, models);
+  if (body.models) checkNotRetired(g, models);
+  const { records, added } = newLineModels(g, models, {
+    line,
+    vendor: line.preset ?? line.name,
+    addModels: body.addModels ?? (isLocalLine(g, line) ? { free: true } : undefined),
+  });
   checkModelMap(models, modelMap);
   if (body.apiKey !== undefined && body.apiKeyEnv) throw new AdminError(400, 'two_key_sources', 'Give the line an API key or an environment variable for it, not both.');
   if (body.apiKey !== undefined) await storeKey(g, line.id, body.apiKey);
   else if (body.apiKeyEnv !== undefined) await dropKey(g, line);
-  await g.config.update(() => {
+  await g.config.update((d) => {
+    (d.models ??= []).push(...records);
     if (body.apiKey !== undefined) {
       line.apiKeySource = 'keychain';
       line.apiKeyEnv = null;
@@ -193,7 +237,7 @@ export async function updateLine(g: Gateway, name: string, body: UpdateLineBody)
     if (body.enabled !== undefined) line.enabled = body.enabled;
     if (body.timeouts !== undefined) line.timeouts = { ...line.timeouts, ...body.timeouts };
   });
-  return lineView(g, line);
+  return { line: lineView(g, line), addedModels: added };
 }
 
 export async function removeLine(g: Gateway, name: string): Promise<LineView> {
@@ -206,7 +250,7 @@ export async function removeLine(g: Gateway, name: string): Promise<LineView> {
 }
 
 /** Asks the upstream for its model list: free, and it proves the URL and the credential. */
-async function fetchModels(g: Gateway, line: LineRecord): Promise<{ status: number; ids: string[]; latencyMs: number; message: string }> {
+async function fetchModels(g: Gateway, line: LineRecord): Promise<{ status: number; models: ListedModel[]; latencyMs: number; message: string }> {
   const side = wireFormat(line.protocol)?.upstream;
   if (!side) throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${line.protocol}" has no wire format in this build.`);
   const credential = await g.lines.credentialFor(line);
@@ -218,11 +262,11 @@ async function fetchModels(g: Gateway, line: LineRecord): Promise<{ status: numb
   });
   const text = await res.text();
   const latencyMs = Math.round(performance.now() - started);
-  if (!res.ok) return { status: res.status, ids: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
+  if (!res.ok) return { status: res.status, models: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
   try {
-    return { status: res.status, ids: side.models.ids(JSON.parse(text)), latencyMs, message: 'ok' };
+    return { status: res.status, models: side.models.list(JSON.parse(text)), latencyMs, message: 'ok' };
   } catch {
-    return { status: res.status, ids: [], latencyMs, message: 'the answer is not a model list' };
+    return { status: res.status, models: [], latencyMs, message: 'the answer is not a model list' };
   }
 }
 
@@ -231,20 +275,24 @@ export async function testLine(g: Gateway, name: string): Promise<LineTestView> 
   const started = performance.now();
   try {
     const r = await fetchModels(g, line);
-    return { ok: r.status < 400, status: r.status, latencyMs: r.latencyMs, message: r.status < 400 ? `reachable; ${r.ids.length} models listed` : r.message };
+    return { ok: r.status < 400, status: r.status, latencyMs: r.latencyMs, message: r.status < 400 ? `reachable; ${r.models.length} models listed` : r.message };
   } catch (err) {
     return { ok: false, status: null, latencyMs: Math.round(performance.now() - started), message: (err as Error).message };
   }
 }
 
 export async function upstreamModels(g: Gateway, name: string): Promise<string[]> {
-  const line = findLine(g, name);
+  return (await listedModels(g, findLine(g, name))).map((m) => m.id);
+}
+
+/** What the line's upstream lists, with what the list says of each model; a 502 when it does not answer with one. */
+export async function listedModels(g: Gateway, line: LineRecord): Promise<ListedModel[]> {
   let r;
   try {
     r = await fetchModels(g, line);
   } catch (err) {
-    throw new AdminError(502, 'upstream_unreachable', `The line "${name}" did not answer: ${(err as Error).message}`);
+    throw new AdminError(502, 'upstream_unreachable', `The line "${line.name}" did not answer: ${(err as Error).message}`);
   }
-  if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${name}" answered ${r.message}`);
-  return r.ids;
+  if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${line.name}" answered ${r.message}`);
+  return r.models;
 }

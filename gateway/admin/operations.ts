@@ -4,10 +4,12 @@ import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
-import { FORMATS, type FormatId } from '../core/formats.js';
 import { AdminError } from './errors.js';
 import { checkGroupFields } from './groups.js';
 import { checkModels } from './lines.js';
+import { catalogueChecks } from './doctor-catalogue.js';
+import { checkNotRetired } from './line-models.js';
+import { isRetired } from '../catalogue/lifecycle.js';
 
 export { AdminError };
 import type {
@@ -20,7 +22,6 @@ import type {
   DoctorReport,
   GroupView,
   KeyView,
-  ModelView,
   UpdateKeyBody,
   WalletView,
 } from './contract.js';
@@ -135,28 +136,6 @@ export function topup(g: Gateway, amountMicro: number, note?: string): WalletVie
   return wallet(g);
 }
 
-function access(protocols: readonly FormatId[]): ModelView['access'] {
-  const out = {} as ModelView['access'];
-  for (const inbound of FORMATS) {
-    out[inbound] = protocols.length === 0 ? 'unavailable' : protocols.includes(inbound) ? 'native' : 'translated';
-  }
-  return out;
-}
-
-export function listModels(g: Gateway): ModelView[] {
-  return [...g.catalogue.values()].map((m) => ({
-    id: m.id,
-    vendor: m.vendor,
-    displayName: m.displayName,
-    contextWindow: m.contextWindow,
-    maxOutputTokens: m.maxOutputTokens,
-    nativeProtocols: m.nativeProtocols,
-    prices: m.prices,
-    lines: g.config.data.lines.filter((l) => l.models.includes(m.id)).map((l) => l.name),
-    access: access(g.config.data.lines.filter((l) => l.enabled && l.models.includes(m.id)).map((l) => l.protocol)),
-  }));
-}
-
 export function listGroups(g: Gateway): GroupView[] {
   return g.config.data.groups.map((x) => ({ ...x }));
 }
@@ -204,6 +183,7 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
     ok: badLineModels.length === 0,
     detail: badLineModels.length === 0 ? 'every line serves catalogue models' : `not in the catalogue: ${badLineModels.join(', ')}`,
   });
+  checks.push(...catalogueChecks(g));
   const problems: string[] = [];
   for (const l of g.config.data.lines) {
     const source = g.lines.keySource(l);
@@ -279,7 +259,10 @@ export function listAliases(g: Gateway): AliasView[] {
 
 export async function addAlias(g: Gateway, body: CreateAliasBody): Promise<AliasView> {
   checkModels(g, [body.model]);
-  if (g.catalogue.has(body.pattern)) {
+  checkNotRetired(g, [body.model]);
+  const shadowed = g.catalogue.get(body.pattern);
+  // A retired model's id is what an alias is for: its requests go to the alias's model instead.
+  if (shadowed && !isRetired(shadowed, g.catalogue.now())) {
     throw new AdminError(400, 'alias_shadows_model', `"${body.pattern}" is a catalogue model id; an alias for it would never apply.`);
   }
   const alias = { pattern: body.pattern, model: body.model };

@@ -4,6 +4,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FORMATS } from '../core/formats.js';
+import { AddModelsBody } from './model-schemas.js';
 
 /** $1,000,000,000: far above any real wallet, far below where integers lose precision. */
 const MAX_MICRO = 1_000_000_000_000_000;
@@ -89,6 +90,8 @@ const lineSettings = {
   priority: Type.Optional(Type.Integer()),
   weight: Type.Optional(Type.Integer({ minimum: 0 })),
   timeouts: Type.Optional(TimeoutsBody),
+  /** How to add the ids of `models` the catalogue lacks (prices, or free); a local preset's line adds them free by default. */
+  addModels: Type.Optional(AddModelsBody),
 };
 
 export const CreateLineBody = Type.Object(

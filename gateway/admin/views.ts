@@ -3,15 +3,16 @@
  * against its schema. Objects accept fields they do not name, so the server may add fields without
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
-import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TLiteral, type TOptional, type TUnion } from '@sinclair/typebox';
 import { FORMATS } from '../core/formats.js';
+import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**
  * One of a list of strings, as a union of literals (which TypeBox's Value can check, in a browser
  * too). The tuple type lets `Type.Record` make one required field per value; `map` cannot say so.
  */
-function OneOf<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+export function OneOf<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
   return Type.Union(values.map((v) => Type.Literal(v))) as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
 }
 
@@ -108,35 +109,6 @@ export type LineTestView = Static<typeof LineTestView>;
 export const AliasView = Type.Object({ pattern: Type.String(), model: Type.String() });
 export type AliasView = Static<typeof AliasView>;
 
-export const ModelView = Type.Object({
-  id: Type.String(),
-  vendor: Type.String(),
-  displayName: Type.String(),
-  contextWindow: Int,
-  maxOutputTokens: Int,
-  nativeProtocols: Strings,
-  /** micro-USD per million tokens. */
-  prices: Type.Object({
-    input: Micro,
-    output: Micro,
-    cacheRead: Micro,
-    cacheWrite: Micro,
-    /** Cache writes kept an hour, where the vendor prices them apart. */
-    cacheWrite1h: Type.Optional(Micro),
-    audioInput: Type.Optional(Micro),
-    imageInput: Type.Optional(Micro),
-  }),
-  /** Names of the lines that serve it. */
-  lines: Strings,
-  /**
-   * For each client protocol, how this model is reached through the current lines: `native` when
-   * a line speaks the client's own protocol (pass-through), `translated` when only lines of other
-   * protocols serve it, `unavailable` when no line does.
-   */
-  access: Type.Record(OneOf(FORMATS), OneOf(['native', 'translated', 'unavailable'])),
-});
-export type ModelView = Static<typeof ModelView>;
-
 export const GroupView = Type.Object({
   name: Type.String(),
   /** Decimal string, e.g. "1" or "0.8". */
@@ -145,6 +117,44 @@ export const GroupView = Type.Object({
   models: Strings,
 });
 export type GroupView = Static<typeof GroupView>;
+
+type Required = (typeof REQUIRED_PRICES)[number];
+
+/** Every model has input, output, cacheRead and cacheWrite; the other kinds only where priced apart (else billed as input). */
+export const PricesView = Type.Object(
+  Object.fromEntries(PRICE_KEYS.map((k) => [k, (REQUIRED_PRICES as readonly string[]).includes(k) ? Int : Type.Optional(Int)])) as { [K in Required]: TInteger } & {
+    [K in Exclude<PriceKey, Required>]: TOptional<TInteger>;
+  },
+);
+export type PricesView = Static<typeof PricesView>;
+
+/** The unit prices and group multiplier a ledger row was billed at (kept with the row). */
+export const PriceSnapshotView = Type.Object({ prices: PricesView, multiplierPpm: Int });
+
+/** tokens × price (per kind) summed, × multiplier, rounded up to the micro-USD = the row's cost. */
+export const CostBreakdownView = Type.Object({
+  prices: PricesView,
+  multiplierPpm: Int,
+  terms: Type.Array(
+    Type.Object({
+      /** The usage bucket (`inputTokens`, …) and the price kind it was billed by (`input`, …: audio and image fall back to input when not priced apart). */
+      usage: Type.String(),
+      price: Type.String(),
+      tokens: Int,
+      priceMicroPerMillion: Int,
+      /** tokens × price, exact, USD decimal text. */
+      usd: Type.String(),
+    }),
+  ),
+  /** Σ terms, exact, USD decimal text. */
+  subtotalUsd: Type.String(),
+  /** Decimal text, e.g. "1.5". */
+  multiplier: Type.String(),
+  costMicro: Micro,
+  /** The whole sum in one line, e.g. `1200 input × $3/M + 350 output × $15/M = $0.00885 × 1.5 = $0.013275`. */
+  formula: Type.String(),
+});
+export type CostBreakdownView = Static<typeof CostBreakdownView>;
 
 export const LogEntry = Type.Object({
   id: Int,
@@ -191,10 +201,20 @@ export const LogEntry = Type.Object({
   ttfbMs: Nullable(Int),
   /** What translation dropped or changed and which lines failed first, "; "-separated; null when nothing. */
   notes: Nullable(Type.String()),
+  /** The prices and multiplier the row was billed at; null when no model was admitted, and for rows written before the snapshot was kept. */
+  billedAt: Nullable(PriceSnapshotView),
+  /** How `costMicro` came about, from `billedAt`; null with it. */
+  breakdown: Nullable(CostBreakdownView),
 });
 export type LogEntry = Static<typeof LogEntry>;
 
-export const DoctorCheck = Type.Object({ name: Type.String(), ok: Type.Boolean(), detail: Type.String() });
+export const DoctorCheck = Type.Object({
+  name: Type.String(),
+  ok: Type.Boolean(),
+  detail: Type.String(),
+  /** Passed, but something needs the user's attention soon (a model about to retire, say); absent otherwise. */
+  warn: Type.Optional(Type.Boolean()),
+});
 export type DoctorCheck = Static<typeof DoctorCheck>;
 
 export const DoctorReport = Type.Object({ ok: Type.Boolean(), checks: Type.Array(DoctorCheck) });

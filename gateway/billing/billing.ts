@@ -53,7 +53,7 @@ export interface Admission {
 }
 
 /** One finished request as the relay reports it: the ledger row, less what the admission and the prices say. */
-export type Charge = Omit<RequestRow, 'costMicro' | 'unchargedMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol'> & {
+export type Charge = Omit<RequestRow, 'costMicro' | 'unchargedMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol' | 'billedAt'> & {
   /** Null when the request was refused before it was admitted. */
   admission: Admission | null;
   /** Null when nothing was billed (refused, or failed before the upstream read the prompt). */
@@ -129,9 +129,11 @@ export class Billing {
    * Writes the request's ledger row and releases what its admission held. Call once per request.
    * Never throws and never rejects: it runs after an answer was delivered. A ledger write that
    * fails (disk full, say) is written to the gateway log and kept for `tollgate doctor`
-   * (Ledger.writeFailure), and the wallet in memory has been given the money back (Ledger.flush).
+   * (Ledger.writeFailure), the wallet in memory has been given the money back (Ledger.flush), and
+   * the promise resolves false so that the answer is not delivered as if it had been recorded
+   * (relay/exchange.ts).
    */
-  settle(charge: Charge): Promise<void> {
+  settle(charge: Charge): Promise<boolean> {
     const a = charge.admission;
     if (a) {
       this.keyLimits.release(a.keyId);
@@ -144,9 +146,13 @@ export class Billing {
       // Unreachable unless a bug lets something through: still a row, charged nothing, and the reason.
       row = { ...this.row({ ...charge, usage: null }, 0), notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000) };
     }
-    return this.ledger.settle(row).catch((err: unknown) => {
-      process.stderr.write(`tollgate: could not write the ledger row of ${charge.requestId}: ${(err as Error).message}\n`);
-    });
+    return this.ledger.settle(row).then(
+      () => true,
+      (err: unknown) => {
+        process.stderr.write(`tollgate: could not write the ledger row of ${charge.requestId}: ${(err as Error).message}\n`);
+        return false;
+      },
+    );
   }
 
   /**
@@ -192,6 +198,8 @@ export class Billing {
       costMicro: costMicroValue,
       unchargedMicro,
       notes: notes.length > 0 ? notes.join('; ').slice(0, 2000) : null,
+      // The prices of the model object taken at admission: a price changed while the request ran applies from the next one.
+      billedAt: a ? { prices: { ...a.model.prices }, multiplierPpm: a.multiplierPpm } : null,
     };
   }
 }

@@ -14,22 +14,9 @@ import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';
 import { FORMATS, type FormatId } from '../core/formats.js';
 import { QUIRK_VALUES, type Quirks } from '../core/quirks.js';
+import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../core/prices.js';
 
-
-
-/** Catalogue prices in micro-USD per million tokens. */
-export interface Prices {
-  input: number;
-  output: number;
-  cacheRead: number;
-  /** Cache writes kept 5 minutes, and every write an upstream does not qualify. */
-  cacheWrite: number;
-  /** Cache writes kept an hour (Anthropic: 2× input); without it they are billed at `cacheWrite`. */
-  cacheWrite1h?: number;
-  /** Only where the vendor prices audio input apart from text; otherwise audio is billed as input. */
-  audioInput?: number;
-  imageInput?: number;
-}
+export { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices };
 
 /** What the owning preset says about a model; becomes its catalogue entry. */
 export interface ModelDefinition {
@@ -41,6 +28,21 @@ export interface ModelDefinition {
   nativeProtocols: FormatId[];
   /** micro-USD per million tokens. */
   prices: Prices;
+  /** YYYY-MM-DD the vendor shuts the model down (announced); null when none is announced. */
+  retires: string | null;
+  /** The catalogue model to use instead, named in the answer to a request for it once retired. */
+  replacement: string | null;
+}
+
+/** A model id the vendor has already shut down: not a catalogue model, but a request for it is told what to use. */
+export interface RetiredModel {
+  id: string;
+  /** YYYY-MM-DD it was shut down, where known. */
+  retired: string | null;
+  /** The catalogue model to use instead. */
+  replacement: string;
+  /** The preset that noted it. */
+  vendor: string;
 }
 
 export interface PresetModel {
@@ -73,15 +75,21 @@ export interface Preset {
   /** Verification notes: sources, tiers not modelled, lifecycle, what was left out and why. */
   notes: string[];
   models: PresetModel[];
+  /** A server on this machine (Ollama, LM Studio): models of a line made from it are added to the catalogue at price 0 by default. */
+  local: boolean;
+  /** Ids the vendor has shut down, with what to use instead. */
+  retired: RetiredModel[];
 }
 
-export const PRICE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'audioInput', 'imageInput'] as const;
-const REQUIRED_PRICES = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
 /** USD per million tokens, as a string, so it converts exactly to integer micro-USD. */
 export const PRICE_TEXT = /^\d+(\.\d{1,6})?$/;
-const PRESET_KEYS = ['id', 'displayName', 'baseUrl', 'protocol', 'auth', 'apiKeyEnv', 'docs', 'pricingSource', 'checked', 'quirks', 'notes', 'models'];
+const PRESET_KEYS = ['id', 'displayName', 'baseUrl', 'protocol', 'auth', 'apiKeyEnv', 'docs', 'pricingSource', 'checked', 'quirks', 'notes', 'models', 'local', 'retired'];
 const REFERENCE_KEYS = ['id', 'upstreamId'];
-const DEFINITION_KEYS = [...REFERENCE_KEYS, 'displayName', 'contextWindow', 'maxOutputTokens', 'nativeProtocols', 'prices'];
+const DEFINITION_KEYS = [...REFERENCE_KEYS, 'displayName', 'contextWindow', 'maxOutputTokens', 'nativeProtocols', 'prices', 'retires', 'replacement'];
+const RETIRED_KEYS = ['id', 'retired', 'replacement'];
+/** A catalogue model id: what clients send (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`, LM Studio's `name@quant`). */
+export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export function presetsDir(): string {
@@ -133,7 +141,7 @@ export function parsePreset(folder: string, raw: unknown): Preset {
   }
   const pricingSource = raw.pricingSource === null ? null : link(raw, 'pricingSource', fail);
   const checked = text(raw, 'checked', fail);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(checked) || Number.isNaN(Date.parse(checked))) fail(`checked "${checked}" must be a date, YYYY-MM-DD`);
+  if (!isDate(checked)) fail(`checked "${checked}" must be a date, YYYY-MM-DD`);
   const notes = raw.notes;
   if (!Array.isArray(notes) || !notes.every((n) => typeof n === 'string' && n.trim() !== '')) fail('notes must be a list of strings');
   if (!Array.isArray(raw.models)) return fail('models must be a list');
@@ -146,6 +154,10 @@ export function parsePreset(folder: string, raw: unknown): Preset {
     models.push(m);
   }
   if (pricingSource === null && models.some((m) => m.definition)) fail('pricingSource is required when the preset prices models');
+  if (raw.local !== undefined && typeof raw.local !== 'boolean') fail('local must be true or false');
+  const local = raw.local === true;
+  if (local && auth !== 'none') fail('a local preset takes no key: auth must be "none"');
+  const retired = parseRetired(raw.retired, id, seen, fail);
   return {
     id,
     displayName: text(raw, 'displayName', fail),
@@ -159,7 +171,28 @@ export function parsePreset(folder: string, raw: unknown): Preset {
     quirks: parseQuirks(raw.quirks, fail),
     notes: notes as string[],
     models,
+    local,
+    retired,
   };
+}
+
+export function isDate(text: string): boolean {
+  return DATE.test(text) && !Number.isNaN(Date.parse(text));
+}
+
+function parseRetired(raw: unknown, vendor: string, listed: ReadonlySet<string>, fail: (msg: string) => never): RetiredModel[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return fail('retired must be a list');
+  return raw.map((entry, i) => {
+    const at = (msg: string): never => fail(`retired[${i}]: ${msg}`);
+    if (!isObject(entry)) return at('must be an object');
+    unknownKeys(entry, RETIRED_KEYS, at, 'a retired model');
+    const id = text(entry, 'id', at);
+    if (listed.has(id)) at(`${id} is also listed in models; a retired id is not served`);
+    const retiredOn = entry.retired === undefined ? null : text(entry, 'retired', at);
+    if (retiredOn !== null && !isDate(retiredOn)) at(`retired "${retiredOn}" must be a date, YYYY-MM-DD`);
+    return { id, retired: retiredOn, replacement: text(entry, 'replacement', at), vendor };
+  });
 }
 
 /**
@@ -187,7 +220,7 @@ export function baseUrlProblem(protocol: FormatId, baseUrl: string): string | nu
 function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
   if (!isObject(raw)) return fail('must be an object');
   const id = text(raw, 'id', fail);
-  if (!/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/.test(id)) fail(`id "${id}" may hold only letters, digits and . _ : / -`);
+  if (!MODEL_ID.test(id)) fail(`id "${id}" may hold only letters, digits and . _ : / @ + -`);
   let upstreamId = id;
   if (raw.upstreamId !== undefined) {
     upstreamId = text(raw, 'upstreamId', fail);
@@ -209,6 +242,11 @@ function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
     if (!(FORMATS as readonly unknown[]).includes(p)) fail(`unknown protocol ${JSON.stringify(p)} in nativeProtocols (known: ${FORMATS.join(', ')})`);
   }
   if (new Set(protocols).size !== protocols.length) fail('nativeProtocols lists a protocol twice');
+  const retires = raw.retires === undefined ? null : text(raw, 'retires', fail);
+  if (retires !== null && !isDate(retires)) fail(`retires "${retires}" must be a date, YYYY-MM-DD`);
+  const replacement = raw.replacement === undefined ? null : text(raw, 'replacement', fail);
+  if (replacement !== null && retires === null) fail('replacement is given only with retires');
+  if (replacement === id) fail('replacement names the model itself');
   return {
     id,
     upstreamId,
@@ -218,6 +256,8 @@ function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
       maxOutputTokens,
       nativeProtocols: protocols as FormatId[],
       prices: parsePrices(raw.prices, fail),
+      retires,
+      replacement,
     },
   };
 }
@@ -225,7 +265,7 @@ function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
 function parsePrices(raw: unknown, fail: (msg: string) => never): Prices {
   if (!isObject(raw)) return fail('prices must be an object');
   unknownKeys(raw, PRICE_KEYS, fail, 'prices');
-  const out: Partial<Record<(typeof PRICE_KEYS)[number], number>> = {};
+  const out: Partial<Record<PriceKey, number>> = {};
   for (const k of PRICE_KEYS) {
     const v = raw[k];
     if (v === undefined) {

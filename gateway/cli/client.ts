@@ -1,12 +1,16 @@
 import { AdminClient, AdminError, bearer, CLIENT_ERRORS } from '../admin/client.js';
 import { readAdminToken } from '../admin/token.js';
-import { readRuntime } from '../runtime.js';
+import { runningGateway } from '../runtime.js';
 
 export class CliError extends Error {}
 
-/** The typed admin client of the gateway that runs for a data dir, found through its runtime file and admin token. */
+/**
+ * The typed admin client of the gateway that runs for a data dir, found through its runtime file
+ * and admin token. A runtime file left by a gateway that no longer holds the data dir is ignored:
+ * its URL may belong to anyone now, and the admin token must not go there.
+ */
 export function clientForDataDir(dataDir: string): AdminClient {
-  const runtime = readRuntime(dataDir);
+  const runtime = runningGateway(dataDir);
   const token = readAdminToken(dataDir);
   if (!runtime || !token) {
     throw new CliError(`No Tollgate gateway is running for the data dir ${dataDir}. Start one with "npx tollgate serve" (same --data-dir).`);

@@ -1,12 +1,11 @@
 import { homedir } from 'node:os';
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { AdminClient } from '../admin/client.js';
 import type { ConnectBody, ConnectionsView, ConnectView, DisconnectView } from '../admin/contract.js';
 import { findTool, TOOL_NAMES } from '../connect/tools.js';
 import { CliError } from './client.js';
 import { table } from './format.js';
-import { json, print } from './output.js';
+import { confirm, json, print } from './output.js';
 
 /**
  * `tollgate connect`, `disconnect` and `env`: the gateway edits the tools' files (docs/connect.md);
@@ -99,15 +98,6 @@ async function connect(admin: AdminClient, tool: string, o: ConnectOptions): Pro
   const done = await call({ expect: preview.expect });
   if (o.json) return json(done);
   printConnected(done);
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 const KEY_ACTION: Record<ConnectView['key']['action'], string> = { create: 'a new key', reuse: 'the tool\'s files already hold it', rotate: 'a new secret for this key; the old one stops working' };

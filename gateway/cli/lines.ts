@@ -4,8 +4,10 @@ import type { UpdateLineBody } from '../admin/contract.js';
 import { FORMATS, type FormatId } from '../core/formats.js';
 import { int, list } from './args.js';
 import { CliError } from './client.js';
-import { table } from './format.js';
+import { perMillion, table } from './format.js';
 import { json, print } from './output.js';
+import { newModelPricing, priceOptions } from './prices.js';
+import type { AddedModelView, AddModelsBody } from '../admin/contract.js';
 
 function integer(label: string) {
   return (v: string): number => {
@@ -40,7 +42,7 @@ async function readKeyFromStdin(): Promise<string> {
 
 export function registerLines(program: Command, client: () => AdminClient): void {
   const lines = program.command('lines').description('upstream lines (channels) that serve catalogue models');
-  lines
+  const add = lines
     .command('add')
     .description('add an upstream line: --preset NAME, or --name, --protocol, --base-url and --models')
     .option('--preset <preset>', 'a provider preset (tollgate presets list) that fills protocol, base URL, models and key variable')
@@ -52,9 +54,9 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time (for machines without a keychain)')
     .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
-    .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'))
-    .action(
-      async (o: { preset?: string; name?: string; protocol?: FormatId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+    .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'));
+  newModelOptions(add).action(
+      async (o: NewModelFlags & { preset?: string; name?: string; protocol?: FormatId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
       if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
       if (!o.preset) {
         const missing = [!o.name && '--name', !o.protocol && '--protocol', !o.baseUrl && '--base-url', !o.models && '--models'].filter(Boolean);
@@ -62,7 +64,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
       }
       const apiKey = o.apiKeyStdin ? await readKeyFromStdin() : undefined;
       // Fields left undefined are not sent (JSON has no undefined).
-      const { line } = await client().call('addLine', {
+      const { line, addedModels } = await client().call('addLine', {
         body: {
           preset: o.preset,
           name: o.name,
@@ -74,10 +76,12 @@ export function registerLines(program: Command, client: () => AdminClient): void
           rpm: o.rpm ?? null,
           priority: o.priority,
           weight: o.weight,
+          addModels: addModelsBody(o),
         },
       });
       print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
       if (line.apiKeySource === 'env') print(`  It reads its API key from $${line.apiKeyEnv} in the gateway's environment.`);
+      printAdded(addedModels);
     },
     );
   program
@@ -113,7 +117,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
         ),
       );
     });
-  lines
+  const update = lines
     .command('update <name>')
     .description("change a line's settings")
     .option('--base-url <url>', 'new base URL')
@@ -125,11 +129,11 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--priority <n>', 'priority', integer('--priority'))
     .option('--weight <n>', 'weight', int('--weight'))
     .option('--enable', 'take requests again')
-    .option('--disable', 'stop sending requests to it')
-    .action(
+    .option('--disable', 'stop sending requests to it');
+  newModelOptions(update).action(
       async (
         name: string,
-        o: { baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; apiKey?: boolean; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean },
+        o: NewModelFlags & { baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; apiKey?: boolean; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean },
       ) => {
       if (o.enable && o.disable) throw new CliError('Use --enable or --disable, not both.');
       if ([o.apiKeyStdin, o.apiKeyEnv !== undefined, o.apiKey === false].filter(Boolean).length > 1) {
@@ -145,8 +149,11 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (o.priority !== undefined) body.priority = o.priority;
       if (o.weight !== undefined) body.weight = o.weight;
       if (o.enable || o.disable) body.enabled = o.enable === true;
-      const { line } = await client().call('updateLine', { params: { name }, body });
+      const addModels = addModelsBody(o);
+      if (addModels) body.addModels = addModels;
+      const { line, addedModels } = await client().call('updateLine', { params: { name }, body });
       print(`Line "${line.name}" updated.`);
+      printAdded(addedModels);
     },
     );
   lines
@@ -166,13 +173,60 @@ export function registerLines(program: Command, client: () => AdminClient): void
       else print(`${r.ok ? 'ok' : 'FAIL'}  ${name}: ${r.message} (${r.latencyMs} ms)`);
       if (!r.ok) process.exitCode = 1;
     });
-  lines
-    .command('models <name>')
-    .description('the model ids the upstream of a line offers, to add to the catalogue or map')
+  priceOptions(
+    lines
+      .command('models <name>')
+      .description("the model ids the upstream of a line offers; with --import, the line serves them all (ids the catalogue lacks are added to it)")
+      .option('--import', "serve every listed id: new ones are added to the catalogue, priced by the upstream's list where it gives prices (OpenRouter), else by --free or the price flags")
+      .option('--free', 'price 0 for listed ids whose price the list does not give (the default for a local server)')
+      .option('--only <ids>', 'with --import: only these listed ids, comma-separated', list)
+      .option('--dry-run', 'with --import: show what would be added, write nothing'),
+  )
     .option('--json', 'machine-readable output')
-    .action(async (name: string, o: { json?: boolean }) => {
-      const { models } = await client().call('listLineModels', { params: { name } });
-      if (o.json) return json(models);
-      print(models.join('\n'));
+    .action(async (name: string, o: { import?: boolean; free?: boolean; only?: string[]; dryRun?: boolean; json?: boolean }) => {
+      if (!o.import) {
+        if (o.free || o.only || o.dryRun || newModelPricing(o)) throw new CliError('--free, --only, --dry-run and prices go with --import.');
+        const { models } = await client().call('listLineModels', { params: { name } });
+        if (o.json) return json(models);
+        return print(models.join('\n'));
+      }
+      const pricing = newModelPricing(o);
+      const r = await client().call('importLineModels', { params: { name }, body: { ...pricing, ...(o.only ? { only: o.only } : {}), ...(o.dryRun ? { dryRun: true } : {}) } });
+      if (o.json) return json(r);
+      const verb = r.dryRun ? 'would serve' : 'now serves';
+      print(r.served.length === 0 ? `Line "${name}" already serves every model its upstream lists.` : `Line "${name}" ${verb} ${r.served.length} more: ${r.served.join(', ')}.`);
+      printAdded(r.added, r.dryRun);
+      for (const s of r.skipped) print(`  skipped ${s.id}: ${s.reason}`);
     });
+}
+
+interface NewModelFlags {
+  addModels?: boolean;
+  free?: boolean;
+}
+
+/** --add-models with prices or --free: how a line adds the ids the catalogue lacks. */
+function newModelOptions(cmd: Command): Command {
+  return priceOptions(
+    cmd
+      .option('--add-models', 'add the --models ids the catalogue lacks, with the price flags or --free (a local preset adds them free by default)')
+      .option('--free', 'with --add-models: price 0 for them'),
+  );
+}
+
+function addModelsBody(o: NewModelFlags & object): AddModelsBody | undefined {
+  const pricing = newModelPricing(o);
+  if (o.addModels && !pricing) throw new CliError('--add-models needs prices (--input USD --output USD, per million tokens) or --free.');
+  return pricing;
+}
+
+function printAdded(added: AddedModelView[], dryRun = false): void {
+  if (added.length === 0) return;
+  const free = added.filter((m) => m.priced === 'free');
+  const rest = added.filter((m) => m.priced !== 'free');
+  const verb = dryRun ? 'Would add' : 'Added';
+  if (free.length > 0) print(`  ${verb} to the catalogue at price 0: ${free.map((m) => m.id).join(', ')}. Give them prices with "tollgate models update ID --input USD --output USD".`);
+  for (const m of rest) {
+    print(`  ${verb} to the catalogue: ${m.id} at ${perMillion(m.prices.input)} input / ${perMillion(m.prices.output)} output per million tokens (${m.priced === 'listed' ? "the upstream's list price" : 'your prices'}).`);
+  }
 }

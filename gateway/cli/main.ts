@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { AdminError, type AdminClient } from '../admin/client.js';
 import type { DoctorReport, WalletView } from '../admin/contract.js';
 import { defaultDataDir } from '../core/paths.js';
-import { readRuntime } from '../runtime.js';
+import { runningGateway } from '../runtime.js';
 import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
@@ -11,8 +11,9 @@ import { registerAliases } from './aliases.js';
 import { registerConnect } from './connect.js';
 import { registerLines } from './lines.js';
 import { registerOpen } from './open.js';
+import { registerModels } from './models.js';
 import { json, print } from './output.js';
-import { perMillion, table, usd, withUsd } from './format.js';
+import { table, usd, withUsd } from './format.js';
 
 const program = new Command('tollgate')
   .description('Tollgate: a local model gateway with keys, a wallet and a usage log.')
@@ -36,10 +37,6 @@ program
   .option('--data-dir <dir>', 'data directory')
   .action(async (o: { port: number; host: string; dataDir?: string }) => {
     const dir = o.dataDir ?? dataDir();
-    const existing = readRuntime(dir);
-    if (existing && existing.pid !== process.pid && isAlive(existing.pid)) {
-      throw new CliError(`A Tollgate gateway (pid ${existing.pid}) already runs for ${dir} at ${existing.url}.`);
-    }
     // Loaded here: every other command is an admin-API client and starts faster without the server.
     const { serve } = await import('../serve.js');
     const running = await serve({ dataDir: dir, host: o.host, port: o.port });
@@ -56,15 +53,6 @@ program
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const keys = program.command('keys').description('API keys (sk-…) for clients');
 keys
@@ -154,31 +142,7 @@ registerAliases(program, client);
 registerConnect(program, client);
 registerOpen(program, client);
 
-program
-  .command('models')
-  .description('the model catalogue')
-  .command('list')
-  .option('--json', 'machine-readable output (prices in micro-USD per million tokens)')
-  .action(async (o: { json?: boolean }) => {
-    const { models } = await client().call('listModels');
-    if (o.json) return json(models);
-    print('Prices are USD per million tokens.');
-    print(
-      table(
-        ['MODEL', 'VENDOR', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'LINES', 'NATIVE FOR'],
-        models.map((m) => [
-          m.id,
-          m.vendor,
-          perMillion(m.prices.input),
-          perMillion(m.prices.output),
-          perMillion(m.prices.cacheRead),
-          perMillion(m.prices.cacheWrite),
-          m.lines.join(',') || '-',
-          m.lines.length === 0 ? '-' : Object.entries(m.access).filter(([, a]) => a === 'native').map(([p]) => p).join(',') || 'translated only',
-        ]),
-      ),
-    );
-  });
+registerModels(program, client);
 
 const groups = program.command('groups').description('key groups: which models, at what multiplier');
 groups
@@ -204,10 +168,15 @@ program
   .option('--key <name>', 'only this key')
   .option('--model <id>', 'only this model')
   .option('--limit <n>', 'rows (default 50, at most 1000)', int('--limit', 1), 50)
+  .option('--explain', "each row's cost worked out: tokens × the price it was billed at, × the group's multiplier")
   .option('--json', 'machine-readable output (costs also as micro-USD integers)')
-  .action(async (o: { key?: string; model?: string; limit: number; json?: boolean }) => {
+  .action(async (o: { key?: string; model?: string; limit: number; explain?: boolean; json?: boolean }) => {
     const { entries } = await client().call('listLogs', { query: { limit: o.limit, ...(o.key ? { key: o.key } : {}), ...(o.model ? { model: o.model } : {}) } });
     if (o.json) return json(entries.map(withUsd));
+    if (o.explain) {
+      for (const e of entries) print(`#${e.id} ${e.model ?? '-'} ${usd(e.costMicro)}: ${e.breakdown?.formula ?? (e.servedModel ? 'no price snapshot (logged before prices were kept with each row)' : 'not billed')}`);
+      return;
+    }
     print(
       table(
         ['TIME', 'KEY', 'MODEL', 'STATUS', 'IN', 'OUT', 'CACHE R', 'CACHE W', 'CACHE W 1H', 'COST', 'LATENCY', 'ERROR'],
@@ -236,24 +205,28 @@ program
   .action(async (o: { json?: boolean }) => {
     const dir = dataDir();
     let report: DoctorReport;
-    if (readRuntime(dir) && isAlive(readRuntime(dir)!.pid)) {
+    // Whether a gateway runs is the data dir's lock, never the hint file alone (runtime.ts).
+    if (runningGateway(dir)) {
       report = await client().call('runDoctor');
     } else {
-      // No gateway running: read the data dir directly (SQLite allows it; nothing is written).
+      // No gateway running: open the data dir here, holding its lock so none starts meanwhile.
       const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([import('../compose/gateway.js'), import('../admin/operations.js')]);
       const g = await openGateway(dir);
-      report = await runDoctor(g);
-      await g.close();
+      try {
+        report = await runDoctor(g);
+      } finally {
+        await g.close();
+      }
     }
     if (o.json) json(report);
-    else for (const c of report.checks) print(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`);
+    else for (const c of report.checks) print(`${!c.ok ? 'FAIL' : c.warn ? 'warn' : 'ok  '}  ${c.name}: ${c.detail}`);
     if (!report.ok) process.exitCode = 1;
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof AdminError) {
     process.stderr.write(`tollgate: ${cliMessage(err)}\n`);
-  } else if (err instanceof CliError || (err as { name?: string }).name === 'ConfigError' || err instanceof RangeError) {
+  } else if (err instanceof CliError || ['ConfigError', 'DataDirBusyError', 'DataDirError'].includes((err as { name?: string }).name ?? '') || err instanceof RangeError) {
     process.stderr.write(`tollgate: ${(err as Error).message}\n`);
   } else {
     process.stderr.write(`tollgate: ${(err as Error).stack ?? String(err)}\n`);

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { Billing } from '../billing/billing.js';
-import { buildCatalogue, type CatalogueModel } from '../catalogue/catalogue.js';
+import { buildCatalogue, retiredModels } from '../catalogue/catalogue.js';
+import { catalogueClock, LiveCatalogue } from '../catalogue/live.js';
 import { Models } from '../catalogue/models.js';
 import { loadPresets, type Preset } from '../catalogue/presets.js';
 import { TokenCalibration } from '../core/calibration.js';
@@ -9,6 +9,8 @@ import type { RelayServices } from '../relay/ports.js';
 import type { LineHealth } from '../routing/health.js';
 import { Lines } from '../routing/lines.js';
 import { ConfigStore } from '../store/config.js';
+import { lockDataDir, LOCK_FILE } from '../store/data-dir-lock.js';
+import { openPrivate, prepareDataDir } from '../store/data-dir.js';
 import { Ledger } from '../store/ledger.js';
 import { ResponseStore } from '../store/responses.js';
 import { openKeychain, type SecretStore } from '../store/secrets.js';
@@ -26,7 +28,8 @@ export interface Gateway {
   /** Where upstream keys live (the OS keychain unless a test says otherwise). */
   readonly secrets: SecretStore;
   readonly presets: ReadonlyMap<string, Preset>;
-  readonly catalogue: ReadonlyMap<string, CatalogueModel>;
+  /** The presets' models with the user's custom models and prices, following every config change. */
+  readonly catalogue: LiveCatalogue;
   /** Authentication, over an index that follows every config change. */
   readonly keys: KeyRing;
   /** Which catalogue models a key may use: groups and aliases. */
@@ -46,15 +49,36 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** The composition root: opens the data dir's stores and builds the services on them. */
+/**
+ * The composition root: takes the data dir's lock (store/data-dir-lock.ts) before anything in it
+ * is written, opens its stores and builds the services on them. Throws DataDirBusyError when
+ * another gateway holds the data dir.
+ */
 export async function openGateway(dataDir: string, secrets: SecretStore = openKeychain()): Promise<Gateway> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  prepareDataDir(dataDir);
+  const lock = openPrivate(dataDir, LOCK_FILE, 'The lock file', () => lockDataDir(dataDir));
+  try {
+    return await build(dataDir, secrets, lock.release);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function build(dataDir: string, secrets: SecretStore, release: () => void): Promise<Gateway> {
   const config = await ConfigStore.open(dataDir);
-  const ledger = new Ledger(dataDir);
-  const responses = new ResponseStore(dataDir);
+  const ledger = openPrivate(dataDir, 'ledger.sqlite', 'The ledger', () => new Ledger(dataDir));
+  let responses: ResponseStore;
+  try {
+    responses = openPrivate(dataDir, 'responses.sqlite', 'The store of Responses conversations', () => new ResponseStore(dataDir));
+  } catch (err) {
+    ledger.close();
+    throw err;
+  }
   const presets = loadPresets();
-  const catalogue = buildCatalogue(presets);
-  const models = new Models(catalogue, config);
+  const builtIn = buildCatalogue(presets);
+  const catalogue = new LiveCatalogue(builtIn, retiredModels(presets, builtIn), config, catalogueClock(process.env.TOLLGATE_CATALOGUE_DATE));
+  const models = new Models(catalogue, config, { retired: catalogue.retired, now: catalogue.now });
   const lines = new Lines(config, secrets);
   const billing = new Billing(ledger, models, lines);
   const calibration = new TokenCalibration();
@@ -79,6 +103,7 @@ export async function openGateway(dataDir: string, secrets: SecretStore = openKe
       await upstream.close();
       ledger.close();
       responses.close();
+      release();
     },
   };
 }

@@ -32,8 +32,21 @@ export interface UpstreamSide {
   codec: UpstreamCodec;
   /** How the credential is sent when the line's preset does not say otherwise. */
   auth: AuthStyle;
-  /** The upstream's model list (free to call): the path after the base URL and how to read the ids. */
-  models: { path: string; headers?: Record<string, string>; ids(body: unknown): string[] };
+  /** The upstream's model list (free to call): the path after the base URL and how to read it. */
+  models: { path: string; headers?: Record<string, string>; list(body: unknown): ListedModel[] };
+}
+
+/** One entry of an upstream's model list, with what the list says of it besides its id. */
+export interface ListedModel {
+  id: string;
+  displayName?: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  /**
+   * Prices in USD per token, as the list writes them (decimal text), where it gives them: OpenRouter
+   * does; a price the list marks as variable or unknown is left out.
+   */
+  perToken?: { input?: string; output?: string; cacheRead?: string; cacheWrite?: string };
 }
 
 export interface EncodedError {

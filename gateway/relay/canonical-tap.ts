@@ -14,8 +14,8 @@ export class CanonicalTap {
   failure: GatewayError | null = null;
   /** Called when the stop event has been read, before it is passed on. */
   beforeStop: (() => Promise<void>) | undefined;
-  /** Called when the stream failed, before the error event that ends the client's stream is passed on. */
-  beforeError: ((error: GatewayError) => Promise<void>) | undefined;
+  /** Called when the stream failed, before the error event is passed on: it ends the answer too. */
+  beforeFailure: ((error: GatewayError) => Promise<void>) | undefined;
 
   async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
     let started = false;
@@ -43,7 +43,7 @@ export class CanonicalTap {
             break;
           case 'error':
             this.failure = ev.error;
-            await this.beforeError?.(ev.error);
+            await this.beforeFailure?.(ev.error);
             break;
           default:
             break;
@@ -58,7 +58,7 @@ export class CanonicalTap {
       // Before the first event nothing has reached the client: let the caller try another line.
       if (!started) throw error;
       this.failure = error;
-      await this.beforeError?.(error);
+      await this.beforeFailure?.(error);
       yield { type: 'error', error };
     }
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Admission } from '../billing/billing.js';
-import type { GatewayError } from '../core/errors.js';
+import { GatewayError } from '../core/errors.js';
 import type { FormatId } from '../core/formats.js';
 import type { Usage } from '../core/usage.js';
 import type { KeyRecord } from '../store/types.js';
@@ -25,8 +25,11 @@ export interface Exchange {
   billable: boolean;
   /** What translation could not carry (dropped tool kinds, signatures…), for the log. */
   notes: string[];
-  /** Set by forward() for each attempt: writes the ledger row. Called before the client sees the end of the answer. */
-  settleHook: ((outcome: Outcome) => Promise<void>) | null;
+  /**
+   * Set by forward() for each attempt: writes the ledger row. Called before the client sees the end
+   * of the answer; resolves false when the row could not be written.
+   */
+  settleHook: ((outcome: Outcome) => Promise<boolean | void>) | null;
 }
 
 /** How the upstream leg ended. */
@@ -59,10 +62,20 @@ export function newExchange(format: FormatId, billable: boolean): Exchange {
 /**
  * Writes the ledger row now, before the last bytes of the answer go out, so that an answer the
  * client saw complete is never missing from the ledger, even if the process is killed right after.
+ * A row that cannot be written (a full disk) withholds the end of the answer: the client gets its
+ * protocol's error instead, and the wallet is not debited for a request it has no row of.
  */
 export async function settleBeforeEnd(ex: Exchange, outcome: Outcome): Promise<Outcome> {
-  await ex.settleHook?.(outcome);
+  if ((await ex.settleHook?.(outcome)) === false) throw ledgerWriteFailed();
   return outcome;
+}
+
+export function ledgerWriteFailed(): GatewayError {
+  return new GatewayError(
+    'internal',
+    'Tollgate could not record this request in its ledger (is the disk of its data dir full or read-only?), so the answer is withheld. See the gateway log; retry once the data dir can be written.',
+    { code: 'ledger_write_failed' },
+  );
 }
 
 export function markFirstByte(ex: Exchange): void {

@@ -7,8 +7,8 @@ import type { ClientResponse } from './respond.js';
 
 export interface ForwardDeps {
   lines: LinePool;
-  /** Writes the exchange's ledger row (relay/settle.ts, bound to the billing service). */
-  settle(ex: Exchange, outcome: Outcome): Promise<void>;
+  /** Writes the exchange's ledger row (relay/settle.ts, bound to the billing service); false when it could not. */
+  settle(ex: Exchange, outcome: Outcome): Promise<boolean | void>;
 }
 
 /** Every line serving the model is at its requests-per-minute limit or on hold after an upstream 429. */
@@ -25,6 +25,9 @@ function rateLimited(modelId: string, waitMs: number): GatewayError {
  * counted against this one's health. An upstream 4xx about the request itself is neither.
  */
 function lineFault(err: GatewayError): boolean {
+  // Tollgate's own failures (a ledger row it could not write) say nothing about the line, and
+  // another line must not be asked: the first one's answer was already produced.
+  if (err.kind === 'internal') return false;
   return err.status >= 500 || err.code === 'upstream_rate_limited';
 }
 

@@ -3,10 +3,11 @@ import type { Exchange, Outcome } from './exchange.js';
 
 /**
  * Settles an exchange once: its ledger row (billing/billing.ts writes it and gives back what the
- * admission held). Later calls, and requests that are not model calls, do nothing.
+ * admission held). Later calls, and requests that are not model calls, do nothing. Resolves false
+ * when the row could not be written.
  */
-export function settle(billing: Pick<Billing, 'settle'>, ex: Exchange, outcome: Outcome): Promise<void> {
-  if (ex.settled || !ex.billable) return Promise.resolve();
+export function settle(billing: Pick<Billing, 'settle'>, ex: Exchange, outcome: Outcome): Promise<boolean> {
+  if (ex.settled || !ex.billable) return Promise.resolve(true);
   ex.settled = true;
   const err = outcome.error;
   return billing.settle({

@@ -78,7 +78,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   tap.beforeStop = async () => {
     await settleOnce(200, null);
   };
-  tap.beforeError = async (error) => {
+  tap.beforeFailure = async (error) => {
     await settleOnce(error.status, error);
   };
   const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);

@@ -1,21 +1,26 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
+import { configProblem } from './config-check.js';
+import { storeError } from './data-dir.js';
 import type { ConfigData } from './types.js';
 
 export const DEFAULT_GROUP = 'default';
 
 function defaults(): ConfigData {
-  return { version: 1, keys: [], lines: [], groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }], aliases: [] };
+  return { version: 1, keys: [], lines: [], groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }], aliases: [], models: [], priceOverrides: [] };
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
 
 /**
  * Settings, keys (hashes only), lines (no credentials) and groups, as one JSON file written
- * atomically by lowdb (write to a temporary file, then rename). A file that does not parse stops
- * start-up with a clear message and is copied aside; it is never silently reset.
+ * atomically by lowdb (write to a temporary file, then rename), kept 0600. A file that does not
+ * parse, or lacks what the gateway reads (config-check.ts), stops start-up with a clear message and
+ * is copied aside; it is never silently reset.
  */
 export class ConfigStore {
   private readonly db: Low<ConfigData>;
@@ -34,29 +39,50 @@ export class ConfigStore {
   }
 
   private async load(): Promise<void> {
-    if (existsSync(this.path)) {
-      const text = readFileSync(this.path, 'utf8');
-      try {
-        const parsed = JSON.parse(text) as Partial<ConfigData>;
-        if (typeof parsed !== 'object' || parsed === null || parsed.version !== 1) throw new Error('not a Tollgate config (version 1)');
-      } catch (err) {
-        const kept = `${this.path}.corrupt-${Date.now()}`;
-        copyFileSync(this.path, kept);
-        throw new ConfigError(
-          `The config file ${this.path} cannot be read (${(err as Error).message}). A copy was kept at ${kept}. ` +
-            'Fix the file, or move it away to start with an empty config (keys and lines would have to be added again).',
-        );
-      }
-      await this.db.read();
-      const data = this.db.data;
-      const base = defaults();
-      data.keys ??= base.keys;
-      data.lines ??= base.lines;
-      data.groups ??= base.groups;
-      data.aliases ??= base.aliases;
-      if (!data.groups.some((g) => g.name === DEFAULT_GROUP)) data.groups.unshift(base.groups[0]!);
-    } else {
+    if (!existsSync(this.path)) return this.write();
+    const text = this.read();
+    let problem: string | undefined;
+    try {
+      problem = configProblem(JSON.parse(text));
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+    if (problem !== undefined) {
+      const kept = `${this.path}.corrupt-${Date.now()}`;
+      copyFileSync(this.path, kept);
+      throw new ConfigError(
+        `The config file ${this.path} cannot be read (${problem}). A copy was kept at ${kept}, and the file was left as it is. ` +
+          'Fix the file, or move it away to start with an empty config (keys and lines would have to be added again; the wallet is in the ledger and stays).',
+      );
+    }
+    await this.db.read();
+    const data = this.db.data;
+    const base = defaults();
+    data.keys ??= base.keys;
+    data.lines ??= base.lines;
+    data.groups ??= base.groups;
+    data.aliases ??= base.aliases;
+    data.models ??= [];
+    data.priceOverrides ??= [];
+    if (!data.groups.some((g) => g.name === DEFAULT_GROUP)) data.groups.unshift(base.groups[0]!);
+    chmodSync(this.path, 0o600);
+  }
+
+  private read(): string {
+    try {
+      return readFileSync(this.path, 'utf8');
+    } catch (err) {
+      throw storeError(err, `The config file ${this.path}`, dirname(this.path)) ?? err;
+    }
+  }
+
+  /** Writes the file (lowdb: a temporary file renamed over it) and keeps it private (its mode comes from the temporary file). */
+  private async write(): Promise<void> {
+    try {
       await this.db.write();
+      chmodSync(this.path, 0o600);
+    } catch (err) {
+      throw storeError(err, `The config file ${this.path}`, dirname(this.path)) ?? err;
     }
   }
 
@@ -67,13 +93,25 @@ export class ConfigStore {
   /**
    * Change the config in memory, tell the listeners, and persist it. Writes are serialised by
    * lowdb's writer. The memory is what the gateway runs on, so listeners hear of a change at once,
-   * before it is on disk.
+   * before it is on disk. A change that cannot be saved (a full disk) is taken back, in memory too,
+   * and the error says why: a key the user was shown must not vanish at the next start.
    */
   async update<T>(change: (data: ConfigData) => T): Promise<T> {
+    const before = structuredClone(this.db.data);
     const result = change(this.db.data);
-    for (const listener of this.listeners) listener();
-    await this.db.write();
+    this.notify();
+    try {
+      await this.write();
+    } catch (err) {
+      this.db.data = before;
+      this.notify();
+      throw err;
+    }
     return result;
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /** Calls `listener` after every change made through update(), e.g. to rebuild an index of the data. */

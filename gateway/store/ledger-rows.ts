@@ -1,8 +1,11 @@
+import { costBreakdown, type PriceSnapshot } from '../core/cost-breakdown.js';
+import { isObject } from '../core/json.js';
+import type { Prices } from '../core/prices.js';
 import type { LogEntry } from './ledger.js';
 
 /** A `requests` row as SQLite returns it, as the LogEntry the admin API shows. */
 export function toEntry(r: Record<string, unknown>): LogEntry {
-  return {
+  const entry: Omit<LogEntry, 'breakdown'> = {
     id: r.id as number,
     requestId: r.request_id as string,
     ts: r.ts as number,
@@ -35,5 +38,20 @@ export function toEntry(r: Record<string, unknown>): LogEntry {
     latencyMs: r.latency_ms as number,
     ttfbMs: r.ttfb_ms as number | null,
     notes: (r.notes as string | null) ?? null,
+    billedAt: snapshot(r.prices_json, r.multiplier_ppm),
   };
+  return { ...entry, breakdown: entry.billedAt ? costBreakdown(entry.usage, entry.billedAt) : null };
+}
+
+/** The row's price snapshot; null for rows written before it was kept (or a column that does not read as one). */
+function snapshot(pricesJson: unknown, multiplierPpm: unknown): PriceSnapshot | null {
+  if (typeof pricesJson !== 'string' || typeof multiplierPpm !== 'number') return null;
+  let prices: unknown;
+  try {
+    prices = JSON.parse(pricesJson);
+  } catch {
+    return null;
+  }
+  if (!isObject(prices) || !Object.values(prices).every((v) => Number.isSafeInteger(v) && (v as number) >= 0)) return null;
+  return { prices: prices as unknown as Prices, multiplierPpm };
 }

@@ -57,7 +57,10 @@ CREATE TABLE IF NOT EXISTS requests (
   served_model TEXT,
   attempts INTEGER NOT NULL DEFAULT 0,
   cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0 ${whole('cache_write_1h_tokens')},
-  uncharged_micro INTEGER NOT NULL DEFAULT 0 ${whole('uncharged_micro')}
+  uncharged_micro INTEGER NOT NULL DEFAULT 0 ${whole('uncharged_micro')},
+  -- What the row was billed at (core/cost-breakdown.ts): unit prices as JSON and the multiplier.
+  prices_json TEXT,
+  multiplier_ppm INTEGER
 );
 CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts);
 -- One column each, so that SQLite keeps the entries of one value in rowid order: a filtered page
@@ -98,6 +101,9 @@ export function migrate(db: Database.Database): void {
   add('attempts', 'INTEGER NOT NULL DEFAULT 0');
   add('cache_write_1h_tokens', `INTEGER NOT NULL DEFAULT 0 ${whole('cache_write_1h_tokens')}`);
   add('uncharged_micro', `INTEGER NOT NULL DEFAULT 0 ${whole('uncharged_micro')}`);
+  // Rows written before prices were kept per row have none: they read as having no snapshot.
+  add('prices_json', 'TEXT');
+  add('multiplier_ppm', 'INTEGER');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version < 1) {
     // The Messages interface logged itself as `anthropic-messages` while its upstream side was

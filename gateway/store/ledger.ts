@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { emptyUsage, USAGE_KEYS, type Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
+import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports } from './ledger-reports.js';
 import { backfillRollup, ROLLUP_SCHEMA, rollupWriter } from './usage-rollup.js';
 
@@ -38,6 +39,11 @@ export interface RequestRow {
   ttfbMs: number | null;
   /** What translation dropped or changed, "; "-separated; null when nothing. */
   notes: string | null;
+  /**
+   * The unit prices and multiplier the row was billed at, kept with it so a later price change
+   * never changes what it says; null when no model was admitted (and for rows older than the snapshot).
+   */
+  billedAt: PriceSnapshot | null;
 }
 
 export interface LogQuery {
@@ -49,6 +55,8 @@ export interface LogQuery {
 
 export interface LogEntry extends RequestRow {
   id: number;
+  /** tokens × price × multiplier = cost, from `billedAt`; null without a snapshot. */
+  breakdown: CostBreakdown | null;
 }
 
 export interface InvariantReport {
@@ -132,10 +140,10 @@ export class Ledger {
     this.insertRow = this.db.prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
       inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
-      cost_micro, uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+      cost_micro, uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
       @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
       @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
-      @costMicro, @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts)`);
+      @costMicro, @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm)`);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     this.rollup = rollupWriter(this.db);
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
@@ -325,12 +333,20 @@ function interruptedRow(p: Record<string, unknown>): RequestRow {
     latencyMs: 0,
     ttfbMs: null,
     notes: 'interrupted: closed at the next start',
+    billedAt: null,
   };
 }
 
 /** A row as the INSERT statement's named parameters. */
 function rowParams(row: RequestRow): Record<string, unknown> {
-  return { ...row, ...row.usage, stream: row.stream ? 1 : 0, usageEstimated: row.usageEstimated ? 1 : 0 };
+  return {
+    ...row,
+    ...row.usage,
+    stream: row.stream ? 1 : 0,
+    usageEstimated: row.usageEstimated ? 1 : 0,
+    pricesJson: row.billedAt ? JSON.stringify(row.billedAt.prices) : null,
+    multiplierPpm: row.billedAt?.multiplierPpm ?? null,
+  };
 }
 
 const wholeOrNull = (v: unknown): boolean => v === null || (typeof v === 'number' && Number.isSafeInteger(v));

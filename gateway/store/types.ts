@@ -1,4 +1,4 @@
-/** What config.json holds: keys (hashes only), lines (no credentials), groups and aliases. */
+/** What config.json holds: keys (hashes only), lines (no credentials), groups, aliases and the user's catalogue entries. */
 import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
 import type { FormatId } from '../core/formats.js';
@@ -66,6 +66,42 @@ export interface LineRecord {
   quirks?: Quirks;
   /** How the credential is sent, copied from the line's preset; absent: its wire format's usual style. */
   auth?: AuthStyle;
+  /** The preset the line was made from, if any (its model references map catalogue ids to the vendor's). */
+  preset?: string;
+}
+
+/**
+ * Prices in integer micro-USD per million tokens, by price kind (`input`, `output`, `cacheRead`,
+ * `cacheWrite`, `audioInput`, `imageInput`: the kinds of gateway/catalogue/presets.ts, which checks them).
+ */
+export type PriceRecord = Record<string, number>;
+
+/** A catalogue entry of the user's own: listed, served and billed like a preset's model. */
+export interface CustomModelRecord {
+  id: string;
+  vendor: string;
+  displayName: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  nativeProtocols: FormatId[];
+  /** input, output, cacheRead and cacheWrite always; audioInput / imageInput where priced apart. */
+  prices: PriceRecord;
+  /** YYYY-MM-DD from which requests for it are refused, naming `replacement`. */
+  retires?: string | null;
+  replacement?: string | null;
+  /** How it was added: `user` (models add), `line:NAME` (with a line), `upstream:NAME` (a line's model list), `litellm` (a price file). */
+  source: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The user's prices for a preset's model: each kind given replaces the preset's price of that kind. */
+export interface PriceOverrideRecord {
+  id: string;
+  prices: PriceRecord;
+  /** `user` or `litellm`, as for custom models. */
+  source: string;
+  updatedAt: string;
 }
 
 export interface GroupRecord {
@@ -82,4 +118,8 @@ export interface ConfigData {
   lines: LineRecord[];
   groups: GroupRecord[];
   aliases: AliasRecord[];
+  /** The user's own catalogue entries (absent in configs written before they existed). */
+  models?: CustomModelRecord[];
+  /** The user's prices for preset models (absent in configs written before they existed). */
+  priceOverrides?: PriceOverrideRecord[];
 }

@@ -16,7 +16,7 @@ function row(i: number, over: Partial<RequestRow> = {}): RequestRow {
     upstreamModel: 'gpt-4o', line: 'openai', attempts: 1, inboundProtocol: 'openai-chat', upstreamProtocol: 'openai-chat', stream: true,
     status: 200, errorCode: null, errorMessage: null,
     usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 },
-    usageEstimated: false, costMicro: 12, unchargedMicro: 0, latencyMs: 30, ttfbMs: 9, notes: null, ...over,
+    usageEstimated: false, costMicro: 12, unchargedMicro: 0, latencyMs: 30, ttfbMs: 9, notes: null, billedAt: null, ...over,
   };
 }
 

@@ -162,6 +162,25 @@ describe('each route through the typed client', () => {
     const gpt4o = (await call('listModels')).models.find((m) => m.id === 'gpt-4o');
     assert.deepEqual(gpt4o?.lines, ['served']);
     assert.deepEqual(gpt4o?.access, { 'openai-chat': 'native', anthropic: 'translated', 'openai-responses': 'translated', gemini: 'translated' });
+    assert.deepEqual((await call('listModels', { query: { served: true, vendor: 'openai' } })).models.map((m) => m.id), ['gpt-4o']);
+  });
+
+  test('models: addModel, getModel, updateModel, resetModel, removeModel (an id with / and : in the path)', async () => {
+    const added = (await call('addModel', { body: { id: 'route/model:1', prices: { input: 1_000_000, output: 2_000_000 } } })).model;
+    assert.deepEqual([added.origin, added.prices], ['custom', { input: 1_000_000, output: 2_000_000, cacheRead: 1_000_000, cacheWrite: 1_000_000 }]);
+    assert.deepEqual((await call('getModel', { params: { id: 'route/model:1' } })).model, added);
+    assert.equal((await call('updateModel', { params: { id: 'route/model:1' }, body: { prices: { output: 3_000_000 } } })).model.prices.output, 3_000_000);
+    assert.equal((await call('updateModel', { params: { id: 'gpt-4o' }, body: { prices: { output: 1 } } })).model.prices.output, 1);
+    assert.equal((await call('resetModel', { params: { id: 'gpt-4o' } })).model.presetPrices, null);
+    assert.equal((await call('removeModel', { params: { id: 'route/model:1' }, query: {} })).model.id, 'route/model:1');
+    assert.equal((await refusal(call('getModel', { params: { id: 'route/model:1' } }))).code, 'unknown_model');
+  });
+
+  test('importPrices (dry run) and importLineModels', async () => {
+    const plan = await call('importPrices', { body: { data: { 'gpt-4o': { litellm_provider: 'openai', mode: 'chat', input_cost_per_token: 2.5e-6, output_cost_per_token: 1e-5 } }, only: ['gpt-4o'], dryRun: true } });
+    assert.deepEqual([plan.unchanged, plan.changes, plan.applied], [['gpt-4o'], [], false]);
+    const imported = await call('importLineModels', { params: { name: 'served' }, body: { free: true, dryRun: true } });
+    assert.deepEqual(imported.added.map((m) => [m.id, m.priced]), [['mock-large', 'free']], 'mock-small is gpt-4o on this line');
   });
 
   test('groups: add, list', async () => {

@@ -144,6 +144,9 @@ describe('console flows', { skip }, () => {
     await row.click();
     const details = page.getByRole('dialog');
     assert.equal((await details.getByTestId('detail-cost').textContent())?.trim(), cost);
+    // The charge worked out at the prices the row was billed at (tokens × price × multiplier = cost).
+    assert.ok(entry.breakdown, 'the row keeps its prices');
+    assert.equal((await details.getByTestId('detail-formula').textContent())?.trim(), entry.breakdown.formula);
     await details.getByText(entry.requestId).first().waitFor();
     // Keyboard: Escape hands the focus back to the log, and Enter opens the selected row again.
     await page.keyboard.press('Escape');

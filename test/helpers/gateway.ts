@@ -18,6 +18,15 @@ import { MemorySecretStore, type SecretStore } from '../../gateway/store/secrets
 
 export const REPO = new URL('../..', import.meta.url).pathname;
 
+/**
+ * The day the tests' gateways read shutdown dates against (gateway/catalogue/live.ts): the tests use
+ * preset models that their vendors will retire, and must not start failing on the day one does.
+ * Set here for every gateway a test starts, in-process or as a child (which inherits it); the
+ * retirement tests give their own dates.
+ */
+export const TEST_CATALOGUE_DATE = '2026-11-24';
+process.env.TOLLGATE_CATALOGUE_DATE ??= TEST_CATALOGUE_DATE;
+
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'tollgate-test-'));
 }

@@ -11,7 +11,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'no
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicCountTokens, anthropicError, anthropicMessages, anthropicModels } from './mock/anthropic.js';
 import { gemini, geminiError, isGeminiPath } from './mock/gemini.js';
-import { parseBody, randomId, readBody, sendJson, sleep, type ErrorWriter, type Exchange } from './mock/http.js';
+import { parseBody, randomId, readBody, sendHtml, sendJson, sleep, type ErrorWriter, type Exchange, type MockStats } from './mock/http.js';
 import { openAIChat, openAIError, openAIModels } from './mock/openai-chat.js';
 import { openAIResponses } from './mock/openai-responses.js';
 import { parseScenario, type Scenario } from './mock/scenario.js';
@@ -44,6 +44,8 @@ export interface MockUpstream {
   inFlight(): number;
   /** Requests the client (gateway) aborted before the mock finished replying. */
   aborted: number;
+  /** Counters of the fault scenarios (endless streams and their backpressure). */
+  stats: MockStats;
 }
 
 /** `scenarioBase(m, 'status=500')` -> `${m.url}/s/status=500/v1`, an OpenAI-style base URL. */
@@ -74,7 +76,7 @@ export async function startMockUpstream(opts: { port?: number } = {}): Promise<M
     const ac = new AbortController();
     const target = parseTarget(req);
     const ex: Exchange = {
-      req, res, query: target.query, scenario: parseScenario(''), signal: ac.signal, dropped: false, requestId: randomId(24),
+      req, res, query: target.query, scenario: parseScenario(''), signal: ac.signal, dropped: false, requestId: randomId(24), stats: mock.stats,
     };
     inFlight++;
     res.on('close', () => {
@@ -104,6 +106,7 @@ export async function startMockUpstream(opts: { port?: number } = {}): Promise<M
     port,
     requests: [],
     aborted: 0,
+    stats: { endlessBytes: 0, waitingForDrain: 0 },
     reset() {
       mock.requests.length = 0;
       mock.aborted = 0;
@@ -169,6 +172,7 @@ async function handle(ex: Exchange, target: Target, mock: MockUpstream): Promise
   }
 
   const route = `${method} ${path}`;
+  if (ex.scenario.html && method === 'POST') return sendHtml(ex);
   if (method === 'HEAD' || route === 'GET /') return sendJson(ex, 200, {});
   if (vendor === 'gemini') return gemini(ex, method, path, body, MOCK_MODELS);
   if (route === 'POST /v1/chat/completions') return openAIChat(ex, body);
@@ -177,7 +181,8 @@ async function handle(ex: Exchange, target: Target, mock: MockUpstream): Promise
   if (route === 'POST /v1/messages/count_tokens') return anthropicCountTokens(ex, body);
   if (method === 'GET' && path.startsWith('/v1/models')) {
     const rest = path.slice('/v1/models'.length);
-    return vendor === 'anthropic' ? anthropicModels(ex, MOCK_MODELS, rest) : openAIModels(ex, MOCK_MODELS, rest);
+    const listed = ex.scenario.models ?? MOCK_MODELS;
+    return vendor === 'anthropic' ? anthropicModels(ex, listed, rest) : openAIModels(ex, listed, rest, ex.scenario.openrouter);
   }
   return sendError(ex, 404, vendor === 'openai' ? `Invalid URL (${method} ${path})` : `Not found: ${method} ${path}`);
 }

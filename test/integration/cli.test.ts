@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { REPO, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
 import { Ledger } from '../../gateway/store/ledger.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 import { writeOldLedger } from '../helpers/old-ledger.js';
 
 const run = promisify(execFile);
@@ -97,7 +97,7 @@ describe('tollgate CLI', () => {
     assert.deepEqual(mini.lines, ['mock']);
     assert.deepEqual(mini.access, { 'openai-chat': 'native', anthropic: 'translated', 'openai-responses': 'translated', gemini: 'translated' });
     assert.equal(models.find((m) => m.id === 'claude-haiku-4-5')!.access.anthropic, 'unavailable');
-    assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini .* mock +openai-chat/);
+    assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini .* mock +native +translated +translated +translated/);
     assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini +openai +\$0\.15 +\$0\.60/);
     assert.equal((await tollgate(['groups', 'add', 'team', '--multiplier', '0.8', '--models', 'gpt-4o-mini'])).code, 0);
     const groups = JSON.parse((await tollgate(['groups', 'list', '--json'])).stdout);
@@ -171,6 +171,93 @@ describe('lines from presets, and line tools', () => {
     assert.match((await tollgate(['aliases', 'list'])).stdout, /claude-\*-haiku-\* +gpt-4o-mini/);
     assert.equal((await tollgate(['aliases', 'remove', 'claude-*-haiku-*'])).code, 0);
     assert.deepEqual(JSON.parse((await tollgate(['aliases', 'list', '--json'])).stdout), []);
+  });
+});
+
+describe('the catalogue from the CLI (issue 11)', () => {
+  const listed = (ids: string[], extra: string): string => `${extra},models=${ids.map(encodeURIComponent).join('|')}`;
+  const ask = async (secret: string, model: string): Promise<number> =>
+    (
+      await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      })
+    ).status;
+
+  test('an Ollama line with a model the catalogue lacks serves it at price 0; logs --explain says why it cost nothing', async () => {
+    await tollgate(['wallet', 'topup', '5']);
+    const secret = (await tollgate(['keys', 'create', '--name', 'catalogue-cli'])).stdout.trim();
+    const add = await tollgate(['lines', 'add', '--preset', 'ollama', '--base-url', scenarioBase(mock, 'usage-in=700,usage-out=70'), '--models', 'qwen3-coder:30b']);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /Added to the catalogue at price 0: qwen3-coder:30b\./);
+    assert.equal(await ask(secret, 'qwen3-coder:30b'), 200);
+    const explained = await tollgate(['logs', '--model', 'qwen3-coder:30b', '--explain']);
+    assert.match(explained.stdout, /qwen3-coder:30b \$0\.00: 700 input × \$0\/M \+ 70 output × \$0\/M = \$0/);
+  });
+
+  test('lines add with an unknown id says so and how to add it in the same command; --add-models with prices does', async () => {
+    const base = `${mock.url}/v1`;
+    const refused = await tollgate(['lines', 'add', '--name', 'nova', '--protocol', 'openai-chat', '--base-url', base, '--models', 'nova-1=mock-small']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Not in the catalogue: nova-1\..*--add-models --input USD --output USD.*--free/);
+    const added = await tollgate(['lines', 'add', '--name', 'nova', '--protocol', 'openai-chat', '--base-url', base, '--models', 'nova-1=mock-small', '--add-models', '--input', '1.25', '--output', '5']);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /Added to the catalogue: nova-1 at \$1\.25 input \/ \$5\.00 output per million tokens \(your prices\)/);
+    const secret = (await tollgate(['keys', 'create', '--name', 'nova-user'])).stdout.trim();
+    assert.equal(await ask(secret, 'nova-1'), 200);
+    const [row] = JSON.parse((await tollgate(['logs', '--model', 'nova-1', '--limit', '1', '--json'])).stdout) as { costMicro: number; breakdown: { costMicro: number; terms: { priceMicroPerMillion: number }[] } }[];
+    assert.deepEqual(row?.breakdown.terms.map((t) => t.priceMicroPerMillion), [1_250_000, 5_000_000]);
+    assert.equal(row?.breakdown.costMicro, row?.costMicro);
+  });
+
+  test('models add, update, list, reset and remove', async () => {
+    const add = await tollgate(['models', 'add', 'acme-9', '--vendor', 'acme', '--input', '3', '--output', '15', '--context', '200000']);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /Added acme-9 \(acme, custom\): input \$3\.00, output \$15\.00, cache-read \$3\.00, cache-write \$3\.00 per million tokens/);
+    assert.match((await tollgate(['models', 'add', 'acme-9', '--input', '1', '--output', '1'])).stderr, /already/i);
+    assert.match((await tollgate(['models', 'add', 'acme-10'])).stderr, /needs --input and --output/);
+    assert.equal((await tollgate(['models', 'update', 'gpt-4.1', '--input', '1.5'])).code, 0);
+    const overridden = await tollgate(['models', 'list', '--vendor', 'openai', '--search', 'gpt-4.1']);
+    assert.match(overridden.stdout, /gpt-4\.1 +openai +\$1\.50\* +\$8\.00 /);
+    const custom = JSON.parse((await tollgate(['models', 'list', '--custom', '--json'])).stdout) as { id: string }[];
+    assert.ok(custom.some((m) => m.id === 'acme-9') && custom.every((m) => m.id !== 'gpt-4.1'));
+    assert.equal((await tollgate(['models', 'reset', 'gpt-4.1'])).code, 0);
+    assert.match((await tollgate(['models', 'list', '--search', 'gpt-4.1'])).stdout, /gpt-4\.1 +openai +\$2\.00 +\$8\.00 /);
+    const presetRemoval = await tollgate(['models', 'remove', 'gpt-4.1']);
+    assert.equal(presetRemoval.code, 1);
+    assert.equal((await tollgate(['models', 'remove', 'acme-9'])).code, 0);
+    assert.equal((await tollgate(['models', 'list', '--search', 'acme-9', '--json'])).stdout.includes('acme-9'), false);
+  });
+
+  test('models import: a LiteLLM price file previewed, then written with --yes; retired models listed', async () => {
+    const file = join(REPO, 'test/fixtures/litellm/model_prices_and_context_window.json');
+    const preview = await tollgate(['models', 'import', file, '--dry-run']);
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.match(preview.stdout, /gpt-4o-mini +input +\$0\.15 +\$0\.16 /);
+    assert.match(preview.stdout, /would change/);
+    assert.match((await tollgate(['models', 'list', '--search', 'gpt-4o-mini'])).stdout, /\$0\.15 /, 'a dry run writes nothing');
+    const refused = await tollgate(['models', 'import', file]);
+    assert.equal(refused.code, 1, 'not a terminal and no --yes: nothing written');
+    assert.match(refused.stderr, /add --yes/);
+    const written = await tollgate(['models', 'import', file, '--yes']);
+    assert.equal(written.code, 0, written.stderr);
+    assert.match(written.stdout, /Wrote the prices of \d+ models?\./);
+    assert.match((await tollgate(['models', 'list', '--search', 'gpt-4o-mini'])).stdout, /gpt-4o-mini +openai +\$0\.16\* /);
+    const retired = await tollgate(['models', 'list', '--status', 'retired']);
+    assert.match(retired.stdout, /o4-mini +openai +- +gpt-5\.4-mini/);
+  });
+
+  test('lines models NAME --import --free serves every listed id, the new ones at price 0', async () => {
+    const base = scenarioBase(mock, listed(['brand-new-1', 'gpt-4o'], 'usage-in=5'));
+    assert.equal((await tollgate(['lines', 'add', '--name', 'lister', '--protocol', 'openai-chat', '--base-url', base, '--models', 'gpt-4o'])).code, 0);
+    const dry = await tollgate(['lines', 'models', 'lister', '--import', '--free', '--dry-run']);
+    assert.match(dry.stdout, /Line "lister" would serve 1 more: brand-new-1\./);
+    const done = await tollgate(['lines', 'models', 'lister', '--import', '--free']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout, /now serves 1 more: brand-new-1\.\n {2}Added to the catalogue at price 0: brand-new-1\./);
+    const served = JSON.parse((await tollgate(['models', 'list', '--served', '--search', 'brand-new', '--json'])).stdout) as { id: string; lines: string[] }[];
+    assert.deepEqual(served.map((m) => [m.id, m.lines]), [['brand-new-1', ['lister']]]);
   });
 });
 

@@ -23,6 +23,7 @@ export function logEntry(id: number, ts: number, costMicro: number): LogEntry {
     id, requestId: `req_${id}`, ts, keyId: 'key_a', keyName: 'a', model: 'gpt-4o-mini', servedModel: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini', line: 'l', attempts: 1,
     inboundProtocol: 'openai-chat', upstreamProtocol: 'openai-chat', stream: false, status: 200, errorCode: null, errorMessage: null,
     usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, outputTokens: 1, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 }, usageEstimated: false, costMicro, unchargedMicro: 0, latencyMs: 5, ttfbMs: 3, notes: null,
+    billedAt: null, breakdown: null,
   };
 }
 

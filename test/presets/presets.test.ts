@@ -166,6 +166,9 @@ test('loadPresets returns every folder, typed, with upstream ids and owned defin
   assert.equal(openai.models.find((m) => m.id === 'gpt-4o-mini')?.upstreamId, 'gpt-4o-mini');
   assert.equal(openai.models.find((m) => m.id === 'gpt-4o-mini')?.definition?.prices.input, 150_000);
   assert.deepEqual(presets.get('ollama')!.models, []);
+  assert.deepEqual([presets.get('ollama')!.local, presets.get('lmstudio')!.local, openai.local], [true, true, false]);
+  assert.deepEqual(presets.get('openai')!.retired.find((r) => r.id === 'o4-mini'), { id: 'o4-mini', retired: null, replacement: 'gpt-5.4-mini', vendor: 'openai' });
+  assert.deepEqual([openai.models.find((m) => m.id === 'gpt-5')?.definition?.retires, openai.models.find((m) => m.id === 'gpt-5')?.definition?.replacement], ['2026-12-11', 'gpt-5.5']);
   assert.equal(presets.get('ollama')!.baseUrl, 'http://127.0.0.1:11434/v1');
   assert.equal(presets.get('lmstudio')!.baseUrl, 'http://127.0.0.1:1234/v1');
   assert.equal(presets.get('anthropic')!.baseUrl, 'https://api.anthropic.com');
@@ -229,6 +232,14 @@ describe('the loader refuses a bad preset', () => {
     ['a typo in a field name', (p) => (p.baseURL = 'x'), /unknown field baseURL/],
     ['upstreamId equal to id', (p) => ((p.models[0] as Record<string, unknown>).upstreamId = 'acme-1'), /leave it out/],
     ['priced models without a pricing source', (p) => (p.pricingSource = null as never), /pricingSource is required/],
+    ['a shutdown date that is no date', (p) => ((p.models[0] as Record<string, unknown>).retires = '2026-13-40'), /retires "2026-13-40" must be a date/],
+    ['a replacement without a shutdown date', (p) => ((p.models[0] as Record<string, unknown>).replacement = 'acme-2'), /replacement is given only with retires/],
+    ['a replacement no preset defines', (p) => Object.assign(p.models[0]!, { retires: '2027-01-01', replacement: 'nowhere-2' }), /names a replacement, nowhere-2, that no preset defines/],
+    ['a retired id that is also served', (p) => (p.retired = [{ id: 'acme-1', replacement: 'acme-1' }]), /acme-1 is also listed in models/],
+    ['a retired id without a replacement', (p) => (p.retired = [{ id: 'acme-0' }]), /replacement must be a non-empty string/],
+    ['a retired id whose replacement is not in the catalogue', (p) => (p.retired = [{ id: 'acme-0', replacement: 'nowhere-3' }]), /retired acme-0 names a replacement, nowhere-3, that no preset defines/],
+    ['a typo in a retired entry', (p) => (p.retired = [{ id: 'acme-0', replacment: 'acme-1' }]), /unknown field replacment/],
+    ['a local preset that takes a key', (p) => (p.local = true), /a local preset takes no key/],
   ];
   for (const [name, edit, message] of cases) {
     test(name, () => assert.throws(() => load(edit), message));

@@ -40,7 +40,10 @@ function services(lines: LineRecord[], upstream: FakeUpstream): { services: Rela
           seen.admits.push(input);
           return admission(lines);
         },
-        settle: async (charge) => void seen.charges.push(charge),
+        settle: async (charge) => {
+          seen.charges.push(charge);
+          return true;
+        },
       },
       lines: new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore()),
       upstream,

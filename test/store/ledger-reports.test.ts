@@ -34,6 +34,7 @@ function row(i: number, over: Partial<RequestRow> = {}): RequestRow {
     latencyMs: 10,
     ttfbMs: 5,
     notes: null,
+    billedAt: null,
     ...over,
   };
 }

@@ -44,6 +44,7 @@ function row(over: Partial<RequestRow> = {}): RequestRow {
     latencyMs: 3,
     ttfbMs: 2,
     notes: null,
+    billedAt: null,
     ...over,
   };
 }
@@ -201,5 +202,31 @@ test('a key over its quota by more than its largest request is named', async () 
   // 700 used: within one request (400) of a 300 quota, but not of a 299 one.
   assert.deepEqual(ledger.problems(new Map([['key_a', 299]])).overQuota, [{ keyId: 'key_a', usedMicro: 700, quotaMicro: 299, largestMicro: 400 }]);
   assert.deepEqual(ledger.problems(new Map([['key_a', 300]])).overQuota, []);
+  ledger.close();
+});
+
+test('a row keeps the prices and multiplier it was billed at; a ledger from before the snapshot gains the columns, its rows reading as unexplained', async () => {
+  const dir = tempDir();
+  // A requests table as builds before the price snapshot made it (no prices_json, no multiplier_ppm).
+  const db = new Database(join(dir, 'ledger.sqlite'));
+  db.exec(`CREATE TABLE requests (id INTEGER PRIMARY KEY, request_id TEXT NOT NULL, ts INTEGER NOT NULL, key_id TEXT, key_name TEXT,
+    model TEXT, upstream_model TEXT, line TEXT, inbound_protocol TEXT NOT NULL, upstream_protocol TEXT, stream INTEGER NOT NULL,
+    status INTEGER NOT NULL, error_code TEXT, error_message TEXT, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL,
+    audio_input_tokens INTEGER NOT NULL, image_input_tokens INTEGER NOT NULL, usage_estimated INTEGER NOT NULL,
+    cost_micro INTEGER NOT NULL, latency_ms INTEGER NOT NULL, ttfb_ms INTEGER, notes TEXT, served_model TEXT, attempts INTEGER NOT NULL DEFAULT 0);
+    INSERT INTO requests VALUES (1, 'req_old', 1, 'key_a', 'a', 'gpt-4o', 'gpt-4o', 'openai', 'openai-chat', 'openai-chat', 0, 200, NULL, NULL,
+    10, 5, 0, 0, 0, 0, 0, 0, 7, 30, NULL, NULL, 'gpt-4o', 1);`);
+  db.pragma('user_version = 1');
+  db.close();
+  const ledger = new Ledger(dir);
+  ledger.topup(10_000);
+  const billedAt = { prices: { input: 2_500_000, output: 10_000_000, cacheRead: 1_250_000, cacheWrite: 0 }, multiplierPpm: 800_000 };
+  await ledger.settle(row({ requestId: 'req_new', usage: { ...emptyUsage(), inputTokens: 1000, outputTokens: 100 }, costMicro: 2_800, billedAt }));
+  const [fresh, old] = ledger.logs({});
+  assert.deepEqual([old?.requestId, old?.billedAt, old?.breakdown, old?.costMicro], ['req_old', null, null, 7]);
+  assert.deepEqual(fresh?.billedAt, billedAt);
+  assert.equal(fresh?.breakdown?.formula, '1000 input × $2.5/M + 100 output × $10/M = $0.0035 × 0.8 = $0.0028');
+  assert.equal(fresh?.breakdown?.costMicro, fresh?.costMicro);
   ledger.close();
 });

@@ -22,7 +22,11 @@ export const anthropic = {
     models: {
       path: '/v1/models?limit=1000',
       headers: { 'anthropic-version': ANTHROPIC_VERSION },
-      ids: (b) => ((b as { data?: { id?: unknown }[] }).data ?? []).map((m) => String(m.id)),
+      list: (b) =>
+        ((b as { data?: { id?: unknown; display_name?: unknown }[] }).data ?? []).map((m) => ({
+          id: String(m.id),
+          ...(typeof m.display_name === 'string' ? { displayName: m.display_name } : {}),
+        })),
     },
   },
 } satisfies WireFormat;

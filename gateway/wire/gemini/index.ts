@@ -22,7 +22,13 @@ export const gemini = {
     auth: 'x-goog-api-key',
     models: {
       path: '/v1beta/models?pageSize=1000',
-      ids: (b) => ((b as { models?: { name?: unknown }[] }).models ?? []).map((m) => String(m.name).replace(/^models\//, '')),
+      list: (b) =>
+        ((b as { models?: { name?: unknown; displayName?: unknown; inputTokenLimit?: unknown; outputTokenLimit?: unknown }[] }).models ?? []).map((m) => ({
+          id: String(m.name).replace(/^models\//, ''),
+          ...(typeof m.displayName === 'string' ? { displayName: m.displayName } : {}),
+          ...(Number.isSafeInteger(m.inputTokenLimit) && (m.inputTokenLimit as number) > 0 ? { contextWindow: m.inputTokenLimit as number } : {}),
+          ...(Number.isSafeInteger(m.outputTokenLimit) && (m.outputTokenLimit as number) > 0 ? { maxOutputTokens: m.outputTokenLimit as number } : {}),
+        })),
     },
   },
 } satisfies WireFormat;

@@ -7,12 +7,12 @@ import type { WireFormat } from '../../core/format.js';
 import { encodeError } from './errors.js';
 import { fromResponse } from './from-response.js';
 import { fromStream } from './from-stream.js';
+import { openaiModelList } from './models.js';
 import { routes } from './routes.js';
 import { toRequest } from './to-request.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
 
-/** OpenAI's model list, `{data:[{id}]}` under the /v1 base URL; the Responses format shares it. */
-export const openaiModelList = { path: '/models', ids: (b: unknown): string[] => ((b as { data?: { id?: unknown }[] }).data ?? []).map((m) => String(m.id)) };
+export { openaiModelList };
 
 export const openaiChat = {
   id: 'openai-chat',

@@ -111,29 +111,79 @@ function Body({ e }: { e: LogEntry }) {
           <dd>{ms(e.latencyMs)}</dd>
         </dl>
       </section>
-      <section className="sheet-section">
-        <h3>Charge</h3>
-        <table className="table table-compact">
-          <tbody>
-            {USAGE_ROWS.filter(([k]) => e.usage[k] > 0 || k === 'inputTokens' || k === 'outputTokens').map(([k, label]) => (
-              <tr key={k}>
-                <th scope="row">{label}</th>
-                <td className="num mono">{tokens(e.usage[k])} tokens</td>
-              </tr>
-            ))}
-            <tr className="total">
-              <th scope="row">Cost</th>
-              <td className="num mono" data-testid="detail-cost">
-                {usd(e.costMicro)}
-              </td>
-            </tr>
-          </tbody>
-        </table>
-        <p className="muted">
-          {e.usageEstimated ? 'The upstream reported no usage: Tollgate counted these tokens itself. ' : ''}
-          Cost = tokens of each kind × the model's price per million × the key's group multiplier, rounded up to a micro-dollar.
-        </p>
-      </section>
+      <Charge e={e} />
     </>
   );
+}
+
+/** A usage bucket's label in the breakdown, by the usage key the gateway names it with. */
+const LABELS = new Map<string, string>(USAGE_ROWS);
+
+/**
+ * The charge: with the prices the row was billed at (kept with it, so it holds after any price
+ * change), tokens × price per kind, the group multiplier and the rounding; for rows logged before
+ * prices were kept, the token counts and the cost.
+ */
+function Charge({ e }: { e: LogEntry }) {
+  const b = e.breakdown;
+  return (
+    <section className="sheet-section">
+      <h3>Charge</h3>
+      <table className="table table-compact">
+        <tbody>
+          {b
+            ? b.terms.map((t) => (
+                <tr key={t.usage}>
+                  <th scope="row">{LABELS.get(t.usage) ?? t.usage}</th>
+                  <td className="num mono">
+                    {tokens(t.tokens)} × ${price(t.priceMicroPerMillion)}/M
+                  </td>
+                  <td className="num mono">${t.usd}</td>
+                </tr>
+              ))
+            : USAGE_ROWS.filter(([k]) => e.usage[k] > 0 || k === 'inputTokens' || k === 'outputTokens').map(([k, label]) => (
+                <tr key={k}>
+                  <th scope="row">{label}</th>
+                  <td className="num mono">{tokens(e.usage[k])} tokens</td>
+                  <td />
+                </tr>
+              ))}
+          {b && b.multiplier !== '1' ? (
+            <tr>
+              <th scope="row">Group multiplier</th>
+              <td className="num mono">× {b.multiplier}</td>
+              <td />
+            </tr>
+          ) : null}
+          <tr className="total">
+            <th scope="row">Cost</th>
+            <td />
+            <td className="num mono" data-testid="detail-cost">
+              {usd(e.costMicro)}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+      {b ? (
+        <p className="mono muted" data-testid="detail-formula">
+          {b.formula}
+        </p>
+      ) : null}
+      <p className="muted">
+        {e.usageEstimated ? 'The upstream reported no usage: Tollgate counted these tokens itself. ' : ''}
+        {b
+          ? 'At the prices this request was billed at; a later price change does not alter it.'
+          : e.servedModel
+            ? "Logged before each row kept its prices: cost = tokens of each kind × the model's price per million × the key's group multiplier, rounded up to a micro-dollar."
+            : 'Refused before a model was chosen: nothing billed.'}
+      </p>
+    </section>
+  );
+}
+
+/** micro-USD per million tokens as USD text, exact: 3_000_001 → "3.000001". */
+function price(micro: number): string {
+  const whole = Math.floor(micro / 1_000_000);
+  const frac = String(micro % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : String(whole);
 }

@@ -111,8 +111,24 @@ function toolCallChars(toolCalls: unknown): number {
 }
 
 /** `GET /v1/models` and `/v1/models/{id}` in OpenAI's shape; `rest` is the path after `/v1/models`. */
-export function openAIModels(ex: Exchange, models: readonly string[], rest: string): void {
-  const shape = (id: string) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'mock' });
+/**
+ * OpenRouter's list entries: its name, context length, top provider's output cap and prices in USD
+ * per token as decimal strings ("-1": varies per request, as on its auto router). Ids not here get
+ * an entry without prices.
+ */
+export const OPENROUTER_LISTING: Record<string, { name: string; context_length: number; max_completion_tokens: number; pricing: Record<string, string> }> = {
+  'mock-small': { name: 'Mock: Small', context_length: 128_000, max_completion_tokens: 16_384, pricing: { prompt: '0.0000005', completion: '0.0000015', input_cache_read: '0.00000005', request: '0', image: '0' } },
+  'acme/priced-model': { name: 'Acme: Priced', context_length: 200_000, max_completion_tokens: 32_000, pricing: { prompt: '0.00000125', completion: '0.00001', input_cache_read: '0.000000125', input_cache_write: '0.0000015625' } },
+  'acme/finely-priced': { name: 'Acme: Fine', context_length: 64_000, max_completion_tokens: 8_000, pricing: { prompt: '1.2345e-7', completion: '0.0000004' } },
+  'openrouter/auto': { name: 'Auto Router', context_length: 2_000_000, max_completion_tokens: 0, pricing: { prompt: '-1', completion: '-1' } },
+};
+
+export function openAIModels(ex: Exchange, models: readonly string[], rest: string, openrouter = false): void {
+  const shape = (id: string) => {
+    const listing = openrouter ? OPENROUTER_LISTING[id] : undefined;
+    const extra = listing ? { name: listing.name, context_length: listing.context_length, top_provider: { context_length: listing.context_length, max_completion_tokens: listing.max_completion_tokens || null }, pricing: listing.pricing } : {};
+    return { id, object: 'model', created: 1_700_000_000, owned_by: 'mock', ...extra };
+  };
   if (rest === '' || rest === '/') return sendJson(ex, 200, { object: 'list', data: models.map(shape) });
   const id = decodeURIComponent(rest.slice(1));
   if (models.includes(id)) return sendJson(ex, 200, shape(id));

@@ -43,19 +43,35 @@ export interface Scenario {
   rawUsage: { input?: number; output?: number };
   /** Send a body / one SSE event that is not valid JSON. */
   malformed: boolean;
+  /** Streaming: which frame `malformed` garbles (1, the second, unless given; implies `malformed`). */
+  malformedAt?: number;
+  /** Answer 200 with an HTML page instead of the vendor's JSON or stream, as a captive portal or a proxy's error page does. */
+  html: boolean;
+  /** Streaming: repeat a content event forever (paced by chunk-delay, and by the reader: it waits for drain). */
+  endless: boolean;
+  /** Non-streaming: declare this content-length whatever the body's size; the body is cut at it, or the connection closed short of it. */
+  contentLength?: number;
+  /** With content-length: keep the connection open after the body instead of closing it. */
+  holdOpen: boolean;
   reply?: string;
   words?: number;
   /** Call this tool (when the request offers it) instead of the first one: scripts a real CLI's turn. */
   tool?: string;
   /** JSON text of the arguments for `tool`, instead of made-up ones. */
   args?: string;
+  /** The ids the model lists answer with (`models=a|b`), instead of the mock's own. */
+  models?: string[];
+  /** OpenAI-shaped model lists carry OpenRouter's extra fields: name, context_length, top_provider and pricing (mock/openai-chat.ts). */
+  openrouter: boolean;
 }
 
 export class ScenarioError extends Error {}
 
 /** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
 export function parseScenario(raw: string): Scenario {
-  const s: Scenario = { name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, usage: {}, rawUsage: {} };
+  const s: Scenario = {
+    name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, html: false, endless: false, holdOpen: false, openrouter: false, usage: {}, rawUsage: {},
+  };
   for (const part of raw.split(',')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
@@ -94,10 +110,17 @@ export function parseScenario(raw: string): Scenario {
       case 'usage-in-raw': s.rawUsage.input = num(); break;
       case 'usage-out-raw': s.rawUsage.output = num(); break;
       case 'malformed': s.malformed = true; break;
+      case 'malformed-at': s.malformed = true; s.malformedAt = int(); break;
+      case 'html': s.html = true; break;
+      case 'endless': s.endless = true; break;
+      case 'content-length': s.contentLength = int(); break;
+      case 'hold-open': s.holdOpen = true; break;
       case 'reply': s.reply = value; break;
       case 'words': s.words = int(); break;
       case 'tool': s.tool = value; break;
       case 'args': s.args = value; break;
+      case 'models': s.models = value.split('|').filter(Boolean); break;
+      case 'openrouter': s.openrouter = true; break;
       default: throw new ScenarioError(`unknown key "${key}"`);
     }
   }
