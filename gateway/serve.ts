@@ -51,7 +51,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       sessions,
       logger: opts.logger ?? false,
       toolsHome: opts.toolsHome,
-      status: () => ({ version: VERSION, dataDir: opts.dataDir, url }),
+      status: () => ({ version: VERSION, dataDir: opts.dataDir, url, paused: gateway.pause.paused }),
     });
     await app.listen({ host: opts.host, port: opts.port });
     const addr = app.server.address();

@@ -1,8 +1,8 @@
 /**
  * `GET /api/events`: what changes, as Server-Sent Events, for the console and the tray. A new
  * subscriber first gets `snapshot` {status, wallet, keys, lines}; then `log` {entry} for each new
- * usage-log row, `wallet` {wallet}, `key` {key} and `line` {line} (with `removed: true` when a
- * line is gone) as they change.
+ * usage-log row, `wallet` {wallet}, `key` {key}, `line` {line} (with `removed: true` when a
+ * line is gone) and `status` {status} (paused or resumed) as they change.
  *
  * Changes are found by looking, twice a second while anyone listens, rather than by hooks in every
  * place that writes: that catches every writer (the CLI, the admin API, settlements, a breaker
@@ -41,6 +41,7 @@ export class EventHub {
   private keys = new Map<string, string>();
   private lines = new Map<string, { sig: string; view: LineView }>();
   private walletSig = '';
+  private statusSig = '';
 
   constructor(
     private readonly g: Gateway,
@@ -76,6 +77,7 @@ export class EventHub {
     this.keys = new Map(listKeys(this.g).map((k) => [k.id, JSON.stringify(k)]));
     this.lines = new Map(listLines(this.g).map((l) => [l.id, { sig: lineSignature(l), view: l }]));
     this.walletSig = JSON.stringify(wallet(this.g));
+    this.statusSig = JSON.stringify(this.status());
   }
 
   private broadcast(event: string, data: unknown): void {
@@ -83,6 +85,13 @@ export class EventHub {
   }
 
   private tick(): void {
+    const status = this.status();
+    const sSig = JSON.stringify(status);
+    if (sSig !== this.statusSig) {
+      this.statusSig = sSig;
+      this.broadcast('status', { status } satisfies { status: StatusView });
+    }
+
     const fresh = this.g.ledger.reports.logs({ limit: LOG_BATCH, afterId: this.lastLogId });
     for (const entry of fresh) this.broadcast('log', { entry } satisfies { entry: LogEntry });
     if (fresh.length > 0) this.lastLogId = fresh[fresh.length - 1]!.id;

@@ -1,4 +1,4 @@
-/** GET /api/events: the snapshot, then log, wallet, key and line events as things change, from any writer. */
+/** GET /api/events: the snapshot, then log, wallet, key, line and status events as things change, from any writer. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AdminClient, bearer } from '../../gateway/admin/client.js';
@@ -83,6 +83,24 @@ test('the snapshot first, then every change as its own event', async () => {
   assert.equal(removed.line.name, 'local');
   ac.abort();
   await ev.done;
+});
+
+test('pausing and resuming are status events; the snapshot says whether the gateway is paused', async () => {
+  const ac = new AbortController();
+  const ev = follow(gw.admin.client, ac.signal);
+  assert.equal((await ev.next('snapshot')).status.paused, false);
+  await gw.admin.client.call('pauseGateway');
+  assert.equal((await ev.next('status', (d) => d.status.paused)).status.url, gw.url);
+  await gw.admin.client.call('resumeGateway');
+  await ev.next('status', (d) => !d.status.paused);
+  assert.equal(ev.seen.filter((e) => e.event === 'status').length, 2, 'one event per change');
+  ac.abort();
+  await ev.done;
+
+  await gw.admin.client.call('pauseGateway');
+  const late = follow(gw.admin.client, AbortSignal.timeout(5000));
+  assert.equal((await late.next('snapshot')).status.paused, true);
+  await gw.admin.client.call('resumeGateway');
 });
 
 test('the stream is behind the admin guard: no token, no events', async () => {
