@@ -73,8 +73,7 @@ export class Controller {
         return;
       }
       case 'set-paused':
-        await this.need().setPaused(action.paused);
-        this.dispatch({ type: 'paused', paused: action.paused });
+        this.dispatch({ type: 'paused', paused: (await this.need().setPaused(action.paused)).paused });
         return;
       case 'copy':
         this.shell.copyText(action.text);

@@ -23,7 +23,7 @@ export interface AppState {
   wallet: WalletView | null;
   keys: KeyView[];
   lines: LineView[];
-  /** null: this gateway cannot pause (it has no pause route). */
+  /** Whether the model API is paused; null until the first snapshot. */
   paused: boolean | null;
   /** Sum of today's logged costs (local day), micro-USD. */
   spentTodayMicro: number;
@@ -31,8 +31,8 @@ export interface AppState {
   dayStart: number;
   /** Highest log id counted into `spentTodayMicro`, so no row is counted twice. */
   lastLogId: number;
-  /** How the state is kept current: the gateway's event stream, polling, or not at all. */
-  feed: 'live' | 'polling' | 'offline';
+  /** Whether the state is kept current by the gateway's event stream. */
+  feed: 'live' | 'offline';
   update: UpdateInfo | null;
 }
 
@@ -40,7 +40,7 @@ export interface Snapshot {
   wallet: WalletView;
   keys: KeyView[];
   lines: LineView[];
-  paused: boolean | null;
+  paused: boolean;
 }
 
 /** Today's spend as summed from the usage log, up to and including row `lastLogId`. */

@@ -100,7 +100,7 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
     }
     items.push({ type: 'action', label: 'Disable all keys', action: { kind: 'disable-all-keys' }, enabled: keys.some((k) => k.state === 'enabled') });
     items.push(SEP);
-    if (state.paused === null) items.push({ type: 'action', label: 'Pause gateway (needs a newer tollgate serve)', action: { kind: 'set-paused', paused: true }, enabled: false });
+    if (state.paused === null) items.push({ type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: false });
     else if (state.paused) items.push({ type: 'action', label: 'Resume gateway', action: { kind: 'set-paused', paused: false }, enabled: true });
     else items.push({ type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: true });
     items.push({ type: 'submenu', label: 'Copy base URL', items: baseUrls(running.url).map((b) => ({ type: 'action', label: b.label, action: { kind: 'copy', text: b.text }, enabled: true })) });

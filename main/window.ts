@@ -3,7 +3,7 @@
  * a one-time code from the gateway, and hidden to the tray when closed.
  */
 import { BrowserWindow, session, shell, type Session } from 'electron';
-import { AdminError, type GatewayApi } from './gateway-api.js';
+import type { GatewayApi } from './gateway-api.js';
 import { closeToTray } from './lifecycle.js';
 import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
 import { CONSOLE_CSP, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
@@ -71,18 +71,9 @@ export class ConsoleWindow {
     this.win = win;
     this.guard(win);
     win.once('ready-to-show', () => win.show());
-    await win.loadURL(await this.loginUrl(api));
+    await win.loadURL((await api.sessionCode()).url);
   }
 
-  private async loginUrl(api: GatewayApi): Promise<string> {
-    try {
-      return (await api.sessionCode()).url;
-    } catch (err) {
-      // A gateway without console login (an older `tollgate serve`): the console asks for the token itself.
-      if (err instanceof AdminError && err.status === 404) return `${api.url}/`;
-      throw err;
-    }
-  }
 
   private guard(win: BrowserWindow): void {
     const wc = win.webContents;
