@@ -12,7 +12,8 @@ export interface Shell {
   render(state: AppState, settings: DesktopSettings): void;
   notify(title: string, body: string): void;
   copyText(text: string): void;
-  openConsole(): void;
+  /** `page`: a console route such as `/connect`; the start page when absent. */
+  openConsole(page?: string): void;
   getLaunchAtLogin(): boolean;
   setLaunchAtLogin(on: boolean): boolean;
   checkUpdates(): void;
@@ -79,7 +80,7 @@ export class Controller {
         this.shell.copyText(action.text);
         return;
       case 'open-console':
-        this.shell.openConsole();
+        this.shell.openConsole(action.page);
         return;
       case 'set-notification':
         this.settings = { ...this.settings, notifications: { ...this.settings.notifications, [action.which]: action.on } };

@@ -10,10 +10,16 @@ import { dayStartOf, type Action, type Spend } from './state.js';
 export interface FeedOptions {
   /** Wait before reconnecting a dropped event stream. */
   retryMs: number;
+  /**
+   * How often to ask which coding tools point here (`GET /api/connect`). Their files change
+   * outside the gateway, so no event says so; a key created or deleted (a connect or disconnect)
+   * asks at once.
+   */
+  toolsMs: number;
   now(): number;
 }
 
-export const FEED_DEFAULTS: FeedOptions = { retryMs: 1_000, now: Date.now };
+export const FEED_DEFAULTS: FeedOptions = { retryMs: 1_000, toolsMs: 30_000, now: Date.now };
 
 const PAGE = 1000;
 /** At most this many pages are read to sum a day (a million rows); beyond, the figure is a floor. */
@@ -59,6 +65,8 @@ export function eventToAction(e: AdminEvent): Action | null {
 
 export class LiveFeed {
   private readonly abort = new AbortController();
+  private toolsTimer: NodeJS.Timeout | undefined;
+  private toolsSoon: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly api: GatewayApi,
@@ -72,11 +80,24 @@ export class LiveFeed {
   }
 
   start(): void {
+    this.toolsTimer = setInterval(() => void this.refreshTools(), this.opts.toolsMs);
+    this.toolsTimer.unref();
     void this.run();
   }
 
   stop(): void {
     this.abort.abort();
+    clearInterval(this.toolsTimer);
+    clearTimeout(this.toolsSoon);
+  }
+
+  /** Which coding tools point here; a failure keeps the last answer until the next look. */
+  private async refreshTools(): Promise<void> {
+    try {
+      this.emit({ type: 'tools', tools: (await this.api.connections()).tools });
+    } catch {
+      // The gateway may be busy or going; the next look asks again.
+    }
   }
 
   private emit(action: Action): void {
@@ -129,7 +150,15 @@ export class LiveFeed {
           continue;
         }
         this.emit(action);
+        if (action.type === 'key' && !this.toolsSoon) {
+          // A connect creates its tool's key, a disconnect deletes it: look once the burst is over.
+          this.toolsSoon = setTimeout(() => {
+            this.toolsSoon = undefined;
+            void this.refreshTools();
+          }, 300);
+        }
         if (action.type === 'snapshot') {
+          void this.refreshTools();
           this.emit({ type: 'feed', feed: 'live' });
           held = [];
           void spendSince(this.api, dayStartOf(this.opts.now()))

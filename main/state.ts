@@ -2,7 +2,10 @@
  * What the tray shows, as one value, and the reducer that keeps it current from the gateway's live
  * events and the supervisor's reports. Pure: tray-menu.ts, tray-icon.ts and notices.ts read it.
  */
-import type { KeyView, LineView, LogEntry, WalletView } from './gateway-api.js';
+import type { ConnectionsView, KeyView, LineView, LogEntry, WalletView } from './gateway-api.js';
+
+/** One coding tool as `GET /api/connect` reports it. */
+export type ToolConnection = ConnectionsView['tools'][number];
 
 export type GatewayPhase =
   | { kind: 'starting' }
@@ -31,6 +34,8 @@ export interface AppState {
   dayStart: number;
   /** Highest log id counted into `spentTodayMicro`, so no row is counted twice. */
   lastLogId: number;
+  /** The coding tools (Claude Code, Codex, Gemini CLI) and whether they point here; null until first asked. */
+  tools: ToolConnection[] | null;
   /** Whether the state is kept current by the gateway's event stream. */
   feed: 'live' | 'offline';
   update: UpdateInfo | null;
@@ -59,6 +64,7 @@ export type Action =
   | { type: 'line'; line: LineView }
   | { type: 'log'; entry: LogEntry }
   | { type: 'paused'; paused: boolean }
+  | { type: 'tools'; tools: ToolConnection[] }
   | { type: 'feed'; feed: AppState['feed'] }
   | { type: 'clock'; now: number }
   | { type: 'update'; update: UpdateInfo | null };
@@ -77,6 +83,7 @@ export function initialState(now: number): AppState {
     keys: [],
     lines: [],
     paused: null,
+    tools: null,
     spentTodayMicro: 0,
     dayStart: dayStartOf(now),
     lastLogId: 0,
@@ -121,6 +128,8 @@ export function reduce(state: AppState, action: Action): AppState {
     }
     case 'paused':
       return { ...state, paused: action.paused };
+    case 'tools':
+      return { ...state, tools: action.tools };
     case 'feed':
       return { ...state, feed: action.feed };
     case 'clock': {

@@ -6,7 +6,7 @@ import { BrowserWindow, session, shell, type Session } from 'electron';
 import type { GatewayApi } from './gateway-api.js';
 import { closeToTray } from './lifecycle.js';
 import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
-import { CONSOLE_CSP, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
+import { CONSOLE_CSP, consolePageUrl, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
 
 export interface ConsoleWindowDeps {
   preload: string;
@@ -52,12 +52,16 @@ export class ConsoleWindow {
     return this.win && !this.win.isDestroyed() && this.origin ? { webContentsId: this.win.webContents.id, origin: this.origin } : null;
   }
 
-  /** Shows the console of the gateway `api` talks to, logging in with a fresh one-time code. */
-  async show(api: GatewayApi): Promise<void> {
+  /**
+   * Shows the console of the gateway `api` talks to, logging in with a fresh one-time code; on
+   * `page` (a route of the console's hash router, such as `/connect`) when given.
+   */
+  async show(api: GatewayApi, page?: string): Promise<void> {
     const origin = originOf(api.url)!;
     if (this.win && !this.win.isDestroyed() && this.origin === origin) {
       this.win.show();
       this.win.focus();
+      if (page !== undefined) await this.win.loadURL(consolePageUrl((await api.sessionCode()).url, page));
       return;
     }
     this.win?.destroy();
@@ -71,7 +75,7 @@ export class ConsoleWindow {
     this.win = win;
     this.guard(win);
     win.once('ready-to-show', () => win.show());
-    await win.loadURL((await api.sessionCode()).url);
+    await win.loadURL(consolePageUrl((await api.sessionCode()).url, page));
   }
 
 

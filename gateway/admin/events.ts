@@ -7,7 +7,8 @@
  * Changes are found by looking, twice a second while anyone listens, rather than by hooks in every
  * place that writes: that catches every writer (the CLI, the admin API, settlements, a breaker
  * opening or closing) with no coupling, at the cost of up to half a second of delay. The look is
- * done once per tick for all subscribers.
+ * done once per tick for all subscribers. Pausing is the exception: it has one writer, which says
+ * so at once, so that a pause and a resume in quick succession are both seen, in order.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Gateway } from '../compose/gateway.js';
@@ -41,12 +42,14 @@ export class EventHub {
   private keys = new Map<string, string>();
   private lines = new Map<string, { sig: string; view: LineView }>();
   private walletSig = '';
-  private statusSig = '';
+  private readonly unwatchPause: () => void;
 
   constructor(
     private readonly g: Gateway,
     private readonly status: () => StatusView,
-  ) {}
+  ) {
+    this.unwatchPause = g.pause.onChange(() => this.broadcast('status', { status: this.status() } satisfies { status: StatusView }));
+  }
 
   /** Adds a subscriber, sends it the snapshot, and returns how to remove it. */
   subscribe(sub: Subscriber): () => void {
@@ -65,6 +68,7 @@ export class EventHub {
 
   /** Ends every stream, so that the server can close. */
   close(): void {
+    this.unwatchPause();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     for (const sub of this.subscribers) sub.end();
@@ -77,7 +81,6 @@ export class EventHub {
     this.keys = new Map(listKeys(this.g).map((k) => [k.id, JSON.stringify(k)]));
     this.lines = new Map(listLines(this.g).map((l) => [l.id, { sig: lineSignature(l), view: l }]));
     this.walletSig = JSON.stringify(wallet(this.g));
-    this.statusSig = JSON.stringify(this.status());
   }
 
   private broadcast(event: string, data: unknown): void {
@@ -85,13 +88,6 @@ export class EventHub {
   }
 
   private tick(): void {
-    const status = this.status();
-    const sSig = JSON.stringify(status);
-    if (sSig !== this.statusSig) {
-      this.statusSig = sSig;
-      this.broadcast('status', { status } satisfies { status: StatusView });
-    }
-
     const fresh = this.g.ledger.reports.logs({ limit: LOG_BATCH, afterId: this.lastLogId });
     for (const entry of fresh) this.broadcast('log', { entry } satisfies { entry: LogEntry });
     if (fresh.length > 0) this.lastLogId = fresh[fresh.length - 1]!.id;

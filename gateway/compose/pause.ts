@@ -11,13 +11,22 @@ import { GatewayError } from '../core/errors.js';
  */
 export class PauseSwitch {
   private on = false;
+  private readonly listeners = new Set<(paused: boolean) => void>();
 
   get paused(): boolean {
     return this.on;
   }
 
   set(paused: boolean): void {
+    if (paused === this.on) return;
     this.on = paused;
+    for (const fn of this.listeners) fn(paused);
+  }
+
+  /** Calls `fn` on every change, in order; returns how to stop. */
+  onChange(fn: (paused: boolean) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 }
 

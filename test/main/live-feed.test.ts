@@ -33,7 +33,7 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
   const mock = await startMockUpstream();
   const feed = collector();
   let lost = 0;
-  const live = new LiveFeed(new GatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, { retryMs: 50, now: Date.now });
+  const live = new LiveFeed(new GatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, { retryMs: 50, toolsMs: 60_000, now: Date.now });
   try {
     await gw.admin.topup(3);
     await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
@@ -50,6 +50,12 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
     assert.equal(feed.state.spentTodayMicro, logs.reduce((s, e) => s + e.costMicro, 0), 'each row counted once');
     await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
     await waitFor(() => feed.state.keys[0]?.state === 'disabled', 'the key change');
+    assert.deepEqual(feed.state.tools?.map((t) => [t.tool, t.connected]), [['claude-code', false], ['codex', false], ['gemini-cli', false]]);
+    // Connecting a tool creates its key: the feed looks at the tools again at once.
+    await gw.admin.client.call('connectTool', { params: { tool: 'codex' }, body: { model: 'gpt-4o-mini' } });
+    await waitFor(() => feed.state.tools?.find((t) => t.tool === 'codex')?.connected === true, 'codex connected');
+    const codex = feed.state.tools!.find((t) => t.tool === 'codex')!;
+    assert.deepEqual([codex.keyName, codex.matches], ['codex', true]);
     await gw.admin.client.call('pauseGateway');
     await waitFor(() => feed.state.paused === true, 'the pause (a status event)');
     await gw.admin.client.call('resumeGateway');
@@ -102,7 +108,7 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const feed = collector();
-  const live = new LiveFeed(new GatewayApi(url, 'tga_test'), feed.dispatch, () => undefined, { retryMs: 50, now: Date.now });
+  const live = new LiveFeed(new GatewayApi(url, 'tga_test'), feed.dispatch, () => undefined, { retryMs: 50, toolsMs: 60_000, now: Date.now });
   try {
     live.start();
     await waitFor(() => clients.length === 1 && feed.state.feed === 'live', 'snapshot');
