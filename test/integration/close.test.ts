@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { startGateway, waitFor } from '../helpers/gateway.js';
-import { scenarioBase, startMockUpstream } from '../helpers/mock-upstream.js';
+import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
+import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 /** A client that keeps its connections open for ten minutes, as some SDKs and tools do. */
 function stickyClient(url: string, key: string): { client: OpenAI; agent: Agent } {
@@ -19,13 +19,34 @@ function stickyClient(url: string, key: string): { client: OpenAI; agent: Agent 
 
 const MSG = [{ role: 'user' as const, content: 'hi' }];
 
-// Without the idle sweep, close() would wait for the client's ten-minute keep-alive, and the grace
-// period is longer still: only closing idle connections lets this test end within its timeout.
-test('close() does not wait for an idle keep-alive connection, and a streaming request in flight finishes and is logged', { timeout: 120_000 }, async () => {
+/** A gateway on a fresh data dir with $5 and a mock upstream, for one test; closed after it. */
+async function withGateway(fn: (gw: TestGateway, mock: MockUpstream) => Promise<void>): Promise<void> {
   const mock = await startMockUpstream();
   const gw = await startGateway();
   try {
     await gw.admin.topup(5);
+    await fn(gw, mock);
+  } finally {
+    await gw.close();
+    await mock.close();
+  }
+}
+
+/** Opens the data dir again after the close: what the ledger kept, and the doctor's verdict on it. */
+async function reopened(dataDir: string, check: (again: TestGateway) => Promise<void>): Promise<void> {
+  const again = await startGateway(dataDir);
+  try {
+    await check(again);
+    assert.equal((await again.admin.doctor()).ok, true, 'the ledger invariant holds');
+  } finally {
+    await again.running.close();
+  }
+}
+
+// Without the idle sweep, close() would wait for the client's ten-minute keep-alive, and the grace
+// period is longer still: only closing idle connections lets this test end within its timeout.
+test('close() does not wait for an idle keep-alive connection, and a streaming request in flight finishes and is logged', { timeout: 120_000 }, async () => {
+  await withGateway(async (gw, mock) => {
     await gw.admin.line({ name: 'fast', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
     await gw.admin.line({ name: 'slow', baseUrl: scenarioBase(mock, 'chunk-delay=50,words=20'), models: ['gpt-4o'] });
     const key = await gw.admin.key('k');
@@ -50,26 +71,16 @@ test('close() does not wait for an idle keep-alive connection, and a streaming r
     assert.ok(chunks.join('').split(' ').length >= 20, chunks.join(''));
     await Promise.all([idle.agent.close(), busy.agent.close()]);
 
-    const again = await startGateway(gw.dataDir);
-    try {
+    await reopened(gw.dataDir, async (again) => {
       const rows = await again.admin.logs();
       assert.deepEqual(rows.map((r) => [r.model, r.status]), [['gpt-4o', 200], ['gpt-4o-mini', 200]]);
       assert.ok(rows[0]!.costMicro > 0);
-      assert.equal((await again.admin.doctor()).ok, true);
-    } finally {
-      await again.running.close();
-    }
-  } finally {
-    await gw.close();
-    await mock.close();
-  }
+    });
+  });
 });
 
 test('after the grace period close() cuts a request still running; it is settled before the ledger closes', { timeout: 120_000 }, async () => {
-  const mock = await startMockUpstream();
-  const gw = await startGateway();
-  try {
-    await gw.admin.topup(5);
+  await withGateway(async (gw, mock) => {
     await gw.admin.line({ name: 'stalls', baseUrl: scenarioBase(mock, 'delay=600000'), models: ['gpt-4o'] });
     const key = await gw.admin.key('k');
     const pending = gw.openai(key).chat.completions.create({ model: 'gpt-4o', messages: MSG }).then(
@@ -81,19 +92,12 @@ test('after the grace period close() cuts a request still running; it is settled
     await gw.running.close(200);
     assert.ok((await pending) instanceof OpenAI.APIConnectionError, 'the client sees its connection cut');
 
-    const again = await startGateway(gw.dataDir);
-    try {
+    await reopened(gw.dataDir, async (again) => {
       const rows = await again.admin.logs();
       assert.equal(rows.length, 1, 'the cut request has its row');
       assert.equal(rows[0]!.model, 'gpt-4o');
       const wallet = await again.admin.wallet();
       assert.deepEqual([wallet.heldMicro, wallet.balanceMicro + wallet.spentMicro], [0, 5_000_000]);
-      assert.equal((await again.admin.doctor()).ok, true);
-    } finally {
-      await again.running.close();
-    }
-  } finally {
-    await gw.close();
-    await mock.close();
-  }
+    });
+  });
 });
