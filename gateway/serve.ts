@@ -4,6 +4,7 @@ import { loadOrCreateAdminToken } from './admin/token.js';
 import { explainBusy, removeRuntime, writeRuntime } from './runtime.js';
 import type { Where } from './connect/index.js';
 import { buildServer } from './server.js';
+import { closeServer } from './shutdown.js';
 import { VERSION } from './version.js';
 import { openGateway, type Gateway } from './compose/gateway.js';
 import { DataDirBusyError } from './store/data-dir-lock.js';
@@ -27,10 +28,17 @@ export interface Running {
   adminToken: string;
   /** A fresh one-time URL that logs a browser into the console (for the banner and tests). */
   loginUrl(): string;
-  close(): Promise<void>;
+  /**
+   * Stops listening, lets requests in flight finish (cut after `graceMs`) without waiting on idle
+   * keep-alive connections, then closes the ledger (shutdown.ts).
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export { VERSION };
+
+/** Requests in flight get this long to finish when the gateway closes; the desktop app kills its gateway process after 30 s. */
+export const CLOSE_GRACE_MS = 25_000;
 
 /**
  * Opens the data dir, starts the gateway and records where it listens. Throws DataDirBusyError,
@@ -54,7 +62,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       sessions,
       logger: opts.logger ?? false,
       toolsHome: opts.toolsHome,
-      status: () => ({ version: VERSION, dataDir: opts.dataDir, url }),
+      status: () => ({ version: VERSION, dataDir: opts.dataDir, url, paused: gateway.pause.paused }),
     });
     await app.listen({ host: opts.host, port: opts.port });
     const addr = app.server.address();
@@ -80,11 +88,11 @@ function running(dataDir: string, app: FastifyInstance, gateway: Gateway, url: s
     url,
     adminToken,
     loginUrl: () => `${url}/login?code=${sessions.mintCode().code}`,
-    async close() {
+    async close(graceMs = CLOSE_GRACE_MS) {
       if (closed) return;
       closed = true;
       removeRuntime(dataDir, process.pid);
-      await app.close();
+      await closeServer(app, { graceMs, settled: () => gateway.billing.reservations.heldMicro() === 0 });
       await gateway.close();
     },
   };

@@ -4,6 +4,7 @@ import { adminRoutes } from './admin/routes.js';
 import { ConsoleSessions } from './admin/session.js';
 import type { StatusView } from './admin/contract.js';
 import type { Gateway } from './compose/gateway.js';
+import { pausedError } from './compose/pause.js';
 import type { Where } from './connect/index.js';
 import { asGatewayError, GatewayError } from './core/errors.js';
 import type { FormatRoute, WireFormat } from './core/format.js';
@@ -145,6 +146,8 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[]): void 
     onRequest: async (req: FastifyRequest) => {
       const { format, route } = choose(entries, req.headers);
       req.format = format;
+      // Paused: refused before an exchange exists, so nothing is held and no ledger row is written.
+      if (g.pause.paused) throw pausedError();
       // Only model requests get a ledger row; a model route may still turn out to be a local answer.
       const ex = newExchange(format.id, route.method === 'POST' && 'model' in route);
       req.exchange = ex;

@@ -7,13 +7,13 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readAdminToken } from '../gateway/admin/token.js';
 import { readRuntime } from '../gateway/runtime.js';
-import { GatewayApi, type GatewayStatus } from './gateway-api.js';
+import { GatewayApi, type StatusView } from './gateway-api.js';
 import type { Endpoint } from './supervisor.js';
 
 export interface AttachDeps {
   readUrl(dataDir: string): string | undefined;
   readToken(dataDir: string): string | undefined;
-  status(url: string, token: string): Promise<GatewayStatus>;
+  status(url: string, token: string): Promise<StatusView>;
 }
 
 const PROBE_TIMEOUT_MS = 2_000;

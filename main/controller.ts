@@ -12,7 +12,8 @@ export interface Shell {
   render(state: AppState, settings: DesktopSettings): void;
   notify(title: string, body: string): void;
   copyText(text: string): void;
-  openConsole(): void;
+  /** `page`: a console route such as `/connect`; the start page when absent. */
+  openConsole(page?: string): void;
   getLaunchAtLogin(): boolean;
   setLaunchAtLogin(on: boolean): boolean;
   checkUpdates(): void;
@@ -73,14 +74,13 @@ export class Controller {
         return;
       }
       case 'set-paused':
-        await this.need().setPaused(action.paused);
-        this.dispatch({ type: 'paused', paused: action.paused });
+        this.dispatch({ type: 'paused', paused: (await this.need().setPaused(action.paused)).paused });
         return;
       case 'copy':
         this.shell.copyText(action.text);
         return;
       case 'open-console':
-        this.shell.openConsole();
+        this.shell.openConsole(action.page);
         return;
       case 'set-notification':
         this.settings = { ...this.settings, notifications: { ...this.settings.notifications, [action.which]: action.on } };

@@ -1,31 +1,21 @@
 /**
  * Every call main makes to the gateway's admin API, in one place, on the typed admin client
- * (gateway/admin/client.ts, docs/admin-api.md). Three routes the desktop uses are not in the
- * admin contract yet (console login, live events, pause): they are called here by hand until the
- * gateway declares them, with the shapes agreed for them.
+ * (gateway/admin/client.ts, docs/admin-api.md), and the live event stream through its reader beside
+ * the client (gateway/admin/events-client.ts).
  */
 import { AdminClient, AdminError, bearer, CLIENT_ERRORS, type CallArgs } from '../gateway/admin/client.js';
-import type { KeyView, LineView, LogEntry, Reply, RouteName, StatusView, WalletView } from '../gateway/admin/contract.js';
+import type { ConnectionsView, KeyView, LineView, LogEntry, LoginCodeView, Reply, RouteName, StatusView, WalletView } from '../gateway/admin/contract.js';
+import { adminEvents, type AdminEvent } from '../gateway/admin/events-client.js';
 
 export { AdminError };
-export type { KeyView, LineView, LogEntry, WalletView };
-
-/** `/api/status`, plus `paused` where the gateway can pause (undefined where it cannot). */
-export type GatewayStatus = StatusView & { paused?: boolean };
-
-/** What `POST /api/session/code` gives: a one-time login URL for the console. */
-export interface SessionCode {
-  code: string;
-  url: string;
-  expiresAt: string;
-}
+export type { AdminEvent, ConnectionsView, KeyView, LineView, LogEntry, StatusView, WalletView };
 
 export class GatewayApi {
   private readonly client: AdminClient;
 
   constructor(
     readonly url: string,
-    private readonly token: string,
+    token: string,
     private readonly timeoutMs = 10_000,
   ) {
     this.client = new AdminClient({ baseUrl: url, headers: bearer(token) });
@@ -42,27 +32,7 @@ export class GatewayApi {
     }
   }
 
-  /** A route outside the contract (see above): the same errors as the typed client's. */
-  private async raw<T>(method: 'GET' | 'POST', path: string): Promise<T> {
-    let res: Response;
-    try {
-      res = await fetch(this.url + path, { method, headers: bearer(this.token), signal: AbortSignal.timeout(this.timeoutMs) });
-    } catch (err) {
-      throw new AdminError(0, CLIENT_ERRORS.unreachable, `Cannot reach the Tollgate gateway at ${this.url}.`, { cause: err });
-    }
-    const text = await res.text();
-    let data: unknown;
-    try {
-      data = text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw new AdminError(res.status, CLIENT_ERRORS.badReply, `The gateway answered ${res.status} with a body that is not JSON.`);
-    }
-    const error = (data as { error?: { code?: string; message?: string } }).error;
-    if (!res.ok) throw new AdminError(res.status, error?.code ?? CLIENT_ERRORS.badReply, error?.message ?? `HTTP ${res.status}`);
-    return data as T;
-  }
-
-  status(timeoutMs?: number): Promise<GatewayStatus> {
+  status(timeoutMs?: number): Promise<StatusView> {
     return this.call('getStatus', {}, timeoutMs);
   }
 
@@ -87,28 +57,23 @@ export class GatewayApi {
     return (await this.call('listLogs', { query: { limit, before } })).entries;
   }
 
-  async setPaused(paused: boolean): Promise<void> {
-    await this.raw('POST', paused ? '/api/gateway/pause' : '/api/gateway/resume');
+  /** Pauses or resumes the model API; resolves to the gateway's status after the change. */
+  setPaused(paused: boolean): Promise<StatusView> {
+    return this.call(paused ? 'pauseGateway' : 'resumeGateway');
   }
 
-  sessionCode(): Promise<SessionCode> {
-    return this.raw('POST', '/api/session/code');
+  /** A one-time login URL for the console window. */
+  sessionCode(): Promise<LoginCodeView> {
+    return this.call('createLoginCode');
   }
 
-  /**
-   * Opens the live event stream (Server-Sent Events). Resolves to the response, or to null when
-   * this gateway has no event stream (an older `tollgate serve`): the caller then polls.
-   */
-  async events(signal: AbortSignal): Promise<Response | null> {
-    const res = await fetch(this.url + '/api/events', { headers: { ...bearer(this.token), accept: 'text/event-stream' }, signal });
-    if (res.status === 404) {
-      await res.body?.cancel();
-      return null;
-    }
-    if (!res.ok || !res.body) {
-      await res.body?.cancel();
-      throw new AdminError(res.status, CLIENT_ERRORS.badReply, `The gateway's event stream answered ${res.status}.`);
-    }
-    return res;
+  /** Which coding tools point at this gateway (`tollgate connect --status`). */
+  connections(): Promise<ConnectionsView> {
+    return this.call('connectStatus');
+  }
+
+  /** The live event stream (`GET /api/events`), until it ends or `signal` aborts it. */
+  events(signal: AbortSignal): AsyncGenerator<AdminEvent> {
+    return adminEvents(this.client, signal);
   }
 }

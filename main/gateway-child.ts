@@ -1,9 +1,9 @@
 /**
  * The gateway process: the entry point of the Electron utility process that main starts
  * (gateway-host.ts). It runs the same `serve()` as `tollgate serve`, on loopback only, and closes
- * it when main says stop: `serve().close()` stops accepting connections and waits for requests
- * in flight to finish (and be written to the ledger) before it closes the ledger; main kills the
- * process if that takes longer than its grace period (index.ts).
+ * it when main says stop: `serve().close()` stops accepting connections, closes idle ones, and
+ * waits for requests in flight to finish (and be written to the ledger) before it closes the
+ * ledger; main kills the process if that takes longer than its grace period (index.ts).
  */
 import type { ParentPort } from 'electron';
 import { serve, type Running } from '../gateway/serve.js';
@@ -26,13 +26,9 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   try {
-    const running = await started;
-    const closing = running.close();
-    // close() waits for every connection to end, and a client's keep-alive connection stays open
-    // after its last answer until the client drops it (4 s for undici, longer for others). Drop
-    // connections as soon as they are idle, so quitting takes as long as the requests in flight.
-    const sweep = setInterval(() => running.app.server.closeIdleConnections(), 50);
-    await closing.finally(() => clearInterval(sweep));
+    // close() closes idle keep-alive connections at once and lets requests in flight finish, within
+    // a grace period shorter than main's (gateway/shutdown.ts).
+    await (await started).close();
   } catch {
     // It never started: nothing to close.
   } finally {

@@ -76,13 +76,14 @@ if (loaded.warning) log(loaded.warning);
 
 const consoleWindow = new ConsoleWindow({ preload: files.preload, icon: files.icon, devTools: !app.isPackaged, quitting: () => quit.quitting(), log });
 
-function openConsole(): void {
+/** `page`: a console route such as `/connect` (tray-menu.ts); the start page when absent. */
+function openConsole(page?: string): void {
   const api = controller.api;
   if (!api) {
     notify('Tollgate', 'The gateway is not running yet; the tray menu says why.');
     return;
   }
-  consoleWindow.show(api).catch((err: unknown) => {
+  consoleWindow.show(api, page).catch((err: unknown) => {
     log(`opening the console failed: ${(err as Error).message}`);
     notify('Tollgate: the console did not open', (err as Error).message);
   });
@@ -150,7 +151,7 @@ const quit = createQuitHandler({
 
 async function whenReady(): Promise<void> {
   await app.whenReady();
-  tray = new TrayView(files.trayDir, (action) => void controller.run(action), openConsole);
+  tray = new TrayView(files.trayDir, (action) => void controller.run(action), () => openConsole());
   controller.render();
   registerIpc({
     ipcMain,
@@ -184,14 +185,14 @@ async function whenReady(): Promise<void> {
   }
 }
 
-if (!claimSingleInstance(app, openConsole)) {
+if (!claimSingleInstance(app, () => openConsole())) {
   // Another Tollgate runs for this user; it opens its window instead.
   app.quit();
 } else {
   app.on('before-quit', (event) => quit.onBeforeQuit(event));
   // Closing the last window leaves Tollgate in the tray.
   app.on('window-all-closed', () => undefined);
-  app.on('activate', openConsole);
+  app.on('activate', () => openConsole());
   whenReady().catch((err: unknown) => {
     log(`start-up failed: ${(err as Error).stack ?? String(err)}`);
     app.exit(1);

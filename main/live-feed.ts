@@ -1,22 +1,25 @@
 /**
- * Keeps the app state current from a running gateway: a snapshot first, then the gateway's live
- * event stream (`GET /api/events`, Server-Sent Events). A gateway without that stream (an older
- * `tollgate serve`) is polled instead. Today's spend is summed from the usage log once, then kept
- * up by each new log row. When the gateway stops answering, `onLost` tells the supervisor.
+ * Keeps the app state current from a running gateway: its live event stream (`GET /api/events`,
+ * read with the admin client's event reader), a snapshot first and then each change. Today's spend
+ * is summed from the usage log once, then kept up by each new log row. A dropped stream is
+ * reconnected; when the gateway stops answering, `onLost` tells the supervisor.
  */
-import { createParser } from 'eventsource-parser';
-import type { GatewayApi, GatewayStatus, KeyView, LineView, LogEntry, WalletView } from './gateway-api.js';
-import { dayStartOf, type Action, type Snapshot, type Spend } from './state.js';
+import type { AdminEvent, GatewayApi } from './gateway-api.js';
+import { dayStartOf, type Action, type Spend } from './state.js';
 
 export interface FeedOptions {
-  /** Polling interval where there is no event stream. */
-  pollMs: number;
   /** Wait before reconnecting a dropped event stream. */
   retryMs: number;
+  /**
+   * How often to ask which coding tools point here (`GET /api/connect`). Their files change
+   * outside the gateway, so no event says so; a key created or deleted (a connect or disconnect)
+   * asks at once.
+   */
+  toolsMs: number;
   now(): number;
 }
 
-export const FEED_DEFAULTS: FeedOptions = { pollMs: 3_000, retryMs: 1_000, now: Date.now };
+export const FEED_DEFAULTS: FeedOptions = { retryMs: 1_000, toolsMs: 30_000, now: Date.now };
 
 const PAGE = 1000;
 /** At most this many pages are read to sum a day (a million rows); beyond, the figure is a floor. */
@@ -40,52 +43,21 @@ export async function spendSince(api: GatewayApi, dayStart: number): Promise<Spe
   return { spentTodayMicro: sum, dayStart, lastLogId };
 }
 
-/** Log rows newer than `afterId`, oldest first. */
-export async function logsAfter(api: GatewayApi, afterId: number): Promise<LogEntry[]> {
-  const out: LogEntry[] = [];
-  let before: number | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const rows = await api.logs(PAGE, before);
-    for (const r of rows) {
-      if (r.id <= afterId) return out.reverse();
-      out.push(r);
-    }
-    if (rows.length < PAGE) break;
-    before = rows[rows.length - 1]!.id;
-  }
-  return out.reverse();
-}
-
-function pausedOf(status: GatewayStatus): boolean | null {
-  return typeof status.paused === 'boolean' ? status.paused : null;
-}
-
-export async function restSnapshot(api: GatewayApi): Promise<Snapshot> {
-  const [status, wallet, keys, lines] = await Promise.all([api.status(), api.wallet(), api.keys(), api.lines()]);
-  return { wallet, keys, lines, paused: pausedOf(status) };
-}
-
-/** One Server-Sent Event of `/api/events` as a state action; null for an event we do not know. */
-export function eventToAction(event: string | undefined, data: string): Action | null {
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(data) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  switch (event) {
-    case 'snapshot': {
-      const status = body.status as GatewayStatus | undefined;
-      return { type: 'snapshot', snapshot: { wallet: body.wallet as WalletView, keys: body.keys as KeyView[], lines: body.lines as LineView[], paused: status ? pausedOf(status) : null } };
-    }
+/** One event of `/api/events` as a state action; null for an event this app does not know. */
+export function eventToAction(e: AdminEvent): Action | null {
+  switch (e.event) {
+    case 'snapshot':
+      return { type: 'snapshot', snapshot: { wallet: e.data.wallet, keys: e.data.keys, lines: e.data.lines, paused: e.data.status.paused } };
+    case 'status':
+      return { type: 'paused', paused: e.data.status.paused };
     case 'key':
-      return { type: 'key', key: body.key as KeyView };
+      return { type: 'key', key: e.data.key };
     case 'wallet':
-      return { type: 'wallet', wallet: body.wallet as WalletView };
+      return { type: 'wallet', wallet: e.data.wallet };
     case 'line':
-      return { type: 'line', line: body.line as LineView };
+      return { type: 'line', line: e.data.line };
     case 'log':
-      return { type: 'log', entry: body.entry as LogEntry };
+      return { type: 'log', entry: e.data.entry };
     default:
       return null;
   }
@@ -93,7 +65,8 @@ export function eventToAction(event: string | undefined, data: string): Action |
 
 export class LiveFeed {
   private readonly abort = new AbortController();
-  private lastLogId = 0;
+  private toolsTimer: NodeJS.Timeout | undefined;
+  private toolsSoon: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly api: GatewayApi,
@@ -107,17 +80,28 @@ export class LiveFeed {
   }
 
   start(): void {
+    this.toolsTimer = setInterval(() => void this.refreshTools(), this.opts.toolsMs);
+    this.toolsTimer.unref();
     void this.run();
   }
 
   stop(): void {
     this.abort.abort();
+    clearInterval(this.toolsTimer);
+    clearTimeout(this.toolsSoon);
+  }
+
+  /** Which coding tools point here; a failure keeps the last answer until the next look. */
+  private async refreshTools(): Promise<void> {
+    try {
+      this.emit({ type: 'tools', tools: (await this.api.connections()).tools });
+    } catch {
+      // The gateway may be busy or going; the next look asks again.
+    }
   }
 
   private emit(action: Action): void {
     if (this.stopped) return;
-    if (action.type === 'log') this.lastLogId = Math.max(this.lastLogId, action.entry.id);
-    if (action.type === 'spend') this.lastLogId = Math.max(this.lastLogId, action.spend.lastLogId);
     this.dispatch(action);
   }
 
@@ -139,17 +123,7 @@ export class LiveFeed {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      let res: Response | null;
-      try {
-        res = await this.api.events(this.abort.signal);
-      } catch {
-        if (this.stopped) return;
-        if (!(await this.alive())) return this.lose();
-        await this.sleep(this.opts.retryMs);
-        continue;
-      }
-      if (res === null) return this.poll();
-      await this.follow(res);
+      await this.follow();
       if (this.stopped) return;
       if (!(await this.alive())) return this.lose();
       await this.sleep(this.opts.retryMs);
@@ -163,20 +137,28 @@ export class LiveFeed {
     this.onLost();
   }
 
-  /** Reads one connection of the event stream until it ends. */
-  private async follow(res: Response): Promise<void> {
+  /** Reads one connection of the event stream until it ends, is refused or drops. */
+  private async follow(): Promise<void> {
     // Events that arrive while today's spend is summed wait, so no log row is counted twice or lost.
     let held: Action[] | null = null;
-    const parser = createParser({
-      onEvent: (ev) => {
-        const action = eventToAction(ev.event, ev.data);
-        if (!action) return;
+    try {
+      for await (const event of this.api.events(this.abort.signal)) {
+        const action = eventToAction(event);
+        if (!action) continue;
         if (held) {
           held.push(action);
-          return;
+          continue;
         }
         this.emit(action);
+        if (action.type === 'key' && !this.toolsSoon) {
+          // A connect creates its tool's key, a disconnect deletes it: look once the burst is over.
+          this.toolsSoon = setTimeout(() => {
+            this.toolsSoon = undefined;
+            void this.refreshTools();
+          }, 300);
+        }
         if (action.type === 'snapshot') {
+          void this.refreshTools();
           this.emit({ type: 'feed', feed: 'live' });
           held = [];
           void spendSince(this.api, dayStartOf(this.opts.now()))
@@ -188,39 +170,9 @@ export class LiveFeed {
               for (const a of queued) this.emit(a);
             });
         }
-      },
-    });
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // The connection dropped; run() decides whether the gateway is gone.
-    }
-  }
-
-  /** No event stream: a REST snapshot and the new log rows every `pollMs`. */
-  private async poll(): Promise<void> {
-    this.emit({ type: 'feed', feed: 'polling' });
-    let first = true;
-    while (!this.stopped) {
-      try {
-        this.emit({ type: 'snapshot', snapshot: await restSnapshot(this.api) });
-        if (first) {
-          this.emit({ type: 'spend', spend: await spendSince(this.api, dayStartOf(this.opts.now())) });
-          first = false;
-        } else {
-          for (const entry of await logsAfter(this.api, this.lastLogId)) this.emit({ type: 'log', entry });
-        }
-      } catch {
-        if (this.stopped) return;
-        if (!(await this.alive())) return this.lose();
       }
-      await this.sleep(this.opts.pollMs);
+    } catch {
+      // Refused, dropped or malformed: run() decides whether the gateway is gone.
     }
-  }
-
-  /** Refreshes the snapshot now (after a change made from the tray, where there is no event stream). */
-  async refresh(): Promise<void> {
-    this.emit({ type: 'snapshot', snapshot: await restSnapshot(this.api) });
   }
 }

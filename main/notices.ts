@@ -43,7 +43,9 @@ export function notices(prev: AppState, next: AppState, settings: DesktopSetting
     const before = new Map(prev.lines.map((l) => [l.id, l]));
     for (const l of next.lines) {
       const was = before.get(l.id);
-      if (was && was.health.state !== 'open' && l.health.state === 'open') {
+      // From closed only: a line that stays down goes open → half-open (one probe) → open again
+      // every cycle, and that is the same outage, not news.
+      if (was && was.health.state === 'closed' && l.health.state === 'open') {
         out.push({ kind: 'lineDown', title: `Tollgate: line "${l.name}" is down`, body: `${l.health.failures} failures in a row; requests go to other lines for now, and it is retried in ${Math.ceil(l.health.waitMs / 1000)} s.` });
       }
     }

@@ -2,7 +2,10 @@
  * What the tray shows, as one value, and the reducer that keeps it current from the gateway's live
  * events and the supervisor's reports. Pure: tray-menu.ts, tray-icon.ts and notices.ts read it.
  */
-import type { KeyView, LineView, LogEntry, WalletView } from './gateway-api.js';
+import type { ConnectionsView, KeyView, LineView, LogEntry, WalletView } from './gateway-api.js';
+
+/** One coding tool as `GET /api/connect` reports it. */
+export type ToolConnection = ConnectionsView['tools'][number];
 
 export type GatewayPhase =
   | { kind: 'starting' }
@@ -23,7 +26,7 @@ export interface AppState {
   wallet: WalletView | null;
   keys: KeyView[];
   lines: LineView[];
-  /** null: this gateway cannot pause (it has no pause route). */
+  /** Whether the model API is paused; null until the first snapshot. */
   paused: boolean | null;
   /** Sum of today's logged costs (local day), micro-USD. */
   spentTodayMicro: number;
@@ -31,8 +34,10 @@ export interface AppState {
   dayStart: number;
   /** Highest log id counted into `spentTodayMicro`, so no row is counted twice. */
   lastLogId: number;
-  /** How the state is kept current: the gateway's event stream, polling, or not at all. */
-  feed: 'live' | 'polling' | 'offline';
+  /** The coding tools (Claude Code, Codex, Gemini CLI) and whether they point here; null until first asked. */
+  tools: ToolConnection[] | null;
+  /** Whether the state is kept current by the gateway's event stream. */
+  feed: 'live' | 'offline';
   update: UpdateInfo | null;
 }
 
@@ -40,7 +45,7 @@ export interface Snapshot {
   wallet: WalletView;
   keys: KeyView[];
   lines: LineView[];
-  paused: boolean | null;
+  paused: boolean;
 }
 
 /** Today's spend as summed from the usage log, up to and including row `lastLogId`. */
@@ -59,6 +64,7 @@ export type Action =
   | { type: 'line'; line: LineView }
   | { type: 'log'; entry: LogEntry }
   | { type: 'paused'; paused: boolean }
+  | { type: 'tools'; tools: ToolConnection[] }
   | { type: 'feed'; feed: AppState['feed'] }
   | { type: 'clock'; now: number }
   | { type: 'update'; update: UpdateInfo | null };
@@ -77,6 +83,7 @@ export function initialState(now: number): AppState {
     keys: [],
     lines: [],
     paused: null,
+    tools: null,
     spentTodayMicro: 0,
     dayStart: dayStartOf(now),
     lastLogId: 0,
@@ -121,6 +128,8 @@ export function reduce(state: AppState, action: Action): AppState {
     }
     case 'paused':
       return { ...state, paused: action.paused };
+    case 'tools':
+      return { ...state, tools: action.tools };
     case 'feed':
       return { ...state, feed: action.feed };
     case 'clock': {

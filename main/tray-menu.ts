@@ -5,14 +5,15 @@
 import { formatUsd } from '../gateway/core/money.js';
 import type { KeyView } from './gateway-api.js';
 import type { NoticeKind, DesktopSettings } from './settings.js';
-import type { AppState } from './state.js';
+import type { AppState, ToolConnection } from './state.js';
 
 export type MenuAction =
   | { kind: 'set-key'; name: string; enabled: boolean }
   | { kind: 'disable-all-keys' }
   | { kind: 'set-paused'; paused: boolean }
   | { kind: 'copy'; text: string }
-  | { kind: 'open-console' }
+  /** `page`: a route of the console (its hash router), e.g. `/connect`; the start page when absent. */
+  | { kind: 'open-console'; page?: string }
   | { kind: 'set-notification'; which: NoticeKind; on: boolean }
   | { kind: 'set-launch-at-login'; on: boolean }
   | { kind: 'download-update' }
@@ -79,6 +80,26 @@ export function baseUrls(url: string): { label: string; text: string }[] {
   ];
 }
 
+/** The console's page for connecting coding tools. */
+export const CONNECT_PAGE = '/connect';
+
+/**
+ * The coding tools Tollgate connected, each with its key, marked when its files no longer match
+ * what was written; each opens the console's Connect page. Nothing until the gateway has answered.
+ */
+export function toolItems(tools: ToolConnection[] | null): MenuItem[] {
+  if (tools === null) return [];
+  const open: MenuAction = { kind: 'open-console', page: CONNECT_PAGE };
+  const connected = tools.filter((t) => t.connected);
+  const items: MenuItem[] = [{ type: 'label', label: connected.length === 0 ? 'No coding tools connected' : 'Coding tools' }];
+  for (const t of connected) {
+    const key = t.keyName === null ? '' : ` (key ${t.keyName})`;
+    items.push({ type: 'action', label: `${t.name}${key}${t.matches ? '' : ': wiring changed, check it'}`, action: open, enabled: true });
+  }
+  if (connected.length < tools.length) items.push({ type: 'action', label: connected.length === 0 ? 'Connect a coding tool…' : 'Connect another tool…', action: open, enabled: true });
+  return items;
+}
+
 const NOTICE_LABELS: Record<NoticeKind, string> = {
   lowBalance: 'Low balance',
   keyQuota: 'Key quota nearly used',
@@ -99,8 +120,10 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
       items.push({ type: 'checkbox', label: keyLabel(k, now), checked: enabled, action: { kind: 'set-key', name: k.name, enabled: !enabled }, enabled: true });
     }
     items.push({ type: 'action', label: 'Disable all keys', action: { kind: 'disable-all-keys' }, enabled: keys.some((k) => k.state === 'enabled') });
+    const tools = toolItems(state.tools);
+    if (tools.length > 0) items.push(SEP, ...tools);
     items.push(SEP);
-    if (state.paused === null) items.push({ type: 'action', label: 'Pause gateway (needs a newer tollgate serve)', action: { kind: 'set-paused', paused: true }, enabled: false });
+    if (state.paused === null) items.push({ type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: false });
     else if (state.paused) items.push({ type: 'action', label: 'Resume gateway', action: { kind: 'set-paused', paused: false }, enabled: true });
     else items.push({ type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: true });
     items.push({ type: 'submenu', label: 'Copy base URL', items: baseUrls(running.url).map((b) => ({ type: 'action', label: b.label, action: { kind: 'copy', text: b.text }, enabled: true })) });

@@ -33,6 +33,16 @@ function parse(url: string): URL | undefined {
   }
 }
 
+/**
+ * The login URL taking the console to `page`, a route of its hash router (`/connect`). The login
+ * answers with a redirect to `/`, and a browser keeps the fragment across a redirect whose target
+ * has none, so `…/login?code=…#/connect` lands on `/#/connect`. Only a plain path is taken.
+ */
+export function consolePageUrl(loginUrl: string, page: string | undefined): string {
+  if (page === undefined || !/^\/[a-z0-9/-]*$/.test(page)) return loginUrl;
+  return `${loginUrl.split('#')[0]}#${page}`;
+}
+
 /** `http://127.0.0.1:4141/login?code=…` → `http://127.0.0.1:4141`. */
 export function originOf(url: string): string | undefined {
   const u = parse(url);

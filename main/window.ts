@@ -3,10 +3,10 @@
  * a one-time code from the gateway, and hidden to the tray when closed.
  */
 import { BrowserWindow, session, shell, type Session } from 'electron';
-import { AdminError, type GatewayApi } from './gateway-api.js';
+import type { GatewayApi } from './gateway-api.js';
 import { closeToTray } from './lifecycle.js';
 import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
-import { CONSOLE_CSP, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
+import { CONSOLE_CSP, consolePageUrl, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
 
 export interface ConsoleWindowDeps {
   preload: string;
@@ -52,12 +52,16 @@ export class ConsoleWindow {
     return this.win && !this.win.isDestroyed() && this.origin ? { webContentsId: this.win.webContents.id, origin: this.origin } : null;
   }
 
-  /** Shows the console of the gateway `api` talks to, logging in with a fresh one-time code. */
-  async show(api: GatewayApi): Promise<void> {
+  /**
+   * Shows the console of the gateway `api` talks to, logging in with a fresh one-time code; on
+   * `page` (a route of the console's hash router, such as `/connect`) when given.
+   */
+  async show(api: GatewayApi, page?: string): Promise<void> {
     const origin = originOf(api.url)!;
     if (this.win && !this.win.isDestroyed() && this.origin === origin) {
       this.win.show();
       this.win.focus();
+      if (page !== undefined) await this.win.loadURL(consolePageUrl((await api.sessionCode()).url, page));
       return;
     }
     this.win?.destroy();
@@ -71,18 +75,9 @@ export class ConsoleWindow {
     this.win = win;
     this.guard(win);
     win.once('ready-to-show', () => win.show());
-    await win.loadURL(await this.loginUrl(api));
+    await win.loadURL(consolePageUrl((await api.sessionCode()).url, page));
   }
 
-  private async loginUrl(api: GatewayApi): Promise<string> {
-    try {
-      return (await api.sessionCode()).url;
-    } catch (err) {
-      // A gateway without console login (an older `tollgate serve`): the console asks for the token itself.
-      if (err instanceof AdminError && err.status === 404) return `${api.url}/`;
-      throw err;
-    }
-  }
 
   private guard(win: BrowserWindow): void {
     const wc = win.webContents;

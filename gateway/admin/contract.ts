@@ -82,6 +82,10 @@ const OneModel = Type.Object({ model: ModelView });
 export const ADMIN_ROUTES = {
   getStatus: { method: 'GET', path: '/api/status', reply: StatusView },
 
+  // Pause: while paused the model API answers 503; the admin API keeps working (compose/pause.ts).
+  pauseGateway: { method: 'POST', path: '/api/gateway/pause', reply: StatusView },
+  resumeGateway: { method: 'POST', path: '/api/gateway/resume', reply: StatusView },
+
   createLoginCode: { method: 'POST', path: '/api/session/code', reply: LoginCodeView },
   logout: { method: 'POST', path: '/api/session/logout', reply: Type.Object({ ok: Type.Boolean() }) },
 

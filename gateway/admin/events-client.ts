@@ -14,7 +14,8 @@ export type AdminEvent =
   | { event: 'log'; data: { entry: LogEntry } }
   | { event: 'wallet'; data: { wallet: WalletView } }
   | { event: 'key'; data: { key: KeyView } }
-  | { event: 'line'; data: { line: LineView; removed?: boolean } };
+  | { event: 'line'; data: { line: LineView; removed?: boolean } }
+  | { event: 'status'; data: { status: StatusView } };
 
 /**
  * Follows `GET /api/events` with fetch (so it carries the client's headers, which EventSource

@@ -1,13 +1,14 @@
 /**
  * `GET /api/events`: what changes, as Server-Sent Events, for the console and the tray. A new
  * subscriber first gets `snapshot` {status, wallet, keys, lines}; then `log` {entry} for each new
- * usage-log row, `wallet` {wallet}, `key` {key} and `line` {line} (with `removed: true` when a
- * line is gone) as they change.
+ * usage-log row, `wallet` {wallet}, `key` {key}, `line` {line} (with `removed: true` when a
+ * line is gone) and `status` {status} (paused or resumed) as they change.
  *
  * Changes are found by looking, twice a second while anyone listens, rather than by hooks in every
  * place that writes: that catches every writer (the CLI, the admin API, settlements, a breaker
  * opening or closing) with no coupling, at the cost of up to half a second of delay. The look is
- * done once per tick for all subscribers.
+ * done once per tick for all subscribers. Pausing is the exception: it has one writer, which says
+ * so at once, so that a pause and a resume in quick succession are both seen, in order.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Gateway } from '../compose/gateway.js';
@@ -41,11 +42,14 @@ export class EventHub {
   private keys = new Map<string, string>();
   private lines = new Map<string, { sig: string; view: LineView }>();
   private walletSig = '';
+  private readonly unwatchPause: () => void;
 
   constructor(
     private readonly g: Gateway,
     private readonly status: () => StatusView,
-  ) {}
+  ) {
+    this.unwatchPause = g.pause.onChange(() => this.broadcast('status', { status: this.status() } satisfies { status: StatusView }));
+  }
 
   /** Adds a subscriber, sends it the snapshot, and returns how to remove it. */
   subscribe(sub: Subscriber): () => void {
@@ -64,6 +68,7 @@ export class EventHub {
 
   /** Ends every stream, so that the server can close. */
   close(): void {
+    this.unwatchPause();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     for (const sub of this.subscribers) sub.end();

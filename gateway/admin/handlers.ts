@@ -32,6 +32,15 @@ export function adminHandlers(g: Gateway, status: () => StatusView, sessions: Co
   return {
     getStatus: () => status(),
 
+    pauseGateway: () => {
+      g.pause.set(true);
+      return status();
+    },
+    resumeGateway: () => {
+      g.pause.set(false);
+      return status();
+    },
+
     createLoginCode: () => {
       const { code, expiresAt } = sessions.mintCode();
       return { code, url: `${status().url}/login?code=${code}`, expiresAt: new Date(expiresAt).toISOString() };

@@ -24,7 +24,8 @@ const Strings = Type.Array(Type.String());
 export const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
 export type ErrorBody = Static<typeof ErrorBody>;
 
-export const StatusView = Type.Object({ version: Type.String(), dataDir: Type.String(), url: Type.String() });
+/** `paused`: the model API answers 503 until resumed (POST /api/gateway/pause, /resume). */
+export const StatusView = Type.Object({ version: Type.String(), dataDir: Type.String(), url: Type.String(), paused: Type.Boolean() });
 export type StatusView = Static<typeof StatusView>;
 
 /** A one-time console login: open `url` (`<gateway>/login?code=<code>`) before `expiresAt`. */

@@ -9,6 +9,7 @@ import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
 import { registerAliases } from './aliases.js';
 import { registerConnect } from './connect.js';
+import { registerGateway } from './gateway.js';
 import { registerLines } from './lines.js';
 import { registerOpen } from './open.js';
 import { registerModels } from './models.js';
@@ -137,6 +138,7 @@ walletCmd
     printWallet(w);
   });
 
+registerGateway(program, client);
 registerLines(program, client);
 registerAliases(program, client);
 registerConnect(program, client);

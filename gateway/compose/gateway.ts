@@ -15,6 +15,7 @@ import { Ledger } from '../store/ledger.js';
 import { ResponseStore } from '../store/responses.js';
 import { openKeychain, type SecretStore } from '../store/secrets.js';
 import { UpstreamClient } from '../upstream/client.js';
+import { PauseSwitch } from './pause.js';
 
 /**
  * One gateway's services, built from a data dir: the stores, and the narrow services on them.
@@ -46,6 +47,8 @@ export interface Gateway {
   readonly responses: ResponseStore;
   /** What the relay is given. */
   readonly relay: RelayServices;
+  /** Paused: the model API answers 503 (pause.ts). */
+  readonly pause: PauseSwitch;
   close(): Promise<void>;
 }
 
@@ -99,6 +102,7 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     upstream,
     responses,
     relay: { billing, lines, upstream, models, calibration, conversations: responses },
+    pause: new PauseSwitch(),
     async close() {
       await upstream.close();
       ledger.close();

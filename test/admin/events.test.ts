@@ -1,9 +1,9 @@
-/** GET /api/events: the snapshot, then log, wallet, key and line events as things change, from any writer. */
+/** GET /api/events: the snapshot, then log, wallet, key, line and status events as things change, from any writer. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AdminClient, bearer } from '../../gateway/admin/client.js';
 import { adminEvents, type AdminEvent } from '../../gateway/admin/events-client.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 let gw: TestGateway;
@@ -83,6 +83,29 @@ test('the snapshot first, then every change as its own event', async () => {
   assert.equal(removed.line.name, 'local');
   ac.abort();
   await ev.done;
+});
+
+test('pausing and resuming are status events; the snapshot says whether the gateway is paused', async () => {
+  const ac = new AbortController();
+  const ev = follow(gw.admin.client, ac.signal);
+  assert.equal((await ev.next('snapshot')).status.paused, false);
+  await gw.admin.client.call('pauseGateway');
+  await gw.admin.client.call('pauseGateway');
+  await gw.admin.client.call('resumeGateway');
+  await gw.admin.client.call('pauseGateway');
+  await ev.next('status', (d) => d.status.paused);
+  await waitFor(() => ev.seen.filter((e) => e.event === 'status').length === 3, 'an event for each change');
+  // A pause and a resume within the same half second are both told, in order, at once.
+  assert.deepEqual(ev.seen.filter((e) => e.event === 'status').map((e) => (e.data as { status: { paused: boolean } }).status.paused), [true, false, true]);
+  await gw.admin.client.call('resumeGateway');
+  await ev.next('status', (d) => !d.status.paused && ev.seen.filter((e) => e.event === 'status').length === 4);
+  ac.abort();
+  await ev.done;
+
+  await gw.admin.client.call('pauseGateway');
+  const late = follow(gw.admin.client, AbortSignal.timeout(5000));
+  assert.equal((await late.next('snapshot')).status.paused, true);
+  await gw.admin.client.call('resumeGateway');
 });
 
 test('the stream is behind the admin guard: no token, no events', async () => {

@@ -36,7 +36,13 @@ function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply
 
 describe('each route through the typed client', () => {
   test('getStatus', async () => {
-    assert.deepEqual(await call('getStatus'), { version: VERSION, dataDir: gw.dataDir, url: gw.url });
+    assert.deepEqual(await call('getStatus'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: false });
+  });
+
+  test('pauseGateway and resumeGateway answer the status (test/integration/pause.test.ts: what pausing does)', async () => {
+    assert.deepEqual(await call('pauseGateway'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: true });
+    assert.equal((await call('getStatus')).paused, true);
+    assert.deepEqual(await call('resumeGateway'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: false });
   });
 
   test('console sessions: createLoginCode, and logout (a no-op for the token)', async () => {

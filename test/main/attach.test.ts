@@ -30,7 +30,7 @@ test('a data dir with no runtime file, or a dead one, means start our own', asyn
 });
 
 test('a live gateway answering for another data dir, or refusing the token, is not ours', async () => {
-  const other = { readUrl: () => gw.url, readToken: () => gw.running.adminToken, status: async () => ({ version: '0', url: gw.url, dataDir: '/somewhere/else' }) };
+  const other = { readUrl: () => gw.url, readToken: () => gw.running.adminToken, status: async () => ({ version: '0', url: gw.url, dataDir: '/somewhere/else', paused: false }) };
   assert.equal(await findRunningGateway(gw.dataDir, other), null);
   assert.equal(await findRunningGateway(gw.dataDir, { ...realDeps, readToken: () => 'tga_wrong' }), null);
 });

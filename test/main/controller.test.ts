@@ -34,7 +34,7 @@ function setup() {
       if (name === 'boom') throw new Error('The key "boom" does not exist.');
       return key(name, { state: enabled ? 'enabled' : 'disabled' });
     },
-    setPaused: async (p: boolean) => void calls.push(`paused=${p}`),
+    setPaused: async (p: boolean) => (calls.push(`paused=${p}`), { version: '1', dataDir: dir, url: 'http://127.0.0.1:4141', paused: p }),
   } as unknown as GatewayApi;
   return { c, log, calls, cleanup: () => rmSync(dir, { recursive: true, force: true }), dir };
 }

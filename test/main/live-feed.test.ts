@@ -1,12 +1,12 @@
 /**
- * The live feed against a real gateway (live through its `/api/events` stream) and against a
- * stand-in that serves `/api/events` as agreed with the console (snapshot, key, wallet, line, log).
+ * The live feed against a real gateway (through its `/api/events` stream) and against a stand-in
+ * that serves `/api/events` as docs/admin-api.md describes it (snapshot, key, wallet, line, log, status).
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { GatewayApi } from '../../main/gateway-api.js';
+import { GatewayApi, type AdminEvent } from '../../main/gateway-api.js';
 import { eventToAction, LiveFeed, spendSince } from '../../main/live-feed.js';
 import { dayStartOf, initialState, reduce, type Action, type AppState } from '../../main/state.js';
 import { startGateway, waitFor } from '../helpers/gateway.js';
@@ -33,75 +33,39 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
   const mock = await startMockUpstream();
   const feed = collector();
   let lost = 0;
-  const live = new LiveFeed(new GatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, { pollMs: 50, retryMs: 50, now: Date.now });
+  const live = new LiveFeed(new GatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, { retryMs: 50, toolsMs: 60_000, now: Date.now });
   try {
     await gw.admin.topup(3);
     await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
     const secret = await gw.admin.key('laptop');
     await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'before the feed' }] });
     live.start();
-    await waitFor(() => feed.state.feed === 'live' && feed.state.keys.length === 1 && feed.state.spentTodayMicro > 0, 'first poll');
+    await waitFor(() => feed.state.feed === 'live' && feed.state.keys.length === 1 && feed.state.spentTodayMicro > 0, 'the snapshot and the day summed');
     const first = feed.state.spentTodayMicro;
     assert.equal(feed.state.wallet!.spentMicro, first, "today's spend is the sum of today's rows");
-    assert.equal(feed.state.paused, null, 'this gateway cannot pause yet');
-    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while polling' }] });
+    assert.equal(feed.state.paused, false);
+    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while live' }] });
     await waitFor(() => feed.state.spentTodayMicro > first, 'the new row counted (a log event)');
     const logs = await gw.admin.logs();
     assert.equal(feed.state.spentTodayMicro, logs.reduce((s, e) => s + e.costMicro, 0), 'each row counted once');
     await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
     await waitFor(() => feed.state.keys[0]?.state === 'disabled', 'the key change');
+    assert.deepEqual(feed.state.tools?.map((t) => [t.tool, t.connected]), [['claude-code', false], ['codex', false], ['gemini-cli', false]]);
+    // Connecting a tool creates its key: the feed looks at the tools again at once.
+    await gw.admin.client.call('connectTool', { params: { tool: 'codex' }, body: { model: 'gpt-4o-mini' } });
+    await waitFor(() => feed.state.tools?.find((t) => t.tool === 'codex')?.connected === true, 'codex connected');
+    const codex = feed.state.tools!.find((t) => t.tool === 'codex')!;
+    assert.deepEqual([codex.keyName, codex.matches], ['codex', true]);
+    await gw.admin.client.call('pauseGateway');
+    await waitFor(() => feed.state.paused === true, 'the pause (a status event)');
+    await gw.admin.client.call('resumeGateway');
+    await waitFor(() => feed.state.paused === false, 'the resume');
     assert.equal(lost, 0);
     await gw.running.close();
     await waitFor(() => lost === 1, 'the gateway reported lost');
     assert.equal(feed.state.feed, 'offline');
   } finally {
     live.stop();
-    await mock.close();
-    await gw.close();
-  }
-});
-
-/** The real gateway seen through a proxy that hides `/api/events`, as an older gateway would answer. */
-async function withoutEvents(target: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
-    if (req.url?.startsWith('/api/events')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-      fetch(target + req.url, { method: req.method, headers, body })
-        .then(async (up) => res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await up.arrayBuffer())))
-        .catch(() => res.writeHead(502).end());
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
-}
-
-test('against a gateway without an event stream: polls, and sees keys and spend change', async () => {
-  const gw = await startGateway();
-  const mock = await startMockUpstream();
-  const proxy = await withoutEvents(gw.url);
-  const feed = collector();
-  const live = new LiveFeed(new GatewayApi(proxy.url, gw.running.adminToken), feed.dispatch, () => undefined, { pollMs: 50, retryMs: 50, now: Date.now });
-  try {
-    await gw.admin.topup(3);
-    await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
-    const secret = await gw.admin.key('laptop');
-    live.start();
-    await waitFor(() => feed.state.feed === 'polling' && feed.state.keys.length === 1, 'first poll');
-    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while polling' }] });
-    await waitFor(() => feed.state.spentTodayMicro > 0, 'the new row counted by a poll');
-    const logs = await gw.admin.logs();
-    assert.equal(feed.state.spentTodayMicro, logs.reduce((s, e) => s + e.costMicro, 0), 'each row counted once');
-    await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
-    await waitFor(() => feed.state.keys[0]?.state === 'disabled', 'the key change');
-    assert.equal(feed.state.feed, 'polling');
-  } finally {
-    live.stop();
-    await proxy.close();
     await mock.close();
     await gw.close();
   }
@@ -138,13 +102,13 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ entries: [logEntry(2, Date.now(), 30), logEntry(1, Date.now(), 20)] }));
       return;
     }
-    if (req.url === '/api/status') return void res.writeHead(200).end(JSON.stringify({ version: '1', dataDir: '/d', url: 'x' }));
+    if (req.url === '/api/status') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ version: '1', dataDir: '/d', url: 'x', paused: false }));
     res.writeHead(404).end('{}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const feed = collector();
-  const live = new LiveFeed(new GatewayApi(url, 'tga_test'), feed.dispatch, () => undefined, { pollMs: 50, retryMs: 50, now: Date.now });
+  const live = new LiveFeed(new GatewayApi(url, 'tga_test'), feed.dispatch, () => undefined, { retryMs: 50, toolsMs: 60_000, now: Date.now });
   try {
     live.start();
     await waitFor(() => clients.length === 1 && feed.state.feed === 'live', 'snapshot');
@@ -156,12 +120,14 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
     sse(clients[0]!, 'wallet', { wallet: wallet(4_000_000) });
     sse(clients[0]!, 'line', { line: line('openai', 'open') });
     sse(clients[0]!, 'log', { entry: logEntry(3, Date.now(), 5) });
+    sse(clients[0]!, 'status', { status: { version: '1', dataDir: '/d', url: 'x', paused: true } });
     sse(clients[0]!, 'mystery', { x: 1 });
     await waitFor(() => feed.state.lastLogId === 3, 'events applied');
     assert.equal(feed.state.keys[0]!.state, 'disabled');
     assert.equal(feed.state.wallet!.balanceMicro, 4_000_000);
     assert.equal(feed.state.lines[0]!.health.state, 'open');
     assert.equal(feed.state.spentTodayMicro, 55);
+    await waitFor(() => feed.state.paused === true, 'the status event');
     assert.ok(feed.state.dayStart === day || feed.state.dayStart > day);
     // The stream drops but the gateway still answers: the feed reconnects and takes a fresh snapshot.
     clients[0]!.destroy();
@@ -173,8 +139,8 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
   }
 });
 
-test('unknown events and bad JSON are ignored', () => {
-  assert.equal(eventToAction('mystery', '{}'), null);
-  assert.equal(eventToAction('key', 'not json'), null);
-  assert.deepEqual(eventToAction('wallet', JSON.stringify({ wallet: wallet(1) })), { type: 'wallet', wallet: wallet(1) });
+test('unknown events are ignored; a status event is the pause state', () => {
+  assert.equal(eventToAction({ event: 'mystery', data: {} } as unknown as AdminEvent), null);
+  assert.deepEqual(eventToAction({ event: 'wallet', data: { wallet: wallet(1) } }), { type: 'wallet', wallet: wallet(1) });
+  assert.deepEqual(eventToAction({ event: 'status', data: { status: { version: '1', dataDir: '/d', url: 'x', paused: true } } }), { type: 'paused', paused: true });
 });

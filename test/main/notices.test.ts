@@ -30,6 +30,23 @@ test('a line whose circuit opens notifies', () => {
   assert.deepEqual(notices(runningState({ lines: [line('openai', 'open')] }), runningState({ lines: [line('openai', 'open')] }), settings()), []);
 });
 
+test('a line that stays down notifies once: its probe failing (half-open, then open again) is the same outage', () => {
+  const s = settings();
+  const states = ['closed', 'open', 'half-open', 'open', 'half-open', 'open', 'half-open', 'closed', 'open'] as const;
+  const kinds = states.slice(1).flatMap((st, i) => notices(runningState({ lines: [line('openai', states[i])] }), runningState({ lines: [line('openai', st)] }), s).map((n) => `${i + 1}:${n.kind}`));
+  assert.deepEqual(kinds, ['1:lineDown', '8:lineDown'], 'the first opening, and again only after it had recovered');
+});
+
+test('low balance and key quota notify again only after recovering: a top-up, then a new fall below', () => {
+  const s = settings({ lowBalanceMicro: 1_000_000 });
+  const balances = [2_000_000, 900_000, 800_000, 700_000, 5_000_000, 999_999];
+  const kinds = balances.slice(1).flatMap((b, i) => notices(runningState({ wallet: wallet(balances[i]!) }), runningState({ wallet: wallet(b) }), s).map((n) => `${i + 1}:${n.kind}`));
+  assert.deepEqual(kinds, ['1:lowBalance', '5:lowBalance']);
+  const used = [0, 950_000, 990_000, 1_000_000];
+  const quota = used.slice(1).flatMap((u, i) => notices(runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: used[i]! })] }), runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: u })] }), s));
+  assert.equal(quota.length, 1, 'once per crossing of 90 %');
+});
+
 test('each kind can be turned off', () => {
   const off = settings({ notifications: { lowBalance: false, keyQuota: false, lineDown: false } });
   const before = runningState({ wallet: wallet(2_000_000), keys: [key('a', { quotaMicro: 10, usedMicro: 0 })], lines: [line('x')] });

@@ -3,11 +3,11 @@
  * pretest) runs under Node against a recording stand-in for `electron` (fake-electron/), with the
  * real gateway in a child process and the official `openai` SDK as the client. It shows the
  * wiring that no Electron binary can show on this machine: the gateway starts and answers, the
- * window gets the secure preferences, the tray lists the real keys and toggles them, a dead
- * gateway is restarted, and quitting lets a request in flight finish.
+ * window gets the secure preferences, the tray lists the real keys and toggles them, pauses and
+ * resumes the gateway, a dead gateway is restarted, and quitting lets a request in flight finish.
  */
 import assert from 'node:assert/strict';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,6 +30,7 @@ let mock: MockUpstream;
 let url: string;
 let admin: Admin;
 let laptop: string;
+let realHome: string | undefined;
 
 function menu(): Item[] {
   return (rec.trays[0]?.menu?.template ?? []) as Item[];
@@ -65,6 +66,10 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     writeFileSync(join(dir, 'desktop.json'), JSON.stringify({ port: 0 }));
     process.env.TOLLGATE_DATA_DIR = dir;
     process.env.XDG_CONFIG_HOME = join(dir, 'xdg');
+    // The gateway process reads (and a connect would edit) coding tools' files under HOME: a temporary one.
+    realHome = process.env.HOME;
+    process.env.HOME = join(dir, 'home');
+    mkdirSync(process.env.HOME);
     mock = await startMockUpstream();
     register('./fake-electron/hook.mjs', import.meta.url);
     rec = ((await import('./fake-electron/electron.js')) as { recorder: Recorder }).recorder;
@@ -75,6 +80,7 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
   });
 
   after(async () => {
+    process.env.HOME = realHome;
     for (const f of rec?.forks ?? []) f.proc.child.kill('SIGKILL');
     await mock?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -102,7 +108,7 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     assert.equal(prefs.nodeIntegration, false);
     assert.equal(prefs.webviewTag, false);
     assert.ok(existsSync(prefs.preload), 'the preload is built');
-    assert.ok(win.loaded[0] === `${url}/` || win.loaded[0]!.startsWith(`${url}/login?code=`), win.loaded[0]);
+    assert.ok(win.loaded[0]!.startsWith(`${url}/login?code=`), win.loaded[0]);
     assert.equal(win.visible, true);
 
     const ses = rec.sessions.get(prefs.partition)!;
@@ -163,6 +169,47 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
 
     item('laptop')!.click!();
     await waitFor(() => item('laptop')?.checked === true, 'the key ticked again', SLOW);
+  });
+
+  it('pauses from the tray: a model request gets 503; resuming from the tray serves it again', async () => {
+    const pause = item('Pause gateway');
+    assert.equal(pause?.enabled, true);
+    pause!.click!();
+    await waitFor(() => item('Resume gateway') !== undefined && firstLabel().endsWith('(paused)'), 'the tray to show the pause', SLOW);
+    assert.ok(rec.trays[0]!.image.path.endsWith('paused.png'), rec.trays[0]!.image.path);
+    assert.equal((await admin.client.call('getStatus')).paused, true);
+    await assert.rejects(client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while paused' }] }), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.APIError, String(err));
+      assert.equal(err.status, 503);
+      assert.match(err.message, /Tollgate is paused/);
+      return true;
+    });
+
+    item('Resume gateway')!.click!();
+    await waitFor(() => item('Pause gateway') !== undefined && !firstLabel().includes('(paused)'), 'the tray to show the gateway running', SLOW);
+    const ok = await client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'resumed' }] });
+    assert.ok(ok.choices[0]!.message.content);
+
+    // A pause made elsewhere (the CLI, the console) reaches the tray through the event stream.
+    await admin.client.call('pauseGateway');
+    await waitFor(() => item('Resume gateway') !== undefined, 'the tray to follow a pause made elsewhere', SLOW);
+    await admin.client.call('resumeGateway');
+    await waitFor(() => item('Pause gateway') !== undefined, 'and the resume', SLOW);
+  });
+
+  it('lists the connected coding tools from the gateway; clicking one opens the console on its Connect page', async () => {
+    await waitFor(() => item('Connect a coding tool…') !== undefined, 'the tools section', SLOW);
+    await admin.client.call('connectTool', { params: { tool: 'gemini-cli' }, body: { model: 'gpt-4o-mini' } });
+    await waitFor(() => item('Gemini CLI (key gemini-cli)') !== undefined, 'the connected tool in the tray', SLOW);
+    assert.ok(existsSync(join(dir, 'home', '.gemini', 'settings.json')), "the connect wrote the temporary HOME's files");
+    const win = rec.windows[0]!;
+    const before = win.loaded.length;
+    item('Gemini CLI (key gemini-cli)')!.click!();
+    await waitFor(() => win.loaded.length === before + 1, 'the console to load the Connect page', SLOW);
+    assert.match(win.loaded.at(-1)!, new RegExp(`^${url}/login\\?code=[^#]+#/connect$`));
+    assert.equal(win.visible, true);
+    await admin.client.call('disconnectTool', { params: { tool: 'gemini-cli' } });
+    await waitFor(() => item('Gemini CLI (key gemini-cli)') === undefined, 'the tool gone from the tray after disconnect', SLOW);
   });
 
   it('restarts a gateway that dies, and shows it in the tray', async () => {

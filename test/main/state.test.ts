@@ -6,10 +6,10 @@ import { key, line, logEntry, NOW, runningState, wallet } from './fixtures.js';
 const HOUR = 3_600_000;
 
 test('a snapshot fills wallet, keys, lines and the pause state', () => {
-  const s = reduce(initialState(NOW), { type: 'snapshot', snapshot: { wallet: wallet(7), keys: [key('a')], lines: [line('l')], paused: null } });
+  const s = reduce(initialState(NOW), { type: 'snapshot', snapshot: { wallet: wallet(7), keys: [key('a')], lines: [line('l')], paused: true } });
   assert.equal(s.wallet?.balanceMicro, 7);
   assert.deepEqual(s.keys.map((k) => k.name), ['a']);
-  assert.equal(s.paused, null);
+  assert.equal(s.paused, true);
 });
 
 test('key events replace the key by id, add new ones and drop deleted ones', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTrayMenu, type MenuItem } from '../../main/tray-menu.js';
+import { buildTrayMenu, toolItems, type MenuItem } from '../../main/tray-menu.js';
+import type { ToolConnection } from '../../main/state.js';
 import { trayIconFile, trayIconState, trayTooltip } from '../../main/tray-icon.js';
 import { key, NOW, runningState, settings, wallet } from './fixtures.js';
 
@@ -88,4 +89,36 @@ test('tray icon: error over paused over low balance over running', () => {
   assert.equal(trayIconFile('low', 'darwin'), 'lowTemplate.png');
   assert.equal(trayIconFile('low', 'win32'), 'low.png');
   assert.match(trayTooltip(runningState({ wallet: wallet(10) }), low), /Low balance: \$0.00001/);
+});
+
+function tool(id: string, name: string, over: Partial<ToolConnection> = {}): ToolConnection {
+  return {
+    tool: id, name, aliases: [], command: id, smallModelSetting: false, connected: false, keyName: null, keyLast4: null, model: null, smallModel: null, connectedAt: null,
+    baseUrl: null, pointsAtTollgate: false, files: [], matches: false, problems: [], suggested: null, ...over,
+  };
+}
+
+test('connected coding tools: each with its key, marked when the wiring no longer matches; each opens the Connect page', () => {
+  const open = { kind: 'open-console', page: '/connect' };
+  const tools = [
+    tool('claude-code', 'Claude Code', { connected: true, keyName: 'claude-code', matches: true, pointsAtTollgate: true }),
+    tool('codex', 'Codex CLI', { connected: true, keyName: 'codex', matches: false, problems: ['~/.codex/config.toml was changed by hand.'] }),
+    tool('gemini-cli', 'Gemini CLI'),
+  ];
+  assert.deepEqual(toolItems(tools), [
+    { type: 'label', label: 'Coding tools' },
+    { type: 'action', label: 'Claude Code (key claude-code)', action: open, enabled: true },
+    { type: 'action', label: 'Codex CLI (key codex): wiring changed, check it', action: open, enabled: true },
+    { type: 'action', label: 'Connect another tool…', action: open, enabled: true },
+  ]);
+  const all = tools.map((t) => ({ ...t, connected: true, keyName: t.tool, matches: true }));
+  assert.deepEqual(labels(toolItems(all)), ['Coding tools', 'Claude Code (key claude-code)', 'Codex CLI (key codex)', 'Gemini CLI (key gemini-cli)']);
+  assert.ok(!labels(toolItems(all)).some((l) => l.startsWith('Connect')), 'nothing left to connect');
+  assert.deepEqual(labels(toolItems(tools.map((t) => ({ ...t, connected: false })))), ['No coding tools connected', 'Connect a coding tool…']);
+  assert.deepEqual(toolItems(null), [], 'nothing until the gateway has answered');
+
+  const menu = buildTrayMenu({ state: runningState({ tools }), settings: settings(), launchAtLogin: false, now: NOW });
+  const at = labels(menu).indexOf('Coding tools');
+  assert.ok(at > labels(menu).indexOf('Disable all keys') && at < labels(menu).indexOf('Pause gateway'), labels(menu).join(' | '));
+  assert.ok(!labels(buildTrayMenu({ state: runningState(), settings: settings(), launchAtLogin: false, now: NOW })).includes('Coding tools'));
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CONSOLE_CSP, isExternalLink, isTrustedSender, navigationVerdict, originOf, requestAllowed } from '../../main/web-security.js';
+import { CONSOLE_CSP, consolePageUrl, isExternalLink, isTrustedSender, navigationVerdict, originOf, requestAllowed } from '../../main/web-security.js';
 
 const O = 'http://127.0.0.1:4141';
 
@@ -57,4 +57,12 @@ test('originOf keeps only http(s) origins', () => {
   assert.equal(originOf(`${O}/login?code=1`), O);
   assert.equal(originOf('file:///x'), undefined);
   assert.equal(originOf('::'), undefined);
+});
+
+test('a console page is the login URL with the route as its fragment; anything but a plain path is ignored', () => {
+  const login = 'http://127.0.0.1:4141/login?code=abc';
+  assert.equal(consolePageUrl(login, '/connect'), `${login}#/connect`);
+  assert.equal(consolePageUrl(login, undefined), login);
+  assert.equal(consolePageUrl(login, 'javascript:alert(1)'), login);
+  assert.equal(consolePageUrl(login, '/connect?x=<b>'), login);
 });
