@@ -1,4 +1,5 @@
 import type { GatewayError } from './errors.js';
+import type { Quirks } from './quirks.js';
 import type { SseEvent } from './sse.js';
 import type { Usage } from './usage.js';
 
@@ -8,8 +9,8 @@ import type { Usage } from './usage.js';
  * read on the way by a tap. The relay runs it (relay/passthrough.ts).
  */
 export interface Passthrough {
-  /** The upstream request for a line that knows the model as `upstreamModel`; `notes` say what was changed besides the model. */
-  request(upstreamModel: string): { path: string; headers: Record<string, string>; body: string; notes?: string[] };
+  /** The upstream request for a line that knows the model as `upstreamModel` (with the line's quirks); `notes` say what was changed besides the model. */
+  request(upstreamModel: string, quirks?: Quirks): { path: string; headers: Record<string, string>; body: string; notes?: string[] };
   /** Follows the answer stream: usage, end, in-band errors. */
   tap(): StreamTap;
   /** A whole JSON answer: its usage, if it carries one, and the text it produced (counted when it does not). */

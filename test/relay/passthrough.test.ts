@@ -173,7 +173,7 @@ describe('the upstream request', () => {
       line: line('g', { protocol: 'gemini', baseUrl: 'https://g.example' }),
       stream: false,
       answer: fakeAnswer(400, JSON.stringify(invalidKey)),
-      passthrough: geminiPassthrough('{}', false),
+      passthrough: geminiPassthrough({}, '{}', false),
       side: WIRE.gemini.upstream,
     });
     assert.equal(r.error?.code, 'upstream_auth_failed');

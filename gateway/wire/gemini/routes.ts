@@ -45,7 +45,7 @@ function generate(req: ClientRequest, model: string, stream: boolean): ModelCall
     encoder: makeCodec(model, { stream, sse: !stream || sse }),
     encodeStreamError: (e) => encodeStreamError(e, sse),
     // A stream without ?alt=sse is one JSON array: Tollgate re-encodes it rather than pass SSE through.
-    ...(stream && !sse ? {} : { passthrough: geminiPassthrough(req.rawBody, stream) }),
+    ...(stream && !sse ? {} : { passthrough: geminiPassthrough(request, req.rawBody, stream) }),
   };
 }
 

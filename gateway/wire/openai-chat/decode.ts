@@ -100,6 +100,12 @@ function userContent(content: unknown, param: string): ContentBlock[] {
   });
 }
 
+/** A tool call's Gemini thought signature, where Gemini's OpenAI-compatible endpoint and encode.ts put it. */
+function geminiSignature(extra: unknown): string | undefined {
+  const google = isObj(extra) ? extra.google : undefined;
+  const s = isObj(google) ? google.thought_signature : undefined;
+  return typeof s === 'string' && s !== '' ? s : undefined;
+}
 
 function assistantContent(m: Obj, param: string, toolNames: Map<string, string>, notes: Set<string>): ContentBlock[] {
   if (m.function_call !== undefined && m.function_call !== null) throw legacy(`${param}.function_call`);
@@ -115,6 +121,8 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
     });
   } else if (m.content !== undefined && m.content !== null) throw invalidRequest(`${param}.content must be a string, an array or null.`, `${param}.content`, 'invalid_type');
   if (typeof m.refusal === 'string' && m.refusal !== '') blocks.push(text(m.refusal));
+  // The reasoning Tollgate or a DeepSeek-style server gave with this turn (encode.ts); it goes first, as it came first.
+  if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') blocks.unshift({ type: 'thinking', text: m.reasoning_content, family: 'openai-chat' });
   if (m.tool_calls === undefined || m.tool_calls === null) return blocks;
   if (!Array.isArray(m.tool_calls)) throw invalidRequest(`${param}.tool_calls must be an array.`, `${param}.tool_calls`, 'invalid_type');
   m.tool_calls.forEach((c, j) => {
@@ -127,6 +135,8 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
       throw invalidRequest(`${pc} must be {id, type:"function", function:{name, arguments}}.`, pc);
     }
     const call: ToolCallBlock = { type: 'tool_call', id: c.id, name: c.function.name, input: parseToolArguments(c.function.arguments, `${pc}.function.arguments`) };
+    const signature = geminiSignature(c.extra_content);
+    if (signature) Object.assign(call, { signature, signatureFamily: 'gemini' });
     toolNames.set(call.id, call.name);
     blocks.push(call);
   });

@@ -165,6 +165,25 @@ describe('decodeRequest: messages', () => {
   });
 });
 
+describe('decodeRequest: reasoning the client kept', () => {
+  test("reasoning_content is the turn's unsigned thinking, first; a Gemini signature on a call comes back from extra_content", () => {
+    const req = decodeRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: null, reasoning_content: 'look it up', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: { google: { thought_signature: 'CiG' } } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+        { role: 'assistant', content: 'done', reasoning_content: '' },
+      ],
+    });
+    assert.deepEqual(req.messages[1]!.content, [
+      { type: 'thinking', text: 'look it up', family: 'openai-chat' },
+      { type: 'tool_call', id: 'c1', name: 'f', input: {}, signature: 'CiG', signatureFamily: 'gemini' },
+    ]);
+    assert.deepEqual(req.messages[3]!.content, [{ type: 'text', text: 'done' }], 'an empty reasoning_content is no block');
+  });
+});
+
 describe('decodeRequest: parameters', () => {
   const base = { model: 'gpt-x', messages: [{ role: 'user' as const, content: 'hi' }] };
 
