@@ -48,3 +48,19 @@ test('missing or null details and missing totals read as zero', () => {
   assert.deepEqual(fromOpenAIUsage({ prompt_tokens: 10, prompt_tokens_details: {} }), { ...emptyUsage(), inputTokens: 10 });
   assert.deepEqual(fromOpenAIUsage({}), emptyUsage());
 });
+
+test('cache writes, where a server reports them, come out of the prompt once and into cacheWriteTokens', () => {
+  const openai = fromOpenAIUsage({ prompt_tokens: 1_000, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 700 } });
+  assert.deepEqual(openai, { ...emptyUsage(), inputTokens: 100, cacheReadTokens: 200, cacheWriteTokens: 700, outputTokens: 10 });
+  assert.equal(totalTokens(openai), 1_010);
+  const litellm = fromOpenAIUsage({ prompt_tokens: 900, completion_tokens: 5, cache_creation_input_tokens: 850 });
+  assert.deepEqual(litellm, { ...emptyUsage(), inputTokens: 50, cacheWriteTokens: 850, outputTokens: 5 });
+  // A figure larger than the prompt cannot be right: it is capped, so no bucket goes negative.
+  const odd = fromOpenAIUsage({ prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 60, cache_write_tokens: 500 } });
+  assert.deepEqual(odd, { ...emptyUsage(), inputTokens: 0, cacheReadTokens: 60, cacheWriteTokens: 40, outputTokens: 1 });
+});
+
+test('counts that are not non-negative numbers count as zero', () => {
+  const u = fromOpenAIUsage({ prompt_tokens: -5, completion_tokens: Number.NaN, prompt_tokens_details: { cached_tokens: '3' as unknown as number } });
+  assert.deepEqual(u, emptyUsage());
+});
