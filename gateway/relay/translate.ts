@@ -1,7 +1,7 @@
 import type { CanonicalRequest } from '../core/canonical.js';
 import type { ClientEncoder } from '../core/codec.js';
 import { countTokens } from '../core/estimate.js';
-import { upstreamMalformed, type GatewayError } from '../core/errors.js';
+import { invalidRequest, upstreamMalformed, type GatewayError } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import { readSse } from '../core/sse.js';
 import type { Usage } from '../core/usage.js';
@@ -35,6 +35,11 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   const provider = spec.side.codec;
   const admission = exchange.admission!;
   const line = admission.line;
+  // Output the client asked for and the canonical model cannot bring back: a 400 rather than a 200 without it.
+  const refused = spec.request.uncarriedOutputs?.[0];
+  if (refused) {
+    throw invalidRequest(`${refused.param}: ${refused.what} cannot be produced for this model: its upstream speaks ${line.protocol}, and Tollgate cannot carry ${refused.what} back across formats. Remove ${refused.param}.`, refused.param, 'unsupported_value');
+  }
   const notes: string[] = [...spec.request.notes];
   const up = provider.toRequest({ ...spec.request, model: admission.upstreamModel, notes }, line.quirks);
   exchange.notes.push(...notes, ...(up.notes ?? []));

@@ -274,8 +274,18 @@ function decodeStop(raw: unknown): string[] | undefined {
   return raw.length > 0 ? (raw as string[]) : undefined;
 }
 
-/** Fields with no canonical counterpart; each one present is logged as a note. */
-const UNCARRIED = ['logprobs', 'top_logprobs', 'logit_bias', 'audio', 'prediction', 'web_search_options'] as const;
+/** Fields with no canonical counterpart that change nothing the client gets back; each one present is logged as a note. */
+const UNCARRIED = ['logit_bias', 'prediction', 'web_search_options'] as const;
+
+/** Output asked for that the canonical model cannot bring back (refused on the translated path, relay/translate.ts). */
+function uncarriedOutputs(body: Obj): { param: string; what: string }[] {
+  const out: { param: string; what: string }[] = [];
+  if (Array.isArray(body.modalities) && body.modalities.includes('audio')) out.push({ param: 'modalities', what: 'audio output' });
+  else if (body.audio !== undefined && body.audio !== null) out.push({ param: 'audio', what: 'audio output' });
+  if (body.logprobs === true) out.push({ param: 'logprobs', what: 'log probabilities' });
+  else if (body.top_logprobs !== undefined && body.top_logprobs !== null) out.push({ param: 'top_logprobs', what: 'log probabilities' });
+  return out;
+}
 
 export function decodeRequest(body: unknown): CanonicalRequest {
   if (!isObj(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
@@ -303,6 +313,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   const format = decodeResponseFormat(body.response_format);
   if (format) req.responseFormat = format;
   for (const k of UNCARRIED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) notes.add(`${k} is not carried to this upstream`);
+  const outputs = uncarriedOutputs(body);
+  if (outputs.length > 0) req.uncarriedOutputs = outputs;
   req.notes = [...notes];
   return req;
 }

@@ -264,8 +264,13 @@ describe('decodeRequest: parameters', () => {
     assert.equal(decodeRequest({ ...base, n: 1 }).model, 'gpt-x');
   });
 
-  test('fields with no canonical place are noted, not refused', () => {
-    const req = decodeRequest({ ...base, logprobs: true, top_logprobs: 3, metadata: { a: 'b' }, store: false });
-    assert.deepEqual(req.notes, ['logprobs is not carried to this upstream', 'top_logprobs is not carried to this upstream']);
+  test('input-side fields with no canonical place are noted; asked-for output it cannot bring back is marked for refusal', () => {
+    const req = decodeRequest({ ...base, logprobs: true, top_logprobs: 3, logit_bias: { '1': 2 }, metadata: { a: 'b' }, store: false });
+    assert.deepEqual(req.notes, ['logit_bias is not carried to this upstream']);
+    assert.deepEqual(req.uncarriedOutputs, [{ param: 'logprobs', what: 'log probabilities' }]);
+    assert.deepEqual(decodeRequest({ ...base, top_logprobs: 2 }).uncarriedOutputs, [{ param: 'top_logprobs', what: 'log probabilities' }]);
+    assert.deepEqual(decodeRequest({ ...base, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }).uncarriedOutputs, [{ param: 'modalities', what: 'audio output' }]);
+    assert.deepEqual(decodeRequest({ ...base, audio: { voice: 'alloy', format: 'wav' } }).uncarriedOutputs, [{ param: 'audio', what: 'audio output' }]);
+    assert.equal(decodeRequest({ ...base, logprobs: false, modalities: ['text'] }).uncarriedOutputs, undefined);
   });
 });
