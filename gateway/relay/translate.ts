@@ -63,7 +63,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
       outcome = { status: 200, usage: { ...spec.promptUsage, outputTokens: await countTokens(produced) }, usageEstimated: true, error: null };
     }
     await settleBeforeEnd(exchange, outcome);
-    sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId });
+    sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId, ...up.clientHeaders });
     return outcome;
   }
 
@@ -88,7 +88,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   try {
     for await (const chunk of spec.encoder.encodeStream(events, ctx)) {
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!spec.res.headersSent) startStream(spec, exchange.requestId);
+      if (!spec.res.headersSent) startStream(spec, exchange.requestId, up.clientHeaders);
       markFirstByte(exchange);
       const pending = write(spec.res, chunk);
       if (pending) await pending;
@@ -103,7 +103,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   }
   clientGone ||= spec.res.destroyed;
   upstream.body.destroy();
-  if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId);
+  if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId, up.clientHeaders);
   const done = tap.failure ? failed : settled;
   if (done) {
     if (!clientGone) spec.res.end();
@@ -115,7 +115,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   return outcome;
 }
 
-function startStream(spec: TranslateSpec, requestId: string): void {
+function startStream(spec: TranslateSpec, requestId: string, clientHeaders: Record<string, string> | undefined): void {
   const type = spec.encoder.streamContentType;
-  startSse(spec.res, { 'x-request-id': requestId, ...(type ? { 'content-type': type } : {}) });
+  startSse(spec.res, { 'x-request-id': requestId, ...clientHeaders, ...(type ? { 'content-type': type } : {}) });
 }

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { CacheControl, CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, MediaSource, ReasoningEffort, ResponseFormat, TextBlock, Thinking, ToolChoice, ToolDefinition } from '../../core/canonical.js';
+import type { CacheControl, CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, MediaSource, ReasoningEffort, TextBlock, Thinking, ToolChoice, ToolDefinition } from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
+import type { Quirks } from '../../core/quirks.js';
 import { FILLER_USER_TEXT, fillerTurnNote } from '../../core/shaping.js';
 import { droppedNote } from '../../core/reasoning.js';
 import { loopWithoutThinking, THINKING_OFF_NOTE } from './history.js';
+import { STRUCTURED_OUTPUT_HEADER, structuredOutput } from './structured.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Messages requires `max_tokens`; OpenAI and Gemini clients may leave it out, so this fills the gap. */
@@ -153,15 +155,6 @@ function toolChoice(c: ToolChoice): Record<string, unknown> {
   return wire;
 }
 
-/** Messages has no JSON mode that every Anthropic-compatible upstream accepts, so it is asked for in the system prompt. */
-function jsonInstruction(f: ResponseFormat): TextBlock | undefined {
-  if (f.type === 'json_object') return { type: 'text', text: 'Respond with a single JSON object and nothing else.' };
-  if (f.type === 'json_schema') {
-    return { type: 'text', text: `Respond with a single JSON object and nothing else. It must conform to this JSON Schema (named "${f.name}"):\n${JSON.stringify(f.schema)}` };
-  }
-  return undefined;
-}
-
 /** Budgets for an effort level where a budget is needed: each reads back as the same level (core/shaping.ts effortOf). */
 const EFFORT_BUDGET: Record<ReasoningEffort, number> = { minimal: 1024, low: 2048, medium: 8192, high: 24576 };
 
@@ -186,13 +179,13 @@ function thinkingOf(req: CanonicalRequest, notes: string[]): Thinking | undefine
 }
 
 /** Canonical → Messages request. What cannot be carried is dropped and recorded in `req.notes` (the request's log channel). */
-export function toRequest(req: CanonicalRequest): UpstreamRequest {
+export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamRequest {
   const notes = req.notes;
   const system = [...req.system];
-  const json = req.responseFormat && jsonInstruction(req.responseFormat);
-  if (json) {
-    system.push(json);
-    notes.push('anthropic: response_format emulated with a system instruction');
+  const structured = structuredOutput(req.responseFormat, quirks);
+  if (structured && 'instruction' in structured) {
+    system.push(structured.instruction);
+    notes.push(`anthropic: structured output (${req.responseFormat!.type}) only asked for in the system prompt: ${req.responseFormat!.type === 'json_object' ? 'a JSON object without a schema has no native form' : "this line's upstream has no native structured output"}`);
   }
   const thinking = thinkingOf(req, notes);
   const budget = thinking?.type === 'enabled' ? thinking.budgetTokens : 0;
@@ -217,6 +210,7 @@ export function toRequest(req: CanonicalRequest): UpstreamRequest {
     if (thinking?.type === 'adaptive') body.output_config = { effort: req.reasoningEffort === 'minimal' ? 'low' : req.reasoningEffort };
     else if (req.thinking) notes.push(`anthropic: dropped reasoning effort "${req.reasoningEffort}" (thinking is not adaptive)`);
   }
+  if (structured && 'format' in structured) body.output_config = { ...(body.output_config as object | undefined), format: structured.format };
   if (req.user !== undefined) body.metadata = { user_id: req.user };
   if (req.stopSequences !== undefined) body.stop_sequences = req.stopSequences;
   if (req.temperature !== undefined) {
@@ -230,5 +224,7 @@ export function toRequest(req: CanonicalRequest): UpstreamRequest {
   for (const [name, value] of [['seed', req.seed], ['presence_penalty', req.presencePenalty], ['frequency_penalty', req.frequencyPenalty]] as const) {
     if (value !== undefined) notes.push(`anthropic: dropped ${name} (Messages has no such parameter)`);
   }
-  return { path: '/v1/messages', headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' }, body };
+  const out: UpstreamRequest = { path: '/v1/messages', headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' }, body };
+  if (structured && 'instruction' in structured) out.clientHeaders = { [STRUCTURED_OUTPUT_HEADER]: 'prompt' };
+  return out;
 }

@@ -181,12 +181,48 @@ describe('toRequest', () => {
     for (const m of ['claude-haiku-4-5', 'claude-opus-4-5-20251101', 'claude-3-7-sonnet-20250219', 'claude-mythos-preview', 'kimi-k2.6']) assert.equal(adaptiveModel(m), false, m);
   });
 
-  test('JSON response formats become a system instruction', () => {
+  test('without native structured output, JSON response formats become a system instruction, and the client is told', () => {
     const r = req({ system: [{ type: 'text', text: 'S' }], responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { a: { type: 'number' } } } } });
-    const system = body(r).system as Anthropic.TextBlockParam[];
+    const up = toRequest(r);
+    const system = (up.body as Anthropic.MessageCreateParams).system as Anthropic.TextBlockParam[];
     assert.equal(system.length, 2);
     assert.match(system[1]?.text ?? '', /single JSON object.*"answer".*\{"type":"object","properties":\{"a":\{"type":"number"\}\}\}/s);
-    assert.deepEqual(r.notes, ['anthropic: response_format emulated with a system instruction']);
+    assert.deepEqual(r.notes, ["anthropic: structured output (json_schema) only asked for in the system prompt: this line's upstream has no native structured output"]);
+    assert.deepEqual(up.clientHeaders, { 'x-tollgate-structured-output': 'prompt' });
     assert.equal(body(req({ responseFormat: { type: 'text' } })).system, undefined);
+  });
+
+  test('with the structuredOutput quirk, a JSON schema goes natively in output_config.format, in the subset Anthropic accepts', () => {
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 2, format: 'email' }, tags: { type: 'array', items: { type: 'string', pattern: '^x' }, minItems: 3 }, when: { type: 'string', format: 'date-time' } },
+      required: ['name'],
+      additionalProperties: true,
+    };
+    const r = req({ responseFormat: { type: 'json_schema', name: 'person', schema, strict: true }, reasoningEffort: 'high', thinking: { type: 'adaptive' } });
+    const up = toRequest(r, { structuredOutput: 'output_config' });
+    const b = up.body as Record<string, any>;
+    assert.equal(b.system, undefined, 'no instruction in the prompt');
+    assert.equal(up.clientHeaders, undefined, 'nothing to tell the client');
+    assert.deepEqual(b.output_config, {
+      effort: 'high',
+      format: {
+        type: 'json_schema',
+        schema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', format: 'email', description: '{minLength: 2}' },
+            tags: { type: 'array', items: { type: 'string', description: '{pattern: "^x"}' }, description: '{minItems: 3}' },
+            when: { type: 'string', format: 'date-time' },
+          },
+          additionalProperties: false,
+          required: ['name'],
+        },
+      },
+    });
+    // json_object has no schema to send: the prompt, and the header, even on such a line.
+    const obj = toRequest(req({ responseFormat: { type: 'json_object' } }), { structuredOutput: 'output_config' });
+    assert.equal((obj.body as Record<string, any>).output_config, undefined);
+    assert.deepEqual(obj.clientHeaders, { 'x-tollgate-structured-output': 'prompt' });
   });
 });
