@@ -107,6 +107,7 @@ export function messagesPassthrough(body: Record<string, unknown>, rawBody: stri
       return reasoning.notes.length > 0 ? { ...out, notes: reasoning.notes } : out;
     },
     tap: () => new MessagesStreamTap(),
+    modelField: { answer: ['model'], event: ['message', 'model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; content?: { text?: string; thinking?: string; input?: unknown }[] };
       const produced = (p.content ?? []).map((b) => b.text ?? b.thinking ?? (b.input ? JSON.stringify(b.input) : '')).join('');

@@ -91,6 +91,7 @@ export function geminiPassthrough(body: Record<string, unknown>, rawBody: string
       return notes ? { ...out, notes } : out;
     },
     tap: () => new GeminiStreamTap(),
+    modelField: { answer: ['modelVersion'], event: ['modelVersion'] },
     readAnswer(parsed) {
       const tap = new GeminiStreamTap();
       tap.onEvent({ data: JSON.stringify(parsed) });

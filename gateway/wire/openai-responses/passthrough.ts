@@ -65,6 +65,7 @@ export function responsesPassthrough(body: Record<string, unknown>, rawBody: str
   return {
     request: (upstreamModel) => ({ path: '/responses', headers: {}, body: upstreamBody(rawBody, body, { model: upstreamModel, ...changes }), ...(notes ? { notes } : {}) }),
     tap: () => new ResponsesStreamTap(),
+    modelField: { answer: ['model'], event: ['response', 'model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; output?: { content?: { text?: string }[]; arguments?: string }[] };
       const produced = (p.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');
