@@ -17,7 +17,7 @@ export interface Passthrough {
   readAnswer(parsed: unknown): { usage: Usage | undefined; produced: string };
   /**
    * Where the answer names its model: the path in a whole JSON answer and in a stream event.
-   * The relay puts the model the client asked for there (docs/protocols.md §6.9), as every
+   * The relay puts the model the client asked for there (docs/protocols.md §6.20), as every
    * translated path does.
    */
   modelField: { answer: readonly string[]; event: readonly string[] };

@@ -27,7 +27,7 @@ export interface PassthroughSpec {
 /**
  * Same format on both sides: the body goes up as the format rewrote it (usually only `model`),
  * and the answer comes back byte for byte while the tap reads usage on the way, except for the
- * model it names: the one the client asked for, as on every path (docs/protocols.md §6.9). Throws a
+ * model it names: the one the client asked for, as on every path (docs/protocols.md §6.20). Throws a
  * GatewayError if nothing has been written to the client yet; once a stream has started,
  * failures end it with an in-band error event instead.
  */

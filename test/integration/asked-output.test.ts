@@ -2,7 +2,7 @@
  * Output a client asks for that Tollgate cannot bring back across formats (audio, images,
  * log probabilities) is refused with a 400 in the client's own shape, naming the parameter, on a
  * translated line; on a line of the client's own format (the pass-through) it is carried and
- * served. Never a 200 without the asked-for part (docs/protocols.md §6.7).
+ * served. Never a 200 without the asked-for part (docs/protocols.md §6.18).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * One rule for the model id an answer carries, on every path (docs/protocols.md §6.9): the id the
+ * One rule for the model id an answer carries, on every path (docs/protocols.md §6.20): the id the
  * client asked for, never the upstream's own name for it. Each line here knows its model by
  * another id (modelMap), which the mock echoes back, as vendors echo a dated snapshot id.
  */

@@ -1,5 +1,5 @@
 /**
- * Structured output to Anthropic lines (docs/protocols.md §6.8): a line made from the Anthropic
+ * Structured output to Anthropic lines (docs/protocols.md §6.19): a line made from the Anthropic
  * preset gets the schema natively (`output_config.format`), and the mock, like Anthropic, answers
  * with JSON that fits it; an Anthropic-compatible line without native structured output gets the
  * schema in the system prompt, and the client is told by the `x-tollgate-structured-output`

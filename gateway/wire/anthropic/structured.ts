@@ -1,5 +1,5 @@
 /**
- * Structured output to an Anthropic upstream (docs/protocols.md §6.8).
+ * Structured output to an Anthropic upstream (docs/protocols.md §6.19).
  *
  * Anthropic's API has a native form, `output_config.format: {type: "json_schema", schema}`, for a
  * line whose preset says so (the `structuredOutput: "output_config"` quirk). It takes a subset of
