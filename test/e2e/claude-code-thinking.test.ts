@@ -11,17 +11,15 @@
  * Needs CLAUDE_BIN (see claude-code.test.ts).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
+import { runClaude, type ClaudeRun } from '../helpers/claude-cli.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 const CLAUDE = process.env.CLAUDE_BIN;
-const run = promisify(execFile);
 let mock: MockUpstream;
 let gw: TestGateway;
 let work: string;
@@ -51,29 +49,8 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-interface Result {
-  is_error: boolean;
-  num_turns: number;
-  result: string;
-  session_id: string;
-}
-
-async function claude(args: string[], model: string): Promise<Result> {
-  const { stdout } = await run(CLAUDE!, [...args, '--output-format', 'json', '--dangerously-skip-permissions'], {
-    cwd: work,
-    env: {
-      PATH: process.env.PATH,
-      HOME: work,
-      IS_SANDBOX: '1',
-      ANTHROPIC_BASE_URL: gw.url,
-      ANTHROPIC_API_KEY: key,
-      ANTHROPIC_MODEL: model,
-      ANTHROPIC_DEFAULT_HAIKU_MODEL: SECOND,
-      MAX_THINKING_TOKENS: '4096',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    },
-  });
-  return JSON.parse(stdout) as Result;
+function claude(args: string[], model: string): Promise<ClaudeRun> {
+  return runClaude(CLAUDE!, args, { work, gatewayUrl: gw.url, key, model, haikuModel: SECOND, env: { MAX_THINKING_TOKENS: '4096' } });
 }
 
 test('Claude Code, thinking on, reads a file on DeepSeek, resumes on Claude, then the model itself moves to Claude', { skip: CLAUDE ? false : 'set CLAUDE_BIN to run', timeout: 240_000 }, async () => {
