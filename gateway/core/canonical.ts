@@ -42,10 +42,14 @@ export interface DocumentBlock {
 }
 
 /**
- * Which provider family produced a thinking block or signature. Signatures only verify within the
- * family that made them, so encoders of another family drop them (and say so in the log).
+ * Which wire family produced a thinking block or signature, i.e. which upstreams can take it
+ * back: `anthropic` (signed thinking), `openai` (Responses reasoning with `encrypted_content`),
+ * `gemini` (thought signatures), `openai-chat` (the unsigned `reasoning_content` text of
+ * DeepSeek, Kimi, Qwen…). Signatures only verify within the family that made them, so upstream
+ * sides of another family drop them (and say so in the log); core/reasoning.ts carries them
+ * through clients of another format.
  */
-export type ProviderFamily = 'anthropic' | 'openai' | 'gemini';
+export type ProviderFamily = 'anthropic' | 'openai' | 'gemini' | 'openai-chat';
 
 export interface ThinkingBlock {
   type: 'thinking';
@@ -142,6 +146,12 @@ export interface CanonicalRequest {
   frequencyPenalty?: number;
   /** Notes for the log about what could not be carried (dropped tool kinds, signatures…). */
   notes: string[];
+  /**
+   * Output the client asked for that the canonical model has no place for (audio, images,
+   * logprobs): a translated request is refused with a 400 naming `param`; the pass-through,
+   * which carries everything, serves it.
+   */
+  uncarriedOutputs?: { param: string; what: string }[];
 }
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn' | 'context_exceeded';
@@ -160,9 +170,9 @@ export interface CanonicalResponse {
 /** The start of a content block in a stream: what is known before its deltas. */
 export type BlockStart =
   | { type: 'text' }
-  | { type: 'thinking' }
-  | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_call'; id: string; name: string; signature?: string };
+  | { type: 'thinking'; /** Who makes the block; its signature arrives as signature_delta. */ family?: ProviderFamily }
+  | { type: 'redacted_thinking'; data: string; family?: ProviderFamily }
+  | { type: 'tool_call'; id: string; name: string; signature?: string; signatureFamily?: ProviderFamily };
 
 /**
  * Stream events. Providers guarantee what Anthropic's stream requires and the others allow:

@@ -39,6 +39,8 @@ export interface UpstreamRequest {
   body: unknown;
   /** What the encoder dropped or changed, for the log. */
   notes?: string[];
+  /** Headers for the client's answer that tell it how its request was served (a structured-output fallback). */
+  clientHeaders?: Record<string, string>;
 }
 
 export interface UpstreamCodec {

@@ -10,15 +10,44 @@ import type { Usage } from './usage.js';
  */
 export interface Passthrough {
   /**
-   * The upstream request for a line that knows the model as `upstreamModel`. `outputLimit`, when
-   * given, is an output limit Tollgate sets because the client set none and the wallet or quota
-   * cannot pay for the model's maximum (billing/billing.ts): the format puts it in its own field.
+   * The upstream request for a line that knows the model as `upstreamModel`, with the line's
+   * quirks. `outputLimit`, when given, is an output limit Tollgate sets because the client set none
+   * and the wallet or quota cannot pay for the model's maximum (billing/billing.ts): the format puts
+   * it in its own field. `notes` say what was changed besides the model.
    */
-  request(upstreamModel: string, outputLimit?: { tokens: number; quirks: Quirks }): { path: string; headers: Record<string, string>; body: string };
+  request(upstreamModel: string, quirks?: Quirks, outputLimit?: number): { path: string; headers: Record<string, string>; body: string; notes?: string[] };
   /** Follows the answer stream: usage, end, in-band errors. */
   tap(): StreamTap;
   /** A whole JSON answer: its usage, if it carries one, and the text it produced (counted when it does not). */
   readAnswer(parsed: unknown): { usage: Usage | undefined; produced: string };
+  /**
+   * Where the answer names its model: the path in a whole JSON answer and in a stream event.
+   * The relay puts the model the client asked for there (docs/protocols.md §6.20), as every
+   * translated path does.
+   */
+  modelField: { answer: readonly string[]; event: readonly string[] };
+}
+
+/**
+ * `data` (a JSON answer or one stream event) with the string at `path` set to `model`; the same
+ * string, not re-serialised, when it has no such field or already says `model`.
+ */
+export function withModel(data: string, path: readonly string[], model: string): string {
+  const key = path.at(-1);
+  if (key === undefined || !data.includes(`"${key}"`)) return data;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return data;
+  }
+  let node = parsed;
+  for (const k of path.slice(0, -1)) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[k] : undefined;
+  if (typeof node !== 'object' || node === null) return data;
+  const holder = node as Record<string, unknown>;
+  if (typeof holder[key] !== 'string' || holder[key] === model) return data;
+  holder[key] = model;
+  return JSON.stringify(parsed);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { GatewayError, upstreamMalformed } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
-import type { Passthrough } from '../core/passthrough.js';
+import { withModel, type Passthrough } from '../core/passthrough.js';
 import { formatSse, readSse } from '../core/sse.js';
 import type { UpstreamResponse } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
@@ -26,16 +26,22 @@ export interface PassthroughSpec {
 
 /**
  * Same format on both sides: the body goes up as the format rewrote it (usually only `model`),
- * and the answer comes back byte for byte while the tap reads usage on the way. Throws a
+ * and the answer comes back byte for byte while the tap reads usage on the way, except for the
+ * model it names: the one the client asked for, as on every path (docs/protocols.md §6.20). Throws a
  * GatewayError if nothing has been written to the client yet; once a stream has started,
  * failures end it with an in-band error event instead.
  */
 export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
   const admission = spec.exchange.admission!;
-  const limit = admission.outputLimit === undefined ? undefined : { tokens: admission.outputLimit, quirks: admission.line.quirks ?? {} };
-  const request = spec.passthrough.request(admission.upstreamModel, limit);
+  const request = spec.passthrough.request(admission.upstreamModel, admission.line.quirks ?? {}, admission.outputLimit);
+  if (request.notes) spec.exchange.notes.push(...request.notes);
   const upstream = await callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
+}
+
+/** The model id the client asked for (before any alias or line mapping). */
+function requestedModel(spec: PassthroughSpec): string {
+  return spec.exchange.model ?? spec.exchange.admission!.model.id;
 }
 
 async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
@@ -55,7 +61,7 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
   const billed = await billableUsage(spec.exchange, { final: found.usage, produced: () => found.produced }, spec.counter);
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
-  sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
+  sendJson(spec.res, upstream.status, withModel(text, spec.passthrough.modelField.answer, requestedModel(spec)), { 'x-request-id': spec.exchange.requestId });
   return outcome;
 }
 
@@ -76,7 +82,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
       // Headers go out with the first event, so a line that fails before it can be swapped.
       if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
-      const pending = write(res, formatSse(ev));
+      const pending = write(res, formatSse({ ...ev, data: withModel(ev.data, spec.passthrough.modelField.event, requestedModel(spec)) }));
       if (pending) await pending;
       if (res.destroyed) throw new ClientClosedError();
     }

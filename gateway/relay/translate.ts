@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from '../core/canonical.js';
 import type { ClientEncoder } from '../core/codec.js';
-import { upstreamMalformed, type GatewayError } from '../core/errors.js';
+import { invalidRequest, upstreamMalformed, type GatewayError } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import { readSse } from '../core/sse.js';
 import type { Usage } from '../core/usage.js';
@@ -37,6 +37,11 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   const provider = spec.side.codec;
   const admission = exchange.admission!;
   const line = admission.line;
+  // Output the client asked for and the canonical model cannot bring back: a 400 rather than a 200 without it.
+  const refused = spec.request.uncarriedOutputs?.[0];
+  if (refused) {
+    throw invalidRequest(`${refused.param}: ${refused.what} cannot be produced for this model: its upstream speaks ${line.protocol}, and Tollgate cannot carry ${refused.what} back across formats. Remove ${refused.param}.`, refused.param, 'unsupported_value');
+  }
   const notes: string[] = [...spec.request.notes];
   // An output limit Tollgate sets for a client that set none (billing/billing.ts) goes upstream like the client's own.
   const limit = admission.outputLimit === undefined ? {} : { maxOutputTokens: admission.outputLimit };
@@ -60,7 +65,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     const billed = await billableUsage(exchange, { final: answer.usageEstimated ? undefined : answer.usage, produced }, spec.counter);
     const outcome: Outcome = { status: 200, ...billed, error: null };
     await settleBeforeEnd(exchange, outcome);
-    sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId });
+    sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId, ...up.clientHeaders });
     return outcome;
   }
 
@@ -86,7 +91,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   try {
     for await (const chunk of spec.encoder.encodeStream(events, ctx)) {
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!spec.res.headersSent) startStream(spec, exchange.requestId);
+      if (!spec.res.headersSent) startStream(spec, exchange.requestId, up.clientHeaders);
       markFirstByte(exchange);
       const pending = write(spec.res, chunk);
       if (pending) await pending;
@@ -101,14 +106,14 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   }
   clientGone ||= spec.res.destroyed;
   upstream.body.destroy();
-  if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId);
+  if (!clientGone && !spec.res.headersSent) startStream(spec, exchange.requestId, up.clientHeaders);
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
   const outcome = await settleOnce(clientGone ? 499 : (error?.status ?? 200), error);
   if (!clientGone) spec.res.end();
   return outcome;
 }
 
-function startStream(spec: TranslateSpec, requestId: string): void {
+function startStream(spec: TranslateSpec, requestId: string, clientHeaders: Record<string, string> | undefined): void {
   const type = spec.encoder.streamContentType;
-  startSse(spec.res, { 'x-request-id': requestId, ...(type ? { 'content-type': type } : {}) });
+  startSse(spec.res, { 'x-request-id': requestId, ...clientHeaders, ...(type ? { 'content-type': type } : {}) });
 }

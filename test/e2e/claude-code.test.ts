@@ -5,17 +5,15 @@
  * CLAUDE_BIN=/tmp/cc/node_modules/.bin/claude. Skipped without it.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
+import { runClaude } from '../helpers/claude-cli.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 const CLAUDE = process.env.CLAUDE_BIN;
-const run = promisify(execFile);
 let mock: MockUpstream;
 let gw: TestGateway;
 let work: string;
@@ -44,20 +42,7 @@ after(async () => {
 
 for (const model of ['claude-opus-4-7', 'claude-opus-4-6']) {
   test(`Claude Code reads a file through Tollgate (${model})`, { skip: CLAUDE ? false : 'set CLAUDE_BIN to run', timeout: 120_000 }, async () => {
-    const { stdout } = await run(CLAUDE!, ['-p', 'Read notes.txt and tell me what it says', '--output-format', 'json', '--dangerously-skip-permissions'], {
-      cwd: work,
-      env: {
-        PATH: process.env.PATH,
-        HOME: work,
-        IS_SANDBOX: '1',
-        ANTHROPIC_BASE_URL: gw.url,
-        ANTHROPIC_API_KEY: key,
-        ANTHROPIC_MODEL: model,
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-haiku-4-5',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-    });
-    const result = JSON.parse(stdout) as { is_error: boolean; num_turns: number; result: string; usage: { input_tokens: number } };
+    const result = await runClaude(CLAUDE!, ['-p', 'Read notes.txt and tell me what it says'], { work, gatewayUrl: gw.url, key, model, haikuModel: 'claude-haiku-4-5' });
     assert.equal(result.is_error, false);
     assert.equal(result.num_turns, 2, 'one tool call, then the answer');
     assert.match(result.result, /tool result: .*the launch code is 4141/);

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadCatalogue, loadPresets } from '../../gateway/catalogue/catalogue.js';
+import { QUIRK_VALUES } from '../../gateway/core/quirks.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PRESETS = join(ROOT, 'gateway', 'presets');
@@ -146,12 +147,17 @@ test('the secret scan would catch the usual key shapes', () => {
 test('quirks name only flags the adapters implement', () => {
   for (const [folder, p] of raw) {
     for (const [k, v] of Object.entries(p.quirks)) {
-      assert.equal(k, 'maxTokensField', `gateway/presets/${folder}: quirk ${k}`);
-      assert.ok(v === 'max_tokens' || v === 'max_completion_tokens');
+      const allowed: readonly string[] | undefined = QUIRK_VALUES[k as keyof typeof QUIRK_VALUES];
+      assert.ok(allowed?.includes(v as string), `gateway/presets/${folder}: quirk ${k}=${String(v)}`);
     }
   }
   // api.openai.com refuses max_tokens for its reasoning models.
   assert.equal(raw.get('openai')!.quirks.maxTokensField, 'max_completion_tokens');
+  // DeepSeek and Kimi refuse a tool-call turn without its reasoning_content (docs/protocols.md §6.6).
+  assert.equal(raw.get('deepseek')!.quirks.reasoningField, 'reasoning_content');
+  assert.equal(raw.get('moonshot')!.quirks.reasoningField, 'reasoning_content');
+  // Anthropic's API has native structured output (docs/protocols.md §6.17).
+  assert.equal(raw.get('anthropic')!.quirks.structuredOutput, 'output_config');
 });
 
 test('loadPresets returns every folder, typed, with upstream ids and owned definitions', () => {

@@ -16,6 +16,7 @@ import type {
 } from '../../core/canonical.js';
 import { invalidRequest, type GatewayError } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
+import { isMarked, thinkingFrom, unmark } from '../../core/reasoning.js';
 
 type Json = Record<string, unknown>;
 
@@ -120,6 +121,13 @@ function block(b: unknown, param: string, notes: string[]): ContentBlock | undef
       return toolResult(b, param, notes);
     case 'thinking': {
       const t = string(b.thinking, `${param}.thinking`);
+      // Tollgate's mark: another family's reasoning, carried for its own upstream (core/reasoning.ts).
+      const carried = unmark(b.signature);
+      if (carried?.kind === 'thinking') return thinkingFrom(carried, t);
+      if (isMarked(b.signature)) {
+        notes.push('anthropic: a thinking block with a damaged Tollgate mark was kept unsigned');
+        return { type: 'thinking', text: t };
+      }
       return typeof b.signature === 'string' && b.signature !== '' ? { type: 'thinking', text: t, signature: b.signature, family: 'anthropic' } : { type: 'thinking', text: t, family: 'anthropic' };
     }
     case 'redacted_thinking':
@@ -131,10 +139,29 @@ function block(b: unknown, param: string, notes: string[]): ContentBlock | undef
   }
 }
 
+/** A thinking block Tollgate added to carry a tool call's signature (encode.ts), rather than reasoning. */
+function callCarrier(b: unknown): { callId: string; signature: string; family: ToolCallBlock['signatureFamily'] } | undefined {
+  const carried = isObject(b) && b.type === 'thinking' ? unmark(b.signature) : undefined;
+  return carried?.kind === 'call' ? { callId: carried.callId, signature: carried.signature, family: carried.family } : undefined;
+}
+
 function content(v: unknown, param: string, notes: string[]): ContentBlock[] {
   if (typeof v === 'string') return [{ type: 'text', text: v }];
   if (!Array.isArray(v)) throw invalid('must be a string or an array of content blocks.', param);
-  return v.flatMap((b: unknown, i) => block(b, `${param}.${i}`, notes) ?? []);
+  const signatures = new Map<string, { signature: string; family: ToolCallBlock['signatureFamily'] }>();
+  const blocks = v.flatMap((b: unknown, i) => {
+    const carrier = callCarrier(b);
+    if (carrier) {
+      signatures.set(carrier.callId, carrier);
+      return [];
+    }
+    return block(b, `${param}.${i}`, notes) ?? [];
+  });
+  for (const b of blocks) {
+    const s = b.type === 'tool_call' ? signatures.get(b.id) : undefined;
+    if (b.type === 'tool_call' && s) Object.assign(b, { signature: s.signature, signatureFamily: s.family });
+  }
+  return blocks;
 }
 
 function systemText(v: unknown, param: string): TextBlock[] {

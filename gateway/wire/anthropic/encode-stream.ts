@@ -4,7 +4,7 @@ import type { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
 import { anthropicToolId } from './to-request.js';
-import { messageId, toMessagesStopReason, toMessagesUsage } from './encode.js';
+import { callCarrier, messageId, thinkingSignature, toMessagesStopReason, toMessagesUsage } from './encode.js';
 import { encodeError } from './errors.js';
 
 function sse(name: string, data: Record<string, unknown>): string {
@@ -37,14 +37,26 @@ function startBlock(b: BlockStart): Record<string, unknown> {
   }
 }
 
+/** A thinking block being streamed whose signature is not Anthropic's: it goes out marked, at its stop. */
+interface ForeignThinking {
+  family: Extract<BlockStart, { type: 'thinking' }>['family'];
+  signature?: string;
+}
+
 /**
  * Canonical stream → Messages SSE: message_start, content blocks, message_delta (cumulative usage
  * with the input side repeated), message_stop. No `[DONE]`. An `error` event ends the stream with
  * `event: error` and no message_stop. Errors thrown by `events` propagate to the caller, which
  * turns them into an error event (relay/canonical-tap.ts).
+ *
+ * Signatures as in encode.ts: Anthropic's pass as signature_delta events; another family's
+ * thinking gets one signature_delta with Tollgate's mark just before its block stops; a signed
+ * tool call is preceded by its carrier block, so later indexes move up by one.
  */
 export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
   let started = false;
+  let shift = 0;
+  const foreign = new Map<number, ForeignThinking>();
   for await (const ev of events) {
     if (!started && ev.type !== 'start' && ev.type !== 'error') {
       // A provider that did not announce the message: open it anyway, clients need message_start first.
@@ -55,24 +67,43 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
       case 'start':
         yield messageStart(ev.id, ev.usage, ctx);
         break;
-      case 'block_start':
-        yield sse('content_block_start', { index: ev.index, content_block: startBlock(ev.block) });
+      case 'block_start': {
+        const b = ev.block;
+        if (b.type === 'thinking' && b.family !== 'anthropic') foreign.set(ev.index, { family: b.family });
+        if (b.type === 'tool_call' && b.signature) {
+          const carrier = callCarrier(b.id, b.signature, b.signatureFamily);
+          const index = ev.index + shift++;
+          yield sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+          yield sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: carrier.signature } });
+          yield sse('content_block_stop', { index });
+        }
+        yield sse('content_block_start', { index: ev.index + shift, content_block: startBlock(b) });
         break;
+      }
       case 'text_delta':
-        yield sse('content_block_delta', { index: ev.index, delta: { type: 'text_delta', text: ev.text } });
+        yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'text_delta', text: ev.text } });
         break;
       case 'tool_args_delta':
-        yield sse('content_block_delta', { index: ev.index, delta: { type: 'input_json_delta', partial_json: ev.json } });
+        yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'input_json_delta', partial_json: ev.json } });
         break;
       case 'thinking_delta':
-        yield sse('content_block_delta', { index: ev.index, delta: { type: 'thinking_delta', thinking: ev.text } });
+        yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'thinking_delta', thinking: ev.text } });
         break;
-      case 'signature_delta':
-        yield sse('content_block_delta', { index: ev.index, delta: { type: 'signature_delta', signature: ev.signature } });
+      case 'signature_delta': {
+        const f = foreign.get(ev.index);
+        if (f) f.signature = ev.signature;
+        else yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'signature_delta', signature: ev.signature } });
         break;
-      case 'block_stop':
-        yield sse('content_block_stop', { index: ev.index });
+      }
+      case 'block_stop': {
+        const f = foreign.get(ev.index);
+        if (f) {
+          foreign.delete(ev.index);
+          yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'signature_delta', signature: thinkingSignature(f) } });
+        }
+        yield sse('content_block_stop', { index: ev.index + shift });
         break;
+      }
       case 'stop':
         yield sse('message_delta', { delta: { stop_reason: toMessagesStopReason(ev.stopReason), stop_sequence: ev.stopSequence ?? null }, usage: toMessagesUsage(ev.usage) });
         yield sse('message_stop', {});

@@ -1,5 +1,6 @@
-import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
+import type { CanonicalResponse, ContentBlock, StopReason, ThinkingBlock } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
+import { mark, markThinking } from '../../core/reasoning.js';
 import { cacheWriteTokens, type Usage } from '../../core/usage.js';
 import { anthropicToolId } from './to-request.js';
 
@@ -51,21 +52,42 @@ export function messageId(id: string, ctx: EncodeContext): string {
 }
 
 /**
- * One assistant content block. Images, documents and tool results never come out of a model in
- * Messages, so an answer that holds them (an image-generating upstream) loses them here.
+ * The signature a thinking block goes out with: Anthropic's own, or for another family's reasoning
+ * Tollgate's mark (core/reasoning.ts), which the client resends verbatim and Tollgate reads back,
+ * so the reasoning returns to its family and never reaches Anthropic (docs/protocols.md §6.6).
  */
-function block(b: ContentBlock): Record<string, unknown> | undefined {
+export function thinkingSignature(b: { family?: ThinkingBlock['family']; signature?: string }): string {
+  return b.family === 'anthropic' && b.signature ? b.signature : markThinking({ type: 'thinking', text: '', ...b });
+}
+
+/**
+ * A tool call's own signature (Gemini's) has no place on tool_use: it rides in an empty thinking
+ * block put before the call, which the client keeps with the turn.
+ */
+export function callCarrier(id: string, signature: string, family: ThinkingBlock['family']): Record<string, unknown> {
+  return { type: 'thinking', thinking: '', signature: mark({ kind: 'call', family: family ?? 'gemini', callId: anthropicToolId(id), signature }) };
+}
+
+/**
+ * One assistant content block (two for a signed tool call). Images, documents and tool results
+ * never come out of a model in Messages, so an answer that holds them (an image-generating
+ * upstream) loses them here.
+ */
+function blocks(b: ContentBlock): Record<string, unknown>[] {
   switch (b.type) {
     case 'text':
-      return b.citations ? { type: 'text', text: b.text, citations: b.citations } : { type: 'text', text: b.text };
+      return [b.citations ? { type: 'text', text: b.text, citations: b.citations } : { type: 'text', text: b.text }];
     case 'thinking':
-      return { type: 'thinking', thinking: b.text, signature: b.signature ?? '' };
+      return [{ type: 'thinking', thinking: b.text, signature: thinkingSignature(b) }];
     case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: b.data };
-    case 'tool_call':
-      return { type: 'tool_use', id: anthropicToolId(b.id), name: b.name, input: b.input };
+      // Only Anthropic makes redacted thinking.
+      return b.family === undefined || b.family === 'anthropic' ? [{ type: 'redacted_thinking', data: b.data }] : [];
+    case 'tool_call': {
+      const use = { type: 'tool_use', id: anthropicToolId(b.id), name: b.name, input: b.input };
+      return b.signature ? [callCarrier(b.id, b.signature, b.signatureFamily), use] : [use];
+    }
     default:
-      return undefined;
+      return [];
   }
 }
 
@@ -75,10 +97,7 @@ export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext): Mess
     type: 'message',
     role: 'assistant',
     model: ctx.requestedModel,
-    content: res.content.flatMap((b) => {
-      const wire = block(b);
-      return wire ? [wire] : [];
-    }),
+    content: res.content.flatMap(blocks),
     stop_reason: toMessagesStopReason(res.stopReason),
     stop_sequence: res.stopSequence ?? null,
     usage: toMessagesUsage(res.usage),

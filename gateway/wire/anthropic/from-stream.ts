@@ -12,9 +12,9 @@ function blockStart(b: Record<string, unknown>): BlockStart | undefined {
     case 'text':
       return { type: 'text' };
     case 'thinking':
-      return { type: 'thinking' };
+      return { type: 'thinking', family: 'anthropic' };
     case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: str(b.data) };
+      return { type: 'redacted_thinking', data: str(b.data), family: 'anthropic' };
     case 'tool_use':
       return { type: 'tool_call', id: str(b.id), name: str(b.name) };
     default:

@@ -3,6 +3,7 @@ import { assertJsonObjectShape } from '../../core/json.js';
 import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
+import { droppedReasoningNote, loopWithoutThinking, THINKING_OFF_NOTE, withoutRefusedReasoning } from './history.js';
 import { ANTHROPIC_VERSION } from './to-request.js';
 import { mergeAnthropicUsage } from './usage.js';
 
@@ -81,17 +82,45 @@ function forwardedHeaders(h: Record<string, string | string[] | undefined>): Rec
 }
 
 /**
- * Messages in, `anthropic` upstream out: only `model` is rewritten; the client's anthropic-version
- * and anthropic-beta headers go with it as they came.
+ * What the history needs before an Anthropic upstream sees it (history.ts): reasoning it would
+ * refuse removed, and thinking turned off when the tool loop in progress began on another family.
+ */
+function reasoningChanges(body: Record<string, unknown>): { changes: Record<string, unknown>; notes: string[] } {
+  const changes: Record<string, unknown> = {};
+  const notes: string[] = [];
+  if (!Array.isArray(body.messages)) return { changes, notes };
+  const cleaned = withoutRefusedReasoning(body.messages);
+  if (cleaned) {
+    changes.messages = cleaned.messages;
+    notes.push(droppedReasoningNote(cleaned.dropped));
+  }
+  const thinking = body.thinking as { type?: unknown } | undefined;
+  if ((thinking?.type === 'enabled' || thinking?.type === 'adaptive') && loopWithoutThinking(cleaned?.messages ?? body.messages)) {
+    changes.thinking = { type: 'disabled' };
+    // Context-management edits that clear thinking need thinking on.
+    const cm = body.context_management as { edits?: { type?: unknown }[] } | undefined;
+    if (Array.isArray(cm?.edits)) changes.context_management = { ...cm, edits: cm.edits.filter((e) => !String(e?.type).startsWith('clear_thinking')) };
+    notes.push(THINKING_OFF_NOTE);
+  }
+  return { changes, notes };
+}
+
+/**
+ * Messages in, `anthropic` upstream out: `model` is rewritten, and the history loses the reasoning
+ * Anthropic would refuse (reasoningChanges); the client's anthropic-version and anthropic-beta
+ * headers go with it as they came.
  */
 export function messagesPassthrough(body: Record<string, unknown>, rawBody: string, clientHeaders: Record<string, string | string[] | undefined>): Passthrough {
+  let reasoning: ReturnType<typeof reasoningChanges> | undefined;
   return {
-    request: (upstreamModel, limit) => ({
-      path: '/v1/messages',
-      headers: forwardedHeaders(clientHeaders),
-      body: upstreamBody(rawBody, body, { model: upstreamModel, ...(limit ? { max_tokens: limit.tokens } : {}) }),
-    }),
+    request(upstreamModel, _quirks, outputLimit) {
+      reasoning ??= reasoningChanges(body);
+      const limit = outputLimit === undefined ? {} : { max_tokens: outputLimit };
+      const out = { path: '/v1/messages', headers: forwardedHeaders(clientHeaders), body: upstreamBody(rawBody, body, { model: upstreamModel, ...reasoning.changes, ...limit }) };
+      return reasoning.notes.length > 0 ? { ...out, notes: reasoning.notes } : out;
+    },
     tap: () => new MessagesStreamTap(),
+    modelField: { answer: ['model'], event: ['message', 'model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; content?: { text?: string; thinking?: string; input?: unknown }[] };
       const produced = (p.content ?? []).map((b) => b.text ?? b.thinking ?? (b.input ? JSON.stringify(b.input) : '')).join('');

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { CacheControl, CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, MediaSource, ResponseFormat, TextBlock, ToolChoice, ToolDefinition } from '../../core/canonical.js';
+import type { CacheControl, CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, MediaSource, ReasoningEffort, TextBlock, Thinking, ToolChoice, ToolDefinition } from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
+import type { Quirks } from '../../core/quirks.js';
 import { FILLER_USER_TEXT, fillerTurnNote } from '../../core/shaping.js';
+import { droppedNote } from '../../core/reasoning.js';
+import { loopWithoutThinking, THINKING_OFF_NOTE } from './history.js';
+import { STRUCTURED_OUTPUT_HEADER, structuredOutput } from './structured.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Messages requires `max_tokens`; OpenAI and Gemini clients may leave it out, so this fills the gap. */
@@ -69,13 +73,13 @@ function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
       // Signatures verify only within the family that made them, and Anthropic rejects unsigned
       // thinking, so foreign or unsigned thinking is dropped (docs/protocols.md §6.6).
       if (b.family !== 'anthropic' || !b.signature) {
-        notes.push(`anthropic: dropped a thinking block from ${b.family ?? 'an unknown provider'}${b.signature ? '' : ' (unsigned)'}`);
+        notes.push(droppedNote('anthropic', 'a thinking block', b.family, !b.signature));
         return undefined;
       }
       return { type: 'thinking', thinking: b.text, signature: b.signature };
     case 'redacted_thinking':
       if (b.family !== 'anthropic') {
-        notes.push(`anthropic: dropped a redacted_thinking block from ${b.family ?? 'an unknown provider'}`);
+        notes.push(droppedNote('anthropic', 'a redacted_thinking block', b.family));
         return undefined;
       }
       return { type: 'redacted_thinking', data: b.data };
@@ -151,25 +155,40 @@ function toolChoice(c: ToolChoice): Record<string, unknown> {
   return wire;
 }
 
-/** Messages has no JSON mode that every Anthropic-compatible upstream accepts, so it is asked for in the system prompt. */
-function jsonInstruction(f: ResponseFormat): TextBlock | undefined {
-  if (f.type === 'json_object') return { type: 'text', text: 'Respond with a single JSON object and nothing else.' };
-  if (f.type === 'json_schema') {
-    return { type: 'text', text: `Respond with a single JSON object and nothing else. It must conform to this JSON Schema (named "${f.name}"):\n${JSON.stringify(f.schema)}` };
-  }
-  return undefined;
+/** Budgets for an effort level where a budget is needed: each reads back as the same level (core/shaping.ts effortOf). */
+const EFFORT_BUDGET: Record<ReasoningEffort, number> = { minimal: 1024, low: 2048, medium: 8192, high: 24576 };
+
+/** Claude 4.6 and later think adaptively (and the newest refuse a fixed budget); earlier ones take a budget. */
+export function adaptiveModel(model: string): boolean {
+  const m = /^claude-[a-z]+-(\d+)(?:-(\d{1,2}))?(?:-|$)/.exec(model);
+  if (!m) return false;
+  const major = Number(m[1]);
+  return major > 4 || (major === 4 && Number(m[2] ?? 0) >= 6);
+}
+
+/**
+ * The thinking to ask for: the client's own, or, when it gave only a reasoning effort (OpenAI
+ * and Gemini clients: Codex's `reasoning.effort`), thinking at that effort: adaptive with
+ * `output_config.effort` on models that think adaptively, else a budget for the level.
+ */
+function thinkingOf(req: CanonicalRequest, notes: string[]): Thinking | undefined {
+  if (req.thinking || !req.reasoningEffort) return req.thinking;
+  if (adaptiveModel(req.model)) return { type: 'adaptive' };
+  notes.push(`anthropic: reasoning effort "${req.reasoningEffort}" sent as a thinking budget of ${EFFORT_BUDGET[req.reasoningEffort]} tokens`);
+  return { type: 'enabled', budgetTokens: EFFORT_BUDGET[req.reasoningEffort] };
 }
 
 /** Canonical → Messages request. What cannot be carried is dropped and recorded in `req.notes` (the request's log channel). */
-export function toRequest(req: CanonicalRequest): UpstreamRequest {
+export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamRequest {
   const notes = req.notes;
   const system = [...req.system];
-  const json = req.responseFormat && jsonInstruction(req.responseFormat);
-  if (json) {
-    system.push(json);
-    notes.push('anthropic: response_format emulated with a system instruction');
+  const structured = structuredOutput(req.responseFormat, quirks);
+  if (structured && 'instruction' in structured) {
+    system.push(structured.instruction);
+    notes.push(`anthropic: structured output (${req.responseFormat!.type}) only asked for in the system prompt: ${req.responseFormat!.type === 'json_object' ? 'a JSON object without a schema has no native form' : "this line's upstream has no native structured output"}`);
   }
-  const budget = req.thinking?.type === 'enabled' ? req.thinking.budgetTokens : 0;
+  const thinking = thinkingOf(req, notes);
+  const budget = thinking?.type === 'enabled' ? thinking.budgetTokens : 0;
   // budget_tokens must stay below max_tokens; only the default is raised, never the client's own value.
   const body: Record<string, unknown> = { model: req.model, max_tokens: req.maxOutputTokens ?? (budget >= DEFAULT_MAX_TOKENS ? budget + DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS) };
   const systemBlocks = system.flatMap((b) => text(b) ?? []);
@@ -181,12 +200,17 @@ export function toRequest(req: CanonicalRequest): UpstreamRequest {
     if (req.tools.length > 0) body.tool_choice = toolChoice(req.toolChoice);
     else notes.push('anthropic: dropped tool_choice (no tools)');
   }
-  if (req.thinking) body.thinking = req.thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: req.thinking.budgetTokens } : { type: req.thinking.type };
+  if (thinking) body.thinking = thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: thinking.budgetTokens } : { type: thinking.type };
+  if (thinking && thinking.type !== 'disabled' && loopWithoutThinking(body.messages as WireMessage[])) {
+    body.thinking = { type: 'disabled' };
+    notes.push(THINKING_OFF_NOTE);
+  }
   if (req.reasoningEffort) {
     // output_config.effort goes with adaptive thinking (what Claude Code sends); elsewhere a budget or nothing decides.
-    if (req.thinking?.type === 'adaptive') body.output_config = { effort: req.reasoningEffort === 'minimal' ? 'low' : req.reasoningEffort };
-    else notes.push(`anthropic: dropped reasoning effort "${req.reasoningEffort}" (thinking is not adaptive)`);
+    if (thinking?.type === 'adaptive') body.output_config = { effort: req.reasoningEffort === 'minimal' ? 'low' : req.reasoningEffort };
+    else if (req.thinking) notes.push(`anthropic: dropped reasoning effort "${req.reasoningEffort}" (thinking is not adaptive)`);
   }
+  if (structured && 'format' in structured) body.output_config = { ...(body.output_config as object | undefined), format: structured.format };
   if (req.user !== undefined) body.metadata = { user_id: req.user };
   if (req.stopSequences !== undefined) body.stop_sequences = req.stopSequences;
   if (req.temperature !== undefined) {
@@ -200,5 +224,7 @@ export function toRequest(req: CanonicalRequest): UpstreamRequest {
   for (const [name, value] of [['seed', req.seed], ['presence_penalty', req.presencePenalty], ['frequency_penalty', req.frequencyPenalty]] as const) {
     if (value !== undefined) notes.push(`anthropic: dropped ${name} (Messages has no such parameter)`);
   }
-  return { path: '/v1/messages', headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' }, body };
+  const out: UpstreamRequest = { path: '/v1/messages', headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' }, body };
+  if (structured && 'instruction' in structured) out.clientHeaders = { [STRUCTURED_OUTPUT_HEADER]: 'prompt' };
+  return out;
 }

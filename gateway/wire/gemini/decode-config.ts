@@ -173,6 +173,10 @@ export function decodeGenerationConfig(v: unknown, req: CanonicalRequest, notes:
   const format = responseFormat(v, notes);
   if (format) req.responseFormat = format;
   thinking(v.thinkingConfig, req, notes);
-  if (Array.isArray(v.responseModalities) && v.responseModalities.some((m) => m !== 'TEXT')) notes.push('gemini: only text output is carried; responseModalities ignored');
-  if (v.responseLogprobs === true || v.logprobs !== undefined) notes.push('gemini: logprobs are not carried to other providers');
+  // Output the canonical model cannot bring back: refused on the translated path (relay/translate.ts).
+  const outputs: { param: string; what: string }[] = [];
+  if (Array.isArray(v.responseModalities) && v.responseModalities.some((m) => m !== 'TEXT')) outputs.push({ param: 'generationConfig.responseModalities', what: `${v.responseModalities.filter((m) => m !== 'TEXT').join(' and ')} output` });
+  if (v.responseLogprobs === true) outputs.push({ param: 'generationConfig.responseLogprobs', what: 'log probabilities' });
+  else if (v.logprobs !== undefined && v.logprobs !== null) outputs.push({ param: 'generationConfig.logprobs', what: 'log probabilities' });
+  if (outputs.length > 0) req.uncarriedOutputs = outputs;
 }

@@ -14,13 +14,16 @@
  *   had heard nothing.
  * - `functionCall` → tool_call. Ids are optional in Gemini: a missing one is made up as
  *   `<name>_<contentIndex>_<partIndex>` (valid for Anthropic, deterministic across requests, so a
- *   resent history keeps its ids). The part's thoughtSignature is the call's signature.
+ *   resent history keeps its ids). The part's thoughtSignature is the call's signature, unless it
+ *   is Tollgate's mark: then it holds another family's reasoning of that turn (encode.ts), which
+ *   goes back before the call, and the turn's unsigned thought parts (copies to read) are left out.
  * - `functionResponse` → tool_result, matched to its call by id, else by name and order among the
  *   calls of the preceding model turn. Its text is `response.output` or `response.result` when a
  *   string; a response with only `error` is a failed tool; anything else is sent as JSON.
  */
 import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, TextBlock, ToolCallBlock, ToolResultBlock } from '../../core/canonical.js';
 import { isObject, str } from '../../core/json.js';
+import { isMarked, restore, thinkingFrom, unmark } from '../../core/reasoning.js';
 import { isFilesApiUri, mimeFromUrl } from './types.js';
 import { decodeGenerationConfig, decodeToolChoice, decodeTools } from './decode-config.js';
 import { invalidRequest } from '../../core/errors.js';
@@ -102,19 +105,22 @@ function toolResult(fr: Obj, param: string, content: number, part: number, calls
   return block;
 }
 
-function toolCall(p: Obj, fc: Obj, param: string, content: number, part: number, calls: Calls): ToolCallBlock {
+function toolCall(p: Obj, fc: Obj, param: string, content: number, part: number, calls: Calls, notes: string[]): ContentBlock[] {
   const name = requiredString(fc.name, `${param}.functionCall.name`);
   if (fc.args !== undefined && fc.args !== null && !isObject(fc.args)) throw invalidRequest(`${param}.functionCall.args must be an object.`, `${param}.functionCall.args`, 'invalid_type');
   const call: ToolCallBlock = { type: 'tool_call', id: str(fc.id) || safeId(name, content, part), name, input: isObject(fc.args) ? fc.args : {} };
-  if (str(p.thoughtSignature)) {
+  calls.add(call.id, name);
+  const carried = unmark(p.thoughtSignature);
+  if (carried?.kind === 'bundle') return [...carried.blocks.map(restore), call];
+  if (isMarked(p.thoughtSignature)) notes.push('gemini: a function call with a damaged Tollgate mark was kept unsigned');
+  else if (str(p.thoughtSignature)) {
     call.signature = str(p.thoughtSignature);
     call.signatureFamily = 'gemini';
   }
-  calls.add(call.id, name);
-  return call;
+  return [call];
 }
 
-function block(p: unknown, model: boolean, content: number, part: number, calls: Calls, notes: string[]): ContentBlock | undefined {
+function block(p: unknown, model: boolean, content: number, part: number, calls: Calls, notes: string[]): ContentBlock | ContentBlock[] | undefined {
   const param = `contents[${content}].parts[${part}]`;
   if (!isObject(p)) throw invalidRequest(`${param} must be an object.`, param, 'invalid_type');
   if (typeof p.text === 'string') {
@@ -123,9 +129,11 @@ function block(p: unknown, model: boolean, content: number, part: number, calls:
       notes.push('gemini: dropped a thought part from a user turn');
       return undefined;
     }
-    return str(p.thoughtSignature) ? { type: 'thinking', text: p.text, signature: str(p.thoughtSignature), family: 'gemini' } : { type: 'thinking', text: p.text, family: 'gemini' };
+    const carried = unmark(p.thoughtSignature);
+    if (carried?.kind === 'thinking') return thinkingFrom(carried, p.text);
+    return str(p.thoughtSignature) && !isMarked(p.thoughtSignature) ? { type: 'thinking', text: p.text, signature: str(p.thoughtSignature), family: 'gemini' } : { type: 'thinking', text: p.text, family: 'gemini' };
   }
-  if (isObject(p.functionCall)) return toolCall(p, p.functionCall, param, content, part, calls);
+  if (isObject(p.functionCall)) return toolCall(p, p.functionCall, param, content, part, calls, notes);
   if (isObject(p.functionResponse)) return toolResult(p.functionResponse, param, content, part, calls, notes);
   if (isObject(p.inlineData) || isObject(p.fileData)) return media(p, param);
   // Results of Google's code tool from an earlier turn: their text keeps the history readable.
@@ -151,7 +159,10 @@ function decodeContents(v: unknown, notes: string[]): CanonicalMessage[] {
     if (!Array.isArray(c.parts)) throw invalidRequest(`contents[${i}].parts must be an array.`, `contents[${i}].parts`, 'invalid_type');
     const model = role === 'model';
     if (model) calls.startModelTurn();
-    const content = c.parts.flatMap((p: unknown, k) => block(p, model, i, k, calls, notes) ?? []);
+    let content = c.parts.flatMap((p: unknown, k) => block(p, model, i, k, calls, notes) ?? []);
+    // A turn whose reasoning came back in a bundle sent its unsigned thought parts only to be read.
+    const bundled = model && c.parts.some((p: unknown) => isObject(p) && isObject(p.functionCall) && unmark(p.thoughtSignature)?.kind === 'bundle');
+    if (bundled) content = content.filter((b) => !(b.type === 'thinking' && b.family === 'gemini' && !b.signature));
     return content.length === 0 ? [] : [{ role: model ? 'assistant' : 'user', content }];
   });
 }

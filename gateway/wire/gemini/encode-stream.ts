@@ -11,9 +11,10 @@
  *   @google/genai chat helper (and Gemini CLI's own check) treat a chunk with empty `parts` as
  *   invalid and then drop the whole answer from their history. So one chunk is always held back
  *   until the next one, or the end, is known.
- * - Signatures of thinking blocks are dropped: a stream event does not say which family made them,
- *   and only Gemini's own would pass Gemini's check. A tool call's signature is Gemini's by the
- *   canonical contract (BlockStart.signature), so it is sent.
+ * - Signatures as in encode.ts: Gemini's own on a thought goes out on an empty thought part (as
+ *   Gemini 3 sends one), and on a call with the call. Another family's thinking streams as thought
+ *   text to read, and is bundled, signatures and all, into the `thoughtSignature` of the next
+ *   function call, under Tollgate's mark.
  * - An `error` event ends the stream with a final `{error:{code, message, status}}` chunk, which
  *   @google/genai raises as an ApiError.
  */
@@ -21,8 +22,10 @@ import type { StreamEvent } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
+import type { ProviderFamily } from '../../core/canonical.js';
+import type { CarriedBlock } from '../../core/reasoning.js';
 import type { GeminiErrorBody, GeminiPart, GeminiResponse } from './types.js';
-import { argsOf, callPart, finishReason, toGeminiUsage } from './encode.js';
+import { argsOf, bundle, callPart, finishReason, toGeminiUsage } from './encode.js';
 import { errorBody } from './errors.js';
 
 interface PendingCall {
@@ -30,6 +33,13 @@ interface PendingCall {
   name: string;
   signature: string | undefined;
   json: string;
+}
+
+/** A thinking block being streamed: its family, the text so far and its signature. */
+interface Thought {
+  family?: ProviderFamily;
+  text: string;
+  signature?: string;
 }
 
 /** The stream as Gemini response objects (and at most one error body, last). */
@@ -40,6 +50,9 @@ export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: 
     responseId: ctx.requestId,
   });
   const calls = new Map<number, PendingCall>();
+  const thoughts = new Map<number, Thought>();
+  /** Another family's reasoning waiting for the next function call. */
+  let foreign: CarriedBlock[] = [];
   let held: GeminiResponse | undefined;
   /** Holds `next` back and returns the chunk it replaces, ready to go out. */
   const hold = (next: GeminiResponse): GeminiResponse[] => {
@@ -55,25 +68,48 @@ export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: 
 
   for await (const ev of events) {
     switch (ev.type) {
-      case 'block_start':
-        if (ev.block.type === 'tool_call') calls.set(ev.index, { id: ev.block.id, name: ev.block.name, signature: ev.block.signature, json: '' });
+      case 'block_start': {
+        const b = ev.block;
+        if (b.type === 'tool_call') calls.set(ev.index, { id: b.id, name: b.name, signature: b.signatureFamily === undefined || b.signatureFamily === 'gemini' ? b.signature : undefined, json: '' });
+        else if (b.type === 'thinking') thoughts.set(ev.index, { text: '', ...(b.family ? { family: b.family } : {}) });
+        else if (b.type === 'redacted_thinking' && b.family !== 'gemini') foreign.push({ type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) });
         break;
+      }
       case 'text_delta':
         if (ev.text !== '') yield* hold(chunk([{ text: ev.text }]));
         break;
-      case 'thinking_delta':
+      case 'thinking_delta': {
+        const t = thoughts.get(ev.index);
+        if (t) t.text += ev.text;
         if (ev.text !== '') yield* hold(chunk([{ text: ev.text, thought: true }]));
         break;
+      }
+      case 'signature_delta': {
+        const t = thoughts.get(ev.index);
+        if (t) t.signature = ev.signature;
+        break;
+      }
       case 'tool_args_delta': {
         const call = calls.get(ev.index);
         if (call) call.json += ev.json;
         break;
       }
       case 'block_stop': {
+        const t = thoughts.get(ev.index);
+        if (t) {
+          thoughts.delete(ev.index);
+          if (t.family !== 'gemini') foreign.push({ type: 'thinking', text: t.text, ...(t.signature ? { signature: t.signature } : {}), ...(t.family ? { family: t.family } : {}) });
+          else if (t.signature) yield* hold(chunk([{ text: '', thought: true, thoughtSignature: t.signature }]));
+        }
         const call = calls.get(ev.index);
         if (!call) break;
         calls.delete(ev.index);
-        yield* hold(chunk([callPart(call.id, call.name, argsOf(call.json), call.signature)]));
+        const part = callPart(call.id, call.name, argsOf(call.json), call.signature);
+        if (!part.thoughtSignature && foreign.length > 0) {
+          part.thoughtSignature = bundle(foreign);
+          foreign = [];
+        }
+        yield* hold(chunk([part]));
         break;
       }
       case 'stop': {
@@ -89,7 +125,7 @@ export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: 
         yield errorBody(ev.error);
         return;
       default:
-        // start, signature_delta: nothing to send (see the file comment).
+        // start: nothing to send.
         break;
     }
   }

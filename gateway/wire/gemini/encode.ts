@@ -3,8 +3,12 @@
  *
  * - Thinking → `{text, thought:true}` parts; text → `{text}`; tool calls → `{functionCall:{id,
  *   name, args}}` (the canonical id goes out, and Gemini clients send it back on the
- *   functionResponse). A thoughtSignature is attached only when Gemini made it: other families'
- *   signatures would fail Gemini's check if the client ever sent them to Google.
+ *   functionResponse). Gemini's own signatures go where Gemini put them. Another family's
+ *   reasoning cannot ride on thought parts, which Gemini CLI leaves out of its history: its thought
+ *   parts are for reading only, and the blocks themselves (text, signature, family) go under
+ *   Tollgate's mark (core/reasoning.ts) in the `thoughtSignature` of the turn's first function
+ *   call, which every Gemini client keeps and resends (docs/protocols.md §6.6). A turn without a
+ *   call needs none of it later.
  * - Gemini has no tool-call finish reason: a turn that calls tools ends with STOP, and so does a
  *   matched stop sequence. Refusals are SAFETY; a full context is MAX_TOKENS.
  * - `modelVersion` is the model the client asked for; `responseId` is Tollgate's request id, so a
@@ -12,6 +16,7 @@
  */
 import type { CanonicalResponse, ContentBlock, StopReason } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
+import { mark, type CarriedBlock } from '../../core/reasoning.js';
 import { cacheWriteTokens, type Usage } from '../../core/usage.js';
 import type { GeminiPart, GeminiResponse, GeminiUsage } from './types.js';
 
@@ -69,13 +74,25 @@ export function callPart(id: string, name: string, args: Record<string, unknown>
   return part;
 }
 
+/** Another family's reasoning, which Gemini clients can keep only in a function call's thoughtSignature. */
+export function foreignReasoning(b: ContentBlock): CarriedBlock | undefined {
+  if (b.type === 'thinking' && b.family !== 'gemini') return { type: 'thinking', text: b.text, ...(b.signature ? { signature: b.signature } : {}), ...(b.family ? { family: b.family } : {}) };
+  if (b.type === 'redacted_thinking' && b.family !== 'gemini') return { type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) };
+  return undefined;
+}
+
+/** The thoughtSignature that carries `blocks` on a function call. */
+export const bundle = (blocks: CarriedBlock[]): string => mark({ kind: 'bundle', blocks });
+
 /** One content block as a Gemini part; tool results and redacted thinking never come out of a Gemini model. */
 function part(b: ContentBlock): GeminiPart | undefined {
   switch (b.type) {
     case 'text':
       return b.text === '' ? undefined : { text: b.text };
     case 'thinking':
-      return b.family === 'gemini' && b.signature ? { text: b.text, thought: true, thoughtSignature: b.signature } : { text: b.text, thought: true };
+      if (b.family === 'gemini' && b.signature) return { text: b.text, thought: true, thoughtSignature: b.signature };
+      // An empty thought without Gemini's signature says nothing (another family's proof is bundled).
+      return b.text === '' ? undefined : { text: b.text, thought: true };
     case 'tool_call':
       return callPart(b.id, b.name, b.input, b.signatureFamily === 'gemini' ? b.signature : undefined);
     case 'image':
@@ -90,9 +107,27 @@ function part(b: ContentBlock): GeminiPart | undefined {
   }
 }
 
+/** The answer's parts, another family's reasoning bundled onto the first function call after it. */
+function parts(content: ContentBlock[]): GeminiPart[] {
+  const out: GeminiPart[] = [];
+  let pending: CarriedBlock[] = [];
+  for (const b of content) {
+    const carried = foreignReasoning(b);
+    if (carried) pending.push(carried);
+    const p = part(b);
+    if (!p) continue;
+    if (p.functionCall && pending.length > 0 && !p.thoughtSignature) {
+      p.thoughtSignature = bundle(pending);
+      pending = [];
+    }
+    out.push(p);
+  }
+  return out;
+}
+
 export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext): GeminiResponse {
   return {
-    candidates: [{ content: { role: 'model', parts: res.content.flatMap((b) => part(b) ?? []) }, finishReason: finishReason(res.stopReason), index: 0 }],
+    candidates: [{ content: { role: 'model', parts: parts(res.content) }, finishReason: finishReason(res.stopReason), index: 0 }],
     usageMetadata: toGeminiUsage(res.usage),
     modelVersion: ctx.requestedModel,
     responseId: ctx.requestId,

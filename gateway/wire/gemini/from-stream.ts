@@ -32,7 +32,7 @@ class Blocks {
     if (this.open?.kind !== kind) {
       out.push(...this.close());
       this.open = { kind, index: this.next++ };
-      out.push({ type: 'block_start', index: this.open.index, block: { type: kind } });
+      out.push({ type: 'block_start', index: this.open.index, block: kind === 'thinking' ? { type: 'thinking', family: 'gemini' } : { type: 'text' } });
     }
     const index = this.open.index;
     if (text !== '') out.push(kind === 'text' ? { type: 'text_delta', index, text } : { type: 'thinking_delta', index, text });
@@ -45,7 +45,7 @@ class Blocks {
     const index = this.next++;
     const id = str(fc.id) || madeUpCallId(this.seed(), this.calls);
     this.calls++;
-    out.push({ type: 'block_start', index, block: signature ? { type: 'tool_call', id, name: str(fc.name), signature } : { type: 'tool_call', id, name: str(fc.name) } });
+    out.push({ type: 'block_start', index, block: signature ? { type: 'tool_call', id, name: str(fc.name), signature, signatureFamily: 'gemini' } : { type: 'tool_call', id, name: str(fc.name) } });
     out.push({ type: 'tool_args_delta', index, json: JSON.stringify(isObject(fc.args) ? fc.args : {}) });
     out.push({ type: 'block_stop', index });
     return out;

@@ -100,6 +100,12 @@ function userContent(content: unknown, param: string): ContentBlock[] {
   });
 }
 
+/** A tool call's Gemini thought signature, where Gemini's OpenAI-compatible endpoint and encode.ts put it. */
+function geminiSignature(extra: unknown): string | undefined {
+  const google = isObj(extra) ? extra.google : undefined;
+  const s = isObj(google) ? google.thought_signature : undefined;
+  return typeof s === 'string' && s !== '' ? s : undefined;
+}
 
 function assistantContent(m: Obj, param: string, toolNames: Map<string, string>, notes: Set<string>): ContentBlock[] {
   if (m.function_call !== undefined && m.function_call !== null) throw legacy(`${param}.function_call`);
@@ -115,6 +121,8 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
     });
   } else if (m.content !== undefined && m.content !== null) throw invalidRequest(`${param}.content must be a string, an array or null.`, `${param}.content`, 'invalid_type');
   if (typeof m.refusal === 'string' && m.refusal !== '') blocks.push(text(m.refusal));
+  // The reasoning Tollgate or a DeepSeek-style server gave with this turn (encode.ts); it goes first, as it came first.
+  if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') blocks.unshift({ type: 'thinking', text: m.reasoning_content, family: 'openai-chat' });
   if (m.tool_calls === undefined || m.tool_calls === null) return blocks;
   if (!Array.isArray(m.tool_calls)) throw invalidRequest(`${param}.tool_calls must be an array.`, `${param}.tool_calls`, 'invalid_type');
   m.tool_calls.forEach((c, j) => {
@@ -127,6 +135,8 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
       throw invalidRequest(`${pc} must be {id, type:"function", function:{name, arguments}}.`, pc);
     }
     const call: ToolCallBlock = { type: 'tool_call', id: c.id, name: c.function.name, input: parseToolArguments(c.function.arguments, `${pc}.function.arguments`) };
+    const signature = geminiSignature(c.extra_content);
+    if (signature) Object.assign(call, { signature, signatureFamily: 'gemini' });
     toolNames.set(call.id, call.name);
     blocks.push(call);
   });
@@ -264,8 +274,18 @@ function decodeStop(raw: unknown): string[] | undefined {
   return raw.length > 0 ? (raw as string[]) : undefined;
 }
 
-/** Fields with no canonical counterpart; each one present is logged as a note. */
-const UNCARRIED = ['logprobs', 'top_logprobs', 'logit_bias', 'audio', 'prediction', 'web_search_options'] as const;
+/** Fields with no canonical counterpart that change nothing the client gets back; each one present is logged as a note. */
+const UNCARRIED = ['logit_bias', 'prediction', 'web_search_options'] as const;
+
+/** Output asked for that the canonical model cannot bring back (refused on the translated path, relay/translate.ts). */
+function uncarriedOutputs(body: Obj): { param: string; what: string }[] {
+  const out: { param: string; what: string }[] = [];
+  if (Array.isArray(body.modalities) && body.modalities.includes('audio')) out.push({ param: 'modalities', what: 'audio output' });
+  else if (body.audio !== undefined && body.audio !== null) out.push({ param: 'audio', what: 'audio output' });
+  if (body.logprobs === true) out.push({ param: 'logprobs', what: 'log probabilities' });
+  else if (body.top_logprobs !== undefined && body.top_logprobs !== null) out.push({ param: 'top_logprobs', what: 'log probabilities' });
+  return out;
+}
 
 export function decodeRequest(body: unknown): CanonicalRequest {
   if (!isObj(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
@@ -293,6 +313,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   const format = decodeResponseFormat(body.response_format);
   if (format) req.responseFormat = format;
   for (const k of UNCARRIED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) notes.add(`${k} is not carried to this upstream`);
+  const outputs = uncarriedOutputs(body);
+  if (outputs.length > 0) req.uncarriedOutputs = outputs;
   req.notes = [...notes];
   return req;
 }

@@ -4,14 +4,15 @@
  * chunk (`choices:[]`) only when the client asked for it, then `data: [DONE]`.
  *
  * Tool calls are numbered 0, 1, 2… in the order they start; that number is the `index` clients
- * join fragments by. Thinking is dropped (Chat Completions has no field for it). An `error` event
+ * join fragments by. Thinking streams as `reasoning_content` deltas and a Gemini call signature
+ * rides on the call's first fragment, as in encode.ts. An `error` event
  * ends the stream with a `data: {"error":…}` chunk and no [DONE], which the SDKs raise.
  */
 import type { StreamEvent } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
-import { completionId, finishReason, toOpenAIUsage, type FinishReason } from './encode.js';
+import { completionId, finishReason, geminiExtra, toOpenAIUsage, type FinishReason } from './encode.js';
 import { encodeError } from './errors.js';
 
 export interface EncodeStreamOptions {
@@ -60,12 +61,16 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
         if (ev.block.type === 'tool_call') {
           const k = toolIndex.size;
           toolIndex.set(ev.index, k);
-          yield chunk({ tool_calls: [{ index: k, id: ev.block.id, type: 'function', function: { name: ev.block.name, arguments: '' } }] });
+          yield chunk({ tool_calls: [{ index: k, id: ev.block.id, type: 'function', function: { name: ev.block.name, arguments: '' }, ...geminiExtra(ev.block) }] });
         }
         break;
       case 'text_delta':
         yield* opening();
         if (ev.text !== '') yield chunk({ content: ev.text });
+        break;
+      case 'thinking_delta':
+        yield* opening();
+        if (ev.text !== '') yield chunk({ reasoning_content: ev.text });
         break;
       case 'tool_args_delta': {
         const k = toolIndex.get(ev.index);
@@ -82,7 +87,7 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
         yield line(encodeError(ev.error).body);
         return;
       default:
-        // thinking, signatures and block stops have no Chat Completions form.
+        // signatures of thinking and block stops have no Chat Completions form.
         break;
     }
   }

@@ -3,8 +3,12 @@
  *
  * - Text blocks are concatenated with no separator, exactly as the streamed deltas would be
  *   (Anthropic splits one cited answer into several adjacent text blocks).
- * - Thinking blocks are dropped: Chat Completions has no place for them; the tokens still show in
- *   usage.completion_tokens_details.reasoning_tokens. Image or document output is dropped too.
+ * - Thinking text goes in `reasoning_content`, the field DeepSeek, Kimi and Qwen use (the openai
+ *   SDK keeps it on the message, so a client that resends its messages sends it back; decode.ts
+ *   reads it). Signatures have no place there, except Gemini's on a tool call, which goes in
+ *   `extra_content.google.thought_signature` as Gemini's own OpenAI-compatible endpoint sends it.
+ *   The reasoning tokens show in usage.completion_tokens_details.reasoning_tokens. Image or
+ *   document output is dropped.
  * - The id is the upstream's when it is already a `chatcmpl-` id, else `chatcmpl-` + Tollgate's
  *   request id, so a client can quote it against the `x-request-id` in the log.
  */
@@ -26,6 +30,17 @@ export interface ChatToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
+  extra_content?: GeminiExtra;
+}
+
+/** Where Gemini's OpenAI-compatible endpoint puts a tool call's thought signature. */
+export interface GeminiExtra {
+  google: { thought_signature: string };
+}
+
+/** A tool call's Gemini signature in its Chat Completions place; other families' have none. */
+export function geminiExtra(b: { signature?: string; signatureFamily?: string }): { extra_content: GeminiExtra } | Record<string, never> {
+  return b.signature && b.signatureFamily === 'gemini' ? { extra_content: { google: { thought_signature: b.signature } } } : {};
 }
 
 export interface ChatCompletionBody {
@@ -35,7 +50,7 @@ export interface ChatCompletionBody {
   model: string;
   choices: {
     index: number;
-    message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ChatToolCall[] };
+    message: { role: 'assistant'; content: string | null; refusal: null; reasoning_content?: string; tool_calls?: ChatToolCall[] };
     finish_reason: FinishReason;
     logprobs: null;
   }[];
@@ -78,14 +93,16 @@ export function completionId(id: string, ctx: EncodeContext): string {
 }
 
 export function toolCallOf(b: ToolCallBlock): ChatToolCall {
-  return { id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } };
+  return { id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) }, ...geminiExtra(b) };
 }
 
 export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext): ChatCompletionBody {
   let text = '';
+  const thoughts: string[] = [];
   const calls: ChatToolCall[] = [];
   for (const b of res.content) {
     if (b.type === 'text') text += b.text;
+    else if (b.type === 'thinking' && b.text !== '') thoughts.push(b.text);
     else if (b.type === 'tool_call') calls.push(toolCallOf(b));
   }
   const message: ChatCompletionBody['choices'][number]['message'] = {
@@ -94,6 +111,7 @@ export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext): Chat
     content: text === '' && calls.length > 0 ? null : text,
     refusal: null,
   };
+  if (thoughts.length > 0) message.reasoning_content = thoughts.join('\n\n');
   if (calls.length > 0) message.tool_calls = calls;
   return {
     id: completionId(res.id, ctx),

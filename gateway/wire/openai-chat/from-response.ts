@@ -1,8 +1,9 @@
 /**
  * An OpenAI-compatible `chat.completion` body → canonical.
  *
- * - `reasoning_content` (DeepSeek, vLLM; `reasoning` on OpenRouter and newer vLLM) is not part of
- *   the OpenAI API but is the model's visible reasoning: a thinking block of family 'openai', first.
+ * - `reasoning_content` (DeepSeek, Kimi, vLLM; `reasoning` on OpenRouter and newer vLLM) is not
+ *   part of the OpenAI API but is the model's visible reasoning: a thinking block of family
+ *   'openai-chat' (unsigned text, which DeepSeek and Kimi want back on tool-call turns), first.
  * - `refusal` is what the model said, so it becomes text; the stop reason is then `refusal`.
  * - Tool arguments that are not a JSON object (a call cut off by the token limit, usually) are kept
  *   as `{_raw: "<the text>"}` rather than failing the whole answer; the client's tool sees them.
@@ -64,7 +65,7 @@ export function fromResponse(body: unknown): CanonicalResponse {
   const m = choice.message;
   const content: ContentBlock[] = [];
   const reasoning = reasoningOf(m);
-  if (reasoning !== '') content.push({ type: 'thinking', text: reasoning, family: 'openai' });
+  if (reasoning !== '') content.push({ type: 'thinking', text: reasoning, family: 'openai-chat' });
   const text = textOf(m.content);
   if (text !== '') content.push({ type: 'text', text });
   const refused = typeof m.refusal === 'string' && m.refusal !== '';

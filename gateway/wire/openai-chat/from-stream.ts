@@ -70,7 +70,7 @@ class BlockWriter {
     if (this.open?.kind !== kind) {
       this.closeAll();
       this.open = { kind, index: this.next++ };
-      this.out.push({ type: 'block_start', index: this.open.index, block: { type: kind } });
+      this.out.push({ type: 'block_start', index: this.open.index, block: kind === 'thinking' ? { type: 'thinking', family: 'openai-chat' } : { type: 'text' } });
     }
     const index = this.open.index;
     this.out.push(kind === 'text' ? { type: 'text_delta', index, text } : { type: 'thinking_delta', index, text });

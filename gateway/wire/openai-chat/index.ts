@@ -21,7 +21,7 @@ export const openaiChat = {
   encodeError,
   upstream: {
     codec: {
-      family: 'openai',
+      family: 'openai-chat',
       toRequest,
       fromResponse,
       fromStream,

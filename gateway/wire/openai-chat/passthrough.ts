@@ -1,5 +1,5 @@
 import { upstreamStreamError } from '../../core/errors.js';
-import { assertJsonObjectShape } from '../../core/json.js';
+import { assertJsonObjectShape, isObject } from '../../core/json.js';
 import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { producedByChunk, producedByCompletion } from './produced.js';
@@ -66,19 +66,41 @@ export class ChatStreamTap extends BaseStreamTap {
 }
 
 /**
- * OpenAI chat in, `openai-chat` upstream out: only `model` is rewritten, and stream usage is
- * switched on so every stream can be billed from the upstream's own count.
+ * The messages with `reasoning_content` on every assistant message that lacks it, for a vendor
+ * that refuses a tool-call turn without it (the `reasoningField` quirk, as to-request.ts does): a
+ * turn another family made, or whose reasoning the client did not keep, goes with an empty one.
+ * Undefined when every assistant message has it.
+ */
+function withReasoningField(messages: unknown): { messages: unknown[]; added: number } | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  let added = 0;
+  const out = messages.map((m: unknown) => {
+    if (!isObject(m) || m.role !== 'assistant' || typeof m.reasoning_content === 'string') return m;
+    added++;
+    return { ...m, reasoning_content: '' };
+  });
+  return added > 0 ? { messages: out, added } : undefined;
+}
+
+/**
+ * OpenAI chat in, `openai-chat` upstream out: `model` is rewritten, stream usage is switched on so
+ * every stream can be billed from the upstream's own count, and a line with the reasoningField
+ * quirk gets reasoning_content on every assistant message.
  */
 export function chatPassthrough(body: ChatBody, rawBody: string): Passthrough {
   const stream = body.stream === true;
   return {
-    request(upstreamModel, limit) {
+    request(upstreamModel, quirks, outputLimit) {
       const changes: Record<string, unknown> = { model: upstreamModel };
-      if (limit) changes[limit.quirks.maxTokensField ?? 'max_tokens'] = limit.tokens;
+      if (outputLimit !== undefined) changes[quirks?.maxTokensField ?? 'max_tokens'] = outputLimit;
       if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-      return { path: '/chat/completions', headers: {}, body: upstreamBody(rawBody, body, changes) };
+      const reasoning = quirks?.reasoningField ? withReasoningField(body.messages) : undefined;
+      if (reasoning) changes.messages = reasoning.messages;
+      const out = { path: '/chat/completions', headers: {}, body: upstreamBody(rawBody, body, changes) };
+      return reasoning ? { ...out, notes: [`openai-chat: empty reasoning_content put on ${reasoning.added} assistant message(s) without one, as the vendor requires`] } : out;
     },
     tap: () => new ChatStreamTap(body.stream_options?.include_usage === true),
+    modelField: { answer: ['model'], event: ['model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: OpenAIUsage };
       return { usage: p.usage ? fromOpenAIUsage(p.usage) : undefined, produced: producedByCompletion(parsed as Parameters<typeof producedByCompletion>[0]) };

@@ -10,8 +10,11 @@
  *   the rest of that user turn (OpenAI wants them right after the assistant's calls). Tool
  *   messages cannot hold images on most servers: an image becomes "[image omitted]" and a note.
  *   `isError` has no field: the text gets an "Error: " prefix.
- * - Assistant text blocks are concatenated (they are pieces of one model answer); thinking is
- *   dropped, since its signatures verify only with the provider that made them.
+ * - Assistant text blocks are concatenated (they are pieces of one model answer). Reasoning goes
+ *   back only to a line whose vendor takes it (the `reasoningField` quirk: DeepSeek, Kimi), as the
+ *   text of the turn's thinking in `reasoning_content`, on every assistant message (empty when the
+ *   turn had none, e.g. one from another family: those vendors refuse a tool-call turn without
+ *   it). Elsewhere it is dropped: strict servers refuse fields they do not know.
  * - `max_tokens` by default: many compatible servers (vLLM, llama.cpp, Ollama, DeepSeek…) know only
  *   it, while api.openai.com rejects it for reasoning models and wants `max_completion_tokens`;
  *   `maxTokensField` lets a line choose.
@@ -39,7 +42,7 @@ export interface ChatToolCall {
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | ChatPart[] }
-  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[]; reasoning_content?: string }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface ChatRequestBody {
@@ -61,6 +64,8 @@ export interface ChatRequestBody {
   response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
   stream?: true;
   stream_options?: { include_usage: true };
+  /** DeepSeek's and Kimi's switch (the `reasoningField` quirk): sent only to turn thinking off. */
+  thinking?: { type: 'disabled' };
 }
 
 export interface ChatUpstreamRequest extends UpstreamRequest {
@@ -118,19 +123,22 @@ function userMessages(m: CanonicalMessage, out: ChatMessage[], notes: Set<string
   out.push({ role: 'user', content: parts.length === 1 && only?.type === 'text' ? only.text : parts });
 }
 
-function assistantMessage(m: CanonicalMessage, notes: Set<string>): ChatMessage {
+function assistantMessage(m: CanonicalMessage, notes: Set<string>, reasoningField: boolean): ChatMessage {
   const texts: TextBlock[] = [];
   const calls: ChatToolCall[] = [];
+  const thoughts: string[] = [];
   for (const b of m.content) {
     if (b.type === 'text') texts.push(b);
     else if (b.type === 'tool_call') calls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } });
-    else if (b.type === 'thinking' || b.type === 'redacted_thinking') notes.add('dropped thinking blocks from the history: Chat Completions cannot carry them');
+    else if (b.type === 'thinking' && reasoningField) thoughts.push(b.text);
+    else if (b.type === 'thinking' || b.type === 'redacted_thinking') notes.add(`dropped ${b.type} blocks from the history: this line takes no reasoning back`);
     else notes.add(`dropped a ${b.type} block from an assistant message`);
   }
   const text = joinText(texts, '');
   // OpenAI wants content or tool_calls; null content is the norm next to tool calls.
-  if (calls.length === 0) return { role: 'assistant', content: text };
-  return { role: 'assistant', content: text === '' ? null : text, tool_calls: calls };
+  const message: Extract<ChatMessage, { role: 'assistant' }> = calls.length === 0 ? { role: 'assistant', content: text } : { role: 'assistant', content: text === '' ? null : text, tool_calls: calls };
+  if (reasoningField) message.reasoning_content = thoughts.join('\n\n');
+  return message;
 }
 
 function systemMessage(m: CanonicalMessage, notes: Set<string>): ChatMessage {
@@ -164,7 +172,7 @@ export function toRequest(req: CanonicalRequest, opts: Quirks = {}): ChatUpstrea
   if (system !== '') messages.push({ role: 'system', content: system });
   for (const m of req.messages) {
     if (m.role === 'user') userMessages(m, messages, notes);
-    else if (m.role === 'assistant') messages.push(assistantMessage(m, notes));
+    else if (m.role === 'assistant') messages.push(assistantMessage(m, notes, opts.reasoningField !== undefined));
     else messages.push(systemMessage(m, notes));
   }
   const body: ChatRequestBody = { model: req.model, messages };
@@ -180,6 +188,8 @@ export function toRequest(req: CanonicalRequest, opts: Quirks = {}): ChatUpstrea
   if (req.user !== undefined) body.user = req.user;
   const effort = effortOf(req);
   if (effort) body.reasoning_effort = effort;
+  // DeepSeek and Kimi think by default; their own switch is the only way to turn it off.
+  if (opts.reasoningField && req.thinking?.type === 'disabled') body.thinking = { type: 'disabled' };
   const f = req.responseFormat;
   if (f) {
     body.response_format =

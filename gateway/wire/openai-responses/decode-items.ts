@@ -13,12 +13,16 @@
  *   after the earlier call with the same call_id.
  * - A reasoning item becomes a thinking block of family 'openai': its summary text is the text and
  *   its `encrypted_content` the signature, which only an OpenAI Responses upstream can read back.
+ *   An `encrypted_content` with Tollgate's mark (core/reasoning.ts) is another family's reasoning
+ *   that Tollgate gave the client: it becomes that family's block again (a tool call's signature
+ *   goes back on its call).
  * - Item types that only OpenAI can run (web_search_call, local_shell_call, custom_tool_call,
  *   item_reference…) are dropped with a note.
  */
-import type { CanonicalMessage, ContentBlock, DocumentBlock, ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock } from '../../core/canonical.js';
+import type { CanonicalMessage, ContentBlock, DocumentBlock, ImageBlock, RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock } from '../../core/canonical.js';
 import { invalidRequest } from '../../core/errors.js';
 import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
+import { isMarked, thinkingFrom, unmark } from '../../core/reasoning.js';
 import { parseDataUri } from '../openai-chat/decode.js';
 import { parseToolArguments } from '../../core/json.js';
 
@@ -112,11 +116,28 @@ function summaryText(parts: unknown, kind: string): string {
   return parts.flatMap((p) => (isObj(p) && p.type === kind && typeof p.text === 'string' ? [p.text] : [])).join('\n\n');
 }
 
-function thinking(item: Obj): ThinkingBlock | undefined {
+/** Signatures of tool calls, by call id, carried in reasoning items (encode.ts). */
+type CallSignatures = Map<string, { signature: string; family: ToolCallBlock['signatureFamily'] }>;
+
+function thinking(item: Obj, calls: CallSignatures, notes: Set<string>): ThinkingBlock | RedactedThinkingBlock | undefined {
   // Models that show their raw reasoning (gpt-oss) send `content` reasoning_text instead of a summary.
   const t = summaryText(item.summary, 'summary_text') || summaryText(item.content, 'reasoning_text');
+  const carried = unmark(item.encrypted_content);
+  if (carried?.kind === 'thinking') return thinkingFrom(carried, t);
+  if (carried?.kind === 'redacted') return { type: 'redacted_thinking', data: carried.data, family: carried.family };
+  if (carried?.kind === 'call') {
+    calls.set(carried.callId, { signature: carried.signature, family: carried.family });
+    return undefined;
+  }
+  if (isMarked(item.encrypted_content)) {
+    notes.add('openai-responses: a reasoning item with a damaged Tollgate mark was kept unsigned');
+    return t === '' ? undefined : { type: 'thinking', text: t };
+  }
   const signature = typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
-  if (t === '' && signature === undefined) return undefined;
+  if (t === '' && signature === undefined) {
+    notes.add('openai-responses: dropped a reasoning item with neither summary text nor encrypted_content');
+    return undefined;
+  }
   return signature === undefined ? { type: 'thinking', text: t, family: 'openai' } : { type: 'thinking', text: t, signature, family: 'openai' };
 }
 
@@ -130,6 +151,7 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
   const system: TextBlock[] = [];
   const messages: CanonicalMessage[] = [];
   const names = new Map<string, string>();
+  const signatures: CallSignatures = new Map();
   /** The message that the next assistant-side item or tool result may join. */
   let open: { kind: 'assistant' | 'results'; message: CanonicalMessage } | undefined;
   const join = (kind: 'assistant' | 'results', blocks: ContentBlock[]): void => {
@@ -166,12 +188,17 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
     }
     if (type === 'function_call_output') return join('results', [toolResult(item, p, names)]);
     if (type === 'reasoning') {
-      const block = thinking(item);
-      if (block) return join('assistant', [block]);
-      notes.add('openai-responses: dropped a reasoning item with neither summary text nor encrypted_content');
+      const block = thinking(item, signatures, notes);
+      if (block) join('assistant', [block]);
       return;
     }
     notes.add(`openai-responses: dropped an input item of type ${JSON.stringify(type)}: only messages, function calls and their outputs, and reasoning translate`);
   });
+  for (const m of messages) {
+    for (const b of m.content) {
+      const s = b.type === 'tool_call' ? signatures.get(b.id) : undefined;
+      if (b.type === 'tool_call' && s) Object.assign(b, { signature: s.signature, signatureFamily: s.family });
+    }
+  }
   return { system, messages };
 }

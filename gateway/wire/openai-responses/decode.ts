@@ -129,7 +129,14 @@ function decodeFormat(text: unknown, notes: Set<string>): ResponseFormat | undef
 }
 
 /** Fields with no canonical counterpart; each one present is logged as a note. */
-const UNCARRIED = ['background', 'conversation', 'prompt', 'top_logprobs'] as const;
+const UNCARRIED = ['background', 'conversation', 'prompt'] as const;
+
+/** Output asked for that the canonical model cannot bring back (refused on the translated path, relay/translate.ts). */
+function uncarriedOutputs(body: Obj): { param: string; what: string }[] {
+  if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.top_logprobs !== 0) return [{ param: 'top_logprobs', what: 'log probabilities' }];
+  if (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs')) return [{ param: 'include', what: 'log probabilities' }];
+  return [];
+}
 
 export function decodeRequest(body: unknown): CanonicalRequest {
   if (!isObj(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
@@ -155,6 +162,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   const format = decodeFormat(body.text, notes);
   if (format) req.responseFormat = format;
   for (const k of UNCARRIED) if (body[k] !== undefined && body[k] !== null && body[k] !== false && body[k] !== 0) notes.add(`openai-responses: ${k} is not carried to this upstream`);
+  const outputs = uncarriedOutputs(body);
+  if (outputs.length > 0) req.uncarriedOutputs = outputs;
   req.notes = [...notes];
   return req;
 }

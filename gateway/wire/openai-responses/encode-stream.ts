@@ -9,20 +9,25 @@
  * final response, usage included: Codex counts tokens from it and treats a stream without it as
  * broken. Adjacent text blocks are content parts of one message item, as in encode.ts.
  *
- * Thinking becomes a reasoning item only once it has text. Its signature is dropped: stream
- * events do not say which provider family signed it (see the contract note in the report), and
- * a foreign signature sent back as `encrypted_content` would fail the next request.
+ * Thinking becomes a reasoning item once it has text, or at its end when it has an
+ * `encrypted_content` to carry: OpenAI's own signature, or Tollgate's mark for another family's
+ * reasoning (encode.ts encryptedOf; the block's family comes with its block_start). Redacted
+ * thinking and a tool call's own signature are reasoning items holding only a mark, the latter
+ * just before its function_call, as in encode.ts.
  * An `error` event becomes an `error` event followed by response.failed, whose `response.error`
  * is what Codex reads; a stream that just ends is reported the same way.
  */
-import type { BlockStart, StopReason, StreamEvent } from '../../core/canonical.js';
+import type { BlockStart, ProviderFamily, StopReason, StreamEvent } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
 import {
+  callCarrier,
+  encryptedOf,
   functionCallItem,
   itemId,
+  redactedCarrier,
   reasoningItem,
   responseShell,
   statusOf,
@@ -67,6 +72,8 @@ class Writer {
   private item: Open | undefined;
   /** The kind of the canonical block that is open, if any. */
   private block: BlockStart['type'] | undefined;
+  /** The open thinking block's family, and its signature once it came. */
+  private thinkingBlock: { family?: ProviderFamily; signature?: string } | undefined;
 
   constructor(
     private readonly ctx: EncodeContext,
@@ -103,11 +110,29 @@ class Writer {
       out.push(this.emit('response.content_part.added', { ...this.at(item), content_index: item.content.length, part: { ...item.part } }));
     } else if (b.type === 'tool_call') {
       out.push(...this.closeItem());
+      if (b.signature) out.push(...this.wholeReasoning(callCarrier(b.id, b.signature, b.signatureFamily)));
       const item: Open = (this.item = { kind: 'function_call', id: itemId('fc', this.ctx, this.output.length), index: this.output.length, callId: b.id, name: b.name, args: '' });
       out.push(this.emit('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, b.id, b.name, '', 'in_progress', this.opts) }));
+    } else if (b.type === 'redacted_thinking') {
+      out.push(...this.closeItem(), ...this.wholeReasoning(redactedCarrier(b.data, b.family)));
+    } else {
+      // Thinking opens its item on its first text, or at its end if it has only a signature.
+      this.thinkingBlock = { ...(b.family ? { family: b.family } : {}) };
     }
-    // Thinking opens its item on its first text; redacted thinking has no Responses form.
     return out;
+  }
+
+  /** A reasoning item with no summary, added and done at once: a carrier of a mark. */
+  private wholeReasoning(encrypted: string): string[] {
+    const id = itemId('rs', this.ctx, this.output.length);
+    const index = this.output.length;
+    const done = reasoningItem(id, '', encrypted);
+    this.output.push(done);
+    return [this.emit('response.output_item.added', { output_index: index, item: reasoningItem(id, '', undefined) }), this.emit('response.output_item.done', { output_index: index, item: done })];
+  }
+
+  signature(signature: string): void {
+    if (this.block === 'thinking' && this.thinkingBlock) this.thinkingBlock.signature = signature;
   }
 
   text(delta: string): string[] {
@@ -143,8 +168,14 @@ class Writer {
     const kind = this.block;
     this.block = undefined;
     if (kind === 'text') return this.closePart();
+    if (kind === 'thinking') {
+      const encrypted = this.thinkingBlock ? encryptedOf(this.thinkingBlock) : undefined;
+      this.thinkingBlock = undefined;
+      if (this.item?.kind === 'reasoning') return this.closeItem(encrypted);
+      return encrypted === undefined ? [] : [...this.closeItem(), ...this.wholeReasoning(encrypted)];
+    }
     // A message stays open across text blocks; anything else ends with its block.
-    return kind === 'tool_call' || (kind === 'thinking' && this.item?.kind === 'reasoning') ? this.closeItem() : [];
+    return kind === 'tool_call' ? this.closeItem() : [];
   }
 
   private closePart(): string[] {
@@ -157,7 +188,7 @@ class Writer {
     return [this.emit('response.output_text.done', { ...at, text: part.text, logprobs: [] }), this.emit('response.content_part.done', { ...at, part: { ...part } })];
   }
 
-  private closeItem(): string[] {
+  private closeItem(encrypted?: string): string[] {
     const item = this.item;
     if (!item) return [];
     const out = this.closePart();
@@ -168,7 +199,7 @@ class Writer {
       done = functionCallItem(item.id, item.callId, item.name, item.args, 'completed', this.opts);
       out.push(this.emit('response.function_call_arguments.done', { ...this.at(item), name: item.name, arguments: item.args }));
     } else {
-      done = reasoningItem(item.id, item.text, undefined);
+      done = reasoningItem(item.id, item.text, encrypted);
       const at = { ...this.at(item), summary_index: 0 };
       out.push(this.emit('response.reasoning_summary_text.done', { ...at, text: item.text }));
       out.push(this.emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: item.text } }));
@@ -215,6 +246,9 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
       case 'tool_args_delta':
         yield* w.args(ev.json);
         break;
+      case 'signature_delta':
+        w.signature(ev.signature);
+        break;
       case 'block_stop':
         yield* w.blockStop();
         break;
@@ -225,7 +259,7 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
         yield* w.fail(ev.error);
         return;
       default:
-        // start has nothing Responses shows before the end; signatures: see the file comment.
+        // start has nothing Responses shows before the end.
         break;
     }
   }

@@ -1,11 +1,13 @@
 /**
  * Canonical answer → a Responses `response` object (docs/protocols.md §3).
  *
- * - Output items in block order: a thinking block is a `reasoning` item (its text as one summary
- *   part; `encrypted_content` only from an 'openai' signature, since no other family's signature
- *   means anything to an OpenAI client); adjacent text blocks are one `message` item with one
- *   `output_text` part each; a tool call is a `function_call` item whose `call_id` is the canonical
- *   id. Redacted thinking, images and documents have no output item and are dropped.
+ * - Output items in block order: a thinking block is a `reasoning` item, its text as one summary
+ *   part and its `encrypted_content` OpenAI's own, or for another family's reasoning Tollgate's
+ *   mark (core/reasoning.ts), which Codex resends verbatim so the reasoning returns to its family
+ *   (docs/protocols.md §6.6); Anthropic's redacted thinking is a reasoning item with only a mark,
+ *   and so is a tool call's own signature (Gemini's), just before its call. Adjacent text blocks
+ *   are one `message` item with one `output_text` part each; a tool call is a `function_call` item
+ *   whose `call_id` is the canonical id. Images and documents have no output item and are dropped.
  * - Item ids are made from Tollgate's request id and the output index, so they are stable for a
  *   request and the same in a stream as in the stored response. Items are always `completed`:
  *   a cut-off answer says so once, in the response's `status` and `incomplete_details`.
@@ -13,8 +15,9 @@
  * - The echo fields (`tools`, `instructions`, `temperature`…) are fixed defaults: the encoder does
  *   not see the request, and clients read the output and usage, not the echo.
  */
-import type { CanonicalResponse, StopReason } from '../../core/canonical.js';
+import type { CanonicalResponse, ProviderFamily, StopReason } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
+import { mark, markThinking } from '../../core/reasoning.js';
 import { cacheWriteTokens, type Usage } from '../../core/usage.js';
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
@@ -137,6 +140,21 @@ export function reasoningItem(id: string, text: string, encrypted: string | unde
   return { type: 'reasoning', id, summary: text === '' ? [] : [{ type: 'summary_text', text }], ...(encrypted === undefined ? {} : { encrypted_content: encrypted }) };
 }
 
+/** The `encrypted_content` of a thinking block's reasoning item: OpenAI's own, else Tollgate's mark; undefined for OpenAI's unsigned. */
+export function encryptedOf(b: { family?: ProviderFamily; signature?: string }): string | undefined {
+  return b.family === 'openai' ? b.signature : markThinking({ type: 'thinking', text: '', ...b });
+}
+
+/** The `encrypted_content` that carries a tool call's own signature (Gemini's) in a reasoning item before the call. */
+export function callCarrier(callId: string, signature: string, family: ProviderFamily | undefined): string {
+  return mark({ kind: 'call', family: family ?? 'gemini', callId, signature });
+}
+
+/** The `encrypted_content` that carries Anthropic's redacted thinking. */
+export function redactedCarrier(data: string, family: ProviderFamily | undefined): string {
+  return mark({ kind: 'redacted', family: family ?? 'anthropic', data });
+}
+
 /** The `output` array alone, as the route's response store keeps it. */
 export function outputItems(res: CanonicalResponse, ctx: EncodeContext = { requestedModel: res.model, requestId: res.id }, opts: ResponsesEncodeOptions = {}): OutputItem[] {
   const out: OutputItem[] = [];
@@ -146,12 +164,16 @@ export function outputItems(res: CanonicalResponse, ctx: EncodeContext = { reque
       if (!message) out.push((message = { type: 'message', id: itemId('msg', ctx, out.length), role: 'assistant', status: 'completed', content: [] }));
       message.content.push({ type: 'output_text', text: b.text, annotations: [] });
     } else if (b.type === 'tool_call') {
+      if (b.signature) out.push(reasoningItem(itemId('rs', ctx, out.length), '', callCarrier(b.id, b.signature, b.signatureFamily)));
       out.push(functionCallItem(itemId('fc', ctx, out.length), b.id, b.name, JSON.stringify(b.input), 'completed', opts));
       message = undefined;
     } else if (b.type === 'thinking') {
-      const encrypted = b.family === 'openai' && b.signature ? b.signature : undefined;
+      const encrypted = encryptedOf(b);
       if (b.text === '' && encrypted === undefined) continue;
       out.push(reasoningItem(itemId('rs', ctx, out.length), b.text, encrypted));
+      message = undefined;
+    } else if (b.type === 'redacted_thinking') {
+      out.push(reasoningItem(itemId('rs', ctx, out.length), '', redactedCarrier(b.data, b.family)));
       message = undefined;
     }
   }

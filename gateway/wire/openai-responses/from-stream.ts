@@ -48,7 +48,7 @@ class Blocks {
 
   /** The open block of `item` and `kind`, opening one if needed; it is about to get a delta. */
   ensure(item: Item, kind: 'text' | 'thinking'): number {
-    const open = this.open?.item === item && this.open.kind === kind ? this.open : this.start(item, { type: kind });
+    const open = this.open?.item === item && this.open.kind === kind ? this.open : this.start(item, kind === 'thinking' ? { type: 'thinking', family: 'openai' } : { type: 'text' });
     open.sent = true;
     return open.index;
   }

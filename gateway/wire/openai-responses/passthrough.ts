@@ -1,6 +1,7 @@
 import { upstreamStreamError } from '../../core/errors.js';
 import { assertJsonObjectShape } from '../../core/json.js';
 import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
+import { isMarked } from '../../core/reasoning.js';
 import type { SseEvent } from '../../core/sse.js';
 import { fromResponsesUsage } from './usage.js';
 
@@ -45,16 +46,32 @@ export class ResponsesStreamTap extends BaseStreamTap {
   }
 }
 
-/** Responses in, `openai-responses` upstream out: only `model` is rewritten. */
+/**
+ * The input without the reasoning items Tollgate gave the client for another family
+ * (`encrypted_content` with its mark, core/reasoning.ts): OpenAI would refuse them as
+ * encrypted content it cannot verify (docs/protocols.md §6.6). Undefined when there are none.
+ */
+function withoutForeignReasoning(input: unknown): { input: unknown[]; dropped: number } | undefined {
+  if (!Array.isArray(input)) return undefined;
+  const kept = input.filter((i: unknown) => !(typeof i === 'object' && i !== null && (i as { type?: unknown }).type === 'reasoning' && isMarked((i as { encrypted_content?: unknown }).encrypted_content)));
+  return kept.length < input.length ? { input: kept, dropped: input.length - kept.length } : undefined;
+}
+
+/** Responses in, `openai-responses` upstream out: `model` is rewritten, and other families' reasoning taken out of the input. */
 export function responsesPassthrough(body: Record<string, unknown>, rawBody: string): Passthrough {
+  const foreign = withoutForeignReasoning(body.input);
+  const changes = foreign ? { input: foreign.input } : {};
+  const notes = foreign ? [`openai-responses: dropped ${foreign.dropped} reasoning item(s) of another family: only the family that made them can verify them`] : undefined;
   return {
-    request: (upstreamModel, limit) => ({
+    request: (upstreamModel, _quirks, outputLimit) => ({
       path: '/responses',
       headers: {},
       // OpenAI refuses max_output_tokens below 16.
-      body: upstreamBody(rawBody, body, { model: upstreamModel, ...(limit ? { max_output_tokens: Math.max(16, limit.tokens) } : {}) }),
+      body: upstreamBody(rawBody, body, { model: upstreamModel, ...changes, ...(outputLimit === undefined ? {} : { max_output_tokens: Math.max(16, outputLimit) }) }),
+      ...(notes ? { notes } : {}),
     }),
     tap: () => new ResponsesStreamTap(),
+    modelField: { answer: ['model'], event: ['response', 'model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; output?: { content?: { text?: string }[]; arguments?: string }[] };
       const produced = (p.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');

@@ -3,6 +3,7 @@
  * of `GET /v1/models`. Wire format: docs/protocols.md §2.
  */
 import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';
+import { anthropicSignature, anthropicSignatureValid, redactedData, redactedDataValid, thought } from './reasoning.js';
 import { planReply, resolveUsage, splitInto, stopList, type ToolSpec } from './reply.js';
 
 export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<void> {
@@ -11,6 +12,8 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   if (!Array.isArray(body.messages)) return anthropicError(ex, 400, 'messages: Field required');
   if (typeof body.max_tokens !== 'number') return anthropicError(ex, 400, 'max_tokens: Field required');
   const messages: Json[] = body.messages.filter(isObject);
+  const refused = reasoningRefusal(messages, body.thinking);
+  if (refused) return anthropicError(ex, 400, refused);
   // Claude Code may append role:"system" messages after the user's turn; they do not end the conversation.
   const last = messages.filter((m) => m.role !== 'system').at(-1);
   const toolResults = (last ? blocks(last.content) : []).filter((b) => b.type === 'tool_result');
@@ -30,7 +33,13 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
     maxTokens: body.max_tokens,
     stops: stopList(body.stop_sequences),
     promptChars: promptChars(body),
+    ...(isObject(body.output_config?.format) && body.output_config.format.type === 'json_schema' ? { json: { schema: body.output_config.format.schema } } : {}),
   }, 'toolu_');
+  // A thinking model thinks when the request turns thinking on; its blocks open the answer.
+  const thinks = ex.scenario.think !== undefined && (body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive');
+  const thinking = thinks ? thought(lastUser ? text(lastUser.content) : '', toolResults.map((b) => text(b.content))) : '';
+  const reasoning: Json[] = thinks ? [{ type: 'thinking', thinking, signature: anthropicSignature(thinking) }] : [];
+  if (thinks && ex.scenario.think === 'redacted') reasoning.push({ type: 'redacted_thinking', data: redactedData() });
 
   // Anthropic's input_tokens counts only the uncached part of the prompt (protocols.md §2, §6.11).
   const inputUsage = {
@@ -59,9 +68,10 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   const headers = { 'request-id': `req_${ex.requestId}` };
 
   if (body.stream !== true) {
-    const content = calls.length
-      ? calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args) }))
-      : [{ type: 'text', text: reply.text }];
+    const content = [
+      ...reasoning,
+      ...(calls.length ? calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args) })) : [{ type: 'text', text: reply.text }]),
+    ];
     return sendJson(ex, 200, message(content, stopReason, fullUsage(u.output)), headers);
   }
 
@@ -70,16 +80,29 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   // Real message_start already carries the input usage; output_tokens there is a small placeholder.
   event({ type: 'message_start', message: message([], null, fullUsage(Math.min(1, u.output))) });
   event({ type: 'ping' });
+  reasoning.forEach((b, index) => {
+    if (b.type === 'redacted_thinking') {
+      event({ type: 'content_block_start', index, content_block: b });
+    } else {
+      // A signature comes once, in a signature_delta just before the block stops (protocols.md §2).
+      event({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const piece of splitInto(b.thinking, 2)) event({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+      event({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: b.signature } });
+    }
+    event({ type: 'content_block_stop', index });
+  });
+  const first = reasoning.length;
   if (calls.length) {
-    calls.forEach((c, index) => {
+    calls.forEach((c, i) => {
+      const index = first + i;
       event({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } });
       for (const partial_json of splitInto(c.args, 3)) event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
       event({ type: 'content_block_stop', index });
     });
   } else {
-    event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-    for (const fragment of reply.fragments) event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: fragment } });
-    event({ type: 'content_block_stop', index: 0 });
+    event({ type: 'content_block_start', index: first, content_block: { type: 'text', text: '' } });
+    for (const fragment of reply.fragments) event({ type: 'content_block_delta', index: first, delta: { type: 'text_delta', text: fragment } });
+    event({ type: 'content_block_stop', index: first });
   }
   // message_delta usage is cumulative (totals so far), never an increment.
   event({
@@ -135,6 +158,29 @@ function checkHeaders(ex: Exchange): boolean {
     return false;
   }
   return true;
+}
+
+/**
+ * Anthropic's checks on reasoning sent back (protocols.md §2, §6.6): every thinking block must
+ * carry the signature Anthropic gave that text, redacted thinking must be Anthropic's own, and
+ * with thinking `enabled` the assistant turn that opened a tool loop in progress must start with
+ * thinking. Returns the error message, or undefined when the history passes.
+ */
+function reasoningRefusal(messages: Json[], thinking: unknown): string | undefined {
+  for (const [i, m] of messages.entries()) {
+    for (const [j, b] of blocks(m.content).entries()) {
+      if (b.type === 'thinking' && !anthropicSignatureValid(b.thinking, b.signature)) return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+      if (b.type === 'redacted_thinking' && !redactedDataValid(b.data)) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
+    }
+  }
+  if (!isObject(thinking) || thinking.type !== 'enabled') return undefined;
+  const turns = messages.filter((m) => m.role !== 'system');
+  const last = turns.at(-1);
+  if (last?.role !== 'user' || !blocks(last.content).some((b) => b.type === 'tool_result')) return undefined;
+  const at = messages.lastIndexOf(turns.at(-2)!);
+  const opener = at >= 0 ? blocks(messages[at]!.content)[0] : undefined;
+  if (messages[at]?.role !== 'assistant' || opener?.type === 'thinking' || opener?.type === 'redacted_thinking') return undefined;
+  return `messages.${at}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(opener?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
 }
 
 function blocks(content: unknown): Json[] {

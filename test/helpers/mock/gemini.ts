@@ -4,6 +4,7 @@
  * §4, checked against the `@google/genai` SDK's types.
  */
 import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';
+import { geminiSignature, geminiSignatureValid, thought } from './reasoning.js';
 import { planReply, resolveUsage, stopList, type Usage } from './reply.js';
 
 const ROUTE = /^\/(v1beta|v1)\/models(?:\/([^/:]+)(?::([A-Za-z]+))?)?\/?$/;
@@ -39,6 +40,8 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
   if (!isObject(body)) return geminiError(ex, 400, 'Invalid JSON payload received.');
   const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];
   if (contents.length === 0) return geminiError(ex, 400, '* GenerateContentRequest.contents: contents is not specified\n');
+  const refused = signatureRefusal(contents, ex.scenario.think !== undefined);
+  if (refused) return geminiError(ex, 400, refused);
   const last = contents.at(-1);
   const results = parts(last).filter((p) => isObject(p.functionResponse));
   const isUser = (c: Json) => (c.role ?? 'user') === 'user';
@@ -63,7 +66,13 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
     maxTokens: config.maxOutputTokens,
     stops: stopList(config.stopSequences),
     promptChars: promptChars(body),
+    ...(config.responseMimeType === 'application/json' ? { json: { schema: config.responseJsonSchema ?? config.responseSchema } } : {}),
   }, '');
+  // A thinking model (Gemini 3) signs the first function call of its turn, or its answer text; its
+  // thoughts are shown only when includeThoughts asks for them.
+  const thinks = ex.scenario.think !== undefined;
+  const shown = thinks && config.thinkingConfig?.includeThoughts === true;
+  const thoughtPart: Json[] = shown ? [{ text: thought(lastUser ? text(lastUser) : '', results.map((p) => resultText(p.functionResponse.response))), thought: true, thoughtSignature: geminiSignature() }] : [];
 
   const responseId = randomId(22);
   // A function call ends with STOP too: there is no separate tool-call reason (protocols.md §4, §6.5).
@@ -75,19 +84,46 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
     responseId,
   });
   // Function calls are whole parts, never split; older models send no `id`, and neither does the mock.
-  const callParts = calls.map((c) => ({ functionCall: { name: c.name, args: JSON.parse(c.args) } }));
+  const callParts = calls.map((c, i) => ({ functionCall: { name: c.name, args: JSON.parse(c.args) }, ...(thinks && i === 0 ? { thoughtSignature: geminiSignature() } : {}) }));
+  const signed = (part: Json, sign: boolean): Json => (sign ? { ...part, thoughtSignature: geminiSignature() } : part);
 
-  if (!stream) return sendJson(ex, 200, response(calls.length ? callParts : [{ text: reply.text }], finishReason, true));
+  if (!stream) return sendJson(ex, 200, response([...thoughtPart, ...(calls.length ? callParts : [signed({ text: reply.text }, thinks)])], finishReason, true));
 
   // Each chunk holds the next parts only; the last one carries finishReason and the final usage.
   const chunks: Json[] = calls.length
-    ? [response(callParts, finishReason, true)]
-    : (reply.fragments.length ? reply.fragments : ['']).map((fragment, i, all) => {
-        const final = i === all.length - 1;
-        return response([{ text: fragment }], final ? finishReason : undefined, final);
-      });
+    ? [...(thoughtPart.length ? [response(thoughtPart, undefined, false)] : []), response(callParts, finishReason, true)]
+    : [
+        ...(thoughtPart.length ? [response(thoughtPart, undefined, false)] : []),
+        ...(reply.fragments.length ? reply.fragments : ['']).map((fragment, i, all) => {
+          const final = i === all.length - 1;
+          return response([signed({ text: fragment }, thinks && i === 0)], final ? finishReason : undefined, final);
+        }),
+      ];
   const frames: SseFrame[] = chunks.map((chunk) => ({ data: JSON.stringify(chunk) }));
   return sendStream(ex, frames, {}, ex.query.get('alt') === 'sse' ? 'sse' : 'json-array');
+}
+
+/**
+ * Gemini's checks on thought signatures sent back (protocols.md §4, §6.6): a signature must be one
+ * Gemini made, or Gemini CLI's placeholder; a Gemini 3 model (`thinking`) also wants one on the
+ * first function call of every model turn. Returns the error message, or undefined.
+ */
+function signatureRefusal(contents: Json[], thinking: boolean): string | undefined {
+  for (const c of contents) {
+    for (const p of parts(c)) {
+      if (p.thoughtSignature !== undefined && !geminiSignatureValid(p.thoughtSignature)) return 'Corrupted thought signature.';
+    }
+  }
+  if (!thinking) return undefined;
+  let position = 0;
+  for (const c of contents) {
+    const calls = parts(c).filter((p) => isObject(p.functionCall));
+    if ((c.role ?? 'user') === 'model' && calls[0] && calls[0].thoughtSignature === undefined) {
+      return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String(calls[0].functionCall.name)}\` , position ${position + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+    }
+    position += parts(c).length;
+  }
+  return undefined;
 }
 
 /**

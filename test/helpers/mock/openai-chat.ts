@@ -3,6 +3,7 @@
  * and the OpenAI shape of `GET /v1/models`. Wire format: docs/protocols.md §1.
  */
 import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';
+import { chatReasoningOf, rememberChatReasoning, thought } from './reasoning.js';
 import { planReply, splitInto, stopList, type ToolSpec } from './reply.js';
 
 const FINGERPRINT = 'fp_mock';
@@ -11,6 +12,10 @@ export function openAIChat(ex: Exchange, body: unknown): void | Promise<void> {
   if (!isObject(body)) return openAIError(ex, 400, 'We could not parse the JSON body of your request.');
   if (!Array.isArray(body.messages)) return openAIError(ex, 400, "Missing required parameter: 'messages'.", {}, 'messages');
   const messages: Json[] = body.messages.filter(isObject);
+  // DeepSeek and Kimi think unless the request turns thinking off.
+  const thinks = ex.scenario.think !== undefined && body.thinking?.type !== 'disabled';
+  const refused = thinks ? reasoningRefusal(messages, ex.scenario.think === 'kimi') : undefined;
+  if (refused) return openAIError(ex, 400, refused);
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const tools: ToolSpec[] = (Array.isArray(body.tools) ? body.tools : [])
     .filter((t: any) => t?.type === 'function' && typeof t.function?.name === 'string')
@@ -30,7 +35,12 @@ export function openAIChat(ex: Exchange, body: unknown): void | Promise<void> {
     maxTokens: body.max_completion_tokens ?? body.max_tokens,
     stops: stopList(body.stop),
     promptChars: messages.reduce((n, m) => n + openAIText(m.content).length + toolCallChars(m.tool_calls), 0),
+    ...(isObject(body.response_format) && (body.response_format.type === 'json_schema' || body.response_format.type === 'json_object')
+      ? { json: { schema: body.response_format.json_schema?.schema } }
+      : {}),
   }, 'call_');
+  const reasoning = thinks ? thought(openAIText(lastUser?.content), toolResults) : '';
+  rememberChatReasoning(calls.map((c) => c.id), reasoning);
 
   const usage = {
     prompt_tokens: u.prompt,
@@ -46,7 +56,7 @@ export function openAIChat(ex: Exchange, body: unknown): void | Promise<void> {
   const headers = { 'x-request-id': `req_${ex.requestId}` };
 
   if (body.stream !== true) {
-    const message: Json = { role: 'assistant', content: calls.length ? null : reply.text, refusal: null, annotations: [] };
+    const message: Json = { role: 'assistant', content: calls.length ? null : reply.text, ...(thinks ? { reasoning_content: reasoning } : {}), refusal: null, annotations: [] };
     if (calls.length) {
       message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } }));
     }
@@ -80,6 +90,8 @@ export function openAIChat(ex: Exchange, body: unknown): void | Promise<void> {
   const delta = (d: Json, finishReason: string | null = null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finishReason }]);
 
   const frames: SseFrame[] = [delta({ role: 'assistant', content: calls.length ? null : '', refusal: null })];
+  // DeepSeek streams its reasoning first, in `reasoning_content` deltas.
+  if (thinks) for (const piece of splitInto(reasoning, 2)) frames.push(delta({ content: null, reasoning_content: piece }));
   if (calls.length) {
     calls.forEach((c, index) => frames.push(delta({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] })));
     // Parallel calls interleave their argument fragments; clients must join them by index, not by order.
@@ -97,6 +109,22 @@ export function openAIChat(ex: Exchange, body: unknown): void | Promise<void> {
   if (includeUsage) frames.push(chunk([], { usage }));
   if (!ex.scenario.noDone) frames.push({ data: '[DONE]' });
   return sendStream(ex, frames, headers);
+}
+
+/**
+ * DeepSeek's and Kimi's rule in thinking mode (protocols.md §6.6): every assistant turn with tool
+ * calls must carry its `reasoning_content`. The mock also checks that the reasoning it gave with
+ * its own calls comes back unchanged, so a test sees reasoning that was lost or swapped.
+ */
+function reasoningRefusal(messages: Json[], kimi: boolean): string | undefined {
+  for (const [i, m] of messages.entries()) {
+    if (m.role !== 'assistant' || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) continue;
+    const given = m.reasoning_content;
+    const own = m.tool_calls.map((c: any) => (typeof c?.id === 'string' ? chatReasoningOf(c.id) : undefined)).find((r: string | undefined) => r !== undefined);
+    if (typeof given === 'string' && (own === undefined || own === given)) continue;
+    return kimi ? `thinking is enabled but reasoning_content is missing in assistant tool call message at index ${i}` : 'The `reasoning_content` in the thinking mode must be passed back to the API.';
+  }
+  return undefined;
 }
 
 function openAIText(content: unknown): string {

@@ -4,6 +4,7 @@
  */
 import { isObject, randomId, sendJson, sendStream, type Exchange, type Json, type SseFrame } from './http.js';
 import { openAIError } from './openai-chat.js';
+import { encryptedReasoning, encryptedReasoningValid, thought } from './reasoning.js';
 import { planReply, splitInto, type ToolSpec } from './reply.js';
 
 export function openAIResponses(ex: Exchange, body: unknown): void | Promise<void> {
@@ -15,6 +16,7 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
     return openAIError(ex, 400, message, {}, 'previous_response_id', 'previous_response_not_found');
   }
   const items = inputItems(body.input);
+  if (reasoningRefusal(ex, items, body.store)) return;
   // As in the chat mock, instructions in the history (a `developer` or `system` message, which is
   // where a Messages client's mid-conversation system message lands) do not end the user's turn.
   const last = items.filter((it) => !(isMessage(it) && (it.role === 'developer' || it.role === 'system'))).at(-1);
@@ -38,13 +40,25 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
     maxTokens: body.max_output_tokens,
     stops: [], // the Responses API has no stop sequences
     promptChars: String(body.instructions ?? '').length + items.reduce((n, it) => n + itemChars(it), 0),
+    ...(isObject(body.text?.format) && (body.text.format.type === 'json_schema' || body.text.format.type === 'json_object') ? { json: { schema: body.text.format.schema } } : {}),
   }, 'call_');
+  // A reasoning model reasons unless told not to; the summary is shown only when asked for, and the
+  // encrypted reasoning is returned only when `include` asks for it (store:false clients need it).
+  const thinks = ex.scenario.think !== undefined && body.reasoning?.effort !== 'none';
+  const summary = thinks && body.reasoning?.summary ? thought(lastUser ? partsText(lastUser.content) : '', toolResults) : '';
+  const encrypted = thinks && Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
+  const reasoningItem: Json | undefined = thinks
+    ? { id: `rs_${randomId(40)}`, type: 'reasoning', summary: summary ? [{ type: 'summary_text', text: summary }] : [], ...(encrypted ? { encrypted_content: encryptedReasoning(summary) } : {}) }
+    : undefined;
 
   const incomplete = calls.length === 0 && reply.end === 'length';
   const status = incomplete ? 'incomplete' : 'completed';
-  const output: Json[] = calls.length
-    ? calls.map((c) => ({ id: `fc_${randomId(40)}`, type: 'function_call', status: 'completed', arguments: c.args, call_id: c.id, name: c.name }))
-    : [{ id: `msg_${randomId(40)}`, type: 'message', status, content: [outputText(reply.text)], role: 'assistant' }];
+  const output: Json[] = [
+    ...(reasoningItem ? [reasoningItem] : []),
+    ...(calls.length
+      ? calls.map((c) => ({ id: `fc_${randomId(40)}`, type: 'function_call', status: 'completed', arguments: c.args, call_id: c.id, name: c.name }))
+      : [{ id: `msg_${randomId(40)}`, type: 'message', status, content: [outputText(reply.text)], role: 'assistant' }]),
+  ];
   // input_tokens includes the cached part (protocols.md §6.11); reasoning_tokens is part of output_tokens.
   const usage = {
     input_tokens: u.prompt,
@@ -98,7 +112,15 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
   event('response.in_progress', { response: response('in_progress', [], false) });
   output.forEach((item, output_index) => {
     const item_id = item.id as string;
-    if (item.type === 'function_call') {
+    if (item.type === 'reasoning') {
+      event('response.output_item.added', { output_index, item: { id: item_id, type: 'reasoning', summary: [] } });
+      for (const [summary_index, part] of (item.summary as Json[]).entries()) {
+        event('response.reasoning_summary_part.added', { item_id, output_index, summary_index, part: { type: 'summary_text', text: '' } });
+        for (const delta of splitInto(part.text, 2)) event('response.reasoning_summary_text.delta', { item_id, output_index, summary_index, delta });
+        event('response.reasoning_summary_text.done', { item_id, output_index, summary_index, text: part.text });
+        event('response.reasoning_summary_part.done', { item_id, output_index, summary_index, part });
+      }
+    } else if (item.type === 'function_call') {
       event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
       for (const delta of splitInto(item.arguments, 3)) event('response.function_call_arguments.delta', { item_id, output_index, delta });
       event('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: item.arguments });
@@ -115,6 +137,28 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
   // The terminal event names the final status; usage arrives only here (protocols.md §3, §6.11).
   event(incomplete ? 'response.incomplete' : 'response.completed', { response: response(status, output, reportUsage) });
   return sendStream(ex, frames, headers);
+}
+
+/**
+ * OpenAI's checks on reasoning items sent back (protocols.md §3, §6.6): `encrypted_content` must be
+ * OpenAI's own; without it, with store:false, the item can only be looked up by id, which fails.
+ * Sends the error and returns true when the input does not pass.
+ */
+function reasoningRefusal(ex: Exchange, items: Json[], store: unknown): true | undefined {
+  for (const [i, it] of items.entries()) {
+    if (it.type !== 'reasoning') continue;
+    const id = typeof it.id === 'string' ? it.id : '';
+    if (it.encrypted_content !== undefined && it.encrypted_content !== null) {
+      if (encryptedReasoningValid(it.encrypted_content)) continue;
+      openAIError(ex, 400, `The encrypted content for item ${id || `input[${i}]`} could not be verified.`, {}, null, 'invalid_encrypted_content');
+      return true;
+    }
+    if (store === false) {
+      openAIError(ex, 404, `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, {}, 'input');
+      return true;
+    }
+  }
+  return undefined;
 }
 
 function outputText(text: string): Json {

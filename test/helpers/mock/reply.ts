@@ -59,6 +59,12 @@ export interface Conversation {
   stops: string[];
   /** Characters of all text in the prompt (system, messages, tool arguments and results); 4 characters a token. */
   promptChars: number;
+  /**
+   * The request asked for JSON in its vendor's own structured-output field: the reply is a JSON
+   * object, made from `schema` when there is one. An instruction in the prompt does not count: the
+   * mock is not a model that reads its prompt.
+   */
+  json?: { schema?: unknown };
 }
 
 export interface ReplyPlan {
@@ -83,7 +89,8 @@ export function planReply(s: Scenario, c: Conversation, callIdPrefix: string): R
     calls = pickToolCalls(c.tools, forced ?? s.tool, c.userText, c.parallel, callIdPrefix);
     if (s.args !== undefined && s.tool !== undefined && calls[0]?.name === s.tool) calls[0].args = s.args;
   }
-  const text = shapeText(replyText(s, c.toolResults.length ? c.toolResults.join('; ') : undefined, c.userText), c.maxTokens, c.stops);
+  const plain = replyText(s, c.toolResults.length ? c.toolResults.join('; ') : undefined, c.userText);
+  const text = shapeText(c.json ? JSON.stringify(c.json.schema === undefined ? { reply: plain } : sampleArguments(c.json.schema)) : plain, c.maxTokens, c.stops);
   const usage = resolveUsage(s, c.promptChars, calls.length ? calls.length * TOKENS_PER_CALL : text.fragments.length);
   return { calls, text, usage };
 }
@@ -126,21 +133,28 @@ function pickToolCalls(tools: ToolSpec[], forced: string | undefined, userText: 
 }
 
 /**
- * One property per required parameter: "x" for strings, 1 for numbers, true for booleans.
- * Types are compared lower-cased because Gemini's `parameters` schema spells them `STRING`, `INTEGER`, ….
+ * One property per required parameter: the first `enum` value, else "x" for strings, 1 for
+ * numbers, true for booleans, and objects filled the same way. Types are compared lower-cased
+ * because Gemini's `parameters` schema spells them `STRING`, `INTEGER`, ….
  */
-function sampleArguments(schema: unknown): Json {
+export function sampleArguments(schema: unknown): Json {
   const args: Json = {};
   if (!isObject(schema) || !Array.isArray(schema.required)) return args;
   const properties: Json = isObject(schema.properties) ? schema.properties : {};
   for (const name of schema.required) {
     if (typeof name !== 'string') continue;
-    const declared: unknown = properties[name]?.type;
-    const first = Array.isArray(declared) ? declared.find((t) => String(t).toLowerCase() !== 'null') : declared;
-    const type = String(first ?? '').toLowerCase();
-    args[name] = type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : 'x';
+    args[name] = sampleValue(properties[name]);
   }
   return args;
+}
+
+function sampleValue(schema: unknown): unknown {
+  if (!isObject(schema)) return 'x';
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  const declared: unknown = schema.type;
+  const first = Array.isArray(declared) ? declared.find((t) => String(t).toLowerCase() !== 'null') : declared;
+  const type = String(first ?? '').toLowerCase();
+  return type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? sampleArguments(schema) : 'x';
 }
 
 /** Scenario usage wins; otherwise the prompt is 4 characters a token and the output is what was generated. */

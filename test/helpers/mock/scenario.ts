@@ -63,6 +63,13 @@ export interface Scenario {
   models?: string[];
   /** OpenAI-shaped model lists carry OpenRouter's extra fields: name, context_length, top_provider and pricing (mock/openai-chat.ts). */
   openrouter: boolean;
+  /**
+   * The mock is a thinking model (mock/reasoning.ts): it reasons in its vendor's form and holds
+   * reasoning sent back to that vendor's rules. `think` alone; `think=kimi` words the Chat
+   * Completions refusal as Kimi does (DeepSeek's otherwise); `think=redacted` adds an Anthropic
+   * redacted_thinking block.
+   */
+  think?: 'on' | 'kimi' | 'redacted';
 }
 
 export class ScenarioError extends Error {}
@@ -121,6 +128,10 @@ export function parseScenario(raw: string): Scenario {
       case 'args': s.args = value; break;
       case 'models': s.models = value.split('|').filter(Boolean); break;
       case 'openrouter': s.openrouter = true; break;
+      case 'think':
+        if (value !== '' && value !== 'kimi' && value !== 'redacted') throw new ScenarioError(`"think" takes no value, "kimi" or "redacted", got "${value}"`);
+        s.think = value === '' ? 'on' : value;
+        break;
       default: throw new ScenarioError(`unknown key "${key}"`);
     }
   }

@@ -5,6 +5,7 @@ import type { StreamEvent } from '../../../gateway/core/canonical.js';
 import { GatewayError } from '../../../gateway/core/errors.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
+import { unmark } from '../../../gateway/core/reasoning.js';
 import { encodeStream } from '../../../gateway/wire/anthropic/encode-stream.js';
 
 const ctx = { requestedModel: 'claude-opus-4-8', requestId: 'req_42' };
@@ -33,7 +34,7 @@ function sdkReading(body: string): Anthropic {
 const prompt = { ...emptyUsage(), inputTokens: 1200, cacheReadTokens: 30_000, cacheWriteTokens: 500 };
 const toolTurn: StreamEvent[] = [
   { type: 'start', id: 'chatcmpl-1', model: 'gpt-5.2', usage: prompt },
-  { type: 'block_start', index: 0, block: { type: 'thinking' } },
+  { type: 'block_start', index: 0, block: { type: 'thinking', family: 'anthropic' } },
   { type: 'thinking_delta', index: 0, text: 'Let me ' },
   { type: 'thinking_delta', index: 0, text: 'look. 🙂' },
   { type: 'signature_delta', index: 0, signature: 'EqQBsig==' },
@@ -41,7 +42,7 @@ const toolTurn: StreamEvent[] = [
   { type: 'block_start', index: 1, block: { type: 'text' } },
   { type: 'text_delta', index: 1, text: 'Reading the file.' },
   { type: 'block_stop', index: 1 },
-  { type: 'block_start', index: 2, block: { type: 'tool_call', id: 'functions.Read:0', name: 'Read', signature: 'gemini-sig' } },
+  { type: 'block_start', index: 2, block: { type: 'tool_call', id: 'functions.Read:0', name: 'Read', signature: 'gemini-sig', signatureFamily: 'gemini' } },
   { type: 'tool_args_delta', index: 2, json: '{"file_path":' },
   { type: 'tool_args_delta', index: 2, json: '"/repo/a.ts"}' },
   { type: 'block_stop', index: 2 },
@@ -66,7 +67,15 @@ describe('encodeStream', () => {
     const events = await wire(toolTurn);
     assert.deepEqual(
       events.map((e) => e.event),
-      ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'],
+      [
+        'message_start',
+        ...['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop'],
+        ...['content_block_start', 'content_block_delta', 'content_block_stop'],
+        ...['content_block_start', 'content_block_delta', 'content_block_stop'],
+        ...['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop'],
+        'message_delta',
+        'message_stop',
+      ],
     );
     for (const e of events) assert.equal(e.data.type, e.event, 'data.type repeats the event name');
     const start = events[0]?.data as unknown as Anthropic.RawMessageStartEvent;
@@ -75,12 +84,16 @@ describe('encodeStream', () => {
     assert.deepEqual(start.message.usage, { input_tokens: 1200, output_tokens: 0, cache_creation_input_tokens: 500, cache_read_input_tokens: 30_000 });
     assert.deepEqual(events[1]?.data, { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } });
     assert.deepEqual(events[4]?.data, { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EqQBsig==' } });
-    // The id is made Anthropic-safe; the Gemini signature on the call has nowhere to go.
-    const toolBlock = (events[9]?.data as unknown as Anthropic.RawContentBlockStartEvent).content_block as Anthropic.ToolUseBlock;
+    // The Gemini signature of the call rides in an empty thinking block before it (docs/protocols.md §6.6).
+    assert.deepEqual(events[9]?.data, { type: 'content_block_start', index: 2, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    const carrier = (events[10]?.data as { delta: { signature: string } }).delta.signature;
+    // The id is made Anthropic-safe.
+    const toolBlock = (events[12]?.data as unknown as Anthropic.RawContentBlockStartEvent).content_block as Anthropic.ToolUseBlock;
     assert.match(toolBlock.id, /^functions_Read_0_[0-9a-f]{12}$/);
+    assert.deepEqual(unmark(carrier), { kind: 'call', family: 'gemini', callId: toolBlock.id, signature: 'gemini-sig' });
     assert.deepEqual(toolBlock, { type: 'tool_use', id: toolBlock.id, name: 'Read', input: {} });
-    assert.deepEqual(events[10]?.data, { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"file_path":' } });
-    assert.deepEqual(events[13]?.data, {
+    assert.deepEqual(events[13]?.data, { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{"file_path":' } });
+    assert.deepEqual(events[16]?.data, {
       type: 'message_delta',
       delta: { stop_reason: 'tool_use', stop_sequence: null },
       usage: { input_tokens: 1200, output_tokens: 87, cache_creation_input_tokens: 500, cache_read_input_tokens: 30_000, output_tokens_details: { thinking_tokens: 20 } },
@@ -98,6 +111,7 @@ describe('encodeStream', () => {
       [
         { type: 'thinking', thinking: 'Let me look. 🙂', signature: 'EqQBsig==' },
         { type: 'text', text: 'Reading the file.' },
+        { type: 'thinking', thinking: '', signature: (final.content[2] as Anthropic.ThinkingBlock).signature },
         { type: 'tool_use', name: 'Read', input: { file_path: '/repo/a.ts' } },
       ],
     );

@@ -80,7 +80,7 @@ describe('fromStream', () => {
     const prompt = { ...emptyUsage(), inputTokens: 472, cacheReadTokens: 25_000 };
     assert.deepEqual(await run(wire, { ...emptyUsage(), inputTokens: 99_999 }), [
       { type: 'start', id: 'msg_014p7', model: 'claude-opus-4-8', usage: { ...prompt, outputTokens: 2 } },
-      { type: 'block_start', index: 0, block: { type: 'thinking' } },
+      { type: 'block_start', index: 0, block: { type: 'thinking', family: 'anthropic' } },
       { type: 'thinking_delta', index: 0, text: 'Hmm, 你好 🙂' },
       { type: 'signature_delta', index: 0, signature: 'EqQBsig==' },
       { type: 'block_stop', index: 0 },
@@ -115,7 +115,7 @@ describe('fromStream', () => {
       { type: 'message_stop' },
     ]);
     assert.deepEqual(events.slice(1, -1), [
-      { type: 'block_start', index: 0, block: { type: 'redacted_thinking', data: 'EmwK' } },
+      { type: 'block_start', index: 0, block: { type: 'redacted_thinking', data: 'EmwK', family: 'anthropic' } },
       { type: 'block_stop', index: 0 },
       { type: 'block_start', index: 1, block: { type: 'tool_call', id: 'toolu_9', name: 'Now' } },
       { type: 'tool_args_delta', index: 1, json: '{"tz":"UTC"}' },

@@ -146,6 +146,11 @@ function request(g: Gen): CanonicalRequest {
     req.thinking = { type: 'adaptive' };
     if (g.bool()) req.reasoningEffort = g.pick(['low', 'medium', 'high'] as const);
   }
+  // Anthropic wants a tool loop in progress to open with thinking when thinking is on (docs/protocols.md §6.6).
+  const opener = messages.at(-2);
+  if (req.thinking && req.thinking.type !== 'disabled' && opener?.role === 'assistant' && messages.at(-1)?.content.some((b) => b.type === 'tool_result') && opener.content[0]?.type !== 'thinking') {
+    opener.content.unshift({ type: 'thinking', text: g.text(), signature: g.id('Eq'), family: 'anthropic' });
+  }
   if (g.bool()) req.temperature = g.int(0, 10) / 10;
   if (g.bool(0.3)) req.topP = g.int(1, 10) / 10;
   if (g.bool(0.3)) req.topK = g.int(1, 100);
@@ -170,9 +175,9 @@ function stream(g: Gen): StreamEvent[] {
     if (kind === 0) {
       events.push({ type: 'block_start', index, block: { type: 'text' } }, ...g.many(1, 3, (): StreamEvent => ({ type: 'text_delta', index, text: g.text() })));
     } else if (kind === 1) {
-      events.push({ type: 'block_start', index, block: { type: 'thinking' } }, ...g.many(1, 3, (): StreamEvent => ({ type: 'thinking_delta', index, text: g.text() })), { type: 'signature_delta', index, signature: g.id('Eq') });
+      events.push({ type: 'block_start', index, block: { type: 'thinking', family: 'anthropic' } }, ...g.many(1, 3, (): StreamEvent => ({ type: 'thinking_delta', index, text: g.text() })), { type: 'signature_delta', index, signature: g.id('Eq') });
     } else if (kind === 2) {
-      events.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: g.id('Em') } });
+      events.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: g.id('Em'), family: 'anthropic' } });
     } else {
       const json = JSON.stringify(g.object());
       const cuts = [...new Set(g.many(0, 3, () => g.int(1, json.length - 1)))].filter((c) => c > 0 && c < json.length).sort((a, b) => a - b);

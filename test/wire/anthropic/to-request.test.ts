@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { CanonicalMessage, CanonicalRequest } from '../../../gateway/core/canonical.js';
-import { ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, toRequest } from '../../../gateway/wire/anthropic/to-request.js';
+import type { CanonicalMessage, CanonicalRequest, ContentBlock } from '../../../gateway/core/canonical.js';
+import { adaptiveModel, ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, toRequest } from '../../../gateway/wire/anthropic/to-request.js';
 
 function req(over: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return { model: 'claude-sonnet-4-6', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], tools: [], stream: false, notes: [], ...over };
@@ -92,11 +92,26 @@ describe('toRequest', () => {
     ]);
     assert.deepEqual(u?.content, [{ type: 'tool_result', tool_use_id: id, is_error: true }]);
     assert.deepEqual(r.notes, [
-      'anthropic: dropped a thinking block from gemini',
-      'anthropic: dropped a thinking block from anthropic (unsigned)',
-      'anthropic: dropped a redacted_thinking block from openai',
+      'anthropic: dropped a thinking block from gemini: only the family that made it can verify it',
+      'anthropic: dropped a thinking block from anthropic (unsigned): only the family that made it can verify it',
+      'anthropic: dropped a redacted_thinking block from openai: only the family that made it can verify it',
       'anthropic: dropped the gemini signature of tool call functions.f:0',
     ]);
+  });
+
+  test('a tool loop that began on another family, with thinking on, goes with thinking off (Anthropic would refuse it)', () => {
+    const loop = (opener: ContentBlock[], thinking: CanonicalRequest['thinking']) =>
+      req({ thinking, messages: [user({ type: 'text', text: 'q' }), assistant(...opener), user({ type: 'tool_result', toolCallId: 'c1', content: [] })] });
+    const call: ContentBlock = { type: 'tool_call', id: 'c1', name: 'f', input: {} };
+    const foreign = loop([{ type: 'thinking', text: 'deepseek', family: 'openai-chat' }, call], { type: 'enabled', budgetTokens: 2048 });
+    assert.deepEqual(body(foreign).thinking, { type: 'disabled' });
+    assert.ok(foreign.notes.some((n) => /thinking turned off for this request/.test(n)));
+    assert.deepEqual(body(loop([call], { type: 'adaptive' })).thinking, { type: 'disabled' });
+    // Its own signed thinking keeps thinking on; so does a loop that is over (a user turn with text) or thinking that was off.
+    assert.deepEqual(body(loop([{ type: 'thinking', text: 'mine', signature: 'sig', family: 'anthropic' }, call], { type: 'adaptive' })).thinking, { type: 'adaptive' });
+    const over = req({ thinking: { type: 'adaptive' }, messages: [user({ type: 'text', text: 'q' }), assistant(call), user({ type: 'tool_result', toolCallId: 'c1', content: [] }), assistant({ type: 'text', text: 'a' }), user({ type: 'text', text: 'next' })] });
+    assert.deepEqual(body(over).thinking, { type: 'adaptive' });
+    assert.deepEqual(body(loop([call], { type: 'disabled' })).thinking, { type: 'disabled' });
   });
 
   test('images and documents', () => {
@@ -147,21 +162,67 @@ describe('toRequest', () => {
       { thinking: { type: 'adaptive' }, output_config: { effort: 'low' }, temperature: 1, top_p: 0.9, top_k: 5, stop_sequences: ['X'], metadata: { user_id: 'u-1' }, stream: true },
     );
     assert.deepEqual(body(req({ thinking: { type: 'enabled', budgetTokens: 2048 }, maxOutputTokens: 4096 })).thinking, { type: 'enabled', budget_tokens: 2048 });
+    // An effort alone (an OpenAI or Gemini client) asks for thinking: adaptive on Claude 4.6 and later, a budget before.
     const effortOnly = req({ reasoningEffort: 'high', seed: 7, frequencyPenalty: 0.5 });
-    assert.equal(body(effortOnly).output_config, undefined);
-    assert.deepEqual(effortOnly.notes, [
-      'anthropic: dropped reasoning effort "high" (thinking is not adaptive)',
-      'anthropic: dropped seed (Messages has no such parameter)',
-      'anthropic: dropped frequency_penalty (Messages has no such parameter)',
-    ]);
+    const e = body(effortOnly);
+    assert.deepEqual([e.thinking, e.output_config], [{ type: 'adaptive' }, { effort: 'high' }]);
+    const older = req({ model: 'claude-haiku-4-5', reasoningEffort: 'medium' });
+    const o = body(older);
+    assert.deepEqual([o.thinking, o.max_tokens, o.output_config], [{ type: 'enabled', budget_tokens: 8192 }, 8192 + DEFAULT_MAX_TOKENS, undefined]);
+    assert.deepEqual(older.notes, ['anthropic: reasoning effort "medium" sent as a thinking budget of 8192 tokens']);
+    assert.deepEqual(effortOnly.notes, ['anthropic: dropped seed (Messages has no such parameter)', 'anthropic: dropped frequency_penalty (Messages has no such parameter)']);
+    const explicit = req({ thinking: { type: 'enabled', budgetTokens: 4000 }, reasoningEffort: 'high' });
+    assert.deepEqual(body(explicit).thinking, { type: 'enabled', budget_tokens: 4000 });
+    assert.deepEqual(explicit.notes, ['anthropic: dropped reasoning effort "high" (thinking is not adaptive)']);
   });
 
-  test('JSON response formats become a system instruction', () => {
+  test('which Claude models think adaptively', () => {
+    for (const m of ['claude-sonnet-4-6', 'claude-opus-4-8', 'claude-opus-5', 'claude-haiku-5-5', 'claude-sonnet-4-6-20260101']) assert.equal(adaptiveModel(m), true, m);
+    for (const m of ['claude-haiku-4-5', 'claude-opus-4-5-20251101', 'claude-3-7-sonnet-20250219', 'claude-mythos-preview', 'kimi-k2.6']) assert.equal(adaptiveModel(m), false, m);
+  });
+
+  test('without native structured output, JSON response formats become a system instruction, and the client is told', () => {
     const r = req({ system: [{ type: 'text', text: 'S' }], responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { a: { type: 'number' } } } } });
-    const system = body(r).system as Anthropic.TextBlockParam[];
+    const up = toRequest(r);
+    const system = (up.body as Anthropic.MessageCreateParams).system as Anthropic.TextBlockParam[];
     assert.equal(system.length, 2);
     assert.match(system[1]?.text ?? '', /single JSON object.*"answer".*\{"type":"object","properties":\{"a":\{"type":"number"\}\}\}/s);
-    assert.deepEqual(r.notes, ['anthropic: response_format emulated with a system instruction']);
+    assert.deepEqual(r.notes, ["anthropic: structured output (json_schema) only asked for in the system prompt: this line's upstream has no native structured output"]);
+    assert.deepEqual(up.clientHeaders, { 'x-tollgate-structured-output': 'prompt' });
     assert.equal(body(req({ responseFormat: { type: 'text' } })).system, undefined);
+  });
+
+  test('with the structuredOutput quirk, a JSON schema goes natively in output_config.format, in the subset Anthropic accepts', () => {
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 2, format: 'email' }, tags: { type: 'array', items: { type: 'string', pattern: '^x' }, minItems: 3 }, when: { type: 'string', format: 'date-time' } },
+      required: ['name'],
+      additionalProperties: true,
+    };
+    const r = req({ responseFormat: { type: 'json_schema', name: 'person', schema, strict: true }, reasoningEffort: 'high', thinking: { type: 'adaptive' } });
+    const up = toRequest(r, { structuredOutput: 'output_config' });
+    const b = up.body as Record<string, any>;
+    assert.equal(b.system, undefined, 'no instruction in the prompt');
+    assert.equal(up.clientHeaders, undefined, 'nothing to tell the client');
+    assert.deepEqual(b.output_config, {
+      effort: 'high',
+      format: {
+        type: 'json_schema',
+        schema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', format: 'email', description: '{minLength: 2}' },
+            tags: { type: 'array', items: { type: 'string', description: '{pattern: "^x"}' }, description: '{minItems: 3}' },
+            when: { type: 'string', format: 'date-time' },
+          },
+          additionalProperties: false,
+          required: ['name'],
+        },
+      },
+    });
+    // json_object has no schema to send: the prompt, and the header, even on such a line.
+    const obj = toRequest(req({ responseFormat: { type: 'json_object' } }), { structuredOutput: 'output_config' });
+    assert.equal((obj.body as Record<string, any>).output_config, undefined);
+    assert.deepEqual(obj.clientHeaders, { 'x-tollgate-structured-output': 'prompt' });
   });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ApiError, FinishReason, type GenerateContentResponse } from '@google/genai';
 import type { StreamEvent } from '../../../gateway/core/canonical.js';
 import { GatewayError } from '../../../gateway/core/errors.js';
+import { mark } from '../../../gateway/core/reasoning.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import { emptyUsage, type Usage } from '../../../gateway/core/usage.js';
 import { makeCodec } from '../../../gateway/wire/gemini/client-codec.js';
@@ -68,8 +69,28 @@ test('text deltas go out as incremental parts; tool calls whole; finish and usag
     resp([{ text: ' check.', thought: true }]),
     resp([{ text: 'Checking ' }]),
     resp([{ text: 'both.' }]),
-    resp([{ functionCall: { id: 'toolu_a', name: 'weather', args: { city: 'Paris' } } }]),
+    // Another family's thinking rides, signature and all, under Tollgate's mark on the next call.
+    resp([{ functionCall: { id: 'toolu_a', name: 'weather', args: { city: 'Paris' } }, thoughtSignature: mark({ kind: 'bundle', blocks: [{ type: 'thinking', text: 'I should check.', signature: 'anthropic-sig' }] }) }]),
     resp([{ functionCall: { id: 'call_b', name: 'now', args: {} }, thoughtSignature: 'g-sig' }], { finishReason: FinishReason.STOP }, { usageMetadata: finalUsage }),
+  ]);
+});
+
+test("Gemini's own thought signature goes out on an empty thought part, as Gemini 3 streams it", async () => {
+  const events: StreamEvent[] = [
+    { type: 'start', id: 'm', model: 'up', usage },
+    { type: 'block_start', index: 0, block: { type: 'thinking', family: 'gemini' } },
+    { type: 'thinking_delta', index: 0, text: 'hm' },
+    { type: 'signature_delta', index: 0, signature: 'CiOwn' },
+    { type: 'block_stop', index: 0 },
+    { type: 'block_start', index: 1, block: { type: 'text' } },
+    { type: 'text_delta', index: 1, text: 'ok' },
+    { type: 'block_stop', index: 1 },
+    { type: 'stop', stopReason: 'end_turn', usage },
+  ];
+  assert.deepEqual(await chunks(events), [
+    resp([{ text: 'hm', thought: true }]),
+    resp([{ text: '', thought: true, thoughtSignature: 'CiOwn' }]),
+    resp([{ text: 'ok' }], { finishReason: FinishReason.STOP }, { usageMetadata: finalUsage }),
   ]);
 });
 

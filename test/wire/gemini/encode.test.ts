@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FinishReason, type GenerateContentResponse } from '@google/genai';
 import type { CanonicalResponse, StopReason } from '../../../gateway/core/canonical.js';
+import { mark } from '../../../gateway/core/reasoning.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
 import { encodeResponse, toGeminiUsage } from '../../../gateway/wire/gemini/encode.js';
 import { withSdk } from './sdk-server.js';
@@ -37,7 +38,17 @@ test('a tool-calling answer: parts, STOP, usage with cache inside the prompt and
             { text: 'Need the weather.', thought: true },
             { text: 'And a Gemini thought.', thought: true, thoughtSignature: 'g-sig' },
             { text: 'Checking.' },
-            { functionCall: { id: 'toolu_1', name: 'weather', args: { city: 'Paris' } } },
+            // Anthropic's thinking and redacted thinking, signatures and all, ride under Tollgate's mark on the next call.
+            {
+              functionCall: { id: 'toolu_1', name: 'weather', args: { city: 'Paris' } },
+              thoughtSignature: mark({
+                kind: 'bundle',
+                blocks: [
+                  { type: 'thinking', text: 'Need the weather.', signature: 'anthropic-sig', family: 'anthropic' },
+                  { type: 'redacted_thinking', data: 'xxx', family: 'anthropic' },
+                ],
+              }),
+            },
             { functionCall: { id: 'call_2', name: 'now', args: {} }, thoughtSignature: 'g-call-sig' },
           ],
         },

@@ -45,7 +45,7 @@ test('thoughts, text, then whole function calls; the last usage is the total', a
   ]);
   assert.deepEqual(events, [
     { type: 'start', id: 'resp9', model: 'gemini-3-pro-preview', usage: { ...emptyUsage(), inputTokens: 60, cacheReadTokens: 40 } },
-    { type: 'block_start', index: 0, block: { type: 'thinking' } },
+    { type: 'block_start', index: 0, block: { type: 'thinking', family: 'gemini' } },
     { type: 'thinking_delta', index: 0, text: 'Planning' },
     { type: 'thinking_delta', index: 0, text: ' the reads.' },
     { type: 'signature_delta', index: 0, signature: 'th-sig' },
@@ -54,7 +54,7 @@ test('thoughts, text, then whole function calls; the last usage is the total', a
     { type: 'text_delta', index: 1, text: 'Reading ' },
     { type: 'text_delta', index: 1, text: 'now.' },
     { type: 'block_stop', index: 1 },
-    { type: 'block_start', index: 2, block: { type: 'tool_call', id: 'call_resp9_0', name: 'read', signature: 'c-sig' } },
+    { type: 'block_start', index: 2, block: { type: 'tool_call', id: 'call_resp9_0', name: 'read', signature: 'c-sig', signatureFamily: 'gemini' } },
     { type: 'tool_args_delta', index: 2, json: '{"p":"a"}' },
     { type: 'block_stop', index: 2 },
     { type: 'block_start', index: 3, block: { type: 'tool_call', id: 'own', name: 'read' } },

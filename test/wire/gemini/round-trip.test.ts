@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CanonicalMessage, CanonicalRequest, CanonicalResponse, ContentBlock, StopReason, StreamEvent, TextBlock, ToolCallBlock, ToolResultBlock } from '../../../gateway/core/canonical.js';
+import { mark, type CarriedBlock } from '../../../gateway/core/reasoning.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import type { Usage } from '../../../gateway/core/usage.js';
 import { decodeRequest } from '../../../gateway/wire/gemini/decode.js';
@@ -178,10 +179,17 @@ function expectedStop(s: StopReason, hadCalls: boolean): StopReason {
   return hadCalls ? 'tool_use' : 'end_turn';
 }
 
-/** Adjacent text blocks join, as do adjacent thinking blocks (all of family gemini, keeping only Gemini's signatures). */
+/**
+ * Adjacent text blocks join, as do adjacent thinking blocks (all of family gemini, keeping only
+ * Gemini's signatures); another family's reasoning comes back bundled under Tollgate's mark on the
+ * next call that has no Gemini signature (encode.ts).
+ */
 function merged(content: ContentBlock[]): ContentBlock[] {
   const out: ContentBlock[] = [];
+  let pending: CarriedBlock[] = [];
   for (const b of content) {
+    if (b.type === 'thinking' && b.family !== 'gemini') pending.push({ type: 'thinking', text: b.text, ...(b.signature ? { signature: b.signature } : {}), ...(b.family ? { family: b.family } : {}) });
+    if (b.type === 'redacted_thinking') pending.push({ type: 'redacted_thinking', data: b.data });
     const last = out.at(-1);
     if (b.type === 'text' && last?.type === 'text') last.text += b.text;
     else if (b.type === 'thinking') {
@@ -190,8 +198,11 @@ function merged(content: ContentBlock[]): ContentBlock[] {
         last.text += b.text;
         if (sig) last.signature = sig;
       } else out.push({ type: 'thinking', text: b.text, ...(sig ? { signature: sig } : {}), family: 'gemini' });
-    } else if (b.type === 'tool_call') out.push(b.signatureFamily === 'gemini' ? b : { type: 'tool_call', id: b.id, name: b.name, input: b.input });
-    else if (b.type !== 'redacted_thinking') out.push({ ...b });
+    } else if (b.type === 'tool_call' && b.signatureFamily === 'gemini') out.push(b);
+    else if (b.type === 'tool_call') {
+      out.push({ type: 'tool_call', id: b.id, name: b.name, input: b.input, ...(pending.length > 0 ? { signature: mark({ kind: 'bundle', blocks: pending }), signatureFamily: 'gemini' as const } : {}) });
+      pending = [];
+    } else if (b.type !== 'redacted_thinking') out.push({ ...b });
   }
   return out;
 }
@@ -235,7 +246,10 @@ function genStream(r: R): StreamEvent[] {
   return events;
 }
 
-/** Adjacent blocks of the same text kind merge (chunks do not delimit blocks), thinking signatures drop, arguments arrive whole. */
+/**
+ * Adjacent blocks of the same text kind merge (chunks do not delimit blocks), thinking (of no
+ * family here, so not Gemini's) comes back bundled on the next unsigned call, arguments arrive whole.
+ */
 function expectedStream(x: StreamEvent[], promptUsage: Usage): StreamEvent[] {
   // With at most one content chunk the finish chunk is the first one, and its prompt count is the start usage.
   const stop = x.at(-1);
@@ -247,17 +261,29 @@ function expectedStream(x: StreamEvent[], promptUsage: Usage): StreamEvent[] {
   let open: string | undefined;
   let hadCalls = false;
   let args = '';
+  let thought: { type: 'thinking'; text: string; signature?: string } | undefined;
+  let pending: CarriedBlock[] = [];
   for (const e of x) {
+    if (e.type === 'thinking_delta') thought!.text += e.text;
+    if (e.type === 'signature_delta') thought!.signature = e.signature;
+    if (e.type === 'block_stop' && thought) {
+      pending.push(thought);
+      thought = undefined;
+    }
+    if (e.type === 'block_start' && e.block.type === 'thinking') thought = { type: 'thinking', text: '' };
     if (e.type === 'block_start' && e.block.type === 'tool_call') {
       if (open !== undefined) out.push({ type: 'block_stop', index });
       open = undefined;
       hadCalls = true;
       args = '';
-      out.push({ ...e, index: ++index });
+      const { signature } = e.block;
+      const carried = signature ?? (pending.length > 0 ? mark({ kind: 'bundle', blocks: pending }) : undefined);
+      if (!signature) pending = [];
+      out.push({ type: 'block_start', index: ++index, block: { type: 'tool_call', id: e.block.id, name: e.block.name, ...(carried ? { signature: carried, signatureFamily: 'gemini' as const } : {}) } });
     } else if (e.type === 'block_start' && e.block.type !== open) {
       if (open !== undefined) out.push({ type: 'block_stop', index });
       open = e.block.type;
-      out.push({ type: 'block_start', index: ++index, block: { type: e.block.type as 'text' } });
+      out.push({ type: 'block_start', index: ++index, block: e.block.type === 'thinking' ? { type: 'thinking', family: 'gemini' } : { type: 'text' } });
     } else if (e.type === 'text_delta' || e.type === 'thinking_delta') out.push({ ...e, index });
     else if (e.type === 'tool_args_delta') args += e.json;
     else if (e.type === 'block_stop' && open === undefined) {

@@ -165,6 +165,25 @@ describe('decodeRequest: messages', () => {
   });
 });
 
+describe('decodeRequest: reasoning the client kept', () => {
+  test("reasoning_content is the turn's unsigned thinking, first; a Gemini signature on a call comes back from extra_content", () => {
+    const req = decodeRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: null, reasoning_content: 'look it up', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: { google: { thought_signature: 'CiG' } } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+        { role: 'assistant', content: 'done', reasoning_content: '' },
+      ],
+    });
+    assert.deepEqual(req.messages[1]!.content, [
+      { type: 'thinking', text: 'look it up', family: 'openai-chat' },
+      { type: 'tool_call', id: 'c1', name: 'f', input: {}, signature: 'CiG', signatureFamily: 'gemini' },
+    ]);
+    assert.deepEqual(req.messages[3]!.content, [{ type: 'text', text: 'done' }], 'an empty reasoning_content is no block');
+  });
+});
+
 describe('decodeRequest: parameters', () => {
   const base = { model: 'gpt-x', messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -245,8 +264,13 @@ describe('decodeRequest: parameters', () => {
     assert.equal(decodeRequest({ ...base, n: 1 }).model, 'gpt-x');
   });
 
-  test('fields with no canonical place are noted, not refused', () => {
-    const req = decodeRequest({ ...base, logprobs: true, top_logprobs: 3, metadata: { a: 'b' }, store: false });
-    assert.deepEqual(req.notes, ['logprobs is not carried to this upstream', 'top_logprobs is not carried to this upstream']);
+  test('input-side fields with no canonical place are noted; asked-for output it cannot bring back is marked for refusal', () => {
+    const req = decodeRequest({ ...base, logprobs: true, top_logprobs: 3, logit_bias: { '1': 2 }, metadata: { a: 'b' }, store: false });
+    assert.deepEqual(req.notes, ['logit_bias is not carried to this upstream']);
+    assert.deepEqual(req.uncarriedOutputs, [{ param: 'logprobs', what: 'log probabilities' }]);
+    assert.deepEqual(decodeRequest({ ...base, top_logprobs: 2 }).uncarriedOutputs, [{ param: 'top_logprobs', what: 'log probabilities' }]);
+    assert.deepEqual(decodeRequest({ ...base, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }).uncarriedOutputs, [{ param: 'modalities', what: 'audio output' }]);
+    assert.deepEqual(decodeRequest({ ...base, audio: { voice: 'alloy', format: 'wav' } }).uncarriedOutputs, [{ param: 'audio', what: 'audio output' }]);
+    assert.equal(decodeRequest({ ...base, logprobs: false, modalities: ['text'] }).uncarriedOutputs, undefined);
   });
 });

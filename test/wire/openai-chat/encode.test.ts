@@ -20,7 +20,7 @@ test('text and tool calls become one chat.completion the SDK type accepts', () =
         { type: 'text', text: 'Let me ' },
         { type: 'text', text: 'check.' },
         { type: 'tool_call', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
-        { type: 'tool_call', id: 'toolu_2', name: 'now', input: {} },
+        { type: 'tool_call', id: 'toolu_2', name: 'now', input: {}, signature: 'CiG', signatureFamily: 'gemini' },
       ],
       stopReason: 'tool_use',
       usage: { ...emptyUsage(), inputTokens: 100, cacheReadTokens: 50, cacheWriteTokens: 25, outputTokens: 40, reasoningTokens: 10 },
@@ -42,9 +42,11 @@ test('text and tool calls become one chat.completion the SDK type accepts', () =
             role: 'assistant',
             content: 'Let me check.',
             refusal: null,
+            reasoning_content: 'hmm',
             tool_calls: [
               { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-              { id: 'toolu_2', type: 'function', function: { name: 'now', arguments: '{}' } },
+              // Gemini's signature where Gemini's OpenAI-compatible endpoint puts it.
+              { id: 'toolu_2', type: 'function', function: { name: 'now', arguments: '{}' }, extra_content: { google: { thought_signature: 'CiG' } } } as OpenAI.Chat.ChatCompletionMessageToolCall,
             ],
           },
           finish_reason: 'tool_calls',

@@ -64,7 +64,7 @@ test('a refusal is text with the refusal stop reason', () => {
 test('reasoning_content becomes a leading openai thinking block', () => {
   const res = fromResponse(completion({ content: '42', reasoning_content: 'Let me think.' }, 'stop'));
   assert.deepEqual(res.content, [
-    { type: 'thinking', text: 'Let me think.', family: 'openai' },
+    { type: 'thinking', text: 'Let me think.', family: 'openai-chat' },
     { type: 'text', text: '42' },
   ]);
 });
@@ -105,7 +105,7 @@ test('an error body or a body without choices is an upstream error', () => {
 test('the format object wires the openai-chat upstream functions', () => {
   const openaiChatProvider = openaiChat.upstream.codec;
   assert.equal(openaiChat.id, 'openai-chat');
-  assert.equal(openaiChatProvider.family, 'openai');
+  assert.equal(openaiChatProvider.family, 'openai-chat');
   assert.deepEqual(openaiChatProvider.usage({ prompt_tokens: 3, completion_tokens: 1 }), { ...emptyUsage(), inputTokens: 3, outputTokens: 1 });
   assert.deepEqual(openaiChatProvider.usage(null), emptyUsage());
   assert.equal(openaiChatProvider.toRequest({ model: 'm', system: [], messages: [], tools: [], stream: false, notes: [] }).path, '/chat/completions');

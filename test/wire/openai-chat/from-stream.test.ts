@@ -132,7 +132,7 @@ test('a tool call with no arguments yields {}', async () => {
 test('reasoning_content is a thinking block before the text', async () => {
   const events = await run([role, chunk({ reasoning_content: 'Hmm, ' }), chunk({ reasoning_content: '6*7.' }), chunk({ content: '42' }), chunk({}, 'stop'), DONE]);
   assert.deepEqual(blocks(events), [
-    [{ type: 'thinking' }, 'Hmm, 6*7.'],
+    [{ type: 'thinking', family: 'openai-chat' }, 'Hmm, 6*7.'],
     [{ type: 'text' }, '42'],
   ]);
   assert.deepEqual(events.at(-1), { type: 'stop', stopReason: 'end_turn', usage: estimate, usageEstimated: true });

@@ -75,6 +75,26 @@ describe('chatPassthrough', () => {
     assert.deepEqual(up.stream_options, { include_usage: true });
   });
 
+  test('a reasoningField line gets reasoning_content on every assistant message without one, with a note; others get the bytes as they came', () => {
+    const history: ChatBody = {
+      model: 'deepseek-v4-flash',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' },
+        { role: 'assistant', content: 'done', reasoning_content: 'mine' },
+      ] as unknown as ChatBody['messages'],
+    };
+    const raw2 = JSON.stringify(history);
+    const up = chatPassthrough(history, raw2).request('deepseek-v4-flash', { reasoningField: 'reasoning_content' });
+    const sent = JSON.parse(up.body) as { messages: { reasoning_content?: string }[] };
+    assert.deepEqual(sent.messages.map((m) => m.reasoning_content), [undefined, '', undefined, 'mine']);
+    assert.match(up.notes?.[0] ?? '', /empty reasoning_content put on 1 assistant message/);
+    const plain = chatPassthrough(history, raw2).request('deepseek-v4-flash');
+    assert.equal(plain.body, raw2);
+    assert.equal(plain.notes, undefined);
+  });
+
   test('reads usage and what was produced from a whole answer', () => {
     const p = chatPassthrough(body, raw);
     const answer = { choices: [{ index: 0, message: { role: 'assistant', content: 'hello', tool_calls: [{ function: { name: 'f', arguments: '{"a":1}' } }] } }], usage: { prompt_tokens: 5, completion_tokens: 2 } };

@@ -1,8 +1,8 @@
 /**
  * Property-style round trips between the openai-chat inbound codec and the openai-chat provider,
  * over many seeded random canonical values restricted to what Chat Completions can carry. Each
- * `expected…` function states the documented normalisations (joins, dropped thinking, usage
- * buckets OpenAI has no field for); anything else must come back unchanged.
+ * `expected…` function states the documented normalisations (joins, thinking as unsigned
+ * reasoning_content, usage buckets OpenAI has no field for); anything else must come back unchanged.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -155,10 +155,12 @@ test(`responses: fromResponse(encodeResponse(x)) equals x up to joins and usage 
     const x: CanonicalResponse = { id: r.chance(0.5) ? 'chatcmpl-up' : 'msg_up', model: 'upstream', content, stopReason: r.pick(STOPS), usage: genUsage(r) };
     const back = fromResponse(JSON.parse(JSON.stringify(encodeResponse(x, ctx))));
     const t = joined(content.filter((b) => b.type === 'text'), '');
+    const thoughts = content.flatMap((b) => (b.type === 'thinking' ? [b.text] : [])).join('\n\n');
+    const thinking: ContentBlock[] = thoughts ? [{ type: 'thinking', text: thoughts, family: 'openai-chat' }] : [];
     const calls = content.filter((b) => b.type === 'tool_call');
     assert.deepEqual(
       back,
-      { id: x.id === 'chatcmpl-up' ? x.id : 'chatcmpl-42', model: 'client-alias', content: [...(t ? [plain(t)] : []), ...calls], stopReason: expectedStop(x.stopReason, calls.length > 0), usage: expectedUsage(x.usage) },
+      { id: x.id === 'chatcmpl-up' ? x.id : 'chatcmpl-42', model: 'client-alias', content: [...thinking, ...(t ? [plain(t)] : []), ...calls], stopReason: expectedStop(x.stopReason, calls.length > 0), usage: expectedUsage(x.usage) },
       `seed ${seed}`,
     );
   }
@@ -182,7 +184,7 @@ function genStream(r: R): StreamEvent[] {
   return events;
 }
 
-/** Thinking dropped, adjacent text blocks merged into one, blocks renumbered, usage re-bucketed. */
+/** Thinking as unsigned reasoning_content, adjacent blocks of one text kind merged into one, blocks renumbered, usage re-bucketed. */
 function expectedStream(x: StreamEvent[]): StreamEvent[] {
   const out: StreamEvent[] = [];
   let index = -1;
@@ -193,13 +195,12 @@ function expectedStream(x: StreamEvent[]): StreamEvent[] {
     if (e.type === 'start') out.push({ ...e, id: e.id === 'chatcmpl-s' ? e.id : 'chatcmpl-42', model: 'client-alias' });
     else if (e.type === 'block_start') {
       kinds.set(e.index, e.block.type);
-      if (e.block.type === 'thinking') continue;
-      if (e.block.type === 'text' && lastKind === 'text') continue;
+      if (e.block.type !== 'tool_call' && lastKind === e.block.type) continue;
       if (lastKind !== undefined) out.push({ type: 'block_stop', index });
       lastKind = e.block.type;
       hadCalls ||= e.block.type === 'tool_call';
-      out.push({ ...e, index: ++index });
-    } else if (e.type === 'text_delta' || e.type === 'tool_args_delta') out.push({ ...e, index });
+      out.push({ ...e, index: ++index, ...(e.block.type === 'thinking' ? { block: { type: 'thinking', family: 'openai-chat' } } : {}) });
+    } else if (e.type === 'text_delta' || e.type === 'thinking_delta' || e.type === 'tool_args_delta') out.push({ ...e, index });
     else if (e.type === 'stop') {
       if (lastKind !== undefined) out.push({ type: 'block_stop', index });
       out.push({ type: 'stop', stopReason: expectedStop(e.stopReason, hadCalls), usage: expectedUsage(e.usage) });

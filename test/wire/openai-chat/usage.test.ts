@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromOpenAIUsage, type OpenAIUsage } from '../../../gateway/wire/openai-chat/usage.js';
-import { emptyUsage, promptTokens, type Usage } from '../../../gateway/core/usage.js';
+import { emptyUsage, promptTokens, usageProblem, type Usage } from '../../../gateway/core/usage.js';
 
 /** Every token in exactly one bucket: the buckets add up to what OpenAI reported in all. */
 const totalTokens = (u: Usage): number => promptTokens(u) + u.outputTokens;
@@ -47,4 +47,24 @@ test('missing or null details and missing totals read as zero', () => {
   );
   assert.deepEqual(fromOpenAIUsage({ prompt_tokens: 10, prompt_tokens_details: {} }), { ...emptyUsage(), inputTokens: 10 });
   assert.deepEqual(fromOpenAIUsage({}), emptyUsage());
+});
+
+test('cache writes, where a server reports them, come out of the prompt once and into cacheWriteTokens', () => {
+  const openai = fromOpenAIUsage({ prompt_tokens: 1_000, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 700 } });
+  assert.deepEqual(openai, { ...emptyUsage(), inputTokens: 100, cacheReadTokens: 200, cacheWriteTokens: 700, outputTokens: 10 });
+  assert.equal(totalTokens(openai), 1_010);
+  const litellm = fromOpenAIUsage({ prompt_tokens: 900, completion_tokens: 5, cache_creation_input_tokens: 850 });
+  assert.deepEqual(litellm, { ...emptyUsage(), inputTokens: 50, cacheWriteTokens: 850, outputTokens: 5 });
+  // Parts larger than the prompt cannot be right: the figures are kept as reported (input goes
+  // negative), and the check every upstream usage meets refuses them, so the request is estimated.
+  const odd = fromOpenAIUsage({ prompt_tokens: 100, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 60, cache_write_tokens: 500 } });
+  assert.deepEqual(odd, { ...emptyUsage(), inputTokens: -460, cacheReadTokens: 60, cacheWriteTokens: 500, outputTokens: 1 });
+  assert.match(usageProblem(odd, 1_000_000) ?? '', /./);
+});
+
+test('counts that are not non-negative numbers are kept as they are, for the usage check to refuse', () => {
+  const u = fromOpenAIUsage({ prompt_tokens: -5, completion_tokens: Number.NaN, prompt_tokens_details: { cached_tokens: '3' as unknown as number } });
+  assert.ok(Number.isNaN(u.inputTokens) && Number.isNaN(u.outputTokens));
+  assert.match(usageProblem(u, 1_000_000) ?? '', /./);
+  assert.match(usageProblem(fromOpenAIUsage({ prompt_tokens: -5, completion_tokens: 1 }), 1_000_000) ?? '', /./);
 });

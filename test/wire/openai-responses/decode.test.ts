@@ -272,5 +272,11 @@ describe('decodeRequest: parameters', () => {
   test('fields with no canonical place are noted, not refused', () => {
     const req = decodeRequest({ ...base, background: true, top_logprobs: 0, text: { verbosity: 'low' } });
     assert.deepEqual(req.notes, ['openai-responses: text.verbosity is not carried to this upstream', 'openai-responses: background is not carried to this upstream']);
+    assert.equal(req.uncarriedOutputs, undefined, 'top_logprobs 0 asks for nothing');
+  });
+
+  test('asked-for log probabilities are marked for refusal on the translated path', () => {
+    assert.deepEqual(decodeRequest({ ...base, top_logprobs: 5 }).uncarriedOutputs, [{ param: 'top_logprobs', what: 'log probabilities' }]);
+    assert.deepEqual(decodeRequest({ ...base, include: ['message.output_text.logprobs'] }).uncarriedOutputs, [{ param: 'include', what: 'log probabilities' }]);
   });
 });

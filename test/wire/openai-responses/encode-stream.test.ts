@@ -1,3 +1,4 @@
+import { unmark } from '../../../gateway/core/reasoning.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
@@ -43,10 +44,10 @@ function client(events: StreamEvent[]): OpenAI {
 
 const toolEvents: StreamEvent[] = [
   { type: 'start', id: 'msg_1', model: 'up', usage: { ...emptyUsage(), inputTokens: 20 } },
-  { type: 'block_start', index: 0, block: { type: 'thinking' } },
+  { type: 'block_start', index: 0, block: { type: 'thinking', family: 'openai' } },
   { type: 'thinking_delta', index: 0, text: 'Need ' },
   { type: 'thinking_delta', index: 0, text: 'both.' },
-  { type: 'signature_delta', index: 0, signature: 'anthropic-sig' },
+  { type: 'signature_delta', index: 0, signature: 'gAAAAenc' },
   { type: 'block_stop', index: 0 },
   { type: 'block_start', index: 1, block: { type: 'text' } },
   { type: 'text_delta', index: 1, text: 'Checking ' },
@@ -112,7 +113,7 @@ test('event order, names, sequence numbers, and usage in response.completed', as
   assert.equal(done.status, 'completed');
   assert.deepEqual(done.usage, { input_tokens: 25, input_tokens_details: { cached_tokens: 5, cache_write_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 34 });
   assert.deepEqual(done.output, [
-    { type: 'reasoning', id: 'rs_xyz_0', summary: [{ type: 'summary_text', text: 'Need both.' }] },
+    { type: 'reasoning', id: 'rs_xyz_0', summary: [{ type: 'summary_text', text: 'Need both.' }], encrypted_content: 'gAAAAenc' },
     {
       type: 'message',
       id: 'msg_xyz_1',
@@ -126,9 +127,9 @@ test('event order, names, sequence numbers, and usage in response.completed', as
     { type: 'function_call', id: 'fc_xyz_2', call_id: 'toolu_a', name: 'weather', arguments: '{"city":"Paris"}', status: 'completed' },
     { type: 'function_call', id: 'fc_xyz_3', call_id: 'toolu_b', name: 'now', arguments: '{}', status: 'completed' },
   ]);
-  // The function call's done event names the function; a foreign signature never reaches the client.
+  // The function call's done event names the function; OpenAI's own encrypted reasoning goes out as it is.
   assert.equal(events[22]![1].name, 'weather');
-  assert.doesNotMatch(text, /anthropic-sig|\[DONE\]/);
+  assert.doesNotMatch(text, /\[DONE\]/);
 });
 
 test('the openai SDK stream helper assembles the final response from our stream', async () => {
@@ -207,26 +208,65 @@ test('a stream that just ends, or starts with stop or error, still opens with re
   );
 });
 
-test('thinking without text and redacted thinking make no item; onResponse sees the final response; namespaces come back', async () => {
+test('a signature alone makes a reasoning item with encrypted_content; redacted thinking is carried; onResponse sees the final response; namespaces come back', async () => {
   let final: ResponsesBody | undefined;
   const events: StreamEvent[] = [
     { type: 'start', id: 'x', model: 'up', usage: emptyUsage() },
-    { type: 'block_start', index: 0, block: { type: 'thinking' } },
-    { type: 'signature_delta', index: 0, signature: 'sig' },
+    { type: 'block_start', index: 0, block: { type: 'thinking', family: 'openai' } },
+    { type: 'signature_delta', index: 0, signature: 'gAAAAsig' },
     { type: 'block_stop', index: 0 },
-    { type: 'block_start', index: 1, block: { type: 'redacted_thinking', data: 'zz' } },
+    { type: 'block_start', index: 1, block: { type: 'redacted_thinking', data: 'zz', family: 'anthropic' } },
     { type: 'block_stop', index: 1 },
-    { type: 'block_start', index: 2, block: { type: 'tool_call', id: 'call_1', name: 'search_docs' } },
-    { type: 'tool_args_delta', index: 2, json: '{"q":"x"}' },
+    // OpenAI's reasoning with neither text nor encrypted_content carries nothing.
+    { type: 'block_start', index: 2, block: { type: 'thinking', family: 'openai' } },
     { type: 'block_stop', index: 2 },
+    { type: 'block_start', index: 3, block: { type: 'tool_call', id: 'call_1', name: 'search_docs' } },
+    { type: 'tool_args_delta', index: 3, json: '{"q":"x"}' },
+    { type: 'block_stop', index: 3 },
     { type: 'stop', stopReason: 'tool_use', usage },
   ];
   let text = '';
   const codec = makeCodec({ namespaces: new Map([['search_docs', 'mcp__docs__']]), onResponse: (r) => (final = r) });
   for await (const s of codec.encodeStream(from(events), ctx)) text += s;
   const names = (await parsed(text)).map(([n, d]) => (n === 'response.output_item.added' ? `${n}:${d.item.type}:${d.item.namespace}` : n));
-  assert.deepEqual(names, ['response.created', 'response.in_progress', 'response.output_item.added:function_call:mcp__docs__', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
-  assert.deepEqual(final?.output, [{ type: 'function_call', id: 'fc_xyz_0', call_id: 'call_1', name: 'search_docs', arguments: '{"q":"x"}', status: 'completed', namespace: 'mcp__docs__' }]);
+  assert.deepEqual(names, [
+    'response.created',
+    'response.in_progress',
+    'response.output_item.added:reasoning:undefined',
+    'response.output_item.done',
+    'response.output_item.added:reasoning:undefined',
+    'response.output_item.done',
+    'response.output_item.added:function_call:mcp__docs__',
+    'response.function_call_arguments.delta',
+    'response.function_call_arguments.done',
+    'response.output_item.done',
+    'response.completed',
+  ]);
+  assert.deepEqual(final?.output.slice(0, 1), [{ type: 'reasoning', id: 'rs_xyz_0', summary: [], encrypted_content: 'gAAAAsig' }]);
+  assert.deepEqual(unmark((final?.output[1] as { encrypted_content?: string }).encrypted_content), { kind: 'redacted', family: 'anthropic', data: 'zz' });
+  assert.deepEqual(final?.output[2], { type: 'function_call', id: 'fc_xyz_2', call_id: 'call_1', name: 'search_docs', arguments: '{"q":"x"}', status: 'completed', namespace: 'mcp__docs__' });
+});
+
+test('another family\'s thinking streams its text, then its mark in output_item.done; a signed call is preceded by its carrier', async () => {
+  const events: StreamEvent[] = [
+    { type: 'start', id: 'x', model: 'up', usage: emptyUsage() },
+    { type: 'block_start', index: 0, block: { type: 'thinking', family: 'anthropic' } },
+    { type: 'thinking_delta', index: 0, text: 'claude thinks' },
+    { type: 'signature_delta', index: 0, signature: 'EqSig' },
+    { type: 'block_stop', index: 0 },
+    { type: 'block_start', index: 1, block: { type: 'tool_call', id: 'call_2', name: 'f', signature: 'CiSig', signatureFamily: 'gemini' } },
+    { type: 'tool_args_delta', index: 1, json: '{}' },
+    { type: 'block_stop', index: 1 },
+    { type: 'stop', stopReason: 'tool_use', usage },
+  ];
+  let text = '';
+  for await (const s of makeCodec({}).encodeStream(from(events), ctx)) text += s;
+  const done = (await parsed(text)).filter(([n]) => n === 'response.output_item.done').map(([, d]) => d.item);
+  assert.deepEqual(done.map((i) => [i.type, i.summary?.[0]?.text, unmark(i.encrypted_content)]), [
+    ['reasoning', 'claude thinks', { kind: 'thinking', family: 'anthropic', signature: 'EqSig' }],
+    ['reasoning', undefined, { kind: 'call', family: 'gemini', callId: 'call_2', signature: 'CiSig' }],
+    ['function_call', undefined, undefined],
+  ]);
 });
 
 test('encodeStreamError: one error event for the pass-through path', () => {

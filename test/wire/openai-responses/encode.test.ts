@@ -1,3 +1,4 @@
+import { unmark } from '../../../gateway/core/reasoning.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
@@ -83,7 +84,7 @@ test('stop reasons: max_tokens and context_exceeded are incomplete for max_outpu
   for (const r of ['end_turn', 'stop_sequence', 'pause_turn'] as const) assert.deepEqual(state(r), ['completed', null]);
 });
 
-test('foreign thinking keeps its text but not its signature; empty thinking, redacted thinking and images are dropped', () => {
+test('foreign reasoning keeps its text, with its proof under Tollgate\'s mark; a call signature rides before its call; images are dropped', () => {
   const res: CanonicalResponse = {
     ...answer,
     content: [
@@ -91,14 +92,25 @@ test('foreign thinking keeps its text but not its signature; empty thinking, red
       { type: 'thinking', text: '', signature: 'gemini-sig', family: 'gemini' },
       { type: 'redacted_thinking', data: 'xx', family: 'anthropic' },
       { type: 'image', source: { kind: 'url', url: 'https://example.com/x.png' } },
+      { type: 'thinking', text: '', family: 'openai' },
       { type: 'text', text: 'hi' },
+      { type: 'tool_call', id: 'call_9', name: 'f', input: {}, signature: 'gsig', signatureFamily: 'gemini' },
     ],
-    stopReason: 'end_turn',
+    stopReason: 'tool_use',
   };
-  assert.deepEqual(outputItems(res, ctx), [
-    { type: 'reasoning', id: 'rs_abc_0', summary: [{ type: 'summary_text', text: 'claude thoughts' }] },
-    { type: 'message', id: 'msg_abc_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'hi', annotations: [] }] },
-  ]);
+  const items = outputItems(res, ctx);
+  assert.deepEqual(
+    items.map((i) => [i.type, i.id, i.type === 'reasoning' ? unmark(i.encrypted_content) : undefined]),
+    [
+      ['reasoning', 'rs_abc_0', { kind: 'thinking', family: 'anthropic', signature: 'anthropic-sig' }],
+      ['reasoning', 'rs_abc_1', { kind: 'thinking', family: 'gemini', signature: 'gemini-sig' }],
+      ['reasoning', 'rs_abc_2', { kind: 'redacted', family: 'anthropic', data: 'xx' }],
+      ['message', 'msg_abc_3', undefined],
+      ['reasoning', 'rs_abc_4', { kind: 'call', family: 'gemini', callId: 'call_9', signature: 'gsig' }],
+      ['function_call', 'fc_abc_5', undefined],
+    ],
+  );
+  assert.deepEqual(items[0], { type: 'reasoning', id: 'rs_abc_0', summary: [{ type: 'summary_text', text: 'claude thoughts' }], encrypted_content: (items[0] as { encrypted_content: string }).encrypted_content });
 });
 
 test('makeCodec puts Codex namespaces back on calls and echoes store and previous_response_id', () => {

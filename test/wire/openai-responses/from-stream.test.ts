@@ -86,7 +86,7 @@ test('reasoning with a summary and encrypted content, a message, a function call
   );
   assert.deepEqual(events, [
     { type: 'start', id: 'resp_up', model: 'gpt-5', usage: estimate },
-    { type: 'block_start', index: 0, block: { type: 'thinking' } },
+    { type: 'block_start', index: 0, block: { type: 'thinking', family: 'openai' } },
     { type: 'thinking_delta', index: 0, text: '**Plan**' },
     { type: 'signature_delta', index: 0, signature: 'gAAAA-enc' },
     { type: 'block_stop', index: 0 },
@@ -120,7 +120,7 @@ test('summary parts are joined with a blank line; empty reasoning makes no block
     ),
   );
   assert.deepEqual(events.slice(1), [
-    { type: 'block_start', index: 0, block: { type: 'thinking' } },
+    { type: 'block_start', index: 0, block: { type: 'thinking', family: 'openai' } },
     { type: 'thinking_delta', index: 0, text: 'One.' },
     { type: 'thinking_delta', index: 0, text: '\n\nTwo.' },
     { type: 'block_stop', index: 0 },

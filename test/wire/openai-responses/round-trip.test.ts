@@ -7,14 +7,18 @@
  *   image `detail` and a base64 document's filename get their defaults; thinking not signed by
  *   OpenAI, signatures on tool calls, cache_control, stop sequences, seed and top_k are dropped;
  *   a thinking budget becomes an effort level; max_output_tokens is at least 16;
- * - answers and streams: ids and model are the client-facing ones; thinking keeps its text (and,
- *   in answers only, an OpenAI signature); stop reasons fold into completed/incomplete; audio and
- *   image input come back as plain input; stream errors compare by kind and message.
+ * - answers and streams: ids and model are the client-facing ones; thinking keeps its text and
+ *   its proof: OpenAI's own `encrypted_content`, else Tollgate's mark of the block's family and
+ *   signature, which reads back here as an OpenAI-looking signature (docs/protocols.md §6.6);
+ *   redacted thinking and a call's own signature become marked reasoning items; stop reasons fold
+ *   into completed/incomplete; audio and image input come back as plain input; stream errors
+ *   compare by kind and message.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CanonicalMessage, CanonicalRequest, CanonicalResponse, ContentBlock, ImageBlock, StopReason, StreamEvent, TextBlock, ToolCallBlock, ToolResultBlock } from '../../../gateway/core/canonical.js';
 import { GatewayError } from '../../../gateway/core/errors.js';
+import { mark, markThinking } from '../../../gateway/core/reasoning.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import type { Usage } from '../../../gateway/core/usage.js';
 import { decodeRequest } from '../../../gateway/wire/openai-responses/decode.js';
@@ -176,11 +180,15 @@ test(`responses: fromResponse(encodeResponse(x)) equals x up to ids, thinking fa
     const r = rng(seed);
     const content = r.many(0, 6, () => (r.chance(0.15) ? image(r) : assistantBlock(r, [])));
     const x: CanonicalResponse = { id: 'msg_up', model: 'upstream', content, stopReason: r.pick(STOPS), usage: genUsage(r) };
+    const carried = (signature: string): ContentBlock => ({ type: 'thinking', text: '', signature, family: 'openai' });
     const expected = content.flatMap((b): ContentBlock[] => {
-      if (b.type === 'text' || b.type === 'tool_call') return [strip(b)];
+      if (b.type === 'text') return [strip(b)];
+      if (b.type === 'tool_call') return b.signature ? [carried(mark({ kind: 'call', family: b.signatureFamily!, callId: b.id, signature: b.signature })), strip(b)] : [strip(b)];
+      if (b.type === 'redacted_thinking') return [carried(mark({ kind: 'redacted', family: b.family!, data: b.data }))];
       if (b.type !== 'thinking') return [];
-      if (b.family === 'openai' && b.signature) return [b];
-      return b.text ? [{ type: 'thinking', text: b.text, family: 'openai' }] : [];
+      const encrypted = b.family === 'openai' ? b.signature : markThinking(b);
+      if (encrypted === undefined) return b.text ? [{ type: 'thinking', text: b.text, family: 'openai' }] : [];
+      return [{ type: 'thinking', text: b.text, signature: encrypted, family: 'openai' }];
     });
     const back = fromResponse(JSON.parse(JSON.stringify(encodeResponse(x, ctx))));
     const calls = content.some((b) => b.type === 'tool_call');
@@ -197,9 +205,9 @@ function genStream(r: R): StreamEvent[] {
       events.push({ type: 'block_start', index, block: { type: 'tool_call', id: `call_${index}`, name: 'f' } });
       [0, ...cuts].forEach((c, i) => events.push({ type: 'tool_args_delta', index, json: args.slice(c, [...cuts, args.length][i]) }));
     } else if (kind === 'redacted') {
-      events.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: 'zz' } });
+      events.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: 'zz', family: 'anthropic' } });
     } else {
-      events.push({ type: 'block_start', index, block: { type: kind } });
+      events.push({ type: 'block_start', index, block: kind === 'text' ? { type: 'text' } : { type: 'thinking', family: r.pick(['openai', 'anthropic'] as const) } });
       r.many(kind === 'thinking' ? 0 : 1, 3, () => text(r)).forEach((t) => events.push(kind === 'text' ? { type: 'text_delta', index, text: t } : { type: 'thinking_delta', index, text: t }));
       if (kind === 'thinking' && r.chance(0.5)) events.push({ type: 'signature_delta', index, signature: 'sig' });
     }
@@ -210,21 +218,43 @@ function genStream(r: R): StreamEvent[] {
   return events;
 }
 
-/** Signatures, redacted thinking and thinking without text dropped; blocks renumbered; ids, stop and usage as for answers. */
+/**
+ * Thinking keeps its text and comes back with its proof as a signature at its end (OpenAI's own, or
+ * the mark of another family's); OpenAI's with neither text nor signature is dropped; redacted
+ * thinking is a marked thinking block; blocks renumbered; ids, stop and usage as for answers.
+ */
 function expectedStream(x: StreamEvent[]): StreamEvent[] {
   const out: StreamEvent[] = [];
   const kept = new Map<number, number>();
+  const proof = new Map<number, { family?: 'openai' | 'anthropic'; signature?: string }>();
   let hadCalls = false;
   x.forEach((e, i) => {
     if (e.type === 'start') out.push({ ...e, id: 'resp_42', model: 'client-alias' });
     else if (e.type === 'block_start') {
-      const hasText = x.slice(i).some((d) => (d.type === 'thinking_delta' || d.type === 'text_delta' || d.type === 'tool_args_delta') && d.index === e.index);
-      if (e.block.type === 'redacted_thinking' || (e.block.type === 'thinking' && !hasText)) return;
-      kept.set(e.index, kept.size);
+      const later = x.slice(i);
+      const hasText = later.some((d) => (d.type === 'thinking_delta' || d.type === 'text_delta' || d.type === 'tool_args_delta') && d.index === e.index);
+      const signature = later.find((d): d is Extract<StreamEvent, { type: 'signature_delta' }> => d.type === 'signature_delta' && d.index === e.index)?.signature;
+      if (e.block.type === 'thinking' && e.block.family === 'openai' && !hasText && !signature) return;
+      const index = kept.size;
+      kept.set(e.index, index);
       hadCalls ||= e.block.type === 'tool_call';
-      out.push({ ...e, index: kept.get(e.index)! });
-    } else if (e.type === 'text_delta' || e.type === 'thinking_delta' || e.type === 'tool_args_delta' || e.type === 'block_stop') {
+      if (e.block.type === 'redacted_thinking') {
+        out.push({ type: 'block_start', index, block: { type: 'thinking', family: 'openai' } }, { type: 'signature_delta', index, signature: mark({ kind: 'redacted', family: 'anthropic', data: e.block.data }) });
+        return;
+      }
+      if (e.block.type === 'thinking') {
+        proof.set(e.index, { family: e.block.family as 'openai' | 'anthropic', ...(signature ? { signature } : {}) });
+        out.push({ type: 'block_start', index, block: { type: 'thinking', family: 'openai' } });
+      } else out.push({ ...e, index });
+    } else if (e.type === 'text_delta' || e.type === 'thinking_delta' || e.type === 'tool_args_delta') {
       if (kept.has(e.index)) out.push({ ...e, index: kept.get(e.index)! });
+    } else if (e.type === 'block_stop') {
+      const index = kept.get(e.index);
+      if (index === undefined) return;
+      const p = proof.get(e.index);
+      const encrypted = p && (p.family === 'openai' ? p.signature : markThinking({ type: 'thinking', text: '', ...p }));
+      if (encrypted) out.push({ type: 'signature_delta', index, signature: encrypted });
+      out.push({ ...e, index });
     } else if (e.type === 'stop') out.push({ type: 'stop', stopReason: expectedStop(e.stopReason, hadCalls), usage: expectedUsage(e.usage) });
     else if (e.type === 'error') out.push(e);
   });

@@ -1,0 +1,58 @@
+/**
+ * What an Anthropic upstream refuses in a conversation's reasoning (docs/protocols.md §6.6), for
+ * the translated request (to-request.ts) and the pass-through alike:
+ *
+ * - A thinking block must carry the signature Anthropic gave it. Blocks with an empty signature
+ *   (another family's reasoning, as older Tollgate versions and other gateways hand it to Messages
+ *   clients) or with Tollgate's mark (core/reasoning.ts: another family's reasoning, carried for
+ *   its own upstream) are removed, as are marked redacted_thinking blocks.
+ * - With thinking on, the assistant turn that opened a tool loop still in progress must start with
+ *   thinking. When that turn came from another family there is no block Anthropic would accept,
+ *   so thinking is turned off for this request (the loop's next turn after a user message turns
+ *   it on again): the alternative is a 400 on every request until the loop ends.
+ */
+import { isMarked } from '../../core/reasoning.js';
+import { isObject } from '../../core/json.js';
+
+type Json = Record<string, unknown>;
+
+/** A thinking or redacted_thinking block an Anthropic upstream would refuse. */
+export function refusedReasoning(b: unknown): boolean {
+  if (!isObject(b)) return false;
+  if (b.type === 'thinking') return typeof b.signature !== 'string' || b.signature === '' || isMarked(b.signature);
+  return b.type === 'redacted_thinking' && isMarked(b.data);
+}
+
+/** The messages without refused reasoning, and how many blocks went; undefined when nothing goes. */
+export function withoutRefusedReasoning(messages: readonly unknown[]): { messages: unknown[]; dropped: number } | undefined {
+  let dropped = 0;
+  const out = messages.flatMap((m) => {
+    if (!isObject(m) || m.role !== 'assistant' || !Array.isArray(m.content) || !m.content.some(refusedReasoning)) return [m];
+    const content = m.content.filter((b) => !refusedReasoning(b));
+    dropped += m.content.length - content.length;
+    return content.length > 0 ? [{ ...m, content }] : [];
+  });
+  return dropped > 0 ? { messages: out, dropped } : undefined;
+}
+
+const blocksOf = (m: Json): unknown[] => (Array.isArray(m.content) ? m.content : []);
+
+/**
+ * With thinking on: a tool loop is in progress (the last turn holds tool results) and the
+ * assistant turn before it does not start with thinking, which Anthropic refuses.
+ */
+export function loopWithoutThinking(messages: readonly unknown[]): boolean {
+  const turns = messages.filter((m): m is Json => isObject(m) && m.role !== 'system');
+  const last = turns.at(-1);
+  const opener = turns.at(-2);
+  if (last?.role !== 'user' || !blocksOf(last).some((b) => isObject(b) && b.type === 'tool_result')) return false;
+  if (opener?.role !== 'assistant') return false;
+  const first = blocksOf(opener)[0];
+  return !(isObject(first) && (first.type === 'thinking' || first.type === 'redacted_thinking'));
+}
+
+/** The log note for a request whose thinking was turned off by loopWithoutThinking. */
+export const THINKING_OFF_NOTE = 'anthropic: thinking turned off for this request: the tool loop in progress began on another family, whose reasoning Anthropic cannot verify';
+
+/** The log note for blocks withoutRefusedReasoning removed. */
+export const droppedReasoningNote = (n: number): string => `anthropic: dropped ${n} thinking block(s) that were unsigned or from another family: only Anthropic's own signatures verify`;
