@@ -90,10 +90,18 @@ export function upstreamStatusError(status: number, upstreamMessage: string | un
   return new GatewayError('invalid_request', `Upstream rejected the request (HTTP ${status})${detail}`, { code: 'upstream_rejected', status });
 }
 
+/**
+ * The longest retry-after taken from an upstream, in seconds (10 minutes). It holds the line and is
+ * passed on to the client; an upstream asking for more (a daily quota, a date in 2099, a garbled
+ * number) is simply tried again after this.
+ */
+export const MAX_RETRY_AFTER_S = 600;
+
+/** retry-after in seconds or as an HTTP date, between 1 s and MAX_RETRY_AFTER_S. */
 function parseRetryAfter(v: string | undefined): number | undefined {
   if (!v) return undefined;
   const secs = Number(v);
-  if (Number.isFinite(secs) && secs >= 0) return Math.ceil(secs);
+  if (!Number.isNaN(secs) && secs >= 0) return Math.min(MAX_RETRY_AFTER_S, Math.ceil(secs));
   const date = Date.parse(v);
-  return Number.isNaN(date) ? undefined : Math.max(1, Math.ceil((date - Date.now()) / 1000));
+  return Number.isNaN(date) ? undefined : Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil((date - Date.now()) / 1000)));
 }

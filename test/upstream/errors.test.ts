@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errors as undiciErrors } from 'undici';
 import { endpoint } from '../../gateway/upstream/client.js';
-import { ClientClosedError, readUpstreamError, TotalTimeoutError, upstreamFailure, upstreamStatusError } from '../../gateway/upstream/errors.js';
+import { ClientClosedError, MAX_RETRY_AFTER_S, readUpstreamError, TotalTimeoutError, upstreamFailure, upstreamStatusError } from '../../gateway/upstream/errors.js';
 import { fakeAnswer } from '../helpers/relay-fakes.js';
 
 describe('upstreamStatusError', () => {
@@ -13,6 +13,13 @@ describe('upstreamStatusError', () => {
     const inTen = new Date(Date.now() + 10_000).toUTCString();
     const fromDate = upstreamStatusError(429, undefined, inTen).retryAfter!;
     assert.ok(fromDate >= 9 && fromDate <= 11, `retry after ${fromDate} s`);
+  });
+
+  test('a retry-after is capped at 10 minutes, in seconds or as a date', () => {
+    assert.equal(upstreamStatusError(429, undefined, '99999999').retryAfter, MAX_RETRY_AFTER_S);
+    assert.equal(upstreamStatusError(429, undefined, 'Thu, 01 Jan 2099 00:00:00 GMT').retryAfter, MAX_RETRY_AFTER_S);
+    assert.equal(upstreamStatusError(429, undefined, '1e300').retryAfter, MAX_RETRY_AFTER_S);
+    assert.equal(MAX_RETRY_AFTER_S, 600);
   });
 
   test("a rejected credential is the line's problem, and its message is not passed on", () => {
