@@ -27,6 +27,7 @@ export function lineView(g: Gateway, l: LineRecord): LineView {
     weight: l.weight,
     enabled: l.enabled,
     timeouts: l.timeouts,
+    effectiveTimeouts: g.lines.timeoutsFor(l),
     health: g.health.describe(l.id, Date.now()),
   };
 }

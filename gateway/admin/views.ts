@@ -91,7 +91,10 @@ export const LineView = Type.Object({
   priority: Int,
   weight: Int,
   enabled: Type.Boolean(),
+  /** The line's own timeouts (ms): only those it overrides. */
   timeouts: Type.Object(timeoutFields),
+  /** The timeouts it runs with: its own, else the defaults. */
+  effectiveTimeouts: Type.Object({ connectMs: Int, firstByteMs: Int, nonStreamingFirstByteMs: Int, idleMs: Int, totalMs: Int }),
   /** Circuit-breaker state now, and ms until the line takes requests again. */
   health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
 });

@@ -9,6 +9,15 @@ export function table(headers: string[], rows: (string | number)[][]): string {
 
 export const usd = formatUsd;
 
+/** 45000 → "45s", 300000 → "5m", 90000 → "1m30s", 1500 → "1500ms": as `--timeout` takes it. */
+export function duration(ms: number): string {
+  if (ms % 1000 !== 0) return `${ms}ms`;
+  const s = ms / 1000;
+  if (s % 3600 === 0) return `${s / 3600}h`;
+  if (s < 60 || s % 60 === 0) return s < 60 ? `${s}s` : `${s / 60}m`;
+  return `${Math.floor(s / 60)}m${s % 60}s`;
+}
+
 /** Price per million tokens, as a person writes it: $2.50, $0.075. */
 export function perMillion(micro: number | undefined): string {
   return micro === undefined ? '-' : formatUsd(micro);

@@ -36,6 +36,7 @@ export async function callUpstream(
     url: endpoint(line.baseUrl, req.path),
     headers,
     body: req.body,
+    stream,
     timeouts: deps.lines.timeoutsFor(line),
     signal,
   });

@@ -54,7 +54,7 @@ before(async () => {
   await gw.admin.line({ name: 'fails', baseUrl: scenarioBase(mock, 'status=500'), models: ['gpt-4.1'] });
   await gw.admin.line({ name: 'limited', baseUrl: scenarioBase(mock, 'status=429,retry-after=7'), models: ['gpt-5'] });
   await gw.admin.line({ name: 'down', baseUrl: `http://127.0.0.1:${closedPort}/v1`, models: ['gpt-5-nano'] });
-  await gw.admin.line({ name: 'stalls', baseUrl: scenarioBase(mock, 'delay=10000'), models: ['gpt-5.1'], timeouts: { firstByteMs: 300 } });
+  await gw.admin.line({ name: 'stalls', baseUrl: scenarioBase(mock, 'delay=10000'), models: ['gpt-5.1'], timeouts: { firstByteMs: 300, nonStreamingFirstByteMs: 300 } });
   await gw.admin.line({ name: 'overloaded', baseUrl: scenarioBase(mock, 'status=503'), models: ['gpt-5.2'] });
   await gw.admin.line({ name: 'bad-request', baseUrl: scenarioBase(mock, 'status=400'), models: ['gpt-5.4'] });
   key = await gw.admin.key('k');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errors as undiciErrors } from 'undici';
 import { endpoint } from '../../gateway/upstream/client.js';
-import { ClientClosedError, MAX_RETRY_AFTER_S, readUpstreamError, TotalTimeoutError, upstreamFailure, upstreamStatusError } from '../../gateway/upstream/errors.js';
+import { ClientClosedError, MAX_RETRY_AFTER_S, readUpstreamError, TotalTimeoutError, upstreamFailure, upstreamStatusError, UpstreamTimeoutError } from '../../gateway/upstream/errors.js';
 import { fakeAnswer } from '../helpers/relay-fakes.js';
 
 describe('upstreamStatusError', () => {
@@ -51,8 +51,8 @@ describe('upstreamFailure', () => {
     const timedOut = new AbortController();
     timedOut.abort(new TotalTimeoutError(900));
     assert.equal(upstreamFailure(new Error('aborted'), timedOut.signal).code, 'upstream_timeout');
-    assert.equal(upstreamFailure(new undiciErrors.HeadersTimeoutError()).code, 'upstream_timeout');
-    assert.equal(upstreamFailure(new undiciErrors.BodyTimeoutError()).code, 'upstream_idle_timeout');
+    assert.equal(upstreamFailure(UpstreamTimeoutError.firstByte(45_000, true)).code, 'upstream_timeout');
+    assert.equal(upstreamFailure(UpstreamTimeoutError.idle(120_000)).code, 'upstream_idle_timeout');
     assert.equal(upstreamFailure(new undiciErrors.ConnectTimeoutError()).code, 'upstream_connect_timeout');
     assert.deepEqual([upstreamFailure(Object.assign(new Error('x'), { code: 'ECONNREFUSED' })).status, upstreamFailure(Object.assign(new Error('x'), { code: 'ECONNREFUSED' })).code], [503, 'upstream_unreachable']);
     assert.equal(upstreamFailure(Object.assign(new Error('x'), { cause: { code: 'ENOTFOUND' } })).code, 'upstream_unreachable');
