@@ -30,7 +30,7 @@ export type AdminHandlers = { [N in RouteName]: (input: RouteInput<N>, ctx: Hand
 export function adminHandlers(g: Gateway, status: () => StatusView, sessions: ConsoleSessions, where?: Where): AdminHandlers {
   const connections = new Connections(g, () => status().url, where);
   return {
-    getStatus: () => status(),
+    getStatus: () => ({ ...status(), unauthenticatedRequests: g.keys.failures.total }),
 
     createLoginCode: () => {
       const { code, expiresAt } = sessions.mintCode();

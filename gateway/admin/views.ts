@@ -24,7 +24,13 @@ const Strings = Type.Array(Type.String());
 export const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
 export type ErrorBody = Static<typeof ErrorBody>;
 
-export const StatusView = Type.Object({ version: Type.String(), dataDir: Type.String(), url: Type.String() });
+export const StatusView = Type.Object({
+  version: Type.String(),
+  dataDir: Type.String(),
+  url: Type.String(),
+  /** Model requests refused since start for a missing or wrong key: counted here, never written to the ledger. */
+  unauthenticatedRequests: Type.Optional(Type.Integer({ minimum: 0 })),
+});
 export type StatusView = Static<typeof StatusView>;
 
 /** A one-time console login: open `url` (`<gateway>/login?code=<code>`) before `expiresAt`. */

@@ -26,6 +26,24 @@ export function estimatePromptTokensFromBody(rawBody: string): number {
   return Math.ceil(length / 3) + images * TOKENS_PER_IMAGE;
 }
 
+/** A run of base64 this long is binary data (an image, a PDF), whatever its wrapper: prose has spaces. */
+const BASE64_RUN = /[A-Za-z0-9+/=]{1000,}/g;
+
+/**
+ * The same estimate, for the prompt's text only: long base64 runs (images and documents in
+ * Anthropic's and Gemini's `data` fields as well as data URIs) count as one image each. Used to
+ * refuse a prompt far beyond the model's context window, which a large inline image must not trip.
+ */
+export function estimateTextTokensFromBody(rawBody: string): number {
+  let length = Buffer.byteLength(rawBody, 'utf8');
+  let blobs = 0;
+  for (const m of rawBody.matchAll(BASE64_RUN)) {
+    length -= m[0].length;
+    blobs++;
+  }
+  return Math.ceil(length / 3) + blobs * TOKENS_PER_IMAGE;
+}
+
 type Counter = (text: string) => number;
 let counter: Promise<Counter> | undefined;
 

@@ -13,7 +13,7 @@ import { AdminClient, AdminError, bearer } from '../../gateway/admin/client.js';
 import type { CreateKeyBody, CreateLineBody, DoctorReport, LineView, LogEntry, ModelView, WalletView } from '../../gateway/admin/contract.js';
 import { readAdminToken } from '../../gateway/admin/token.js';
 import { readRuntime } from '../../gateway/runtime.js';
-import { serve, type Running } from '../../gateway/serve.js';
+import { serve, type Running, type ServeOptions } from '../../gateway/serve.js';
 import { MemorySecretStore, type SecretStore } from '../../gateway/store/secrets.js';
 
 export const REPO = new URL('../..', import.meta.url).pathname;
@@ -99,10 +99,10 @@ export interface TestGateway {
 export async function startGateway(
   dataDir = tempDataDir(),
   secrets: SecretStore | undefined = process.env.DBUS_SESSION_BUS_ADDRESS ? undefined : new MemorySecretStore(),
-  options: { home?: string; env?: Record<string, string> } = {},
+  options: { home?: string; env?: Record<string, string>; serve?: Pick<ServeOptions, 'bodyLimitBytes' | 'errorLog'> } = {},
 ): Promise<TestGateway> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'tollgate-test-home-'));
-  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: options.env ?? {} }, ...(secrets ? { secrets } : {}) });
+  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: options.env ?? {} }, ...(secrets ? { secrets } : {}), ...options.serve });
   return {
     url: running.url,
     dataDir,
