@@ -67,12 +67,41 @@ async function readPrefix(res: UpstreamResponse, maxBytes: number): Promise<stri
   return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
 }
 
-/** Reads an upstream error answer and maps it to what the client is told (a provider may read it itself). */
-export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader): Promise<GatewayError> {
+/**
+ * What a credential looks like in text an upstream echoes back: auth header values (the prefix,
+ * group 1, is kept), then known key shapes. The auth scheme goes first, so that an echoed
+ * `"authorization": "Bearer …"` loses the token, not just the word Bearer.
+ */
+const SECRET_SHAPES: [RegExp, string][] = [
+  [/\b((?:bearer|basic)\s+)[^\s"'\\,;]+/gi, '$1[redacted]'],
+  [/((?:x-api-key|x-goog-api-key|api-key|authorization|proxy-authorization|cookie)\\?"?\s*[:=]\s*\\?"?)[^\s"'\\,;}]+/gi, '$1[redacted]'],
+  [/\bsk-[A-Za-z0-9_-]{6,}/g, '[redacted]'],
+  [/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted]'],
+  [/\btga_[A-Za-z0-9_-]{8,}/g, '[redacted]'],
+];
+
+/**
+ * An upstream's error text with every credential in it replaced by "[redacted]": the line's own
+ * key wherever it appears (some upstreams echo the request, headers and all, in any error) and
+ * anything shaped like a key or an auth header. Applied to every status: the text goes to the
+ * client and into the ledger.
+ */
+export function maskSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 8) out = out.split(s).join('[redacted]');
+  for (const [shape, by] of SECRET_SHAPES) out = out.replace(shape, by);
+  return out;
+}
+
+/**
+ * Reads an upstream error answer and maps it to what the client is told (a provider may read it
+ * itself). `secrets` are the line's credentials, masked out of the text first.
+ */
+export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader, secrets: readonly string[] = []): Promise<GatewayError> {
   let message: string | undefined;
   let parsed: unknown;
   try {
-    const text = await readPrefix(res, ERROR_BODY_BYTES);
+    const text = maskSecrets(await readPrefix(res, ERROR_BODY_BYTES), secrets);
     message = text.slice(0, 4000);
     try {
       parsed = JSON.parse(text);

@@ -83,3 +83,22 @@ test("endpoint appends the format's path to the line's base URL, keeping both qu
   assert.equal(endpoint('https://api.example.com/v1/', '/responses').href, 'https://api.example.com/v1/responses');
   assert.equal(endpoint('http://127.0.0.1:9/s/x', '/v1beta/models/m:streamGenerateContent?alt=sse').href, 'http://127.0.0.1:9/s/x/v1beta/models/m:streamGenerateContent?alt=sse');
 });
+
+describe('maskSecrets', () => {
+  test('the line key, auth header values and key shapes are redacted; the rest of the text stays', async () => {
+    const { maskSecrets } = await import('../../gateway/upstream/errors.js');
+    assert.equal(maskSecrets('the key line-secret-42 was wrong', ['line-secret-42']), 'the key [redacted] was wrong');
+    assert.equal(maskSecrets('Incorrect API key provided: sk-proj-abcdefgh1234.'), 'Incorrect API key provided: [redacted].');
+    const echoed = maskSecrets('{"authorization":"Bearer tok.en.value","x-api-key":"k-123456789","x-goog-api-key":"AIzaSyA1234567890abcdefghijk"}');
+    for (const s of ['tok.en.value', 'k-123456789', 'AIzaSyA1234567890abcdefghijk']) assert.ok(!echoed.includes(s), echoed);
+    assert.match(echoed, /"x-api-key":"\[redacted\]"/);
+    assert.equal(maskSecrets('model not found: gpt-9'), 'model not found: gpt-9');
+  });
+
+  test('an upstream error of any status, not only 401/403, is read masked', async () => {
+    for (const status of [400, 404, 429, 500]) {
+      const err = await readUpstreamError(fakeAnswer(status, JSON.stringify({ error: { message: 'you sent authorization: Bearer abcdef123456 with key abcdef123456' } })), undefined, ['abcdef123456']);
+      assert.ok(!err.message.includes('abcdef123456'), `${status}: ${err.message}`);
+    }
+  });
+});
