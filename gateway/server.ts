@@ -12,6 +12,7 @@ import { invalidUtf8Offset, singleQuery } from './core/input.js';
 import { newExchange, type Exchange } from './relay/exchange.js';
 import { sendJson } from './relay/respond.js';
 import { handleRoute } from './relay/route.js';
+import { INSTANCE_HEADER, INSTANCE_ID } from './relay/upstream-call.js';
 import { settle } from './relay/settle.js';
 import type { KeyRecord } from './store/types.js';
 import { FORMAT_LIST } from './wire/index.js';
@@ -211,6 +212,12 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[], errorL
     onRequest: async (req: FastifyRequest) => {
       const { format, route } = choose(entries, req.headers);
       req.format = format;
+      if (one(req.headers[INSTANCE_HEADER]) === INSTANCE_ID) {
+        throw new GatewayError('upstream_unavailable', 'This request came from this Tollgate gateway itself: a line points back at the gateway. Give that line the upstream provider\'s URL.', {
+          code: 'loop_detected',
+          status: 508,
+        });
+      }
       const repeated = singleQuery(req.query);
       if (repeated) throw repeated;
       // Authenticate first: a request without a valid key writes no ledger row (a web page could

@@ -57,8 +57,8 @@ export function adminHandlers(g: Gateway, status: () => StatusView, sessions: Co
     listPresets: () => ({ presets: lines.listPresets(g) }),
 
     listLines: () => ({ lines: lines.listLines(g) }),
-    addLine: ({ body }) => lines.addLine(g, body),
-    updateLine: ({ params, body }) => lines.updateLine(g, params.name, body),
+    addLine: ({ body }) => lines.addLine(g, body, status().url),
+    updateLine: ({ params, body }) => lines.updateLine(g, params.name, body, status().url),
     removeLine: async ({ params }) => ({ line: await lines.removeLine(g, params.name) }),
     testLine: ({ params }) => lines.testLine(g, params.name),
     listLineModels: async ({ params }) => ({ models: await lines.upstreamModels(g, params.name) }),
