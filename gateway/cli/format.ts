@@ -1,8 +1,20 @@
 import { formatUsd } from '../core/money.js';
 
-/** A plain text table with left-aligned columns. */
+/**
+ * Text as a terminal may show it: control characters (an ESC starting a colour, a cursor move or a
+ * title change; carriage returns that overwrite a line) and bidirectional overrides come out as
+ * visible escapes. Model ids in the usage log are whatever clients sent.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}
+
+/** A plain text table with left-aligned columns; every cell printable. */
 export function table(headers: string[], rows: (string | number)[][]): string {
-  const cells = [headers, ...rows.map((r) => r.map(String))];
+  const cells = [headers, ...rows.map((r) => r.map((c) => printable(String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
