@@ -6,20 +6,13 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { readRuntime } from '../../gateway/runtime.js';
-import { REPO, startGateway, tempDataDir, waitFor, type TestGateway } from '../helpers/gateway.js';
+import { CLI, REPO, runCli, startGateway, tempDataDir, waitFor, type TestGateway } from '../helpers/gateway.js';
 
 const run = promisify(execFile);
-const CLI = [process.execPath, '--import', 'tsx', join(REPO, 'gateway/cli/main.ts')];
 let gw: TestGateway;
 
-async function tollgate(args: string[], dataDir = gw.dataDir, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(CLI[0]!, [...CLI.slice(1), ...args], { cwd: REPO, env: { ...process.env, TOLLGATE_DATA_DIR: dataDir, ...env }, timeout: 60_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
+function tollgate(args: string[], dataDir = gw.dataDir): ReturnType<typeof runCli> {
+  return runCli(args, dataDir);
 }
 
 before(async () => {

@@ -1,29 +1,17 @@
 /** The CLI contract of the foundation issue, run as a user runs it, against a running gateway. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { REPO, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
+import { REPO, runCli, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
-const run = promisify(execFile);
 let gw: TestGateway;
 let mock: MockUpstream;
 
-async function tollgate(args: string[], dataDir = gw.dataDir): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), ...args], {
-      cwd: REPO,
-      env: { ...process.env, TOLLGATE_DATA_DIR: dataDir },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
+function tollgate(args: string[], dataDir = gw.dataDir): ReturnType<typeof runCli> {
+  return runCli(args, dataDir);
 }
 
 before(async () => {
