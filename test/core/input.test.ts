@@ -30,3 +30,19 @@ describe('invalidUtf8Offset', () => {
     assert.equal(at([0xf4, 0x90, 0x80, 0x80]), 0, 'above U+10FFFF');
   });
 });
+
+describe('estimateTextTokensFromBody', () => {
+  test('long base64 runs count as one image each; text counts by bytes', async () => {
+    const { estimateTextTokensFromBody } = await import('../../gateway/core/estimate.js');
+    assert.equal(estimateTextTokensFromBody('word '.repeat(600)), 1000);
+    assert.equal(estimateTextTokensFromBody(`{"data":"${'A'.repeat(5000)}"}`), Math.ceil(11 / 3) + 1600);
+    assert.equal(estimateTextTokensFromBody('A'.repeat(999)), 333, 'a run under the threshold is text');
+  });
+
+  test('a body made of runs just under the threshold is read in one pass (no rescanning)', async () => {
+    const { estimateTextTokensFromBody } = await import('../../gateway/core/estimate.js');
+    // 8 MB of 999-character runs: a backtracking scan would take minutes; a linear one, milliseconds.
+    const body = `${'A'.repeat(999)} `.repeat(8_000);
+    assert.equal(estimateTextTokensFromBody(body), Math.ceil(body.length / 3));
+  });
+});
