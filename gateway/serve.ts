@@ -19,6 +19,10 @@ export interface ServeOptions {
   /** The home and environment whose coding tools `tollgate connect` edits; this process's unless a test says otherwise. */
   toolsHome?: Where;
   logger?: boolean;
+  /** The largest model request body in bytes (server.ts DEFAULT_BODY_LIMIT when absent). */
+  bodyLimitBytes?: number;
+  /** Where internal errors are logged; stderr when absent. */
+  errorLog?: NodeJS.WritableStream;
 }
 
 export interface Running {
@@ -62,6 +66,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       sessions,
       logger: opts.logger ?? false,
       toolsHome: opts.toolsHome,
+      bodyLimitBytes: opts.bodyLimitBytes,
+      errorLog: opts.errorLog,
       status: () => ({ version: VERSION, dataDir: opts.dataDir, url, paused: gateway.pause.paused }),
     });
     await app.listen({ host: opts.host, port: opts.port });

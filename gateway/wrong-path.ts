@@ -1,4 +1,5 @@
 import { GatewayError } from './core/errors.js';
+import { echo } from './core/input.js';
 import type { WireFormat } from './core/format.js';
 import { FORMAT_LIST } from './wire/index.js';
 
@@ -8,7 +9,8 @@ import { FORMAT_LIST } from './wire/index.js';
  */
 export function notFoundHint(method: string, url: string, host: string): { format: WireFormat; error: GatewayError } {
   const path = url.split('?')[0]!.replace(/\/+$/, '') || '/';
-  const origin = `http://${host}`;
+  const shown = echo(path);
+  const origin = `http://${echo(host)}`;
   for (const format of FORMAT_LIST) {
     for (const route of format.routes) {
       const known = route.url.replace(/:[^/]+/g, '[^/]+');
@@ -20,14 +22,14 @@ export function notFoundHint(method: string, url: string, host: string): { forma
           code: 'wrong_base_url',
         }),
       });
-      if (new RegExp(`^(/v1)+/v1${tail}$`).test(path)) return hint(`Not found: ${method} ${path}. The base URL has /v1 twice.`);
+      if (new RegExp(`^(/v1)+/v1${tail}$`).test(path)) return hint(`Not found: ${method} ${shown}. The base URL has /v1 twice.`);
       if (route.url.startsWith('/v1/') && new RegExp(`^${tail}$`).test(path)) {
-        return hint(`Not found: ${method} ${path}. The ${format.basePath ? 'base URL' : 'path'} is missing /v1.`);
+        return hint(`Not found: ${method} ${shown}. The ${format.basePath ? 'base URL' : 'path'} is missing /v1.`);
       }
     }
   }
   return {
     format: FORMAT_LIST[0]!,
-    error: new GatewayError('not_found', `Not found: ${method} ${path}. OpenAI-compatible clients use the base URL ${origin}/v1.`, { code: 'unknown_path' }),
+    error: new GatewayError('not_found', `Not found: ${method} ${shown}. OpenAI-compatible clients use the base URL ${origin}/v1.`, { code: 'unknown_path' }),
   };
 }

@@ -2,12 +2,20 @@
  * Who may use the admin API: requests addressed to a loopback host name (a DNS-rebinding page
  * sends its own domain as Host) and not sent cross-origin by a browser (CSRF).
  */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+/**
+ * A Host header is a name or an address, then an optional port, and nothing else: `[::1]evil.com`
+ * or `127.0.0.1.evil.com` name another host. Loopback is `localhost`, `[::1]` or any 127.x.y.z
+ * (a gateway started with `--host 127.0.0.2` is addressed as such).
+ */
+const HOST_HEADER = /^(\[[0-9a-fA-F:.]+\]|[^:[\]@/\s]+)(?::\d{1,5})?$/;
+const IPV4_LOOPBACK = /^127\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
 export function hostIsLoopback(hostHeader: string | undefined): boolean {
   if (!hostHeader) return false;
-  const host = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0]!;
-  return LOOPBACK_HOSTS.has(host.toLowerCase());
+  const m = HOST_HEADER.exec(hostHeader);
+  if (!m) return false;
+  const host = m[1]!.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || IPV4_LOOPBACK.test(host);
 }
 
 /**

@@ -29,16 +29,17 @@ export type AdminHandlers = { [N in RouteName]: (input: RouteInput<N>, ctx: Hand
 /** `where`: the home and environment whose tools the connect routes edit (this process's by default). */
 export function adminHandlers(g: Gateway, status: () => StatusView, sessions: ConsoleSessions, where?: Where): AdminHandlers {
   const connections = new Connections(g, () => status().url, where);
+  const fullStatus = (): StatusView => ({ ...status(), unauthenticatedRequests: g.keys.failures.total });
   return {
-    getStatus: () => status(),
+    getStatus: fullStatus,
 
     pauseGateway: () => {
       g.pause.set(true);
-      return status();
+      return fullStatus();
     },
     resumeGateway: () => {
       g.pause.set(false);
-      return status();
+      return fullStatus();
     },
 
     createLoginCode: () => {
@@ -66,8 +67,8 @@ export function adminHandlers(g: Gateway, status: () => StatusView, sessions: Co
     listPresets: () => ({ presets: lines.listPresets(g) }),
 
     listLines: () => ({ lines: lines.listLines(g) }),
-    addLine: ({ body }) => lines.addLine(g, body),
-    updateLine: ({ params, body }) => lines.updateLine(g, params.name, body),
+    addLine: ({ body }) => lines.addLine(g, body, status().url),
+    updateLine: ({ params, body }) => lines.updateLine(g, params.name, body, status().url),
     removeLine: async ({ params }) => ({ line: await lines.removeLine(g, params.name) }),
     testLine: ({ params }) => lines.testLine(g, params.name),
     listLineModels: async ({ params }) => ({ models: await lines.upstreamModels(g, params.name) }),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { authHeaders } from '../core/auth.js';
+import { authHeaders, CREDENTIAL_VARIABLE_RULE, isCredentialVariable } from '../core/auth.js';
 import { endpoint } from '../upstream/client.js';
 import { wireFormat } from '../wire/index.js';
 import type { Gateway } from '../compose/gateway.js';
@@ -27,6 +27,7 @@ export function lineView(g: Gateway, l: LineRecord): LineView {
     weight: l.weight,
     enabled: l.enabled,
     timeouts: l.timeouts,
+    effectiveTimeouts: g.lines.timeoutsFor(l),
     health: g.health.describe(l.id, Date.now()),
   };
 }
@@ -48,7 +49,27 @@ export function checkModels(g: Gateway, ids: readonly string[]): void {
   }
 }
 
-function checkBaseUrl(text: string): string {
+/**
+ * The gateway's own address: a line pointing there would send each request back to the gateway,
+ * which would forward it to the same line again, without end (relay/upstream-call.ts also refuses
+ * such a request when it arrives, for addresses this check cannot see, such as a LAN name).
+ */
+function pointsAtSelf(url: URL, self: string | undefined): boolean {
+  if (!self) return false;
+  const me = new URL(self);
+  const port = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : '80');
+  if (port(url) !== port(me)) return false;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === me.hostname.replace(/^\[|\]$/g, '') || host === 'localhost' || host === '::1' || host === '0.0.0.0' || host === '::' || /^127\./.test(host);
+}
+
+function checkKeyVariable(name: string | null | undefined): void {
+  if (name && !isCredentialVariable(name)) {
+    throw new AdminError(400, 'bad_key_variable', `"${name}" does not look like a credential: the key variable must be ${CREDENTIAL_VARIABLE_RULE}. Its value is sent upstream as the line's API key.`);
+  }
+}
+
+function checkBaseUrl(text: string, self?: string): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -57,6 +78,9 @@ function checkBaseUrl(text: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
   if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; give the line an API key instead (--api-key-stdin).');
+  if (pointsAtSelf(url, self)) {
+    throw new AdminError(400, 'line_points_at_gateway', `The base URL ${url.origin} is this Tollgate gateway itself: its requests would come back to it without end. Give the upstream provider's URL.`);
+  }
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -140,10 +164,11 @@ async function localModels(g: Gateway, preset: string, baseUrl: string, protocol
   return new Map(listed.map((m) => [m.id, m]));
 }
 
-export async function addLine(g: Gateway, request: CreateLineBody): Promise<LineAddedView> {
+export async function addLine(g: Gateway, request: CreateLineBody, self?: string): Promise<LineAddedView> {
   const body = await withPreset(g, request);
   if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
-  const baseUrl = checkBaseUrl(body.baseUrl);
+  const baseUrl = checkBaseUrl(body.baseUrl, self);
+  checkKeyVariable(body.apiKeyEnv);
   checkNotRetired(g, body.models);
   const { records, added } = newLineModels(g, body.models, {
     line: { name: body.name, protocol: body.protocol },
@@ -204,9 +229,10 @@ async function dropKey(g: Gateway, line: LineRecord): Promise<void> {
   if (g.lines.keySource(line) === 'keychain') await g.lines.setCredential(line.id, undefined).catch(() => undefined);
 }
 
-export async function updateLine(g: Gateway, name: string, body: UpdateLineBody): Promise<LineAddedView> {
+export async function updateLine(g: Gateway, name: string, body: UpdateLineBody, self?: string): Promise<LineAddedView> {
   const line = findLine(g, name);
-  const baseUrl = body.baseUrl === undefined ? line.baseUrl : checkBaseUrl(body.baseUrl);
+  const baseUrl = body.baseUrl === undefined ? line.baseUrl : checkBaseUrl(body.baseUrl, self);
+  checkKeyVariable(body.apiKeyEnv);
   const models = body.models ? [...new Set(body.models)] : line.models;
   const modelMap = body.modelMap ?? line.modelMap;
   if (body.models) checkNotRetired(g, models);

@@ -1,7 +1,11 @@
 import { Type, type TObject } from '@sinclair/typebox';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Where } from '../connect/index.js';
 import type { Gateway } from '../compose/gateway.js';
+import { GatewayError } from '../core/errors.js';
+import { singleQuery } from '../core/input.js';
+import { AuthFailures } from '../keys/failures.js';
 import { ADMIN_ROUTES, LogsQuery, successStatus, type AdminRoute, type RouteInput, type RouteName, type StatusView } from './contract.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
 import { adminHandlers, logFilter, type AdminHandlers } from './handlers.js';
@@ -17,6 +21,10 @@ export interface AdminOptions {
   /** The home and environment whose coding tools the connect routes edit; this process's when absent. */
   toolsHome?: Where | undefined;
   sessions: ConsoleSessions;
+  /** The largest request body (the admin API takes small JSON objects). */
+  bodyLimit: number;
+  /** Internal errors are written here (server.ts). */
+  logInternal: (req: FastifyRequest, err: unknown) => void;
 }
 
 /** The usage log as CSV: the filters of GET /api/logs, every matching row, streamed. */
@@ -30,7 +38,10 @@ function header(req: FastifyRequest, name: string): string | undefined {
 
 /** The admin API under /api/, registered from the route table (contract.ts). */
 export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Promise<void> {
+  const failures = new AuthFailures();
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    const repeated = singleQuery(req.query);
+    if (repeated) throw new AdminError(400, repeated.code, repeated.message);
     const host = header(req, 'host');
     if (!hostIsLoopback(host) || !remoteIsLoopback(req.socket.remoteAddress)) {
       throw new AdminError(403, 'forbidden_host', 'The admin API answers only on a loopback address (127.0.0.1 or localhost).');
@@ -51,22 +62,29 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
       throw new AdminError(403, 'console_header_required', `Console requests must carry the ${CONSOLE_HEADER} header.`);
     }
     if (caller === undefined) {
+      const wait = failures.fail();
+      if (wait > 0) await sleep(wait);
       void reply.header('www-authenticate', 'Bearer');
       throw new AdminError(401, 'admin_token_required', 'The admin API needs the admin token (in the data dir, file admin-token) as "Authorization: Bearer <token>".');
     }
   });
 
-  app.setErrorHandler(async (err: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
+  app.setErrorHandler(async (err: Error & { statusCode?: number; validation?: unknown }, req, reply) => {
     if (err instanceof AdminError) return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
+    // The body parser's own refusals (invalid UTF-8), shared with the model routes.
+    if (err instanceof GatewayError && err.status < 500) return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
+    if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send({ error: { code: 'body_too_large', message: `The request body is larger than ${opts.bodyLimit / 1024} KB, more than any admin request needs.` } });
+    }
     if (err.validation || (err.statusCode && err.statusCode < 500)) {
       return reply.code(err.statusCode ?? 400).send({ error: { code: 'invalid_request', message: err.message } });
     }
-    app.log.error(err);
+    opts.logInternal(req, err);
     return reply.code(500).send({ error: { code: 'internal', message: 'Internal error; see the gateway log.' } });
   });
 
   const handlers = adminHandlers(opts.gateway, opts.status, opts.sessions, opts.toolsHome);
-  for (const name of Object.keys(ADMIN_ROUTES) as RouteName[]) mount(app, name, handlers);
+  for (const name of Object.keys(ADMIN_ROUTES) as RouteName[]) mount(app, name, handlers, opts.bodyLimit);
   // Streams, not JSON replies: outside the route table, behind the same guard.
   const hub = new EventHub(opts.gateway, opts.status);
   app.addHook('preClose', async () => hub.close());
@@ -87,13 +105,14 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
   });
 }
 
-function mount<N extends RouteName>(app: FastifyInstance, name: N, handlers: AdminHandlers): void {
+function mount<N extends RouteName>(app: FastifyInstance, name: N, handlers: AdminHandlers, bodyLimit: number): void {
   const route: AdminRoute = ADMIN_ROUTES[name];
   const handle = handlers[name];
   const query = route.query;
   app.route({
     method: route.method,
     url: route.path,
+    bodyLimit,
     schema: { ...(route.params && { params: route.params }), ...(query && { querystring: query }), ...(route.body && { body: route.body }) },
     ...(query && {
       preValidation: async (req: FastifyRequest) => {

@@ -70,12 +70,18 @@ export const TopupBody = Type.Object(
 );
 export type TopupBody = Static<typeof TopupBody>;
 
-/** The four per-line timeouts, in ms; shared by the line bodies and the line view. */
+/** A timeout in ms: at least 1 ms, at most a day (timers cannot wait much longer). */
+const Ms = Type.Integer({ minimum: 1, maximum: 86_400_000 });
+
+/** The per-line timeouts, in ms; shared by the line bodies and the line view. */
 export const timeoutFields = {
-  connectMs: Type.Optional(Type.Integer({ minimum: 1 })),
-  firstByteMs: Type.Optional(Type.Integer({ minimum: 1 })),
-  idleMs: Type.Optional(Type.Integer({ minimum: 1 })),
-  totalMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  connectMs: Type.Optional(Ms),
+  /** To the first bytes of a streamed answer. */
+  firstByteMs: Type.Optional(Ms),
+  /** To the first bytes of a non-streaming answer (which come when all of it is written). */
+  nonStreamingFirstByteMs: Type.Optional(Ms),
+  idleMs: Type.Optional(Ms),
+  totalMs: Type.Optional(Ms),
 };
 export const TimeoutsBody = Type.Object(timeoutFields, { additionalProperties: false });
 

@@ -25,7 +25,14 @@ export const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(),
 export type ErrorBody = Static<typeof ErrorBody>;
 
 /** `paused`: the model API answers 503 until resumed (POST /api/gateway/pause, /resume). */
-export const StatusView = Type.Object({ version: Type.String(), dataDir: Type.String(), url: Type.String(), paused: Type.Boolean() });
+export const StatusView = Type.Object({
+  version: Type.String(),
+  dataDir: Type.String(),
+  url: Type.String(),
+  paused: Type.Boolean(),
+  /** Model requests refused since start for a missing or wrong key: counted here, never written to the ledger. */
+  unauthenticatedRequests: Type.Optional(Type.Integer({ minimum: 0 })),
+});
 export type StatusView = Static<typeof StatusView>;
 
 /** A one-time console login: open `url` (`<gateway>/login?code=<code>`) before `expiresAt`. */
@@ -92,7 +99,10 @@ export const LineView = Type.Object({
   priority: Int,
   weight: Int,
   enabled: Type.Boolean(),
+  /** The line's own timeouts (ms): only those it overrides. */
   timeouts: Type.Object(timeoutFields),
+  /** The timeouts it runs with: its own, else the defaults. */
+  effectiveTimeouts: Type.Object({ connectMs: Int, firstByteMs: Int, nonStreamingFirstByteMs: Int, idleMs: Int, totalMs: Int }),
   /** Circuit-breaker state now, and ms until the line takes requests again. */
   health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
 });

@@ -1,5 +1,6 @@
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { ResolvedModel } from '../catalogue/models.js';
+import { GatewayError } from '../core/errors.js';
 import { formatUsd } from '../core/money.js';
 import { emptyUsage, maxUsageTokens, usageProblem, type Usage } from '../core/usage.js';
 import { KeyLimits } from '../routing/key-limits.js';
@@ -24,7 +25,17 @@ export interface AdmitInput {
   estimatedInputTokens: number;
   /** What the pending row of the request says (store/ledger.ts): who asked, how, when. */
   trace: { requestId: string; ts: number; inboundProtocol: string; stream: boolean; model: string };
+  /** The estimate of the prompt's text alone (inline files discounted), checked against the context window. */
+  textTokens?: number;
 }
+
+/**
+ * A prompt whose text estimate passes twice the context window is refused before anything is held
+ * or sent. The estimate counts a token per 3 bytes where real text averages about 4, so twice the
+ * window is at least half again what the model takes: the upstream would refuse it, and some
+ * charge for the attempt.
+ */
+export const CONTEXT_OVERFLOW_FACTOR = 2;
 
 /** A request let in: what it may cost, the lines to try, and what it holds until it is settled. */
 export interface Admission {
@@ -87,6 +98,13 @@ export class Billing {
   admit(key: KeyRecord, modelId: string, input: AdmitInput): Admission {
     const { model, multiplierPpm } = this.models.resolve(modelId, key);
     const candidates = this.lines.order(model.id);
+    if (input.textTokens !== undefined && model.contextWindow > 0 && input.textTokens > CONTEXT_OVERFLOW_FACTOR * model.contextWindow) {
+      throw new GatewayError(
+        'invalid_request',
+        `The prompt is far longer than the context window of ${model.id} (${model.contextWindow.toLocaleString('en-US')} tokens): it holds about ${input.textTokens.toLocaleString('en-US')} tokens by Tollgate's estimate. Shorten the conversation or the documents in it, or use a model with a larger context window.`,
+        { code: 'context_length_exceeded' },
+      );
+    }
     this.keyLimits.admit(key, Date.now());
     const money = { keyId: key.id, balanceMicro: this.ledger.balanceMicro(), quotaMicro: key.quotaMicro, keyUsedMicro: this.ledger.keyUsageMicro(key.id) };
     const modelMax = model.maxOutputTokens > 0 ? model.maxOutputTokens : undefined;

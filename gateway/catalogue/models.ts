@@ -1,4 +1,5 @@
 import { GatewayError } from '../core/errors.js';
+import { echo } from '../core/input.js';
 import { parseMultiplier } from '../core/money.js';
 import { DEFAULT_GROUP, type ConfigStore } from '../store/config.js';
 import type { GroupRecord, KeyRecord } from '../store/types.js';
@@ -62,7 +63,7 @@ export class Models {
     if (!model) {
       throw new GatewayError(
         'model_not_found',
-        `The model "${id}" does not exist. Model ids must match the catalogue exactly: GET /v1/models with your key lists the ids you may use, as do the console's model list and "tollgate models list".`,
+        `The model "${echo(id)}" does not exist. Model ids must match the catalogue exactly: GET /v1/models with your key lists the ids you may use, as do the console's model list and "tollgate models list".`,
         { code: 'model_not_found', param: 'model' },
       );
     }
@@ -70,7 +71,7 @@ export class Models {
     if (!g.models.includes('*') && !g.models.includes(model.id)) {
       throw new GatewayError(
         'model_not_found',
-        `The model "${id}" is not available to this key's group "${g.name}". GET /v1/models with your key lists the ids it may use.`,
+        `The model "${echo(id)}" is not available to this key's group "${g.name}". GET /v1/models with your key lists the ids it may use.`,
         { code: 'model_not_found', param: 'model' },
       );
     }

@@ -25,3 +25,19 @@ export function list(v: string): string[] {
     .filter(Boolean);
 }
 
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration as people write it: `1500ms`, `30s`, `2m`, `1.5h`. A bare number is refused, so that
+ * seconds and milliseconds are never mixed up. Returns milliseconds: from 1 ms to 24 h.
+ */
+export function duration(label: string) {
+  return (v: string): number => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(v.trim());
+    if (!m) throw new InvalidArgumentError(`${label} takes a duration with a unit: 1500ms, 30s, 2m or 1h.`);
+    const ms = Math.round(Number(m[1]) * UNIT_MS[m[2]!]!);
+    if (ms < 1 || ms > 86_400_000) throw new InvalidArgumentError(`${label} must be between 1ms and 24h.`);
+    return ms;
+  };
+}

@@ -2,9 +2,9 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { AdminClient } from '../admin/client.js';
 import type { UpdateLineBody } from '../admin/contract.js';
 import { FORMATS, type FormatId } from '../core/formats.js';
-import { int, list } from './args.js';
+import { duration, int, list } from './args.js';
 import { CliError } from './client.js';
-import { perMillion, table } from './format.js';
+import { duration as showDuration, perMillion, table } from './format.js';
 import { json, print } from './output.js';
 import { newModelPricing, priceOptions } from './prices.js';
 import type { AddedModelView, AddModelsBody } from '../admin/contract.js';
@@ -27,6 +27,36 @@ function splitModels(items: string[]): { models: string[]; modelMap: Record<stri
     if (upstreamId) modelMap[id] = upstreamId;
   }
   return { models, modelMap };
+}
+
+interface TimeoutFlags {
+  connectTimeout?: number;
+  firstByteTimeout?: number;
+  nonStreamingFirstByteTimeout?: number;
+  idleTimeout?: number;
+  timeout?: number;
+}
+
+/** The timeout flags of add and update (docs/admin-api.md, Lines: what each one times). */
+function timeoutOptions(cmd: Command): Command {
+  return cmd
+    .option('--first-byte-timeout <duration>', 'longest wait for the first bytes of a streamed answer before the next line is tried (default 45s); 1500ms, 30s, 2m, 1h', duration('--first-byte-timeout'))
+    .option('--non-streaming-first-byte-timeout <duration>', 'the same for a non-streaming answer, which starts only when all of it is written (default 5m)', duration('--non-streaming-first-byte-timeout'))
+    .option('--idle-timeout <duration>', 'longest silence in the middle of an answer (default 2m)', duration('--idle-timeout'))
+    .option('--timeout <duration>', 'longest one attempt may take in all (default 30m)', duration('--timeout'))
+    .option('--connect-timeout <duration>', 'longest wait for the connection to the upstream (default 10s)', duration('--connect-timeout'));
+}
+
+/** The timeouts the flags set, in the admin API's fields; undefined when no flag was given. */
+function timeoutsFrom(o: TimeoutFlags): UpdateLineBody['timeouts'] {
+  const t = {
+    ...(o.connectTimeout !== undefined && { connectMs: o.connectTimeout }),
+    ...(o.firstByteTimeout !== undefined && { firstByteMs: o.firstByteTimeout }),
+    ...(o.nonStreamingFirstByteTimeout !== undefined && { nonStreamingFirstByteMs: o.nonStreamingFirstByteTimeout }),
+    ...(o.idleTimeout !== undefined && { idleMs: o.idleTimeout }),
+    ...(o.timeout !== undefined && { totalMs: o.timeout }),
+  };
+  return Object.keys(t).length > 0 ? t : undefined;
 }
 
 /** The upstream key from standard input (so it stays out of shell history and process lists). */
@@ -55,8 +85,8 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
     .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'));
-  newModelOptions(add).action(
-      async (o: NewModelFlags & { preset?: string; name?: string; protocol?: FormatId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number }) => {
+  newModelOptions(timeoutOptions(add)).action(
+      async (o: NewModelFlags & { preset?: string; name?: string; protocol?: FormatId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number } & TimeoutFlags) => {
       if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
       if (!o.preset) {
         const missing = [!o.name && '--name', !o.protocol && '--protocol', !o.baseUrl && '--base-url', !o.models && '--models'].filter(Boolean);
@@ -77,6 +107,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
           priority: o.priority,
           weight: o.weight,
           addModels: addModelsBody(o),
+          timeouts: timeoutsFrom(o),
         },
       });
       print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
@@ -102,7 +133,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (o.json) return json(all);
       print(
         table(
-          ['NAME', 'PROTOCOL', 'BASE URL', 'MODELS', 'KEY FROM', 'RPM', 'PRIORITY', 'WEIGHT', 'STATE'],
+          ['NAME', 'PROTOCOL', 'BASE URL', 'MODELS', 'KEY FROM', 'RPM', 'PRIORITY', 'WEIGHT', 'FIRST BYTE', 'IDLE', 'TIMEOUT', 'STATE'],
           all.map((l) => [
             l.name,
             l.protocol,
@@ -112,6 +143,10 @@ export function registerLines(program: Command, client: () => AdminClient): void
             l.rpm ?? '-',
             l.priority,
             l.weight,
+            // Stream / non-streaming: the two first-byte timeouts.
+            `${showDuration(l.effectiveTimeouts.firstByteMs)}/${showDuration(l.effectiveTimeouts.nonStreamingFirstByteMs)}`,
+            showDuration(l.effectiveTimeouts.idleMs),
+            showDuration(l.effectiveTimeouts.totalMs),
             !l.enabled ? 'disabled' : l.health.state === 'closed' ? 'ok' : `${l.health.state} (${Math.ceil(l.health.waitMs / 1000)} s)`,
           ]),
         ),
@@ -130,10 +165,10 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--weight <n>', 'weight', int('--weight'))
     .option('--enable', 'take requests again')
     .option('--disable', 'stop sending requests to it');
-  newModelOptions(update).action(
+  newModelOptions(timeoutOptions(update)).action(
       async (
         name: string,
-        o: NewModelFlags & { baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; apiKey?: boolean; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean },
+        o: NewModelFlags & { baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; apiKey?: boolean; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean } & TimeoutFlags,
       ) => {
       if (o.enable && o.disable) throw new CliError('Use --enable or --disable, not both.');
       if ([o.apiKeyStdin, o.apiKeyEnv !== undefined, o.apiKey === false].filter(Boolean).length > 1) {
@@ -149,6 +184,8 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (o.priority !== undefined) body.priority = o.priority;
       if (o.weight !== undefined) body.weight = o.weight;
       if (o.enable || o.disable) body.enabled = o.enable === true;
+      const timeouts = timeoutsFrom(o);
+      if (timeouts) body.timeouts = timeouts;
       const addModels = addModelsBody(o);
       if (addModels) body.addModels = addModels;
       const { line, addedModels } = await client().call('updateLine', { params: { name }, body });

@@ -14,7 +14,7 @@ import { registerLines } from './lines.js';
 import { registerOpen } from './open.js';
 import { registerModels } from './models.js';
 import { json, print } from './output.js';
-import { table, usd, withUsd } from './format.js';
+import { printable, table, usd, withUsd } from './format.js';
 
 const program = new Command('tollgate')
   .description('Tollgate: a local model gateway with keys, a wallet and a usage log.')
@@ -34,18 +34,23 @@ program
   .command('serve')
   .description('run the gateway (default http://127.0.0.1:4141)')
   .option('--port <n>', 'port', int('--port'), 4141)
-  .option('--host <host>', 'address to bind; anything but loopback exposes the gateway to your network', '127.0.0.1')
+  .option('--host <host>', 'address to bind: loopback (127.0.0.1, ::1, localhost) unless --lan', '127.0.0.1')
+  .option('--lan', 'allow a --host other machines can reach (0.0.0.0, a LAN address): they can then use the model API with a key')
+  .option('--body-limit <MB>', 'largest model request body in MB (default 32, what upstream APIs accept)', int('--body-limit', 1))
   .option('--data-dir <dir>', 'data directory')
-  .action(async (o: { port: number; host: string; dataDir?: string }) => {
+  .action(async (o: { port: number; host: string; lan?: boolean; bodyLimit?: number; dataDir?: string }) => {
+    if (!isLoopbackHost(o.host) && !o.lan) {
+      throw new CliError(`--host ${o.host} would let other machines on your network reach the gateway. Add --lan if that is what you want; the admin API stays loopback-only either way.`);
+    }
     const dir = o.dataDir ?? dataDir();
     // Loaded here: every other command is an admin-API client and starts faster without the server.
     const { serve } = await import('../serve.js');
-    const running = await serve({ dataDir: dir, host: o.host, port: o.port });
+    const running = await serve({ dataDir: dir, host: o.host, port: o.port, ...(o.bodyLimit !== undefined && { bodyLimitBytes: Math.round(o.bodyLimit * 1024 * 1024) }) });
     print(`Tollgate ${VERSION} listening on ${running.url}`);
     print(`  OpenAI-compatible base URL: ${running.url}/v1`);
     print(`  Data dir: ${dir}`);
     print(`  Console (one-time login link, 2 minutes; "tollgate open" prints a new one): ${running.loginUrl()}`);
-    if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') {
+    if (!isLoopbackHost(o.host)) {
       print(`  WARNING: bound to ${o.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
     }
     const stop = (): void => {
@@ -54,6 +59,11 @@ program
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+
+/** 127.x.y.z, ::1 or localhost: reachable from this machine only. */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 const keys = program.command('keys').description('API keys (sk-…) for clients');
 keys
@@ -225,13 +235,17 @@ program
     if (!report.ok) process.exitCode = 1;
   });
 
+/**
+ * Every failure is one line on stderr and exit code 1: the message, never a stack trace (set
+ * TOLLGATE_DEBUG=1 to see one). Messages can carry what clients sent, so they are made printable.
+ */
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof AdminError) {
-    process.stderr.write(`tollgate: ${cliMessage(err)}\n`);
-  } else if (err instanceof CliError || ['ConfigError', 'DataDirBusyError', 'DataDirError'].includes((err as { name?: string }).name ?? '') || err instanceof RangeError) {
-    process.stderr.write(`tollgate: ${(err as Error).message}\n`);
-  } else {
-    process.stderr.write(`tollgate: ${(err as Error).stack ?? String(err)}\n`);
-  }
+  const e = err instanceof Error ? err : new Error(String(err));
+  let message: string;
+  if (err instanceof AdminError) message = cliMessage(err);
+  else if (err instanceof CliError || ['ConfigError', 'DataDirBusyError', 'DataDirError'].includes(e.name) || err instanceof RangeError) message = e.message;
+  else message = `${e.message} (an unexpected error; run with TOLLGATE_DEBUG=1 to see where it came from)`;
+  process.stderr.write(`tollgate: ${printable(message)}\n`);
+  if (process.env.TOLLGATE_DEBUG) process.stderr.write(`${e.stack ?? ''}\n`);
   process.exit(1);
 });

@@ -18,3 +18,14 @@ export function authHeaders(style: AuthStyle, credential: string): Record<string
       return {};
   }
 }
+
+/**
+ * Whether an environment variable's name says it holds a credential (OPENAI_API_KEY, HF_TOKEN,
+ * MY_SECRET). A line reads its key from the variable it names and sends the value upstream, so a
+ * name such as PATH or HOME would send that value to a third party as a bearer token.
+ */
+export function isCredentialVariable(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$/i.test(name);
+}
+
+export const CREDENTIAL_VARIABLE_RULE = 'an environment variable whose name ends in KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL (OPENAI_API_KEY, HF_TOKEN)';

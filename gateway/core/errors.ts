@@ -59,9 +59,18 @@ export class GatewayError extends Error {
   }
 }
 
-/** Anything thrown that is not a GatewayError is a bug: report it as a 500 without internals. */
+/**
+ * Anything thrown that is not a GatewayError is a bug: report it as a 500 without internals. One
+ * exception: a stack overflow comes from a body nested thousands of levels deep (JSON.parse takes
+ * it, re-encoding it for another format does not), which is the client's to fix.
+ */
 export function asGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
+  if (err instanceof RangeError && err.message.includes('call stack')) {
+    return new GatewayError('invalid_request', 'The request body is nested too deeply to process: JSON nested thousands of levels deep. Flatten it (a tool schema, say).', {
+      code: 'body_too_deep',
+    });
+  }
   return new GatewayError('internal', 'Internal gateway error; see the gateway log for details.', { code: 'internal_error' });
 }
 

@@ -8,18 +8,33 @@ export interface SseEvent {
 }
 
 /**
+ * The largest event read from an upstream (32 MiB): a whole Responses answer fits in its final
+ * event many times over. Without a bound, an upstream that never ends a line would be held in
+ * memory whole.
+ */
+export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
+
+/**
  * Parses a byte stream as Server-Sent Events. Bytes are decoded with a streaming TextDecoder, so
  * a multi-byte character split across two network chunks comes out whole.
  */
-export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+export async function* readSse(body: AsyncIterable<Uint8Array | string>, maxEventBytes = MAX_EVENT_BYTES): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   let pending: SseEvent[] = [];
+  // What was fed since the last event or comment: the part of the stream the parser holds.
+  let held = 0;
   const parser = createParser({
     onEvent(e: EventSourceMessage) {
+      held = 0;
       pending.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data });
+    },
+    onComment() {
+      held = 0;
     },
   });
   for await (const chunk of body) {
+    held += chunk.length;
+    if (held > maxEventBytes) throw upstreamMalformed(`the upstream sent a stream event larger than ${maxEventBytes / 1024 / 1024} MiB.`);
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
     if (pending.length > 0) {
       const ready = pending;

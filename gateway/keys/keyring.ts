@@ -1,6 +1,7 @@
 import type { ConfigStore } from '../store/config.js';
 import type { KeyRecord } from '../store/types.js';
 import { authenticate, extractKey, type KeySource } from './authenticate.js';
+import { AuthFailures } from './failures.js';
 
 /**
  * The keys of config.json, indexed by hash for authentication. The index is rebuilt after every
@@ -9,6 +10,8 @@ import { authenticate, extractKey, type KeySource } from './authenticate.js';
  */
 export class KeyRing {
   private byHash = new Map<string, KeyRecord>();
+  /** Model requests refused for a missing or wrong key: counted (not written to the ledger) and slowed. */
+  readonly failures = new AuthFailures();
 
   constructor(private readonly config: ConfigStore) {
     this.reindex();

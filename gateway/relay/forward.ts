@@ -2,6 +2,7 @@ import { asGatewayError, GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
 import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
 import type { Exchange, Outcome } from './exchange.js';
+import type { Verdict } from '../routing/health.js';
 import type { LinePool } from './ports.js';
 import type { ClientResponse } from './respond.js';
 
@@ -21,14 +22,26 @@ function rateLimited(modelId: string, waitMs: number): GatewayError {
 }
 
 /**
- * Errors that say something about the line rather than the request: worth another line, and
- * counted against this one's health. An upstream 4xx about the request itself is neither.
+ * Errors that say something about the line rather than the request: worth another line. An
+ * upstream 4xx about the request itself is not, nor is Tollgate's own failure (a bug is not fixed
+ * by sending the request elsewhere, and should surface as the 500 it is).
  */
 function lineFault(err: GatewayError): boolean {
   // Tollgate's own failures (a ledger row it could not write) say nothing about the line, and
   // another line must not be asked: the first one's answer was already produced.
   if (err.kind === 'internal') return false;
   return err.status >= 500 || err.code === 'upstream_rate_limited';
+}
+
+/**
+ * What a failed attempt says about the line's upstream, for its breaker: only the upstream's own
+ * failures count, and only they carry an `upstream_` code (upstream/errors.ts and the formats'
+ * readers make them). Tollgate's own errors, the client leaving before an answer and the line's
+ * setup (a missing key) say nothing; an upstream that answered with a 4xx or a 429 is up.
+ */
+function verdictOf(err: GatewayError): Verdict {
+  if (!err.code.startsWith('upstream_')) return 'unknown';
+  return err.status >= 500 ? 'down' : 'up';
 }
 
 /**
@@ -66,12 +79,14 @@ export async function forward(
         continue;
       }
       const hold = health.waitMs(line.id, now);
-      if (hold > 0 || !health.tryUse(line.id, now)) {
+      const use = hold > 0 ? false : health.tryUse(line.id, now);
+      if (!use) {
         coolWait = Math.min(coolWait, hold || 1000);
         continue;
       }
       const wait = lines.take(line, now);
       if (wait > 0) {
+        health.release(line.id, use);
         rpmWait = Math.min(rpmWait, wait);
         continue;
       }
@@ -84,14 +99,17 @@ export async function forward(
       const totalMs = lines.timeoutsFor(line).totalMs;
       const timer = setTimeout(() => attempt.abort(new TotalTimeoutError(totalMs)), totalMs);
       exchange.settleHook = (o) => deps.settle(exchange, o);
+      // Every attempt ends with a verdict on the line, so a probe always ends (finally, below).
+      let verdict: Verdict = 'unknown';
       try {
         const outcome = await run(attempt.signal);
-        if (outcome.error && lineFault(outcome.error)) health.failure(line.id, Date.now());
-        else health.success(line.id);
+        // An answer came; it ended badly only if the upstream broke it (an in-band error, a drop).
+        verdict = outcome.error && verdictOf(outcome.error) === 'down' ? 'down' : 'up';
         await deps.settle(exchange, outcome);
         return outcome;
       } catch (err) {
         const failure = asGatewayError(err);
+        verdict = verdictOf(failure);
         if (failure.code === 'client_closed') {
           // The client left before any answer reached it. The upstream had the prompt by then and
           // upstreams bill a prompt they have read, so the prompt is billed (as counted here).
@@ -101,13 +119,11 @@ export async function forward(
         }
         if (!lineFault(failure)) throw failure;
         if (failure.code === 'upstream_rate_limited') health.rateLimited(line.id, Date.now(), failure.retryAfter ?? 1);
-        // A missing key is the line's configuration, not its upstream's health: fail over, but
-        // leave the breaker alone so the next request says what is wrong again.
-        else if (!failure.code.startsWith('line_credential')) health.failure(line.id, Date.now());
         if (res.headersSent) throw failure;
         exchange.notes.push(`line "${line.name}" failed (${failure.status} ${failure.code})`);
         last = failure;
       } finally {
+        health.record(line.id, verdict, Date.now(), use);
         exchange.settleHook = null;
         clearTimeout(timer);
         client.signal.removeEventListener('abort', abort);

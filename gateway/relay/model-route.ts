@@ -1,8 +1,9 @@
 import type { CanonicalRequest } from '../core/canonical.js';
-import { estimatePromptTokensFromBody } from '../core/estimate.js';
+import { estimatePromptTokensFromBody, estimateTextTokensFromBody } from '../core/estimate.js';
 import { countTokens } from '../core/tokenizer.js';
 import { GatewayError } from '../core/errors.js';
 import type { ModelCall, WireFormat } from '../core/format.js';
+import { echo } from '../core/input.js';
 import { emptyUsage, type Usage } from '../core/usage.js';
 import type { KeyRecord } from '../store/types.js';
 import { wireFormat } from '../wire/index.js';
@@ -33,9 +34,13 @@ export interface ModelRequest {
  * through when the line speaks the client's format or translated through the canonical model
  * when it does not, settled, and learnt from for the token calibration.
  */
+/** Longer than any model id in any catalogue. */
+const MAX_MODEL_ID = 256;
+
 export async function runModelCall(services: RelayServices, r: ModelRequest): Promise<void> {
   const { format, exchange, key, call, res } = r;
-  exchange.model = call.model;
+  // A model id is short; a huge one is not stored or repeated whole (it cannot exist anyway).
+  exchange.model = call.model.length > MAX_MODEL_ID ? echo(call.model) : call.model;
   exchange.stream = call.stream;
   let decoded: CanonicalRequest | undefined;
   const decode = (): CanonicalRequest => (decoded ??= call.decode());
@@ -44,6 +49,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
     maxOutputTokens: call.maxOutputTokens,
     estimatedInputTokens: estimatePromptTokensFromBody(call.estimateFrom ?? r.rawBody),
     trace: { requestId: exchange.requestId, ts: exchange.ts, inboundProtocol: exchange.format, stream: call.stream, model: call.model },
+    textTokens: estimateTextTokensFromBody(call.estimateFrom ?? r.rawBody),
   });
   exchange.admission = admission;
   const model = admission.model.id;

@@ -12,7 +12,7 @@ import type { Timeouts, UpstreamCall, UpstreamResponse } from '../upstream/clien
 
 /** The lines a request is tried on (routing/lines.ts): health, rate windows, timeouts, credentials. */
 export interface LinePool {
-  readonly health: Pick<LineHealth, 'rateLimitWaitMs' | 'waitMs' | 'tryUse' | 'success' | 'failure' | 'rateLimited'>;
+  readonly health: Pick<LineHealth, 'rateLimitWaitMs' | 'waitMs' | 'tryUse' | 'release' | 'record' | 'rateLimited'>;
   /** Takes a slot in the line's requests-per-minute window; the wait in ms when there is none (0 = taken). */
   take(line: LineRecord, now: number): number;
   timeoutsFor(line: LineRecord): Timeouts;

@@ -1,9 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { authHeaders } from '../core/auth.js';
 import type { UpstreamSide } from '../core/format.js';
 import type { LineRecord } from '../store/types.js';
 import { endpoint, type UpstreamResponse } from '../upstream/client.js';
 import { readUpstreamError } from '../upstream/errors.js';
 import type { LinePool, Upstream } from './ports.js';
+
+/**
+ * This process's id, sent upstream with every request: a request that comes back carrying it went
+ * from this gateway to itself (a line whose base URL reaches the gateway by a name the admin check
+ * cannot see), and server.ts refuses it instead of forwarding it again without end.
+ */
+export const INSTANCE_HEADER = 'x-tollgate-instance';
+export const INSTANCE_ID = randomUUID();
 
 export interface UpstreamCallDeps {
   lines: LinePool;
@@ -29,6 +38,7 @@ export async function callUpstream(
     accept: stream ? 'text/event-stream' : 'application/json',
     'user-agent': 'Tollgate',
     ...req.headers,
+    [INSTANCE_HEADER]: INSTANCE_ID,
     ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
   };
   const res = await deps.upstream.send({
@@ -36,9 +46,10 @@ export async function callUpstream(
     url: endpoint(line.baseUrl, req.path),
     headers,
     body: req.body,
+    stream,
     timeouts: deps.lines.timeoutsFor(line),
     signal,
   });
-  if (res.status >= 400) throw await readUpstreamError(res, side.codec.fromError);
+  if (res.status >= 400) throw await readUpstreamError(res, side.codec.fromError, credential === undefined ? [] : [credential]);
   return res;
 }

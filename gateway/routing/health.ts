@@ -1,14 +1,29 @@
 /**
  * Line health: a circuit breaker per line, and the cool-down an upstream asks for with a 429's
- * retry-after. A line that fails FAILURES_TO_OPEN times in a row is taken out for a cool-down;
- * then one request probes it (half-open): success closes the breaker, failure opens it again
- * for twice as long (up to MAX_COOLDOWN_MS).
+ * retry-after. A line whose upstream fails FAILURES_TO_OPEN times in a row is taken out for a
+ * cool-down; then one request probes it (half-open). Every probe ends the half-open state, whatever
+ * happens to it: the upstream answered (success, or a 4xx about the request) closes the breaker; an
+ * upstream failure opens it again for twice as long (up to MAX_COOLDOWN_MS); a probe that proves
+ * nothing (the client left before the upstream answered, Tollgate failed before sending) opens it
+ * again for the same cool-down. Only the upstream's own failures count; the relay decides which
+ * those are (relay/forward.ts).
  */
 export const FAILURES_TO_OPEN = 3;
 export const BASE_COOLDOWN_MS = 30_000;
 export const MAX_COOLDOWN_MS = 10 * 60_000;
+/**
+ * The longest an upstream 429 may hold a line. Upstreams send retry-after values far in the future
+ * (a daily quota, or a garbled header); after this the line is simply tried again.
+ */
+export const MAX_HOLD_MS = 10 * 60_000;
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/** What one attempt on a line says about its upstream. */
+export type Verdict = 'up' | 'down' | 'unknown';
+
+/** How a request may use a line: as usual (closed), or as the one probe of a half-open line. */
+export type Use = 'normal' | 'probe';
 
 interface Health {
   failures: number;
@@ -53,38 +68,47 @@ export class LineHealth {
     return Math.max(0, (this.lines.get(id)?.rateLimitedUntil ?? 0) - now);
   }
 
-  /** Whether a request may go to the line now; a half-open line lets one probe through at a time. */
-  tryUse(id: string, now: number): boolean {
+  /**
+   * Whether a request may go to the line now, and how: a half-open line lets one probe through at a
+   * time. A `probe` must end with record(…, 'probe') or release(); false = not now.
+   */
+  tryUse(id: string, now: number): Use | false {
     if (this.waitMs(id, now) > 0) return false;
     const state = this.state(id, now);
-    if (state === 'closed') return true;
+    if (state === 'closed') return 'normal';
     const h = this.get(id);
     if (h.probing) return false;
     h.probing = true;
-    return true;
+    return 'probe';
   }
 
-  success(id: string): void {
-    const h = this.lines.get(id);
-    if (!h) return;
-    h.failures = 0;
-    h.cooldownMs = this.baseCooldownMs;
-    h.probing = false;
+  /** Gives back a use that sent nothing (the line's own rate window was full): a probe may start again. */
+  release(id: string, use: Use): void {
+    if (use === 'probe') this.get(id).probing = false;
   }
 
-  failure(id: string, now: number): void {
+  /** What an attempt found; for the probe, this ends the half-open state (open or closed, never stuck). */
+  record(id: string, verdict: Verdict, now: number, use: Use = 'normal'): void {
     const h = this.get(id);
-    const wasProbe = h.probing;
-    h.probing = false;
-    h.failures++;
-    if (wasProbe) h.cooldownMs = Math.min(h.cooldownMs * 2, MAX_COOLDOWN_MS);
-    if (h.failures >= FAILURES_TO_OPEN) h.openUntil = now + h.cooldownMs;
+    const probe = use === 'probe';
+    if (probe) h.probing = false;
+    if (verdict === 'up') {
+      h.failures = 0;
+      h.cooldownMs = this.baseCooldownMs;
+    } else if (verdict === 'down') {
+      h.failures++;
+      if (probe) h.cooldownMs = Math.min(h.cooldownMs * 2, MAX_COOLDOWN_MS);
+      if (h.failures >= FAILURES_TO_OPEN) h.openUntil = now + h.cooldownMs;
+    } else if (probe) {
+      h.openUntil = now + h.cooldownMs;
+    }
   }
 
+  /** An upstream 429: the line is held for its retry-after (at most MAX_HOLD_MS). */
   rateLimited(id: string, now: number, retryAfterSec: number): void {
     const h = this.get(id);
-    h.probing = false;
-    h.rateLimitedUntil = Math.max(h.rateLimitedUntil, now + retryAfterSec * 1000);
+    const holdMs = Math.min(Math.max(retryAfterSec, 0) * 1000, MAX_HOLD_MS);
+    h.rateLimitedUntil = Math.max(h.rateLimitedUntil, now + holdMs);
   }
 
   /** For the admin API and `lines list`. */

@@ -1,3 +1,4 @@
+import { CREDENTIAL_VARIABLE_RULE, isCredentialVariable } from '../core/auth.js';
 import { GatewayError } from '../core/errors.js';
 import type { ConfigStore } from '../store/config.js';
 import type { SecretStore } from '../store/secrets.js';
@@ -52,6 +53,11 @@ export class Lines {
     const source = this.keySource(line);
     if (source === 'none') return undefined;
     if (source === 'env') {
+      if (!isCredentialVariable(line.apiKeyEnv ?? '')) {
+        throw new GatewayError('upstream_unavailable', `The line "${line.name}" names ${line.apiKeyEnv ?? '(none)'} as its key variable, which is not ${CREDENTIAL_VARIABLE_RULE}; its value is not sent.`, {
+          code: 'line_credential_refused',
+        });
+      }
       const value = process.env[line.apiKeyEnv ?? ''];
       if (!value) {
         throw new GatewayError('upstream_unavailable', `The line "${line.name}" reads its API key from the environment variable ${line.apiKeyEnv ?? '(none)'}, which is not set where Tollgate runs.`, {

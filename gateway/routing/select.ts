@@ -1,4 +1,5 @@
 import { GatewayError } from '../core/errors.js';
+import { echo } from '../core/input.js';
 import type { LineRecord } from '../store/types.js';
 import { SlidingWindow } from './rate-limit.js';
 
@@ -29,7 +30,7 @@ export class LineSelector {
     if (serving.length === 0) {
       throw new GatewayError(
         'upstream_unavailable',
-        `No line serves the model "${modelId}". Add one in the console or with "tollgate lines add --models ${modelId} …".`,
+        `No line serves the model "${echo(modelId)}". Add one in the console or with "tollgate lines add --models ${echo(modelId)} …".`,
         { code: 'no_line_for_model' },
       );
     }

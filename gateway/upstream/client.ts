@@ -1,37 +1,66 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent } from 'undici';
-import { upstreamFailure } from './errors.js';
+import { AnswerTooLargeError, UpstreamTimeoutError, upstreamFailure } from './errors.js';
 
-/** A line's limits on one upstream request; a line may override each. */
+/** A line's limits on one upstream request; a line may override each (docs/admin-api.md, Lines). */
 export interface Timeouts {
   connectMs: number;
-  /** From sending the request to the upstream's response headers. */
+  /**
+   * A streamed answer: from sending the request to the first bytes of its body (an event, or a
+   * keep-alive comment). Upstreams start a stream at once, so a silent one is stalled: fail over.
+   */
   firstByteMs: number;
+  /** A non-streaming answer: the same, but its body comes only when the whole answer is written. */
+  nonStreamingFirstByteMs: number;
   /** Longest silence between two chunks of a response body. */
   idleMs: number;
+  /** The whole attempt, first byte to last: a cap on endless answers. */
   totalMs: number;
 }
 
+/**
+ * 45 s to the first byte of a stream: cloud APIs behind Cloudflare must send something within its
+ * 100 s origin timeout and in practice start at once; 45 s leaves room for a model that thinks
+ * before its first chunk or a local server loading a model, and catches a stalled line a minute
+ * sooner than the old shared 300 s. A non-streaming answer keeps 300 s: its first byte comes after
+ * the whole generation. 2 min of silence mid-answer, 30 min in all.
+ */
 export const DEFAULT_TIMEOUTS: Timeouts = {
   connectMs: 10_000,
-  firstByteMs: 300_000,
+  firstByteMs: 45_000,
+  nonStreamingFirstByteMs: 300_000,
   idleMs: 120_000,
-  totalMs: 900_000,
+  totalMs: 30 * 60_000,
 };
+
+/**
+ * The most Tollgate reads of a non-streaming answer (32 MiB). Real answers are far smaller (images
+ * inline are a few MB each); an upstream sending more is broken, and reading it whole would hold
+ * it all in memory.
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 export interface UpstreamCall {
   lineId: string;
   url: URL;
   headers: Record<string, string>;
   body: string;
+  /** Whether the answer is a stream: it decides the first-byte timeout. */
+  stream: boolean;
   timeouts: Timeouts;
   signal: AbortSignal;
+}
+
+export interface UpstreamBody extends AsyncIterable<Uint8Array> {
+  /** The whole body as text, at most MAX_ANSWER_BYTES (an AnswerTooLargeError beyond). */
+  text(): Promise<string>;
+  destroy(err?: Error): unknown;
 }
 
 export interface UpstreamResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  body: AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(err?: Error): unknown };
+  body: UpstreamBody;
 }
 
 /**
@@ -47,8 +76,110 @@ export function endpoint(baseUrl: string, path: string): URL {
 }
 
 /**
+ * The first-byte and idle timers of one request, as one AbortSignal (which also follows the
+ * caller's). The idle timer measures the upstream's silence only: while the caller is busy with a
+ * chunk (writing it to a slow client, say) a timer that fires is ignored, and it starts again when
+ * the caller asks for the next chunk.
+ */
+class Deadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout;
+  private error: UpstreamTimeoutError;
+  /** Whether we are waiting for the upstream (headers or the next chunk). */
+  waiting = true;
+  fired: UpstreamTimeoutError | undefined;
+
+  constructor(
+    /** The caller's signal: its abort reason (a total timeout, the client leaving) is what the error reports. */
+    readonly outer: AbortSignal,
+    firstByte: UpstreamTimeoutError,
+  ) {
+    this.error = firstByte;
+    this.timer = setTimeout(() => this.fire(), firstByte.ms);
+    if (outer.aborted) this.controller.abort(outer.reason);
+    else outer.addEventListener('abort', this.follow);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  private readonly follow = (): void => this.controller.abort(this.outer.reason);
+
+  private fire(): void {
+    if (!this.waiting) return;
+    this.fired = this.error;
+    this.controller.abort(this.error);
+  }
+
+  /** From now on, the silence between chunks is timed (from the next wait()). */
+  toIdle(idle: UpstreamTimeoutError): void {
+    clearTimeout(this.timer);
+    this.error = idle;
+    this.timer = setTimeout(() => this.fire(), idle.ms);
+  }
+
+  /** Waiting for the upstream again: the timer starts from now (refresh() keeps its duration). */
+  wait(): void {
+    this.waiting = true;
+    this.timer.refresh();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.outer.removeEventListener('abort', this.follow);
+  }
+}
+
+class TimedBody implements UpstreamBody {
+  constructor(
+    private readonly body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown },
+    private readonly deadline: Deadline,
+    private readonly idle: UpstreamTimeoutError,
+  ) {}
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    let first = true;
+    try {
+      for await (const chunk of this.body) {
+        if (first) this.deadline.toIdle(this.idle);
+        first = false;
+        this.deadline.waiting = false;
+        yield chunk;
+        this.deadline.wait();
+      }
+    } catch (err) {
+      throw upstreamFailure(this.deadline.fired ?? err, this.deadline.outer);
+    } finally {
+      this.deadline.clear();
+    }
+  }
+
+  async text(): Promise<string> {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of this) {
+      size += chunk.byteLength;
+      if (size > MAX_ANSWER_BYTES) {
+        this.destroy();
+        throw new AnswerTooLargeError(MAX_ANSWER_BYTES);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  destroy(err?: Error): void {
+    this.deadline.clear();
+    this.body.destroy(err);
+  }
+}
+
+/**
  * Pooled keep-alive HTTP client for upstreams: one undici Agent per line (its connect timeout is
- * a property of the pool), reused across requests.
+ * a property of the pool), reused across requests. The first-byte and idle timeouts are Tollgate's
+ * own (Deadline): undici's header timeout ends at the headers, and a stream whose headers came but
+ * whose first event never does is as stalled as one that never answers.
  */
 export class UpstreamClient {
   private readonly agents = new Map<string, { agent: Agent; connectMs: number }>();
@@ -63,7 +194,9 @@ export class UpstreamClient {
   }
 
   async send(call: UpstreamCall): Promise<UpstreamResponse> {
-    const agent = this.agentFor(call.lineId, call.timeouts.connectMs);
+    const t = call.timeouts;
+    const agent = this.agentFor(call.lineId, t.connectMs);
+    const deadline = new Deadline(call.signal, UpstreamTimeoutError.firstByte(call.stream ? t.firstByteMs : t.nonStreamingFirstByteMs, call.stream));
     try {
       const res = await agent.request({
         origin: call.url.origin,
@@ -71,13 +204,14 @@ export class UpstreamClient {
         method: 'POST',
         headers: call.headers,
         body: call.body,
-        signal: call.signal,
-        headersTimeout: call.timeouts.firstByteMs,
-        bodyTimeout: call.timeouts.idleMs,
+        signal: deadline.signal,
+        headersTimeout: 0,
+        bodyTimeout: 0,
       });
-      return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: res.body };
+      return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: new TimedBody(res.body, deadline, UpstreamTimeoutError.idle(t.idleMs)) };
     } catch (err) {
-      throw upstreamFailure(err, call.signal);
+      deadline.clear();
+      throw upstreamFailure(deadline.fired ?? err, call.signal);
     }
   }
 

@@ -14,16 +14,95 @@ export class TotalTimeoutError extends Error {
   }
 }
 
+/** The upstream was silent too long: before the first bytes of its answer, or between two chunks. */
+export class UpstreamTimeoutError extends Error {
+  private constructor(
+    readonly ms: number,
+    readonly code: 'upstream_timeout' | 'upstream_idle_timeout',
+    message: string,
+  ) {
+    super(message);
+  }
+
+  static firstByte(ms: number, stream: boolean): UpstreamTimeoutError {
+    const what = stream ? 'no event of its stream' : 'no answer';
+    const flag = stream ? '--first-byte-timeout' : '--non-streaming-first-byte-timeout';
+    return new UpstreamTimeoutError(ms, 'upstream_timeout', `Upstream timeout: the upstream sent ${what} within ${seconds(ms)} (the line's first-byte timeout; "tollgate lines update NAME ${flag}" changes it).`);
+  }
+
+  static idle(ms: number): UpstreamTimeoutError {
+    return new UpstreamTimeoutError(ms, 'upstream_idle_timeout', `Upstream timeout: the upstream stopped sending in the middle of its answer for ${seconds(ms)} (the line's idle timeout).`);
+  }
+}
+
+/** A non-streaming answer larger than Tollgate reads (upstream/client.ts). */
+export class AnswerTooLargeError extends GatewayError {
+  constructor(maxBytes: number) {
+    super('upstream_error', `Upstream error: the answer is larger than ${maxBytes / 1024 / 1024} MiB, more than Tollgate reads from an upstream.`, { code: 'upstream_too_large' });
+  }
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
 /** A wire format's own reading of its upstream's error answers. */
 export type ErrorReader = (status: number, body: unknown, retryAfter: string | undefined) => GatewayError;
 
-/** Reads an upstream error answer and maps it to what the client is told (a provider may read it itself). */
-export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader): Promise<GatewayError> {
+/** How much of an upstream's error answer is read: enough for any real error, never a huge body. */
+const ERROR_BODY_BYTES = 16 * 1024;
+
+async function readPrefix(res: UpstreamResponse, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body) {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+      if (size >= maxBytes) break;
+    }
+  } finally {
+    res.body.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+}
+
+/**
+ * What a credential looks like in text an upstream echoes back: auth header values (the prefix,
+ * group 1, is kept), then known key shapes. The auth scheme goes first, so that an echoed
+ * `"authorization": "Bearer …"` loses the token, not just the word Bearer.
+ */
+const SECRET_SHAPES: [RegExp, string][] = [
+  [/\b((?:bearer|basic)\s+)[^\s"'\\,;]+/gi, '$1[redacted]'],
+  [/((?:x-api-key|x-goog-api-key|api-key|authorization|proxy-authorization|cookie)\\?"?\s*[:=]\s*\\?"?)[^\s"'\\,;}]+/gi, '$1[redacted]'],
+  [/\bsk-[A-Za-z0-9_-]{6,}/g, '[redacted]'],
+  [/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted]'],
+  [/\btga_[A-Za-z0-9_-]{8,}/g, '[redacted]'],
+];
+
+/**
+ * An upstream's error text with every credential in it replaced by "[redacted]": the line's own
+ * key wherever it appears (some upstreams echo the request, headers and all, in any error) and
+ * anything shaped like a key or an auth header. Applied to every status: the text goes to the
+ * client and into the ledger.
+ */
+export function maskSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 8) out = out.split(s).join('[redacted]');
+  for (const [shape, by] of SECRET_SHAPES) out = out.replace(shape, by);
+  return out;
+}
+
+/**
+ * Reads an upstream error answer and maps it to what the client is told (a provider may read it
+ * itself). `secrets` are the line's credentials, masked out of the text first.
+ */
+export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader, secrets: readonly string[] = []): Promise<GatewayError> {
   let message: string | undefined;
   let parsed: unknown;
   try {
-    const text = (await res.body.text()).slice(0, 4000);
-    message = text;
+    const text = maskSecrets(await readPrefix(res, ERROR_BODY_BYTES), secrets);
+    message = text.slice(0, 4000);
     try {
       parsed = JSON.parse(text);
       const p = parsed as { error?: { message?: string } | string; message?: string };
@@ -47,12 +126,7 @@ export function upstreamFailure(err: unknown, signal?: AbortSignal): GatewayErro
   const reason: unknown = signal?.aborted ? signal.reason : undefined;
   if (reason instanceof TotalTimeoutError) return new GatewayError('upstream_timeout', `Upstream timeout: ${reason.message}.`, { code: 'upstream_timeout' });
   if (reason instanceof ClientClosedError) return new GatewayError('invalid_request', 'Client closed the connection.', { code: 'client_closed', status: 499 });
-  if (err instanceof undiciErrors.HeadersTimeoutError) {
-    return new GatewayError('upstream_timeout', 'Upstream timeout: no response from the upstream within the first-byte timeout.', { code: 'upstream_timeout' });
-  }
-  if (err instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('upstream_timeout', 'Upstream timeout: the upstream stopped sending in the middle of its response.', { code: 'upstream_idle_timeout' });
-  }
+  if (err instanceof UpstreamTimeoutError) return new GatewayError('upstream_timeout', err.message, { code: err.code });
   if (err instanceof undiciErrors.ConnectTimeoutError) {
     return new GatewayError('upstream_timeout', 'Upstream timeout: could not connect to the upstream in time.', { code: 'upstream_connect_timeout' });
   }
@@ -90,10 +164,18 @@ export function upstreamStatusError(status: number, upstreamMessage: string | un
   return new GatewayError('invalid_request', `Upstream rejected the request (HTTP ${status})${detail}`, { code: 'upstream_rejected', status });
 }
 
+/**
+ * The longest retry-after taken from an upstream, in seconds (10 minutes). It holds the line and is
+ * passed on to the client; an upstream asking for more (a daily quota, a date in 2099, a garbled
+ * number) is simply tried again after this.
+ */
+export const MAX_RETRY_AFTER_S = 600;
+
+/** retry-after in seconds or as an HTTP date, between 1 s and MAX_RETRY_AFTER_S. */
 function parseRetryAfter(v: string | undefined): number | undefined {
   if (!v) return undefined;
   const secs = Number(v);
-  if (Number.isFinite(secs) && secs >= 0) return Math.ceil(secs);
+  if (!Number.isNaN(secs) && secs >= 0) return Math.min(MAX_RETRY_AFTER_S, Math.ceil(secs));
   const date = Date.parse(v);
-  return Number.isNaN(date) ? undefined : Math.max(1, Math.ceil((date - Date.now()) / 1000));
+  return Number.isNaN(date) ? undefined : Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil((date - Date.now()) / 1000)));
 }

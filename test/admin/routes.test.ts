@@ -36,13 +36,13 @@ function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply
 
 describe('each route through the typed client', () => {
   test('getStatus', async () => {
-    assert.deepEqual(await call('getStatus'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: false });
+    assert.deepEqual(await call('getStatus'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: false, unauthenticatedRequests: 0 });
   });
 
   test('pauseGateway and resumeGateway answer the status (test/integration/pause.test.ts: what pausing does)', async () => {
-    assert.deepEqual(await call('pauseGateway'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: true });
+    assert.deepEqual(await call('pauseGateway'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: true, unauthenticatedRequests: 0 });
     assert.equal((await call('getStatus')).paused, true);
-    assert.deepEqual(await call('resumeGateway'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: false });
+    assert.deepEqual(await call('resumeGateway'), { version: VERSION, dataDir: gw.dataDir, url: gw.url, paused: false, unauthenticatedRequests: 0 });
   });
 
   test('console sessions: createLoginCode, and logout (a no-op for the token)', async () => {
@@ -273,11 +273,12 @@ describe('refusals', () => {
       ['limit=', 'querystring/limit must be integer'],
       ['limit=ten', 'querystring/limit must be integer'],
       ['before=x', 'querystring/before must be integer'],
-      ['key=a&key=b', 'querystring/key must be string'],
     ] as const) {
       const r = await inject('GET', `/api/logs?${query}`);
       assert.deepEqual([r.status, r.body.error.code, r.body.error.message], [400, 'invalid_request', message], query);
     }
+    const twice = await inject('GET', '/api/logs?key=a&key=b');
+    assert.deepEqual([twice.status, twice.body.error.code], [400, 'repeated_query_parameter']);
     const ok = await gw.running.app.inject({ method: 'GET', url: '/api/logs?limit=2&before=999999&unknown=kept-out', headers: headers() });
     assert.equal(ok.statusCode, 200);
     const viaClient = await refusal(call('listLogs', { query: { limit: 0 } }));

@@ -105,3 +105,27 @@ describe('formatSse', () => {
     assert.deepEqual(back, [{ data: 'a\nb' }, { data: 'c\nd' }]);
   });
 });
+
+describe('bounded events', () => {
+  test('an event that never ends is refused once it passes the bound, not held whole', async () => {
+    async function* endless(): AsyncGenerator<string> {
+      yield 'data: ';
+      for (;;) yield 'x'.repeat(1024);
+    }
+    await assert.rejects(
+      (async () => {
+        for await (const ev of readSse(endless(), 64 * 1024)) void ev;
+      })(),
+      (e: unknown) => (e as { code?: string }).code === 'upstream_malformed' && /larger than/.test((e as Error).message),
+    );
+  });
+
+  test('many events, each within the bound, pass whatever their total', async () => {
+    async function* many(): AsyncGenerator<string> {
+      for (let i = 0; i < 200; i++) yield `data: ${'x'.repeat(1000)}\n\n: ping\n`;
+    }
+    let n = 0;
+    for await (const ev of readSse(many(), 4 * 1024)) n += ev.data.length === 1000 ? 1 : 0;
+    assert.equal(n, 200);
+  });
+});

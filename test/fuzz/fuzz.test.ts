@@ -24,9 +24,7 @@ const MODEL: Record<Exclude<Target, 'admin'>, string> = MODEL_OF;
  * run and are reported as todo (a todo that passes is reported too: then remove it from here).
  * They use the lenient key, so what they forward and spend stays out of the strict checks.
  */
-const KNOWN: Record<string, string> = {
-  'invalid UTF-8 in the prompt': 'issue 10 item 5: invalid UTF-8 is replaced with U+FFFD and forwarded instead of a 400',
-};
+const KNOWN: Record<string, string> = {};
 
 interface Reply {
   status: number;

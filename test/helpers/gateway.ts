@@ -3,17 +3,18 @@
  * each on its own temporary data dir and port, driven through the admin API as users do.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { AdminClient, AdminError, bearer } from '../../gateway/admin/client.js';
 import type { CreateKeyBody, CreateLineBody, DoctorReport, LineView, LogEntry, ModelView, WalletView } from '../../gateway/admin/contract.js';
 import { readAdminToken } from '../../gateway/admin/token.js';
 import { readRuntime } from '../../gateway/runtime.js';
-import { serve, type Running } from '../../gateway/serve.js';
+import { serve, type Running, type ServeOptions } from '../../gateway/serve.js';
 import { MemorySecretStore, type SecretStore } from '../../gateway/store/secrets.js';
 
 export const REPO = new URL('../..', import.meta.url).pathname;
@@ -26,6 +27,24 @@ export const REPO = new URL('../..', import.meta.url).pathname;
  */
 export const TEST_CATALOGUE_DATE = '2026-11-24';
 process.env.TOLLGATE_CATALOGUE_DATE ??= TEST_CATALOGUE_DATE;
+
+/** The CLI's command line, as `npx tollgate` runs it from source. */
+export const CLI = [process.execPath, '--import', 'tsx', join(REPO, 'gateway/cli/main.ts')] as const;
+
+/** Runs `tollgate ARGS` for a data dir; never throws: the exit code comes back with the output. */
+export async function runCli(args: string[], dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(CLI[0], [...CLI.slice(1), ...args], {
+      cwd: REPO,
+      env: { ...process.env, TOLLGATE_DATA_DIR: dataDir, ...env },
+      timeout: 60_000,
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
 
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'tollgate-test-'));
@@ -99,10 +118,10 @@ export interface TestGateway {
 export async function startGateway(
   dataDir = tempDataDir(),
   secrets: SecretStore | undefined = process.env.DBUS_SESSION_BUS_ADDRESS ? undefined : new MemorySecretStore(),
-  options: { home?: string; env?: Record<string, string> } = {},
+  options: { home?: string; env?: Record<string, string>; serve?: Pick<ServeOptions, 'bodyLimitBytes' | 'errorLog'> } = {},
 ): Promise<TestGateway> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'tollgate-test-home-'));
-  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: options.env ?? {} }, ...(secrets ? { secrets } : {}) });
+  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: options.env ?? {} }, ...(secrets ? { secrets } : {}), ...options.serve });
   return {
     url: running.url,
     dataDir,

@@ -126,3 +126,37 @@ test('the admin API refuses peers that are not on this machine', async () => {
   assert.equal(remoteIsLoopback('192.168.1.20'), false);
   assert.equal(remoteIsLoopback('::ffff:10.0.0.3'), false);
 });
+
+test('a Host that only starts like a loopback address is refused', async () => {
+  for (const host of ['[::1]evil.com', '[::1]evil.com:4141', 'localhost.evil.com', '127.0.0.1@evil.com', '127.0.0.1:4141:80', '127.0.0.256', 'localhost:x']) {
+    const r = await inject({ host, ...auth() });
+    assert.equal(r.statusCode, 403, host);
+  }
+  // Any 127.x.y.z is this machine: a gateway started with --host 127.0.0.2 is addressed so.
+  for (const host of ['127.0.0.2:4141', '127.1.2.3', 'LOCALHOST:4141']) assert.equal((await inject({ host, ...auth() })).statusCode, 200, host);
+});
+
+test('an Origin naming a look-alike of the gateway is refused', async () => {
+  const host = '127.0.0.1:4141';
+  for (const origin of ['http://[::1]evil.com', 'null', 'https://127.0.0.1:4141', 'http://127.0.0.1:4141.evil.com']) {
+    assert.equal((await inject({ host, origin, ...auth() })).statusCode, 403, origin);
+  }
+  for (const site of ['same-site', 'cross-site']) assert.equal((await inject({ host, 'sec-fetch-site': site, ...auth() })).statusCode, 403, site);
+});
+
+test('model requests without a valid key write no ledger row; they are counted in the status', async () => {
+  const before = (await gw.admin.logs({ limit: 500 })).length;
+  const status = async (): Promise<number> => (await inject({ host: '127.0.0.1', ...auth() }, '/api/status')).json().unauthenticatedRequests as number;
+  const counted = await status();
+  const bodies: Record<string, string>[] = [{}, { authorization: 'Bearer sk-wrong' }, { 'x-api-key': 'not-a-key' }];
+  for (const headers of bodies) {
+    const r = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(r.status, 401);
+  }
+  assert.equal((await gw.admin.logs({ limit: 500 })).length, before);
+  assert.equal(await status(), counted + bodies.length);
+});

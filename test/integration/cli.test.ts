@@ -1,31 +1,19 @@
 /** The CLI contract of the foundation issue, run as a user runs it, against a running gateway. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { REPO, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
+import { REPO, runCli, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
 import { Ledger } from '../../gateway/store/ledger.js';
 import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 import { writeOldLedger } from '../helpers/old-ledger.js';
 
-const run = promisify(execFile);
 let gw: TestGateway;
 let mock: MockUpstream;
 
-async function tollgate(args: string[], dataDir = gw.dataDir): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), ...args], {
-      cwd: REPO,
-      env: { ...process.env, TOLLGATE_DATA_DIR: dataDir },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
+function tollgate(args: string[], dataDir = gw.dataDir): ReturnType<typeof runCli> {
+  return runCli(args, dataDir);
 }
 
 before(async () => {
@@ -164,6 +152,31 @@ describe('lines from presets, and line tools', () => {
     assert.deepEqual([updated.enabled, updated.priority], [false, 5]);
     assert.equal((await tollgate(['lines', 'remove', 'nowhere'])).code, 0);
     assert.ok(!(await tollgate(['lines', 'list'])).stdout.includes('nowhere'));
+  });
+
+  test('timeouts: --first-byte-timeout, --idle-timeout and --timeout on add and update, shown by lines list', async () => {
+    const add = await tollgate([
+      'lines', 'add', '--name', 'timed', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-5',
+      '--first-byte-timeout', '20s', '--idle-timeout', '90s', '--timeout', '10m',
+    ]);
+    assert.equal(add.code, 0, add.stderr);
+    type Line = { name: string; timeouts: Record<string, number>; effectiveTimeouts: Record<string, number> };
+    const timed = async (): Promise<Line> => (JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as Line[]).find((l) => l.name === 'timed')!;
+    assert.deepEqual((await timed()).timeouts, { firstByteMs: 20_000, idleMs: 90_000, totalMs: 600_000 });
+    assert.deepEqual((await timed()).effectiveTimeouts, { connectMs: 10_000, firstByteMs: 20_000, nonStreamingFirstByteMs: 300_000, idleMs: 90_000, totalMs: 600_000 });
+    const upd = await tollgate(['lines', 'update', 'timed', '--first-byte-timeout', '1500ms', '--non-streaming-first-byte-timeout', '2m', '--connect-timeout', '5s']);
+    assert.equal(upd.code, 0, upd.stderr);
+    assert.deepEqual((await timed()).effectiveTimeouts, { connectMs: 5_000, firstByteMs: 1_500, nonStreamingFirstByteMs: 120_000, idleMs: 90_000, totalMs: 600_000 });
+    await tollgate(['lines', 'add', '--name', 'untimed', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-5']);
+    const list = (await tollgate(['lines', 'list'])).stdout;
+    assert.match(list, /FIRST BYTE +IDLE +TIMEOUT/);
+    assert.match(list, /timed .* 1500ms\/2m +1m30s +10m +ok/);
+    assert.match(list, /untimed .* 45s\/5m +2m +30m +ok/, 'a line without its own timeouts shows the defaults');
+    for (const bad of ['30', '5 minutes', '0s', '2d', '25h']) {
+      const r = await tollgate(['lines', 'update', 'timed', '--timeout', bad]);
+      assert.equal(r.code, 1, bad);
+      assert.match(r.stderr, /--timeout (takes a duration with a unit|must be between 1ms and 24h)/, bad);
+    }
   });
 
   test('aliases add, list, remove', async () => {

@@ -61,7 +61,7 @@ describe('failover before the first byte', () => {
     ['answers 500', async () => scenarioBase(mock, 'status=500'), {}],
     ['answers 429', async () => scenarioBase(mock, 'status=429,retry-after=1'), {}],
     ['refuses the connection', async () => `http://127.0.0.1:${await freePort()}/v1`, {}],
-    ['stalls before the first byte', async () => scenarioBase(mock, 'delay=10000'), { timeouts: { firstByteMs: 300 } }],
+    ['stalls before the first byte', async () => scenarioBase(mock, 'delay=10000'), { timeouts: { firstByteMs: 300, nonStreamingFirstByteMs: 300 } }],
     ['drops before the first event', async () => scenarioBase(mock, 'drop-after=0'), {}],
   ];
   // A pair of lines and a model per case and mode: one case's breaker or 429 hold cannot touch another.
@@ -93,6 +93,16 @@ describe('failover before the first byte', () => {
         assert.equal(wallet.heldMicro, 0);
       });
     }
+  });
+
+  test('a stream whose headers came but whose first event does not is failed over after the first-byte timeout', async () => {
+    await gw.admin.line({ name: 'mute', baseUrl: scenarioBase(mock, 'first-chunk-delay=60000'), models: ['o3-pro'], priority: 10, timeouts: { firstByteMs: 300 } });
+    await gw.admin.line({ name: 'speaks', baseUrl: `${mock.url}/v1`, models: ['o3-pro'] });
+    assert.equal(await ask('o3-pro', true), 'mock reply to: hello');
+    const row = await lastRow({ model: 'o3-pro' });
+    assert.equal(row.line, 'speaks');
+    assert.equal(row.attempts, 2);
+    assert.match(row.notes ?? '', /line "mute" failed \(504 upstream_timeout\)/);
   });
 
   test('a stream that already started is not retried: it ends with an error event and is billed for what came', async () => {

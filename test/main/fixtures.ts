@@ -14,7 +14,9 @@ export function wallet(balanceMicro: number): WalletView {
 export function line(name: string, health: LineView['health']['state'] = 'closed'): LineView {
   return {
     id: `line_${name}`, name, protocol: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1', models: ['gpt-4o-mini'], modelMap: {}, apiKeySource: 'none', apiKeyEnv: null,
-    rpm: null, priority: 0, weight: 1, enabled: true, timeouts: {}, health: { state: health, failures: health === 'open' ? 3 : 0, waitMs: health === 'open' ? 30_000 : 0 },
+    rpm: null, priority: 0, weight: 1, enabled: true, timeouts: {},
+    effectiveTimeouts: { connectMs: 10_000, firstByteMs: 45_000, nonStreamingFirstByteMs: 300_000, idleMs: 120_000, totalMs: 1_800_000 },
+    health: { state: health, failures: health === 'open' ? 3 : 0, waitMs: health === 'open' ? 30_000 : 0 },
   };
 }
 

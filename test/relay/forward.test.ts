@@ -14,6 +14,7 @@ import { Lines } from '../../gateway/routing/lines.js';
 import { MemorySecretStore } from '../../gateway/store/secrets.js';
 import type { LineRecord } from '../../gateway/store/types.js';
 import { upstreamFailure } from '../../gateway/upstream/errors.js';
+import { waitFor } from '../helpers/gateway.js';
 import { admitted, FakeResponse, line } from '../helpers/relay-fakes.js';
 
 const OK: Outcome = { status: 200, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 2 }, usageEstimated: false, error: null };
@@ -241,5 +242,94 @@ describe('circuit breaker', () => {
     assert.equal(r.outcome, broken);
     assert.deepEqual(r.settled, [broken]);
     assert.equal(lines.health.describe('a', Date.now()).failures, 1);
+  });
+});
+
+/** Opens the breaker of `a` with failures and waits out its (short) cool-down: the next request is the probe. */
+async function halfOpen(lines: Lines, a: LineRecord): Promise<void> {
+  for (let i = 0; i < FAILURES_TO_OPEN; i++) await request(lines, [a], { a: fail(500, 'upstream_error') });
+  await waitFor(() => lines.health.describe(a.id, Date.now()).state === 'half-open', 'the cool-down to end');
+}
+
+/** A leg that waits until its attempt is aborted, then fails as the upstream client does. */
+const stall: Leg = (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(upstreamFailure(signal.reason, signal))));
+
+describe('a breaker that always recovers', () => {
+  test('a probe the client hangs up on opens the breaker again (same cool-down), and the next probe goes through', async () => {
+    const a = line('a');
+    const lines = pool([a], new LineHealth(30));
+    await halfOpen(lines, a);
+    const { exchange } = admitted([a]);
+    const res = new FakeResponse();
+    const done = forward({ lines, settle: async () => undefined }, exchange, res.client, async (signal) => stall(signal, res), async () => PROMPT);
+    res.hangUp();
+    assert.equal((await done).status, 499);
+    const after = lines.health.describe('a', Date.now());
+    assert.equal(after.state, 'open', 'the probe proved nothing: the line waits another cool-down');
+    assert.ok(after.waitMs > 0 && after.waitMs <= 30, `open for ${after.waitMs} ms, not doubled`);
+    await waitFor(() => lines.health.describe('a', Date.now()).state === 'half-open', 'the cool-down to end');
+    const next = await request(lines, [a], { a: ok });
+    assert.deepEqual(next.tried, ['a'], 'the next probe reaches the line');
+    assert.equal(lines.health.describe('a', Date.now()).state, 'closed');
+  });
+
+  test('a probe answered with an upstream 4xx closes the breaker: the upstream is up', async () => {
+    const a = line('a');
+    const lines = pool([a], new LineHealth(30));
+    await halfOpen(lines, a);
+    const probe = await request(lines, [a], { a: fail(400, 'upstream_rejected') });
+    assert.equal(probe.error?.code, 'upstream_rejected');
+    assert.deepEqual(lines.health.describe('a', Date.now()), { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual((await request(lines, [a], { a: ok })).tried, ['a']);
+  });
+
+  test("Tollgate's own error is not the line's failure and is not tried on another line", async () => {
+    const [a, b] = [line('a'), line('b')];
+    const lines = pool([a, b]);
+    for (let i = 0; i < FAILURES_TO_OPEN + 1; i++) {
+      const r = await request(lines, [a, b], {
+        a: () => {
+          throw new TypeError("Cannot read properties of undefined (reading 'x')");
+        },
+        b: ok,
+      });
+      assert.deepEqual(r.tried, ['a']);
+      assert.equal(r.error?.status, 500);
+    }
+    assert.deepEqual(lines.health.describe('a', Date.now()), { state: 'closed', failures: 0, waitMs: 0 });
+  });
+
+  test("Tollgate's own error on a probe ends the probe", async () => {
+    const a = line('a');
+    const lines = pool([a], new LineHealth(30));
+    await halfOpen(lines, a);
+    const r = await request(lines, [a], {
+      a: () => {
+        throw new TypeError('a bug');
+      },
+    });
+    assert.equal(r.error?.status, 500);
+    assert.notEqual(lines.health.describe('a', Date.now()).state, 'half-open');
+    await waitFor(() => lines.health.describe('a', Date.now()).state === 'half-open', 'the cool-down to end');
+    assert.deepEqual((await request(lines, [a], { a: ok })).tried, ['a']);
+  });
+
+  test('a probe that finds the line at its requests-per-minute limit gives the probe back', async () => {
+    const [a, b] = [line('a', { rpm: 1 }), line('b')];
+    const lines = pool([a, b], new LineHealth(30));
+    for (let i = 0; i < FAILURES_TO_OPEN; i++) lines.health.record('a', 'down', Date.now());
+    assert.equal(lines.take(a, Date.now()), 0, "the window's one slot is taken");
+    await waitFor(() => lines.health.describe('a', Date.now()).state === 'half-open', 'the cool-down to end');
+    const r = await request(lines, [a, b], { b: ok });
+    assert.deepEqual(r.tried, ['b']);
+    assert.equal(lines.health.tryUse('a', Date.now()), 'probe', 'a later request may still probe the line');
+  });
+
+  test("an upstream 429's hold is capped at 10 minutes whatever its retry-after", async () => {
+    const [a, b] = [line('a'), line('b')];
+    const lines = pool([a, b]);
+    await request(lines, [a, b], { a: fail(429, 'upstream_rate_limited', 99_999_999), b: ok });
+    const held = lines.health.describe('a', Date.now());
+    assert.ok(held.waitMs > 0 && held.waitMs <= 10 * 60_000, `held for ${held.waitMs} ms`);
   });
 });

@@ -1,20 +1,20 @@
 /** The circuit breaker and 429 holds of one line, with time passed explicitly. */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { FAILURES_TO_OPEN, LineHealth, MAX_COOLDOWN_MS } from '../../gateway/routing/health.js';
+import { describe, test } from 'node:test';
+import { FAILURES_TO_OPEN, LineHealth, MAX_COOLDOWN_MS, MAX_HOLD_MS } from '../../gateway/routing/health.js';
 
 function openBreaker(h: LineHealth, id: string, now: number): void {
-  for (let i = 0; i < FAILURES_TO_OPEN; i++) h.failure(id, now);
+  for (let i = 0; i < FAILURES_TO_OPEN; i++) h.record(id, 'down', now);
 }
 
 test('a line is closed until it fails enough times in a row; a success in between starts the count again', () => {
   const h = new LineHealth(1_000);
-  for (let i = 0; i < FAILURES_TO_OPEN - 1; i++) h.failure('a', 0);
-  h.success('a');
-  for (let i = 0; i < FAILURES_TO_OPEN - 1; i++) h.failure('a', 0);
+  for (let i = 0; i < FAILURES_TO_OPEN - 1; i++) h.record('a', 'down', 0);
+  h.record('a', 'up', 0);
+  for (let i = 0; i < FAILURES_TO_OPEN - 1; i++) h.record('a', 'down', 0);
   assert.deepEqual(h.describe('a', 0), { state: 'closed', failures: FAILURES_TO_OPEN - 1, waitMs: 0 });
-  assert.equal(h.tryUse('a', 0), true);
-  h.failure('a', 0);
+  assert.equal(h.tryUse('a', 0), 'normal');
+  h.record('a', 'down', 0);
   assert.deepEqual(h.describe('a', 0), { state: 'open', failures: FAILURES_TO_OPEN, waitMs: 1_000 });
   assert.equal(h.tryUse('a', 999), false);
 });
@@ -23,11 +23,11 @@ test('after the cool-down one probe goes through; a second waits for it', () => 
   const h = new LineHealth(1_000);
   openBreaker(h, 'a', 0);
   assert.equal(h.state('a', 1_000), 'half-open');
-  assert.equal(h.tryUse('a', 1_000), true);
+  assert.equal(h.tryUse('a', 1_000), 'probe');
   assert.equal(h.tryUse('a', 1_001), false);
-  h.success('a');
+  h.record('a', 'up', 1_001, 'probe');
   assert.deepEqual(h.describe('a', 1_002), { state: 'closed', failures: 0, waitMs: 0 });
-  assert.equal(h.tryUse('a', 1_002), true);
+  assert.equal(h.tryUse('a', 1_002), 'normal');
 });
 
 test('each failed probe doubles the cool-down, up to the maximum; a success resets it', () => {
@@ -37,15 +37,14 @@ test('each failed probe doubles the cool-down, up to the maximum; a success rese
   const cooldowns: number[] = [];
   for (let i = 0; i < 12; i++) {
     now += h.waitMs('a', now);
-    assert.equal(h.tryUse('a', now), true);
-    h.failure('a', now);
+    assert.equal(h.tryUse('a', now), 'probe');
+    h.record('a', 'down', now, 'probe');
     cooldowns.push(h.waitMs('a', now));
   }
   assert.deepEqual(cooldowns.slice(0, 4), [2_000, 4_000, 8_000, 16_000]);
   assert.equal(Math.max(...cooldowns), MAX_COOLDOWN_MS);
   now += h.waitMs('a', now);
-  h.tryUse('a', now);
-  h.success('a');
+  h.record('a', 'up', now, h.tryUse('a', now) || 'normal');
   openBreaker(h, 'a', now);
   assert.equal(h.waitMs('a', now), 1_000);
 });
@@ -58,23 +57,62 @@ test('an upstream 429 holds the line for its retry-after without counting as a f
   assert.equal(h.tryUse('a', 4_000), false);
   h.rateLimited('a', 5_000, 1);
   assert.equal(h.rateLimitWaitMs('a', 5_000), 5_000);
-  assert.equal(h.tryUse('a', 10_000), true);
+  assert.equal(h.tryUse('a', 10_000), 'normal');
 });
 
-test('a 429 on a probe ends the probe, so the next request after the hold may probe again', () => {
-  const h = new LineHealth(1_000);
-  openBreaker(h, 'a', 0);
-  assert.equal(h.tryUse('a', 1_000), true);
-  h.rateLimited('a', 1_000, 2);
-  assert.equal(h.tryUse('a', 2_000), false);
-  assert.equal(h.tryUse('a', 3_000), true);
+test('a hold is at most MAX_HOLD_MS, whatever the retry-after', () => {
+  const h = new LineHealth();
+  h.rateLimited('a', 0, 99_999_999);
+  assert.equal(h.rateLimitWaitMs('a', 0), MAX_HOLD_MS);
+  h.rateLimited('b', 0, Infinity);
+  assert.equal(h.rateLimitWaitMs('b', 0), MAX_HOLD_MS);
+});
+
+describe('every probe ends the half-open state', () => {
+  const probing = (): LineHealth => {
+    const h = new LineHealth(1_000);
+    openBreaker(h, 'a', 0);
+    assert.equal(h.tryUse('a', 1_000), 'probe');
+    return h;
+  };
+
+  test('an upstream that answered closes the breaker', () => {
+    const h = probing();
+    h.record('a', 'up', 1_000, 'probe');
+    assert.deepEqual(h.describe('a', 1_000), { state: 'closed', failures: 0, waitMs: 0 });
+  });
+
+  test('an upstream failure opens it for twice as long', () => {
+    const h = probing();
+    h.record('a', 'down', 1_000, 'probe');
+    assert.deepEqual(h.describe('a', 1_000), { state: 'open', failures: FAILURES_TO_OPEN + 1, waitMs: 2_000 });
+  });
+
+  test('a probe that proved nothing opens it for the same cool-down', () => {
+    const h = probing();
+    h.record('a', 'unknown', 1_000, 'probe');
+    assert.deepEqual(h.describe('a', 1_000), { state: 'open', failures: FAILURES_TO_OPEN, waitMs: 1_000 });
+    assert.equal(h.tryUse('a', 2_000), 'probe');
+  });
+
+  test('a probe given back unsent lets the next request probe', () => {
+    const h = probing();
+    h.release('a', 'probe');
+    assert.equal(h.tryUse('a', 1_000), 'probe');
+  });
+
+  test("an older request's verdict does not end the probe", () => {
+    const h = probing();
+    h.record('a', 'unknown', 1_000);
+    assert.equal(h.tryUse('a', 1_000), false, 'the probe still runs');
+  });
 });
 
 test('lines are independent, and an unknown line is healthy', () => {
   const h = new LineHealth(1_000);
   openBreaker(h, 'a', 0);
   assert.deepEqual(h.describe('b', 0), { state: 'closed', failures: 0, waitMs: 0 });
-  assert.equal(h.tryUse('b', 0), true);
-  h.success('unknown');
+  assert.equal(h.tryUse('b', 0), 'normal');
+  h.record('unknown', 'up', 0);
   assert.equal(h.state('unknown', 0), 'closed');
 });

@@ -1,0 +1,156 @@
+/**
+ * The pooled upstream client against a real HTTP server on 127.0.0.1: each timeout ends the request
+ * it is meant for (and only that one), and nothing an upstream sends is read without a bound.
+ * Timeouts are set small and the tests wait for the error, never for a time.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { GatewayError } from '../../gateway/core/errors.js';
+import { DEFAULT_TIMEOUTS, MAX_ANSWER_BYTES, UpstreamClient, type Timeouts, type UpstreamResponse } from '../../gateway/upstream/client.js';
+import { readUpstreamError, TotalTimeoutError } from '../../gateway/upstream/errors.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const handlers = new Map<string, Handler>();
+let server: Server;
+let origin: string;
+const client = new UpstreamClient();
+/** Bytes each path managed to write before the client went away. */
+const written = new Map<string, number>();
+
+before(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => handlers.get(req.url ?? '')?.(req, res));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  await client.close();
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+function send(path: string, stream: boolean, timeouts: Partial<Timeouts>, signal = new AbortController().signal): Promise<UpstreamResponse> {
+  return client.send({ lineId: 'l', url: new URL(origin + path), headers: {}, body: '{}', stream, timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts }, signal });
+}
+
+async function failure(p: Promise<unknown>): Promise<GatewayError> {
+  const err = await p.then(
+    () => assert.fail('it succeeded'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof GatewayError, String(err));
+  return err;
+}
+
+async function drain(res: UpstreamResponse): Promise<string> {
+  let text = '';
+  for await (const chunk of res.body) text += Buffer.from(chunk).toString();
+  return text;
+}
+
+/** Writes chunks of `size` bytes until the client goes away or `total` bytes are out. */
+function flood(path: string, status: number, total: number, size = 64 * 1024): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(size, 'x');
+    let sent = 0;
+    const more = (): void => {
+      while (sent < total && !res.destroyed) {
+        sent += size;
+        written.set(path, sent);
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      if (sent >= total) res.end();
+    };
+    res.on('close', () => written.set(path, sent));
+    more();
+  };
+}
+
+describe('first-byte timeouts', () => {
+  test('a stream whose headers come but whose first event never does times out on the first-byte timeout', async () => {
+    handlers.set('/mute', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+    });
+    const res = await send('/mute', true, { firstByteMs: 50 });
+    const err = await failure(drain(res));
+    assert.equal(err.code, 'upstream_timeout');
+    assert.match(err.message, /sent no event of its stream within 50 ms/);
+    assert.match(err.message, /--first-byte-timeout/);
+  });
+
+  test('a non-streaming request waits for its own, longer timeout, not the stream one', async () => {
+    handlers.set('/slow-answer', (_req, res) => {
+      setTimeout(() => res.end('{"ok":true}'), 100);
+    });
+    const res = await send('/slow-answer', false, { firstByteMs: 10, nonStreamingFirstByteMs: 60_000 });
+    assert.equal(await res.body.text(), '{"ok":true}');
+    handlers.set('/no-answer', () => undefined);
+    const err = await failure(send('/no-answer', false, { firstByteMs: 60_000, nonStreamingFirstByteMs: 50 }));
+    assert.equal(err.code, 'upstream_timeout');
+    assert.match(err.message, /sent no answer within 50 ms/);
+    assert.match(err.message, /--non-streaming-first-byte-timeout/);
+  });
+});
+
+describe('idle timeout', () => {
+  test('silence in the middle of an answer ends it', async () => {
+    handlers.set('/pause', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+    });
+    const res = await send('/pause', true, { idleMs: 50 });
+    const err = await failure(drain(res));
+    assert.equal(err.code, 'upstream_idle_timeout');
+  });
+
+  test('a slow reader is not the upstream being silent', async () => {
+    handlers.set('/quick', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      setTimeout(() => res.end('data: 2\n\n'), 10);
+    });
+    const res = await send('/quick', true, { idleMs: 30 });
+    let text = '';
+    for await (const chunk of res.body) {
+      text += Buffer.from(chunk).toString();
+      // Longer than the idle timeout: the client we write to is slow, the upstream is not.
+      await sleep(100);
+    }
+    assert.equal(text, 'data: 1\n\ndata: 2\n\n');
+  });
+
+  test("the caller's abort still ends the request, with the caller's reason", async () => {
+    handlers.set('/forever', () => undefined);
+    const ac = new AbortController();
+    const pending = send('/forever', false, {}, ac.signal);
+    ac.abort(new TotalTimeoutError(5));
+    assert.equal((await failure(pending)).code, 'upstream_timeout');
+  });
+});
+
+describe('bounded reads', () => {
+  test(`a non-streaming answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB is refused, and the rest is not read`, async () => {
+    const total = MAX_ANSWER_BYTES * 8;
+    handlers.set('/huge', flood('/huge', 200, total));
+    const res = await send('/huge', false, {});
+    const err = await failure(res.body.text());
+    assert.equal(err.code, 'upstream_too_large');
+    assert.ok((written.get('/huge') ?? 0) < total / 2, `the upstream wrote ${written.get('/huge')} of ${total} bytes`);
+  });
+
+  test('an endless error body is read only as far as its message needs', async () => {
+    handlers.set('/endless-error', flood('/endless-error', 500, Number.MAX_SAFE_INTEGER, 4096));
+    const res = await send('/endless-error', false, {});
+    const err = await readUpstreamError(res);
+    assert.equal(err.code, 'upstream_error');
+    assert.ok(err.message.length < 1000, `message of ${err.message.length} characters`);
+  });
+});
