@@ -4,6 +4,7 @@ import { AdminError, type AdminClient } from '../admin/client.js';
 import type { DoctorReport, WalletView } from '../admin/contract.js';
 import { defaultDataDir } from '../core/paths.js';
 import { runningGateway } from '../runtime.js';
+import { isLoopbackHost } from '../store/settings.js';
 import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
@@ -31,11 +32,11 @@ function client(): AdminClient {
 
 program
   .command('serve')
-  .description('run the gateway (default http://127.0.0.1:4141)')
-  .option('--port <n>', 'port', int('--port'), 4141)
-  .option('--host <host>', 'address to bind; anything but loopback exposes the gateway to your network', '127.0.0.1')
+  .description('run the gateway (default http://127.0.0.1:4141, or the port and host of the settings)')
+  .option('--port <n>', 'port (default: the port setting, 4141 unless changed)', int('--port'))
+  .option('--host <host>', 'address to bind (default: the host setting, 127.0.0.1 unless changed); anything but loopback exposes the gateway to your network')
   .option('--data-dir <dir>', 'data directory')
-  .action(async (o: { port: number; host: string; dataDir?: string }) => {
+  .action(async (o: { port?: number; host?: string; dataDir?: string }) => {
     const dir = o.dataDir ?? dataDir();
     // Loaded here: every other command is an admin-API client and starts faster without the server.
     const { serve } = await import('../serve.js');
@@ -44,8 +45,8 @@ program
     print(`  OpenAI-compatible base URL: ${running.url}/v1`);
     print(`  Data dir: ${dir}`);
     print(`  Console (one-time login link, 2 minutes; "tollgate open" prints a new one): ${running.loginUrl()}`);
-    if (o.host !== '127.0.0.1' && o.host !== 'localhost' && o.host !== '::1') {
-      print(`  WARNING: bound to ${o.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
+    if (!isLoopbackHost(running.host)) {
+      print(`  WARNING: bound to ${running.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
     }
     const stop = (): void => {
       void running.close().then(() => process.exit(0));
@@ -116,6 +117,7 @@ function printWallet(w: WalletView): void {
   print(`Balance:   ${usd(w.balanceMicro)}`);
   print(`Held:      ${usd(w.heldMicro)} (requests in flight)`);
   print(`Top-ups:   ${usd(w.topupsMicro)}`);
+  if (w.adjustmentsMicro !== 0) print(`Adjusted:  ${usd(w.adjustmentsMicro)}`);
   print(`Spent:     ${usd(w.spentMicro)}`);
 }
 walletCmd
@@ -134,6 +136,20 @@ walletCmd
     if (micro <= 0) throw new CliError('The amount must be more than 0.');
     const w = await client().call('topUp', { body: { amountMicro: micro } });
     print(`Added ${usd(micro)}.`);
+    printWallet(w);
+  });
+
+walletCmd
+  .command('adjust <usd>')
+  .description('correct the balance by a signed amount, with a note saying why, e.g. \'tollgate wallet adjust -2.50 --note "refund counted twice"\'')
+  .requiredOption('--note <text>', 'why (required; kept with the transaction)')
+  .action(async (value: string, o: { note: string }) => {
+    const sign = value.trim().startsWith('-') ? -1 : 1;
+    const micro = sign * amount(value.trim().replace(/^[-+]/, ''));
+    if (micro === 0) throw new CliError('The amount must not be 0.');
+    if (o.note.trim() === '') throw new CliError('--note must say why.');
+    const w = await client().call('adjustWallet', { body: { amountMicro: micro, note: o.note } });
+    print(`Adjusted by ${usd(micro)}.`);
     printWallet(w);
   });
 
