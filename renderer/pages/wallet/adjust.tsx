@@ -43,7 +43,7 @@ export function AdjustPanel() {
         </Field>
         <div className="field field-note">
           <label htmlFor="adjust-note">Reason (required)</label>
-          <input id="adjust-note" maxLength={200} required placeholder="kept with the transaction" value={note} onChange={(e) => setNote(e.target.value)} />
+          <input id="adjust-note" maxLength={200} aria-required="true" placeholder="kept with the transaction" value={note} onChange={(e) => setNote(e.target.value)} />
         </div>
         <button type="submit" className="button" disabled={adjust.isPending}>
           Adjust balance
