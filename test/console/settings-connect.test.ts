@@ -67,18 +67,31 @@ describe('console settings, adjustments and connect', { skip }, () => {
     await page.getByTestId('low-balance').waitFor();
   });
 
+  test("with bodies stored, a request's body shows in the log's details panel", async () => {
+    const secret = await gw.admin.key('bodies');
+    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'remember this prompt' }] });
+    await gotoPage(page, '4', 'Usage log');
+    await page.locator('.log-body').first().click();
+    const body = page.getByRole('dialog').getByLabel('Request body');
+    await body.waitFor();
+    assert.match(await body.innerText(), /"content": "remember this prompt"/);
+    await page.keyboard.press('Escape');
+  });
+
   test('a signed adjustment with its note shows in the history; the ledger invariant holds', async () => {
     await gotoPage(page, '2', 'Wallet');
     await page.getByTestId('low-balance').waitFor();
+    const before = await gw.admin.wallet();
     await page.getByLabel('Adjustment (USD, signed)').fill('-1.25');
     await page.getByRole('button', { name: 'Adjust balance' }).click();
     await page.getByText('Say why in the note').waitFor();
     await page.getByLabel('Reason (required)').fill('top-up entered twice');
     await page.getByRole('button', { name: 'Adjust balance' }).click();
-    await page.getByTestId('balance').filter({ hasText: '$3.75' }).waitFor();
     await page.getByRole('cell', { name: 'top-up entered twice' }).waitFor();
+    await page.getByRole('cell', { name: '−$1.25' }).waitFor();
     const w = await gw.admin.wallet();
-    assert.deepEqual([w.balanceMicro, w.adjustmentsMicro], [3_750_000, -1_250_000]);
+    assert.deepEqual([w.balanceMicro, w.adjustmentsMicro], [before.balanceMicro - 1_250_000, -1_250_000]);
+    await page.getByTestId('balance').filter({ hasText: `$${(w.balanceMicro / 1e6).toString()}` }).waitFor();
     assert.equal((await gw.admin.doctor()).ok, true);
   });
 

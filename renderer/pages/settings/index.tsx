@@ -1,10 +1,11 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { AdminError, api, type SettingsView, type UpdateSettingsBody } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { ErrorNote, Field, PageHeader, Switch } from '../../components/ui.js';
 import { parseUsd, usd } from '../../lib/format.js';
 import { qk, useSettings } from '../../lib/queries.js';
-import { useAction } from '../../components/use-action.js';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useToast } from '../../components/toast.js';
 
 interface Draft {
   host: string;
@@ -47,14 +48,31 @@ function changes(d: Draft, s: SettingsView): UpdateSettingsBody | string {
 
 export function Settings() {
   const settings = useSettings();
-  const [draft, setDraft] = useState<Draft | null>(null);
+  return (
+    <>
+      <PageHeader title="Settings" subtitle="Stored in the data dir's config.json; the gateway and the desktop tray read them." />
+      {settings.data ? <SettingsForm s={settings.data} /> : <ErrorNote error={settings.error} />}
+    </>
+  );
+}
+
+function SettingsForm({ s }: { s: SettingsView }) {
+  const [draft, setDraft] = useState<Draft>(() => draftOf(s));
   const [problem, setProblem] = useState<string | null>(null);
   const [lanAsk, setLanAsk] = useState<UpdateSettingsBody | null>(null);
-  const s = settings.data;
-  useEffect(() => {
-    if (s && draft === null) setDraft(draftOf(s));
-  }, [s, draft]);
-  const save = useAction((body: UpdateSettingsBody) => api.updateSettings(body), [qk.settings], () => 'Settings saved.');
+  const qc = useQueryClient();
+  const toast = useToast();
+  // Not useAction: the gateway's refusal of a LAN bind opens the confirmation instead of a toast.
+  const save = useMutation({
+    mutationFn: (body: UpdateSettingsBody) => api.updateSettings(body),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: qk.settings });
+      toast.show('Settings saved.');
+    },
+    onError: (err) => {
+      if (!(err instanceof AdminError && err.code === 'lan_confirmation_required')) toast.show((err as Error).message, 'error');
+    },
+  });
 
   const send = (body: UpdateSettingsBody): void => {
     save.mutate(body, {
@@ -66,20 +84,17 @@ export function Settings() {
   };
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    if (!s || !draft) return;
     const body = changes(draft, s);
     if (typeof body === 'string') return setProblem(body);
     setProblem(null);
     if (Object.keys(body).length === 0) return setProblem('Nothing changed.');
     send(body);
   };
-  const set = <K extends keyof Draft>(k: K, v: Draft[K]): void => setDraft((d) => (d ? { ...d, [k]: v } : d));
+  const set = <K extends keyof Draft>(k: K, v: Draft[K]): void => setDraft((d) => ({ ...d, [k]: v }));
 
   return (
     <>
-      <PageHeader title="Settings" subtitle="Stored in the data dir's config.json; the gateway and the desktop tray read them." />
-      {s && draft ? (
-        <form className="settings-form" onSubmit={submit} aria-label="Settings">
+      <form className="settings-form" onSubmit={submit} aria-label="Settings">
           <section className="panel" aria-labelledby="net-title">
             <div className="panel-head">
               <h2 id="net-title">Network</h2>
@@ -157,10 +172,7 @@ export function Settings() {
               Save changes
             </button>
           </div>
-        </form>
-      ) : (
-        <ErrorNote error={settings.error} />
-      )}
+      </form>
       <Confirm
         open={lanAsk !== null}
         onOpenChange={(open) => !open && setLanAsk(null)}
