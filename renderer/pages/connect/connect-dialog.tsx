@@ -3,7 +3,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, type ConnectionView, type ConnectView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorNote, Field } from '../../components/ui.js';
-import { qk, useModels } from '../../lib/queries.js';
+import { qk } from '../../lib/queries.js';
+import { ModelOptions, useServedModels } from './served-models.js';
 import { useToast } from '../../components/toast.js';
 
 const KEY_ACTION: Record<ConnectView['key']['action'], string> = {
@@ -17,8 +18,7 @@ const KEY_ACTION: Record<ConnectView['key']['action'], string> = {
  * key; "Write" then sends the files' hashes back (`expect`), so what is written is what was shown.
  */
 export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose(): void }) {
-  const models = useModels();
-  const served = (models.data ?? []).filter((m) => m.lines.length > 0).map((m) => m.id);
+  const served = useServedModels();
   const [model, setModel] = useState(tool.model ?? tool.suggested?.model ?? '');
   const [small, setSmall] = useState(tool.smallModel ?? tool.suggested?.smallModel ?? '');
   const [preview, setPreview] = useState<ConnectView | null>(null);
@@ -46,21 +46,13 @@ export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose
           <Field label="Main model" htmlFor="connect-model" hint="Models your lines serve.">
             <select id="connect-model" value={model} onChange={(e) => changeModels(() => setModel(e.target.value))}>
               {served.length === 0 ? <option value="">no line serves a model yet</option> : null}
-              {served.map((id) => (
-                <option key={id} value={id}>
-                  {id}
-                </option>
-              ))}
+              <ModelOptions ids={served} />
             </select>
           </Field>
           {tool.smallModelSetting ? (
             <Field label="Small/fast model" htmlFor="connect-small" hint="For background tasks.">
               <select id="connect-small" value={small} onChange={(e) => changeModels(() => setSmall(e.target.value))}>
-                {served.map((id) => (
-                  <option key={id} value={id}>
-                    {id}
-                  </option>
-                ))}
+                <ModelOptions ids={served} />
               </select>
             </Field>
           ) : null}

@@ -3,12 +3,11 @@ import { useState } from 'react';
 import { api } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { ErrorNote } from '../../components/ui.js';
-import { useModels } from '../../lib/queries.js';
+import { ModelOptions, useServedModels } from './served-models.js';
 
 /** Copy-paste setup for SDKs and other tools, with the base-URL form each one needs. */
 export function Snippets() {
-  const models = useModels();
-  const served = (models.data ?? []).filter((m) => m.lines.length > 0).map((m) => m.id);
+  const served = useServedModels();
   const [model, setModel] = useState('');
   const snippets = useQuery({ queryKey: ['connect', 'snippets', model], queryFn: () => api.snippets(model || undefined) });
   return (
@@ -19,11 +18,7 @@ export function Snippets() {
           <span className="muted">Model</span>
           <select value={model} onChange={(e) => setModel(e.target.value)} aria-label="Model the snippets use">
             <option value="">{snippets.data ? `default (${snippets.data.model})` : 'default'}</option>
-            {served.map((id) => (
-              <option key={id} value={id}>
-                {id}
-              </option>
-            ))}
+            <ModelOptions ids={served} />
           </select>
         </label>
       </div>
