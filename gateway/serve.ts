@@ -8,14 +8,16 @@ import { closeServer } from './shutdown.js';
 import { VERSION } from './version.js';
 import { openGateway, type Gateway } from './compose/gateway.js';
 import { DataDirBusyError } from './store/data-dir-lock.js';
+import { settingsOf } from './store/settings.js';
 import type { SecretStore } from './store/secrets.js';
 
 export interface ServeOptions {
   dataDir: string;
   /** Where upstream keys live; the OS keychain unless a test says otherwise. */
   secrets?: SecretStore;
-  host: string;
-  port: number;
+  /** Where to bind; the host and port settings (store/settings.ts) when absent. */
+  host?: string | undefined;
+  port?: number | undefined;
   /** The home and environment whose coding tools `tollgate connect` edits; this process's unless a test says otherwise. */
   toolsHome?: Where;
   logger?: boolean;
@@ -29,6 +31,8 @@ export interface Running {
   app: FastifyInstance;
   gateway: Gateway;
   url: string;
+  /** The address it bound to (the option, else the host setting). */
+  host: string;
   adminToken: string;
   /** A fresh one-time URL that logs a browser into the console (for the banner and tests). */
   loginUrl(): string;
@@ -70,14 +74,16 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       errorLog: opts.errorLog,
       status: () => ({ version: VERSION, dataDir: opts.dataDir, url, paused: gateway.pause.paused }),
     });
-    await app.listen({ host: opts.host, port: opts.port });
+    const settings = settingsOf(gateway.config.data);
+    const bind = { host: opts.host ?? settings.host, port: opts.port ?? settings.port };
+    await app.listen(bind);
     const addr = app.server.address();
-    const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-    const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
+    const port = typeof addr === 'object' && addr ? addr.port : bind.port;
+    const host = bind.host === '0.0.0.0' || bind.host === '::' ? '127.0.0.1' : bind.host;
     url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     // Written once listening, for the CLI and the desktop app to find the URL.
     writeRuntime(opts.dataDir, { url, pid: process.pid, startedAt: new Date().toISOString() });
-    return running(opts.dataDir, app, gateway, url, adminToken, sessions);
+    return running(opts.dataDir, app, gateway, { url, host: bind.host }, adminToken, sessions);
   } catch (err) {
     // Whatever failed, the data dir is given back: the next start must not find it held.
     await app?.close();
@@ -86,12 +92,14 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   }
 }
 
-function running(dataDir: string, app: FastifyInstance, gateway: Gateway, url: string, adminToken: string, sessions: ConsoleSessions): Running {
+function running(dataDir: string, app: FastifyInstance, gateway: Gateway, where: { url: string; host: string }, adminToken: string, sessions: ConsoleSessions): Running {
+  const { url, host } = where;
   let closed = false;
   return {
     app,
     gateway,
     url,
+    host,
     adminToken,
     loginUrl: () => `${url}/login?code=${sessions.mintCode().code}`,
     async close(graceMs = CLOSE_GRACE_MS) {

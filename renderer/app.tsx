@@ -13,6 +13,8 @@ import { Models } from './pages/models/index.js';
 import { Lines } from './pages/lines/index.js';
 import { Groups } from './pages/groups/index.js';
 import { Playground } from './pages/playground/index.js';
+import { Connect } from './pages/connect/index.js';
+import { Settings } from './pages/settings/index.js';
 
 
 export function App() {
@@ -39,6 +41,8 @@ export function App() {
         <Route path="/lines" element={<Lines />} />
         <Route path="/groups" element={<Groups />} />
         <Route path="/playground" element={<Playground />} />
+        <Route path="/connect" element={<Connect />} />
+        <Route path="/settings" element={<Settings />} />
         <Route path="*" element={<Overview />} />
       </Routes>
     </Layout>

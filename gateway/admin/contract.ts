@@ -8,6 +8,7 @@
  */
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import {
+  AdjustBody,
   ConnectBody,
   CreateAliasBody,
   CreateGroupBody,
@@ -19,6 +20,7 @@ import {
   NameParams,
   PageQuery,
   PatternParams,
+  RequestIdParams,
   SnippetsQuery,
   StatsQuery,
   TargetParams,
@@ -27,6 +29,7 @@ import {
   UpdateGroupBody,
   UpdateKeyBody,
   UpdateLineBody,
+  UpdateSettingsBody,
 } from './schemas.js';
 import {
   AliasView,
@@ -43,6 +46,8 @@ import {
   LogEntry,
   LoginCodeView,
   PresetView,
+  RequestBodyView,
+  SettingsView,
   SnippetsView,
   StatsRowView,
   StatusView,
@@ -137,6 +142,12 @@ export const ADMIN_ROUTES = {
   disconnectTool: { method: 'DELETE', path: '/api/connect/:tool', params: ToolParams, query: DisconnectQuery, reply: DisconnectView },
   listSnippets: { method: 'GET', path: '/api/connect/snippets', query: SnippetsQuery, reply: SnippetsView },
   shellEnv: { method: 'POST', path: '/api/env/:target', params: TargetParams, body: EnvBody, reply: EnvView },
+
+  // Settings, wallet adjustments and stored request bodies (the console's Settings and Wallet pages).
+  getSettings: { method: 'GET', path: '/api/settings', reply: SettingsView },
+  updateSettings: { method: 'PATCH', path: '/api/settings', body: UpdateSettingsBody, reply: SettingsView },
+  adjustWallet: { method: 'POST', path: '/api/wallet/adjust', body: AdjustBody, reply: WalletView },
+  getRequestBody: { method: 'GET', path: '/api/logs/:requestId/body', params: RequestIdParams, reply: RequestBodyView },
 } as const satisfies Record<string, AdminRoute>;
 
 export type AdminRoutes = typeof ADMIN_ROUTES;

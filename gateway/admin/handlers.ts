@@ -15,6 +15,7 @@ import * as lines from './lines.js';
 import { importPrices } from './model-import.js';
 import * as models from './models.js';
 import * as ops from './operations.js';
+import * as settings from './settings.js';
 import { clearedCookie, cookieName, readCookie, type ConsoleSessions } from './session.js';
 
 /** The little of the HTTP exchange a handler may need: the console session's cookie, in and out. */
@@ -102,6 +103,11 @@ export function adminHandlers(g: Gateway, status: () => StatusView, sessions: Co
     disconnectTool: ({ params, query }) => connections.disconnect(params.tool, query),
     listSnippets: ({ query }) => connections.snippets(query),
     shellEnv: ({ params, body }) => connections.env(params.target, body),
+
+    getSettings: () => settings.settingsView(g, status().url),
+    updateSettings: ({ body }) => settings.updateSettings(g, body, status().url),
+    adjustWallet: ({ body }) => ops.adjust(g, body.amountMicro, body.note),
+    getRequestBody: ({ params }) => settings.requestBody(g, params.requestId),
   };
 }
 

@@ -128,7 +128,20 @@ export async function updateKey(g: Gateway, name: string, body: UpdateKeyBody): 
 export function wallet(g: Gateway): WalletView {
   const balanceMicro = g.ledger.balanceMicro();
   const topupsMicro = g.ledger.topupsMicro();
-  return { balanceMicro, heldMicro: g.billing.reservations.heldMicro(), topupsMicro, spentMicro: topupsMicro - balanceMicro };
+  const adjustmentsMicro = g.ledger.adjustmentsMicro();
+  return { balanceMicro, heldMicro: g.billing.reservations.heldMicro(), topupsMicro, adjustmentsMicro, spentMicro: topupsMicro + adjustmentsMicro - balanceMicro };
+}
+
+/** A signed correction with its reason; one that would take the balance below zero is refused. */
+export function adjust(g: Gateway, amountMicro: number, note: string): WalletView {
+  if (amountMicro === 0) throw new AdminError(400, 'invalid_request', 'An adjustment must not be zero.');
+  if (note.trim() === '') throw new AdminError(400, 'invalid_request', 'An adjustment needs a note saying why.');
+  const balance = g.ledger.balanceMicro();
+  if (balance + amountMicro < 0) {
+    throw new AdminError(400, 'invalid_request', `The balance is ${formatUsd(balance)}; an adjustment of ${formatUsd(amountMicro)} would take it below zero.`);
+  }
+  g.ledger.adjust(amountMicro, note.trim());
+  return wallet(g);
 }
 
 export function topup(g: Gateway, amountMicro: number, note?: string): WalletView {
@@ -158,8 +171,11 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
   const inv = g.ledger.checkInvariant();
   checks.push({
     name: 'ledger invariant',
-    ok: inv.topupsMicro - inv.balanceMicro === inv.loggedCostMicro,
-    detail: `top-ups ${formatUsd(inv.topupsMicro)} − balance ${formatUsd(inv.balanceMicro)} = ${formatUsd(inv.topupsMicro - inv.balanceMicro)}; logged costs ${formatUsd(inv.loggedCostMicro)}`,
+    ok: inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro === inv.loggedCostMicro,
+    detail:
+      `top-ups ${formatUsd(inv.topupsMicro)} + adjustments ${formatUsd(inv.adjustmentsMicro)} − balance ${formatUsd(inv.balanceMicro)} = ` +
+      `${formatUsd(inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro)}; logged costs ${formatUsd(inv.loggedCostMicro)}` +
+      (inv.prunedCostMicro > 0 ? ` (${formatUsd(inv.prunedCostMicro)} of it in rows pruned by retention, kept as daily totals)` : ''),
   });
   checks.push({
     name: 'key usage',

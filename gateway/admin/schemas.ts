@@ -70,6 +70,31 @@ export const TopupBody = Type.Object(
 );
 export type TopupBody = Static<typeof TopupBody>;
 
+/** A signed correction; the note saying why is required. */
+export const AdjustBody = Type.Object(
+  { amountMicro: Type.Integer({ minimum: -MAX_MICRO, maximum: MAX_MICRO }), note: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+export type AdjustBody = Static<typeof AdjustBody>;
+
+/** PATCH /api/settings: the fields to change; absent fields stay. */
+export const UpdateSettingsBody = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]%-]+$' })),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+    retentionDays: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 36500 }))),
+    storeBodies: Type.Optional(Type.Boolean()),
+    storeResponses: Type.Optional(Type.Boolean()),
+    lowBalanceMicro: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_MICRO }))),
+    /** Required (true) to set a host beyond loopback: the model API would face the network. */
+    allowLan: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
+
+export const RequestIdParams = Type.Object({ requestId: Type.String() });
+
 /** A timeout in ms: at least 1 ms, at most a day (timers cannot wait much longer). */
 const Ms = Type.Integer({ minimum: 1, maximum: 86_400_000 });
 

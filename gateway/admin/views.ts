@@ -67,6 +67,9 @@ export const WalletView = Type.Object({
   /** Held for requests in flight. */
   heldMicro: Micro,
   topupsMicro: Micro,
+  /** Σ of the signed adjustments (POST /api/wallet/adjust); may be negative. */
+  adjustmentsMicro: Type.Integer(),
+  /** top-ups + adjustments − balance: what finished requests cost. */
   spentMicro: Micro,
 });
 export type WalletView = Static<typeof WalletView>;
@@ -345,8 +348,8 @@ export const EnvView = Type.Object({
   text: Type.String(),
 });
 export type EnvView = Static<typeof EnvView>;
-/** A wallet transaction: a top-up (or, later, an adjustment) with its note. */
-export const WalletTransactionView = Type.Object({ id: Type.Integer(), ts: Type.Integer(), kind: Type.String(), amountMicro: Type.Integer(), note: Nullable(Type.String()) });
+/** A wallet transaction: a top-up, or a signed adjustment (negative takes money out) with its note. */
+export const WalletTransactionView = Type.Object({ id: Type.Integer(), ts: Type.Integer(), kind: OneOf(['topup', 'adjustment']), amountMicro: Type.Integer(), note: Nullable(Type.String()) });
 export type WalletTransactionView = Static<typeof WalletTransactionView>;
 
 /** One bucket of GET /api/stats for one model, key or line (null: refused before one was known). */
@@ -363,3 +366,25 @@ export const StatsRowView = Type.Object({
 });
 export type StatsRowView = Static<typeof StatsRowView>;
 
+
+/** GET and PATCH /api/settings: every setting with its value in force (store/settings.ts). */
+export const SettingsView = Type.Object({
+  /** Where `tollgate serve` binds at its next start (a --host flag overrides it). */
+  host: Type.String(),
+  port: Type.Integer(),
+  /** Days usage-log rows are kept in full; null: forever. */
+  retentionDays: Nullable(Type.Integer()),
+  storeBodies: Type.Boolean(),
+  storeResponses: Type.Boolean(),
+  /** The balance below which the console and the tray warn; null: never. */
+  lowBalanceMicro: Nullable(Type.Integer()),
+  /** Where this gateway listens now; host and port changes apply at its next start. */
+  listening: Type.String(),
+  /** Whether `host` reaches beyond this machine. */
+  lan: Type.Boolean(),
+});
+export type SettingsView = Static<typeof SettingsView>;
+
+/** A model request's body as the client sent it, kept while storeBodies is on. */
+export const RequestBodyView = Type.Object({ requestId: Type.String(), ts: Type.Integer(), body: Type.String(), truncated: Type.Boolean() });
+export type RequestBodyView = Static<typeof RequestBodyView>;

@@ -4,6 +4,7 @@ import { AdminError, type AdminClient } from '../admin/client.js';
 import type { DoctorReport, WalletView } from '../admin/contract.js';
 import { defaultDataDir } from '../core/paths.js';
 import { runningGateway } from '../runtime.js';
+import { isLoopbackHost } from '../store/settings.js';
 import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
@@ -32,14 +33,15 @@ function client(): AdminClient {
 
 program
   .command('serve')
-  .description('run the gateway (default http://127.0.0.1:4141)')
-  .option('--port <n>', 'port', int('--port'), 4141)
-  .option('--host <host>', 'address to bind: loopback (127.0.0.1, ::1, localhost) unless --lan', '127.0.0.1')
+  .description('run the gateway (default http://127.0.0.1:4141, or the port and host of the settings)')
+  .option('--port <n>', 'port (default: the port setting, 4141 unless changed)', int('--port'))
+  .option('--host <host>', 'address to bind (default: the host setting, 127.0.0.1 unless changed): loopback (127.0.0.1, ::1, localhost) unless --lan')
   .option('--lan', 'allow a --host other machines can reach (0.0.0.0, a LAN address): they can then use the model API with a key')
   .option('--body-limit <MB>', 'largest model request body in MB (default 32, what upstream APIs accept)', int('--body-limit', 1))
   .option('--data-dir <dir>', 'data directory')
-  .action(async (o: { port: number; host: string; lan?: boolean; bodyLimit?: number; dataDir?: string }) => {
-    if (!isLoopbackHost(o.host) && !o.lan) {
+  .action(async (o: { port?: number; host?: string; lan?: boolean; bodyLimit?: number; dataDir?: string }) => {
+    // A host from the settings was confirmed in the console; one given here needs --lan to leave loopback.
+    if (o.host !== undefined && !isLoopbackHost(o.host) && !o.lan) {
       throw new CliError(`--host ${o.host} would let other machines on your network reach the gateway. Add --lan if that is what you want; the admin API stays loopback-only either way.`);
     }
     const dir = o.dataDir ?? dataDir();
@@ -50,8 +52,8 @@ program
     print(`  OpenAI-compatible base URL: ${running.url}/v1`);
     print(`  Data dir: ${dir}`);
     print(`  Console (one-time login link, 2 minutes; "tollgate open" prints a new one): ${running.loginUrl()}`);
-    if (!isLoopbackHost(o.host)) {
-      print(`  WARNING: bound to ${o.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
+    if (!isLoopbackHost(running.host)) {
+      print(`  WARNING: bound to ${running.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
     }
     const stop = (): void => {
       void running.close().then(() => process.exit(0));
@@ -61,10 +63,6 @@ program
   });
 
 /** 127.x.y.z, ::1 or localhost: reachable from this machine only. */
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 const keys = program.command('keys').description('API keys (sk-…) for clients');
 keys
   .command('create')
@@ -127,6 +125,7 @@ function printWallet(w: WalletView): void {
   print(`Balance:   ${usd(w.balanceMicro)}`);
   print(`Held:      ${usd(w.heldMicro)} (requests in flight)`);
   print(`Top-ups:   ${usd(w.topupsMicro)}`);
+  if (w.adjustmentsMicro !== 0) print(`Adjusted:  ${usd(w.adjustmentsMicro)}`);
   print(`Spent:     ${usd(w.spentMicro)}`);
 }
 walletCmd
@@ -145,6 +144,20 @@ walletCmd
     if (micro <= 0) throw new CliError('The amount must be more than 0.');
     const w = await client().call('topUp', { body: { amountMicro: micro } });
     print(`Added ${usd(micro)}.`);
+    printWallet(w);
+  });
+
+walletCmd
+  .command('adjust <usd>')
+  .description('correct the balance by a signed amount, with a note saying why, e.g. \'tollgate wallet adjust -2.50 --note "refund counted twice"\'')
+  .requiredOption('--note <text>', 'why (required; kept with the transaction)')
+  .action(async (value: string, o: { note: string }) => {
+    const sign = value.trim().startsWith('-') ? -1 : 1;
+    const micro = sign * amount(value.trim().replace(/^[-+]/, ''));
+    if (micro === 0) throw new CliError('The amount must not be 0.');
+    if (o.note.trim() === '') throw new CliError('--note must say why.');
+    const w = await client().call('adjustWallet', { body: { amountMicro: micro, note: o.note } });
+    print(`Adjusted by ${usd(micro)}.`);
     printWallet(w);
   });
 

@@ -13,6 +13,9 @@ import { lockDataDir, LOCK_FILE } from '../store/data-dir-lock.js';
 import { openPrivate, prepareDataDir } from '../store/data-dir.js';
 import { Ledger } from '../store/ledger.js';
 import { ResponseStore } from '../store/responses.js';
+import { BodyStore } from '../store/bodies.js';
+import { settingsOf } from '../store/settings.js';
+import { startRetention } from './retention.js';
 import { openKeychain, type SecretStore } from '../store/secrets.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { PauseSwitch } from './pause.js';
@@ -45,6 +48,8 @@ export interface Gateway {
   readonly upstream: UpstreamClient;
   /** Stored Responses conversations (previous_response_id). */
   readonly responses: ResponseStore;
+  /** Request bodies, kept while the storeBodies setting is on. */
+  readonly bodies: BodyStore;
   /** What the relay is given. */
   readonly relay: RelayServices;
   /** Paused: the model API answers 503 (pause.ts). */
@@ -78,6 +83,14 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     ledger.close();
     throw err;
   }
+  let bodies: BodyStore;
+  try {
+    bodies = openPrivate(dataDir, 'bodies.sqlite', 'The store of request bodies', () => new BodyStore(dataDir));
+  } catch (err) {
+    ledger.close();
+    responses.close();
+    throw err;
+  }
   const presets = loadPresets();
   const builtIn = buildCatalogue(presets);
   const catalogue = new LiveCatalogue(builtIn, retiredModels(presets, builtIn), config, catalogueClock(process.env.TOLLGATE_CATALOGUE_DATE));
@@ -86,6 +99,8 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
   const billing = new Billing(ledger, models, lines);
   const calibration = new TokenCalibration();
   const upstream = new UpstreamClient();
+  const stopRetention = startRetention(config, ledger, bodies);
+  const settings = () => settingsOf(config.data);
   return {
     dataDir,
     config,
@@ -101,12 +116,27 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     calibration,
     upstream,
     responses,
-    relay: { billing, lines, upstream, models, calibration, conversations: responses },
+    bodies,
     pause: new PauseSwitch(),
+    relay: {
+      billing,
+      lines,
+      upstream,
+      models,
+      calibration,
+      // The settings are read per request, so turning either off takes effect at once.
+      conversations: {
+        get: (id, keyId) => (settings().storeResponses ? responses.get(id, keyId) : undefined),
+        put: (id, keyId, items) => void (settings().storeResponses && responses.put(id, keyId, items)),
+      },
+      bodies: { record: (id, body) => void (settings().storeBodies && bodies.put(id, body)) },
+    },
     async close() {
+      stopRetention();
       await upstream.close();
       ledger.close();
       responses.close();
+      bodies.close();
       release();
     },
   };

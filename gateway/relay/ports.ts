@@ -36,6 +36,11 @@ export interface Conversations {
   put(id: string, keyId: string, items: unknown[]): void;
 }
 
+/** Request bodies kept for the usage log, when the storeBodies setting is on (store/bodies.ts). */
+export interface RequestBodies {
+  record(requestId: string, body: string): void;
+}
+
 export interface RelayServices {
   /** Admission and settlement (billing/billing.ts). */
   billing: Pick<Billing, 'admit' | 'settle'>;
@@ -44,4 +49,5 @@ export interface RelayServices {
   models: ModelDirectory;
   calibration: Pick<TokenCalibration, 'promptFromEstimate' | 'countPrompt' | 'learn'>;
   conversations: Conversations;
+  bodies: RequestBodies;
 }

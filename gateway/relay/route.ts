@@ -24,6 +24,8 @@ export interface RouteRequest {
 export async function handleRoute(services: RelayServices, r: RouteRequest): Promise<void> {
   const { route, key, req, res } = r;
   if ('local' in route) return answerLocal(res, (signal) => route.local(req, localContext(services, key, signal)));
+  // Before the body is parsed, so a request refused as malformed keeps its body too.
+  services.bodies.record(r.exchange.requestId, req.rawBody);
   const call = route.model(req, modelEnv(services, key));
   if ('local' in call) {
     r.exchange.billable = false;

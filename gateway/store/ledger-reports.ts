@@ -62,7 +62,7 @@ export interface StatsRow {
 export interface WalletTransaction {
   id: number;
   ts: number;
-  kind: string;
+  kind: 'topup' | 'adjustment';
   amountMicro: number;
   note: string | null;
 }

@@ -3,6 +3,11 @@ import type Database from 'better-sqlite3';
 /** A money or token column: a whole number, never negative (SQLite would otherwise store 1.5 or 8e300 as a REAL). */
 const whole = (column: string): string => `CHECK (typeof(${column}) = 'integer' AND ${column} >= 0)`;
 
+/** A top-up adds money; an adjustment (a correction, with a note) may add or take away, never 0. */
+const WALLET_TX_COLUMNS = `kind TEXT NOT NULL CHECK (kind IN ('topup', 'adjustment')),
+  amount_micro INTEGER NOT NULL CHECK (typeof(amount_micro) = 'integer' AND amount_micro != 0 AND (kind = 'adjustment' OR amount_micro > 0)),
+  note TEXT`;
+
 /**
  * The ledger's tables. Every money column is checked by SQLite itself, so a value that is not a
  * whole number of micro-USD (or a negative cost) is refused at the write, whatever code wrote it.
@@ -18,9 +23,7 @@ INSERT OR IGNORE INTO wallet (id, balance_micro) VALUES (1, 0);
 CREATE TABLE IF NOT EXISTS wallet_tx (
   id INTEGER PRIMARY KEY,
   ts INTEGER NOT NULL,
-  kind TEXT NOT NULL CHECK (kind IN ('topup')),
-  amount_micro INTEGER NOT NULL CHECK (typeof(amount_micro) = 'integer' AND amount_micro > 0),
-  note TEXT
+  ${WALLET_TX_COLUMNS}
 );
 CREATE TABLE IF NOT EXISTS key_usage (
   key_id TEXT PRIMARY KEY,
@@ -114,6 +117,7 @@ export function migrate(db: Database.Database): void {
     })();
   }
   if (version < 2) addChecks(db);
+  if ((db.pragma('user_version', { simple: true }) as number) === 2) allowAdjustments(db);
   // Replaced by the one-column indexes, which serve the log's id-ordered pages without a sort.
   db.exec('DROP INDEX IF EXISTS requests_key_ts; DROP INDEX IF EXISTS requests_model_ts;');
 }
@@ -146,5 +150,19 @@ function addChecks(db: Database.Database): void {
     // Dropping a table drops its indexes: the schema's CREATE INDEX IF NOT EXISTS puts them back.
     db.exec(SCHEMA);
     db.pragma('user_version = 2');
+  })();
+}
+
+/**
+ * Wallet transactions may be adjustments (signed, with a note) since user_version 3. SQLite cannot
+ * change a CHECK, so wallet_tx is copied into a table that allows them, ids and rows kept.
+ */
+function allowAdjustments(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(`ALTER TABLE wallet_tx RENAME TO wallet_tx_v2;
+      CREATE TABLE wallet_tx (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, ${WALLET_TX_COLUMNS});
+      INSERT INTO wallet_tx (id, ts, kind, amount_micro, note) SELECT id, ts, kind, amount_micro, note FROM wallet_tx_v2;
+      DROP TABLE wallet_tx_v2;`);
+    db.pragma('user_version = 3');
   })();
 }

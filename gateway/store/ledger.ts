@@ -5,6 +5,7 @@ import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports } from './ledger-reports.js';
+import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
 import { backfillRollup, ROLLUP_SCHEMA, rollupWriter } from './usage-rollup.js';
 
 /** One row of the usage log: one per request, success or failure. */
@@ -61,8 +62,13 @@ export interface LogEntry extends RequestRow {
 
 export interface InvariantReport {
   topupsMicro: number;
+  /** Signed corrections, each with its note; they count as money put in (or taken out). */
+  adjustmentsMicro: number;
   balanceMicro: number;
+  /** Σ cost of every request logged: the rows kept plus the totals of rows retention pruned. */
   loggedCostMicro: number;
+  /** The part of loggedCostMicro whose rows retention has pruned (ledger-prune.ts). */
+  prunedCostMicro: number;
   ok: boolean;
   keyMismatches: { keyId: string; usageMicro: number; loggedMicro: number }[];
 }
@@ -130,6 +136,7 @@ export class Ledger {
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.db.exec(ROLLUP_SCHEMA);
+    this.db.exec(PRUNE_SCHEMA);
     migrate(this.db);
     backfillRollup(this.db);
     this.reports = new LedgerReports(this.db);
@@ -253,27 +260,62 @@ export class Ledger {
     return this.balance;
   }
 
+  /**
+   * A signed correction with its note: the wallet moves by `amountMicro` (negative takes money
+   * out). It counts in the invariant beside the top-ups: top-ups + adjustments − balance = Σ costs.
+   */
+  adjust(amountMicro: number, note: string): number {
+    this.db.transaction(() => {
+      this.db.prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)').run(Date.now(), 'adjustment', amountMicro, note);
+      this.db.prepare('UPDATE wallet SET balance_micro = balance_micro + ? WHERE id = 1').run(amountMicro);
+    })();
+    this.balance += amountMicro;
+    return this.balance;
+  }
+
   topupsMicro(): number {
-    return (this.db.prepare("SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = 'topup'").get() as { s: number }).s;
+    return this.txSum('topup');
+  }
+
+  adjustmentsMicro(): number {
+    return this.txSum('adjustment');
+  }
+
+  private txSum(kind: 'topup' | 'adjustment'): number {
+    return (this.db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = ?').get(kind) as { s: number }).s;
+  }
+
+  /** Retention: request rows before `before` (epoch ms) keep only their daily money totals (ledger-prune.ts). */
+  prune(before: number): PruneResult {
+    this.flush();
+    return pruneBefore(this.db, before);
   }
 
   logs(q: LogQuery): LogEntry[] {
     return this.reports.logs({ key: q.keyName, model: q.model, limit: q.limit, beforeId: q.beforeId });
   }
 
-  /** top-ups − balance = Σ logged costs, and each key's usage = Σ of its logged costs. */
+  /**
+   * top-ups + adjustments − balance = Σ logged costs (pruned rows by their kept totals), and each
+   * key's usage = Σ of its logged costs.
+   */
   checkInvariant(): InvariantReport {
     const balanceMicro = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
     const topupsMicro = this.topupsMicro();
-    const loggedCostMicro = (this.db.prepare('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests').get() as { s: number }).s;
+    const adjustmentsMicro = this.adjustmentsMicro();
+    const pruned = prunedCosts(this.db);
+    const loggedCostMicro = (this.db.prepare('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests').get() as { s: number }).s + pruned.totalMicro;
     const keyMismatches = (
       this.db
         .prepare(`SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
           (SELECT COALESCE(SUM(cost_micro), 0) FROM requests r WHERE r.key_id = u.key_id) AS loggedMicro
           FROM key_usage u`)
         .all() as InvariantReport['keyMismatches']
-    ).filter((k) => k.usageMicro !== k.loggedMicro);
-    return { topupsMicro, balanceMicro, loggedCostMicro, ok: topupsMicro - balanceMicro === loggedCostMicro && keyMismatches.length === 0, keyMismatches };
+    )
+      .map((k) => ({ ...k, loggedMicro: k.loggedMicro + (pruned.byKey.get(k.keyId) ?? 0) }))
+      .filter((k) => k.usageMicro !== k.loggedMicro);
+    const ok = topupsMicro + adjustmentsMicro - balanceMicro === loggedCostMicro && keyMismatches.length === 0;
+    return { topupsMicro, adjustmentsMicro, balanceMicro, loggedCostMicro, prunedCostMicro: pruned.totalMicro, ok, keyMismatches };
   }
 
   /** What `tollgate doctor` checks beyond the invariant (ledger-checks.ts). */

@@ -43,6 +43,11 @@ export class ResponseStore {
     return JSON.parse(row.items) as unknown[];
   }
 
+  /** Forgets every stored conversation (the storeResponses setting was turned off). */
+  clear(): void {
+    this.db.prepare('DELETE FROM responses').run();
+  }
+
   close(): void {
     this.db.close();
   }

@@ -3,6 +3,7 @@ import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
 import type { FormatId } from '../core/formats.js';
 import type { Timeouts } from '../upstream/client.js';
+import type { Settings } from './settings.js';
 
 export type KeyState = 'enabled' | 'disabled' | 'deleted';
 
@@ -122,4 +123,6 @@ export interface ConfigData {
   models?: CustomModelRecord[];
   /** The user's prices for preset models (absent in configs written before they existed). */
   priceOverrides?: PriceOverrideRecord[];
+  /** Only what was changed from the defaults (store/settings.ts); absent in older configs. */
+  settings?: Partial<Settings>;
 }

@@ -19,6 +19,8 @@ export const PAGES = [
   { path: '/lines', label: 'Lines', key: '6' },
   { path: '/groups', label: 'Groups', key: '7' },
   { path: '/playground', label: 'Playground', key: '8' },
+  { path: '/connect', label: 'Connect', key: '9' },
+  { path: '/settings', label: 'Settings', key: '0' },
 ] as const;
 
 const THEMES: ThemeChoice[] = ['system', 'light', 'dark'];

@@ -7,6 +7,13 @@
 import { AdminClient, AdminError } from '../../gateway/admin/client.js';
 import type {
   AliasView,
+  ConnectBody,
+  ConnectionView,
+  ConnectView,
+  DisconnectView,
+  SettingsView,
+  SnippetView,
+  UpdateSettingsBody,
   CreatedKey,
   CreateGroupBody,
   CreateKeyBody,
@@ -28,6 +35,7 @@ import type {
 } from '../../gateway/admin/contract.js';
 
 export type { AliasView, CreatedKey, GroupView, KeyView, LineTestView, LineView, LogEntry, ModelView, PresetView, StatsRowView, StatusView, WalletTransactionView, WalletView };
+export type { ConnectBody, ConnectionView, ConnectView, DisconnectView, SettingsView, SnippetView, UpdateSettingsBody };
 export type { CreateGroupBody, CreateKeyBody, CreateLineBody, UpdateGroupBody, UpdateKeyBody, UpdateLineBody };
 
 export const CONSOLE_HEADER = 'x-tollgate-console';
@@ -97,6 +105,7 @@ export const api = {
 
   wallet: () => admin.call('getWallet'),
   topup: (amountMicro: number, note?: string) => admin.call('topUp', { body: { amountMicro, ...(note ? { note } : {}) } }),
+  adjust: (amountMicro: number, note: string) => admin.call('adjustWallet', { body: { amountMicro, note } }),
   walletTransactions: async () => (await admin.call('listWalletTransactions', { query: { limit: 100 } })).transactions,
 
   presets: async () => (await admin.call('listPresets')).presets,
@@ -113,4 +122,13 @@ export const api = {
   removeGroup: async (name: string) => (await admin.call('removeGroup', { params: { name } })).group,
 
   logs: async (q: LogQuery) => (await admin.call('listLogs', { query: q })).entries,
+  requestBody: (requestId: string) => admin.call('getRequestBody', { params: { requestId } }),
+
+  settings: () => admin.call('getSettings'),
+  updateSettings: (body: UpdateSettingsBody) => admin.call('updateSettings', { body }),
+
+  connections: () => admin.call('connectStatus'),
+  connect: (tool: string, body: ConnectBody) => admin.call('connectTool', { params: { tool }, body }),
+  disconnect: (tool: string) => admin.call('disconnectTool', { params: { tool } }),
+  snippets: (model?: string) => admin.call('listSnippets', { query: model ? { model } : {} }),
 };

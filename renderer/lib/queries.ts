@@ -15,6 +15,8 @@ export const qk = {
   models: ['models'],
   groups: ['groups'],
   logs: ['logs'],
+  settings: ['settings'],
+  connections: ['connections'],
 } as const satisfies Record<string, QueryKey>;
 
 const FALLBACK_POLL = 30_000;
@@ -26,3 +28,5 @@ export const useLines = () => useQuery({ queryKey: qk.lines, queryFn: api.lines,
 export const usePresets = () => useQuery({ queryKey: qk.presets, queryFn: api.presets, staleTime: Infinity });
 export const useModels = () => useQuery({ queryKey: qk.models, queryFn: api.models, staleTime: 30_000 });
 export const useGroups = () => useQuery({ queryKey: qk.groups, queryFn: api.groups, staleTime: 30_000 });
+export const useSettings = () => useQuery({ queryKey: qk.settings, queryFn: api.settings, staleTime: 30_000 });
+export const useConnections = () => useQuery({ queryKey: qk.connections, queryFn: api.connections });

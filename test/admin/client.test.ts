@@ -47,7 +47,7 @@ function answerWith(status: number, body: unknown): void {
 
 const client = (): AdminClient => new AdminClient({ baseUrl, headers: bearer('tga_test'), credentials: 'include' });
 
-const WALLET = { balanceMicro: 5, heldMicro: 0, topupsMicro: 5, spentMicro: 0 };
+const WALLET = { balanceMicro: 5, heldMicro: 0, topupsMicro: 5, adjustmentsMicro: 0, spentMicro: 0 };
 
 test('sends the method, path, query, body and headers the table and the options say', async () => {
   answerWith(200, { alias: { pattern: 'openai/*', model: 'gpt-4o' } });

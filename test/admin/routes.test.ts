@@ -125,6 +125,31 @@ describe('each route through the typed client', () => {
     assert.deepEqual(await call('getWallet'), after);
   });
 
+  test('adjustWallet: signed, with a note, refused at zero or below a zero balance', async () => {
+    const before = await call('getWallet');
+    const after = await call('adjustWallet', { body: { amountMicro: -700_000, note: 'routes test correction' } });
+    assert.deepEqual(after, { ...before, balanceMicro: before.balanceMicro - 700_000, adjustmentsMicro: before.adjustmentsMicro - 700_000 });
+    const { transactions } = await call('listWalletTransactions', { query: { limit: 1 } });
+    assert.deepEqual(transactions.map((t) => [t.kind, t.amountMicro, t.note]), [['adjustment', -700_000, 'routes test correction']]);
+    assert.equal((await refusal(call('adjustWallet', { body: { amountMicro: 0, note: 'x' } }))).code, 'invalid_request');
+    assert.equal((await refusal(call('adjustWallet', { body: { amountMicro: -after.balanceMicro - 1, note: 'x' } }))).code, 'invalid_request');
+    assert.equal((await refusal(call('adjustWallet', { body: { amountMicro: 5, note: '' } }))).code, 'invalid_request');
+    await call('adjustWallet', { body: { amountMicro: 700_000, note: 'routes test: undone' } });
+  });
+
+  test('settings: getSettings, updateSettings, getRequestBody (test/admin/settings.test.ts has the rest)', async () => {
+    const s = await call('getSettings');
+    assert.equal(s.storeBodies, false);
+    const on = await call('updateSettings', { body: { storeBodies: true } });
+    assert.equal(on.storeBodies, true);
+    const secret = await gw.admin.key('bodies-key');
+    const res = await gw.openai(secret).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'keep me' }] }).withResponse();
+    const requestId = res.response.headers.get('x-request-id')!;
+    assert.match((await call('getRequestBody', { params: { requestId } })).body, /keep me/);
+    await call('updateSettings', { body: { storeBodies: false } });
+    assert.equal((await refusal(call('getRequestBody', { params: { requestId } }))).status, 404);
+  });
+
   test('listPresets', async () => {
     const { presets } = await call('listPresets');
     const openai = presets.find((p) => p.id === 'openai');

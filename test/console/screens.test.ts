@@ -21,6 +21,8 @@ const PAGES = [
   { key: '6', heading: 'Lines', name: 'lines' },
   { key: '7', heading: 'Groups', name: 'groups' },
   { key: '8', heading: 'Playground', name: 'playground' },
+  { key: '9', heading: 'Connect', name: 'connect' },
+  { key: '0', heading: 'Settings', name: 'settings' },
 ] as const;
 
 describe('console pages', { skip }, () => {
@@ -35,6 +37,9 @@ describe('console pages', { skip }, () => {
     browser = await launch();
     const a = gw.admin;
     await a.topup(25);
+    await a.client.call('adjustWallet', { body: { amountMicro: -1_500_000, note: 'top-up entered twice' } });
+    // Above the balance, so the low-balance warning shows on Overview and Wallet.
+    await a.client.call('updateSettings', { body: { lowBalanceMicro: 30_000_000, retentionDays: 90 } });
     await a.group('team', '1.2', ['gpt-4o', 'gpt-4o-mini']);
     await a.line({ name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4o', 'gpt-4o-mini'], modelMap: { 'gpt-4o': 'mock-small', 'gpt-4o-mini': 'mock-small' }, priority: 1 });
     await a.line({ name: 'flaky', baseUrl: `${mock.url}/s/status=503/v1`, models: ['gpt-4o'], priority: 2 });
@@ -72,6 +77,23 @@ describe('console pages', { skip }, () => {
         await c.page.getByRole('dialog', { name: 'Add a line' }).waitFor();
         await screenshot(c.page, `add-line-${theme}`);
         assert.deepEqual(await axeViolations(c.page), [], `add line (${theme})`);
+        await c.page.keyboard.press('Escape');
+        // The connect preview (a dry run: nothing written) with its diff.
+        await gotoPage(c.page, '9', 'Connect');
+        await c.page.getByRole('button', { name: 'Connect Claude Code' }).click();
+        const connect = c.page.getByRole('dialog', { name: 'Connect Claude Code' });
+        await connect.getByRole('button', { name: 'Preview changes' }).click();
+        await connect.getByLabel('Changes to', { exact: false }).first().waitFor();
+        await screenshot(c.page, `connect-preview-${theme}`);
+        assert.deepEqual(await axeViolations(c.page), [], `connect preview (${theme})`);
+        await c.page.keyboard.press('Escape');
+        // The LAN confirmation on the Settings page (cancelled).
+        await gotoPage(c.page, '0', 'Settings');
+        await c.page.getByLabel('Bind address').fill('0.0.0.0');
+        await c.page.getByRole('button', { name: 'Save changes' }).click();
+        await c.page.getByRole('dialog', { name: 'Expose the gateway to your network?' }).waitFor();
+        await screenshot(c.page, `settings-lan-${theme}`);
+        assert.deepEqual(await axeViolations(c.page), [], `settings LAN confirmation (${theme})`);
         await c.page.keyboard.press('Escape');
         assert.deepEqual(c.problems, []);
       } finally {

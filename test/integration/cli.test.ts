@@ -41,6 +41,28 @@ describe('tollgate CLI', () => {
     assert.match(bad.stderr, /at most 6 decimals/);
   });
 
+  test('wallet adjust: a signed correction with a required note, shown in the history', async () => {
+    const down = await tollgate(['wallet', 'adjust', '-0.5', '--note', 'top-up entered twice']);
+    assert.equal(down.code, 0, down.stderr);
+    assert.match(down.stdout, /Adjusted by -\$0\.50\./);
+    assert.match(down.stdout, /Adjusted: +-\$0\.50/);
+    assert.equal((await tollgate(['wallet', 'adjust', '+0.25', '--note', 'credit'])).code, 0);
+    const w = JSON.parse((await tollgate(['wallet', 'show', '--json'])).stdout) as { balanceMicro: number; adjustmentsMicro: number };
+    assert.deepEqual([w.balanceMicro, w.adjustmentsMicro], [2_250_000, -250_000]);
+    const noNote = await tollgate(['wallet', 'adjust', '1']);
+    assert.equal(noNote.code, 1);
+    assert.match(noNote.stderr, /--note/);
+    const tooMuch = await tollgate(['wallet', 'adjust', '-100', '--note', 'x']);
+    assert.equal(tooMuch.code, 1);
+    assert.match(tooMuch.stderr, /below zero/);
+    const { transactions } = await gw.admin.client.call('listWalletTransactions');
+    assert.deepEqual(transactions.slice(0, 2).map((t) => [t.kind, t.amountMicro, t.note]), [
+      ['adjustment', 250_000, 'credit'],
+      ['adjustment', -500_000, 'top-up entered twice'],
+    ]);
+    assert.equal((await gw.admin.doctor()).ok, true);
+  });
+
   test('keys create prints the secret alone; list, disable, enable, delete', async () => {
     const created = await tollgate(['keys', 'create', '--name', 'laptop', '--quota', '1.25']);
     assert.equal(created.code, 0, created.stderr);

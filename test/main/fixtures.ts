@@ -8,7 +8,7 @@ export function key(name: string, extra: Partial<KeyView> = {}): KeyView {
 }
 
 export function wallet(balanceMicro: number): WalletView {
-  return { balanceMicro, heldMicro: 0, topupsMicro: balanceMicro, spentMicro: 0 };
+  return { balanceMicro, heldMicro: 0, topupsMicro: balanceMicro, adjustmentsMicro: 0, spentMicro: 0 };
 }
 
 export function line(name: string, health: LineView['health']['state'] = 'closed'): LineView {

@@ -57,6 +57,7 @@ function services(lines: LineRecord[], upstream: FakeUpstream): { services: Rela
         get: (id) => seen.stored.get(id),
         put: (id, _keyId, items) => void seen.stored.set(id, items),
       },
+      bodies: { record: () => undefined },
     },
   };
 }

@@ -108,8 +108,8 @@ test('rows an older build logged as anthropic-messages read as anthropic after t
   assert.deepEqual(reopened.logs({}).map((e) => e.inboundProtocol).sort(), ['anthropic', 'openai-chat']);
   reopened.close();
   const check = new Database(join(dir, 'ledger.sqlite'), { readonly: true });
-  // Both steps recorded: the rename, and the money checks (the rows met them).
-  assert.equal(check.pragma('user_version', { simple: true }), 2);
+  // Every step recorded: the rename, the money checks (the rows met them), adjustments allowed.
+  assert.equal(check.pragma('user_version', { simple: true }), 3);
   check.close();
 });
 
@@ -148,7 +148,7 @@ describe('integers only', () => {
     assert.equal(ledger.checkInvariant().ok, true);
     ledger.close();
     const db = new Database(join(dir, 'ledger.sqlite'));
-    assert.equal(db.pragma('user_version', { simple: true }), 2);
+    assert.equal(db.pragma('user_version', { simple: true }), 3);
     assert.throws(() => db.prepare('UPDATE requests SET cost_micro = -1').run(), /CHECK constraint failed/);
     assert.throws(() => db.prepare('UPDATE wallet SET balance_micro = 0.5').run(), /CHECK constraint failed/);
     const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'requests'").all() as { name: string }[]).map((i) => i.name);
@@ -228,5 +228,93 @@ test('a row keeps the prices and multiplier it was billed at; a ledger from befo
   assert.deepEqual(fresh?.billedAt, billedAt);
   assert.equal(fresh?.breakdown?.formula, '1000 input × $2.5/M + 100 output × $10/M = $0.0035 × 0.8 = $0.0028');
   assert.equal(fresh?.breakdown?.costMicro, fresh?.costMicro);
+  ledger.close();
+});
+
+test('the invariant counts adjustments beside top-ups: top-ups + adjustments − balance = Σ logged costs', async () => {
+  const ledger = new Ledger(tempDir());
+  ledger.topup(1_000, 'first');
+  await ledger.settle(row({ costMicro: 100 }));
+  ledger.adjust(-200, 'top-up entered twice');
+  ledger.adjust(50, 'credit');
+  await ledger.settle(row({ costMicro: 30, keyId: 'key_b', keyName: 'b' }));
+  assert.equal(ledger.balanceMicro(), 720);
+  const inv = ledger.checkInvariant();
+  assert.deepEqual([inv.ok, inv.topupsMicro, inv.adjustmentsMicro, inv.balanceMicro, inv.loggedCostMicro], [true, 1_000, -150, 720, 130]);
+  assert.deepEqual(
+    ledger.reports.walletTransactions({}).map((t) => [t.kind, t.amountMicro, t.note]),
+    [
+      ['adjustment', 50, 'credit'],
+      ['adjustment', -200, 'top-up entered twice'],
+      ['topup', 1_000, 'first'],
+    ],
+  );
+  ledger.close();
+  // The same figures read back from disk, and a balance changed behind the ledger's back is caught.
+  const dir = tempDir();
+  const l2 = new Ledger(dir);
+  l2.topup(500);
+  l2.adjust(-100, 'fix');
+  l2.close();
+  const db = new Database(join(dir, 'ledger.sqlite'));
+  db.prepare('UPDATE wallet SET balance_micro = balance_micro + 1').run();
+  db.close();
+  const l3 = new Ledger(dir);
+  assert.equal(l3.checkInvariant().ok, false);
+  l3.close();
+});
+
+test('retention prunes old rows into daily totals: the invariant, key usage and hourly stats still add up', async () => {
+  const ledger = new Ledger(tempDir());
+  ledger.topup(10_000);
+  const day = 86_400_000;
+  const now = Date.now();
+  const old = now - 40 * day;
+  await Promise.all([
+    ledger.settle(row({ ts: old, costMicro: 100 })),
+    ledger.settle(row({ ts: old + 1_000, costMicro: 40, keyId: 'key_b', keyName: 'b' })),
+    ledger.settle(row({ ts: old - day, costMicro: 5, keyId: null, keyName: null, status: 401 })),
+    ledger.settle(row({ ts: now, costMicro: 7 })),
+  ]);
+  ledger.adjust(-1_000, 'correction');
+  const statsBefore = ledger.reports.stats({ since: old - 2 * day, until: now + day, bucket: 'day', by: 'key' });
+  const pruned = ledger.prune(now - 30 * day);
+  assert.deepEqual(pruned, { rows: 3, costMicro: 145 });
+  assert.deepEqual(
+    ledger.logs({}).map((e) => e.costMicro),
+    [7],
+  );
+  const inv = ledger.checkInvariant();
+  assert.deepEqual([inv.ok, inv.loggedCostMicro, inv.prunedCostMicro, inv.keyMismatches], [true, 152, 145, []]);
+  assert.equal(ledger.keyUsageMicro('key_a'), 107);
+  // A second prune at a later cut-off adds to the same days, and money is still whole.
+  await ledger.settle(row({ ts: old + 2_000, costMicro: 3 }));
+  ledger.prune(now - 30 * day);
+  assert.deepEqual([ledger.checkInvariant().ok, ledger.checkInvariant().prunedCostMicro], [true, 148]);
+  const statsAfter = ledger.reports.stats({ since: old - 2 * day, until: now + day, bucket: 'day', by: 'key' });
+  const total = (rows: { costMicro: number }[]): number => rows.reduce((s, r) => s + r.costMicro, 0);
+  assert.equal(total(statsAfter), total(statsBefore) + 3, 'the hourly totals behind the charts are kept');
+  ledger.close();
+});
+
+test('a ledger whose wallet_tx allowed only top-ups takes adjustments after the migration, rows kept', () => {
+  const dir = tempDir();
+  const db = new Database(join(dir, 'ledger.sqlite'));
+  db.exec(`CREATE TABLE wallet_tx (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('topup')), amount_micro INTEGER NOT NULL, note TEXT);
+    CREATE TABLE wallet (id INTEGER PRIMARY KEY CHECK (id = 1), balance_micro INTEGER NOT NULL);
+    INSERT INTO wallet VALUES (1, 900);
+    INSERT INTO wallet_tx (id, ts, kind, amount_micro, note) VALUES (7, 1, 'topup', 900, 'old');`);
+  db.pragma('user_version = 1');
+  db.close();
+  const ledger = new Ledger(dir);
+  ledger.adjust(-400, 'refund');
+  assert.deepEqual(
+    ledger.reports.walletTransactions({}).map((t) => [t.id, t.kind, t.amountMicro]),
+    [
+      [8, 'adjustment', -400],
+      [7, 'topup', 900],
+    ],
+  );
+  assert.equal(ledger.checkInvariant().ok, true);
   ledger.close();
 });

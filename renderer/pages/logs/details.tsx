@@ -3,6 +3,7 @@ import type { LogEntry } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Badge } from '../../components/ui.js';
 import { dateTime, ms, tokens, usd } from '../../lib/format.js';
+import { RequestBody } from './request-body.js';
 
 const USAGE_ROWS: [keyof LogEntry['usage'], string][] = [
   ['inputTokens', 'Input (uncached)'],
@@ -112,6 +113,10 @@ function Body({ e }: { e: LogEntry }) {
         </dl>
       </section>
       <Charge e={e} />
+      <section className="sheet-section">
+        <h3>Request body</h3>
+        <RequestBody requestId={e.requestId} />
+      </section>
     </>
   );
 }

@@ -6,6 +6,7 @@ import { Badge, PageHeader } from '../../components/ui.js';
 import { ago, usd } from '../../lib/format.js';
 import { useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
 import { Checklist } from './checklist.js';
+import { LowBalanceNote } from '../../components/low-balance.js';
 import { BaseUrls } from './base-urls.js';
 import { SpendChart } from './spend-chart.js';
 import { localMidnight, totalsSince, useStats, type StatsBy, type Totals } from './use-stats.js';
@@ -28,6 +29,7 @@ export function Overview() {
   return (
     <>
       <PageHeader title="Overview" subtitle={status.data ? <>Gateway at <code>{status.data.url}</code></> : null} />
+      <LowBalanceNote />
       <Checklist wallet={wallet.data} keys={keys.data} lines={lines.data} hasTraffic={(recent.data?.length ?? 0) > 0} />
       <section className="stats stats-5" aria-label="Summary">
         <Link to="/wallet" className="stat">

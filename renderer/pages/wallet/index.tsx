@@ -1,10 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../lib/api.js';
-import { ErrorNote, Field, PageHeader } from '../../components/ui.js';
+import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
 import { dateTime, parseUsd, usd } from '../../lib/format.js';
 import { qk, useWallet } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
+import { LowBalanceNote } from '../../components/low-balance.js';
+import { AdjustPanel } from './adjust.js';
 
 const PRESETS = [5, 20, 50, 100];
 
@@ -37,6 +39,7 @@ export function Wallet() {
   return (
     <>
       <PageHeader title="Wallet" subtitle="Every request is billed here, at the catalogue's prices times the key's group multiplier." />
+      <LowBalanceNote onWallet />
       <section className="stats" aria-label="Wallet">
         <div className="stat stat-hero">
           <span className="stat-label">Balance</span>
@@ -58,7 +61,7 @@ export function Wallet() {
         <div className="stat">
           <span className="stat-label">Topped up</span>
           <span className="stat-value">{w ? usd(w.topupsMicro) : '—'}</span>
-          <span className="stat-note">in all, since the start</span>
+          <span className="stat-note">{w && w.adjustmentsMicro !== 0 ? `in all; adjustments ${usd(w.adjustmentsMicro)}` : 'in all, since the start'}</span>
         </div>
       </section>
       <section className="panel" aria-labelledby="topup-title">
@@ -96,6 +99,7 @@ export function Wallet() {
         {invalid ? <p className="error-note panel-pad" role="alert">Enter an amount in dollars greater than 0, such as 10 or 2.50.</p> : null}
         <ErrorNote error={topup.error} />
       </section>
+      <AdjustPanel />
       <section className="panel" aria-labelledby="history-title">
         <div className="panel-head">
           <h2 id="history-title">History</h2>
@@ -117,8 +121,8 @@ export function Wallet() {
               {history.data.map((t) => (
                 <tr key={t.id}>
                   <td className="mono muted">{dateTime(t.ts)}</td>
-                  <td>{t.kind === 'topup' ? 'top-up' : t.kind}</td>
-                  <td className="num mono">{usd(t.amountMicro)}</td>
+                  <td>{t.kind === 'topup' ? 'top-up' : <Badge tone={t.amountMicro < 0 ? 'warn' : 'info'}>adjustment</Badge>}</td>
+                  <td className="num mono">{t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}{usd(t.amountMicro)}</td>
                   <td>{t.note ?? <span className="muted">—</span>}</td>
                 </tr>
               ))}
