@@ -58,7 +58,7 @@ test('entries that cannot apply are ignored and named', () => {
     ],
   });
   assert.deepEqual(problems, [
-    'the price override of gpt-5 is ignored: unknown price kind "video" (kinds: input, output, cacheRead, cacheWrite, audioInput, imageInput)',
+    'the price override of gpt-5 is ignored: unknown price kind "video" (kinds: input, output, cacheRead, cacheWrite, cacheWrite1h, audioInput, imageInput)',
     'the price override of gone-model is ignored: no preset model has that id',
     'the custom model bad price is ignored: its id may hold only letters, digits and . _ : / @ + - (at most 200)',
     'the custom model no-cache is ignored: prices lack cacheRead, cacheWrite',
