@@ -151,21 +151,21 @@ describe("a line's upstream list, imported", () => {
 
 describe('prices of preset models: override, reset', () => {
   test("an override bills new rows at the new price; old rows keep theirs; reset goes back to the preset's", async () => {
-    await gw.admin.line({ name: 'mini', baseUrl: scenarioBase(mock, 'usage-in=1000000,usage-out=100000'), models: ['gpt-4o-mini'], priority: 10 });
+    await gw.admin.line({ name: 'mini', baseUrl: scenarioBase(mock, 'usage-in=100000,usage-out=10000'), models: ['gpt-4o-mini'], priority: 10 });
     const preset = (await call('getModel', { params: { id: 'gpt-4o-mini' } })).model;
     await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a' }] });
     const { model } = await call('updateModel', { params: { id: 'gpt-4o-mini' }, body: { prices: { input: 200_000 } } });
     assert.deepEqual([model.prices.input, model.presetPrices?.input, model.prices.output], [200_000, preset.prices.input, preset.prices.output]);
     await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'b' }] });
     const [newer, older] = await gw.admin.logs({ model: 'gpt-4o-mini', limit: 2 });
-    assert.equal(older?.costMicro, 150_000 + 60_000, '1M input at $0.15 + 100k output at $0.60');
-    assert.equal(newer?.costMicro, 200_000 + 60_000);
+    assert.equal(older?.costMicro, 15_000 + 6_000, '100k input at $0.15/M + 10k output at $0.60/M');
+    assert.equal(newer?.costMicro, 20_000 + 6_000);
     // Each row keeps the prices it was billed at, and explains its cost with them.
     assert.deepEqual([older?.billedAt?.prices.input, older?.billedAt?.multiplierPpm, newer?.billedAt?.prices.input], [150_000, 1_000_000, 200_000]);
-    assert.equal(older?.breakdown?.formula, '1000000 input × $0.15/M + 100000 output × $0.6/M = $0.21');
+    assert.equal(older?.breakdown?.formula, '100000 input × $0.15/M + 10000 output × $0.6/M = $0.021');
     assert.deepEqual(newer?.breakdown?.terms.map((t) => [t.usage, t.tokens, t.priceMicroPerMillion, t.usd]), [
-      ['inputTokens', 1_000_000, 200_000, '0.2'],
-      ['outputTokens', 100_000, 600_000, '0.06'],
+      ['inputTokens', 100_000, 200_000, '0.02'],
+      ['outputTokens', 10_000, 600_000, '0.006'],
     ]);
     assert.equal(newer?.breakdown?.costMicro, newer?.costMicro);
     const refusedFields = await refusal(call('updateModel', { params: { id: 'gpt-4o-mini' }, body: { contextWindow: 1 } }));
@@ -173,7 +173,7 @@ describe('prices of preset models: override, reset', () => {
     const reset = (await call('resetModel', { params: { id: 'gpt-4o-mini' } })).model;
     assert.deepEqual([reset.prices, reset.presetPrices], [preset.prices, null]);
     const [kept] = await gw.admin.logs({ model: 'gpt-4o-mini', limit: 1 });
-    assert.deepEqual([kept?.costMicro, kept?.billedAt?.prices.input, kept?.breakdown?.costMicro], [260_000, 200_000, 260_000], 'a reset changes no row, nor its explanation');
+    assert.deepEqual([kept?.costMicro, kept?.billedAt?.prices.input, kept?.breakdown?.costMicro], [26_000, 200_000, 26_000], 'a reset changes no row, nor its explanation');
   });
 
   test("a row's breakdown: tokens × price per kind, × the group's multiplier, rounded up once = its cost", async () => {
