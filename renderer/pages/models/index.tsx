@@ -104,7 +104,7 @@ export function Models() {
         <Empty title="No model matches" />
       ) : (
         <div className="table-wrap">
-          <table className="table">
+          <table className="table models-table">
             <thead>
               <tr>
                 <th scope="col">Model</th>
@@ -137,12 +137,12 @@ export function Models() {
                   <td>
                     <div className="model-id">
                       <code>{m.id}</code>
-                      <span className="model-name" title={m.displayName}>
-                        {m.displayName}
-                      </span>
+                      {m.origin === 'custom' ? <Badge tone="info">custom</Badge> : m.presetPrices ? <Badge tone="warn">overridden</Badge> : null}
                       <CopyButton value={m.id} label="Copy" what={`model id ${m.id}`} />
                     </div>
-                    {m.origin === 'custom' ? <Badge tone="info">custom</Badge> : m.presetPrices ? <Badge tone="warn">overridden</Badge> : null}
+                    <div className="model-name" title={m.displayName}>
+                      {m.displayName}
+                    </div>
                   </td>
                   <td>{m.vendor}</td>
                   <td className="num mono">{perMillion(m.prices.input)}</td>
@@ -150,7 +150,7 @@ export function Models() {
                   <td className="num mono">{perMillion(m.prices.cacheRead)}</td>
                   <td className="num mono">{perMillion(m.prices.cacheWrite)}</td>
                   <td className="num mono">{compact(m.contextWindow)}</td>
-                  <td>{m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}</td>
+                  <td className="model-lines">{m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}</td>
                   <td>
                     <Access m={m} />
                   </td>
