@@ -101,6 +101,11 @@ describe('console models page', { skip }, () => {
     assert.equal((await logRow.getByTestId('row-cost').textContent())?.trim(), `$${(expected / 1e6).toFixed(6).replace(/0+$/, '')}`);
     await gotoPage(page, '5', 'Models');
     await page.locator(`tr[data-model="${ID}"]`).getByText('local').waitFor();
+    await page.getByLabel('Search').fill('acme');
+    await c.settled();
+    assert.deepEqual(await axeViolations(page), [], 'the badges and a served custom row');
+    await screenshot(page, 'models-custom-light');
+    await page.getByLabel('Search').fill('');
   });
 
   test('a preset model gets an override badge and resets to its preset prices', async () => {

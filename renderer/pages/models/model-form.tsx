@@ -110,7 +110,7 @@ function FormFields({ form, onChange, locked }: { form: ModelForm; onChange(f: M
         </Field>
       </div>
       {locked.details ? <p className="field-hint">A preset model keeps its details; the prices you set override the preset's until you reset them.</p> : null}
-      <fieldset className="field">
+      <fieldset className="field model-prices">
         <legend>Prices (USD per million tokens)</legend>
         <div className="form-grid">
           {PRICE_FIELDS.map(([k, label, hint]) => (
