@@ -1,10 +1,14 @@
 import { useMemo, useRef, useState } from 'react';
-import type { ModelView } from '../../lib/api.js';
+import { admin, type ModelView } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
+import { Confirm } from '../../components/dialog.js';
+import { RowMenu } from '../../components/menu.js';
 import { useShortcuts } from '../../components/shortcuts.js';
-import { Badge, Empty, PageHeader } from '../../components/ui.js';
+import { Badge, Empty, NewButton, PageHeader } from '../../components/ui.js';
+import { useAction } from '../../components/use-action.js';
 import { compact, perMillion } from '../../lib/format.js';
-import { useModels } from '../../lib/queries.js';
+import { qk, useModels } from '../../lib/queries.js';
+import { AddModelDialog, EditModelDialog } from './model-form.js';
 
 const CLIENTS: [keyof ModelView['access'], string][] = [
   ['openai-chat', 'Chat'],
@@ -46,6 +50,15 @@ export function Models() {
   const [servedOnly, setServedOnly] = useState(false);
   const search = useRef<HTMLInputElement>(null);
   useShortcuts(useMemo(() => ({ '/': () => search.current?.focus() }), []));
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<ModelView | null>(null);
+  const [removing, setRemoving] = useState<ModelView | null>(null);
+  const reset = useAction((id: string) => admin.call('resetModel', { params: { id } }), [qk.models], ({ model }) => `Model "${model.id}" is back at its preset prices.`);
+  // Lines, groups and aliases that name the model lose it too (the confirmation says so).
+  const remove = useAction((id: string) => admin.call('removeModel', { params: { id }, query: { force: true } }), [qk.models, qk.lines, qk.groups], ({ model }) => {
+    setRemoving(null);
+    return `Model "${model.id}" removed.`;
+  });
 
   const vendors = useMemo(() => [...new Set(models.data?.map((m) => m.vendor))].sort(), [models.data]);
   const shown = useMemo(() => {
@@ -60,7 +73,9 @@ export function Models() {
 
   return (
     <>
-      <PageHeader title="Models" subtitle="The catalogue: prices in USD per million tokens. Any client protocol reaches any model a line serves." />
+      <PageHeader title="Models" subtitle="The catalogue: prices in USD per million tokens. Any client protocol reaches any model a line serves.">
+        <NewButton label="Add model" onNew={() => setAdding(true)} />
+      </PageHeader>
       <div className="toolbar" role="search">
         <label className="toolbar-field toolbar-grow">
           <span>Search</span>
@@ -89,7 +104,7 @@ export function Models() {
         <Empty title="No model matches" />
       ) : (
         <div className="table-wrap">
-          <table className="table">
+          <table className="table models-table">
             <thead>
               <tr>
                 <th scope="col">Model</th>
@@ -111,6 +126,9 @@ export function Models() {
                 </th>
                 <th scope="col">Lines</th>
                 <th scope="col">Client access</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -119,10 +137,11 @@ export function Models() {
                   <td>
                     <div className="model-id">
                       <code>{m.id}</code>
-                      <span className="model-name" title={m.displayName}>
-                        {m.displayName}
-                      </span>
+                      {m.origin === 'custom' ? <Badge tone="info">custom</Badge> : m.presetPrices ? <Badge tone="warn">overridden</Badge> : null}
                       <CopyButton value={m.id} label="Copy" what={`model id ${m.id}`} />
+                    </div>
+                    <div className="model-name" title={m.displayName}>
+                      {m.displayName}
                     </div>
                   </td>
                   <td>{m.vendor}</td>
@@ -131,9 +150,19 @@ export function Models() {
                   <td className="num mono">{perMillion(m.prices.cacheRead)}</td>
                   <td className="num mono">{perMillion(m.prices.cacheWrite)}</td>
                   <td className="num mono">{compact(m.contextWindow)}</td>
-                  <td>{m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}</td>
+                  <td className="model-lines">{m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}</td>
                   <td>
                     <Access m={m} />
+                  </td>
+                  <td className="actions">
+                    <RowMenu
+                      label={`Actions for model ${m.id}`}
+                      items={[
+                        { label: 'Edit prices…', onSelect: () => setEditing(m) },
+                        ...(m.presetPrices ? [{ label: 'Reset to preset prices', onSelect: () => reset.mutate(m.id) }] : []),
+                        ...(m.origin === 'custom' ? [{ label: 'Remove…', danger: true, onSelect: () => setRemoving(m) }] : []),
+                      ]}
+                    />
                   </td>
                 </tr>
               ))}
@@ -141,6 +170,19 @@ export function Models() {
           </table>
         </div>
       )}
+      <AddModelDialog open={adding} onOpenChange={setAdding} />
+      <EditModelDialog model={editing} onClose={() => setEditing(null)} />
+      <Confirm
+        open={removing !== null}
+        onOpenChange={(o) => !o && setRemoving(null)}
+        title={`Remove model "${removing?.id ?? ''}"?`}
+        confirmLabel="Remove model"
+        busy={remove.isPending}
+        onConfirm={() => removing && remove.mutate(removing.id)}
+      >
+        Requests for it are refused from now on{removing && removing.lines.length > 0 ? `, and it is taken off ${removing.lines.length === 1 ? 'line' : 'lines'} ${removing.lines.join(', ')}` : ''}. Its log rows and their
+        costs stay.
+      </Confirm>
     </>
   );
 }
