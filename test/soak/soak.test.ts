@@ -19,7 +19,7 @@ test(`soak, short form: ${SECONDS} s of mixed load with faults`, { skip: existsS
   // Memory: the second half's median is within 100 MB of the first half's. Ten seconds is too short
   // for the heap to settle: a clean-clone CI run saw the RSS climb 281 → 344 MB before a collection
   // brought it back to 326, a 41 MB gap between the halves. A leak of a buffer per request grows
-  // without end (1,000 requests × 100 KB would pass the bound); the long form is the real test of
+  // without end (1,000 requests × 100 KB would break the bound); the long form is the real test of
   // flat memory (docs/reliability.md).
   const half = Math.floor(r.samples.length / 2);
   const first = median(r.samples.slice(1, half).map((s) => s.rssMb));
