@@ -79,6 +79,8 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
 
 async function fill(ledger: Ledger, n: number, now: number): Promise<void> {
   const rnd = lcg(12_345);
+  // The balance may not go below zero (store/ledger-schema.ts): enough money first for every row.
+  ledger.topup(1_000_000_000_000_000);
   // Settlements of one event-loop turn share a transaction (ledger.ts): 10,000 per batch.
   for (let start = 0; start < n; start += 10_000) {
     const batch: Promise<void>[] = [];
