@@ -33,7 +33,7 @@ export interface PassthroughSpec {
  */
 export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
   const admission = spec.exchange.admission!;
-  const request = spec.passthrough.request(admission.upstreamModel, admission.line.quirks ?? {}, admission.outputLimit);
+  const request = spec.passthrough.request(admission.upstreamModel, admission.line.quirks, admission.outputLimit);
   if (request.notes) spec.exchange.notes.push(...request.notes);
   const upstream = await callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
