@@ -13,9 +13,15 @@ const MAY_IMPORT = LAYERS.mayImport;
 const SIBLING_IMPORTS = LAYERS.siblingImports;
 
 const ELECTRON = { regex: '^electron(/|$)', message: 'gateway/ runs without Electron: keep Electron APIs in main/.' };
-const FASTIFY = { regex: '^(fastify(/|$)|@fastify/)', message: 'Fastify stays in the shell (gateway/*.ts) and gateway/admin.' };
+const FASTIFY = {
+  regex: '^(fastify(/|$)|@fastify/)',
+  message: 'Fastify stays in the shell (gateway/*.ts) and gateway/admin.',
+};
 // A path that climbs out of gateway/ into main/ or renderer/.
-const SHELLS = { regex: '^(\\.\\./)+(main|renderer)(/|$)', message: 'gateway/ must not depend on the Electron shell or the console.' };
+const SHELLS = {
+  regex: '^(\\.\\./)+(main|renderer)(/|$)',
+  message: 'gateway/ must not depend on the Electron shell or the console.',
+};
 
 const name = (folder) => folder.replace(/^gateway\/?/, '');
 const alternatives = (list) => list.map((f) => name(f).replace('/*', '')).join('|');
@@ -31,12 +37,20 @@ function layerPatterns(folder, allowed, siblings = []) {
   if (folder === 'gateway/wire/*') {
     return [
       { regex: `^\\.\\./\\.\\./(?!(${alternatives(folders)})/)`, message },
-      { regex: `^\\.\\./(?!\\.\\./${siblings.map((s) => `|${name(s).replace('wire/', '')}/`).join('')})`, message: `${message} Only the sibling formats in SIBLING_IMPORTS.` },
+      {
+        regex: `^\\.\\./(?!\\.\\./${siblings.map((s) => `|${name(s).replace('wire/', '')}/`).join('')})`,
+        message: `${message} Only the sibling formats in SIBLING_IMPORTS.`,
+      },
     ];
   }
   const patterns = [{ regex: `^\\.\\./(?!(${alternatives(folders) || 'no-folder'})/)[^/]+/`, message }];
-  if (!allowed.includes('gateway')) patterns.push({ regex: '^\\.\\./[^/]+$', message: `${message} Not the shell files in gateway/.` });
-  if (allowed.includes('gateway/wire')) patterns.push({ regex: '^\\.\\./wire/[^/]+/', message: `${message} Formats are reached through gateway/wire/index.ts.` });
+  if (!allowed.includes('gateway'))
+    patterns.push({ regex: '^\\.\\./[^/]+$', message: `${message} Not the shell files in gateway/.` });
+  if (allowed.includes('gateway/wire'))
+    patterns.push({
+      regex: '^\\.\\./wire/[^/]+/',
+      message: `${message} Formats are reached through gateway/wire/index.ts.`,
+    });
   return patterns;
 }
 
@@ -49,7 +63,8 @@ function layerBlocks() {
   const blocks = [];
   for (const [folder, allowed] of Object.entries(MAY_IMPORT)) {
     if (!folder.startsWith('gateway')) continue;
-    const packages = folder === 'gateway' || folder === 'gateway/admin' ? [ELECTRON, SHELLS] : [ELECTRON, SHELLS, FASTIFY];
+    const packages =
+      folder === 'gateway' || folder === 'gateway/admin' ? [ELECTRON, SHELLS] : [ELECTRON, SHELLS, FASTIFY];
     const files = folder === 'gateway' ? ['gateway/*.ts'] : [`${folder}/*.ts`];
     blocks.push({ files, rules: restrict(...packages, ...layerPatterns(folder, allowed)) });
     if (folder === 'gateway/wire/*') {
@@ -70,7 +85,12 @@ export default defineConfig(
       // A leading underscore marks a binding as deliberately unused (`for await (const _ of stream)`).
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+        },
       ],
     },
   },
@@ -85,7 +105,10 @@ export default defineConfig(
           allowTypeImports: true,
           message: `From gateway/admin the renderer loads ${LAYERS.rendererMayImport.join(' and ')}; anything else only with "import type".`,
         },
-        { regex: '(^|/)gateway(/(?!admin(/|$))|$)', message: 'The renderer talks to the gateway over the admin API, never by importing it.' },
+        {
+          regex: '(^|/)gateway(/(?!admin(/|$))|$)',
+          message: 'The renderer talks to the gateway over the admin API, never by importing it.',
+        },
         { regex: '^(node:|electron(/|$))', message: 'The renderer has no Node or Electron APIs.' },
       ),
       // Under verbatimModuleSyntax `import { type X } from '…'` still loads the module at run time.

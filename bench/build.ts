@@ -19,7 +19,8 @@ function sources(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...sources(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts'))
+      out.push(path);
   }
   return out;
 }
@@ -36,10 +37,17 @@ function staleSource(): string | undefined {
 export function gatewayCommand(log: (line: string) => void): GatewayCommand {
   const cli = join(REPO, 'dist/gateway/cli/main.js');
   const stale = staleSource();
-  if (stale === undefined && existsSync(cli)) return { nodeArgs: [cli], description: 'dist/gateway/cli/main.js (compiled)' };
+  if (stale === undefined && existsSync(cli))
+    return { nodeArgs: [cli], description: 'dist/gateway/cli/main.js (compiled)' };
   log(`dist/ is missing or older than ${stale ?? 'the sources'}: running npm run build…`);
   const build = spawnSync('npm', ['run', 'build'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  if (build.status === 0 && existsSync(cli)) return { nodeArgs: [cli], description: 'dist/gateway/cli/main.js (rebuilt for this run)' };
-  log(`npm run build failed (${build.status}); running the sources through tsx instead:\n${(build.stdout + build.stderr).slice(-2000)}`);
-  return { nodeArgs: ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts')], description: 'gateway/cli/main.ts through tsx (build failed)' };
+  if (build.status === 0 && existsSync(cli))
+    return { nodeArgs: [cli], description: 'dist/gateway/cli/main.js (rebuilt for this run)' };
+  log(
+    `npm run build failed (${build.status}); running the sources through tsx instead:\n${(build.stdout + build.stderr).slice(-2000)}`,
+  );
+  return {
+    nodeArgs: ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts')],
+    description: 'gateway/cli/main.ts through tsx (build failed)',
+  };
 }

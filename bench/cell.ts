@@ -81,7 +81,13 @@ export async function runCell(path: BenchPath, phase: Phase, req: BenchRequest, 
   const machine0 = machineCpuMicros();
   const rss = middle === undefined ? undefined : sampleRss(middle);
   const t0 = process.hrtime.bigint();
-  const spec = { url: req.url, headers: req.headers, body: req.body, connections: phase.concurrency, durationS: ctx.durationS };
+  const spec = {
+    url: req.url,
+    headers: req.headers,
+    body: req.body,
+    connections: phase.concurrency,
+    durationS: ctx.durationS,
+  };
   const load = phase.stream ? await runStreams({ ...spec, terminator: req.terminator }) : await ctx.loadgen.run(spec);
   const t1 = process.hrtime.bigint();
   const peak = rss?.stop();
@@ -120,5 +126,18 @@ export async function runCell(path: BenchPath, phase: Phase, req: BenchRequest, 
 }
 
 export function unavailableCell(path: BenchPath, phase: Phase, note: string): CellResult {
-  return { path: path.id, phase: phase.id, available: false, note, requests: 0, non2xx: 0, errors: 0, incomplete: 0, elapsedS: 0, rps: 0, latencyMs: undefined, windowUs: [0, 0] };
+  return {
+    path: path.id,
+    phase: phase.id,
+    available: false,
+    note,
+    requests: 0,
+    non2xx: 0,
+    errors: 0,
+    incomplete: 0,
+    elapsedS: 0,
+    rps: 0,
+    latencyMs: undefined,
+    windowUs: [0, 0],
+  };
 }

@@ -32,7 +32,14 @@ export interface LedgerBenchResult {
   rows: number;
   fillSeconds: number;
   timings: Timing[];
-  csv: { rows: number; megabytes: number; seconds: number; heapGrowthMb: number; liveHeapGrowthMb: number; rssGrowthMb: number };
+  csv: {
+    rows: number;
+    megabytes: number;
+    seconds: number;
+    heapGrowthMb: number;
+    liveHeapGrowthMb: number;
+    rssGrowthMb: number;
+  };
   pass: boolean;
 }
 
@@ -66,7 +73,16 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
     status,
     errorCode: status === 200 ? null : 'upstream_error',
     errorMessage: null,
-    usage: { inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 },
+    usage: {
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+      audioInputTokens: 0,
+      imageInputTokens: 0,
+    },
     usageEstimated: false,
     costMicro: status === 200 ? Math.ceil((input * 2.5 + output * 10) / 1) : 0,
     unchargedMicro: 0,
@@ -103,7 +119,10 @@ function time(what: string, fn: () => number, targetMs?: number, runs = 25): Tim
 }
 
 async function csvExport(ledger: Ledger): Promise<LedgerBenchResult['csv']> {
-  if (!global.gc) throw new Error('The ledger bench measures memory after full collections: run it with node --expose-gc (npm run bench does).');
+  if (!global.gc)
+    throw new Error(
+      'The ledger bench measures memory after full collections: run it with node --expose-gc (npm run bench does).',
+    );
   global.gc();
   const heap0 = process.memoryUsage().heapUsed;
   const rss0 = process.memoryUsage().rss;
@@ -138,7 +157,14 @@ async function csvExport(ledger: Ledger): Promise<LedgerBenchResult['csv']> {
   const seconds = Number(process.hrtime.bigint() - t) / 1e9;
   clearInterval(watch);
   const mb = (n: number): number => n / 2 ** 20;
-  return { rows: lines - 1, megabytes: mb(bytes), seconds, heapGrowthMb: mb(heapPeak - heap0), liveHeapGrowthMb: mb(livePeak - heap0), rssGrowthMb: mb(rssPeak - rss0) };
+  return {
+    rows: lines - 1,
+    megabytes: mb(bytes),
+    seconds,
+    heapGrowthMb: mb(heapPeak - heap0),
+    liveHeapGrowthMb: mb(livePeak - heap0),
+    rssGrowthMb: mb(rssPeak - rss0),
+  };
 }
 
 export async function runLedgerBench(rows: number, log: (line: string) => void): Promise<LedgerBenchResult> {
@@ -153,7 +179,8 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
     log(`bench: filled in ${fillSeconds.toFixed(1)} s`);
     const r = ledger.reports;
     const page = (q: LogPageQuery) => () => r.logs({ limit: 50, ...q }).length;
-    const stats = (q: Omit<StatsQuery, 'since' | 'until'>) => () => r.stats({ since: now - 30 * DAY, until: now, ...q }).length;
+    const stats = (q: Omit<StatsQuery, 'since' | 'until'>) => () =>
+      r.stats({ since: now - 30 * DAY, until: now, ...q }).length;
     const middle = Math.floor(rows / 2);
     const timings = [
       time('log: first page (50 rows)', page({}), 50),
@@ -169,7 +196,10 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
     ];
     log('bench: exporting every row as CSV…');
     const csv = await csvExport(ledger);
-    const pass = timings.every((x) => x.targetMs === undefined || x.medianMs <= x.targetMs) && csv.rows === rows && csv.liveHeapGrowthMb < 64;
+    const pass =
+      timings.every((x) => x.targetMs === undefined || x.medianMs <= x.targetMs) &&
+      csv.rows === rows &&
+      csv.liveHeapGrowthMb < 64;
     return { rows, fillSeconds, timings, csv, pass };
   } finally {
     ledger.close();
@@ -186,7 +216,10 @@ export function ledgerReport(res: LedgerBenchResult): string {
     '',
     '| query | rows back | median ms | p90 ms | target | |',
     '|---|---|---|---|---|---|',
-    ...res.timings.map((x) => `| ${x.what} | ${x.rows} | ${ms(x.medianMs)} | ${ms(x.p90Ms)} | ${x.targetMs === undefined ? '' : `≤ ${x.targetMs} ms`} | ${x.targetMs === undefined ? '' : x.medianMs <= x.targetMs ? 'PASS' : 'MISS'} |`),
+    ...res.timings.map(
+      (x) =>
+        `| ${x.what} | ${x.rows} | ${ms(x.medianMs)} | ${ms(x.p90Ms)} | ${x.targetMs === undefined ? '' : `≤ ${x.targetMs} ms`} | ${x.targetMs === undefined ? '' : x.medianMs <= x.targetMs ? 'PASS' : 'MISS'} |`,
+    ),
     '',
     `CSV export of every row: ${res.csv.rows.toLocaleString('en-US')} rows, ${res.csv.megabytes.toFixed(1)} MB in ${res.csv.seconds.toFixed(1)} s; ` +
       `live heap (after a full GC, once a second) grew by at most ${res.csv.liveHeapGrowthMb.toFixed(1)} MB, heap with garbage by ${res.csv.heapGrowthMb.toFixed(1)} MB, ` +

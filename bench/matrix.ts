@@ -46,14 +46,74 @@ export interface BenchPath {
 }
 
 export const PATHS: readonly BenchPath[] = [
-  { id: 'direct-chat', label: 'direct · OpenAI chat', kind: 'direct', via: 'mock', wire: 'openai-chat', baseline: 'direct-chat' },
-  { id: 'direct-messages', label: 'direct · Messages', kind: 'direct', via: 'mock', wire: 'anthropic', baseline: 'direct-messages' },
-  { id: 'direct-responses', label: 'direct · Responses', kind: 'direct', via: 'mock', wire: 'openai-responses', baseline: 'direct-responses' },
-  { id: 'proxy-chat', label: 'bare Fastify proxy · OpenAI chat (reference)', kind: 'reference', via: 'proxy', wire: 'openai-chat', baseline: 'direct-chat' },
-  { id: 'chat>openai-chat', label: 'Tollgate · OpenAI chat → openai-chat', kind: 'pass-through', via: 'gateway', wire: 'openai-chat', line: 'openai-chat', baseline: 'direct-chat' },
-  { id: 'messages>anthropic', label: 'Tollgate · Messages → anthropic', kind: 'pass-through', via: 'gateway', wire: 'anthropic', line: 'anthropic', baseline: 'direct-messages' },
-  { id: 'messages>openai-chat', label: 'Tollgate · Messages → openai-chat', kind: 'translated', via: 'gateway', wire: 'anthropic', line: 'openai-chat', baseline: 'direct-messages' },
-  { id: 'responses>anthropic', label: 'Tollgate · Responses → anthropic', kind: 'translated', via: 'gateway', wire: 'openai-responses', line: 'anthropic', baseline: 'direct-responses' },
+  {
+    id: 'direct-chat',
+    label: 'direct · OpenAI chat',
+    kind: 'direct',
+    via: 'mock',
+    wire: 'openai-chat',
+    baseline: 'direct-chat',
+  },
+  {
+    id: 'direct-messages',
+    label: 'direct · Messages',
+    kind: 'direct',
+    via: 'mock',
+    wire: 'anthropic',
+    baseline: 'direct-messages',
+  },
+  {
+    id: 'direct-responses',
+    label: 'direct · Responses',
+    kind: 'direct',
+    via: 'mock',
+    wire: 'openai-responses',
+    baseline: 'direct-responses',
+  },
+  {
+    id: 'proxy-chat',
+    label: 'bare Fastify proxy · OpenAI chat (reference)',
+    kind: 'reference',
+    via: 'proxy',
+    wire: 'openai-chat',
+    baseline: 'direct-chat',
+  },
+  {
+    id: 'chat>openai-chat',
+    label: 'Tollgate · OpenAI chat → openai-chat',
+    kind: 'pass-through',
+    via: 'gateway',
+    wire: 'openai-chat',
+    line: 'openai-chat',
+    baseline: 'direct-chat',
+  },
+  {
+    id: 'messages>anthropic',
+    label: 'Tollgate · Messages → anthropic',
+    kind: 'pass-through',
+    via: 'gateway',
+    wire: 'anthropic',
+    line: 'anthropic',
+    baseline: 'direct-messages',
+  },
+  {
+    id: 'messages>openai-chat',
+    label: 'Tollgate · Messages → openai-chat',
+    kind: 'translated',
+    via: 'gateway',
+    wire: 'anthropic',
+    line: 'openai-chat',
+    baseline: 'direct-messages',
+  },
+  {
+    id: 'responses>anthropic',
+    label: 'Tollgate · Responses → anthropic',
+    kind: 'translated',
+    via: 'gateway',
+    wire: 'openai-responses',
+    line: 'anthropic',
+    baseline: 'direct-responses',
+  },
 ];
 
 export interface Phase {
@@ -68,8 +128,20 @@ export const PHASES: readonly Phase[] = [
   { id: 'c1', label: 'non-streaming, c=1, no upstream delay', concurrency: 1, upstream: 'fast', stream: false },
   { id: 'c16', label: 'non-streaming, c=16, no upstream delay', concurrency: 16, upstream: 'fast', stream: false },
   { id: 'c64', label: 'non-streaming, c=64, no upstream delay', concurrency: 64, upstream: 'fast', stream: false },
-  { id: 'c16-delay50', label: 'non-streaming, c=16, 50 ms upstream delay', concurrency: 16, upstream: 'slow', stream: false },
-  { id: 'stream-c16', label: 'streaming, c=16, 20 events 5 ms apart', concurrency: 16, upstream: 'stream', stream: true },
+  {
+    id: 'c16-delay50',
+    label: 'non-streaming, c=16, 50 ms upstream delay',
+    concurrency: 16,
+    upstream: 'slow',
+    stream: false,
+  },
+  {
+    id: 'stream-c16',
+    label: 'streaming, c=16, 20 events 5 ms apart',
+    concurrency: 16,
+    upstream: 'stream',
+    stream: true,
+  },
 ];
 
 interface WireSpec {
@@ -88,19 +160,31 @@ const WIRES: Record<Wire, WireSpec> = {
     path: '/v1/chat/completions',
     headers: (key) => ({ authorization: `Bearer ${key}` }),
     body: (model, stream) =>
-      JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: PROMPT }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }),
+      JSON.stringify({
+        model,
+        max_tokens: 64,
+        messages: [{ role: 'user', content: PROMPT }],
+        ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+      }),
     terminator: 'data: [DONE]',
   },
   anthropic: {
     path: '/v1/messages',
     headers: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
-    body: (model, stream) => JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: PROMPT }], ...(stream ? { stream: true } : {}) }),
+    body: (model, stream) =>
+      JSON.stringify({
+        model,
+        max_tokens: 64,
+        messages: [{ role: 'user', content: PROMPT }],
+        ...(stream ? { stream: true } : {}),
+      }),
     terminator: 'event: message_stop',
   },
   'openai-responses': {
     path: '/v1/responses',
     headers: (key) => ({ authorization: `Bearer ${key}` }),
-    body: (model, stream) => JSON.stringify({ model, max_output_tokens: 64, input: PROMPT, ...(stream ? { stream: true } : {}) }),
+    body: (model, stream) =>
+      JSON.stringify({ model, max_output_tokens: 64, input: PROMPT, ...(stream ? { stream: true } : {}) }),
     terminator: 'event: response.completed',
   },
 };

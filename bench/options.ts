@@ -62,11 +62,17 @@ export function parseOptions(argv: string[]): BenchOptions {
   const cellSeconds = values.duration === undefined ? (quick ? 2 : 5) : Number(values.duration);
   if (!(cellSeconds > 0)) throw new Error(`--duration must be a positive number of seconds, got "${values.duration}".`);
   const loadgen = values.loadgen as LoadGeneratorChoice;
-  if (!['auto', 'wrk', 'autocannon'].includes(loadgen)) throw new Error(`--loadgen must be wrk, autocannon or auto, got "${loadgen}".`);
-  const ids = (v: string | undefined): string[] | undefined => v?.split(',').map((x) => x.trim()).filter(Boolean);
+  if (!['auto', 'wrk', 'autocannon'].includes(loadgen))
+    throw new Error(`--loadgen must be wrk, autocannon or auto, got "${loadgen}".`);
+  const ids = (v: string | undefined): string[] | undefined =>
+    v
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   const profile = values.profile === true;
   const ledgerRows = values.rows === undefined ? 1_000_000 : Number(values.rows);
-  if (!(Number.isInteger(ledgerRows) && ledgerRows > 0)) throw new Error(`--rows must be a positive integer, got "${values.rows}".`);
+  if (!(Number.isInteger(ledgerRows) && ledgerRows > 0))
+    throw new Error(`--rows must be a positive integer, got "${values.rows}".`);
   return {
     quick,
     cellSeconds,

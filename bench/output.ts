@@ -28,7 +28,13 @@ export function writeResults(results: BenchResults): { markdown: string; base: s
 }
 
 /** Summarises the gateway's .cpuprofile over the measured cell only; returns the Markdown and where it went. */
-export function writeProfileSummary(pid: number, path: BenchPath, phase: Phase, cell: CellResult, startedAt: Date): { markdown: string; file: string; profile: string } {
+export function writeProfileSummary(
+  pid: number,
+  path: BenchPath,
+  phase: Phase,
+  cell: CellResult,
+  startedAt: Date,
+): { markdown: string; file: string; profile: string } {
   const name = readdirSync(PROFILES).find((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.`));
   if (!name) throw new Error(`no CPU profile of pid ${pid} in ${PROFILES}`);
   const profile = join(PROFILES, name);

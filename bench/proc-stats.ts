@@ -27,7 +27,10 @@ export function cpuMicros(pid: number | 'self', children = false): number | unde
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may itself hold spaces.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     const ticks = (f[11] ?? NaN) + (f[12] ?? NaN) + (children ? (f[13] ?? NaN) + (f[14] ?? NaN) : 0);
     return Number.isNaN(ticks) ? undefined : (ticks * 1e6) / ticksPerSecond();
   } catch {

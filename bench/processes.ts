@@ -64,7 +64,11 @@ export function pinning(cores: number): { mock?: number; gateway?: number; note:
   if (!taskset) return { note: 'taskset not found: nothing pinned' };
   if (cores < 2) return { note: 'one core: nothing pinned' };
   const shared = cores === 2 ? '; on 2 cores the load generator shares a core with them' : '';
-  return { mock: 0, gateway: 1, note: `mock upstream on core 0, gateway on core 1 (taskset); load generator unpinned${shared}` };
+  return {
+    mock: 0,
+    gateway: 1,
+    note: `mock upstream on core 0, gateway on core 1 (taskset); load generator unpinned${shared}`,
+  };
 }
 
 export interface Child {
@@ -74,7 +78,14 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
-function launch(cleanup: Cleanup, name: string, cpu: number | undefined, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+function launch(
+  cleanup: Cleanup,
+  name: string,
+  cpu: number | undefined,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Child {
   const [cmd, argv] = cpu === undefined ? [command, args] : ['taskset', ['-c', String(cpu), command, ...args]];
   // taskset execs the command, so the pid is the process we measure.
   const child = spawn(cmd, argv, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -88,7 +99,11 @@ function launch(cleanup: Cleanup, name: string, cpu: number | undefined, command
       await exited;
     }
   };
-  cleanup.add(`stop ${name}`, () => stop(), () => void child.kill('SIGKILL'));
+  cleanup.add(
+    `stop ${name}`,
+    () => stop(),
+    () => void child.kill('SIGKILL'),
+  );
   if (child.pid === undefined) throw new Error(`could not start ${name} (${cmd})`);
   return { pid: child.pid, process: child, stop };
 }
@@ -104,8 +119,22 @@ function collect(child: ChildProcess): () => string {
 }
 
 /** A bench/*.ts entry that prints `<MARKER>=<url>` once it listens. */
-async function startEntry(cleanup: Cleanup, name: string, cpu: number | undefined, file: string, args: string[], marker: string): Promise<Child & { url: string }> {
-  const child = launch(cleanup, name, cpu, process.execPath, ['--import', 'tsx', join(REPO, 'bench', file), ...args], process.env);
+async function startEntry(
+  cleanup: Cleanup,
+  name: string,
+  cpu: number | undefined,
+  file: string,
+  args: string[],
+  marker: string,
+): Promise<Child & { url: string }> {
+  const child = launch(
+    cleanup,
+    name,
+    cpu,
+    process.execPath,
+    ['--import', 'tsx', join(REPO, 'bench', file), ...args],
+    process.env,
+  );
   const output = collect(child.process);
   for (let i = 0; i < 400; i++) {
     const url = new RegExp(`${marker}=(\\S+)`).exec(output())?.[1];
@@ -122,7 +151,11 @@ export function startMock(cleanup: Cleanup, cpu: number | undefined): Promise<Ch
 }
 
 /** The bare Fastify proxy of the reference row, on the gateway's core (the two never carry load at once). */
-export function startReferenceProxy(cleanup: Cleanup, cpu: number | undefined, upstream: string): Promise<Child & { url: string }> {
+export function startReferenceProxy(
+  cleanup: Cleanup,
+  cpu: number | undefined,
+  upstream: string,
+): Promise<Child & { url: string }> {
   return startEntry(cleanup, 'reference proxy', cpu, 'reference-proxy.ts', ['--upstream', upstream], 'PROXY_URL');
 }
 
@@ -132,8 +165,21 @@ export interface GatewayProcess extends Child {
 }
 
 /** `tollgate serve` on a free port, found through the runtime file it writes to its data dir. */
-export async function startGateway(cleanup: Cleanup, cpu: number | undefined, nodeArgs: string[], dataDir: string, env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
-  const child = launch(cleanup, 'gateway', cpu, process.execPath, [...nodeArgs, 'serve', '--port', '0', '--data-dir', dataDir], env);
+export async function startGateway(
+  cleanup: Cleanup,
+  cpu: number | undefined,
+  nodeArgs: string[],
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<GatewayProcess> {
+  const child = launch(
+    cleanup,
+    'gateway',
+    cpu,
+    process.execPath,
+    [...nodeArgs, 'serve', '--port', '0', '--data-dir', dataDir],
+    env,
+  );
   const output = collect(child.process);
   for (let i = 0; i < 600; i++) {
     const rt = readRuntime(dataDir);

@@ -83,7 +83,8 @@ export function summariseProfile(file: string, windowUs?: [number, number], limi
   const times: number[] = [];
   let t = profile.startTime;
   for (const d of profile.timeDeltas) times.push((t += d));
-  const inWindow = (i: number): boolean => !windowUs || ((times[i] ?? 0) >= windowUs[0] && (times[i] ?? 0) <= windowUs[1]);
+  const inWindow = (i: number): boolean =>
+    !windowUs || ((times[i] ?? 0) >= windowUs[0] && (times[i] ?? 0) <= windowUs[1]);
   const windowed = windowUs !== undefined && profile.samples.some((_, i) => inWindow(i));
   const counted = (i: number): boolean => !windowed || inWindow(i);
 
@@ -129,7 +130,8 @@ export function summariseProfile(file: string, windowUs?: [number, number], limi
 }
 
 export function profileMarkdown(s: ProfileSummary, title: string): string {
-  const rows = (shares: Share[]): string => shares.map((x) => `| ${x.name.replace(/\|/g, '\\|')} | ${x.ms.toFixed(0)} | ${x.pct.toFixed(1)}% |`).join('\n');
+  const rows = (shares: Share[]): string =>
+    shares.map((x) => `| ${x.name.replace(/\|/g, '\\|')} | ${x.ms.toFixed(0)} | ${x.pct.toFixed(1)}% |`).join('\n');
   const head = (what: string): string => `| ${what} | ms | % of busy |\n|---|---:|---:|`;
   return [
     `## ${title}`,

@@ -36,7 +36,10 @@ const addr = app.server.address();
 process.stdout.write(`PROXY_URL=http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}\n`);
 
 const stop = (): void => {
-  void app.close().then(() => pool.close()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => pool.close())
+    .then(() => process.exit(0));
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

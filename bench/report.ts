@@ -11,9 +11,12 @@ function table(headers: string[], rows: string[][], textColumns = 1): string {
   return [line(headers), line(align), ...rows.map(line)].join('\n');
 }
 
-const num = (v: number | undefined, digits: number): string => (v === undefined || Number.isNaN(v) ? DASH : v.toFixed(digits));
-const int = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? DASH : Math.round(v).toLocaleString('en-US'));
-const signed = (v: number | undefined, digits: number): string => (v === undefined || Number.isNaN(v) ? DASH : `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`);
+const num = (v: number | undefined, digits: number): string =>
+  v === undefined || Number.isNaN(v) ? DASH : v.toFixed(digits);
+const int = (v: number | undefined): string =>
+  v === undefined || Number.isNaN(v) ? DASH : Math.round(v).toLocaleString('en-US');
+const signed = (v: number | undefined, digits: number): string =>
+  v === undefined || Number.isNaN(v) ? DASH : `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`;
 const ratio = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? DASH : `${v.toFixed(2)}×`);
 const failures = (c: CellResult): string => String(c.non2xx + c.errors);
 
@@ -23,7 +26,19 @@ function unavailableRow(label: string, c: CellResult | undefined, width: number)
 }
 
 function nonStreamingTable(r: BenchResults, phase: string): string {
-  const headers = ['path', 'req/s', '× direct', 'p50 ms', 'p99 ms', 'added p99 ms', 'proxy CPU µs/req', 'mock CPU µs/req', 'proxy RSS MB', 'errors', 'others\' CPU %'];
+  const headers = [
+    'path',
+    'req/s',
+    '× direct',
+    'p50 ms',
+    'p99 ms',
+    'added p99 ms',
+    'proxy CPU µs/req',
+    'mock CPU µs/req',
+    'proxy RSS MB',
+    'errors',
+    "others' CPU %",
+  ];
   const rows = r.paths.map((p) => {
     const c = r.cells.find((x) => x.path === p.id && x.phase === phase);
     const missing = unavailableRow(p.label, c, headers.length);
@@ -48,7 +63,22 @@ function nonStreamingTable(r: BenchResults, phase: string): string {
 }
 
 function streamingTable(r: BenchResults, phase: string): string {
-  const headers = ['path', 'streams/s', '× direct', 'TTFB p50 ms', 'TTFB p99 ms', 'added TTFB p50 ms', 'added TTFB p99 ms', 'total p50 ms', 'total p99 ms', 'proxy CPU µs/req', 'proxy RSS MB', 'errors', 'incomplete', 'others\' CPU %'];
+  const headers = [
+    'path',
+    'streams/s',
+    '× direct',
+    'TTFB p50 ms',
+    'TTFB p99 ms',
+    'added TTFB p50 ms',
+    'added TTFB p99 ms',
+    'total p50 ms',
+    'total p99 ms',
+    'proxy CPU µs/req',
+    'proxy RSS MB',
+    'errors',
+    'incomplete',
+    "others' CPU %",
+  ];
   const rows = r.paths.map((p) => {
     const c = r.cells.find((x) => x.path === p.id && x.phase === phase);
     const missing = unavailableRow(p.label, c, headers.length);
@@ -84,7 +114,9 @@ export function markdownReport(r: BenchResults): string {
     `Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGb} GB, ${r.machine.os}, Node ${r.machine.node}.  `,
     `Pinning: ${r.setup.pinning}.  `,
     `Load: ${r.setup.loadGenerator} (non-streaming), ${r.setup.streamClient} (streaming); ${r.setup.cellSeconds} s per cell after ${r.setup.warmupSeconds} s of warm-up per path; closed loop, keep-alive.  `,
-    `Gateway: ${r.setup.gatewayCommand}. Mock scenarios: ${Object.entries(r.setup.scenarios).map(([k, v]) => `${k} \`${v}\``).join(', ')}.`,
+    `Gateway: ${r.setup.gatewayCommand}. Mock scenarios: ${Object.entries(r.setup.scenarios)
+      .map(([k, v]) => `${k} \`${v}\``)
+      .join(', ')}.`,
     '',
     '"× direct" and "added" compare with the direct call of the same client protocol in this run. "proxy" columns are the process between client and mock: Tollgate, or on the reference row a bare Fastify pass-through (bench/reference-proxy.ts) that shows what any Node proxy costs on this machine. CPU is user+system time per completed request (10 ms tick resolution over the whole cell). "others\' CPU %" is the share of the whole machine used during the cell by processes that are not part of the bench.',
     '',
@@ -92,7 +124,11 @@ export function markdownReport(r: BenchResults): string {
   const others = r.cells.flatMap((c) => (c.othersCpuPct === undefined ? [] : [c.othersCpuPct]));
   const meanOthers = others.length ? others.reduce((a, b) => a + b, 0) / others.length : 0;
   const retried = r.cells.filter((c) => (c.attempts ?? 1) > 1).length;
-  if (retried) out.push(`${retried} cells were disturbed by other processes and measured again; each shows its least disturbed attempt.`, '');
+  if (retried)
+    out.push(
+      `${retried} cells were disturbed by other processes and measured again; each shows its least disturbed attempt.`,
+      '',
+    );
   if (meanOthers > 10) {
     out.push(
       `**Warning: the machine was busy.** Other processes used ${meanOthers.toFixed(0)}% of its CPU on average during the measured cells (load average ${r.machine.loadAverage.map((l) => l.toFixed(1)).join(' / ')} at the start): latencies and ratios of this run are disturbed; CPU µs per request much less so.`,
@@ -104,15 +140,27 @@ export function markdownReport(r: BenchResults): string {
     out.push(phase.stream ? streamingTable(r, phase.id) : nonStreamingTable(r, phase.id), '');
   }
   out.push('## Memory of tollgate serve', '');
-  out.push(table(['', 'RSS MB'], [
-    ['idle (start + 2 s)', num(r.gateway.idleRssMb, 1)],
-    ['peak (VmHWM, whole run)', num(r.gateway.peakRssMb, 1)],
-  ]), '');
+  out.push(
+    table(
+      ['', 'RSS MB'],
+      [
+        ['idle (start + 2 s)', num(r.gateway.idleRssMb, 1)],
+        ['peak (VmHWM, whole run)', num(r.gateway.peakRssMb, 1)],
+      ],
+    ),
+    '',
+  );
   out.push('## Targets (issue 6)', '');
   out.push(
     table(
       ['target', 'path', 'measured', 'limit', 'result'],
-      r.targets.map((t) => [t.target, t.path, t.measured === undefined ? DASH : `${t.measured.toFixed(t.unit === 'µs' ? 0 : 2)} ${t.unit}`, `${t.limit} ${t.unit}`, `**${t.result}**`]),
+      r.targets.map((t) => [
+        t.target,
+        t.path,
+        t.measured === undefined ? DASH : `${t.measured.toFixed(t.unit === 'µs' ? 0 : 2)} ${t.unit}`,
+        `${t.limit} ${t.unit}`,
+        `**${t.result}**`,
+      ]),
       2,
     ),
     '',
@@ -120,7 +168,9 @@ export function markdownReport(r: BenchResults): string {
   const t = r.totals;
   out.push(
     `Totals: ${t.requests.toLocaleString('en-US')} requests, ${t.non2xx} non-2xx, ${t.errors} socket errors/timeouts, ${t.incomplete} incomplete streams.`,
-    r.doctor ? `Ledger check (\`/api/doctor\`) after the run: ${r.doctor.ok ? 'ok' : `FAILED — ${r.doctor.failed.join('; ')}`}.` : '',
+    r.doctor
+      ? `Ledger check (\`/api/doctor\`) after the run: ${r.doctor.ok ? 'ok' : `FAILED — ${r.doctor.failed.join('; ')}`}.`
+      : '',
   );
   const failed = r.cells.filter((c) => c.failures?.length);
   if (failed.length) {

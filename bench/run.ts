@@ -31,7 +31,8 @@ const log = (line: string): void => void process.stderr.write(line + '\n');
 function select<T extends { id: string }>(all: readonly T[], ids: string[] | undefined, what: string): T[] {
   if (!ids) return [...all];
   const unknown = ids.filter((id) => !all.some((x) => x.id === id));
-  if (unknown.length) throw new Error(`unknown ${what} ${unknown.join(', ')}; choose from ${all.map((x) => x.id).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown ${what} ${unknown.join(', ')}; choose from ${all.map((x) => x.id).join(', ')}`);
   return all.filter((x) => ids.includes(x.id));
 }
 
@@ -65,7 +66,9 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   const paths = opts.profile ? chosen : PATHS.filter((p) => chosen.some((c) => c.id === p.id || c.baseline === p.id));
   const phases = select(PHASES, opts.phases, 'phase');
   if (opts.profile && (paths.length !== 1 || phases.length !== 1 || paths[0]!.via !== 'gateway')) {
-    throw new Error('--profile runs one gateway path under one phase: pass at most one of each with --paths and --phases.');
+    throw new Error(
+      '--profile runs one gateway path under one phase: pass at most one of each with --paths and --phases.',
+    );
   }
   const cmd = gatewayCommand(log);
   const loadgen = pickLoadGenerator(opts.loadgen);
@@ -78,14 +81,24 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   cleanup.tempDir(dataDir);
   const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', PROFILES, ...cmd.nodeArgs] : cmd.nodeArgs;
   // A fixed catalogue day: the bench's models (bench/matrix.ts) must not be refused when their vendor's shutdown date comes.
-  const gw = await startGateway(cleanup, pin.gateway, nodeArgs, dataDir, { TOLLGATE_CATALOGUE_DATE: '2026-11-24', ...process.env, [UPSTREAM_KEY_ENV]: UPSTREAM_KEY });
+  const gw = await startGateway(cleanup, pin.gateway, nodeArgs, dataDir, {
+    TOLLGATE_CATALOGUE_DATE: '2026-11-24',
+    ...process.env,
+    [UPSTREAM_KEY_ENV]: UPSTREAM_KEY,
+  });
   log(`bench: mock ${mock.url} (pid ${mock.pid}), gateway ${gw.url} (pid ${gw.pid}, ${cmd.description})`);
   await sleep(2000);
   const idleRssMb = rssMb(gw.pid);
   const proxy = await startReferenceProxy(cleanup, pin.gateway, mock.url);
 
   const { key } = await setupGateway(gw.url, gw.adminToken, mock.url);
-  const at: Endpoints = { mockUrl: mock.url, proxyUrl: proxy.url, upstreamKey: UPSTREAM_KEY, gatewayUrl: gw.url, gatewayKey: key };
+  const at: Endpoints = {
+    mockUrl: mock.url,
+    proxyUrl: proxy.url,
+    upstreamKey: UPSTREAM_KEY,
+    gatewayUrl: gw.url,
+    gatewayKey: key,
+  };
   const ctx = { loadgen, durationS: opts.cellSeconds, gatewayPid: gw.pid, proxyPid: proxy.pid, mockPid: mock.pid };
   const { cells, unreportedFailures } = await sweep(paths, phases, at, ctx, {
     warmupSeconds: opts.warmupSeconds,
@@ -96,7 +109,10 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
 
   const peak = peakRssMb(gw.pid);
   await sleep(500); // the last settlements may land just after their responses: wait before checking the ledger
-  const ledger = await doctor(gw.url, gw.adminToken).catch((err: unknown) => ({ ok: false, failed: [`doctor: ${(err as Error).message}`] }));
+  const ledger = await doctor(gw.url, gw.adminToken).catch((err: unknown) => ({
+    ok: false,
+    failed: [`doctor: ${(err as Error).message}`],
+  }));
   await gw.stop(30_000); // --cpu-prof writes the profile on a clean exit
 
   const sum = (f: (c: CellResult) => number): number => cells.reduce((n, c) => n + f(c), 0);

@@ -25,7 +25,8 @@ export class Samples {
   percentiles(): Percentiles | undefined {
     if (this.length === 0) return undefined;
     const sorted = this.data.slice(0, this.length).sort();
-    const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+    const at = (p: number): number =>
+      sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
     let sum = 0;
     for (const v of sorted) sum += v;
     return { p50: at(50), p90: at(90), p99: at(99), max: at(100), mean: sum / sorted.length };

@@ -37,7 +37,12 @@ export interface StreamResult {
 
 export async function runStreams(spec: StreamSpec): Promise<StreamResult> {
   const url = new URL(spec.url);
-  const pool = new Pool(url.origin, { connections: spec.connections, pipelining: 1, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const pool = new Pool(url.origin, {
+    connections: spec.connections,
+    pipelining: 1,
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
   const ttfb = new Samples();
   const total = new Samples();
   const failures: string[] = [];
@@ -57,7 +62,12 @@ export async function runStreams(spec: StreamSpec): Promise<StreamResult> {
       const t0 = performance.now();
       let res;
       try {
-        res = await pool.request({ path: url.pathname + url.search, method: 'POST', headers: spec.headers, body: spec.body });
+        res = await pool.request({
+          path: url.pathname + url.search,
+          method: 'POST',
+          headers: spec.headers,
+          body: spec.body,
+        });
       } catch (err) {
         errors++;
         fail(`request: ${(err as Error).message}`);
@@ -97,5 +107,15 @@ export async function runStreams(spec: StreamSpec): Promise<StreamResult> {
   await Promise.all(Array.from({ length: spec.connections }, worker));
   const elapsedS = (performance.now() - start) / 1000;
   await pool.close();
-  return { requests, non2xx, errors, incomplete, elapsedS, rps: complete / elapsedS, ttfbMs: ttfb.percentiles(), totalMs: total.percentiles(), failures };
+  return {
+    requests,
+    non2xx,
+    errors,
+    incomplete,
+    elapsedS,
+    rps: complete / elapsedS,
+    ttfbMs: ttfb.percentiles(),
+    totalMs: total.percentiles(),
+    failures,
+  };
 }

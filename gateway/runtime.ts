@@ -51,7 +51,10 @@ export async function explainBusy(err: DataDirBusyError): Promise<DataDirBusyErr
   const token = readAdminToken(err.dataDir);
   if (!hint || !token) return err;
   try {
-    const res = await fetch(`${hint.url}/api/status`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${hint.url}/api/status`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(2000),
+    });
     await res.arrayBuffer();
     if (!res.ok) return err;
   } catch {

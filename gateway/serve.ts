@@ -60,7 +60,10 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   try {
     // Requests a stopped gateway left unsettled become `interrupted` rows before any new one is admitted (store/ledger.ts).
     const interrupted = gateway.ledger.closeInterrupted();
-    if (interrupted > 0) process.stderr.write(`tollgate: ${interrupted} requests were cut off when the gateway last stopped; logged as interrupted, nothing charged.\n`);
+    if (interrupted > 0)
+      process.stderr.write(
+        `tollgate: ${interrupted} requests were cut off when the gateway last stopped; logged as interrupted, nothing charged.\n`,
+      );
     const adminToken = loadOrCreateAdminToken(opts.dataDir);
     let url = '';
     const sessions = new ConsoleSessions();
@@ -92,7 +95,14 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   }
 }
 
-function running(dataDir: string, app: FastifyInstance, gateway: Gateway, where: { url: string; host: string }, adminToken: string, sessions: ConsoleSessions): Running {
+function running(
+  dataDir: string,
+  app: FastifyInstance,
+  gateway: Gateway,
+  where: { url: string; host: string },
+  adminToken: string,
+  sessions: ConsoleSessions,
+): Running {
   const { url, host } = where;
   let closed = false;
   return {

@@ -77,31 +77,46 @@ function one(v: string | string[] | undefined): string | undefined {
 function toGatewayError(err: FastifyError | Error, bodyLimit: number): GatewayError {
   if (err instanceof GatewayError) return err;
   const fe = err as FastifyError;
-  if (fe.validation) return new GatewayError('invalid_request', `Invalid request body: ${err.message}.`, { code: 'invalid_body' });
+  if (fe.validation)
+    return new GatewayError('invalid_request', `Invalid request body: ${err.message}.`, { code: 'invalid_body' });
   if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return bodyTooLarge(bodyLimit);
-  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new GatewayError('invalid_request', 'The request body is empty; send a JSON object.', { code: 'invalid_json' });
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return new GatewayError('invalid_request', 'The request body is empty; send a JSON object.', {
+      code: 'invalid_json',
+    });
   if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
-    return new GatewayError('invalid_request', `The request body is not valid JSON: ${err.message}`, { code: 'invalid_json' });
+    return new GatewayError('invalid_request', `The request body is not valid JSON: ${err.message}`, {
+      code: 'invalid_json',
+    });
   }
-  if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) return new GatewayError('invalid_request', err.message, { code: 'invalid_request', status: fe.statusCode });
+  if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500)
+    return new GatewayError('invalid_request', err.message, { code: 'invalid_request', status: fe.statusCode });
   return asGatewayError(err);
 }
 
 function bodyTooLarge(limit: number): GatewayError {
   const mb = Math.round((limit / 1024 / 1024) * 10) / 10;
-  return new GatewayError('invalid_request', `The request body is larger than ${mb} MB, the most Tollgate forwards (upstream APIs refuse larger ones). Send fewer or smaller images and documents, or shorten the conversation.`, {
-    code: 'body_too_large',
-    status: 413,
-  });
+  return new GatewayError(
+    'invalid_request',
+    `The request body is larger than ${mb} MB, the most Tollgate forwards (upstream APIs refuse larger ones). Send fewer or smaller images and documents, or shorten the conversation.`,
+    {
+      code: 'body_too_large',
+      status: 413,
+    },
+  );
 }
 
 /** Reads a body as bytes and refuses one that is not UTF-8, naming where, instead of replacing the bytes. */
 export function decodeBody(buf: Buffer): string {
   const at = invalidUtf8Offset(buf);
   if (at >= 0) {
-    throw new GatewayError('invalid_request', `The request body is not valid UTF-8: byte ${at} (0x${buf[at]!.toString(16).padStart(2, '0')}) does not start or continue a UTF-8 character. Send JSON encoded as UTF-8.`, {
-      code: 'invalid_utf8',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      `The request body is not valid UTF-8: byte ${at} (0x${buf[at]!.toString(16).padStart(2, '0')}) does not start or continue a UTF-8 character. Send JSON encoded as UTF-8.`,
+      {
+        code: 'invalid_utf8',
+      },
+    );
   }
   return buf.toString('utf8');
 }
@@ -175,7 +190,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     const format = req.format ?? FORMAT_LIST[0]!;
     const gerr = toGatewayError(err, bodyLimit);
     if (gerr.kind === 'internal') logInternal(errorLog, req, err);
-    if (req.exchange) await settle(g.billing, req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
+    if (req.exchange)
+      await settle(g.billing, req.exchange, { status: gerr.status, usage: null, usageEstimated: false, error: gerr });
     const enc = format.encodeError(gerr);
     if (req.exchange) void reply.header('x-request-id', req.exchange.requestId);
     return reply.code(enc.status).headers(enc.headers).send(enc.body);
@@ -183,7 +199,12 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   app.setNotFoundHandler(async (req, reply) => {
     if (req.url === '/api' || req.url.startsWith('/api/')) {
-      return reply.code(404).send({ error: { code: 'not_found', message: `The admin API has no route ${req.method} ${req.url.split('?')[0]}. See docs/admin-api.md.` } });
+      return reply.code(404).send({
+        error: {
+          code: 'not_found',
+          message: `The admin API has no route ${req.method} ${req.url.split('?')[0]}. See docs/admin-api.md.`,
+        },
+      });
     }
     const { format, error } = notFoundHint(req.method, req.url, one(req.headers.host) ?? '127.0.0.1:4141');
     const enc = format.encodeError(error);
@@ -216,10 +237,14 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[], errorL
       // Paused: refused before an exchange exists, so nothing is held and no ledger row is written.
       if (g.pause.paused) throw pausedError();
       if (one(req.headers[INSTANCE_HEADER]) === INSTANCE_ID) {
-        throw new GatewayError('upstream_unavailable', 'This request came from this Tollgate gateway itself: a line points back at the gateway. Give that line the upstream provider\'s URL.', {
-          code: 'loop_detected',
-          status: 508,
-        });
+        throw new GatewayError(
+          'upstream_unavailable',
+          "This request came from this Tollgate gateway itself: a line points back at the gateway. Give that line the upstream provider's URL.",
+          {
+            code: 'loop_detected',
+            status: 508,
+          },
+        );
       }
       const repeated = singleQuery(req.query);
       if (repeated) throw repeated;
@@ -251,7 +276,9 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[], errorL
       const { format, route } = choose(entries, req.headers);
       if (route.bodySchema && (req.body === undefined || req.body === null || typeof req.body !== 'object')) {
         // Fastify's schema check passes an absent body; answer it like any invalid body.
-        const err = new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
+        const err = new GatewayError('invalid_request', 'The request body must be a JSON object.', {
+          code: 'invalid_body',
+        });
         return fail(g, format, ex, res, err);
       }
       try {
@@ -272,7 +299,13 @@ function mountRoute(app: FastifyInstance, g: Gateway, entries: Mounted[], errorL
   });
 }
 
-async function fail(g: Gateway, format: WireFormat, ex: Exchange, res: import('node:http').ServerResponse, err: GatewayError): Promise<void> {
+async function fail(
+  g: Gateway,
+  format: WireFormat,
+  ex: Exchange,
+  res: import('node:http').ServerResponse,
+  err: GatewayError,
+): Promise<void> {
   await settle(g.billing, ex, { status: err.status, usage: null, usageEstimated: false, error: err });
   if (res.headersSent) {
     res.end();

@@ -18,11 +18,16 @@ export function notFoundHint(method: string, url: string, host: string): { forma
       const base = origin + format.basePath;
       const hint = (what: string): { format: WireFormat; error: GatewayError } => ({
         format,
-        error: new GatewayError('not_found', `${what} Set the base URL to ${base}; requests then go to ${route.url.replace(/:[^/]+/, '{id}')}.`, {
-          code: 'wrong_base_url',
-        }),
+        error: new GatewayError(
+          'not_found',
+          `${what} Set the base URL to ${base}; requests then go to ${route.url.replace(/:[^/]+/, '{id}')}.`,
+          {
+            code: 'wrong_base_url',
+          },
+        ),
       });
-      if (new RegExp(`^(/v1)+/v1${tail}$`).test(path)) return hint(`Not found: ${method} ${shown}. The base URL has /v1 twice.`);
+      if (new RegExp(`^(/v1)+/v1${tail}$`).test(path))
+        return hint(`Not found: ${method} ${shown}. The base URL has /v1 twice.`);
       if (route.url.startsWith('/v1/') && new RegExp(`^${tail}$`).test(path)) {
         return hint(`Not found: ${method} ${shown}. The ${format.basePath ? 'base URL' : 'path'} is missing /v1.`);
       }
@@ -30,6 +35,10 @@ export function notFoundHint(method: string, url: string, host: string): { forma
   }
   return {
     format: FORMAT_LIST[0]!,
-    error: new GatewayError('not_found', `Not found: ${method} ${shown}. OpenAI-compatible clients use the base URL ${origin}/v1.`, { code: 'unknown_path' }),
+    error: new GatewayError(
+      'not_found',
+      `Not found: ${method} ${shown}. OpenAI-compatible clients use the base URL ${origin}/v1.`,
+      { code: 'unknown_path' },
+    ),
   };
 }

@@ -21,7 +21,13 @@ export interface TollgateBridge {
   notify(title: string, body: string): Promise<void>;
 }
 
-export const CHANNELS = ['tollgate:open-external', 'tollgate:copy-text', 'tollgate:login-item-get', 'tollgate:login-item-set', 'tollgate:notify'] as const;
+export const CHANNELS = [
+  'tollgate:open-external',
+  'tollgate:copy-text',
+  'tollgate:login-item-get',
+  'tollgate:login-item-set',
+  'tollgate:notify',
+] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** The argument the preload finds the console origin in (webPreferences.additionalArguments). */

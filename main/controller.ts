@@ -70,7 +70,8 @@ export class Controller {
         return;
       case 'disable-all-keys': {
         const api = this.need();
-        for (const k of this.state.keys.filter((x) => x.state === 'enabled')) this.dispatch({ type: 'key', key: await api.setKeyEnabled(k.name, false) });
+        for (const k of this.state.keys.filter((x) => x.state === 'enabled'))
+          this.dispatch({ type: 'key', key: await api.setKeyEnabled(k.name, false) });
         return;
       }
       case 'set-paused':
@@ -83,7 +84,10 @@ export class Controller {
         this.shell.openConsole(action.page);
         return;
       case 'set-notification':
-        this.settings = { ...this.settings, notifications: { ...this.settings.notifications, [action.which]: action.on } };
+        this.settings = {
+          ...this.settings,
+          notifications: { ...this.settings.notifications, [action.which]: action.on },
+        };
         saveSettings(this.dataDir, this.settings);
         this.render();
         return;

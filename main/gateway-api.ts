@@ -4,7 +4,17 @@
  * the client (gateway/admin/events-client.ts).
  */
 import { AdminClient, AdminError, bearer, CLIENT_ERRORS, type CallArgs } from '../gateway/admin/client.js';
-import type { ConnectionsView, KeyView, LineView, LogEntry, LoginCodeView, Reply, RouteName, StatusView, WalletView } from '../gateway/admin/contract.js';
+import type {
+  ConnectionsView,
+  KeyView,
+  LineView,
+  LogEntry,
+  LoginCodeView,
+  Reply,
+  RouteName,
+  StatusView,
+  WalletView,
+} from '../gateway/admin/contract.js';
 import { adminEvents, type AdminEvent } from '../gateway/admin/events-client.js';
 
 export { AdminError };
@@ -27,7 +37,12 @@ export class GatewayApi {
     try {
       return await this.client.call(name, ...([{ ...input, signal }] as unknown as CallArgs<N>));
     } catch (err) {
-      if (signal.aborted && !(err instanceof AdminError)) throw new AdminError(0, CLIENT_ERRORS.unreachable, `The gateway at ${this.url} did not answer within ${timeoutMs} ms.`);
+      if (signal.aborted && !(err instanceof AdminError))
+        throw new AdminError(
+          0,
+          CLIENT_ERRORS.unreachable,
+          `The gateway at ${this.url} did not answer within ${timeoutMs} ms.`,
+        );
       throw err;
     }
   }

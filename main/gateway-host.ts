@@ -14,7 +14,10 @@ import type { Endpoint, GatewayChild } from './supervisor.js';
 const TAIL_LINES = 20;
 
 export function spawnGateway(entry: string, dataDir: string, port: number, log: (line: string) => void): GatewayChild {
-  const proc = utilityProcess.fork(entry, gatewayArgs(dataDir, port), { serviceName: 'Tollgate gateway', stdio: 'pipe' });
+  const proc = utilityProcess.fork(entry, gatewayArgs(dataDir, port), {
+    serviceName: 'Tollgate gateway',
+    stdio: 'pipe',
+  });
   const tail: string[] = [];
   let failure: string | undefined;
   const collect = (chunk: Buffer): void => {

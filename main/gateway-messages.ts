@@ -14,7 +14,8 @@ export function parseGatewayArgs(argv: readonly string[]): { dataDir: string; po
   };
   const dataDir = at('--data-dir');
   const port = Number(at('--port'));
-  if (!dataDir || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad gateway arguments: ${argv.join(' ')}`);
+  if (!dataDir || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`bad gateway arguments: ${argv.join(' ')}`);
   return { dataDir, port };
 }
 

@@ -48,17 +48,24 @@ app.setPath('sessionData', sessionDataDir(dataDir));
 const files = appFiles(app.getAppPath());
 /** Started by the OS at login: stay in the tray. */
 const LOGIN_ARGS = ['--hidden'];
-const startHidden = process.argv.includes(LOGIN_ARGS[0]!) || (process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin);
+const startHidden =
+  process.argv.includes(LOGIN_ARGS[0]!) ||
+  (process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin);
 
 const loginItem = new LoginItem({
   platform: process.platform,
   // Windows keys its login items by their arguments: ask with the same ones we register.
   getOs: () => app.getLoginItemSettings(process.platform === 'win32' ? { args: LOGIN_ARGS } : undefined).openAtLogin,
-  setOs: (on) => app.setLoginItemSettings({ openAtLogin: on, ...(process.platform === 'win32' ? { args: LOGIN_ARGS } : {}) }),
+  setOs: (on) =>
+    app.setLoginItemSettings({ openAtLogin: on, ...(process.platform === 'win32' ? { args: LOGIN_ARGS } : {}) }),
   autostartDir: join(process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'), 'autostart'),
   // An AppImage runs from a temporary mount: autostart must name the AppImage file itself. From
   // source, the Electron binary needs the app's folder.
-  command: process.env.APPIMAGE ? [process.env.APPIMAGE] : app.isPackaged ? [process.execPath] : [process.execPath, app.getAppPath()],
+  command: process.env.APPIMAGE
+    ? [process.env.APPIMAGE]
+    : app.isPackaged
+      ? [process.execPath]
+      : [process.execPath, app.getAppPath()],
 });
 
 let tray: TrayView | null = null;
@@ -74,7 +81,13 @@ function notify(title: string, body: string): void {
 const loaded = loadSettings(dataDir);
 if (loaded.warning) log(loaded.warning);
 
-const consoleWindow = new ConsoleWindow({ preload: files.preload, icon: files.icon, devTools: !app.isPackaged, quitting: () => quit.quitting(), log });
+const consoleWindow = new ConsoleWindow({
+  preload: files.preload,
+  icon: files.icon,
+  devTools: !app.isPackaged,
+  quitting: () => quit.quitting(),
+  log,
+});
 
 /** `page`: a console route such as `/connect` (tray-menu.ts); the start page when absent. */
 function openConsole(page?: string): void {
@@ -99,7 +112,12 @@ function scheduleRender(): void {
   if (renderTimer) return;
   renderTimer = setTimeout(() => {
     renderTimer = null;
-    tray?.render({ state: controller.state, settings: controller.settings, launchAtLogin: loginItem.get(), now: Date.now() });
+    tray?.render({
+      state: controller.state,
+      settings: controller.settings,
+      launchAtLogin: loginItem.get(),
+      now: Date.now(),
+    });
   }, RENDER_EVERY_MS);
 }
 
@@ -125,9 +143,14 @@ const supervisor = new Supervisor({
     feed = null;
     controller.api = endpoint ? new GatewayApi(endpoint.url, endpoint.token) : null;
     controller.dispatch({ type: 'phase', phase });
-    if (phase.kind === 'restarting') log(`gateway stopped (${phase.reason}); restart ${phase.attempt} in ${phase.inMs} ms`);
+    if (phase.kind === 'restarting')
+      log(`gateway stopped (${phase.reason}); restart ${phase.attempt} in ${phase.inMs} ms`);
     if (controller.api) {
-      feed = new LiveFeed(controller.api, (action) => controller.dispatch(action), () => void supervisor.lost());
+      feed = new LiveFeed(
+        controller.api,
+        (action) => controller.dispatch(action),
+        () => void supervisor.lost(),
+      );
       feed.start();
     }
     if (phase.kind === 'running' && openWhenRunning) {
@@ -151,7 +174,11 @@ const quit = createQuitHandler({
 
 async function whenReady(): Promise<void> {
   await app.whenReady();
-  tray = new TrayView(files.trayDir, (action) => void controller.run(action), () => openConsole());
+  tray = new TrayView(
+    files.trayDir,
+    (action) => void controller.run(action),
+    () => openConsole(),
+  );
   controller.render();
   registerIpc({
     ipcMain,

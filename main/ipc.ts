@@ -21,7 +21,8 @@ export interface IpcDeps {
 export class IpcRefused extends Error {}
 
 function text(v: unknown, max: number, what: string): string {
-  if (typeof v !== 'string' || v.length > max) throw new IpcRefused(`${what} must be a string of at most ${max} characters`);
+  if (typeof v !== 'string' || v.length > max)
+    throw new IpcRefused(`${what} must be a string of at most ${max} characters`);
   return v;
 }
 
@@ -38,13 +39,18 @@ export function registerIpc(deps: IpcDeps): void {
       if (typeof on !== 'boolean') throw new IpcRefused('launch at login takes true or false');
       return deps.setLaunchAtLogin(on);
     },
-    'tollgate:notify': (title, body) => deps.notify(text(title, LIMITS.title, 'title'), text(body, LIMITS.body, 'body')),
+    'tollgate:notify': (title, body) =>
+      deps.notify(text(title, LIMITS.title, 'title'), text(body, LIMITS.body, 'body')),
   };
   for (const [channel, handler] of Object.entries(handlers)) {
     deps.ipcMain.handle(channel, (event: IpcMainInvokeEvent, ...args: unknown[]) => {
       const c = deps.console();
       const frame = event.senderFrame;
-      const sender = { webContentsId: event.sender.id, frameUrl: frame?.url ?? null, isMainFrame: !!frame && frame === event.sender.mainFrame };
+      const sender = {
+        webContentsId: event.sender.id,
+        frameUrl: frame?.url ?? null,
+        isMainFrame: !!frame && frame === event.sender.mainFrame,
+      };
       if (!isTrustedSender(sender, c?.webContentsId, c?.origin)) {
         deps.log(`refused IPC ${channel} from ${sender.frameUrl ?? 'a gone frame'}`);
         throw new IpcRefused(`${channel} is answered only for the Tollgate console`);

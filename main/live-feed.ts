@@ -47,7 +47,10 @@ export async function spendSince(api: GatewayApi, dayStart: number): Promise<Spe
 export function eventToAction(e: AdminEvent): Action | null {
   switch (e.event) {
     case 'snapshot':
-      return { type: 'snapshot', snapshot: { wallet: e.data.wallet, keys: e.data.keys, lines: e.data.lines, paused: e.data.status.paused } };
+      return {
+        type: 'snapshot',
+        snapshot: { wallet: e.data.wallet, keys: e.data.keys, lines: e.data.lines, paused: e.data.status.paused },
+      };
     case 'status':
       return { type: 'paused', paused: e.data.status.paused };
     case 'key':

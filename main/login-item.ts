@@ -25,7 +25,16 @@ export function quoteExec(path: string): string {
 
 export function autostartEntry(command: string[]): string {
   const exec = [...command.map(quoteExec), '--hidden'].join(' ');
-  return ['[Desktop Entry]', 'Type=Application', 'Name=Tollgate', 'Comment=Local model gateway', `Exec=${exec}`, 'Terminal=false', 'X-GNOME-Autostart-enabled=true', ''].join('\n');
+  return [
+    '[Desktop Entry]',
+    'Type=Application',
+    'Name=Tollgate',
+    'Comment=Local model gateway',
+    `Exec=${exec}`,
+    'Terminal=false',
+    'X-GNOME-Autostart-enabled=true',
+    '',
+  ].join('\n');
 }
 
 export class LoginItem {

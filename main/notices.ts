@@ -25,8 +25,18 @@ export function notices(prev: AppState, next: AppState, settings: DesktopSetting
   const out: Notice[] = [];
   const on = settings.notifications;
 
-  if (on.lowBalance && prev.wallet && next.wallet && prev.wallet.balanceMicro >= settings.lowBalanceMicro && next.wallet.balanceMicro < settings.lowBalanceMicro) {
-    out.push({ kind: 'lowBalance', title: 'Tollgate: low balance', body: `The wallet holds ${formatUsd(next.wallet.balanceMicro)}. Top it up in the console before requests get 402.` });
+  if (
+    on.lowBalance &&
+    prev.wallet &&
+    next.wallet &&
+    prev.wallet.balanceMicro >= settings.lowBalanceMicro &&
+    next.wallet.balanceMicro < settings.lowBalanceMicro
+  ) {
+    out.push({
+      kind: 'lowBalance',
+      title: 'Tollgate: low balance',
+      body: `The wallet holds ${formatUsd(next.wallet.balanceMicro)}. Top it up in the console before requests get 402.`,
+    });
   }
 
   if (on.keyQuota) {
@@ -34,7 +44,11 @@ export function notices(prev: AppState, next: AppState, settings: DesktopSetting
     for (const k of next.keys) {
       const was = before.get(k.id);
       if (was && !nearlyUsed(was) && nearlyUsed(k)) {
-        out.push({ kind: 'keyQuota', title: `Tollgate: key "${k.name}" nearly at its quota`, body: `${formatUsd(k.usedMicro)} of ${formatUsd(k.quotaMicro!)} used.` });
+        out.push({
+          kind: 'keyQuota',
+          title: `Tollgate: key "${k.name}" nearly at its quota`,
+          body: `${formatUsd(k.usedMicro)} of ${formatUsd(k.quotaMicro!)} used.`,
+        });
       }
     }
   }
@@ -46,7 +60,11 @@ export function notices(prev: AppState, next: AppState, settings: DesktopSetting
       // From closed only: a line that stays down goes open → half-open (one probe) → open again
       // every cycle, and that is the same outage, not news.
       if (was && was.health.state === 'closed' && l.health.state === 'open') {
-        out.push({ kind: 'lineDown', title: `Tollgate: line "${l.name}" is down`, body: `${l.health.failures} failures in a row; requests go to other lines for now, and it is retried in ${Math.ceil(l.health.waitMs / 1000)} s.` });
+        out.push({
+          kind: 'lineDown',
+          title: `Tollgate: line "${l.name}" is down`,
+          body: `${l.health.failures} failures in a row; requests go to other lines for now, and it is retried in ${Math.ceil(l.health.waitMs / 1000)} s.`,
+        });
       }
     }
   }

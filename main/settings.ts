@@ -42,7 +42,11 @@ export function normalise(raw: unknown): DesktopSettings {
   const n = (o.notifications && typeof o.notifications === 'object' ? o.notifications : {}) as Record<string, unknown>;
   const d = DEFAULT_SETTINGS;
   return {
-    notifications: { lowBalance: bool(n.lowBalance, d.notifications.lowBalance), keyQuota: bool(n.keyQuota, d.notifications.keyQuota), lineDown: bool(n.lineDown, d.notifications.lineDown) },
+    notifications: {
+      lowBalance: bool(n.lowBalance, d.notifications.lowBalance),
+      keyQuota: bool(n.keyQuota, d.notifications.keyQuota),
+      lineDown: bool(n.lineDown, d.notifications.lineDown),
+    },
     lowBalanceMicro: int(o.lowBalanceMicro, d.lowBalanceMicro, 0, Number.MAX_SAFE_INTEGER),
     port: int(o.port, d.port, 0, 65535),
   };
@@ -56,7 +60,10 @@ export function loadSettings(dataDir: string): { settings: DesktopSettings; warn
     return { settings: normalise(JSON.parse(readFileSync(path, 'utf8'))) };
   } catch (err) {
     renameSync(path, path + '.bad');
-    return { settings: normalise({}), warning: `${path} was not valid JSON (${(err as Error).message}); kept as ${SETTINGS_FILE}.bad, defaults used.` };
+    return {
+      settings: normalise({}),
+      warning: `${path} was not valid JSON (${(err as Error).message}); kept as ${SETTINGS_FILE}.bad, defaults used.`,
+    };
   }
 }
 

@@ -114,7 +114,13 @@ export function reduce(state: AppState, action: Action): AppState {
     case 'spend':
       return { ...state, ...action.spend };
     case 'key':
-      return { ...state, keys: action.key.state === 'deleted' ? state.keys.filter((k) => k.id !== action.key.id) : upsert(state.keys, action.key) };
+      return {
+        ...state,
+        keys:
+          action.key.state === 'deleted'
+            ? state.keys.filter((k) => k.id !== action.key.id)
+            : upsert(state.keys, action.key),
+      };
     case 'wallet':
       return { ...state, wallet: action.wallet };
     case 'line':
@@ -124,7 +130,11 @@ export function reduce(state: AppState, action: Action): AppState {
       if (e.id <= state.lastLogId) return state;
       const day = dayStartOf(e.ts);
       if (day > state.dayStart) return { ...state, dayStart: day, spentTodayMicro: e.costMicro, lastLogId: e.id };
-      return { ...state, lastLogId: e.id, spentTodayMicro: state.spentTodayMicro + (day === state.dayStart ? e.costMicro : 0) };
+      return {
+        ...state,
+        lastLogId: e.id,
+        spentTodayMicro: state.spentTodayMicro + (day === state.dayStart ? e.costMicro : 0),
+      };
     }
     case 'paused':
       return { ...state, paused: action.paused };

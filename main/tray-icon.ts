@@ -24,6 +24,7 @@ export function trayIconFile(icon: TrayIconState, platform: NodeJS.Platform): st
 
 export function trayTooltip(state: AppState, lowBalanceMicro: number): string {
   const lines = statusLines(state);
-  if (trayIconState(state, lowBalanceMicro) === 'low' && state.wallet) lines.push(`Low balance: ${formatUsd(state.wallet.balanceMicro)}`);
+  if (trayIconState(state, lowBalanceMicro) === 'low' && state.wallet)
+    lines.push(`Low balance: ${formatUsd(state.wallet.balanceMicro)}`);
   return lines.join('\n');
 }

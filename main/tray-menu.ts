@@ -59,7 +59,9 @@ export function statusLines(state: AppState): string[] {
       return [`Gateway stopped: ${p.reason}`, `Restarting in ${Math.ceil(p.inMs / 1000)} s (attempt ${p.attempt})`];
     case 'running': {
       const head = `Tollgate on port ${portOf(p.url)}${state.paused ? ' (paused)' : ''}${p.owned ? '' : ' (attached to tollgate serve)'}`;
-      const money = state.wallet ? `Today ${formatUsd(state.spentTodayMicro)} · Balance ${formatUsd(state.wallet.balanceMicro)}` : 'Loading wallet…';
+      const money = state.wallet
+        ? `Today ${formatUsd(state.spentTodayMicro)} · Balance ${formatUsd(state.wallet.balanceMicro)}`
+        : 'Loading wallet…';
       return [head, money];
     }
   }
@@ -91,12 +93,25 @@ export function toolItems(tools: ToolConnection[] | null): MenuItem[] {
   if (tools === null) return [];
   const open: MenuAction = { kind: 'open-console', page: CONNECT_PAGE };
   const connected = tools.filter((t) => t.connected);
-  const items: MenuItem[] = [{ type: 'label', label: connected.length === 0 ? 'No coding tools connected' : 'Coding tools' }];
+  const items: MenuItem[] = [
+    { type: 'label', label: connected.length === 0 ? 'No coding tools connected' : 'Coding tools' },
+  ];
   for (const t of connected) {
     const key = t.keyName === null ? '' : ` (key ${t.keyName})`;
-    items.push({ type: 'action', label: `${t.name}${key}${t.matches ? '' : ': wiring changed, check it'}`, action: open, enabled: true });
+    items.push({
+      type: 'action',
+      label: `${t.name}${key}${t.matches ? '' : ': wiring changed, check it'}`,
+      action: open,
+      enabled: true,
+    });
   }
-  if (connected.length < tools.length) items.push({ type: 'action', label: connected.length === 0 ? 'Connect a coding tool…' : 'Connect another tool…', action: open, enabled: true });
+  if (connected.length < tools.length)
+    items.push({
+      type: 'action',
+      label: connected.length === 0 ? 'Connect a coding tool…' : 'Connect another tool…',
+      action: open,
+      enabled: true,
+    });
   return items;
 }
 
@@ -117,16 +132,54 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
     else items.push({ type: 'label', label: 'Keys' });
     for (const k of keys) {
       const enabled = k.state === 'enabled';
-      items.push({ type: 'checkbox', label: keyLabel(k, now), checked: enabled, action: { kind: 'set-key', name: k.name, enabled: !enabled }, enabled: true });
+      items.push({
+        type: 'checkbox',
+        label: keyLabel(k, now),
+        checked: enabled,
+        action: { kind: 'set-key', name: k.name, enabled: !enabled },
+        enabled: true,
+      });
     }
-    items.push({ type: 'action', label: 'Disable all keys', action: { kind: 'disable-all-keys' }, enabled: keys.some((k) => k.state === 'enabled') });
+    items.push({
+      type: 'action',
+      label: 'Disable all keys',
+      action: { kind: 'disable-all-keys' },
+      enabled: keys.some((k) => k.state === 'enabled'),
+    });
     const tools = toolItems(state.tools);
     if (tools.length > 0) items.push(SEP, ...tools);
     items.push(SEP);
-    if (state.paused === null) items.push({ type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: false });
-    else if (state.paused) items.push({ type: 'action', label: 'Resume gateway', action: { kind: 'set-paused', paused: false }, enabled: true });
-    else items.push({ type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: true });
-    items.push({ type: 'submenu', label: 'Copy base URL', items: baseUrls(running.url).map((b) => ({ type: 'action', label: b.label, action: { kind: 'copy', text: b.text }, enabled: true })) });
+    if (state.paused === null)
+      items.push({
+        type: 'action',
+        label: 'Pause gateway',
+        action: { kind: 'set-paused', paused: true },
+        enabled: false,
+      });
+    else if (state.paused)
+      items.push({
+        type: 'action',
+        label: 'Resume gateway',
+        action: { kind: 'set-paused', paused: false },
+        enabled: true,
+      });
+    else
+      items.push({
+        type: 'action',
+        label: 'Pause gateway',
+        action: { kind: 'set-paused', paused: true },
+        enabled: true,
+      });
+    items.push({
+      type: 'submenu',
+      label: 'Copy base URL',
+      items: baseUrls(running.url).map((b) => ({
+        type: 'action',
+        label: b.label,
+        action: { kind: 'copy', text: b.text },
+        enabled: true,
+      })),
+    });
     items.push({ type: 'action', label: 'Open console', action: { kind: 'open-console' }, enabled: true });
   }
 
@@ -142,10 +195,28 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
       enabled: true,
     })),
   });
-  items.push({ type: 'checkbox', label: 'Launch at login', checked: launchAtLogin, action: { kind: 'set-launch-at-login', on: !launchAtLogin }, enabled: true });
+  items.push({
+    type: 'checkbox',
+    label: 'Launch at login',
+    checked: launchAtLogin,
+    action: { kind: 'set-launch-at-login', on: !launchAtLogin },
+    enabled: true,
+  });
   const u = state.update;
-  if (u && u.downloaded) items.push({ type: 'action', label: `Restart to install Tollgate ${u.version}`, action: { kind: 'install-update' }, enabled: true });
-  else if (u) items.push({ type: 'action', label: `Download Tollgate ${u.version}`, action: { kind: 'download-update' }, enabled: true });
+  if (u && u.downloaded)
+    items.push({
+      type: 'action',
+      label: `Restart to install Tollgate ${u.version}`,
+      action: { kind: 'install-update' },
+      enabled: true,
+    });
+  else if (u)
+    items.push({
+      type: 'action',
+      label: `Download Tollgate ${u.version}`,
+      action: { kind: 'download-update' },
+      enabled: true,
+    });
   else items.push({ type: 'action', label: 'Check for updates', action: { kind: 'check-updates' }, enabled: true });
   items.push(SEP);
   items.push({ type: 'action', label: 'Quit Tollgate', action: { kind: 'quit' }, enabled: true });

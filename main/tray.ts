@@ -16,7 +16,13 @@ export function toTemplate(items: MenuItem[], run: (action: MenuAction) => void)
       case 'action':
         return { label: item.label, enabled: item.enabled, click: () => run(item.action) };
       case 'checkbox':
-        return { type: 'checkbox', label: item.label, checked: item.checked, enabled: item.enabled, click: () => run(item.action) };
+        return {
+          type: 'checkbox',
+          label: item.label,
+          checked: item.checked,
+          enabled: item.enabled,
+          click: () => run(item.action),
+        };
       case 'submenu':
         return { label: item.label, submenu: toTemplate(item.items, run) };
     }

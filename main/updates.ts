@@ -44,11 +44,15 @@ export class Updates {
     updater.on('update-available', (info) => {
       const known = this.current?.version === info.version;
       this.set({ version: info.version, downloaded: this.current?.downloaded === true && known });
-      if (!known) deps.notify(`Tollgate ${info.version} is available`, 'Download it from the Tollgate menu in the tray.');
+      if (!known)
+        deps.notify(`Tollgate ${info.version} is available`, 'Download it from the Tollgate menu in the tray.');
     });
     updater.on('update-downloaded', (info) => {
       this.set({ version: info.version, downloaded: true });
-      deps.notify(`Tollgate ${info.version} is ready`, 'Choose "Restart to install" in the tray menu when it suits you.');
+      deps.notify(
+        `Tollgate ${info.version} is ready`,
+        'Choose "Restart to install" in the tray menu when it suits you.',
+      );
     });
     updater.on('error', (err) => deps.log(`update check failed: ${err.message}`));
   }

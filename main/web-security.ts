@@ -88,7 +88,11 @@ export interface IpcSender {
 }
 
 /** IPC is answered only for the console window's own top frame, on the console's origin. */
-export function isTrustedSender(sender: IpcSender, consoleWebContentsId: number | undefined, consoleOrigin: string | undefined): boolean {
+export function isTrustedSender(
+  sender: IpcSender,
+  consoleWebContentsId: number | undefined,
+  consoleOrigin: string | undefined,
+): boolean {
   if (consoleWebContentsId === undefined || consoleOrigin === undefined) return false;
   if (sender.webContentsId !== consoleWebContentsId || !sender.isMainFrame || sender.frameUrl === null) return false;
   return originOf(sender.frameUrl) === consoleOrigin;

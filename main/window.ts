@@ -6,7 +6,14 @@ import { BrowserWindow, session, shell, type Session } from 'electron';
 import type { GatewayApi } from './gateway-api.js';
 import { closeToTray } from './lifecycle.js';
 import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
-import { CONSOLE_CSP, consolePageUrl, isExternalLink, navigationVerdict, originOf, requestAllowed } from './web-security.js';
+import {
+  CONSOLE_CSP,
+  consolePageUrl,
+  isExternalLink,
+  navigationVerdict,
+  originOf,
+  requestAllowed,
+} from './web-security.js';
 
 export interface ConsoleWindowDeps {
   preload: string;
@@ -49,7 +56,9 @@ export class ConsoleWindow {
 
   /** For IPC checks: the window's webContents and the origin it should be on. */
   identity(): { webContentsId: number; origin: string } | null {
-    return this.win && !this.win.isDestroyed() && this.origin ? { webContentsId: this.win.webContents.id, origin: this.origin } : null;
+    return this.win && !this.win.isDestroyed() && this.origin
+      ? { webContentsId: this.win.webContents.id, origin: this.origin }
+      : null;
   }
 
   /**
@@ -71,13 +80,19 @@ export class ConsoleWindow {
       hardenSession(ses, () => this.origin, this.deps.log);
       this.hardened = true;
     }
-    const win = new BrowserWindow(consoleWindowOptions({ preload: this.deps.preload, icon: this.deps.icon, consoleOrigin: origin, devTools: this.deps.devTools }));
+    const win = new BrowserWindow(
+      consoleWindowOptions({
+        preload: this.deps.preload,
+        icon: this.deps.icon,
+        consoleOrigin: origin,
+        devTools: this.deps.devTools,
+      }),
+    );
     this.win = win;
     this.guard(win);
     win.once('ready-to-show', () => win.show());
     await win.loadURL(consolePageUrl((await api.sessionCode()).url, page));
   }
-
 
   private guard(win: BrowserWindow): void {
     const wc = win.webContents;

@@ -16,7 +16,6 @@ import { Playground } from './pages/playground/index.js';
 import { Connect } from './pages/connect/index.js';
 import { Settings } from './pages/settings/index.js';
 
-
 export function App() {
   const status = useStatus();
   const [loggedOut, setLoggedOut] = useState(false);

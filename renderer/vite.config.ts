@@ -19,6 +19,11 @@ export default defineConfig({
   },
   server: {
     // `npm run dev:console`: the admin API and /login come from a gateway on the default port.
-    proxy: { '/api': 'http://127.0.0.1:4141', '/login': 'http://127.0.0.1:4141', '/v1': 'http://127.0.0.1:4141', '/v1beta': 'http://127.0.0.1:4141' },
+    proxy: {
+      '/api': 'http://127.0.0.1:4141',
+      '/login': 'http://127.0.0.1:4141',
+      '/v1': 'http://127.0.0.1:4141',
+      '/v1beta': 'http://127.0.0.1:4141',
+    },
   },
 });

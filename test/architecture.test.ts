@@ -32,10 +32,16 @@ const RENDERER_MAY_IMPORT_TYPES = LAYERS.rendererMayImportTypes;
 /** Packages a folder must not import, and why. */
 function packageRule(layer: string, pkg: string): string | undefined {
   if (layer.startsWith('gateway') && pkg === 'electron') return 'no electron under gateway/';
-  if ((pkg === 'fastify' || pkg.startsWith('@fastify/')) && layer !== 'gateway' && layer !== 'gateway/admin' && !layer.startsWith('main')) {
+  if (
+    (pkg === 'fastify' || pkg.startsWith('@fastify/')) &&
+    layer !== 'gateway' &&
+    layer !== 'gateway/admin' &&
+    !layer.startsWith('main')
+  ) {
     return 'fastify stays in the shell (gateway/*.ts) and gateway/admin';
   }
-  if (layer === 'renderer' && (pkg === 'electron' || pkg.startsWith('node:'))) return 'the renderer has no Node or Electron APIs';
+  if (layer === 'renderer' && (pkg === 'electron' || pkg.startsWith('node:')))
+    return 'the renderer has no Node or Electron APIs';
   return undefined;
 }
 
@@ -78,7 +84,8 @@ function importsOf(fileName: string, text: string): Import[] {
       add(node.argument.literal, true);
     } else if (ts.isCallExpression(node) && node.arguments[0]) {
       const callee = node.expression;
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) add(node.arguments[0], false);
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+        add(node.arguments[0], false);
     }
     ts.forEachChild(node, visit);
   };
@@ -89,7 +96,12 @@ function importsOf(fileName: string, text: string): Import[] {
 /** Where an import lands: a repository path (without extension) for relative specifiers, else the package name. */
 function target(file: string, specifier: string): { path?: string; pkg?: string } {
   if (specifier.startsWith('.') || specifier.startsWith('/')) {
-    return { path: relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('\\').join('/').replace(/\.[cm]?[jt]sx?$/, '') };
+    return {
+      path: relative(ROOT, resolve(ROOT, dirname(file), specifier))
+        .split('\\')
+        .join('/')
+        .replace(/\.[cm]?[jt]sx?$/, ''),
+    };
   }
   if (specifier.startsWith('node:')) return { pkg: specifier };
   const parts = specifier.split('/');
@@ -122,9 +134,15 @@ function allowed(from: string, to: string, toPath: string, typeOnly: boolean): b
   if (from === to) return true;
   const layer = layerOf(from);
   if (layer === 'main' && (to.startsWith('main') || to.startsWith('gateway'))) return true;
-  if (layer === 'renderer') return to.startsWith('renderer') || RENDERER_MAY_IMPORT.includes(toPath) || (typeOnly && RENDERER_MAY_IMPORT_TYPES.includes(to));
+  if (layer === 'renderer')
+    return (
+      to.startsWith('renderer') ||
+      RENDERER_MAY_IMPORT.includes(toPath) ||
+      (typeOnly && RENDERER_MAY_IMPORT_TYPES.includes(to))
+    );
   if (layer.startsWith('gateway') && !to.startsWith('gateway')) return false;
-  if (from.startsWith('gateway/wire/') && to.startsWith('gateway/wire/')) return SIBLING_IMPORTS.some(([a, b]) => a === from && b === to);
+  if (from.startsWith('gateway/wire/') && to.startsWith('gateway/wire/'))
+    return SIBLING_IMPORTS.some(([a, b]) => a === from && b === to);
   const rules = MAY_IMPORT[layer];
   if (!rules) return false;
   return rules.includes(to) || rules.includes(layerOf(to));
@@ -154,7 +172,8 @@ function scan(files: readonly { path: string; text: string }[]): { edges: Edge[]
       }
       const to = folderOf(`${t.path}.ts`);
       if (!to) {
-        if (layerOf(from) !== 'main' || !t.path!.startsWith('package')) violations.push(`${where} (outside gateway/, main/ and renderer/)`);
+        if (layerOf(from) !== 'main' || !t.path!.startsWith('package'))
+          violations.push(`${where} (outside gateway/, main/ and renderer/)`);
         continue;
       }
       if (from !== to) edges.push({ from, to, where });
@@ -230,18 +249,38 @@ describe('the scanner checks itself', () => {
     ].join('\n');
     assert.deepEqual(
       importsOf('renderer/sample.ts', sample).map((i) => `${i.line} ${i.specifier} ${i.typeOnly ? 'type' : 'value'}`),
-      ['1 electron value', '2 ../gateway/admin/contract.js type', '3 ../gateway/admin/contract.js value', '4 fastify value', '5 @fastify/cors type', '6 m1 value', '7 m2 value', '8 m3 value', '9 node:http type', '10 side-effect value'],
+      [
+        '1 electron value',
+        '2 ../gateway/admin/contract.js type',
+        '3 ../gateway/admin/contract.js value',
+        '4 fastify value',
+        '5 @fastify/cors type',
+        '6 m1 value',
+        '7 m2 value',
+        '8 m3 value',
+        '9 node:http type',
+        '10 side-effect value',
+      ],
     );
   });
 
   test('it applies the layer table, the package rules and the renderer rule', () => {
     const files = [
-      { path: 'gateway/core/a.ts', text: "import { x } from '../relay/b.js';\nimport f from 'fastify';\nimport e from 'electron';" },
-      { path: 'gateway/wire/gemini/a.ts', text: "import { y } from '../openai-chat/b.js';\nimport { z } from '../../core/c.js';" },
+      {
+        path: 'gateway/core/a.ts',
+        text: "import { x } from '../relay/b.js';\nimport f from 'fastify';\nimport e from 'electron';",
+      },
+      {
+        path: 'gateway/wire/gemini/a.ts',
+        text: "import { y } from '../openai-chat/b.js';\nimport { z } from '../../core/c.js';",
+      },
       { path: 'gateway/wire/openai-responses/a.ts', text: "import { y } from '../openai-chat/errors.js';" },
       { path: 'gateway/admin/routes.ts', text: "import type { FastifyInstance } from 'fastify';" },
       { path: 'gateway/cli/main.ts', text: "import { serve } from '../serve.js';" },
-      { path: 'gateway/connect/sample.ts', text: "import { x } from '../admin/routes.js';\nimport { y } from '../core/errors.js';" },
+      {
+        path: 'gateway/connect/sample.ts',
+        text: "import { x } from '../admin/routes.js';\nimport { y } from '../core/errors.js';",
+      },
       {
         path: 'renderer/pages/keys/page.tsx',
         text: [
@@ -275,7 +314,11 @@ describe('the scanner checks itself', () => {
       { path: 'gateway/core/b.ts', text: "import { a } from './a.js';" },
     ];
     assert.deepEqual(cycles(scan(files).edges), [
-      ['folders gateway/routing ⇄ gateway/store, through:', "  gateway/store/types.ts:1 imports '../routing/aliases.js'", "  gateway/routing/aliases.ts:1 imports '../store/types.js'"],
+      [
+        'folders gateway/routing ⇄ gateway/store, through:',
+        "  gateway/store/types.ts:1 imports '../routing/aliases.js'",
+        "  gateway/routing/aliases.ts:1 imports '../store/types.js'",
+      ],
     ]);
   });
 });
@@ -285,7 +328,10 @@ describe('the import graph', () => {
   const { edges, violations } = scan(files);
 
   test('has files to check', () => {
-    assert.ok(files.some((f) => f.path.startsWith('gateway/relay/')) && files.some((f) => f.path.startsWith('gateway/wire/')), 'no source files found under gateway/');
+    assert.ok(
+      files.some((f) => f.path.startsWith('gateway/relay/')) && files.some((f) => f.path.startsWith('gateway/wire/')),
+      'no source files found under gateway/',
+    );
   });
 
   test('has no cycle between folders', () => {
@@ -308,20 +354,50 @@ describe('eslint.config.js agrees', () => {
     const { ESLint } = await import('eslint');
     const eslint = new ESLint({ cwd: ROOT });
     const samples = [
-      { path: 'gateway/core/sample.ts', text: "import { a } from './money.js';\nimport { b } from '../relay/exchange.js';\nimport f from 'fastify';\nimport e from 'electron';" },
-      { path: 'gateway/store/sample.ts', text: "import { a } from '../upstream/client.js';\nimport { b } from '../routing/aliases.js';\nimport { c } from '../serve.js';" },
-      { path: 'gateway/relay/sample.ts', text: "import { a } from '../wire/index.js';\nimport { b } from '../wire/gemini/routes.js';\nimport { c } from '../keys/keyring.js';" },
-      { path: 'gateway/wire/gemini/sample.ts', text: "import { a } from '../../core/json.js';\nimport { b } from '../openai-chat/errors.js';\nimport { c } from '../index.js';\nimport { d } from '../../relay/route.js';" },
-      { path: 'gateway/wire/openai-responses/sample.ts', text: "import { a } from '../openai-chat/errors.js';\nimport { b } from '../anthropic/errors.js';" },
-      { path: 'gateway/sample.ts', text: "import { a } from './admin/routes.js';\nimport { b } from './cli/main.js';\nimport f from 'fastify';" },
-      { path: 'gateway/cli/sample.ts', text: "import { a } from '../serve.js';\nimport { b } from '../relay/route.js';" },
-      { path: 'renderer/sample.ts', text: "import type { A } from '../gateway/admin/contract.js';\nimport { b } from '../gateway/admin/client.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';\nimport type { D } from '../gateway/admin/views.js';\nimport type { E } from '../gateway/core/canonical.js';" },
+      {
+        path: 'gateway/core/sample.ts',
+        text: "import { a } from './money.js';\nimport { b } from '../relay/exchange.js';\nimport f from 'fastify';\nimport e from 'electron';",
+      },
+      {
+        path: 'gateway/store/sample.ts',
+        text: "import { a } from '../upstream/client.js';\nimport { b } from '../routing/aliases.js';\nimport { c } from '../serve.js';",
+      },
+      {
+        path: 'gateway/relay/sample.ts',
+        text: "import { a } from '../wire/index.js';\nimport { b } from '../wire/gemini/routes.js';\nimport { c } from '../keys/keyring.js';",
+      },
+      {
+        path: 'gateway/wire/gemini/sample.ts',
+        text: "import { a } from '../../core/json.js';\nimport { b } from '../openai-chat/errors.js';\nimport { c } from '../index.js';\nimport { d } from '../../relay/route.js';",
+      },
+      {
+        path: 'gateway/wire/openai-responses/sample.ts',
+        text: "import { a } from '../openai-chat/errors.js';\nimport { b } from '../anthropic/errors.js';",
+      },
+      {
+        path: 'gateway/sample.ts',
+        text: "import { a } from './admin/routes.js';\nimport { b } from './cli/main.js';\nimport f from 'fastify';",
+      },
+      {
+        path: 'gateway/cli/sample.ts',
+        text: "import { a } from '../serve.js';\nimport { b } from '../relay/route.js';",
+      },
+      {
+        path: 'renderer/sample.ts',
+        text: "import type { A } from '../gateway/admin/contract.js';\nimport { b } from '../gateway/admin/client.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';\nimport type { D } from '../gateway/admin/views.js';\nimport type { E } from '../gateway/core/canonical.js';",
+      },
     ];
     for (const sample of samples) {
       const [result] = await eslint.lintText(sample.text, { filePath: join(ROOT, sample.path) });
-      const flagged = result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.line);
+      const flagged = result!.messages
+        .filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports')
+        .map((m) => m.line);
       const refused = scan([sample]).violations.map((v) => Number(/:(\d+) imports/.exec(v)![1]));
-      assert.deepEqual(flagged, refused, `${sample.path}: ESLint flags lines ${flagged.join(', ') || 'none'}, the layer table refuses ${refused.join(', ') || 'none'}`);
+      assert.deepEqual(
+        flagged,
+        refused,
+        `${sample.path}: ESLint flags lines ${flagged.join(', ') || 'none'}, the layer table refuses ${refused.join(', ') || 'none'}`,
+      );
     }
   });
 });
@@ -332,15 +408,22 @@ test('every folder under gateway/wire/ exports its WireFormat from index.ts, and
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort();
-  const { WIRE } = (await import(pathToFileURL(join(base, 'index.ts')).href)) as { WIRE: Record<string, { id: string; routes: unknown[] }> };
-  const { FORMATS } = (await import(pathToFileURL(join(ROOT, 'gateway/core/formats.ts')).href)) as { FORMATS: readonly string[] };
+  const { WIRE } = (await import(pathToFileURL(join(base, 'index.ts')).href)) as {
+    WIRE: Record<string, { id: string; routes: unknown[] }>;
+  };
+  const { FORMATS } = (await import(pathToFileURL(join(ROOT, 'gateway/core/formats.ts')).href)) as {
+    FORMATS: readonly string[];
+  };
   assert.deepEqual(Object.keys(WIRE).sort(), folders, 'gateway/wire/index.ts must list exactly the format folders');
   assert.deepEqual([...FORMATS].sort(), folders, 'gateway/core/formats.ts must list exactly the format folders');
   for (const id of folders) {
     const index = join(base, id, 'index.ts');
     assert.ok(existsSync(index), `gateway/wire/${id}/ has no index.ts`);
     const mod = (await import(pathToFileURL(index).href)) as Record<string, unknown>;
-    const own = Object.values(mod).find((v): v is { id: unknown; routes: unknown } => typeof v === 'object' && v !== null && (v as { id?: unknown }).id === id && 'routes' in v);
+    const own = Object.values(mod).find(
+      (v): v is { id: unknown; routes: unknown } =>
+        typeof v === 'object' && v !== null && (v as { id?: unknown }).id === id && 'routes' in v,
+    );
     assert.ok(own, `gateway/wire/${id}/index.ts exports no WireFormat with id "${id}"`);
     assert.equal(WIRE[id], own, `gateway/wire/index.ts must register the object gateway/wire/${id}/index.ts exports`);
     assert.ok(Array.isArray(own.routes) && own.routes.length > 0, `gateway/wire/${id}: the format has no routes`);
@@ -349,7 +432,9 @@ test('every folder under gateway/wire/ exports its WireFormat from index.ts, and
 
 test(`no source file is longer than ${MAX_LINES} lines`, () => {
   const files = ['gateway', 'main', 'renderer', 'test', 'bench'].flatMap(sourceFiles);
-  const long = files.map((f) => ({ f, n: lineCount(readFileSync(join(ROOT, f), 'utf8')) })).filter((x) => x.n > MAX_LINES);
+  const long = files
+    .map((f) => ({ f, n: lineCount(readFileSync(join(ROOT, f), 'utf8')) }))
+    .filter((x) => x.n > MAX_LINES);
   assert.deepEqual(
     long.map((x) => `${x.f} (${x.n} lines)`),
     [],

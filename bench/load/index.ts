@@ -10,6 +10,7 @@ export function pickLoadGenerator(choice: LoadGeneratorChoice): LoadGenerator {
   if (choice === 'autocannon') return autocannonGenerator;
   const wrk = wrkVersion();
   if (wrk) return wrkGenerator(wrk);
-  if (choice === 'wrk') throw new Error('--loadgen wrk: wrk is not installed (apt-get install wrk), or use --loadgen autocannon.');
+  if (choice === 'wrk')
+    throw new Error('--loadgen wrk: wrk is not installed (apt-get install wrk), or use --loadgen autocannon.');
   return autocannonGenerator;
 }

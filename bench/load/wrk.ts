@@ -66,7 +66,9 @@ export function wrkGenerator(name: string): LoadGenerator {
         const seconds = Math.max(1, Math.round(spec.durationS));
         const args = ['-t1', `-c${spec.connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', file, spec.url];
         const out = await new Promise<string>((resolve, reject) =>
-          execFile('wrk', args, { encoding: 'utf8' }, (err, stdout, stderr) => (err ? reject(new Error(`wrk failed: ${err.message}\n${stderr}`)) : resolve(stdout))),
+          execFile('wrk', args, { encoding: 'utf8' }, (err, stdout, stderr) =>
+            err ? reject(new Error(`wrk failed: ${err.message}\n${stderr}`)) : resolve(stdout),
+          ),
         );
         const json = /^WRK_JSON (.*)$/m.exec(out)?.[1];
         if (!json) throw new Error(`wrk printed no summary:\n${out}`);
@@ -79,7 +81,10 @@ export function wrkGenerator(name: string): LoadGenerator {
           errors: s.connect + s.read + s.write + s.timeout,
           elapsedS,
           rps: s.requests / elapsedS,
-          latencyMs: s.requests > 0 ? { p50: ms(s.p50), p90: ms(s.p90), p99: ms(s.p99), max: ms(s.max), mean: ms(s.mean) } : undefined,
+          latencyMs:
+            s.requests > 0
+              ? { p50: ms(s.p50), p90: ms(s.p90), p99: ms(s.p99), max: ms(s.max), mean: ms(s.mean) }
+              : undefined,
         };
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -36,7 +36,8 @@ export interface CallOptions {
 }
 
 /** A route that takes nothing may be called without an input. */
-export type CallArgs<N extends RouteName> = object extends CallInput<N> ? [input?: CallInput<N> & CallOptions] : [input: CallInput<N> & CallOptions];
+export type CallArgs<N extends RouteName> =
+  object extends CallInput<N> ? [input?: CallInput<N> & CallOptions] : [input: CallInput<N> & CallOptions];
 
 /** Errors the client finds itself, beside the server's own codes (docs/admin-api.md). */
 export const CLIENT_ERRORS = {
@@ -56,13 +57,17 @@ export class AdminClient {
   /** Calls one route; resolves to its reply, or rejects with an AdminError (status, code, message). */
   async call<N extends RouteName>(name: N, ...[input]: CallArgs<N>): Promise<Reply<N>> {
     const route = ADMIN_ROUTES[name];
-    const url = this.options.baseUrl.replace(/\/+$/, '') + fillPath(route.path, input?.params) + queryString(input?.query);
+    const url =
+      this.options.baseUrl.replace(/\/+$/, '') + fillPath(route.path, input?.params) + queryString(input?.query);
     let res: Response;
     let text: string;
     try {
       res = await fetch(url, {
         method: route.method,
-        headers: { ...this.options.headers, ...(input?.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          ...this.options.headers,
+          ...(input?.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: input?.body === undefined ? null : JSON.stringify(input.body),
         ...(this.options.credentials === undefined ? {} : { credentials: this.options.credentials }),
         ...(input?.signal === undefined ? {} : { signal: input.signal }),
@@ -70,25 +75,42 @@ export class AdminClient {
       text = await res.text();
     } catch (err) {
       if (input?.signal?.aborted) throw err;
-      throw new AdminError(0, CLIENT_ERRORS.unreachable, `Cannot reach the Tollgate gateway at ${this.options.baseUrl}.`, { cause: err });
+      throw new AdminError(
+        0,
+        CLIENT_ERRORS.unreachable,
+        `Cannot reach the Tollgate gateway at ${this.options.baseUrl}.`,
+        { cause: err },
+      );
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
-      throw new AdminError(res.status, CLIENT_ERRORS.badReply, `The gateway answered ${res.status} with a body that is not JSON.`);
+      throw new AdminError(
+        res.status,
+        CLIENT_ERRORS.badReply,
+        `The gateway answered ${res.status} with a body that is not JSON.`,
+      );
     }
     if (!res.ok) {
       if (Value.Check(ErrorBody, data)) throw new AdminError(res.status, data.error.code, data.error.message);
       throw new AdminError(res.status, CLIENT_ERRORS.badReply, text);
     }
     if (res.status !== successStatus(route)) {
-      throw new AdminError(res.status, CLIENT_ERRORS.badReply, `${route.method} ${route.path} answered ${res.status}; the admin contract says ${successStatus(route)}.`);
+      throw new AdminError(
+        res.status,
+        CLIENT_ERRORS.badReply,
+        `${route.method} ${route.path} answered ${res.status}; the admin contract says ${successStatus(route)}.`,
+      );
     }
     if (!Value.Check(route.reply, data)) {
       const first = Value.Errors(route.reply, data).First();
       const where = first ? `${first.path || '/'}: ${first.message}` : 'unknown difference';
-      throw new AdminError(res.status, CLIENT_ERRORS.badReply, `The reply of ${route.method} ${route.path} does not match the admin contract (${where}).`);
+      throw new AdminError(
+        res.status,
+        CLIENT_ERRORS.badReply,
+        `The reply of ${route.method} ${route.path} does not match the admin contract (${where}).`,
+      );
     }
     return data;
   }

@@ -89,11 +89,18 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
   app.get<{ Querystring: { code?: string } }>('/login', async (req, reply) => {
     secureHeaders(reply).header('cache-control', 'no-store');
     if (!hostIsLoopback(req.headers.host) || !remoteIsLoopback(req.socket.remoteAddress)) {
-      return reply.code(403).type('text/plain; charset=utf-8').send('The console answers only on a loopback address (127.0.0.1 or localhost).\n');
+      return reply
+        .code(403)
+        .type('text/plain; charset=utf-8')
+        .send('The console answers only on a loopback address (127.0.0.1 or localhost).\n');
     }
     const id = typeof req.query.code === 'string' ? opts.sessions.redeem(req.query.code) : undefined;
     // 303 so the address bar (and history) ends at `/`, not at the URL that held the code.
     if (!id) return reply.code(303).header('location', '/?login=expired').send();
-    return reply.code(303).header('set-cookie', sessionCookie(cookieName(req.headers.host), id)).header('location', '/').send();
+    return reply
+      .code(303)
+      .header('set-cookie', sessionCookie(cookieName(req.headers.host), id))
+      .header('location', '/')
+      .send();
   });
 }

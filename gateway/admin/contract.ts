@@ -55,7 +55,15 @@ import {
   WalletView,
 } from './views.js';
 
-import { AddModelBody, ImportLineModelsBody, ImportPricesBody, ModelParams, ModelsQuery, RemoveModelQuery, UpdateModelBody } from './model-schemas.js';
+import {
+  AddModelBody,
+  ImportLineModelsBody,
+  ImportPricesBody,
+  ModelParams,
+  ModelsQuery,
+  RemoveModelQuery,
+  UpdateModelBody,
+} from './model-schemas.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
 
 export * from './schemas.js';
@@ -103,17 +111,39 @@ export const ADMIN_ROUTES = {
 
   getWallet: { method: 'GET', path: '/api/wallet', reply: WalletView },
   topUp: { method: 'POST', path: '/api/wallet/topup', body: TopupBody, reply: WalletView },
-  listWalletTransactions: { method: 'GET', path: '/api/wallet/transactions', query: PageQuery, reply: Type.Object({ transactions: Type.Array(WalletTransactionView) }) },
+  listWalletTransactions: {
+    method: 'GET',
+    path: '/api/wallet/transactions',
+    query: PageQuery,
+    reply: Type.Object({ transactions: Type.Array(WalletTransactionView) }),
+  },
 
   listPresets: { method: 'GET', path: '/api/presets', reply: Type.Object({ presets: Type.Array(PresetView) }) },
 
   listLines: { method: 'GET', path: '/api/lines', reply: Type.Object({ lines: Type.Array(LineView) }) },
   addLine: { method: 'POST', path: '/api/lines', body: CreateLineBody, reply: LineAddedView, status: 201 },
-  updateLine: { method: 'PATCH', path: '/api/lines/:name', params: NameParams, body: UpdateLineBody, reply: LineAddedView },
+  updateLine: {
+    method: 'PATCH',
+    path: '/api/lines/:name',
+    params: NameParams,
+    body: UpdateLineBody,
+    reply: LineAddedView,
+  },
   removeLine: { method: 'DELETE', path: '/api/lines/:name', params: NameParams, reply: OneLine },
   testLine: { method: 'POST', path: '/api/lines/:name/test', params: NameParams, reply: LineTestView },
-  listLineModels: { method: 'GET', path: '/api/lines/:name/models', params: NameParams, reply: Type.Object({ models: Type.Array(Type.String()) }) },
-  importLineModels: { method: 'POST', path: '/api/lines/:name/models/import', params: NameParams, body: ImportLineModelsBody, reply: LineImportView },
+  listLineModels: {
+    method: 'GET',
+    path: '/api/lines/:name/models',
+    params: NameParams,
+    reply: Type.Object({ models: Type.Array(Type.String()) }),
+  },
+  importLineModels: {
+    method: 'POST',
+    path: '/api/lines/:name/models/import',
+    params: NameParams,
+    body: ImportLineModelsBody,
+    reply: LineImportView,
+  },
 
   listAliases: { method: 'GET', path: '/api/aliases', reply: Type.Object({ aliases: Type.Array(AliasView) }) },
   addAlias: { method: 'POST', path: '/api/aliases', body: CreateAliasBody, reply: OneAlias, status: 201 },
@@ -122,24 +152,64 @@ export const ADMIN_ROUTES = {
   listModels: { method: 'GET', path: '/api/models', query: ModelsQuery, reply: ModelListView },
   getModel: { method: 'GET', path: '/api/models/:id', params: ModelParams, reply: OneModel },
   addModel: { method: 'POST', path: '/api/models', body: AddModelBody, reply: OneModel, status: 201 },
-  updateModel: { method: 'PATCH', path: '/api/models/:id', params: ModelParams, body: UpdateModelBody, reply: OneModel },
-  removeModel: { method: 'DELETE', path: '/api/models/:id', params: ModelParams, query: RemoveModelQuery, reply: OneModel },
+  updateModel: {
+    method: 'PATCH',
+    path: '/api/models/:id',
+    params: ModelParams,
+    body: UpdateModelBody,
+    reply: OneModel,
+  },
+  removeModel: {
+    method: 'DELETE',
+    path: '/api/models/:id',
+    params: ModelParams,
+    query: RemoveModelQuery,
+    reply: OneModel,
+  },
   resetModel: { method: 'POST', path: '/api/models/:id/reset', params: ModelParams, reply: OneModel },
   importPrices: { method: 'POST', path: '/api/models/import', body: ImportPricesBody, reply: PriceImportView },
 
   listGroups: { method: 'GET', path: '/api/groups', reply: Type.Object({ groups: Type.Array(GroupView) }) },
   addGroup: { method: 'POST', path: '/api/groups', body: CreateGroupBody, reply: OneGroup, status: 201 },
-  updateGroup: { method: 'PATCH', path: '/api/groups/:name', params: NameParams, body: UpdateGroupBody, reply: OneGroup },
+  updateGroup: {
+    method: 'PATCH',
+    path: '/api/groups/:name',
+    params: NameParams,
+    body: UpdateGroupBody,
+    reply: OneGroup,
+  },
   removeGroup: { method: 'DELETE', path: '/api/groups/:name', params: NameParams, reply: OneGroup },
 
-  listLogs: { method: 'GET', path: '/api/logs', query: LogsQuery, reply: Type.Object({ entries: Type.Array(LogEntry) }) },
-  getStats: { method: 'GET', path: '/api/stats', query: StatsQuery, reply: Type.Object({ rows: Type.Array(StatsRowView) }) },
+  listLogs: {
+    method: 'GET',
+    path: '/api/logs',
+    query: LogsQuery,
+    reply: Type.Object({ entries: Type.Array(LogEntry) }),
+  },
+  getStats: {
+    method: 'GET',
+    path: '/api/stats',
+    query: StatsQuery,
+    reply: Type.Object({ rows: Type.Array(StatsRowView) }),
+  },
 
   runDoctor: { method: 'GET', path: '/api/doctor', reply: DoctorReport },
 
   connectStatus: { method: 'GET', path: '/api/connect', reply: ConnectionsView },
-  connectTool: { method: 'POST', path: '/api/connect/:tool', params: ToolParams, body: ConnectBody, reply: ConnectView },
-  disconnectTool: { method: 'DELETE', path: '/api/connect/:tool', params: ToolParams, query: DisconnectQuery, reply: DisconnectView },
+  connectTool: {
+    method: 'POST',
+    path: '/api/connect/:tool',
+    params: ToolParams,
+    body: ConnectBody,
+    reply: ConnectView,
+  },
+  disconnectTool: {
+    method: 'DELETE',
+    path: '/api/connect/:tool',
+    params: ToolParams,
+    query: DisconnectQuery,
+    reply: DisconnectView,
+  },
   listSnippets: { method: 'GET', path: '/api/connect/snippets', query: SnippetsQuery, reply: SnippetsView },
   shellEnv: { method: 'POST', path: '/api/env/:target', params: TargetParams, body: EnvBody, reply: EnvView },
 
@@ -157,7 +227,9 @@ export function successStatus(route: AdminRoute): number {
   return route.status ?? 200;
 }
 
-type Part<R, K extends 'params' | 'query' | 'body'> = R extends { readonly [P in K]: infer S extends TSchema } ? Static<S> : undefined;
+type Part<R, K extends 'params' | 'query' | 'body'> = R extends { readonly [P in K]: infer S extends TSchema }
+  ? Static<S>
+  : undefined;
 
 /** What a handler receives, validated: each part is undefined when the route declares none. */
 export interface RouteInput<N extends RouteName> {
@@ -167,8 +239,12 @@ export interface RouteInput<N extends RouteName> {
 }
 
 /** What a caller sends: params and body where the route has them; a query is always optional. */
-export type CallInput<N extends RouteName> = (Part<AdminRoutes[N], 'params'> extends undefined ? { params?: undefined } : { params: Part<AdminRoutes[N], 'params'> }) &
-  (Part<AdminRoutes[N], 'query'> extends undefined ? { query?: undefined } : { query?: Part<AdminRoutes[N], 'query'> }) &
+export type CallInput<N extends RouteName> = (Part<AdminRoutes[N], 'params'> extends undefined
+  ? { params?: undefined }
+  : { params: Part<AdminRoutes[N], 'params'> }) &
+  (Part<AdminRoutes[N], 'query'> extends undefined
+    ? { query?: undefined }
+    : { query?: Part<AdminRoutes[N], 'query'> }) &
   (Part<AdminRoutes[N], 'body'> extends undefined ? { body?: undefined } : { body: Part<AdminRoutes[N], 'body'> });
 
 export type Reply<N extends RouteName> = Static<AdminRoutes[N]['reply']>;

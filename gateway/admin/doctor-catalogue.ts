@@ -20,7 +20,8 @@ export function catalogueChecks(g: Gateway, now = g.catalogue.now()): DoctorChec
     const instead = use ? ` (use ${use})` : '';
     if (m && modelStatus(m, now) === 'retired') retired.push(`${who} → ${id}, retired ${m.retires}${instead}`);
     else if (!m && gone) retired.push(`${who} → ${id}, retired${gone.retired ? ` ${gone.retired}` : ''}${instead}`);
-    else if (m?.retires && Date.parse(`${m.retires}T00:00:00Z`) - now <= SOON_MS) soon.push(`${who} → ${id}, retires ${m.retires}${instead}`);
+    else if (m?.retires && Date.parse(`${m.retires}T00:00:00Z`) - now <= SOON_MS)
+      soon.push(`${who} → ${id}, retires ${m.retires}${instead}`);
   };
   for (const l of g.config.data.lines) for (const id of l.models) note(`line ${l.name}`, id);
   for (const a of g.config.data.aliases) note(`alias ${a.pattern}`, a.model);
@@ -30,14 +31,20 @@ export function catalogueChecks(g: Gateway, now = g.catalogue.now()): DoctorChec
     detail:
       retired.length + soon.length === 0
         ? 'no line or alias points at a retired model, or one retiring within 30 days'
-        : [retired.length > 0 ? `requests fail for: ${retired.join('; ')}` : '', soon.length > 0 ? `retiring soon: ${soon.join('; ')}` : ''].filter(Boolean).join('. '),
+        : [
+            retired.length > 0 ? `requests fail for: ${retired.join('; ')}` : '',
+            soon.length > 0 ? `retiring soon: ${soon.join('; ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('. '),
     ...(retired.length + soon.length > 0 ? { warn: true } : {}),
   };
   const problems = g.catalogue.problems;
   const entries: DoctorCheck = {
     name: 'catalogue entries',
     ok: true,
-    detail: problems.length === 0 ? 'every custom model and price override of config.json applies' : problems.join('; '),
+    detail:
+      problems.length === 0 ? 'every custom model and price override of config.json applies' : problems.join('; '),
     ...(problems.length > 0 ? { warn: true } : {}),
   };
   return [lifecycle, entries];

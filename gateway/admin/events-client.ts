@@ -33,7 +33,9 @@ export async function* adminEvents(client: AdminClient, signal?: AbortSignal): A
     });
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw new AdminError(0, CLIENT_ERRORS.unreachable, `Cannot reach the Tollgate gateway at ${o.baseUrl}.`, { cause: err });
+    throw new AdminError(0, CLIENT_ERRORS.unreachable, `Cannot reach the Tollgate gateway at ${o.baseUrl}.`, {
+      cause: err,
+    });
   }
   if (!res.ok || !res.body) {
     const data: unknown = await res.json().catch(() => undefined);
@@ -41,7 +43,9 @@ export async function* adminEvents(client: AdminClient, signal?: AbortSignal): A
     throw new AdminError(res.status, CLIENT_ERRORS.badReply, `GET /api/events answered ${res.status}.`);
   }
   const queue: AdminEvent[] = [];
-  const parser = createParser({ onEvent: (e) => queue.push({ event: e.event, data: JSON.parse(e.data) } as AdminEvent) });
+  const parser = createParser({
+    onEvent: (e) => queue.push({ event: e.event, data: JSON.parse(e.data) } as AdminEvent),
+  });
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   for (;;) {
     const { done, value } = await reader.read();
@@ -50,4 +54,3 @@ export async function* adminEvents(client: AdminClient, signal?: AbortSignal): A
     while (queue.length > 0) yield queue.shift()!;
   }
 }
-

@@ -48,14 +48,21 @@ export class EventHub {
     private readonly g: Gateway,
     private readonly status: () => StatusView,
   ) {
-    this.unwatchPause = g.pause.onChange(() => this.broadcast('status', { status: this.status() } satisfies { status: StatusView }));
+    this.unwatchPause = g.pause.onChange(() =>
+      this.broadcast('status', { status: this.status() } satisfies { status: StatusView }),
+    );
   }
 
   /** Adds a subscriber, sends it the snapshot, and returns how to remove it. */
   subscribe(sub: Subscriber): () => void {
     if (this.subscribers.size === 0) this.prime();
     this.subscribers.add(sub);
-    sub.send('snapshot', { status: this.status(), wallet: wallet(this.g), keys: listKeys(this.g), lines: listLines(this.g) });
+    sub.send('snapshot', {
+      status: this.status(),
+      wallet: wallet(this.g),
+      keys: listKeys(this.g),
+      lines: listLines(this.g),
+    });
     this.timer ??= setInterval(() => this.tick(), TICK_MS);
     return () => {
       this.subscribers.delete(sub);
@@ -137,7 +144,12 @@ export function eventRoutes(app: FastifyInstance, hub: EventHub): void {
   app.get('/api/events', async (req, reply: FastifyReply) => {
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write('retry: 2000\n\n');
     const send: Send = (event, data) => {
       if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);

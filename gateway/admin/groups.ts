@@ -13,7 +13,8 @@ export function checkGroupFields(g: Gateway, multiplier: string, models: readonl
   } catch (err) {
     throw new AdminError(400, 'bad_multiplier', `Multiplier: ${(err as Error).message}.`);
   }
-  if (models.includes('*') && models.length > 1) throw new AdminError(400, 'bad_models', 'Use either "*" (all models) or a list of model ids, not both.');
+  if (models.includes('*') && models.length > 1)
+    throw new AdminError(400, 'bad_models', 'Use either "*" (all models) or a list of model ids, not both.');
   if (!models.includes('*')) checkModels(g, models);
 }
 
@@ -41,7 +42,12 @@ export async function removeGroup(g: Gateway, name: string): Promise<GroupView> 
   const group = findGroup(g, name);
   if (name === DEFAULT_GROUP) throw new AdminError(400, 'default_group', 'The default group cannot be removed.');
   const users = g.config.data.keys.filter((k) => k.state !== 'deleted' && k.group === name).map((k) => k.name);
-  if (users.length > 0) throw new AdminError(409, 'group_in_use', `Keys use the group "${name}": ${users.join(', ')}. Move them to another group first.`);
+  if (users.length > 0)
+    throw new AdminError(
+      409,
+      'group_in_use',
+      `Keys use the group "${name}": ${users.join(', ')}. Move them to another group first.`,
+    );
   await g.config.update((d) => {
     d.groups = d.groups.filter((x) => x !== group);
   });

@@ -28,7 +28,11 @@ export function remoteIsLoopback(address: string | undefined): boolean {
 }
 
 /** A browser request is allowed only from the gateway's own origin (the console it serves). */
-export function originAllowed(origin: string | undefined, secFetchSite: string | undefined, hostHeader: string | undefined): boolean {
+export function originAllowed(
+  origin: string | undefined,
+  secFetchSite: string | undefined,
+  hostHeader: string | undefined,
+): boolean {
   if (secFetchSite !== undefined && secFetchSite !== 'same-origin' && secFetchSite !== 'none') return false;
   if (origin === undefined) return true;
   try {

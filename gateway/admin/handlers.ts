@@ -25,10 +25,17 @@ export interface HandlerContext {
   setCookie(value: string): void;
 }
 
-export type AdminHandlers = { [N in RouteName]: (input: RouteInput<N>, ctx: HandlerContext) => Reply<N> | Promise<Reply<N>> };
+export type AdminHandlers = {
+  [N in RouteName]: (input: RouteInput<N>, ctx: HandlerContext) => Reply<N> | Promise<Reply<N>>;
+};
 
 /** `where`: the home and environment whose tools the connect routes edit (this process's by default). */
-export function adminHandlers(g: Gateway, status: () => StatusView, sessions: ConsoleSessions, where?: Where): AdminHandlers {
+export function adminHandlers(
+  g: Gateway,
+  status: () => StatusView,
+  sessions: ConsoleSessions,
+  where?: Where,
+): AdminHandlers {
   const connections = new Connections(g, () => status().url, where);
   const fullStatus = (): StatusView => ({ ...status(), unauthenticatedRequests: g.keys.failures.total });
   return {
@@ -63,7 +70,9 @@ export function adminHandlers(g: Gateway, status: () => StatusView, sessions: Co
 
     getWallet: () => ops.wallet(g),
     topUp: ({ body }) => ops.topup(g, body.amountMicro, body.note),
-    listWalletTransactions: ({ query }) => ({ transactions: g.ledger.reports.walletTransactions({ limit: query.limit, beforeId: query.before }) }),
+    listWalletTransactions: ({ query }) => ({
+      transactions: g.ledger.reports.walletTransactions({ limit: query.limit, beforeId: query.before }),
+    }),
 
     listPresets: () => ({ presets: lines.listPresets(g) }),
 
@@ -92,7 +101,9 @@ export function adminHandlers(g: Gateway, status: () => StatusView, sessions: Co
     updateGroup: async ({ params, body }) => ({ group: await groups.updateGroup(g, params.name, body) }),
     removeGroup: async ({ params }) => ({ group: await groups.removeGroup(g, params.name) }),
 
-    listLogs: ({ query }) => ({ entries: g.ledger.reports.logs({ ...logFilter(query), limit: query.limit, beforeId: query.before }) }),
+    listLogs: ({ query }) => ({
+      entries: g.ledger.reports.logs({ ...logFilter(query), limit: query.limit, beforeId: query.before }),
+    }),
 
     getStats: ({ query }) => ({ rows: stats(g, query) }),
 
@@ -117,7 +128,8 @@ const DAY_MS = 86_400_000;
 function stats(g: Gateway, q: StatsQuery) {
   if (q.until <= q.since) throw new AdminError(400, 'invalid_request', 'until must be after since.');
   const max = q.bucket === 'hour' ? 93 * DAY_MS : 3660 * DAY_MS;
-  if (q.until - q.since > max) throw new AdminError(400, 'invalid_request', `A ${q.bucket}ly range spans at most ${max / DAY_MS} days.`);
+  if (q.until - q.since > max)
+    throw new AdminError(400, 'invalid_request', `A ${q.bucket}ly range spans at most ${max / DAY_MS} days.`);
   return g.ledger.reports.stats({ since: q.since, until: q.until, bucket: q.bucket, by: q.by, tzOffsetMinutes: q.tz });
 }
 

@@ -26,7 +26,11 @@ export function checkNotRetired(g: Gateway, ids: readonly string[]): void {
     if (m && modelStatus(m, now) === 'retired') gone = { on: m.retires ?? null, use: m.replacement ?? null };
     else if (!m && listed) gone = { on: listed.retired, use: listed.replacement };
     if (gone) {
-      throw new AdminError(400, 'model_retired', `"${id}" was retired${gone.on ? ` on ${gone.on}` : ''}: its vendor no longer serves it.${gone.use ? ` Use ${gone.use} instead.` : ''}`);
+      throw new AdminError(
+        400,
+        'model_retired',
+        `"${id}" was retired${gone.on ? ` on ${gone.on}` : ''}: its vendor no longer serves it.${gone.use ? ` Use ${gone.use} instead.` : ''}`,
+      );
     }
   }
 }
@@ -41,7 +45,12 @@ function listedPrices(m: ListedModel): PriceRecord | null {
   if (p?.input === undefined || p.output === undefined) return null;
   const micro = (text: string): number => perTokenToMicroPerMillion(text).micro;
   const input = micro(p.input);
-  return { input, output: micro(p.output), cacheRead: p.cacheRead === undefined ? input : micro(p.cacheRead), cacheWrite: p.cacheWrite === undefined ? input : micro(p.cacheWrite) };
+  return {
+    input,
+    output: micro(p.output),
+    cacheRead: p.cacheRead === undefined ? input : micro(p.cacheRead),
+    cacheWrite: p.cacheWrite === undefined ? input : micro(p.cacheWrite),
+  };
 }
 
 export interface NewModels {
@@ -92,17 +101,27 @@ export function newLineModels(g: Gateway, ids: readonly string[], how: Pricing):
   }
   if (a.free && a.prices) throw new AdminError(400, 'bad_prices', 'Give the new models prices or free, not both.');
   const bad = unknown.filter((id) => !MODEL_ID.test(id) || id.length > 200);
-  if (bad.length > 0) throw new AdminError(400, 'bad_model', `Not a catalogue id (letters, digits and . _ : / @ + -, at most 200): ${bad.join(', ')}.`);
+  if (bad.length > 0)
+    throw new AdminError(
+      400,
+      'bad_model',
+      `Not a catalogue id (letters, digits and . _ : / @ + -, at most 200): ${bad.join(', ')}.`,
+    );
   const prices = a.free ? freePrices() : newPrices(a.prices!, 'A model added with a line');
   const records = unknown.map((id) => record(g, id, prices, how, `line:${how.line.name}`));
-  return { records, added: records.map((r) => ({ id: r.id, prices: asPrices(r.prices), priced: a.free ? 'free' : 'given' })) };
+  return {
+    records,
+    added: records.map((r) => ({ id: r.id, prices: asPrices(r.prices), priced: a.free ? 'free' : 'given' })),
+  };
 }
 
 /** The catalogue id a listed upstream id stands for on this line: its model map, its preset's references, or the id itself. */
 function catalogueIdFor(g: Gateway, line: LineRecord, upstreamId: string): string | undefined {
   const mapped = Object.entries(line.modelMap).find(([, u]) => u === upstreamId)?.[0];
   if (mapped) return mapped;
-  const ref = line.preset ? g.presets.get(line.preset)?.models.find((m) => m.upstreamId === upstreamId && m.upstreamId !== m.id) : undefined;
+  const ref = line.preset
+    ? g.presets.get(line.preset)?.models.find((m) => m.upstreamId === upstreamId && m.upstreamId !== m.id)
+    : undefined;
   if (ref && g.catalogue.has(ref.id)) return ref.id;
   return g.catalogue.has(upstreamId) ? upstreamId : undefined;
 }
@@ -123,17 +142,25 @@ export async function importLineModels(g: Gateway, name: string, body: ImportLin
   const free = body.free ?? isLocalLine(g, line);
   const listed = await listedModels(g, line);
   const wanted = body.only ? listed.filter((m) => body.only!.includes(m.id)) : listed;
-  const skipped = (body.only ?? []).filter((id) => !listed.some((m) => m.id === id)).map((id) => ({ id, reason: "not in the upstream's list" }));
+  const skipped = (body.only ?? [])
+    .filter((id) => !listed.some((m) => m.id === id))
+    .map((id) => ({ id, reason: "not in the upstream's list" }));
   const served: string[] = [];
   const map: Record<string, string> = {};
   const records: CustomModelRecord[] = [];
   const added: AddedModelView[] = [];
-  const how: Pricing = { line, vendor: line.preset ?? line.name, addModels: undefined, listed: new Map(listed.map((m) => [m.id, m])) };
+  const how: Pricing = {
+    line,
+    vendor: line.preset ?? line.name,
+    addModels: undefined,
+    listed: new Map(listed.map((m) => [m.id, m])),
+  };
   const now = g.catalogue.now();
   for (const m of wanted) {
     const known = catalogueIdFor(g, line, m.id);
     if (known) {
-      if (modelStatus(g.catalogue.get(known)!, now) === 'retired') skipped.push({ id: m.id, reason: `${known} is retired` });
+      if (modelStatus(g.catalogue.get(known)!, now) === 'retired')
+        skipped.push({ id: m.id, reason: `${known} is retired` });
       else if (!line.models.includes(known) && !served.includes(known)) {
         served.push(known);
         if (known !== m.id) map[known] = m.id;
@@ -145,7 +172,10 @@ export async function importLineModels(g: Gateway, name: string, body: ImportLin
       continue;
     }
     if (!MODEL_ID.test(m.id) || m.id.length > 200) {
-      skipped.push({ id: m.id, reason: 'the id holds characters a catalogue id cannot (letters, digits and . _ : / @ + -)' });
+      skipped.push({
+        id: m.id,
+        reason: 'the id holds characters a catalogue id cannot (letters, digits and . _ : / @ + -)',
+      });
       continue;
     }
     let prices: PriceRecord | null;

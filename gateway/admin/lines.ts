@@ -45,7 +45,11 @@ export function findLine(g: Gateway, name: string): LineRecord {
 export function checkModels(g: Gateway, ids: readonly string[]): void {
   const unknown = ids.filter((id) => !g.catalogue.has(id));
   if (unknown.length > 0) {
-    throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}. The model list (tollgate models list) shows the catalogue ids.`);
+    throw new AdminError(
+      400,
+      'unknown_model',
+      `Not in the catalogue: ${unknown.join(', ')}. The model list (tollgate models list) shows the catalogue ids.`,
+    );
   }
 }
 
@@ -60,12 +64,23 @@ function pointsAtSelf(url: URL, self: string | undefined): boolean {
   const port = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : '80');
   if (port(url) !== port(me)) return false;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  return host === me.hostname.replace(/^\[|\]$/g, '') || host === 'localhost' || host === '::1' || host === '0.0.0.0' || host === '::' || /^127\./.test(host);
+  return (
+    host === me.hostname.replace(/^\[|\]$/g, '') ||
+    host === 'localhost' ||
+    host === '::1' ||
+    host === '0.0.0.0' ||
+    host === '::' ||
+    /^127\./.test(host)
+  );
 }
 
 function checkKeyVariable(name: string | null | undefined): void {
   if (name && !isCredentialVariable(name)) {
-    throw new AdminError(400, 'bad_key_variable', `"${name}" does not look like a credential: the key variable must be ${CREDENTIAL_VARIABLE_RULE}. Its value is sent upstream as the line's API key.`);
+    throw new AdminError(
+      400,
+      'bad_key_variable',
+      `"${name}" does not look like a credential: the key variable must be ${CREDENTIAL_VARIABLE_RULE}. Its value is sent upstream as the line's API key.`,
+    );
   }
 }
 
@@ -76,17 +91,32 @@ function checkBaseUrl(text: string, self?: string): string {
   } catch {
     throw new AdminError(400, 'bad_url', `"${text}" is not a URL. Example: https://api.openai.com/v1`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
-  if (url.username || url.password) throw new AdminError(400, 'bad_url', 'Put no credential in the base URL; give the line an API key instead (--api-key-stdin).');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AdminError(400, 'bad_url', 'The base URL must start with http:// or https://.');
+  if (url.username || url.password)
+    throw new AdminError(
+      400,
+      'bad_url',
+      'Put no credential in the base URL; give the line an API key instead (--api-key-stdin).',
+    );
   if (pointsAtSelf(url, self)) {
-    throw new AdminError(400, 'line_points_at_gateway', `The base URL ${url.origin} is this Tollgate gateway itself: its requests would come back to it without end. Give the upstream provider's URL.`);
+    throw new AdminError(
+      400,
+      'line_points_at_gateway',
+      `The base URL ${url.origin} is this Tollgate gateway itself: its requests would come back to it without end. Give the upstream provider's URL.`,
+    );
   }
   return url.toString().replace(/\/+$/, '');
 }
 
 function checkModelMap(models: readonly string[], modelMap: Record<string, string>): void {
   const unmapped = Object.keys(modelMap).filter((id) => !models.includes(id));
-  if (unmapped.length > 0) throw new AdminError(400, 'bad_model_map', `The model map names models the line does not serve: ${unmapped.join(', ')}.`);
+  if (unmapped.length > 0)
+    throw new AdminError(
+      400,
+      'bad_model_map',
+      `The model map names models the line does not serve: ${unmapped.join(', ')}.`,
+    );
 }
 
 export function listPresets(g: Gateway): PresetView[] {
@@ -103,7 +133,11 @@ export function listPresets(g: Gateway): PresetView[] {
 }
 
 type FilledLineBody = CreateLineBody &
-  Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & { quirks?: Quirks; auth?: AuthStyle; listed?: Map<string, ListedModel> };
+  Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & {
+    quirks?: Quirks;
+    auth?: AuthStyle;
+    listed?: Map<string, ListedModel>;
+  };
 
 /**
  * A preset fills what the request leaves out: protocol, base URL, the preset's models (those its
@@ -114,21 +148,40 @@ async function withPreset(g: Gateway, body: CreateLineBody): Promise<FilledLineB
   let filled: CreateLineBody & { listed?: Map<string, ListedModel> } = { ...body };
   if (body.preset !== undefined) {
     const preset = g.presets.get(body.preset);
-    if (!preset) throw new AdminError(400, 'unknown_preset', `There is no preset "${body.preset}". Presets: ${[...g.presets.keys()].join(', ')}.`);
+    if (!preset)
+      throw new AdminError(
+        400,
+        'unknown_preset',
+        `There is no preset "${body.preset}". Presets: ${[...g.presets.keys()].join(', ')}.`,
+      );
     const now = g.catalogue.now();
     const served = preset.models.filter((m) => {
       const model = g.catalogue.get(m.id);
-      return (!m.definition || m.definition.nativeProtocols.includes(preset.protocol)) && !(model && modelStatus(model, now) === 'retired');
+      return (
+        (!m.definition || m.definition.nativeProtocols.includes(preset.protocol)) &&
+        !(model && modelStatus(model, now) === 'retired')
+      );
     });
     let models = body.models ?? served.map((m) => m.id);
     let listed: Map<string, ListedModel> | undefined;
     if (models.length === 0 && preset.local) {
-      listed = await localModels(g, preset.id, body.baseUrl ?? preset.baseUrl, body.protocol ?? preset.protocol, body.name ?? preset.id);
+      listed = await localModels(
+        g,
+        preset.id,
+        body.baseUrl ?? preset.baseUrl,
+        body.protocol ?? preset.protocol,
+        body.name ?? preset.id,
+      );
       models = [...listed.keys()];
     }
     const modelMap: Record<string, string> = {};
     for (const m of served) if (m.upstreamId !== m.id && models.includes(m.id)) modelMap[m.id] = m.upstreamId;
-    if (models.length === 0) throw new AdminError(400, 'no_models', `The preset "${preset.id}" lists no models; name the ones the server has with --models.`);
+    if (models.length === 0)
+      throw new AdminError(
+        400,
+        'no_models',
+        `The preset "${preset.id}" lists no models; name the ones the server has with --models.`,
+      );
     filled = {
       name: preset.id,
       protocol: preset.protocol,
@@ -136,37 +189,75 @@ async function withPreset(g: Gateway, body: CreateLineBody): Promise<FilledLineB
       ...body,
       models,
       modelMap: { ...modelMap, ...(body.modelMap ?? {}) },
-      ...(body.apiKey === undefined && body.apiKeyEnv === undefined && preset.apiKeyEnv ? { apiKeyEnv: preset.apiKeyEnv } : {}),
-      ...(Object.keys(preset.quirks).length > 0 && (body.protocol ?? preset.protocol) === preset.protocol ? { quirks: preset.quirks } : {}),
+      ...(body.apiKey === undefined && body.apiKeyEnv === undefined && preset.apiKeyEnv
+        ? { apiKeyEnv: preset.apiKeyEnv }
+        : {}),
+      ...(Object.keys(preset.quirks).length > 0 && (body.protocol ?? preset.protocol) === preset.protocol
+        ? { quirks: preset.quirks }
+        : {}),
       // How the vendor takes its key. `none` is not copied: such a line has no key to send, and one
       // given to it later goes in its wire format's usual style.
-      ...(preset.auth !== 'none' && (body.protocol ?? preset.protocol) === preset.protocol ? { auth: preset.auth } : {}),
+      ...(preset.auth !== 'none' && (body.protocol ?? preset.protocol) === preset.protocol
+        ? { auth: preset.auth }
+        : {}),
       // A local server's models cost nothing: unknown ids are added free unless the request prices them.
       ...(preset.local && body.addModels === undefined ? { addModels: { free: true } } : {}),
       ...(listed ? { listed } : {}),
     };
   }
   const missing = (['name', 'protocol', 'baseUrl', 'models'] as const).filter((k) => filled[k] === undefined);
-  if (missing.length > 0) throw new AdminError(400, 'invalid_request', `A line needs ${missing.join(', ')} (or a preset that gives them).`);
+  if (missing.length > 0)
+    throw new AdminError(400, 'invalid_request', `A line needs ${missing.join(', ')} (or a preset that gives them).`);
   return filled as FilledLineBody;
 }
 
 /** What a local server (Ollama, LM Studio) lists, asked before its line exists; a 400 that says how to go on when it does not answer. */
-async function localModels(g: Gateway, preset: string, baseUrl: string, protocol: LineRecord['protocol'], name: string): Promise<Map<string, ListedModel>> {
-  const probe: LineRecord = { id: '', name, protocol, baseUrl, models: [], modelMap: {}, apiKeySource: 'none', apiKeyEnv: null, rpm: null, priority: 0, weight: 1, enabled: true, timeouts: {}, createdAt: '' };
+async function localModels(
+  g: Gateway,
+  preset: string,
+  baseUrl: string,
+  protocol: LineRecord['protocol'],
+  name: string,
+): Promise<Map<string, ListedModel>> {
+  const probe: LineRecord = {
+    id: '',
+    name,
+    protocol,
+    baseUrl,
+    models: [],
+    modelMap: {},
+    apiKeySource: 'none',
+    apiKeyEnv: null,
+    rpm: null,
+    priority: 0,
+    weight: 1,
+    enabled: true,
+    timeouts: {},
+    createdAt: '',
+  };
   let listed: ListedModel[];
   try {
     listed = await listedModels(g, probe);
   } catch (err) {
-    throw new AdminError(400, 'no_models', `The preset "${preset}" lists no models, and the server at ${baseUrl} did not list its own (${(err as Error).message}). Is it running? Or name its models with --models.`);
+    throw new AdminError(
+      400,
+      'no_models',
+      `The preset "${preset}" lists no models, and the server at ${baseUrl} did not list its own (${(err as Error).message}). Is it running? Or name its models with --models.`,
+    );
   }
-  if (listed.length === 0) throw new AdminError(400, 'no_models', `The server at ${baseUrl} has no models yet: pull or load one, or name its models with --models.`);
+  if (listed.length === 0)
+    throw new AdminError(
+      400,
+      'no_models',
+      `The server at ${baseUrl} has no models yet: pull or load one, or name its models with --models.`,
+    );
   return new Map(listed.map((m) => [m.id, m]));
 }
 
 export async function addLine(g: Gateway, request: CreateLineBody, self?: string): Promise<LineAddedView> {
   const body = await withPreset(g, request);
-  if (g.config.data.lines.some((l) => l.name === body.name)) throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
+  if (g.config.data.lines.some((l) => l.name === body.name))
+    throw new AdminError(409, 'name_taken', `A line named "${body.name}" already exists.`);
   const baseUrl = checkBaseUrl(body.baseUrl, self);
   checkKeyVariable(body.apiKeyEnv);
   checkNotRetired(g, body.models);
@@ -177,7 +268,12 @@ export async function addLine(g: Gateway, request: CreateLineBody, self?: string
     ...(body.listed ? { listed: body.listed } : {}),
   });
   checkModelMap(body.models, body.modelMap ?? {});
-  if (body.apiKey !== undefined && body.apiKeyEnv) throw new AdminError(400, 'two_key_sources', 'Give the line an API key or an environment variable for it, not both.');
+  if (body.apiKey !== undefined && body.apiKeyEnv)
+    throw new AdminError(
+      400,
+      'two_key_sources',
+      'Give the line an API key or an environment variable for it, not both.',
+    );
   const id = `line_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   if (body.apiKey !== undefined) await storeKey(g, id, body.apiKey);
   const line: LineRecord = {
@@ -229,7 +325,12 @@ async function dropKey(g: Gateway, line: LineRecord): Promise<void> {
   if (g.lines.keySource(line) === 'keychain') await g.lines.setCredential(line.id, undefined).catch(() => undefined);
 }
 
-export async function updateLine(g: Gateway, name: string, body: UpdateLineBody, self?: string): Promise<LineAddedView> {
+export async function updateLine(
+  g: Gateway,
+  name: string,
+  body: UpdateLineBody,
+  self?: string,
+): Promise<LineAddedView> {
   const line = findLine(g, name);
   const baseUrl = body.baseUrl === undefined ? line.baseUrl : checkBaseUrl(body.baseUrl, self);
   checkKeyVariable(body.apiKeyEnv);
@@ -242,7 +343,12 @@ export async function updateLine(g: Gateway, name: string, body: UpdateLineBody,
     addModels: body.addModels ?? (isLocalLine(g, line) ? { free: true } : undefined),
   });
   checkModelMap(models, modelMap);
-  if (body.apiKey !== undefined && body.apiKeyEnv) throw new AdminError(400, 'two_key_sources', 'Give the line an API key or an environment variable for it, not both.');
+  if (body.apiKey !== undefined && body.apiKeyEnv)
+    throw new AdminError(
+      400,
+      'two_key_sources',
+      'Give the line an API key or an environment variable for it, not both.',
+    );
   if (body.apiKey !== undefined) await storeKey(g, line.id, body.apiKey);
   else if (body.apiKeyEnv !== undefined) await dropKey(g, line);
   await g.config.update((d) => {
@@ -276,19 +382,33 @@ export async function removeLine(g: Gateway, name: string): Promise<LineView> {
 }
 
 /** Asks the upstream for its model list: free, and it proves the URL and the credential. */
-async function fetchModels(g: Gateway, line: LineRecord): Promise<{ status: number; models: ListedModel[]; latencyMs: number; message: string }> {
+async function fetchModels(
+  g: Gateway,
+  line: LineRecord,
+): Promise<{ status: number; models: ListedModel[]; latencyMs: number; message: string }> {
   const side = wireFormat(line.protocol)?.upstream;
-  if (!side) throw new AdminError(400, 'unsupported_protocol', `The upstream protocol "${line.protocol}" has no wire format in this build.`);
+  if (!side)
+    throw new AdminError(
+      400,
+      'unsupported_protocol',
+      `The upstream protocol "${line.protocol}" has no wire format in this build.`,
+    );
   const credential = await g.lines.credentialFor(line);
   const url = endpoint(line.baseUrl, side.models.path);
   const started = performance.now();
   const res = await fetch(url, {
-    headers: { accept: 'application/json', 'user-agent': 'Tollgate', ...(side.models.headers ?? {}), ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)) },
+    headers: {
+      accept: 'application/json',
+      'user-agent': 'Tollgate',
+      ...(side.models.headers ?? {}),
+      ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
+    },
     signal: AbortSignal.timeout(g.lines.timeoutsFor(line).connectMs + 10_000),
   });
   const text = await res.text();
   const latencyMs = Math.round(performance.now() - started);
-  if (!res.ok) return { status: res.status, models: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
+  if (!res.ok)
+    return { status: res.status, models: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
   try {
     return { status: res.status, models: side.models.list(JSON.parse(text)), latencyMs, message: 'ok' };
   } catch {
@@ -301,9 +421,19 @@ export async function testLine(g: Gateway, name: string): Promise<LineTestView> 
   const started = performance.now();
   try {
     const r = await fetchModels(g, line);
-    return { ok: r.status < 400, status: r.status, latencyMs: r.latencyMs, message: r.status < 400 ? `reachable; ${r.models.length} models listed` : r.message };
+    return {
+      ok: r.status < 400,
+      status: r.status,
+      latencyMs: r.latencyMs,
+      message: r.status < 400 ? `reachable; ${r.models.length} models listed` : r.message,
+    };
   } catch (err) {
-    return { ok: false, status: null, latencyMs: Math.round(performance.now() - started), message: (err as Error).message };
+    return {
+      ok: false,
+      status: null,
+      latencyMs: Math.round(performance.now() - started),
+      message: (err as Error).message,
+    };
   }
 }
 
@@ -317,7 +447,11 @@ export async function listedModels(g: Gateway, line: LineRecord): Promise<Listed
   try {
     r = await fetchModels(g, line);
   } catch (err) {
-    throw new AdminError(502, 'upstream_unreachable', `The line "${line.name}" did not answer: ${(err as Error).message}`);
+    throw new AdminError(
+      502,
+      'upstream_unreachable',
+      `The line "${line.name}" did not answer: ${(err as Error).message}`,
+    );
   }
   if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${line.name}" answered ${r.message}`);
   return r.models;

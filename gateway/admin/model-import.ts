@@ -21,10 +21,14 @@ async function download(text: string): Promise<unknown> {
   } catch {
     throw new AdminError(400, 'bad_url', `"${text}" is not a URL.`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new AdminError(400, 'bad_url', 'The price file URL must start with http:// or https://.');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new AdminError(400, 'bad_url', 'The price file URL must start with http:// or https://.');
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json', 'user-agent': 'Tollgate' }, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+    res = await fetch(url, {
+      headers: { accept: 'application/json', 'user-agent': 'Tollgate' },
+      signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
+    });
   } catch (err) {
     throw new AdminError(502, 'download_failed', `Could not download ${url.href}: ${(err as Error).message}`);
   }
@@ -33,7 +37,12 @@ async function download(text: string): Promise<unknown> {
   let size = 0;
   for await (const chunk of res.body ?? []) {
     size += chunk.byteLength;
-    if (size > MAX_DOWNLOAD_BYTES) throw new AdminError(400, 'not_a_price_file', `${url.href} is larger than ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB: not a price file.`);
+    if (size > MAX_DOWNLOAD_BYTES)
+      throw new AdminError(
+        400,
+        'not_a_price_file',
+        `${url.href} is larger than ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB: not a price file.`,
+      );
     chunks.push(chunk);
   }
   try {
@@ -45,7 +54,11 @@ async function download(text: string): Promise<unknown> {
 
 export async function importPrices(g: Gateway, body: ImportPricesBody): Promise<PriceImportView> {
   if ((body.url === undefined) === (body.data === undefined)) {
-    throw new AdminError(400, 'invalid_request', 'Give the price file as url (downloaded by the gateway) or as data (its content), one of the two.');
+    throw new AdminError(
+      400,
+      'invalid_request',
+      'Give the price file as url (downloaded by the gateway) or as data (its content), one of the two.',
+    );
   }
   const unknown = (body.only ?? []).filter((id) => !g.catalogue.has(id));
   if (unknown.length > 0) throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}.`);
@@ -59,10 +72,18 @@ export async function importPrices(g: Gateway, body: ImportPricesBody): Promise<
   const view = { ...plan, dryRun: body.dryRun === true, applied: false, source: body.url ?? 'data' };
   if (body.dryRun) return view;
   if (body.expect !== undefined && body.expect !== plan.digest) {
-    throw new AdminError(409, 'prices_changed', 'The file now gives other prices than the preview showed; nothing was written. Look at the changes again.');
+    throw new AdminError(
+      409,
+      'prices_changed',
+      'The file now gives other prices than the preview showed; nothing was written. Look at the changes again.',
+    );
   }
   if (plan.changes.length === 0) return view;
-  const overrides = new Map(plan.changes.filter((c) => c.target === 'override').map((c) => [c.id, overridden(g, c.id, Object.fromEntries(c.prices.map((p) => [p.kind, p.to])))]));
+  const overrides = new Map(
+    plan.changes
+      .filter((c) => c.target === 'override')
+      .map((c) => [c.id, overridden(g, c.id, Object.fromEntries(c.prices.map((p) => [p.kind, p.to])))]),
+  );
   const custom = new Map(plan.changes.filter((c) => c.target === 'custom').map((c) => [c.id, c]));
   await g.config.update((d) => {
     for (const [id, prices] of overrides) setOverride(d, id, prices, 'litellm');

@@ -13,7 +13,10 @@ const PriceMicro = Type.Integer({ minimum: 0, maximum: MAX_PRICE_MICRO });
 
 // Enums (not unions of literals) so a wrong value gets a readable error listing the choices.
 const Protocol = Type.Unsafe<(typeof FORMATS)[number]>({ type: 'string', enum: [...FORMATS] });
-const Status = Type.Unsafe<'active' | 'retiring' | 'retired'>({ type: 'string', enum: ['active', 'retiring', 'retired'] });
+const Status = Type.Unsafe<'active' | 'retiring' | 'retired'>({
+  type: 'string',
+  enum: ['active', 'retiring', 'retired'],
+});
 const Origin = Type.Unsafe<'preset' | 'custom'>({ type: 'string', enum: ['preset', 'custom'] });
 
 /** A catalogue id: letters, digits and . _ : / @ + - (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`). */
@@ -30,7 +33,9 @@ export type PricesBody = Static<typeof PricesBody>;
 
 /** Prices to change: a kind given replaces its price; null takes the user's price of that kind away (back to the preset's, or to billing at `input`). */
 export const PriceChangesBody = Type.Object(
-  Object.fromEntries(PRICE_KEYS.map((k) => [k, Type.Optional(Type.Union([PriceMicro, Type.Null()]))])) as { [K in PriceKey]: TOptional<TUnion<[TInteger, TNull]>> },
+  Object.fromEntries(PRICE_KEYS.map((k) => [k, Type.Optional(Type.Union([PriceMicro, Type.Null()]))])) as {
+    [K in PriceKey]: TOptional<TUnion<[TInteger, TNull]>>;
+  },
   { additionalProperties: false },
 );
 export type PriceChangesBody = Static<typeof PriceChangesBody>;
@@ -80,7 +85,10 @@ export const AddModelBody = Type.Object(
 export type AddModelBody = Static<typeof AddModelBody>;
 
 /** A custom model may change any field; a preset model only its prices (an override). */
-export const UpdateModelBody = Type.Object({ ...modelFields, prices: Type.Optional(PriceChangesBody) }, { additionalProperties: false });
+export const UpdateModelBody = Type.Object(
+  { ...modelFields, prices: Type.Optional(PriceChangesBody) },
+  { additionalProperties: false },
+);
 export type UpdateModelBody = Static<typeof UpdateModelBody>;
 
 export const RemoveModelQuery = Type.Object({

@@ -13,7 +13,6 @@ export { PricesView };
 const Int = Type.Integer();
 const Strings = Type.Array(Type.String());
 
-
 export const ModelStatus = OneOf(['active', 'retiring', 'retired']);
 
 export const ModelView = Type.Object({
@@ -51,7 +50,12 @@ export const ModelView = Type.Object({
 export type ModelView = Static<typeof ModelView>;
 
 /** An id the vendor has shut down (not a catalogue model): a request for it is told to use `replacement`. */
-export const RetiredView = Type.Object({ id: Type.String(), vendor: Type.String(), retired: Nullable(Type.String()), replacement: Type.String() });
+export const RetiredView = Type.Object({
+  id: Type.String(),
+  vendor: Type.String(),
+  retired: Nullable(Type.String()),
+  replacement: Type.String(),
+});
 export type RetiredView = Static<typeof RetiredView>;
 
 export const ModelListView = Type.Object({

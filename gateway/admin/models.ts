@@ -11,7 +11,14 @@ import { FORMATS, type FormatId } from '../core/formats.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { ConfigData, CustomModelRecord, PriceRecord } from '../store/types.js';
-import type { AddModelBody, ModelListView, ModelsQuery, ModelView, RemoveModelQuery, UpdateModelBody } from './contract.js';
+import type {
+  AddModelBody,
+  ModelListView,
+  ModelsQuery,
+  ModelView,
+  RemoveModelQuery,
+  UpdateModelBody,
+} from './contract.js';
 import { AdminError } from './errors.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -51,10 +58,18 @@ export function modelView(g: Gateway, m: CatalogueModel, now = g.catalogue.now()
 function matches(v: ModelView, q: ModelsQuery): boolean {
   if (q.q) {
     const text = `${v.id} ${v.displayName} ${v.vendor}`.toLowerCase();
-    if (!q.q.toLowerCase().split(/\s+/).filter(Boolean).every((w) => text.includes(w))) return false;
+    if (
+      !q.q
+        .toLowerCase()
+        .split(/\s+/)
+        .filter(Boolean)
+        .every((w) => text.includes(w))
+    )
+      return false;
   }
   if (q.vendor !== undefined && v.vendor !== q.vendor) return false;
-  if (q.protocol !== undefined && v.access[q.protocol] !== 'native' && !v.nativeProtocols.includes(q.protocol)) return false;
+  if (q.protocol !== undefined && v.access[q.protocol] !== 'native' && !v.nativeProtocols.includes(q.protocol))
+    return false;
   if (q.served !== undefined && v.served !== q.served) return false;
   if (q.group !== undefined && !v.groups.includes(q.group)) return false;
   if (q.status !== undefined && v.status !== q.status) return false;
@@ -64,15 +79,32 @@ function matches(v: ModelView, q: ModelsQuery): boolean {
 
 export function listModels(g: Gateway, q: ModelsQuery = {}): ModelListView {
   if (q.group !== undefined && !g.config.data.groups.some((x) => x.name === q.group)) {
-    throw new AdminError(404, 'unknown_group', `There is no group "${q.group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`);
+    throw new AdminError(
+      404,
+      'unknown_group',
+      `There is no group "${q.group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`,
+    );
   }
   const now = g.catalogue.now();
   const models = [...g.catalogue.values()].map((m) => modelView(g, m, now)).filter((v) => matches(v, q));
   // Shut-down ids are no catalogue model: no line serves them, no group grants them, no origin but a preset.
-  const retiredFits = q.served !== true && q.group === undefined && q.protocol === undefined && (q.status ?? 'retired') === 'retired' && (q.origin ?? 'preset') === 'preset';
+  const retiredFits =
+    q.served !== true &&
+    q.group === undefined &&
+    q.protocol === undefined &&
+    (q.status ?? 'retired') === 'retired' &&
+    (q.origin ?? 'preset') === 'preset';
   const retired = retiredFits
     ? [...g.catalogue.retired.values()]
-        .filter((r) => (q.vendor === undefined || r.vendor === q.vendor) && (!q.q || q.q.toLowerCase().split(/\s+/).every((w) => `${r.id} ${r.vendor}`.toLowerCase().includes(w))))
+        .filter(
+          (r) =>
+            (q.vendor === undefined || r.vendor === q.vendor) &&
+            (!q.q ||
+              q.q
+                .toLowerCase()
+                .split(/\s+/)
+                .every((w) => `${r.id} ${r.vendor}`.toLowerCase().includes(w))),
+        )
         .map((r) => ({ id: r.id, vendor: r.vendor, retired: r.retired, replacement: r.replacement }))
     : [];
   return { models, retired };
@@ -82,8 +114,17 @@ export function findModel(g: Gateway, id: string): CatalogueModel {
   const m = g.catalogue.get(id);
   if (m) return m;
   const gone = g.catalogue.retired.get(id);
-  if (gone) throw new AdminError(404, 'unknown_model', `"${id}" was retired by its vendor${gone.retired ? ` on ${gone.retired}` : ''} and is not in the catalogue; use ${gone.replacement}.`);
-  throw new AdminError(404, 'unknown_model', `There is no model "${id}" in the catalogue. "tollgate models list" shows the ids.`);
+  if (gone)
+    throw new AdminError(
+      404,
+      'unknown_model',
+      `"${id}" was retired by its vendor${gone.retired ? ` on ${gone.retired}` : ''} and is not in the catalogue; use ${gone.replacement}.`,
+    );
+  throw new AdminError(
+    404,
+    'unknown_model',
+    `There is no model "${id}" in the catalogue. "tollgate models list" shows the ids.`,
+  );
 }
 
 function customRecord(g: Gateway, id: string): CustomModelRecord | undefined {
@@ -101,7 +142,10 @@ export function newPrices(prices: Partial<Record<PriceKey, number>>, what: strin
 }
 
 /** A custom model record from the fields given, with the defaults filled in and checked. */
-export function newCustomRecord(g: Gateway, fields: Omit<AddModelBody, 'prices'> & { prices: PriceRecord; source: string }): CustomModelRecord {
+export function newCustomRecord(
+  g: Gateway,
+  fields: Omit<AddModelBody, 'prices'> & { prices: PriceRecord; source: string },
+): CustomModelRecord {
   const contextWindow = fields.contextWindow ?? Math.max(DEFAULT_CONTEXT_WINDOW, fields.maxOutputTokens ?? 0);
   const now = new Date().toISOString();
   const record: CustomModelRecord = {
@@ -126,16 +170,28 @@ function checkRecord(g: Gateway, r: CustomModelRecord): void {
   const problem = customProblem(r);
   if (problem) throw new AdminError(400, 'bad_model', `The model "${r.id}": ${problem}.`);
   if (r.replacement && (r.replacement === r.id || !g.catalogue.has(r.replacement))) {
-    throw new AdminError(400, 'unknown_model', `The replacement "${r.replacement}" is not another model of the catalogue.`);
+    throw new AdminError(
+      400,
+      'unknown_model',
+      `The replacement "${r.replacement}" is not another model of the catalogue.`,
+    );
   }
 }
 
 export async function addModel(g: Gateway, body: AddModelBody): Promise<ModelView> {
   if (g.catalogue.has(body.id)) {
     const preset = g.catalogue.get(body.id)!.origin !== 'custom';
-    throw new AdminError(409, 'model_exists', `"${body.id}" is already in the catalogue${preset ? ' (a preset model: change its prices with update)' : ''}.`);
+    throw new AdminError(
+      409,
+      'model_exists',
+      `"${body.id}" is already in the catalogue${preset ? ' (a preset model: change its prices with update)' : ''}.`,
+    );
   }
-  const record = newCustomRecord(g, { ...body, prices: newPrices(body.prices, `The model "${body.id}"`), source: 'user' });
+  const record = newCustomRecord(g, {
+    ...body,
+    prices: newPrices(body.prices, `The model "${body.id}"`),
+    source: 'user',
+  });
   await g.config.update((d) => {
     (d.models ??= []).push(record);
   });
@@ -159,7 +215,12 @@ export async function updateModel(g: Gateway, id: string, body: UpdateModelBody)
   if (m.origin === 'custom' && record) {
     const prices = body.prices ? changedPrices(record.prices, body.prices) : record.prices;
     const missing = REQUIRED_PRICES.filter((k) => prices[k] === undefined);
-    if (missing.length > 0) throw new AdminError(400, 'bad_prices', `Every model keeps an ${missing.join(', ')} price; set it to 0 for free.`);
+    if (missing.length > 0)
+      throw new AdminError(
+        400,
+        'bad_prices',
+        `Every model keeps an ${missing.join(', ')} price; set it to 0 for free.`,
+      );
     const { prices: _, ...fields } = body;
     const next: CustomModelRecord = { ...record, ...definedOnly(fields), prices, updatedAt: new Date().toISOString() };
     if (body.retires === null) delete next.retires;
@@ -172,7 +233,11 @@ export async function updateModel(g: Gateway, id: string, body: UpdateModelBody)
   }
   const fixed = Object.keys(body).filter((k) => k !== 'prices');
   if (fixed.length > 0) {
-    throw new AdminError(400, 'preset_model', `"${id}" is a preset model: only its prices can be changed (not ${fixed.join(', ')}). Add a model of your own for other figures.`);
+    throw new AdminError(
+      400,
+      'preset_model',
+      `"${id}" is a preset model: only its prices can be changed (not ${fixed.join(', ')}). Add a model of your own for other figures.`,
+    );
   }
   const next = overridden(g, id, body.prices ?? {});
   await g.config.update((d) => setOverride(d, id, next, 'user'));
@@ -191,7 +256,8 @@ export function overridden(g: Gateway, id: string, changes: NonNullable<UpdateMo
 /** Writes (or, when empty, removes) a preset model's override; call inside config.update. */
 export function setOverride(d: ConfigData, id: string, prices: PriceRecord, source: string): void {
   const rest = (d.priceOverrides ?? []).filter((o) => o.id !== id);
-  d.priceOverrides = Object.keys(prices).length === 0 ? rest : [...rest, { id, prices, source, updatedAt: new Date().toISOString() }];
+  d.priceOverrides =
+    Object.keys(prices).length === 0 ? rest : [...rest, { id, prices, source, updatedAt: new Date().toISOString() }];
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {
@@ -202,7 +268,11 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 export async function resetModel(g: Gateway, id: string): Promise<ModelView> {
   const m = findModel(g, id);
   if (m.origin === 'custom') {
-    throw new AdminError(400, 'custom_model', `"${id}" is a model of your own: it has no preset prices to go back to. Change its prices with update, or remove it.`);
+    throw new AdminError(
+      400,
+      'custom_model',
+      `"${id}" is a model of your own: it has no preset prices to go back to. Change its prices with update, or remove it.`,
+    );
   }
   if ((g.config.data.priceOverrides ?? []).some((o) => o.id === id)) {
     await g.config.update((d) => {
@@ -227,17 +297,35 @@ export async function removeModel(g: Gateway, id: string, q: RemoveModelQuery): 
   const m = findModel(g, id);
   const record = customRecord(g, id);
   if (m.origin !== 'custom' || !record) {
-    throw new AdminError(400, 'preset_model', `"${id}" is a preset model and stays in the catalogue. "tollgate models reset ${id}" takes its prices back to the preset's; a group's model list can keep keys off it.`);
+    throw new AdminError(
+      400,
+      'preset_model',
+      `"${id}" is a preset model and stays in the catalogue. "tollgate models reset ${id}" takes its prices back to the preset's; a group's model list can keep keys off it.`,
+    );
   }
   const uses = usesOf(g, id);
   const d = g.config.data;
   if (uses.length > 0 && !q.force) {
-    throw new AdminError(409, 'model_in_use', `"${id}" is named by ${uses.join(', ')}. Take it off them first, or remove it with force (CLI: --force) to take it off them too.`);
+    throw new AdminError(
+      409,
+      'model_in_use',
+      `"${id}" is named by ${uses.join(', ')}. Take it off them first, or remove it with force (CLI: --force) to take it off them too.`,
+    );
   }
   const emptied = d.lines.filter((l) => l.models.length === 1 && l.models[0] === id).map((l) => l.name);
-  if (emptied.length > 0) throw new AdminError(409, 'model_in_use', `"${id}" is the only model of the line${emptied.length > 1 ? 's' : ''} ${emptied.join(', ')}; remove ${emptied.length > 1 ? 'them' : 'it'} first.`);
+  if (emptied.length > 0)
+    throw new AdminError(
+      409,
+      'model_in_use',
+      `"${id}" is the only model of the line${emptied.length > 1 ? 's' : ''} ${emptied.join(', ')}; remove ${emptied.length > 1 ? 'them' : 'it'} first.`,
+    );
   const emptiedGroups = d.groups.filter((x) => x.models.length === 1 && x.models[0] === id).map((x) => x.name);
-  if (emptiedGroups.length > 0) throw new AdminError(409, 'model_in_use', `"${id}" is the only model of the group ${emptiedGroups.join(', ')}; give the group other models first.`);
+  if (emptiedGroups.length > 0)
+    throw new AdminError(
+      409,
+      'model_in_use',
+      `"${id}" is the only model of the group ${emptiedGroups.join(', ')}; give the group other models first.`,
+    );
   const view = modelView(g, m);
   await g.config.update((data) => {
     data.models = (data.models ?? []).filter((r) => r !== record);

@@ -26,7 +26,6 @@ import type {
   WalletView,
 } from './contract.js';
 
-
 function keyView(g: Gateway, k: KeyRecord): KeyView {
   return {
     id: k.id,
@@ -50,12 +49,17 @@ export function listKeys(g: Gateway): KeyView[] {
 export async function createKey(g: Gateway, body: CreateKeyBody): Promise<CreatedKey> {
   const group = body.group ?? DEFAULT_GROUP;
   if (!g.config.data.groups.some((x) => x.name === group)) {
-    throw new AdminError(400, 'unknown_group', `There is no group "${group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`);
+    throw new AdminError(
+      400,
+      'unknown_group',
+      `There is no group "${group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`,
+    );
   }
   if (g.config.data.keys.some((k) => k.name === body.name && k.state !== 'deleted')) {
     throw new AdminError(409, 'name_taken', `A key named "${body.name}" already exists. Key names are unique.`);
   }
-  if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now()) throw new AdminError(400, 'expired', 'The expiry time is in the past.');
+  if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now())
+    throw new AdminError(400, 'expired', 'The expiry time is in the past.');
   const secret = generateSecret();
   const record: KeyRecord = {
     id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
@@ -80,7 +84,10 @@ export async function createKey(g: Gateway, body: CreateKeyBody): Promise<Create
  * Gives an existing key a new secret (its id, group, quota and usage stay): the old secret stops
  * working at once. Returns the secret, shown once, and a way to put the old one back.
  */
-export async function rotateSecret(g: Gateway, name: string): Promise<{ secret: string; key: KeyView; undo: () => Promise<void> }> {
+export async function rotateSecret(
+  g: Gateway,
+  name: string,
+): Promise<{ secret: string; key: KeyView; undo: () => Promise<void> }> {
   const k = findKey(g, name);
   const old = { hash: k.hash, last4: k.last4 };
   const secret = generateSecret();
@@ -112,13 +119,19 @@ export async function setKeyState(g: Gateway, name: string, state: KeyRecord['st
 export async function updateKey(g: Gateway, name: string, body: UpdateKeyBody): Promise<KeyView> {
   const k = findKey(g, name);
   if (body.group !== undefined && !g.config.data.groups.some((x) => x.name === body.group)) {
-    throw new AdminError(400, 'unknown_group', `There is no group "${body.group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`);
+    throw new AdminError(
+      400,
+      'unknown_group',
+      `There is no group "${body.group}". Groups: ${g.config.data.groups.map((x) => x.name).join(', ')}.`,
+    );
   }
-  if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now()) throw new AdminError(400, 'expired', 'The expiry time is in the past.');
+  if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now())
+    throw new AdminError(400, 'expired', 'The expiry time is in the past.');
   await g.config.update(() => {
     if (body.group !== undefined) k.group = body.group;
     if (body.quotaMicro !== undefined) k.quotaMicro = body.quotaMicro;
-    if (body.expiresAt !== undefined) k.expiresAt = body.expiresAt === null ? null : new Date(body.expiresAt).toISOString();
+    if (body.expiresAt !== undefined)
+      k.expiresAt = body.expiresAt === null ? null : new Date(body.expiresAt).toISOString();
     if (body.rpm !== undefined) k.rpm = body.rpm;
     if (body.maxConcurrent !== undefined) k.maxConcurrent = body.maxConcurrent;
   });
@@ -129,7 +142,13 @@ export function wallet(g: Gateway): WalletView {
   const balanceMicro = g.ledger.balanceMicro();
   const topupsMicro = g.ledger.topupsMicro();
   const adjustmentsMicro = g.ledger.adjustmentsMicro();
-  return { balanceMicro, heldMicro: g.billing.reservations.heldMicro(), topupsMicro, adjustmentsMicro, spentMicro: topupsMicro + adjustmentsMicro - balanceMicro };
+  return {
+    balanceMicro,
+    heldMicro: g.billing.reservations.heldMicro(),
+    topupsMicro,
+    adjustmentsMicro,
+    spentMicro: topupsMicro + adjustmentsMicro - balanceMicro,
+  };
 }
 
 /** A signed correction with its reason; one that would take the balance below zero is refused. */
@@ -138,7 +157,11 @@ export function adjust(g: Gateway, amountMicro: number, note: string): WalletVie
   if (note.trim() === '') throw new AdminError(400, 'invalid_request', 'An adjustment needs a note saying why.');
   const balance = g.ledger.balanceMicro();
   if (balance + amountMicro < 0) {
-    throw new AdminError(400, 'invalid_request', `The balance is ${formatUsd(balance)}; an adjustment of ${formatUsd(amountMicro)} would take it below zero.`);
+    throw new AdminError(
+      400,
+      'invalid_request',
+      `The balance is ${formatUsd(balance)}; an adjustment of ${formatUsd(amountMicro)} would take it below zero.`,
+    );
   }
   g.ledger.adjust(amountMicro, note.trim());
   return wallet(g);
@@ -154,7 +177,8 @@ export function listGroups(g: Gateway): GroupView[] {
 }
 
 export async function addGroup(g: Gateway, body: CreateGroupBody): Promise<GroupView> {
-  if (g.config.data.groups.some((x) => x.name === body.name)) throw new AdminError(409, 'name_taken', `A group named "${body.name}" already exists.`);
+  if (g.config.data.groups.some((x) => x.name === body.name))
+    throw new AdminError(409, 'name_taken', `A group named "${body.name}" already exists.`);
   const multiplier = body.multiplier ?? '1';
   const models = body.models ?? ['*'];
   checkGroupFields(g, multiplier, models);
@@ -175,7 +199,9 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
     detail:
       `top-ups ${formatUsd(inv.topupsMicro)} + adjustments ${formatUsd(inv.adjustmentsMicro)} − balance ${formatUsd(inv.balanceMicro)} = ` +
       `${formatUsd(inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro)}; logged costs ${formatUsd(inv.loggedCostMicro)}` +
-      (inv.prunedCostMicro > 0 ? ` (${formatUsd(inv.prunedCostMicro)} of it in rows pruned by retention, kept as daily totals)` : ''),
+      (inv.prunedCostMicro > 0
+        ? ` (${formatUsd(inv.prunedCostMicro)} of it in rows pruned by retention, kept as daily totals)`
+        : ''),
   });
   checks.push({
     name: 'key usage',
@@ -183,7 +209,9 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
     detail:
       inv.keyMismatches.length === 0
         ? "every key's usage equals the sum of its logged costs"
-        : inv.keyMismatches.map((k) => `${k.keyId}: usage ${formatUsd(k.usageMicro)} vs logged ${formatUsd(k.loggedMicro)}`).join('; '),
+        : inv.keyMismatches
+            .map((k) => `${k.keyId}: usage ${formatUsd(k.usageMicro)} vs logged ${formatUsd(k.loggedMicro)}`)
+            .join('; '),
   });
   checks.push(...moneyChecks(g));
   const groups = new Set(g.config.data.groups.map((x) => x.name));
@@ -191,19 +219,28 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
   checks.push({
     name: 'key groups',
     ok: orphanKeys.length === 0,
-    detail: orphanKeys.length === 0 ? 'every key belongs to an existing group' : `keys in missing groups: ${orphanKeys.map((k) => k.name).join(', ')}`,
+    detail:
+      orphanKeys.length === 0
+        ? 'every key belongs to an existing group'
+        : `keys in missing groups: ${orphanKeys.map((k) => k.name).join(', ')}`,
   });
-  const badLineModels = g.config.data.lines.flatMap((l) => l.models.filter((m) => !g.catalogue.has(m)).map((m) => `${l.name}: ${m}`));
+  const badLineModels = g.config.data.lines.flatMap((l) =>
+    l.models.filter((m) => !g.catalogue.has(m)).map((m) => `${l.name}: ${m}`),
+  );
   checks.push({
     name: 'line models',
     ok: badLineModels.length === 0,
-    detail: badLineModels.length === 0 ? 'every line serves catalogue models' : `not in the catalogue: ${badLineModels.join(', ')}`,
+    detail:
+      badLineModels.length === 0
+        ? 'every line serves catalogue models'
+        : `not in the catalogue: ${badLineModels.join(', ')}`,
   });
   checks.push(...catalogueChecks(g));
   const problems: string[] = [];
   for (const l of g.config.data.lines) {
     const source = g.lines.keySource(l);
-    if (source === 'env' && !process.env[l.apiKeyEnv ?? '']) problems.push(`line ${l.name} needs ${l.apiKeyEnv} set in the gateway's environment`);
+    if (source === 'env' && !process.env[l.apiKeyEnv ?? ''])
+      problems.push(`line ${l.name} needs ${l.apiKeyEnv} set in the gateway's environment`);
     if (source === 'keychain') {
       const found = await g.secrets.get(l.id).then(
         (v) => (v === undefined ? 'missing from the OS keychain' : null),
@@ -230,18 +267,25 @@ function moneyChecks(g: Gateway): DoctorCheck[] {
   const quotas = new Map(g.config.data.keys.filter((k) => k.quotaMicro !== null).map((k) => [k.id, k.quotaMicro!]));
   const p = g.ledger.problems(quotas);
   const names = new Map(g.config.data.keys.map((k) => [k.id, k.name]));
-  const ids = (x: { count: number; requestIds: string[] }): string => `${x.requestIds.join(', ')}${x.count > x.requestIds.length ? ', …' : ''}`;
+  const ids = (x: { count: number; requestIds: string[] }): string =>
+    `${x.requestIds.join(', ')}${x.count > x.requestIds.length ? ', …' : ''}`;
   const failure = g.ledger.writeFailure();
   return [
     {
       name: 'wallet balance',
       ok: p.badBalance === null,
-      detail: p.badBalance === null ? 'a whole, non-negative number of micro-USD' : `the stored balance is ${p.badBalance}, not a whole non-negative number of micro-USD`,
+      detail:
+        p.badBalance === null
+          ? 'a whole, non-negative number of micro-USD'
+          : `the stored balance is ${p.badBalance}, not a whole non-negative number of micro-USD`,
     },
     {
       name: 'ledger rows',
       ok: p.badRows.count === 0,
-      detail: p.badRows.count === 0 ? 'every cost and token count is a whole non-negative number' : `${p.badRows.count} rows with a negative or fractional cost or token count: ${ids(p.badRows)}`,
+      detail:
+        p.badRows.count === 0
+          ? 'every cost and token count is a whole non-negative number'
+          : `${p.badRows.count} rows with a negative or fractional cost or token count: ${ids(p.badRows)}`,
     },
     {
       name: 'key quotas',
@@ -250,7 +294,10 @@ function moneyChecks(g: Gateway): DoctorCheck[] {
         p.overQuota.length === 0
           ? 'no key spent beyond its quota by more than one request'
           : p.overQuota
-              .map((k) => `${names.get(k.keyId) ?? k.keyId}: used ${formatUsd(k.usedMicro)} of a ${formatUsd(k.quotaMicro)} quota (largest request ${formatUsd(k.largestMicro)}; was the quota lowered after the spending?)`)
+              .map(
+                (k) =>
+                  `${names.get(k.keyId) ?? k.keyId}: used ${formatUsd(k.usedMicro)} of a ${formatUsd(k.quotaMicro)} quota (largest request ${formatUsd(k.largestMicro)}; was the quota lowered after the spending?)`,
+              )
               .join('; '),
     },
     {
@@ -264,7 +311,10 @@ function moneyChecks(g: Gateway): DoctorCheck[] {
     {
       name: 'ledger writes',
       ok: failure === null,
-      detail: failure === null ? 'no ledger write failed since the gateway started' : `${failure.count} ledger writes failed since the gateway started, the last at ${new Date(failure.at).toISOString()}: ${failure.last}`,
+      detail:
+        failure === null
+          ? 'no ledger write failed since the gateway started'
+          : `${failure.count} ledger writes failed since the gateway started, the last at ${new Date(failure.at).toISOString()}: ${failure.last}`,
     },
   ];
 }
@@ -279,7 +329,11 @@ export async function addAlias(g: Gateway, body: CreateAliasBody): Promise<Alias
   const shadowed = g.catalogue.get(body.pattern);
   // A retired model's id is what an alias is for: its requests go to the alias's model instead.
   if (shadowed && !isRetired(shadowed, g.catalogue.now())) {
-    throw new AdminError(400, 'alias_shadows_model', `"${body.pattern}" is a catalogue model id; an alias for it would never apply.`);
+    throw new AdminError(
+      400,
+      'alias_shadows_model',
+      `"${body.pattern}" is a catalogue model id; an alias for it would never apply.`,
+    );
   }
   const alias = { pattern: body.pattern, model: body.model };
   await g.config.update((d) => {

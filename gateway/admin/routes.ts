@@ -6,7 +6,15 @@ import type { Gateway } from '../compose/gateway.js';
 import { GatewayError } from '../core/errors.js';
 import { singleQuery } from '../core/input.js';
 import { AuthFailures } from '../keys/failures.js';
-import { ADMIN_ROUTES, LogsQuery, successStatus, type AdminRoute, type RouteInput, type RouteName, type StatusView } from './contract.js';
+import {
+  ADMIN_ROUTES,
+  LogsQuery,
+  successStatus,
+  type AdminRoute,
+  type RouteInput,
+  type RouteName,
+  type StatusView,
+} from './contract.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
 import { adminHandlers, logFilter, type AdminHandlers } from './handlers.js';
 import { logsCsv } from './logs-csv.js';
@@ -44,13 +52,22 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     if (repeated) throw new AdminError(400, repeated.code, repeated.message);
     const host = header(req, 'host');
     if (!hostIsLoopback(host) || !remoteIsLoopback(req.socket.remoteAddress)) {
-      throw new AdminError(403, 'forbidden_host', 'The admin API answers only on a loopback address (127.0.0.1 or localhost).');
+      throw new AdminError(
+        403,
+        'forbidden_host',
+        'The admin API answers only on a loopback address (127.0.0.1 or localhost).',
+      );
     }
     if (!originAllowed(header(req, 'origin'), header(req, 'sec-fetch-site'), host)) {
       throw new AdminError(403, 'forbidden_origin', 'Cross-origin requests to the admin API are refused.');
     }
     const caller = adminCaller(
-      { authorization: header(req, 'authorization'), cookie: header(req, 'cookie'), host, console: header(req, CONSOLE_HEADER) },
+      {
+        authorization: header(req, 'authorization'),
+        cookie: header(req, 'cookie'),
+        host,
+        console: header(req, CONSOLE_HEADER),
+      },
       opts.token,
       opts.sessions,
     );
@@ -65,16 +82,27 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
       const wait = failures.fail();
       if (wait > 0) await sleep(wait);
       void reply.header('www-authenticate', 'Bearer');
-      throw new AdminError(401, 'admin_token_required', 'The admin API needs the admin token (in the data dir, file admin-token) as "Authorization: Bearer <token>".');
+      throw new AdminError(
+        401,
+        'admin_token_required',
+        'The admin API needs the admin token (in the data dir, file admin-token) as "Authorization: Bearer <token>".',
+      );
     }
   });
 
   app.setErrorHandler(async (err: Error & { statusCode?: number; validation?: unknown }, req, reply) => {
-    if (err instanceof AdminError) return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
+    if (err instanceof AdminError)
+      return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
     // The body parser's own refusals (invalid UTF-8), shared with the model routes.
-    if (err instanceof GatewayError && err.status < 500) return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
+    if (err instanceof GatewayError && err.status < 500)
+      return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
     if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({ error: { code: 'body_too_large', message: `The request body is larger than ${opts.bodyLimit / 1024} KB, more than any admin request needs.` } });
+      return reply.code(413).send({
+        error: {
+          code: 'body_too_large',
+          message: `The request body is larger than ${opts.bodyLimit / 1024} KB, more than any admin request needs.`,
+        },
+      });
     }
     if (err.validation || (err.statusCode && err.statusCode < 500)) {
       return reply.code(err.statusCode ?? 400).send({ error: { code: 'invalid_request', message: err.message } });
@@ -113,7 +141,11 @@ function mount<N extends RouteName>(app: FastifyInstance, name: N, handlers: Adm
     method: route.method,
     url: route.path,
     bodyLimit,
-    schema: { ...(route.params && { params: route.params }), ...(query && { querystring: query }), ...(route.body && { body: route.body }) },
+    schema: {
+      ...(route.params && { params: route.params }),
+      ...(query && { querystring: query }),
+      ...(route.body && { body: route.body }),
+    },
     ...(query && {
       preValidation: async (req: FastifyRequest) => {
         req.query = fromQueryText(query, req.query);
@@ -121,8 +153,14 @@ function mount<N extends RouteName>(app: FastifyInstance, name: N, handlers: Adm
     }),
     // Fastify has checked params, query and body against this route's own schemas by now.
     handler: async (req, reply) => {
-      const ctx = { cookie: header(req, 'cookie'), host: header(req, 'host'), setCookie: (v: string) => void reply.header('set-cookie', v) };
-      return reply.code(successStatus(route)).send(await handle({ params: req.params, query: req.query, body: req.body } as RouteInput<N>, ctx));
+      const ctx = {
+        cookie: header(req, 'cookie'),
+        host: header(req, 'host'),
+        setCookie: (v: string) => void reply.header('set-cookie', v),
+      };
+      return reply
+        .code(successStatus(route))
+        .send(await handle({ params: req.params, query: req.query, body: req.body } as RouteInput<N>, ctx));
     },
   });
 }
@@ -145,4 +183,3 @@ function fromQueryText(schema: TObject, query: unknown): unknown {
   }
   return out;
 }
-

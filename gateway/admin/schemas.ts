@@ -65,14 +65,20 @@ export const CreateKeyBody = Type.Object(
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
 export const TopupBody = Type.Object(
-  { amountMicro: Type.Integer({ minimum: 1, maximum: MAX_MICRO }), note: Type.Optional(Type.String({ maxLength: 200 })) },
+  {
+    amountMicro: Type.Integer({ minimum: 1, maximum: MAX_MICRO }),
+    note: Type.Optional(Type.String({ maxLength: 200 })),
+  },
   { additionalProperties: false },
 );
 export type TopupBody = Static<typeof TopupBody>;
 
 /** A signed correction; the note saying why is required. */
 export const AdjustBody = Type.Object(
-  { amountMicro: Type.Integer({ minimum: -MAX_MICRO, maximum: MAX_MICRO }), note: Type.String({ minLength: 1, maxLength: 200 }) },
+  {
+    amountMicro: Type.Integer({ minimum: -MAX_MICRO, maximum: MAX_MICRO }),
+    note: Type.String({ minLength: 1, maxLength: 200 }),
+  },
   { additionalProperties: false },
 );
 export type AdjustBody = Static<typeof AdjustBody>;
@@ -138,10 +144,16 @@ export const CreateLineBody = Type.Object(
 export type CreateLineBody = Static<typeof CreateLineBody>;
 
 /** Every field optional; `name` and `protocol` cannot change. */
-export const UpdateLineBody = Type.Object({ ...lineSettings, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+export const UpdateLineBody = Type.Object(
+  { ...lineSettings, enabled: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 export type UpdateLineBody = Static<typeof UpdateLineBody>;
 
-export const CreateAliasBody = Type.Object({ pattern: Type.String({ minLength: 1, maxLength: 200 }), model: ModelId }, { additionalProperties: false });
+export const CreateAliasBody = Type.Object(
+  { pattern: Type.String({ minLength: 1, maxLength: 200 }), model: ModelId },
+  { additionalProperties: false },
+);
 export type CreateAliasBody = Static<typeof CreateAliasBody>;
 
 export const CreateGroupBody = Type.Object(
@@ -226,4 +238,3 @@ export const StatsQuery = Type.Object({
   tz: Type.Optional(Type.Integer({ minimum: -840, maximum: 840 })),
 });
 export type StatsQuery = Static<typeof StatsQuery>;
-

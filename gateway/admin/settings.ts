@@ -39,7 +39,9 @@ export async function updateSettings(g: Gateway, body: UpdateSettingsBody, liste
 export function requestBody(g: Gateway, requestId: string): RequestBodyView {
   const found = g.bodies.get(requestId);
   if (!found) {
-    const why = settingsOf(g.config.data).storeBodies ? 'it was not kept (pruned, or sent before storing was on)' : 'storing request bodies is off (Settings)';
+    const why = settingsOf(g.config.data).storeBodies
+      ? 'it was not kept (pruned, or sent before storing was on)'
+      : 'storing request bodies is off (Settings)';
     throw new AdminError(404, 'not_found', `No body is kept for request ${requestId}: ${why}.`);
   }
   return found;

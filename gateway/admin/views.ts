@@ -12,7 +12,9 @@ import { Nullable, timeoutFields } from './schemas.js';
  * One of a list of strings, as a union of literals (which TypeBox's Value can check, in a browser
  * too). The tuple type lets `Type.Record` make one required field per value; `map` cannot say so.
  */
-export function OneOf<const T extends readonly string[]>(values: T): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+export function OneOf<const T extends readonly string[]>(
+  values: T,
+): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
   return Type.Union(values.map((v) => Type.Literal(v))) as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
 }
 
@@ -105,7 +107,13 @@ export const LineView = Type.Object({
   /** The line's own timeouts (ms): only those it overrides. */
   timeouts: Type.Object(timeoutFields),
   /** The timeouts it runs with: its own, else the defaults. */
-  effectiveTimeouts: Type.Object({ connectMs: Int, firstByteMs: Int, nonStreamingFirstByteMs: Int, idleMs: Int, totalMs: Int }),
+  effectiveTimeouts: Type.Object({
+    connectMs: Int,
+    firstByteMs: Int,
+    nonStreamingFirstByteMs: Int,
+    idleMs: Int,
+    totalMs: Int,
+  }),
   /** Circuit-breaker state now, and ms until the line takes requests again. */
   health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
 });
@@ -136,7 +144,9 @@ type Required = (typeof REQUIRED_PRICES)[number];
 
 /** Every model has input, output, cacheRead and cacheWrite; the other kinds only where priced apart (else billed as input). */
 export const PricesView = Type.Object(
-  Object.fromEntries(PRICE_KEYS.map((k) => [k, (REQUIRED_PRICES as readonly string[]).includes(k) ? Int : Type.Optional(Int)])) as { [K in Required]: TInteger } & {
+  Object.fromEntries(
+    PRICE_KEYS.map((k) => [k, (REQUIRED_PRICES as readonly string[]).includes(k) ? Int : Type.Optional(Int)]),
+  ) as { [K in Required]: TInteger } & {
     [K in Exclude<PriceKey, Required>]: TOptional<TInteger>;
   },
 );
@@ -260,7 +270,9 @@ export const ConnectionView = Type.Object({
   baseUrl: Nullable(Type.String()),
   /** Whether that base URL is this gateway's. */
   pointsAtTollgate: Type.Boolean(),
-  files: Type.Array(Type.Object({ path: Type.String(), state: OneOf(['as-written', 'changed', 'missing', 'invalid', 'present']) })),
+  files: Type.Array(
+    Type.Object({ path: Type.String(), state: OneOf(['as-written', 'changed', 'missing', 'invalid', 'present']) }),
+  ),
   /** Connected, and nothing below is wrong. */
   matches: Type.Boolean(),
   /** What no longer matches, one sentence each. */
@@ -332,7 +344,11 @@ export const SnippetView = Type.Object({
 });
 export type SnippetView = Static<typeof SnippetView>;
 
-export const SnippetsView = Type.Object({ origin: Type.String(), model: Type.String(), snippets: Type.Array(SnippetView) });
+export const SnippetsView = Type.Object({
+  origin: Type.String(),
+  model: Type.String(),
+  snippets: Type.Array(SnippetView),
+});
 export type SnippetsView = Static<typeof SnippetsView>;
 
 export const EnvView = Type.Object({
@@ -349,7 +365,13 @@ export const EnvView = Type.Object({
 });
 export type EnvView = Static<typeof EnvView>;
 /** A wallet transaction: a top-up, or a signed adjustment (negative takes money out) with its note. */
-export const WalletTransactionView = Type.Object({ id: Type.Integer(), ts: Type.Integer(), kind: OneOf(['topup', 'adjustment']), amountMicro: Type.Integer(), note: Nullable(Type.String()) });
+export const WalletTransactionView = Type.Object({
+  id: Type.Integer(),
+  ts: Type.Integer(),
+  kind: OneOf(['topup', 'adjustment']),
+  amountMicro: Type.Integer(),
+  note: Nullable(Type.String()),
+});
 export type WalletTransactionView = Static<typeof WalletTransactionView>;
 
 /** One bucket of GET /api/stats for one model, key or line (null: refused before one was known). */
@@ -365,7 +387,6 @@ export const StatsRowView = Type.Object({
   cacheWriteTokens: Type.Integer(),
 });
 export type StatsRowView = Static<typeof StatsRowView>;
-
 
 /** GET and PATCH /api/settings: every setting with its value in force (store/settings.ts). */
 export const SettingsView = Type.Object({
@@ -386,5 +407,10 @@ export const SettingsView = Type.Object({
 export type SettingsView = Static<typeof SettingsView>;
 
 /** A model request's body as the client sent it, kept while storeBodies is on. */
-export const RequestBodyView = Type.Object({ requestId: Type.String(), ts: Type.Integer(), body: Type.String(), truncated: Type.Boolean() });
+export const RequestBodyView = Type.Object({
+  requestId: Type.String(),
+  ts: Type.Integer(),
+  body: Type.String(),
+  truncated: Type.Boolean(),
+});
 export type RequestBodyView = Static<typeof RequestBodyView>;

@@ -64,7 +64,10 @@ export interface Admission {
 }
 
 /** One finished request as the relay reports it: the ledger row, less what the admission and the prices say. */
-export type Charge = Omit<RequestRow, 'costMicro' | 'unchargedMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol' | 'billedAt'> & {
+export type Charge = Omit<
+  RequestRow,
+  'costMicro' | 'unchargedMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol' | 'billedAt'
+> & {
   /** Null when the request was refused before it was admitted. */
   admission: Admission | null;
   /** Null when nothing was billed (refused, or failed before the upstream read the prompt). */
@@ -98,7 +101,11 @@ export class Billing {
   admit(key: KeyRecord, modelId: string, input: AdmitInput): Admission {
     const { model, multiplierPpm } = this.models.resolve(modelId, key);
     const candidates = this.lines.order(model.id);
-    if (input.textTokens !== undefined && model.contextWindow > 0 && input.textTokens > CONTEXT_OVERFLOW_FACTOR * model.contextWindow) {
+    if (
+      input.textTokens !== undefined &&
+      model.contextWindow > 0 &&
+      input.textTokens > CONTEXT_OVERFLOW_FACTOR * model.contextWindow
+    ) {
       throw new GatewayError(
         'invalid_request',
         `The prompt is far longer than the context window of ${model.id} (${model.contextWindow.toLocaleString('en-US')} tokens): it holds about ${input.textTokens.toLocaleString('en-US')} tokens by Tollgate's estimate. Shorten the conversation or the documents in it, or use a model with a larger context window.`,
@@ -106,7 +113,12 @@ export class Billing {
       );
     }
     this.keyLimits.admit(key, Date.now());
-    const money = { keyId: key.id, balanceMicro: this.ledger.balanceMicro(), quotaMicro: key.quotaMicro, keyUsedMicro: this.ledger.keyUsageMicro(key.id) };
+    const money = {
+      keyId: key.id,
+      balanceMicro: this.ledger.balanceMicro(),
+      quotaMicro: key.quotaMicro,
+      keyUsedMicro: this.ledger.keyUsageMicro(key.id),
+    };
     const modelMax = model.maxOutputTokens > 0 ? model.maxOutputTokens : undefined;
     let reserved: number;
     let outputLimit: number | undefined;
@@ -114,20 +126,38 @@ export class Billing {
       reserved = Math.min(input.maxOutputTokens, modelMax ?? Infinity);
     } else {
       const most = modelMax ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
-      const affordable = affordableOutputTokens(this.reservations.freeMicro(money), input.estimatedInputTokens, model.prices, multiplierPpm);
+      const affordable = affordableOutputTokens(
+        this.reservations.freeMicro(money),
+        input.estimatedInputTokens,
+        model.prices,
+        multiplierPpm,
+      );
       // Below the floor the reservation is made anyway, and refused as any other that does not fit.
       reserved = Math.max(Math.min(most, affordable), Math.min(most, MIN_OUTPUT_TOKENS));
       if (reserved < most || modelMax === undefined) outputLimit = reserved;
     }
     let reservation: Reservation;
     try {
-      reservation = this.reservations.reserve({ ...money, keyName: key.name, amountMicro: reservationMicro(input.estimatedInputTokens, reserved, model.prices, multiplierPpm) });
+      reservation = this.reservations.reserve({
+        ...money,
+        keyName: key.name,
+        amountMicro: reservationMicro(input.estimatedInputTokens, reserved, model.prices, multiplierPpm),
+      });
     } catch (err) {
       this.keyLimits.release(key.id);
       throw err;
     }
     const t = input.trace;
-    this.ledger.open({ requestId: t.requestId, ts: t.ts, keyId: key.id, keyName: key.name, model: t.model, inboundProtocol: t.inboundProtocol, stream: t.stream, heldMicro: reservation.amountMicro });
+    this.ledger.open({
+      requestId: t.requestId,
+      ts: t.ts,
+      keyId: key.id,
+      keyName: key.name,
+      model: t.model,
+      inboundProtocol: t.inboundProtocol,
+      stream: t.stream,
+      heldMicro: reservation.amountMicro,
+    });
     const first = candidates[0]!;
     return {
       model,
@@ -162,12 +192,17 @@ export class Billing {
       row = this.row(charge, a ? this.payable(a) : 0);
     } catch (err) {
       // Unreachable unless a bug lets something through: still a row, charged nothing, and the reason.
-      row = { ...this.row({ ...charge, usage: null }, 0), notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000) };
+      row = {
+        ...this.row({ ...charge, usage: null }, 0),
+        notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000),
+      };
     }
     return this.ledger.settle(row).then(
       () => true,
       (err: unknown) => {
-        process.stderr.write(`tollgate: could not write the ledger row of ${charge.requestId}: ${(err as Error).message}\n`);
+        process.stderr.write(
+          `tollgate: could not write the ledger row of ${charge.requestId}: ${(err as Error).message}\n`,
+        );
         return false;
       },
     );
@@ -179,7 +214,12 @@ export class Billing {
    */
   private payable(a: Admission): number {
     const keyId = a.reservation.keyId;
-    const free = this.reservations.freeMicro({ keyId, balanceMicro: this.ledger.balanceMicro(), quotaMicro: a.quotaMicro, keyUsedMicro: this.ledger.keyUsageMicro(keyId) });
+    const free = this.reservations.freeMicro({
+      keyId,
+      balanceMicro: this.ledger.balanceMicro(),
+      quotaMicro: a.quotaMicro,
+      keyUsedMicro: this.ledger.keyUsageMicro(keyId),
+    });
     return Math.max(a.reservation.amountMicro, free);
   }
 
@@ -202,7 +242,9 @@ export class Billing {
         costMicroValue = Math.min(cost, payableMicro);
         unchargedMicro = cost - costMicroValue;
         if (unchargedMicro > 0) {
-          notes.push(`cost ${formatUsd(cost)} at catalogue prices is more than the wallet and the key's quota could pay: charged ${formatUsd(costMicroValue)}, ${formatUsd(unchargedMicro)} not charged`);
+          notes.push(
+            `cost ${formatUsd(cost)} at catalogue prices is more than the wallet and the key's quota could pay: charged ${formatUsd(costMicroValue)}, ${formatUsd(unchargedMicro)} not charged`,
+          );
         }
       }
     }

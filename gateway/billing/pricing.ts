@@ -26,7 +26,13 @@ export function costMicro(usage: Usage, prices: Prices, multiplierPpm: number): 
  * to the cache cannot cost more than was held.
  */
 export function dearestInputPrice(prices: Prices): number {
-  return Math.max(prices.input, prices.cacheWrite, prices.cacheWrite1h ?? 0, prices.audioInput ?? 0, prices.imageInput ?? 0);
+  return Math.max(
+    prices.input,
+    prices.cacheWrite,
+    prices.cacheWrite1h ?? 0,
+    prices.audioInput ?? 0,
+    prices.imageInput ?? 0,
+  );
 }
 
 /**
@@ -34,8 +40,14 @@ export function dearestInputPrice(prices: Prices): number {
  * prompt-token price plus the output ceiling at the output price. Held against the wallet and the
  * key's quota while the request is in flight, and the most it is ever charged.
  */
-export function reservationMicro(estimatedInputTokens: number, maxOutputTokens: number, prices: Prices, multiplierPpm: number): number {
-  const sum = BigInt(estimatedInputTokens) * BigInt(dearestInputPrice(prices)) + BigInt(maxOutputTokens) * BigInt(prices.output);
+export function reservationMicro(
+  estimatedInputTokens: number,
+  maxOutputTokens: number,
+  prices: Prices,
+  multiplierPpm: number,
+): number {
+  const sum =
+    BigInt(estimatedInputTokens) * BigInt(dearestInputPrice(prices)) + BigInt(maxOutputTokens) * BigInt(prices.output);
   return scaled(sum, multiplierPpm);
 }
 
@@ -43,9 +55,16 @@ export function reservationMicro(estimatedInputTokens: number, maxOutputTokens: 
  * How many output tokens `budgetMicro` pays for on top of the prompt estimate (rounded down);
  * Infinity when output is free.
  */
-export function affordableOutputTokens(budgetMicro: number, estimatedInputTokens: number, prices: Prices, multiplierPpm: number): number {
+export function affordableOutputTokens(
+  budgetMicro: number,
+  estimatedInputTokens: number,
+  prices: Prices,
+  multiplierPpm: number,
+): number {
   if (prices.output === 0) return Infinity;
-  const left = BigInt(Math.max(0, budgetMicro)) * PER_MILLION_TIMES_PPM - BigInt(estimatedInputTokens) * BigInt(dearestInputPrice(prices)) * BigInt(multiplierPpm);
+  const left =
+    BigInt(Math.max(0, budgetMicro)) * PER_MILLION_TIMES_PPM -
+    BigInt(estimatedInputTokens) * BigInt(dearestInputPrice(prices)) * BigInt(multiplierPpm);
   if (left <= 0n) return 0;
   const tokens = left / (BigInt(prices.output) * BigInt(multiplierPpm));
   return tokens > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(tokens);

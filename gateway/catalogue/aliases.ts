@@ -7,7 +7,12 @@ const cache = new Map<string, RegExp>();
 function regex(pattern: string): RegExp {
   let r = cache.get(pattern);
   if (!r) {
-    r = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    r = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     cache.set(pattern, r);
   }
   return r;

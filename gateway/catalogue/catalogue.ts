@@ -53,11 +53,15 @@ export function buildCatalogue(presets: ReadonlyMap<string, Preset>): Map<string
   for (const preset of presets.values()) {
     for (const m of preset.models) {
       if (!m.definition && !models.has(m.id)) {
-        throw new Error(`gateway/presets/${preset.id}/preset.json: model ${m.id} has no prices and no other preset defines it`);
+        throw new Error(
+          `gateway/presets/${preset.id}/preset.json: model ${m.id} has no prices and no other preset defines it`,
+        );
       }
       const replacement = m.definition?.replacement;
       if (replacement && !models.has(replacement)) {
-        throw new Error(`gateway/presets/${preset.id}/preset.json: model ${m.id} names a replacement, ${replacement}, that no preset defines`);
+        throw new Error(
+          `gateway/presets/${preset.id}/preset.json: model ${m.id} names a replacement, ${replacement}, that no preset defines`,
+        );
       }
     }
   }
@@ -65,13 +69,17 @@ export function buildCatalogue(presets: ReadonlyMap<string, Preset>): Map<string
 }
 
 /** The ids the presets list as already shut down, each with the catalogue model to use instead. */
-export function retiredModels(presets: ReadonlyMap<string, Preset>, catalogue: ReadonlyMap<string, CatalogueModel>): Map<string, RetiredModel> {
+export function retiredModels(
+  presets: ReadonlyMap<string, Preset>,
+  catalogue: ReadonlyMap<string, CatalogueModel>,
+): Map<string, RetiredModel> {
   const out = new Map<string, RetiredModel>();
   for (const preset of presets.values()) {
     for (const r of preset.retired) {
       const at = `gateway/presets/${preset.id}/preset.json: retired ${r.id}`;
       if (catalogue.has(r.id)) throw new Error(`${at} is a catalogue model; a retired id is not served`);
-      if (!catalogue.has(r.replacement)) throw new Error(`${at} names a replacement, ${r.replacement}, that no preset defines`);
+      if (!catalogue.has(r.replacement))
+        throw new Error(`${at} names a replacement, ${r.replacement}, that no preset defines`);
       if (out.has(r.id)) throw new Error(`${at} is also listed as retired by gateway/presets/${out.get(r.id)!.vendor}`);
       out.set(r.id, r);
     }

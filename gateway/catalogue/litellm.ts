@@ -71,7 +71,9 @@ function vendorOf(provider: string | null): string | null {
 
 /** The entry a catalogue model takes its prices from, or null. */
 function pick(m: CatalogueModel, bare: Entry | undefined, prefixed: Entry[]): Entry | null {
-  const own = prefixed.filter((e) => e.key.slice(0, e.key.indexOf('/')) === e.provider && vendorOf(e.provider) === m.vendor);
+  const own = prefixed.filter(
+    (e) => e.key.slice(0, e.key.indexOf('/')) === e.provider && vendorOf(e.provider) === m.vendor,
+  );
   if (bare && vendorOf(bare.provider) === m.vendor) return bare;
   return own[0] ?? bare ?? null;
 }
@@ -91,9 +93,12 @@ function entriesOf(data: unknown): Entry[] {
 }
 
 /** The entry's prices by kind, in micro-USD per million tokens, or why it cannot be used. */
-function pricesOf(e: Entry): { prices: Partial<Record<PriceKey, { micro: number; exact: boolean }>> } | { reason: string } {
+function pricesOf(
+  e: Entry,
+): { prices: Partial<Record<PriceKey, { micro: number; exact: boolean }>> } | { reason: string } {
   const mode = e.value.mode;
-  if (typeof mode === 'string' && !TOKEN_MODES.has(mode)) return { reason: `its mode is ${mode}, not a chat model priced per token` };
+  if (typeof mode === 'string' && !TOKEN_MODES.has(mode))
+    return { reason: `its mode is ${mode}, not a chat model priced per token` };
   const prices: Partial<Record<PriceKey, { micro: number; exact: boolean }>> = {};
   for (const [kind, field] of Object.entries(LITELLM_FIELDS) as [PriceKey, string][]) {
     const v = e.value[field];
@@ -106,7 +111,8 @@ function pricesOf(e: Entry): { prices: Partial<Record<PriceKey, { micro: number;
       return { reason: `${field}: ${(err as Error).message}` };
     }
   }
-  if (prices.input === undefined && prices.output === undefined) return { reason: 'it has no input or output price per token' };
+  if (prices.input === undefined && prices.output === undefined)
+    return { reason: 'it has no input or output price per token' };
   return { prices };
 }
 
@@ -114,7 +120,11 @@ function pricesOf(e: Entry): { prices: Partial<Record<PriceKey, { micro: number;
  * What importing the file would change in the catalogue: for each model (or only those named),
  * the kinds whose price differs. Kinds the entry does not price keep the catalogue's price.
  */
-export function planLiteLLMImport(data: unknown, catalogue: Iterable<CatalogueModel>, only?: readonly string[]): ImportPlan {
+export function planLiteLLMImport(
+  data: unknown,
+  catalogue: Iterable<CatalogueModel>,
+  only?: readonly string[],
+): ImportPlan {
   const entries = entriesOf(data);
   const byKey = new Map(entries.map((e) => [e.key, e]));
   const byRest = new Map<string, Entry[]>();
@@ -122,7 +132,13 @@ export function planLiteLLMImport(data: unknown, catalogue: Iterable<CatalogueMo
     const slash = e.key.indexOf('/');
     if (slash > 0) byRest.set(e.key.slice(slash + 1), [...(byRest.get(e.key.slice(slash + 1)) ?? []), e]);
   }
-  const plan: Omit<ImportPlan, 'digest'> = { entries: entries.length, changes: [], unchanged: [], unmatched: [], skipped: [] };
+  const plan: Omit<ImportPlan, 'digest'> = {
+    entries: entries.length,
+    changes: [],
+    unchanged: [],
+    unmatched: [],
+    skipped: [],
+  };
   for (const m of catalogue) {
     if (only && !only.includes(m.id)) continue;
     const entry = pick(m, byKey.get(m.id), byRest.get(m.id) ?? []);
@@ -142,7 +158,13 @@ export function planLiteLLMImport(data: unknown, catalogue: Iterable<CatalogueMo
       if (p.micro !== from) changes.push({ kind, from, to: p.micro, exact: p.exact });
     }
     if (changes.length === 0) plan.unchanged.push(m.id);
-    else plan.changes.push({ id: m.id, entry: entry.key, target: m.origin === 'custom' ? 'custom' : 'override', prices: changes });
+    else
+      plan.changes.push({
+        id: m.id,
+        entry: entry.key,
+        target: m.origin === 'custom' ? 'custom' : 'override',
+        prices: changes,
+      });
   }
   const digest = createHash('sha256').update(JSON.stringify(plan.changes)).digest('hex').slice(0, 16);
   return { ...plan, digest };

@@ -56,7 +56,8 @@ export class Models {
     const exact = this.catalogue.get(id);
     const target = exact && !isRetired(exact, now) ? id : resolveAlias(id, this.config.data.aliases);
     const model = target === undefined ? undefined : this.catalogue.get(target);
-    if (model && isRetired(model, now)) throw this.retiredError(model.id, model.retires ?? null, model.replacement ?? null, id);
+    if (model && isRetired(model, now))
+      throw this.retiredError(model.id, model.retires ?? null, model.replacement ?? null, id);
     if (!model && exact) throw this.retiredError(id, exact.retires ?? null, exact.replacement ?? null, id);
     const gone = model ? undefined : this.retired.get(id);
     if (gone) throw this.retiredError(id, gone.retired, gone.replacement, id);
@@ -81,10 +82,16 @@ export class Models {
   /** A 404 in the client's shape (code model_retired) that says when the model went and what to use now. */
   private retiredError(id: string, on: string | null, replacement: string | null, requested: string): GatewayError {
     const via = requested === id ? '' : ` (the alias for "${requested}" points at it)`;
-    const use = replacement ? ` Use "${replacement}" instead, or steer requests for it there with "tollgate aliases add ${id} ${replacement}".` : ' Pick a current model from GET /v1/models.';
-    return new GatewayError('model_not_found', `The model "${id}"${via} was retired${on ? ` on ${on}` : ''}: its vendor no longer serves it.${use}`, {
-      code: 'model_retired',
-      param: 'model',
-    });
+    const use = replacement
+      ? ` Use "${replacement}" instead, or steer requests for it there with "tollgate aliases add ${id} ${replacement}".`
+      : ' Pick a current model from GET /v1/models.';
+    return new GatewayError(
+      'model_not_found',
+      `The model "${id}"${via} was retired${on ? ` on ${on}` : ''}: its vendor no longer serves it.${use}`,
+      {
+        code: 'model_retired',
+        param: 'model',
+      },
+    );
   }
 }

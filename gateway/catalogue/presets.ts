@@ -83,9 +83,33 @@ export interface Preset {
 
 /** USD per million tokens, as a string, so it converts exactly to integer micro-USD. */
 export const PRICE_TEXT = /^\d+(\.\d{1,6})?$/;
-const PRESET_KEYS = ['id', 'displayName', 'baseUrl', 'protocol', 'auth', 'apiKeyEnv', 'docs', 'pricingSource', 'checked', 'quirks', 'notes', 'models', 'local', 'retired'];
+const PRESET_KEYS = [
+  'id',
+  'displayName',
+  'baseUrl',
+  'protocol',
+  'auth',
+  'apiKeyEnv',
+  'docs',
+  'pricingSource',
+  'checked',
+  'quirks',
+  'notes',
+  'models',
+  'local',
+  'retired',
+];
 const REFERENCE_KEYS = ['id', 'upstreamId'];
-const DEFINITION_KEYS = [...REFERENCE_KEYS, 'displayName', 'contextWindow', 'maxOutputTokens', 'nativeProtocols', 'prices', 'retires', 'replacement'];
+const DEFINITION_KEYS = [
+  ...REFERENCE_KEYS,
+  'displayName',
+  'contextWindow',
+  'maxOutputTokens',
+  'nativeProtocols',
+  'prices',
+  'retires',
+  'replacement',
+];
 const RETIRED_KEYS = ['id', 'retired', 'replacement'];
 /** A catalogue model id: what clients send (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`, LM Studio's `name@quant`). */
 export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
@@ -143,17 +167,21 @@ export function parsePreset(folder: string, raw: unknown): Preset {
   const checked = text(raw, 'checked', fail);
   if (!isDate(checked)) fail(`checked "${checked}" must be a date, YYYY-MM-DD`);
   const notes = raw.notes;
-  if (!Array.isArray(notes) || !notes.every((n) => typeof n === 'string' && n.trim() !== '')) fail('notes must be a list of strings');
+  if (!Array.isArray(notes) || !notes.every((n) => typeof n === 'string' && n.trim() !== ''))
+    fail('notes must be a list of strings');
   if (!Array.isArray(raw.models)) return fail('models must be a list');
   const models: PresetModel[] = [];
   const seen = new Set<string>();
   for (const [i, entry] of raw.models.entries()) {
-    const m = parseModel(entry, (msg) => fail(`models[${i}]${isObject(entry) && typeof entry.id === 'string' ? ` (${entry.id})` : ''}: ${msg}`));
+    const m = parseModel(entry, (msg) =>
+      fail(`models[${i}]${isObject(entry) && typeof entry.id === 'string' ? ` (${entry.id})` : ''}: ${msg}`),
+    );
     if (seen.has(m.id)) fail(`model ${m.id} is listed twice`);
     seen.add(m.id);
     models.push(m);
   }
-  if (pricingSource === null && models.some((m) => m.definition)) fail('pricingSource is required when the preset prices models');
+  if (pricingSource === null && models.some((m) => m.definition))
+    fail('pricingSource is required when the preset prices models');
   if (raw.local !== undefined && typeof raw.local !== 'boolean') fail('local must be true or false');
   const local = raw.local === true;
   if (local && auth !== 'none') fail('a local preset takes no key: auth must be "none"');
@@ -180,7 +208,12 @@ export function isDate(text: string): boolean {
   return DATE.test(text) && !Number.isNaN(Date.parse(text));
 }
 
-function parseRetired(raw: unknown, vendor: string, listed: ReadonlySet<string>, fail: (msg: string) => never): RetiredModel[] {
+function parseRetired(
+  raw: unknown,
+  vendor: string,
+  listed: ReadonlySet<string>,
+  fail: (msg: string) => never,
+): RetiredModel[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) return fail('retired must be a list');
   return raw.map((entry, i) => {
@@ -207,10 +240,13 @@ export function baseUrlProblem(protocol: FormatId, baseUrl: string): string | nu
   } catch {
     return `"${baseUrl}" is not a URL`;
   }
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname))) return `"${baseUrl}" must use https (plain http only on 127.0.0.1 / localhost)`;
-  if (u.username || u.password || u.search || u.hash) return `"${baseUrl}" must not hold credentials, a query or a fragment`;
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname)))
+    return `"${baseUrl}" must use https (plain http only on 127.0.0.1 / localhost)`;
+  if (u.username || u.password || u.search || u.hash)
+    return `"${baseUrl}" must not hold credentials, a query or a fragment`;
   if (protocol === 'openai-chat' || protocol === 'openai-responses') {
-    if (!u.pathname.endsWith('/v1')) return `"${baseUrl}" must end in /v1 for ${protocol} (the adapter appends /chat/completions or /responses)`;
+    if (!u.pathname.endsWith('/v1'))
+      return `"${baseUrl}" must end in /v1 for ${protocol} (the adapter appends /chat/completions or /responses)`;
   } else if (u.pathname !== '/' || baseUrl.endsWith('/')) {
     return `"${baseUrl}" must be the origin, with no path or trailing slash, for ${protocol} (the adapter appends the versioned path)`;
   }
@@ -239,7 +275,8 @@ function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
   const protocols = raw.nativeProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) return fail('nativeProtocols must be a non-empty list');
   for (const p of protocols) {
-    if (!(FORMATS as readonly unknown[]).includes(p)) fail(`unknown protocol ${JSON.stringify(p)} in nativeProtocols (known: ${FORMATS.join(', ')})`);
+    if (!(FORMATS as readonly unknown[]).includes(p))
+      fail(`unknown protocol ${JSON.stringify(p)} in nativeProtocols (known: ${FORMATS.join(', ')})`);
   }
   if (new Set(protocols).size !== protocols.length) fail('nativeProtocols lists a protocol twice');
   const retires = raw.retires === undefined ? null : text(raw, 'retires', fail);
@@ -273,7 +310,8 @@ function parsePrices(raw: unknown, fail: (msg: string) => never): Prices {
       continue;
     }
     // Strings, never JSON numbers: 0.1 as a float is not 0.1, and money must be exact.
-    if (typeof v !== 'string' || !PRICE_TEXT.test(v)) fail(`prices.${k} must be a decimal string of USD per million tokens with at most 6 decimals, e.g. "0.15"`);
+    if (typeof v !== 'string' || !PRICE_TEXT.test(v))
+      fail(`prices.${k} must be a decimal string of USD per million tokens with at most 6 decimals, e.g. "0.15"`);
     out[k] = parseUsd(v as string);
   }
   return out as Prices;
@@ -284,7 +322,10 @@ function parseQuirks(raw: unknown, fail: (msg: string) => never): Quirks {
   const quirks: Quirks = {};
   for (const [k, v] of Object.entries(raw)) {
     const allowed = (QUIRK_VALUES as Record<string, readonly string[] | undefined>)[k];
-    if (!allowed) fail(`unknown quirk "${k}" (known: ${Object.keys(QUIRK_VALUES).join(', ')}); a new quirk needs adapter code first`);
+    if (!allowed)
+      fail(
+        `unknown quirk "${k}" (known: ${Object.keys(QUIRK_VALUES).join(', ')}); a new quirk needs adapter code first`,
+      );
     if (!allowed!.includes(v as string)) fail(`quirks.${k} must be one of ${allowed!.join(', ')}`);
     Object.assign(quirks, { [k]: v });
   }
@@ -293,7 +334,8 @@ function parseQuirks(raw: unknown, fail: (msg: string) => never): Quirks {
 
 function unknownKeys(obj: JsonObject, allowed: readonly string[], fail: (msg: string) => never, what: string): void {
   const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
-  if (extra.length) fail(`unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} in ${what} (allowed: ${allowed.join(', ')})`);
+  if (extra.length)
+    fail(`unknown field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} in ${what} (allowed: ${allowed.join(', ')})`);
 }
 
 function text(obj: JsonObject, key: string, fail: (msg: string) => never): string {
@@ -316,6 +358,7 @@ function oneOf<T extends string>(obj: JsonObject, key: string, allowed: readonly
 
 function count(obj: JsonObject, key: string, fail: (msg: string) => never): number {
   const v = obj[key];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) fail(`${key} must be a positive whole number of tokens`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
+    fail(`${key} must be a positive whole number of tokens`);
   return v as number;
 }

@@ -23,8 +23,10 @@ export interface Composed {
 export function pricesProblem(prices: unknown, required: boolean): string | null {
   if (typeof prices !== 'object' || prices === null || Array.isArray(prices)) return 'prices must be an object';
   for (const [k, v] of Object.entries(prices)) {
-    if (!(PRICE_KEYS as readonly string[]).includes(k)) return `unknown price kind "${k}" (kinds: ${PRICE_KEYS.join(', ')})`;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return `prices.${k} must be a whole number of micro-USD per million tokens, 0 or more`;
+    if (!(PRICE_KEYS as readonly string[]).includes(k))
+      return `unknown price kind "${k}" (kinds: ${PRICE_KEYS.join(', ')})`;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      return `prices.${k} must be a whole number of micro-USD per million tokens, 0 or more`;
   }
   if (required) {
     const missing = REQUIRED_PRICES.filter((k) => !(k in prices));
@@ -35,14 +37,16 @@ export function pricesProblem(prices: unknown, required: boolean): string | null
 
 /** Why a custom model record cannot be a catalogue entry, or null. */
 export function customProblem(r: CustomModelRecord): string | null {
-  if (typeof r.id !== 'string' || !MODEL_ID.test(r.id) || r.id.length > 200) return 'its id may hold only letters, digits and . _ : / @ + - (at most 200)';
+  if (typeof r.id !== 'string' || !MODEL_ID.test(r.id) || r.id.length > 200)
+    return 'its id may hold only letters, digits and . _ : / @ + - (at most 200)';
   if (typeof r.vendor !== 'string' || r.vendor.trim() === '') return 'it has no vendor';
   if (typeof r.displayName !== 'string' || r.displayName.trim() === '') return 'it has no display name';
   for (const k of ['contextWindow', 'maxOutputTokens'] as const) {
     if (!Number.isSafeInteger(r[k]) || r[k] <= 0) return `${k} must be a positive whole number of tokens`;
   }
   if (r.maxOutputTokens > r.contextWindow) return 'maxOutputTokens is larger than contextWindow';
-  if (!Array.isArray(r.nativeProtocols) || !r.nativeProtocols.every((p) => (FORMATS as readonly string[]).includes(p))) return `nativeProtocols must list protocols of ${FORMATS.join(', ')}`;
+  if (!Array.isArray(r.nativeProtocols) || !r.nativeProtocols.every((p) => (FORMATS as readonly string[]).includes(p)))
+    return `nativeProtocols must list protocols of ${FORMATS.join(', ')}`;
   if (r.retires != null && !isDate(r.retires)) return `retires "${r.retires}" must be a date, YYYY-MM-DD`;
   return pricesProblem(r.prices, true);
 }
@@ -83,7 +87,10 @@ export function composeCatalogue(presets: ReadonlyMap<string, CatalogueModel>, u
     const o = overrides.get(id);
     const problem = o ? pricesProblem(o.prices, false) : null;
     if (o && problem) problems.push(`the price override of ${id} is ignored: ${problem}`);
-    models.set(id, o && !problem ? { ...m, prices: { ...m.prices, ...asPrices(o.prices) }, presetPrices: m.prices } : m);
+    models.set(
+      id,
+      o && !problem ? { ...m, prices: { ...m.prices, ...asPrices(o.prices) }, presetPrices: m.prices } : m,
+    );
   }
   for (const o of overrides.values()) {
     if (!presets.has(o.id)) problems.push(`the price override of ${o.id} is ignored: no preset model has that id`);
@@ -94,7 +101,8 @@ export function composeCatalogue(presets: ReadonlyMap<string, CatalogueModel>, u
       problems.push(`the custom model ${String(r.id)} is ignored: ${problem}`);
       continue;
     }
-    if (presets.has(r.id)) problems.push(`the custom model ${r.id} replaces the preset model of that id (remove yours to use the preset's)`);
+    if (presets.has(r.id))
+      problems.push(`the custom model ${r.id} replaces the preset model of that id (remove yours to use the preset's)`);
     models.set(r.id, customModel(r));
   }
   return { models, problems };

@@ -5,7 +5,8 @@ import { parseUsd } from '../core/money.js';
 export function int(label: string, min = 0) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${label} must be an integer of at least ${min}.`);
+    if (!Number.isInteger(n) || n < min)
+      throw new InvalidArgumentError(`${label} must be an integer of at least ${min}.`);
     return n;
   };
 }
@@ -24,7 +25,6 @@ export function list(v: string): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
 }
-
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 

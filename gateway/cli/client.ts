@@ -13,7 +13,9 @@ export function clientForDataDir(dataDir: string): AdminClient {
   const runtime = runningGateway(dataDir);
   const token = readAdminToken(dataDir);
   if (!runtime || !token) {
-    throw new CliError(`No Tollgate gateway is running for the data dir ${dataDir}. Start one with "npx tollgate serve" (same --data-dir).`);
+    throw new CliError(
+      `No Tollgate gateway is running for the data dir ${dataDir}. Start one with "npx tollgate serve" (same --data-dir).`,
+    );
   }
   return new AdminClient({ baseUrl: runtime.url, headers: bearer(token) });
 }

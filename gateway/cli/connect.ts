@@ -14,50 +14,84 @@ import { confirm, json, print } from './output.js';
 export function registerConnect(program: Command, client: () => AdminClient): void {
   program
     .command('connect [tool]')
-    .description(`point a coding tool at Tollgate with a key of its own: ${TOOL_NAMES}. Shows the diff and asks before writing`)
-    .option('--key <name>', "the tool's key (default: the tool's id); created, or reused when the tool's files already hold it")
-    .option('--model <id>', 'the main model, a catalogue id one of your lines serves (default: the newest served model of the tool\'s vendor)')
-    .option('--small-model <id>', "Claude Code's small/fast model (default: the cheapest served model of the main model's vendor)")
+    .description(
+      `point a coding tool at Tollgate with a key of its own: ${TOOL_NAMES}. Shows the diff and asks before writing`,
+    )
+    .option(
+      '--key <name>',
+      "the tool's key (default: the tool's id); created, or reused when the tool's files already hold it",
+    )
+    .option(
+      '--model <id>',
+      "the main model, a catalogue id one of your lines serves (default: the newest served model of the tool's vendor)",
+    )
+    .option(
+      '--small-model <id>',
+      "Claude Code's small/fast model (default: the cheapest served model of the main model's vendor)",
+    )
     .option('--dry-run', 'show the diff and write nothing (no key is created)')
     .option('-y, --yes', 'write without asking; needed when standard input is not a terminal')
-    .option('--rotate-key', "when the key exists but no tool's files hold it: give it a new secret (the old one stops working)")
+    .option(
+      '--rotate-key',
+      "when the key exists but no tool's files hold it: give it a new secret (the old one stops working)",
+    )
     .option('--status', 'which tools point at Tollgate, with which key and model, and whether the wiring still matches')
-    .option('--snippets', 'copy-paste setup for other clients: the SDKs, curl, OpenCode, Aider, Continue, Cline, Cursor')
+    .option(
+      '--snippets',
+      'copy-paste setup for other clients: the SDKs, curl, OpenCode, Aider, Continue, Cline, Cursor',
+    )
     .option('--json', 'machine-readable output')
     .action(async (tool: string | undefined, o: ConnectOptions) => {
       if (o.status || o.snippets) {
         if (tool !== undefined) throw new CliError(`--${o.status ? 'status' : 'snippets'} takes no tool name.`);
         return o.status ? status(client(), o.json === true) : printSnippets(client(), o);
       }
-      if (tool === undefined) throw new CliError(`Name a tool to connect: ${TOOL_NAMES}. "tollgate connect --status" shows what is connected.`);
+      if (tool === undefined)
+        throw new CliError(
+          `Name a tool to connect: ${TOOL_NAMES}. "tollgate connect --status" shows what is connected.`,
+        );
       await connect(client(), tool, o);
     });
 
   program
     .command('disconnect <tool>')
-    .description('undo connect: each file back byte for byte, or, if edited since, only Tollgate\'s entries taken out')
-    .option('--force', 'put back the files as they were before connect even if they were edited since (the current ones are kept as backups)')
+    .description("undo connect: each file back byte for byte, or, if edited since, only Tollgate's entries taken out")
+    .option(
+      '--force',
+      'put back the files as they were before connect even if they were edited since (the current ones are kept as backups)',
+    )
     .option('--keep-key', 'keep the key connect made for the tool (it is deleted by default)')
     .option('--json', 'machine-readable output')
     .action(async (tool: string, o: { force?: boolean; keepKey?: boolean; json?: boolean }) => {
-      const r = await client().call('disconnectTool', { params: { tool }, query: { force: o.force === true, keepKey: o.keepKey === true } });
+      const r = await client().call('disconnectTool', {
+        params: { tool },
+        query: { force: o.force === true, keepKey: o.keepKey === true },
+      });
       if (o.json) return json(r);
       printDisconnect(r);
     });
 
   program
     .command('env <target>')
-    .description('shell exports that point a tool or SDK at Tollgate: eval "$(tollgate env codex)". Targets: claude-code, codex, gemini-cli, openai, anthropic, google, aider')
+    .description(
+      'shell exports that point a tool or SDK at Tollgate: eval "$(tollgate env codex)". Targets: claude-code, codex, gemini-cli, openai, anthropic, google, aider',
+    )
     .option('--model <id>', 'the model (default: the connected model, else as connect picks it)')
     .option('--new-key', 'create a key for it and print its secret in the exports (shown once)')
     .option('--key <name>', 'the name of that new key (default: the target)')
     .action(async (target: string, o: { model?: string; newKey?: boolean; key?: string }) => {
       if (o.key !== undefined && !o.newKey) throw new CliError('--key names the key --new-key creates; add --new-key.');
-      const r = await client().call('shellEnv', { params: { target }, body: { ...(o.model && { model: o.model }), ...(o.newKey && { newKey: true }), ...(o.key && { key: o.key }) } });
+      const r = await client().call('shellEnv', {
+        params: { target },
+        body: { ...(o.model && { model: o.model }), ...(o.newKey && { newKey: true }), ...(o.key && { key: o.key }) },
+      });
       process.stdout.write(r.text);
-      if (r.keySource === 'created') process.stderr.write(`Key "${r.keyName}" created; its secret is in the lines above and is not shown again.\n`);
+      if (r.keySource === 'created')
+        process.stderr.write(`Key "${r.keyName}" created; its secret is in the lines above and is not shown again.\n`);
       if (r.keySource === 'variable') {
-        process.stderr.write(`Tollgate holds no key for ${r.target}, so the lines use $TOLLGATE_KEY: set it to a Tollgate key, or run again with --new-key to create one.\n`);
+        process.stderr.write(
+          `Tollgate holds no key for ${r.target}, so the lines use $TOLLGATE_KEY: set it to a Tollgate key, or run again with --new-key to create one.\n`,
+        );
       }
     });
 }
@@ -75,8 +109,14 @@ interface ConnectOptions {
 }
 
 async function connect(admin: AdminClient, tool: string, o: ConnectOptions): Promise<void> {
-  const body: ConnectBody = { ...(o.key && { key: o.key }), ...(o.model && { model: o.model }), ...(o.smallModel && { smallModel: o.smallModel }), ...(o.rotateKey && { rotateKey: true }) };
-  const call = (extra: Partial<ConnectBody>): Promise<ConnectView> => admin.call('connectTool', { params: { tool }, body: { ...body, ...extra } });
+  const body: ConnectBody = {
+    ...(o.key && { key: o.key }),
+    ...(o.model && { model: o.model }),
+    ...(o.smallModel && { smallModel: o.smallModel }),
+    ...(o.rotateKey && { rotateKey: true }),
+  };
+  const call = (extra: Partial<ConnectBody>): Promise<ConnectView> =>
+    admin.call('connectTool', { params: { tool }, body: { ...body, ...extra } });
   if (o.yes && !o.dryRun) {
     // No one to ask: write, then show what was written.
     const done = await call({});
@@ -90,7 +130,9 @@ async function connect(admin: AdminClient, tool: string, o: ConnectOptions): Pro
   if (o.dryRun) return print('Dry run: nothing was written and no key was created.');
   if (preview.changes) {
     if (!process.stdin.isTTY) {
-      throw new CliError('Nothing was written: standard input is not a terminal, so no one can confirm. Run again with --yes to write these changes, or --dry-run to only see them.');
+      throw new CliError(
+        'Nothing was written: standard input is not a terminal, so no one can confirm. Run again with --yes to write these changes, or --dry-run to only see them.',
+      );
     }
     if (!(await confirm('Write these changes? [y/N] '))) return print('Nothing was written.');
   }
@@ -100,7 +142,11 @@ async function connect(admin: AdminClient, tool: string, o: ConnectOptions): Pro
   printConnected(done);
 }
 
-const KEY_ACTION: Record<ConnectView['key']['action'], string> = { create: 'a new key', reuse: 'the tool\'s files already hold it', rotate: 'a new secret for this key; the old one stops working' };
+const KEY_ACTION: Record<ConnectView['key']['action'], string> = {
+  create: 'a new key',
+  reuse: "the tool's files already hold it",
+  rotate: 'a new secret for this key; the old one stops working',
+};
 
 function printPlan(p: ConnectView): void {
   const key = p.key.last4 === null ? p.key.name : `${p.key.name} (sk-…${p.key.last4})`;
@@ -117,10 +163,14 @@ function printConnected(p: ConnectView): void {
   print(`Connected ${p.name} to ${p.origin} with the key "${p.key.name}" (sk-…${p.key.last4}).`);
   for (const f of p.files) {
     if (f.diff === '') continue;
-    print(`  ${f.path}: ${f.existed ? `changed${f.backup ? `; as it was, it is kept at ${f.backup}` : ''}` : 'created'}`);
+    print(
+      `  ${f.path}: ${f.existed ? `changed${f.backup ? `; as it was, it is kept at ${f.backup}` : ''}` : 'created'}`,
+    );
   }
   const command = findTool(p.tool)?.command ?? p.tool;
-  print(`Run ${command} as usual; its requests show in "tollgate logs --key ${p.key.name}". Undo: tollgate disconnect ${p.tool}`);
+  print(
+    `Run ${command} as usual; its requests show in "tollgate logs --key ${p.key.name}". Undo: tollgate disconnect ${p.tool}`,
+  );
 }
 
 const FILE_ACTION: Record<DisconnectView['files'][number]['action'], string> = {
@@ -145,7 +195,17 @@ async function status(admin: AdminClient, asJson: boolean): Promise<void> {
   print(
     table(
       ['TOOL', 'STATE', 'KEY', 'MODEL', 'BASE URL'],
-      s.tools.map((t) => [t.tool, state(t), t.keyName ?? '-', t.model === null ? '-' : t.smallModel && t.smallModel !== t.model ? `${t.model} (small: ${t.smallModel})` : t.model, t.baseUrl ?? '-']),
+      s.tools.map((t) => [
+        t.tool,
+        state(t),
+        t.keyName ?? '-',
+        t.model === null
+          ? '-'
+          : t.smallModel && t.smallModel !== t.model
+            ? `${t.model} (small: ${t.smallModel})`
+            : t.model,
+        t.baseUrl ?? '-',
+      ]),
     ),
   );
   for (const t of s.tools) for (const p of t.problems) print(`  ${t.tool}: ${p}`);
@@ -161,7 +221,9 @@ function state(t: ConnectionsView['tools'][number]): string {
 async function printSnippets(admin: AdminClient, o: ConnectOptions): Promise<void> {
   const s = await admin.call('listSnippets', { query: o.model ? { model: o.model } : {} });
   if (o.json) return json(s);
-  print(`Copy-paste setup for ${s.origin}, with the model ${s.model} and your key in $TOLLGATE_KEY (tollgate keys create --name NAME):`);
+  print(
+    `Copy-paste setup for ${s.origin}, with the model ${s.model} and your key in $TOLLGATE_KEY (tollgate keys create --name NAME):`,
+  );
   for (const snippet of s.snippets) {
     print(`\n## ${snippet.name} (base URL ${snippet.baseUrl})\n`);
     process.stdout.write(snippet.text);
@@ -178,7 +240,9 @@ function warnIfElsewhere(toolId: string, files: ReadonlyArray<{ id: string; path
   for (const f of files) {
     const here = tool?.files.find((x) => x.id === f.id)?.locate({ home: homedir(), env: process.env });
     if (here !== undefined && here !== f.path) {
-      process.stderr.write(`Note: the gateway edits ${f.path}, but ${tool!.command} run from this shell reads ${here} (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME differ from the gateway's).\n`);
+      process.stderr.write(
+        `Note: the gateway edits ${f.path}, but ${tool!.command} run from this shell reads ${here} (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME differ from the gateway's).\n`,
+      );
     }
   }
 }

@@ -7,7 +7,9 @@ import { json, print } from './output.js';
 function printStatus(s: StatusView): void {
   print(`Tollgate ${s.version} listening on ${s.url}`);
   print(`  Data dir: ${s.dataDir}`);
-  print(s.paused ? '  Paused: model requests get 503 until "tollgate resume".' : '  Running: model requests are served.');
+  print(
+    s.paused ? '  Paused: model requests get 503 until "tollgate resume".' : '  Running: model requests are served.',
+  );
 }
 
 export function registerGateway(program: Command, client: () => AdminClient): void {

@@ -40,11 +40,27 @@ interface TimeoutFlags {
 /** The timeout flags of add and update (docs/admin-api.md, Lines: what each one times). */
 function timeoutOptions(cmd: Command): Command {
   return cmd
-    .option('--first-byte-timeout <duration>', 'longest wait for the first bytes of a streamed answer before the next line is tried (default 45s); 1500ms, 30s, 2m, 1h', duration('--first-byte-timeout'))
-    .option('--non-streaming-first-byte-timeout <duration>', 'the same for a non-streaming answer, which starts only when all of it is written (default 5m)', duration('--non-streaming-first-byte-timeout'))
-    .option('--idle-timeout <duration>', 'longest silence in the middle of an answer (default 2m)', duration('--idle-timeout'))
+    .option(
+      '--first-byte-timeout <duration>',
+      'longest wait for the first bytes of a streamed answer before the next line is tried (default 45s); 1500ms, 30s, 2m, 1h',
+      duration('--first-byte-timeout'),
+    )
+    .option(
+      '--non-streaming-first-byte-timeout <duration>',
+      'the same for a non-streaming answer, which starts only when all of it is written (default 5m)',
+      duration('--non-streaming-first-byte-timeout'),
+    )
+    .option(
+      '--idle-timeout <duration>',
+      'longest silence in the middle of an answer (default 2m)',
+      duration('--idle-timeout'),
+    )
     .option('--timeout <duration>', 'longest one attempt may take in all (default 30m)', duration('--timeout'))
-    .option('--connect-timeout <duration>', 'longest wait for the connection to the upstream (default 10s)', duration('--connect-timeout'));
+    .option(
+      '--connect-timeout <duration>',
+      'longest wait for the connection to the upstream (default 10s)',
+      duration('--connect-timeout'),
+    );
 }
 
 /** The timeouts the flags set, in the admin API's fields; undefined when no flag was given. */
@@ -75,21 +91,45 @@ export function registerLines(program: Command, client: () => AdminClient): void
   const add = lines
     .command('add')
     .description('add an upstream line: --preset NAME, or --name, --protocol, --base-url and --models')
-    .option('--preset <preset>', 'a provider preset (tollgate presets list) that fills protocol, base URL, models and key variable')
+    .option(
+      '--preset <preset>',
+      'a provider preset (tollgate presets list) that fills protocol, base URL, models and key variable',
+    )
     .option('--name <name>', 'unique name (default: the preset name)')
     .addOption(new Option('--protocol <protocol>', 'upstream wire protocol').choices([...FORMATS]))
     .option('--base-url <url>', 'e.g. https://api.openai.com/v1')
     .option('--models <ids>', 'catalogue model ids it serves, comma-separated; ID=UPSTREAM_ID maps an id', list)
     .option('--api-key-stdin', 'read the upstream API key from standard input and keep it in the OS keychain')
-    .option('--api-key-env <var>', 'environment variable holding the upstream API key, read at request time (for machines without a keychain)')
+    .option(
+      '--api-key-env <var>',
+      'environment variable holding the upstream API key, read at request time (for machines without a keychain)',
+    )
     .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
     .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'));
   newModelOptions(timeoutOptions(add)).action(
-      async (o: NewModelFlags & { preset?: string; name?: string; protocol?: FormatId; baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; rpm?: number; priority?: number; weight?: number } & TimeoutFlags) => {
+    async (
+      o: NewModelFlags & {
+        preset?: string;
+        name?: string;
+        protocol?: FormatId;
+        baseUrl?: string;
+        models?: string[];
+        apiKeyStdin?: boolean;
+        apiKeyEnv?: string;
+        rpm?: number;
+        priority?: number;
+        weight?: number;
+      } & TimeoutFlags,
+    ) => {
       if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
       if (!o.preset) {
-        const missing = [!o.name && '--name', !o.protocol && '--protocol', !o.baseUrl && '--base-url', !o.models && '--models'].filter(Boolean);
+        const missing = [
+          !o.name && '--name',
+          !o.protocol && '--protocol',
+          !o.baseUrl && '--base-url',
+          !o.models && '--models',
+        ].filter(Boolean);
         if (missing.length > 0) throw new CliError(`lines add needs ${missing.join(', ')}, or --preset NAME.`);
       }
       const apiKey = o.apiKeyStdin ? await readKeyFromStdin() : undefined;
@@ -111,10 +151,11 @@ export function registerLines(program: Command, client: () => AdminClient): void
         },
       });
       print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
-      if (line.apiKeySource === 'env') print(`  It reads its API key from $${line.apiKeyEnv} in the gateway's environment.`);
+      if (line.apiKeySource === 'env')
+        print(`  It reads its API key from $${line.apiKeyEnv} in the gateway's environment.`);
       printAdded(addedModels);
     },
-    );
+  );
   program
     .command('presets')
     .description('provider presets for "lines add --preset"')
@@ -123,7 +164,12 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .action(async (o: { json?: boolean }) => {
       const { presets } = await client().call('listPresets');
       if (o.json) return json(presets);
-      print(table(['PRESET', 'PROTOCOL', 'BASE URL', 'KEY VARIABLE', 'MODELS'], presets.map((p) => [p.id, p.protocol, p.baseUrl, p.apiKeyEnv ?? '-', String(p.models.length)])));
+      print(
+        table(
+          ['PRESET', 'PROTOCOL', 'BASE URL', 'KEY VARIABLE', 'MODELS'],
+          presets.map((p) => [p.id, p.protocol, p.baseUrl, p.apiKeyEnv ?? '-', String(p.models.length)]),
+        ),
+      );
     });
   lines
     .command('list')
@@ -133,7 +179,20 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (o.json) return json(all);
       print(
         table(
-          ['NAME', 'PROTOCOL', 'BASE URL', 'MODELS', 'KEY FROM', 'RPM', 'PRIORITY', 'WEIGHT', 'FIRST BYTE', 'IDLE', 'TIMEOUT', 'STATE'],
+          [
+            'NAME',
+            'PROTOCOL',
+            'BASE URL',
+            'MODELS',
+            'KEY FROM',
+            'RPM',
+            'PRIORITY',
+            'WEIGHT',
+            'FIRST BYTE',
+            'IDLE',
+            'TIMEOUT',
+            'STATE',
+          ],
           all.map((l) => [
             l.name,
             l.protocol,
@@ -147,7 +206,11 @@ export function registerLines(program: Command, client: () => AdminClient): void
             `${showDuration(l.effectiveTimeouts.firstByteMs)}/${showDuration(l.effectiveTimeouts.nonStreamingFirstByteMs)}`,
             showDuration(l.effectiveTimeouts.idleMs),
             showDuration(l.effectiveTimeouts.totalMs),
-            !l.enabled ? 'disabled' : l.health.state === 'closed' ? 'ok' : `${l.health.state} (${Math.ceil(l.health.waitMs / 1000)} s)`,
+            !l.enabled
+              ? 'disabled'
+              : l.health.state === 'closed'
+                ? 'ok'
+                : `${l.health.state} (${Math.ceil(l.health.waitMs / 1000)} s)`,
           ]),
         ),
       );
@@ -166,10 +229,21 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--enable', 'take requests again')
     .option('--disable', 'stop sending requests to it');
   newModelOptions(timeoutOptions(update)).action(
-      async (
-        name: string,
-        o: NewModelFlags & { baseUrl?: string; models?: string[]; apiKeyStdin?: boolean; apiKeyEnv?: string; apiKey?: boolean; rpm?: number; priority?: number; weight?: number; enable?: boolean; disable?: boolean } & TimeoutFlags,
-      ) => {
+    async (
+      name: string,
+      o: NewModelFlags & {
+        baseUrl?: string;
+        models?: string[];
+        apiKeyStdin?: boolean;
+        apiKeyEnv?: string;
+        apiKey?: boolean;
+        rpm?: number;
+        priority?: number;
+        weight?: number;
+        enable?: boolean;
+        disable?: boolean;
+      } & TimeoutFlags,
+    ) => {
       if (o.enable && o.disable) throw new CliError('Use --enable or --disable, not both.');
       if ([o.apiKeyStdin, o.apiKeyEnv !== undefined, o.apiKey === false].filter(Boolean).length > 1) {
         throw new CliError('Use one of --api-key-stdin, --api-key-env and --no-api-key.');
@@ -192,7 +266,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
       print(`Line "${line.name}" updated.`);
       printAdded(addedModels);
     },
-    );
+  );
   lines
     .command('remove <name>')
     .description('delete a line (and its stored API key)')
@@ -202,7 +276,9 @@ export function registerLines(program: Command, client: () => AdminClient): void
     });
   lines
     .command('test <name>')
-    .description("check that the line's upstream answers and accepts its credential (asks for its model list; costs nothing)")
+    .description(
+      "check that the line's upstream answers and accepts its credential (asks for its model list; costs nothing)",
+    )
     .option('--json', 'machine-readable output')
     .action(async (name: string, o: { json?: boolean }) => {
       const r = await client().call('testLine', { params: { name } });
@@ -213,28 +289,46 @@ export function registerLines(program: Command, client: () => AdminClient): void
   priceOptions(
     lines
       .command('models <name>')
-      .description("the model ids the upstream of a line offers; with --import, the line serves them all (ids the catalogue lacks are added to it)")
-      .option('--import', "serve every listed id: new ones are added to the catalogue, priced by the upstream's list where it gives prices (OpenRouter), else by --free or the price flags")
+      .description(
+        'the model ids the upstream of a line offers; with --import, the line serves them all (ids the catalogue lacks are added to it)',
+      )
+      .option(
+        '--import',
+        "serve every listed id: new ones are added to the catalogue, priced by the upstream's list where it gives prices (OpenRouter), else by --free or the price flags",
+      )
       .option('--free', 'price 0 for listed ids whose price the list does not give (the default for a local server)')
       .option('--only <ids>', 'with --import: only these listed ids, comma-separated', list)
       .option('--dry-run', 'with --import: show what would be added, write nothing'),
   )
     .option('--json', 'machine-readable output')
-    .action(async (name: string, o: { import?: boolean; free?: boolean; only?: string[]; dryRun?: boolean; json?: boolean }) => {
-      if (!o.import) {
-        if (o.free || o.only || o.dryRun || newModelPricing(o)) throw new CliError('--free, --only, --dry-run and prices go with --import.');
-        const { models } = await client().call('listLineModels', { params: { name } });
-        if (o.json) return json(models);
-        return print(models.join('\n'));
-      }
-      const pricing = newModelPricing(o);
-      const r = await client().call('importLineModels', { params: { name }, body: { ...pricing, ...(o.only ? { only: o.only } : {}), ...(o.dryRun ? { dryRun: true } : {}) } });
-      if (o.json) return json(r);
-      const verb = r.dryRun ? 'would serve' : 'now serves';
-      print(r.served.length === 0 ? `Line "${name}" already serves every model its upstream lists.` : `Line "${name}" ${verb} ${r.served.length} more: ${r.served.join(', ')}.`);
-      printAdded(r.added, r.dryRun);
-      for (const s of r.skipped) print(`  skipped ${s.id}: ${s.reason}`);
-    });
+    .action(
+      async (
+        name: string,
+        o: { import?: boolean; free?: boolean; only?: string[]; dryRun?: boolean; json?: boolean },
+      ) => {
+        if (!o.import) {
+          if (o.free || o.only || o.dryRun || newModelPricing(o))
+            throw new CliError('--free, --only, --dry-run and prices go with --import.');
+          const { models } = await client().call('listLineModels', { params: { name } });
+          if (o.json) return json(models);
+          return print(models.join('\n'));
+        }
+        const pricing = newModelPricing(o);
+        const r = await client().call('importLineModels', {
+          params: { name },
+          body: { ...pricing, ...(o.only ? { only: o.only } : {}), ...(o.dryRun ? { dryRun: true } : {}) },
+        });
+        if (o.json) return json(r);
+        const verb = r.dryRun ? 'would serve' : 'now serves';
+        print(
+          r.served.length === 0
+            ? `Line "${name}" already serves every model its upstream lists.`
+            : `Line "${name}" ${verb} ${r.served.length} more: ${r.served.join(', ')}.`,
+        );
+        printAdded(r.added, r.dryRun);
+        for (const s of r.skipped) print(`  skipped ${s.id}: ${s.reason}`);
+      },
+    );
 }
 
 interface NewModelFlags {
@@ -246,14 +340,18 @@ interface NewModelFlags {
 function newModelOptions(cmd: Command): Command {
   return priceOptions(
     cmd
-      .option('--add-models', 'add the --models ids the catalogue lacks, with the price flags or --free (a local preset adds them free by default)')
+      .option(
+        '--add-models',
+        'add the --models ids the catalogue lacks, with the price flags or --free (a local preset adds them free by default)',
+      )
       .option('--free', 'with --add-models: price 0 for them'),
   );
 }
 
 function addModelsBody(o: NewModelFlags & object): AddModelsBody | undefined {
   const pricing = newModelPricing(o);
-  if (o.addModels && !pricing) throw new CliError('--add-models needs prices (--input USD --output USD, per million tokens) or --free.');
+  if (o.addModels && !pricing)
+    throw new CliError('--add-models needs prices (--input USD --output USD, per million tokens) or --free.');
   return pricing;
 }
 
@@ -262,8 +360,13 @@ function printAdded(added: AddedModelView[], dryRun = false): void {
   const free = added.filter((m) => m.priced === 'free');
   const rest = added.filter((m) => m.priced !== 'free');
   const verb = dryRun ? 'Would add' : 'Added';
-  if (free.length > 0) print(`  ${verb} to the catalogue at price 0: ${free.map((m) => m.id).join(', ')}. Give them prices with "tollgate models update ID --input USD --output USD".`);
+  if (free.length > 0)
+    print(
+      `  ${verb} to the catalogue at price 0: ${free.map((m) => m.id).join(', ')}. Give them prices with "tollgate models update ID --input USD --output USD".`,
+    );
   for (const m of rest) {
-    print(`  ${verb} to the catalogue: ${m.id} at ${perMillion(m.prices.input)} input / ${perMillion(m.prices.output)} output per million tokens (${m.priced === 'listed' ? "the upstream's list price" : 'your prices'}).`);
+    print(
+      `  ${verb} to the catalogue: ${m.id} at ${perMillion(m.prices.input)} input / ${perMillion(m.prices.output)} output per million tokens (${m.priced === 'listed' ? "the upstream's list price" : 'your prices'}).`,
+    );
   }
 }

@@ -35,25 +35,44 @@ program
   .command('serve')
   .description('run the gateway (default http://127.0.0.1:4141, or the port and host of the settings)')
   .option('--port <n>', 'port (default: the port setting, 4141 unless changed)', int('--port'))
-  .option('--host <host>', 'address to bind (default: the host setting, 127.0.0.1 unless changed): loopback (127.0.0.1, ::1, localhost) unless --lan')
-  .option('--lan', 'allow a --host other machines can reach (0.0.0.0, a LAN address): they can then use the model API with a key')
-  .option('--body-limit <MB>', 'largest model request body in MB (default 32, what upstream APIs accept)', int('--body-limit', 1))
+  .option(
+    '--host <host>',
+    'address to bind (default: the host setting, 127.0.0.1 unless changed): loopback (127.0.0.1, ::1, localhost) unless --lan',
+  )
+  .option(
+    '--lan',
+    'allow a --host other machines can reach (0.0.0.0, a LAN address): they can then use the model API with a key',
+  )
+  .option(
+    '--body-limit <MB>',
+    'largest model request body in MB (default 32, what upstream APIs accept)',
+    int('--body-limit', 1),
+  )
   .option('--data-dir <dir>', 'data directory')
   .action(async (o: { port?: number; host?: string; lan?: boolean; bodyLimit?: number; dataDir?: string }) => {
     // A host from the settings was confirmed in the console; one given here needs --lan to leave loopback.
     if (o.host !== undefined && !isLoopbackHost(o.host) && !o.lan) {
-      throw new CliError(`--host ${o.host} would let other machines on your network reach the gateway. Add --lan if that is what you want; the admin API stays loopback-only either way.`);
+      throw new CliError(
+        `--host ${o.host} would let other machines on your network reach the gateway. Add --lan if that is what you want; the admin API stays loopback-only either way.`,
+      );
     }
     const dir = o.dataDir ?? dataDir();
     // Loaded here: every other command is an admin-API client and starts faster without the server.
     const { serve } = await import('../serve.js');
-    const running = await serve({ dataDir: dir, host: o.host, port: o.port, ...(o.bodyLimit !== undefined && { bodyLimitBytes: Math.round(o.bodyLimit * 1024 * 1024) }) });
+    const running = await serve({
+      dataDir: dir,
+      host: o.host,
+      port: o.port,
+      ...(o.bodyLimit !== undefined && { bodyLimitBytes: Math.round(o.bodyLimit * 1024 * 1024) }),
+    });
     print(`Tollgate ${VERSION} listening on ${running.url}`);
     print(`  OpenAI-compatible base URL: ${running.url}/v1`);
     print(`  Data dir: ${dir}`);
     print(`  Console (one-time login link, 2 minutes; "tollgate open" prints a new one): ${running.loginUrl()}`);
     if (!isLoopbackHost(running.host)) {
-      print(`  WARNING: bound to ${running.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`);
+      print(
+        `  WARNING: bound to ${running.host}: other machines on your network can reach the model API (keys are still required; the admin API stays loopback-only).`,
+      );
     }
     const stop = (): void => {
       void running.close().then(() => process.exit(0));
@@ -73,26 +92,37 @@ keys
   .option('--expires <time>', 'expiry as an ISO date-time, e.g. 2027-01-01T00:00:00Z')
   .option('--rpm <n>', 'requests per minute allowed for this key', int('--rpm', 1))
   .option('--max-concurrent <n>', 'requests in flight allowed for this key', int('--max-concurrent', 1))
-  .action(async (o: { name: string; group: string; quota?: number; expires?: string; rpm?: number; maxConcurrent?: number }) => {
-    let expiresAt: string | undefined;
-    if (o.expires !== undefined) {
-      const t = Date.parse(o.expires);
-      if (Number.isNaN(t)) throw new CliError(`--expires: "${o.expires}" is not a date-time.`);
-      expiresAt = new Date(t).toISOString();
-    }
-    const created = await client().call('createKey', {
-      body: {
-        name: o.name,
-        group: o.group,
-        quotaMicro: o.quota ?? null,
-        expiresAt: expiresAt ?? null,
-        rpm: o.rpm ?? null,
-        maxConcurrent: o.maxConcurrent ?? null,
-      },
-    });
-    print(created.secret);
-    process.stderr.write(`Key "${created.key.name}" created in group "${created.key.group}". Copy the secret now: it is not shown again.\n`);
-  });
+  .action(
+    async (o: {
+      name: string;
+      group: string;
+      quota?: number;
+      expires?: string;
+      rpm?: number;
+      maxConcurrent?: number;
+    }) => {
+      let expiresAt: string | undefined;
+      if (o.expires !== undefined) {
+        const t = Date.parse(o.expires);
+        if (Number.isNaN(t)) throw new CliError(`--expires: "${o.expires}" is not a date-time.`);
+        expiresAt = new Date(t).toISOString();
+      }
+      const created = await client().call('createKey', {
+        body: {
+          name: o.name,
+          group: o.group,
+          quotaMicro: o.quota ?? null,
+          expiresAt: expiresAt ?? null,
+          rpm: o.rpm ?? null,
+          maxConcurrent: o.maxConcurrent ?? null,
+        },
+      });
+      print(created.secret);
+      process.stderr.write(
+        `Key "${created.key.name}" created in group "${created.key.group}". Copy the secret now: it is not shown again.\n`,
+      );
+    },
+  );
 keys
   .command('list')
   .option('--json', 'machine-readable output (amounts also as micro-USD integers)')
@@ -102,7 +132,15 @@ keys
     print(
       table(
         ['NAME', 'GROUP', 'STATE', 'KEY', 'USED', 'QUOTA', 'EXPIRES'],
-        all.map((k) => [k.name, k.group, k.state, `sk-…${k.last4}`, usd(k.usedMicro), k.quotaMicro === null ? '-' : usd(k.quotaMicro), k.expiresAt ?? '-']),
+        all.map((k) => [
+          k.name,
+          k.group,
+          k.state,
+          `sk-…${k.last4}`,
+          usd(k.usedMicro),
+          k.quotaMicro === null ? '-' : usd(k.quotaMicro),
+          k.expiresAt ?? '-',
+        ]),
       ),
     );
   });
@@ -149,7 +187,9 @@ walletCmd
 
 walletCmd
   .command('adjust <usd>')
-  .description('correct the balance by a signed amount, with a note saying why, e.g. \'tollgate wallet adjust -2.50 --note "refund counted twice"\'')
+  .description(
+    'correct the balance by a signed amount, with a note saying why, e.g. \'tollgate wallet adjust -2.50 --note "refund counted twice"\'',
+  )
   .requiredOption('--note <text>', 'why (required; kept with the transaction)')
   .action(async (value: string, o: { note: string }) => {
     const sign = value.trim().startsWith('-') ? -1 : 1;
@@ -176,15 +216,24 @@ groups
   .action(async (o: { json?: boolean }) => {
     const { groups: all } = await client().call('listGroups');
     if (o.json) return json(all);
-    print(table(['GROUP', 'MULTIPLIER', 'MODELS'], all.map((g) => [g.name, g.multiplier, g.models.includes('*') ? 'all' : g.models.join(',')])));
+    print(
+      table(
+        ['GROUP', 'MULTIPLIER', 'MODELS'],
+        all.map((g) => [g.name, g.multiplier, g.models.includes('*') ? 'all' : g.models.join(',')]),
+      ),
+    );
   });
 groups
   .command('add <name>')
   .option('--multiplier <x>', 'price multiplier, e.g. 1.2', '1')
   .option('--models <ids>', 'model ids the group may use, comma-separated (default: all)', list)
   .action(async (name: string, o: { multiplier: string; models?: string[] }) => {
-    const { group } = await client().call('addGroup', { body: { name, multiplier: o.multiplier, ...(o.models ? { models: o.models } : {}) } });
-    print(`Group "${group.name}" added: multiplier ${group.multiplier}, models ${group.models.includes('*') ? 'all' : group.models.join(',')}.`);
+    const { group } = await client().call('addGroup', {
+      body: { name, multiplier: o.multiplier, ...(o.models ? { models: o.models } : {}) },
+    });
+    print(
+      `Group "${group.name}" added: multiplier ${group.multiplier}, models ${group.models.includes('*') ? 'all' : group.models.join(',')}.`,
+    );
   });
 
 program
@@ -196,10 +245,15 @@ program
   .option('--explain', "each row's cost worked out: tokens × the price it was billed at, × the group's multiplier")
   .option('--json', 'machine-readable output (costs also as micro-USD integers)')
   .action(async (o: { key?: string; model?: string; limit: number; explain?: boolean; json?: boolean }) => {
-    const { entries } = await client().call('listLogs', { query: { limit: o.limit, ...(o.key ? { key: o.key } : {}), ...(o.model ? { model: o.model } : {}) } });
+    const { entries } = await client().call('listLogs', {
+      query: { limit: o.limit, ...(o.key ? { key: o.key } : {}), ...(o.model ? { model: o.model } : {}) },
+    });
     if (o.json) return json(entries.map(withUsd));
     if (o.explain) {
-      for (const e of entries) print(`#${e.id} ${e.model ?? '-'} ${usd(e.costMicro)}: ${e.breakdown?.formula ?? (e.servedModel ? 'no price snapshot (logged before prices were kept with each row)' : 'not billed')}`);
+      for (const e of entries)
+        print(
+          `#${e.id} ${e.model ?? '-'} ${usd(e.costMicro)}: ${e.breakdown?.formula ?? (e.servedModel ? 'no price snapshot (logged before prices were kept with each row)' : 'not billed')}`,
+        );
       return;
     }
     print(
@@ -235,7 +289,10 @@ program
       report = await client().call('runDoctor');
     } else {
       // No gateway running: open the data dir here, holding its lock so none starts meanwhile.
-      const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([import('../compose/gateway.js'), import('../admin/operations.js')]);
+      const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([
+        import('../compose/gateway.js'),
+        import('../admin/operations.js'),
+      ]);
       const g = await openGateway(dir);
       try {
         report = await runDoctor(g);
@@ -256,7 +313,12 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   const e = err instanceof Error ? err : new Error(String(err));
   let message: string;
   if (err instanceof AdminError) message = cliMessage(err);
-  else if (err instanceof CliError || ['ConfigError', 'DataDirBusyError', 'DataDirError'].includes(e.name) || err instanceof RangeError) message = e.message;
+  else if (
+    err instanceof CliError ||
+    ['ConfigError', 'DataDirBusyError', 'DataDirError'].includes(e.name) ||
+    err instanceof RangeError
+  )
+    message = e.message;
   else message = `${e.message} (an unexpected error; run with TOLLGATE_DEBUG=1 to see where it came from)`;
   process.stderr.write(`tollgate: ${printable(message)}\n`);
   if (process.env.TOLLGATE_DEBUG) process.stderr.write(`${e.stack ?? ''}\n`);

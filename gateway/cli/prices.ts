@@ -18,13 +18,19 @@ const WHAT: Partial<Record<PriceKey, string>> = {
 
 /** `--input USD`, `--output USD`, … one per price kind, in USD per million tokens, read exactly as decimals. */
 export function priceOptions(cmd: Command): Command {
-  for (const k of PRICE_KEYS) cmd.option(`--${priceFlag(k)} <usd>`, `USD per million ${WHAT[k] ?? `${k} tokens`}`, amount);
+  for (const k of PRICE_KEYS)
+    cmd.option(`--${priceFlag(k)} <usd>`, `USD per million ${WHAT[k] ?? `${k} tokens`}`, amount);
   return cmd;
 }
 
 /** The prices the flags gave (micro-USD per million tokens); undefined when none. */
 export function pricesFrom(o: object): PricesBody | undefined {
-  const given = Object.fromEntries(PRICE_KEYS.filter((k) => (o as Record<string, unknown>)[k] !== undefined).map((k) => [k, (o as Record<string, number>)[k]]));
+  const given = Object.fromEntries(
+    PRICE_KEYS.filter((k) => (o as Record<string, unknown>)[k] !== undefined).map((k) => [
+      k,
+      (o as Record<string, number>)[k],
+    ]),
+  );
   return Object.keys(given).length > 0 ? (given as PricesBody) : undefined;
 }
 
@@ -34,7 +40,8 @@ export function newModelPricing(o: { free?: boolean } & object): { free: true } 
   if (o.free && prices) throw new CliError('Give prices (--input, --output …) or --free, not both.');
   if (o.free) return { free: true };
   if (prices) {
-    if (prices.input === undefined || prices.output === undefined) throw new CliError('New models need --input and --output (USD per million tokens), or --free.');
+    if (prices.input === undefined || prices.output === undefined)
+      throw new CliError('New models need --input and --output (USD per million tokens), or --free.');
     return { prices };
   }
   return undefined;

@@ -78,7 +78,12 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
   const ledger = openPrivate(dataDir, 'ledger.sqlite', 'The ledger', () => new Ledger(dataDir));
   let responses: ResponseStore;
   try {
-    responses = openPrivate(dataDir, 'responses.sqlite', 'The store of Responses conversations', () => new ResponseStore(dataDir));
+    responses = openPrivate(
+      dataDir,
+      'responses.sqlite',
+      'The store of Responses conversations',
+      () => new ResponseStore(dataDir),
+    );
   } catch (err) {
     ledger.close();
     throw err;
@@ -93,7 +98,12 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
   }
   const presets = loadPresets();
   const builtIn = buildCatalogue(presets);
-  const catalogue = new LiveCatalogue(builtIn, retiredModels(presets, builtIn), config, catalogueClock(process.env.TOLLGATE_CATALOGUE_DATE));
+  const catalogue = new LiveCatalogue(
+    builtIn,
+    retiredModels(presets, builtIn),
+    config,
+    catalogueClock(process.env.TOLLGATE_CATALOGUE_DATE),
+  );
   const models = new Models(catalogue, config, { retired: catalogue.retired, now: catalogue.now });
   const lines = new Lines(config, secrets);
   const billing = new Billing(ledger, models, lines);

@@ -32,7 +32,11 @@ export class PauseSwitch {
 
 /** The answer to a model request while paused, in each client's own error shape (503, not retried by the SDKs). */
 export function pausedError(): GatewayError {
-  return new GatewayError('upstream_unavailable', 'Tollgate is paused: model requests are refused until it is resumed (tray menu "Resume gateway", or "tollgate resume").', {
-    code: 'gateway_paused',
-  });
+  return new GatewayError(
+    'upstream_unavailable',
+    'Tollgate is paused: model requests are refused until it is resumed (tray menu "Resume gateway", or "tollgate resume").',
+    {
+      code: 'gateway_paused',
+    },
+  );
 }

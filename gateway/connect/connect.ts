@@ -52,7 +52,15 @@ export async function connectTool(ctx: ConnectContext, input: ConnectInput): Pro
     const now = new Date().toISOString();
     try {
       for (const file of fresh.files) {
-        files.push(await writeFile(ctx, fresh.tool, file, previous?.files.find((f) => f.id === file.id && f.path === file.path), written));
+        files.push(
+          await writeFile(
+            ctx,
+            fresh.tool,
+            file,
+            previous?.files.find((f) => f.id === file.id && f.path === file.path),
+            written,
+          ),
+        );
       }
       const record: ConnectRecord = {
         tool: fresh.tool,
@@ -79,7 +87,11 @@ function checkExpected(plan: ConnectPlan, expect: ConnectInput['expect']): void 
   if (!expect) return;
   for (const file of plan.files) {
     if (file.id in expect && expect[file.id] !== file.beforeSha256) {
-      throw new GatewayError('invalid_request', `${file.path} changed since the preview; look at the new diff and connect again.`, { code: 'file_changed', status: 409 });
+      throw new GatewayError(
+        'invalid_request',
+        `${file.path} changed since the preview; look at the new diff and connect again.`,
+        { code: 'file_changed', status: 409 },
+      );
     }
   }
 }
@@ -105,7 +117,13 @@ async function writeFile(
   if (previous) {
     // Connected before: the first connect's backup stays the file "as it was before Tollgate",
     // so disconnect returns to it. Byte-exact undo survives only while no one else wrote the file.
-    return { ...previous, afterSha256: sha256(file.after), exact: previous.exact && continues, createdDirs: [...previous.createdDirs, ...createdDirs], entries };
+    return {
+      ...previous,
+      afterSha256: sha256(file.after),
+      exact: previous.exact && continues,
+      createdDirs: [...previous.createdDirs, ...createdDirs],
+      entries,
+    };
   }
   return {
     id: file.id,

@@ -56,15 +56,24 @@ interface Step {
  * it wrote, puts back what they held before, and keeps everything else; `force` restores the
  * backup instead. Nothing is written unless every file can be handled.
  */
-export async function disconnectTool(ctx: ConnectContext, toolId: string, options: DisconnectOptions = {}): Promise<DisconnectResult> {
+export async function disconnectTool(
+  ctx: ConnectContext,
+  toolId: string,
+  options: DisconnectOptions = {},
+): Promise<DisconnectResult> {
   const tool = toolById(toolId);
   return withToolLock(ctx.dataDir, tool.id, async () => {
     const record = await readRecord(ctx.dataDir, tool.id);
     if (!record) {
-      throw new GatewayError('invalid_request', `${tool.name} was not connected by Tollgate, so there is nothing to undo.`, { code: 'not_connected', status: 404 });
+      throw new GatewayError(
+        'invalid_request',
+        `${tool.name} was not connected by Tollgate, so there is nothing to undo.`,
+        { code: 'not_connected', status: 404 },
+      );
     }
     const steps: Step[] = [];
-    for (const file of record.files) steps.push(await planFile(file, toolFormat(tool.id, file.id), options.force === true));
+    for (const file of record.files)
+      steps.push(await planFile(file, toolFormat(tool.id, file.id), options.force === true));
     for (const step of steps) await carryOut(ctx, tool.id, step);
     // After every file: one tool's files can share a folder that connect created for the first.
     await removeEmptyDirs(steps.filter((s) => s.write === null).flatMap((s) => s.createdDirs));
@@ -79,7 +88,11 @@ function toolFormat(tool: ToolId, fileId: string): (typeof FORMATS)[keyof typeof
   return FORMATS[file.format];
 }
 
-async function planFile(file: FileRecord, format: (typeof FORMATS)[keyof typeof FORMATS], force: boolean): Promise<Step> {
+async function planFile(
+  file: FileRecord,
+  format: (typeof FORMATS)[keyof typeof FORMATS],
+  force: boolean,
+): Promise<Step> {
   const target = await writeTarget(file.path);
   const current = await readText(target);
   const original = file.backup === null ? null : await readBackup(file);
@@ -94,10 +107,21 @@ async function planFile(file: FileRecord, format: (typeof FORMATS)[keyof typeof 
   if (current === null) {
     if (!file.existed) return { ...base, outcome: { path: file.path, action: 'removed', notes: [] }, write: null };
     if (force) return restore(['it had been deleted since connect; put back as it was before connect']);
-    return { ...base, outcome: { path: file.path, action: 'missing', notes: [`deleted since connect; left alone (the file as it was before connect is kept at ${file.backup})`] } };
+    return {
+      ...base,
+      outcome: {
+        path: file.path,
+        action: 'missing',
+        notes: [`deleted since connect; left alone (the file as it was before connect is kept at ${file.backup})`],
+      },
+    };
   }
   if (sha256(current) === file.afterSha256 && file.exact) return restore([]);
-  if (force) return { ...restore(['changed by hand since connect; put back as it was before connect anyway (--force)']), keepCurrent: withoutOwnKey(current, file.entries) };
+  if (force)
+    return {
+      ...restore(['changed by hand since connect; put back as it was before connect anyway (--force)']),
+      keepCurrent: withoutOwnKey(current, file.entries),
+    };
 
   // Changed by hand: take out Tollgate's own entries only.
   let doc: Record<string, unknown>;
@@ -119,24 +143,45 @@ async function planFile(file: FileRecord, format: (typeof FORMATS)[keyof typeof 
     const name = entry.path.join('.');
     if (now === undefined) continue;
     if (valueSha(now) === entry.sha256) changes.push({ path: entry.path, value: valueAt(before, entry.path) });
-    else notes.push(`kept ${name}: ${entry.role === 'key' ? 'it was replaced by hand' : `changed by hand to ${JSON.stringify(now)}`} since connect`);
+    else
+      notes.push(
+        `kept ${name}: ${entry.role === 'key' ? 'it was replaced by hand' : `changed by hand to ${JSON.stringify(now)}`} since connect`,
+      );
   }
   let text = format.edit(current, changes);
-  text = pruneEmptyTables(format, text, file.entries.map((e) => e.path), before);
-  notes.unshift('changed by hand since connect: took out only Tollgate\'s entries and kept the rest');
-  if (!file.existed && isEmptyDocument(format, text)) return { ...base, outcome: { path: file.path, action: 'removed', notes }, write: null };
-  return { ...base, mode: (await modeOf(target)) ?? mode, outcome: { path: file.path, action: 'cleaned', notes }, write: text };
+  text = pruneEmptyTables(
+    format,
+    text,
+    file.entries.map((e) => e.path),
+    before,
+  );
+  notes.unshift("changed by hand since connect: took out only Tollgate's entries and kept the rest");
+  if (!file.existed && isEmptyDocument(format, text))
+    return { ...base, outcome: { path: file.path, action: 'removed', notes }, write: null };
+  return {
+    ...base,
+    mode: (await modeOf(target)) ?? mode,
+    outcome: { path: file.path, action: 'cleaned', notes },
+    write: text,
+  };
 }
 
 /** Tables that are empty after the entries went and did not exist before connect go too. */
-function pruneEmptyTables(format: (typeof FORMATS)[keyof typeof FORMATS], text: string, paths: string[][], before: Record<string, unknown>): string {
+function pruneEmptyTables(
+  format: (typeof FORMATS)[keyof typeof FORMATS],
+  text: string,
+  paths: string[][],
+  before: Record<string, unknown>,
+): string {
   const prefixes = new Map<string, string[]>();
-  for (const path of paths) for (let i = path.length - 1; i >= 1; i--) prefixes.set(JSON.stringify(path.slice(0, i)), path.slice(0, i));
+  for (const path of paths)
+    for (let i = path.length - 1; i >= 1; i--) prefixes.set(JSON.stringify(path.slice(0, i)), path.slice(0, i));
   const deepestFirst = [...prefixes.values()].sort((a, b) => b.length - a.length);
   let out = text;
   for (const prefix of deepestFirst) {
     const node = valueAt(format.read(out, ''), prefix);
-    if (isPlainObject(node) && Object.keys(node).length === 0 && valueAt(before, prefix) === undefined) out = format.edit(out, [{ path: prefix, value: undefined }]);
+    if (isPlainObject(node) && Object.keys(node).length === 0 && valueAt(before, prefix) === undefined)
+      out = format.edit(out, [{ path: prefix, value: undefined }]);
   }
   return out;
 }
@@ -165,17 +210,31 @@ async function readBackup(file: FileRecord): Promise<string> {
   try {
     text = await readFile(file.backup!, 'utf8');
   } catch {
-    throw new GatewayError('internal', `The backup of ${file.path} (${file.backup}) is gone, so Tollgate cannot undo the connect. The file was left as it is.`, { code: 'backup_missing' });
+    throw new GatewayError(
+      'internal',
+      `The backup of ${file.path} (${file.backup}) is gone, so Tollgate cannot undo the connect. The file was left as it is.`,
+      { code: 'backup_missing' },
+    );
   }
   if (sha256(text) !== file.beforeSha256) {
-    throw new GatewayError('internal', `The backup of ${file.path} (${file.backup}) was changed, so Tollgate cannot undo the connect exactly. The file was left as it is.`, { code: 'backup_changed' });
+    throw new GatewayError(
+      'internal',
+      `The backup of ${file.path} (${file.backup}) was changed, so Tollgate cannot undo the connect exactly. The file was left as it is.`,
+      { code: 'backup_changed' },
+    );
   }
   return text;
 }
 
 async function carryOut(ctx: ConnectContext, tool: ToolId, step: Step): Promise<void> {
   if (step.keepCurrent !== undefined) {
-    const kept = await saveBackup(ctx.dataDir, tool, step.outcome.path.replace(/\W+/g, '_'), step.keepCurrent, 'replaced');
+    const kept = await saveBackup(
+      ctx.dataDir,
+      tool,
+      step.outcome.path.replace(/\W+/g, '_'),
+      step.keepCurrent,
+      'replaced',
+    );
     step.outcome.notes.push(`the file as it was is kept at ${kept}`);
   }
   if (step.write === undefined) return;

@@ -42,7 +42,12 @@ export interface PlanOptions {
  * Computes what connect would write, reading the tool's files and changing nothing. A file that
  * does not parse, or a key on the way that is not a table, fails here, before anything is written.
  */
-export async function planConnect(where: Where, toolId: string, wiring: Wiring, options: PlanOptions = {}): Promise<ConnectPlan> {
+export async function planConnect(
+  where: Where,
+  toolId: string,
+  wiring: Wiring,
+  options: PlanOptions = {},
+): Promise<ConnectPlan> {
   const tool = toolById(toolId);
   const entries = tool.entries(wiring);
   const files: FilePlan[] = [];
@@ -54,8 +59,21 @@ export async function planConnect(where: Where, toolId: string, wiring: Wiring, 
     const own = entries.filter((e) => e.file === file.id);
     const doc = format.read(before ?? '', path);
     for (const entry of own) checkParents(doc, entry.path, path);
-    const after = format.edit(before ?? '', own.map((e) => ({ path: e.path, value: e.value })));
-    files.push({ id: file.id, format: file.format, path, target, before, beforeSha256: before === null ? null : sha256(before), after, entries: own, diff: unifiedDiff(path, before, after, wiring.secret, options.secretShownAs) });
+    const after = format.edit(
+      before ?? '',
+      own.map((e) => ({ path: e.path, value: e.value })),
+    );
+    files.push({
+      id: file.id,
+      format: file.format,
+      path,
+      target,
+      before,
+      beforeSha256: before === null ? null : sha256(before),
+      after,
+      entries: own,
+      diff: unifiedDiff(path, before, after, wiring.secret, options.secretShownAs),
+    });
   }
   return { tool: tool.id, name: tool.name, files, changes: files.some((f) => f.before !== f.after) };
 }
@@ -65,10 +83,14 @@ function checkParents(doc: Record<string, unknown>, path: readonly string[], fil
   for (let i = 1; i < path.length; i++) {
     const value = valueAt(doc, path.slice(0, i));
     if (value !== undefined && !isPlainObject(value)) {
-      throw new GatewayError('invalid_request', `${file}: "${path.slice(0, i).join('.')}" is ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}, not a table, so Tollgate cannot put "${path.join('.')}" in it. Nothing was changed.`, {
-        code: 'file_invalid',
-        status: 409,
-      });
+      throw new GatewayError(
+        'invalid_request',
+        `${file}: "${path.slice(0, i).join('.')}" is ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}, not a table, so Tollgate cannot put "${path.join('.')}" in it. Nothing was changed.`,
+        {
+          code: 'file_invalid',
+          status: 409,
+        },
+      );
     }
   }
 }
@@ -78,8 +100,22 @@ export function maskSecret(secret: string): string {
   return secret.startsWith('sk-') && secret.length > 12 ? `sk-…${secret.slice(-4)}` : secret;
 }
 
-export function unifiedDiff(path: string, before: string | null, after: string, secret: string, shownAs = maskSecret(secret)): string {
+export function unifiedDiff(
+  path: string,
+  before: string | null,
+  after: string,
+  secret: string,
+  shownAs = maskSecret(secret),
+): string {
   if (before === after) return '';
   const hide = (text: string): string => (secret === '' ? text : text.split(secret).join(shownAs));
-  return createTwoFilesPatch(before === null ? '/dev/null' : path, path, hide(before ?? ''), hide(after), undefined, undefined, { context: 3 });
+  return createTwoFilesPatch(
+    before === null ? '/dev/null' : path,
+    path,
+    hide(before ?? ''),
+    hide(after),
+    undefined,
+    undefined,
+    { context: 3 },
+  );
 }

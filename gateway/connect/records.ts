@@ -47,7 +47,13 @@ export async function removeRecord(dataDir: string, tool: ToolId): Promise<void>
 }
 
 /** Keeps a copy of a user's file; private, since config files can hold credentials. */
-export async function saveBackup(dataDir: string, tool: ToolId, fileId: string, text: string, label: string): Promise<string> {
+export async function saveBackup(
+  dataDir: string,
+  tool: ToolId,
+  fileId: string,
+  text: string,
+  label: string,
+): Promise<string> {
   const dir = join(connectDir(dataDir), 'backups', tool);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -82,7 +88,11 @@ async function acquire(lock: string, tool: ToolId): Promise<import('node:fs/prom
         await rm(lock, { force: true });
         continue;
       }
-      throw new GatewayError('invalid_request', `Another connect or disconnect of ${tool} is running; try again when it has finished.`, { code: 'connect_busy', status: 409 });
+      throw new GatewayError(
+        'invalid_request',
+        `Another connect or disconnect of ${tool} is running; try again when it has finished.`,
+        { code: 'connect_busy', status: 409 },
+      );
     }
   }
 }

@@ -179,7 +179,8 @@ const SNIPPETS: readonly SnippetSpec[] = [
     kind: 'shell',
     language: 'sh',
     form: 'v1',
-    text: (base, model) => lines(`export OPENAI_API_BASE=${base}`, 'export OPENAI_API_KEY="$TOLLGATE_KEY"', `aider --model openai/${model}`),
+    text: (base, model) =>
+      lines(`export OPENAI_API_BASE=${base}`, 'export OPENAI_API_KEY="$TOLLGATE_KEY"', `aider --model openai/${model}`),
     note: 'The openai/ prefix tells Aider to use its OpenAI-compatible client; a warning about unknown model metadata is harmless.',
   },
   {
@@ -189,7 +190,15 @@ const SNIPPETS: readonly SnippetSpec[] = [
     language: 'yaml',
     form: 'v1',
     text: (base, model) =>
-      lines('models:', `  - name: ${model} (Tollgate)`, '    provider: openai', `    model: ${model}`, `    apiBase: ${base}`, '    apiKey: ${{ secrets.TOLLGATE_KEY }}', '    roles: [chat, edit, apply]'),
+      lines(
+        'models:',
+        `  - name: ${model} (Tollgate)`,
+        '    provider: openai',
+        `    model: ${model}`,
+        `    apiBase: ${base}`,
+        '    apiKey: ${{ secrets.TOLLGATE_KEY }}',
+        '    roles: [chat, edit, apply]',
+      ),
     note: 'Add to the models list of ~/.continue/config.yaml; put the key in ~/.continue/.env as TOLLGATE_KEY=… (or write it in place of the secrets reference).',
   },
   {
@@ -198,7 +207,13 @@ const SNIPPETS: readonly SnippetSpec[] = [
     kind: 'settings',
     language: 'text',
     form: 'v1',
-    text: (base, model) => lines('API Provider: OpenAI Compatible', `Base URL: ${base}`, 'API Key: your Tollgate key (sk-…)', `Model ID: ${model}`),
+    text: (base, model) =>
+      lines(
+        'API Provider: OpenAI Compatible',
+        `Base URL: ${base}`,
+        'API Key: your Tollgate key (sk-…)',
+        `Model ID: ${model}`,
+      ),
     note: "In Cline's settings (the gear in its panel).",
   },
   {
@@ -207,8 +222,13 @@ const SNIPPETS: readonly SnippetSpec[] = [
     kind: 'settings',
     language: 'text',
     form: 'v1',
-    text: (base, model) => lines('Settings → Models → OpenAI API Key: your Tollgate key (sk-…)', `Override OpenAI Base URL: on, ${base}`, `Add model: ${model}`),
-    note: "Cursor sends these requests from its own servers, not from your machine, so it cannot reach a gateway on 127.0.0.1: this works only if Tollgate is reachable from the internet, which Tollgate does not set up (and exposing it is not advised).",
+    text: (base, model) =>
+      lines(
+        'Settings → Models → OpenAI API Key: your Tollgate key (sk-…)',
+        `Override OpenAI Base URL: on, ${base}`,
+        `Add model: ${model}`,
+      ),
+    note: 'Cursor sends these requests from its own servers, not from your machine, so it cannot reach a gateway on 127.0.0.1: this works only if Tollgate is reachable from the internet, which Tollgate does not set up (and exposing it is not advised).',
   },
 ];
 
@@ -217,7 +237,14 @@ export const SNIPPET_IDS: readonly string[] = SNIPPETS.map((s) => s.id);
 export function snippets(input: SnippetInput): Snippet[] {
   return SNIPPETS.map((spec) => {
     const baseUrl = spec.form === 'v1' ? v1(input.origin) : input.origin.replace(/\/+$/, '');
-    const out: Snippet = { id: spec.id, name: spec.name, kind: spec.kind, language: spec.language, baseUrl, text: spec.text(baseUrl, input.model) };
+    const out: Snippet = {
+      id: spec.id,
+      name: spec.name,
+      kind: spec.kind,
+      language: spec.language,
+      baseUrl,
+      text: spec.text(baseUrl, input.model),
+    };
     if (spec.note) out.note = spec.note;
     return out;
   });
@@ -263,14 +290,24 @@ export interface ExportOptions {
  * Shell lines that point one tool or SDK at Tollgate in the current shell (`eval "$(tollgate env
  * codex)"`): `export` lines and, for Codex, which reads no base URL from the environment, an alias.
  */
-export function shellExports(target: string, wiring: { origin: string; secret: string; model: string; smallModel?: string | undefined }, options: ExportOptions = {}): string {
+export function shellExports(
+  target: string,
+  wiring: { origin: string; secret: string; model: string; smallModel?: string | undefined },
+  options: ExportOptions = {},
+): string {
   const origin = wiring.origin.replace(/\/+$/, '');
   const id = envTarget(target);
   if (id === undefined) {
-    throw new GatewayError('invalid_request', `No environment for "${target}". Choose one of: ${ENV_TARGETS.join(', ')}.`, { code: 'unknown_tool', status: 404 });
+    throw new GatewayError(
+      'invalid_request',
+      `No environment for "${target}". Choose one of: ${ENV_TARGETS.join(', ')}.`,
+      { code: 'unknown_tool', status: 404 },
+    );
   }
   const tool = findTool(id);
-  const { vars, args } = tool ? tool.env({ ...wiring, origin }) : { vars: SDK_ENV[id]!(origin, wiring.secret, wiring.model), args: undefined };
+  const { vars, args } = tool
+    ? tool.env({ ...wiring, origin })
+    : { vars: SDK_ENV[id]!(origin, wiring.secret, wiring.model), args: undefined };
   const ref = options.secretFromVar;
   const value = (v: string): string => (ref !== undefined && v === wiring.secret ? `"$${ref}"` : shellQuote(v));
   const out = vars.map(([name, v]) => `export ${name}=${value(v)}`);

@@ -64,10 +64,12 @@ async function toolStatus(ctx: ConnectContext, tool: ToolSpec, view: GatewayView
     if (text !== null) {
       try {
         const doc = FORMATS[file.format].read(text, path);
-        for (const entry of entrySlots(tool)) if (entry.file === file.id) values.set(key(file.id, entry.path), valueAt(doc, entry.path));
+        for (const entry of entrySlots(tool))
+          if (entry.file === file.id) values.set(key(file.id, entry.path), valueAt(doc, entry.path));
       } catch (e) {
         state = 'invalid';
-        if (record) problems.push(e instanceof GatewayError ? e.message.replace(/ Tollgate changed nothing.*$/, '') : String(e));
+        if (record)
+          problems.push(e instanceof GatewayError ? e.message.replace(/ Tollgate changed nothing.*$/, '') : String(e));
       }
     }
     if (record) {
@@ -80,7 +82,8 @@ async function toolStatus(ctx: ConnectContext, tool: ToolSpec, view: GatewayView
   const baseUrlEntry = entrySlots(tool).find((e) => e.role === 'base-url')!;
   const baseUrl = values.get(key(baseUrlEntry.file, baseUrlEntry.path));
   const origin = view?.origin ?? record?.origin;
-  const expectedBase = origin === undefined ? undefined : entrySlots(tool, origin).find((e) => e.role === 'base-url')!.value;
+  const expectedBase =
+    origin === undefined ? undefined : entrySlots(tool, origin).find((e) => e.role === 'base-url')!.value;
   if (record) checkEntries(record, tool, values, problems);
   if (record && view) checkGateway(record, tool, view, problems);
   return {
@@ -101,7 +104,13 @@ async function toolStatus(ctx: ConnectContext, tool: ToolSpec, view: GatewayView
 
 const key = (file: string, path: readonly string[]): string => `${file}\u0000${path.join('\u0000')}`;
 
-const WHAT: Record<EntryRole, string> = { 'base-url': 'the base URL', key: 'the key', model: 'the model', 'small-model': 'the small/fast model', setting: 'a setting' };
+const WHAT: Record<EntryRole, string> = {
+  'base-url': 'the base URL',
+  key: 'the key',
+  model: 'the model',
+  'small-model': 'the small/fast model',
+  setting: 'a setting',
+};
 
 function checkEntries(record: ConnectRecord, tool: ToolSpec, values: Map<string, unknown>, problems: string[]): void {
   for (const file of record.files) {
@@ -114,24 +123,36 @@ function checkEntries(record: ConnectRecord, tool: ToolSpec, values: Map<string,
       const name = entry.path.join('.');
       if (now === undefined) problems.push(`${WHAT[entry.role]} (${name}) was removed from ${file.path}`);
       else if (sha256(typeof now === 'string' ? now : JSON.stringify(now)) !== entry.sha256) {
-        problems.push(`${WHAT[entry.role]} (${name}) in ${file.path} was changed by hand${entry.role === 'key' ? '' : ` to ${JSON.stringify(now)}`}`);
+        problems.push(
+          `${WHAT[entry.role]} (${name}) in ${file.path} was changed by hand${entry.role === 'key' ? '' : ` to ${JSON.stringify(now)}`}`,
+        );
       }
     }
   }
 }
 
 function checkGateway(record: ConnectRecord, tool: ToolSpec, view: GatewayView, problems: string[]): void {
-  if (!sameUrl(record.origin, view.origin)) problems.push(`${tool.name} points at ${record.origin}, but Tollgate now runs at ${view.origin}: connect again`);
+  if (!sameUrl(record.origin, view.origin))
+    problems.push(`${tool.name} points at ${record.origin}, but Tollgate now runs at ${view.origin}: connect again`);
   const keyRecord = view.keys.find((k) => k.name === record.keyName);
-  if (!keyRecord || keyRecord.state === 'deleted') problems.push(`the key "${record.keyName}" was deleted: connect again to get a new one`);
+  if (!keyRecord || keyRecord.state === 'deleted')
+    problems.push(`the key "${record.keyName}" was deleted: connect again to get a new one`);
   else {
     if (keyRecord.state !== 'enabled') problems.push(`the key "${record.keyName}" is ${keyRecord.state}`);
     const written = record.files.flatMap((f) => f.entries).find((e) => e.role === 'key');
-    if (written && written.sha256 !== keyRecord.hash) problems.push(`the key written to ${tool.name}'s files is not the key "${record.keyName}" any more: connect again`);
+    if (written && written.sha256 !== keyRecord.hash)
+      problems.push(
+        `the key written to ${tool.name}'s files is not the key "${record.keyName}" any more: connect again`,
+      );
   }
   const served = new Set(view.models);
   if (!served.has(record.model)) problems.push(`the model ${record.model} is not served by any line now`);
-  if (tool.smallModel && record.smallModel !== null && record.smallModel !== record.model && !served.has(record.smallModel)) {
+  if (
+    tool.smallModel &&
+    record.smallModel !== null &&
+    record.smallModel !== record.model &&
+    !served.has(record.smallModel)
+  ) {
     problems.push(`the small/fast model ${record.smallModel} is not served by any line now`);
   }
 }

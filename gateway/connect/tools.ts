@@ -29,7 +29,12 @@ const claudeCode: ToolSpec = {
   smallModel: true,
   files: [{ id: 'settings', format: 'json', locate: (w) => join(claudeDir(w), 'settings.json') }],
   entries: (w) => {
-    const env = (name: string, value: string, role: Entry['role']): Entry => ({ file: 'settings', path: ['env', name], value, role });
+    const env = (name: string, value: string, role: Entry['role']): Entry => ({
+      file: 'settings',
+      path: ['env', name],
+      value,
+      role,
+    });
     return [
       // The origin without /v1: the Anthropic client appends /v1/messages itself.
       env('ANTHROPIC_BASE_URL', w.origin, 'base-url'),
@@ -59,7 +64,12 @@ const codex: ToolSpec = {
   smallModel: false,
   files: [{ id: 'config', format: 'toml', locate: (w) => join(codexDir(w), 'config.toml') }],
   entries: (w) => {
-    const provider = (name: string, value: string, role: Entry['role']): Entry => ({ file: 'config', path: ['model_providers', CODEX_PROVIDER, name], value, role });
+    const provider = (name: string, value: string, role: Entry['role']): Entry => ({
+      file: 'config',
+      path: ['model_providers', CODEX_PROVIDER, name],
+      value,
+      role,
+    });
     return [
       { file: 'config', path: ['model'], value: w.model, role: 'model' },
       { file: 'config', path: ['model_provider'], value: CODEX_PROVIDER, role: 'setting' },
@@ -75,12 +85,18 @@ const codex: ToolSpec = {
     vars: [['TOLLGATE_API_KEY', w.secret]],
     // Codex reads no base URL from the environment; `-c` defines the provider for one run.
     args: [
-      '-c', `model_provider=${CODEX_PROVIDER}`,
-      '-c', `model_providers.${CODEX_PROVIDER}.name=Tollgate`,
-      '-c', `model_providers.${CODEX_PROVIDER}.base_url=${v1(w.origin)}`,
-      '-c', `model_providers.${CODEX_PROVIDER}.env_key=TOLLGATE_API_KEY`,
-      '-c', `model_providers.${CODEX_PROVIDER}.wire_api=responses`,
-      '-m', w.model,
+      '-c',
+      `model_provider=${CODEX_PROVIDER}`,
+      '-c',
+      `model_providers.${CODEX_PROVIDER}.name=Tollgate`,
+      '-c',
+      `model_providers.${CODEX_PROVIDER}.base_url=${v1(w.origin)}`,
+      '-c',
+      `model_providers.${CODEX_PROVIDER}.env_key=TOLLGATE_API_KEY`,
+      '-c',
+      `model_providers.${CODEX_PROVIDER}.wire_api=responses`,
+      '-m',
+      w.model,
     ],
   }),
 };
@@ -128,15 +144,21 @@ export function findTool(id: string): ToolSpec | undefined {
 }
 
 /** Each tool as `id (or alias)`, for messages. */
-export const TOOL_NAMES = TOOLS.map((t) => (t.aliases.length === 0 ? t.id : `${t.id} (or ${t.aliases.join(', ')})`)).join(', ');
+export const TOOL_NAMES = TOOLS.map((t) =>
+  t.aliases.length === 0 ? t.id : `${t.id} (or ${t.aliases.join(', ')})`,
+).join(', ');
 
 export function toolById(id: string): ToolSpec {
   const tool = findTool(id);
   if (!tool) {
-    throw new GatewayError('invalid_request', `Unknown tool "${id}". Tollgate connects ${TOOL_NAMES}; \`tollgate connect --snippets\` shows how to point other tools and SDKs at it.`, {
-      code: 'unknown_tool',
-      status: 404,
-    });
+    throw new GatewayError(
+      'invalid_request',
+      `Unknown tool "${id}". Tollgate connects ${TOOL_NAMES}; \`tollgate connect --snippets\` shows how to point other tools and SDKs at it.`,
+      {
+        code: 'unknown_tool',
+        status: 404,
+      },
+    );
   }
   return tool;
 }

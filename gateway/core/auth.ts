@@ -28,4 +28,5 @@ export function isCredentialVariable(name: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$/i.test(name);
 }
 
-export const CREDENTIAL_VARIABLE_RULE = 'an environment variable whose name ends in KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL (OPENAI_API_KEY, HF_TOKEN)';
+export const CREDENTIAL_VARIABLE_RULE =
+  'an environment variable whose name ends in KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL (OPENAI_API_KEY, HF_TOKEN)';

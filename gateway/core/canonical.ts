@@ -14,9 +14,7 @@ export interface CacheControl {
 }
 
 export type MediaSource =
-  | { kind: 'base64'; mediaType: string; data: string }
-  | { kind: 'url'; url: string }
-  | { kind: 'file'; fileId: string };
+  { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string } | { kind: 'file'; fileId: string };
 
 export interface TextBlock {
   type: 'text';
@@ -87,7 +85,8 @@ export interface ToolResultBlock {
   cacheControl?: CacheControl;
 }
 
-export type ContentBlock = TextBlock | ImageBlock | DocumentBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock | ToolResultBlock;
+export type ContentBlock =
+  TextBlock | ImageBlock | DocumentBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock | ToolResultBlock;
 
 export interface CanonicalMessage {
   /**
@@ -116,12 +115,12 @@ export type ToolChoice =
 
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
-export type Thinking =
-  | { type: 'enabled'; budgetTokens: number }
-  | { type: 'disabled' }
-  | { type: 'adaptive' };
+export type Thinking = { type: 'enabled'; budgetTokens: number } | { type: 'disabled' } | { type: 'adaptive' };
 
-export type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
 
 export interface CanonicalRequest {
   /** The upstream model id (already mapped by the line). */
@@ -154,7 +153,8 @@ export interface CanonicalRequest {
   uncarriedOutputs?: { param: string; what: string }[];
 }
 
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn' | 'context_exceeded';
+export type StopReason =
+  'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal' | 'pause_turn' | 'context_exceeded';
 
 export interface CanonicalResponse {
   id: string;
@@ -181,12 +181,23 @@ export type BlockStart =
  * fragments that concatenate to the whole arguments object.
  */
 export type StreamEvent =
-  | { type: 'start'; id: string; model: string; /** Prompt usage known or estimated at the start (Claude Code reads it from message_start). */ usage: Usage }
+  | {
+      type: 'start';
+      id: string;
+      model: string;
+      /** Prompt usage known or estimated at the start (Claude Code reads it from message_start). */ usage: Usage;
+    }
   | { type: 'block_start'; index: number; block: BlockStart }
   | { type: 'text_delta'; index: number; text: string }
   | { type: 'tool_args_delta'; index: number; json: string }
   | { type: 'thinking_delta'; index: number; text: string }
   | { type: 'signature_delta'; index: number; signature: string }
   | { type: 'block_stop'; index: number }
-  | { type: 'stop'; stopReason: StopReason; stopSequence?: string; usage: Usage; /** No usage came from the upstream. */ usageEstimated?: boolean }
+  | {
+      type: 'stop';
+      stopReason: StopReason;
+      stopSequence?: string;
+      usage: Usage;
+      /** No usage came from the upstream. */ usageEstimated?: boolean;
+    }
   | { type: 'error'; error: GatewayError };

@@ -67,11 +67,17 @@ export class GatewayError extends Error {
 export function asGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   if (err instanceof RangeError && err.message.includes('call stack')) {
-    return new GatewayError('invalid_request', 'The request body is nested too deeply to process: JSON nested thousands of levels deep. Flatten it (a tool schema, say).', {
-      code: 'body_too_deep',
-    });
+    return new GatewayError(
+      'invalid_request',
+      'The request body is nested too deeply to process: JSON nested thousands of levels deep. Flatten it (a tool schema, say).',
+      {
+        code: 'body_too_deep',
+      },
+    );
   }
-  return new GatewayError('internal', 'Internal gateway error; see the gateway log for details.', { code: 'internal_error' });
+  return new GatewayError('internal', 'Internal gateway error; see the gateway log for details.', {
+    code: 'internal_error',
+  });
 }
 
 /** A client's request its format does not allow: a 400 naming the field at fault. */
@@ -86,7 +92,11 @@ export function upstreamMalformed(what: string): GatewayError {
 
 /** An error the upstream reported inside a stream it had already started. */
 export function upstreamStreamError(message: string | undefined, overloaded = false): GatewayError {
-  return new GatewayError(overloaded ? 'upstream_unavailable' : 'upstream_error', `Upstream error during the stream: ${message ?? 'unknown'}`, {
-    code: 'upstream_stream_error',
-  });
+  return new GatewayError(
+    overloaded ? 'upstream_unavailable' : 'upstream_error',
+    `Upstream error during the stream: ${message ?? 'unknown'}`,
+    {
+      code: 'upstream_stream_error',
+    },
+  );
 }

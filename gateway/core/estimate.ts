@@ -29,7 +29,14 @@ export function estimatePromptTokensFromBody(rawBody: string): number {
 const BASE64_RUN = 1000;
 
 function isBase64Char(c: number): boolean {
-  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f || c === 0x3d;
+  return (
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2b ||
+    c === 0x2f ||
+    c === 0x3d
+  );
 }
 
 /**
@@ -56,4 +63,3 @@ export function estimateTextTokensFromBody(rawBody: string): number {
   }
   return Math.ceil(length / 3) + blobs * TOKENS_PER_IMAGE;
 }
-

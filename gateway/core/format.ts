@@ -145,7 +145,12 @@ export interface ModelEnv {
 }
 
 /** 5xx that a retry cannot fix: configuration problems the user must solve, and a gateway the user paused. */
-const NOT_RETRYABLE = new Set(['no_line_for_model', 'line_credential_missing', 'upstream_auth_failed', 'gateway_paused']);
+const NOT_RETRYABLE = new Set([
+  'no_line_for_model',
+  'line_credential_missing',
+  'upstream_auth_failed',
+  'gateway_paused',
+]);
 
 /** Headers every error answer carries, whatever its format: retry hints the official SDKs read. */
 export function retryHeaders(err: GatewayError): Record<string, string> {

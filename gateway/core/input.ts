@@ -55,7 +55,12 @@ export function invalidUtf8Offset(buf: Uint8Array): number {
 export function singleQuery(query: unknown): GatewayError | undefined {
   if (typeof query !== 'object' || query === null) return undefined;
   for (const [name, v] of Object.entries(query)) {
-    if (Array.isArray(v)) return new GatewayError('invalid_request', `The query parameter "${name.slice(0, 40)}" is given ${v.length} times; give it once.`, { code: 'repeated_query_parameter', param: name.slice(0, 40) });
+    if (Array.isArray(v))
+      return new GatewayError(
+        'invalid_request',
+        `The query parameter "${name.slice(0, 40)}" is given ${v.length} times; give it once.`,
+        { code: 'repeated_query_parameter', param: name.slice(0, 40) },
+      );
   }
   return undefined;
 }

@@ -17,7 +17,8 @@ export function str(v: unknown): string {
  * pass-through path: it catches a truncated or garbled event before the client's SDK chokes.
  */
 export function assertJsonObjectShape(data: string): void {
-  if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */) throw new SyntaxError('malformed event');
+  if (data.charCodeAt(0) !== 123 /* { */ || data.charCodeAt(data.length - 1) !== 125 /* } */)
+    throw new SyntaxError('malformed event');
 }
 
 /**

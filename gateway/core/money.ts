@@ -9,7 +9,8 @@ const DECIMAL = /^(\d+)(?:\.(\d{1,6}))?$/;
 /** "12.5" → 12_500_000. Throws on negatives, more than 6 decimals, or anything not a plain number. */
 export function parseUsd(text: string): number {
   const m = DECIMAL.exec(text.trim().replace(/^\$/, ''));
-  if (!m) throw new RangeError(`"${text}" is not an amount in USD (a plain number with at most 6 decimals, e.g. 10 or 0.25)`);
+  if (!m)
+    throw new RangeError(`"${text}" is not an amount in USD (a plain number with at most 6 decimals, e.g. 10 or 0.25)`);
   const whole = Number(m[1]);
   const frac = Number((m[2] ?? '').padEnd(6, '0'));
   const micro = whole * MICRO_PER_USD + frac;
@@ -22,7 +23,9 @@ export function formatUsd(micro: number): string {
   const sign = micro < 0 ? '-' : '';
   const abs = Math.abs(micro);
   const whole = Math.floor(abs / MICRO_PER_USD);
-  let frac = String(abs % MICRO_PER_USD).padStart(6, '0').replace(/0+$/, '');
+  let frac = String(abs % MICRO_PER_USD)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   if (frac.length < 2) frac = frac.padEnd(2, '0');
   return `${sign}$${whole}.${frac}`;
 }

@@ -15,7 +15,11 @@ export interface Passthrough {
    * and the wallet or quota cannot pay for the model's maximum (billing/billing.ts): the format puts
    * it in its own field. `notes` say what was changed besides the model.
    */
-  request(upstreamModel: string, quirks?: Quirks, outputLimit?: number): { path: string; headers: Record<string, string>; body: string; notes?: string[] };
+  request(
+    upstreamModel: string,
+    quirks?: Quirks,
+    outputLimit?: number,
+  ): { path: string; headers: Record<string, string>; body: string; notes?: string[] };
   /** Follows the answer stream: usage, end, in-band errors. */
   tap(): StreamTap;
   /** A whole JSON answer: its usage, if it carries one, and the text it produced (counted when it does not). */
@@ -42,7 +46,8 @@ export function withModel(data: string, path: readonly string[], model: string):
     return data;
   }
   let node = parsed;
-  for (const k of path.slice(0, -1)) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[k] : undefined;
+  for (const k of path.slice(0, -1))
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[k] : undefined;
   if (typeof node !== 'object' || node === null) return data;
   const holder = node as Record<string, unknown>;
   if (typeof holder[key] !== 'string' || holder[key] === model) return data;

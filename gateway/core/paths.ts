@@ -15,7 +15,10 @@ export function packageRoot(): string {
 }
 
 /** The OS app-data folder, the same one Electron's app.getPath('userData') gives for "Tollgate". */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (env.TOLLGATE_DATA_DIR) return env.TOLLGATE_DATA_DIR;
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Tollgate');
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Tollgate');

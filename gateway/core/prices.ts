@@ -3,7 +3,15 @@
  * entries, the admin API's schemas (which run in a browser too), price imports and the charge
  * breakdown all follow this list. Prices are integer micro-USD per million tokens.
  */
-export const PRICE_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'audioInput', 'imageInput'] as const;
+export const PRICE_KEYS = [
+  'input',
+  'output',
+  'cacheRead',
+  'cacheWrite',
+  'cacheWrite1h',
+  'audioInput',
+  'imageInput',
+] as const;
 export type PriceKey = (typeof PRICE_KEYS)[number];
 /** Every model has these; the others only where the vendor prices that input apart (else it is billed as `input`). */
 export const REQUIRED_PRICES = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;

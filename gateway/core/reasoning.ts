@@ -24,7 +24,9 @@ const PREFIX = 'tollgate.r1.';
 const FAMILIES: readonly ProviderFamily[] = ['anthropic', 'openai', 'gemini', 'openai-chat'];
 
 /** A thinking block with its family and proof, in a form that survives JSON. */
-export type CarriedBlock = Pick<ThinkingBlock, 'type' | 'text' | 'signature' | 'family'> | Pick<RedactedThinkingBlock, 'type' | 'data' | 'family'>;
+export type CarriedBlock =
+  | Pick<ThinkingBlock, 'type' | 'text' | 'signature' | 'family'>
+  | Pick<RedactedThinkingBlock, 'type' | 'data' | 'family'>;
 
 export type Carried =
   /** The proof of one thinking block whose text the client keeps beside the mark. */
@@ -44,13 +46,15 @@ export function mark(carried: Carried): string {
   return PREFIX + Buffer.from(JSON.stringify(carried)).toString('base64url');
 }
 
-const family = (v: unknown): ProviderFamily | undefined => (FAMILIES.includes(v as ProviderFamily) ? (v as ProviderFamily) : undefined);
+const family = (v: unknown): ProviderFamily | undefined =>
+  FAMILIES.includes(v as ProviderFamily) ? (v as ProviderFamily) : undefined;
 const optString = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function block(v: unknown): CarriedBlock | undefined {
   if (!isObject(v)) return undefined;
   const f = family(v.family);
-  if (v.type === 'redacted_thinking' && typeof v.data === 'string') return f ? { type: 'redacted_thinking', data: v.data, family: f } : { type: 'redacted_thinking', data: v.data };
+  if (v.type === 'redacted_thinking' && typeof v.data === 'string')
+    return f ? { type: 'redacted_thinking', data: v.data, family: f } : { type: 'redacted_thinking', data: v.data };
   if (v.type !== 'thinking' || typeof v.text !== 'string') return undefined;
   const out: CarriedBlock = { type: 'thinking', text: v.text };
   if (f) out.family = f;
@@ -69,19 +73,27 @@ export function unmark(value: unknown): Carried | undefined {
     return undefined;
   }
   if (!isObject(v)) return undefined;
-  if (v.kind === 'bundle') return Array.isArray(v.blocks) ? { kind: 'bundle', blocks: v.blocks.flatMap((b) => block(b) ?? []) } : undefined;
+  if (v.kind === 'bundle')
+    return Array.isArray(v.blocks) ? { kind: 'bundle', blocks: v.blocks.flatMap((b) => block(b) ?? []) } : undefined;
   const f = family(v.family);
   const signature = optString(v.signature);
-  if (v.kind === 'thinking') return { kind: 'thinking', ...(f ? { family: f } : {}), ...(signature ? { signature } : {}) };
+  if (v.kind === 'thinking')
+    return { kind: 'thinking', ...(f ? { family: f } : {}), ...(signature ? { signature } : {}) };
   if (!f) return undefined;
   if (v.kind === 'redacted' && typeof v.data === 'string') return { kind: 'redacted', family: f, data: v.data };
-  if (v.kind === 'call' && typeof v.callId === 'string' && signature) return { kind: 'call', family: f, callId: v.callId, signature };
+  if (v.kind === 'call' && typeof v.callId === 'string' && signature)
+    return { kind: 'call', family: f, callId: v.callId, signature };
   return undefined;
 }
 
 /** A canonical thinking block rebuilt from a mark of kind `thinking` and the text the client kept. */
 export function thinkingFrom(carried: Extract<Carried, { kind: 'thinking' }>, text: string): ThinkingBlock {
-  return { type: 'thinking', text, ...(carried.signature ? { signature: carried.signature } : {}), ...(carried.family ? { family: carried.family } : {}) };
+  return {
+    type: 'thinking',
+    text,
+    ...(carried.signature ? { signature: carried.signature } : {}),
+    ...(carried.family ? { family: carried.family } : {}),
+  };
 }
 
 /** A carried block back in canonical form. */
@@ -91,7 +103,11 @@ export function restore(b: CarriedBlock): ThinkingBlock | RedactedThinkingBlock 
 
 /** The mark for a canonical thinking block whose text the client keeps beside it. */
 export function markThinking(b: ThinkingBlock): string {
-  return mark({ kind: 'thinking', ...(b.family ? { family: b.family } : {}), ...(b.signature ? { signature: b.signature } : {}) });
+  return mark({
+    kind: 'thinking',
+    ...(b.family ? { family: b.family } : {}),
+    ...(b.signature ? { signature: b.signature } : {}),
+  });
 }
 
 /** The log note for reasoning an upstream side leaves out. */

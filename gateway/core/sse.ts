@@ -18,7 +18,10 @@ export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
  * Parses a byte stream as Server-Sent Events. Bytes are decoded with a streaming TextDecoder, so
  * a multi-byte character split across two network chunks comes out whole.
  */
-export async function* readSse(body: AsyncIterable<Uint8Array | string>, maxEventBytes = MAX_EVENT_BYTES): AsyncGenerator<SseEvent> {
+export async function* readSse(
+  body: AsyncIterable<Uint8Array | string>,
+  maxEventBytes = MAX_EVENT_BYTES,
+): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   let pending: SseEvent[] = [];
   // What was fed since the last event or comment: the part of the stream the parser holds.
@@ -34,7 +37,8 @@ export async function* readSse(body: AsyncIterable<Uint8Array | string>, maxEven
   });
   for await (const chunk of body) {
     held += chunk.length;
-    if (held > maxEventBytes) throw upstreamMalformed(`the upstream sent a stream event larger than ${maxEventBytes / 1024 / 1024} MiB.`);
+    if (held > maxEventBytes)
+      throw upstreamMalformed(`the upstream sent a stream event larger than ${maxEventBytes / 1024 / 1024} MiB.`);
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
     if (pending.length > 0) {
       const ready = pending;
@@ -62,7 +66,9 @@ export function eventObject(e: SseEvent): JsonObject {
   try {
     data = JSON.parse(e.data);
   } catch {
-    throw upstreamMalformed(`the upstream sent a stream event that is not valid JSON${e.event === undefined ? '' : ` (${e.event})`}.`);
+    throw upstreamMalformed(
+      `the upstream sent a stream event that is not valid JSON${e.event === undefined ? '' : ` (${e.event})`}.`,
+    );
   }
   if (!isObject(data)) throw upstreamMalformed('the upstream sent a stream event that is not a JSON object.');
   return data;

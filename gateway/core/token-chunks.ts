@@ -51,7 +51,11 @@ export function sample(text: string): { parts: string[]; scale: number } {
 }
 
 /** Counts `text` with `count` chunk by chunk; stops (returns undefined) as soon as `stopped()` says so. */
-export function countInChunks(text: string, count: (chunk: string) => number, stopped: () => boolean = () => false): number | undefined {
+export function countInChunks(
+  text: string,
+  count: (chunk: string) => number,
+  stopped: () => boolean = () => false,
+): number | undefined {
   let n = 0;
   for (const c of chunks(text)) {
     if (stopped()) return undefined;

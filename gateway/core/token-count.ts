@@ -24,7 +24,10 @@ export async function countPromptTokens(req: CanonicalRequest, signal?: AbortSig
     fixed += TOKENS_PER_MESSAGE;
     for (const b of m.content) fixed += collect(b, texts);
   }
-  if (req.tools.length > 0) texts.push(JSON.stringify(req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))));
+  if (req.tools.length > 0)
+    texts.push(
+      JSON.stringify(req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))),
+    );
   return fixed + (await countTokens(texts.join('\n'), signal));
 }
 
@@ -56,7 +59,9 @@ function collect(b: ContentBlock, texts: string[]): number {
       }
       // A PDF costs its text plus an image per page. Without parsing it, assume a page per 50 kB
       // of file and 1,500 tokens a page.
-      return b.source.kind === 'base64' ? Math.max(1, Math.ceil((b.source.data.length * 0.75) / 50_000)) * 1_500 : DEFAULT_IMAGE_TOKENS;
+      return b.source.kind === 'base64'
+        ? Math.max(1, Math.ceil((b.source.data.length * 0.75) / 50_000)) * 1_500
+        : DEFAULT_IMAGE_TOKENS;
     default:
       return 0;
   }
@@ -75,8 +80,10 @@ export function imageTokens(source: MediaSource): number {
 
 /** Width and height from the header of a PNG, GIF, WebP or JPEG. */
 export function imageSize(b: Buffer): { width: number; height: number } | undefined {
-  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47) return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
-  if (b.length >= 10 && b.toString('ascii', 0, 3) === 'GIF') return { width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
+  if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47)
+    return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+  if (b.length >= 10 && b.toString('ascii', 0, 3) === 'GIF')
+    return { width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
   if (b.length >= 30 && b.toString('ascii', 0, 4) === 'RIFF' && b.toString('ascii', 8, 12) === 'WEBP') {
     const kind = b.toString('ascii', 12, 16);
     if (kind === 'VP8X') return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) };

@@ -75,7 +75,10 @@ function started(): Worker {
     const lost = (err?: unknown): void => {
       if (worker !== w) return;
       worker = undefined;
-      if (err) process.stderr.write(`tollgate: the token-counting thread failed (${(err as Error).message ?? String(err)}); counts it owed are estimated\n`);
+      if (err)
+        process.stderr.write(
+          `tollgate: the token-counting thread failed (${(err as Error).message ?? String(err)}); counts it owed are estimated\n`,
+        );
       for (const id of [...waiting.keys()]) {
         const job = settle(id)!;
         job.resolve(job.rough);
@@ -97,5 +100,8 @@ function spawnWorker(): Worker {
   // Under tsx (the tests, `npm run dev`) a worker thread does not get tsx's loader from the
   // command line, so it registers it before loading the TypeScript file.
   const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(file.href)}); })`, { eval: true });
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(file.href)}); })`,
+    { eval: true },
+  );
 }

@@ -40,7 +40,16 @@ export const USAGE_KEYS = [
 ] as const satisfies readonly (keyof Usage)[];
 
 export function emptyUsage(): Usage {
-  return { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, outputTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 };
+  return {
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    audioInputTokens: 0,
+    imageInputTokens: 0,
+  };
 }
 
 /** Every cache write, whatever its lifetime: what formats without the split report as one figure. */
@@ -92,10 +101,12 @@ export function maxUsageTokens(model: { contextWindow: number; maxOutputTokens: 
 export function usageProblem(u: Usage, maxTokens: number): string | undefined {
   for (const k of USAGE_KEYS) {
     const v: unknown = u[k];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return `${k} is ${describe(v)}, not a whole number of tokens`;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      return `${k} is ${describe(v)}, not a whole number of tokens`;
   }
   const total = promptTokens(u) + u.outputTokens;
-  if (total > maxTokens) return `${total} tokens in all is more than the model can read and write (at most ${maxTokens})`;
+  if (total > maxTokens)
+    return `${total} tokens in all is more than the model can read and write (at most ${maxTokens})`;
   return undefined;
 }
 

@@ -34,8 +34,13 @@ function unauthorized(code: string, message: string): GatewayError {
  * so its timing says nothing about how much of a guessed secret was right.
  * Every 401 says what is wrong, because "invalid key" alone sends people in circles.
  */
-export function authenticate(presented: string | undefined, byHash: ReadonlyMap<string, KeyRecord>, now: number): KeyRecord {
-  if (presented === undefined || presented === '') throw unauthorized('missing_api_key', `No API key was sent. ${HOW_TO_SEND}`);
+export function authenticate(
+  presented: string | undefined,
+  byHash: ReadonlyMap<string, KeyRecord>,
+  now: number,
+): KeyRecord {
+  if (presented === undefined || presented === '')
+    throw unauthorized('missing_api_key', `No API key was sent. ${HOW_TO_SEND}`);
   if (/\s/.test(presented)) {
     throw unauthorized(
       'api_key_whitespace',
@@ -43,7 +48,10 @@ export function authenticate(presented: string | undefined, byHash: ReadonlyMap<
     );
   }
   if (!presented.startsWith(SECRET_PREFIX)) {
-    throw unauthorized('api_key_not_tollgate', `The API key is not a Tollgate key: Tollgate keys start with "${SECRET_PREFIX}". ${HOW_TO_SEND}`);
+    throw unauthorized(
+      'api_key_not_tollgate',
+      `The API key is not a Tollgate key: Tollgate keys start with "${SECRET_PREFIX}". ${HOW_TO_SEND}`,
+    );
   }
   const key = byHash.get(hashSecret(presented));
   if (!key) {
@@ -53,11 +61,18 @@ export function authenticate(presented: string | undefined, byHash: ReadonlyMap<
         `The API key is ${presented.length} characters long but Tollgate keys have ${SECRET_LENGTH}: it was cut short when copied. Copy the whole key again.`,
       );
     }
-    throw unauthorized('invalid_api_key', 'The API key is not known to this Tollgate. Check that it was copied whole, or create a key with "tollgate keys create".');
+    throw unauthorized(
+      'invalid_api_key',
+      'The API key is not known to this Tollgate. Check that it was copied whole, or create a key with "tollgate keys create".',
+    );
   }
-  if (key.state === 'deleted') throw unauthorized('api_key_deleted', `The API key "${key.name}" was deleted. Create a new key.`);
+  if (key.state === 'deleted')
+    throw unauthorized('api_key_deleted', `The API key "${key.name}" was deleted. Create a new key.`);
   if (key.state === 'disabled') {
-    throw unauthorized('api_key_disabled', `The API key "${key.name}" is disabled. Enable it in the console or with "tollgate keys enable ${key.name}".`);
+    throw unauthorized(
+      'api_key_disabled',
+      `The API key "${key.name}" is disabled. Enable it in the console or with "tollgate keys enable ${key.name}".`,
+    );
   }
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) {
     throw unauthorized('api_key_expired', `The API key "${key.name}" expired at ${key.expiresAt}. Create a new key.`);

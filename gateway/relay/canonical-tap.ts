@@ -53,7 +53,10 @@ export class CanonicalTap {
     } catch (err) {
       // The upstream broke mid-stream (dropped, malformed, timed out): the client gets its
       // protocol's error event; the caller bills what was produced.
-      const error = err instanceof SyntaxError ? upstreamMalformed('the upstream sent a stream event that is not valid JSON.') : upstreamFailure(err, signal);
+      const error =
+        err instanceof SyntaxError
+          ? upstreamMalformed('the upstream sent a stream event that is not valid JSON.')
+          : upstreamFailure(err, signal);
       if (error.code === 'client_closed') throw new ClientClosedError();
       // Before the first event nothing has reached the client: let the caller try another line.
       if (!started) throw error;

@@ -15,10 +15,14 @@ export interface ForwardDeps {
 /** Every line serving the model is at its requests-per-minute limit or on hold after an upstream 429. */
 function rateLimited(modelId: string, waitMs: number): GatewayError {
   const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-  return new GatewayError('rate_limit', `Rate limit reached: every line serving "${modelId}" is at its requests-per-minute limit or on hold after an upstream 429. Retry in ${retryAfter} s.`, {
-    code: 'line_rate_limited',
-    retryAfter,
-  });
+  return new GatewayError(
+    'rate_limit',
+    `Rate limit reached: every line serving "${modelId}" is at its requests-per-minute limit or on hold after an upstream 429. Retry in ${retryAfter} s.`,
+    {
+      code: 'line_rate_limited',
+      retryAfter,
+    },
+  );
 }
 
 /**

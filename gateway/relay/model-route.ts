@@ -48,14 +48,27 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
   const admission = services.billing.admit(key, call.model, {
     maxOutputTokens: call.maxOutputTokens,
     estimatedInputTokens: estimatePromptTokensFromBody(call.estimateFrom ?? r.rawBody),
-    trace: { requestId: exchange.requestId, ts: exchange.ts, inboundProtocol: exchange.format, stream: call.stream, model: call.model },
+    trace: {
+      requestId: exchange.requestId,
+      ts: exchange.ts,
+      inboundProtocol: exchange.format,
+      stream: call.stream,
+      model: call.model,
+    },
     textTokens: estimateTextTokensFromBody(call.estimateFrom ?? r.rawBody),
   });
   exchange.admission = admission;
   const model = admission.model.id;
-  const countPrompt = async (): Promise<Usage> => ({ ...emptyUsage(), inputTokens: await services.calibration.countPrompt(model, decode()) });
+  const countPrompt = async (): Promise<Usage> => ({
+    ...emptyUsage(),
+    inputTokens: await services.calibration.countPrompt(model, decode()),
+  });
   const output = (text: string): Promise<number> => countTokens(text);
-  const deps = { lines: services.lines, upstream: services.upstream, settle: (ex: Exchange, o: Outcome) => settle(services.billing, ex, o) };
+  const deps = {
+    lines: services.lines,
+    upstream: services.upstream,
+    settle: (ex: Exchange, o: Outcome) => settle(services.billing, ex, o),
+  };
   const outcome = await forward(
     deps,
     exchange,
@@ -63,16 +76,43 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
     (signal) => {
       const line = admission.line;
       const side = wireFormat(line.protocol)?.upstream;
-      if (!side) throw new GatewayError('upstream_unavailable', `The line "${line.name}" speaks "${line.protocol}", which this build has no wire format for.`, { code: 'unsupported_protocol' });
+      if (!side)
+        throw new GatewayError(
+          'upstream_unavailable',
+          `The line "${line.name}" speaks "${line.protocol}", which this build has no wire format for.`,
+          { code: 'unsupported_protocol' },
+        );
       if (call.passthrough && line.protocol === format.id) {
         const counter = { prompt: countPrompt, output };
-        return passthrough(deps, { exchange, res, signal, stream: call.stream, passthrough: call.passthrough, side, counter, encodeStreamError: call.encodeStreamError });
+        return passthrough(deps, {
+          exchange,
+          res,
+          signal,
+          stream: call.stream,
+          passthrough: call.passthrough,
+          side,
+          counter,
+          encodeStreamError: call.encodeStreamError,
+        });
       }
-      const promptUsage = { ...emptyUsage(), inputTokens: services.calibration.promptFromEstimate(model, admission.estimatedInputTokens) };
+      const promptUsage = {
+        ...emptyUsage(),
+        inputTokens: services.calibration.promptFromEstimate(model, admission.estimatedInputTokens),
+      };
       const counter = { prompt: () => Promise.resolve(promptUsage), output };
-      return translate(deps, { exchange, res, signal, request: decode(), encoder: call.encoder, side, promptUsage, counter });
+      return translate(deps, {
+        exchange,
+        res,
+        signal,
+        request: decode(),
+        encoder: call.encoder,
+        side,
+        promptUsage,
+        counter,
+      });
     },
     countPrompt,
   );
-  if (outcome.usage && !outcome.usageEstimated) services.calibration.learn(model, admission.estimatedInputTokens, outcome.usage, decode);
+  if (outcome.usage && !outcome.usageEstimated)
+    services.calibration.learn(model, admission.estimatedInputTokens, outcome.usage, decode);
 }

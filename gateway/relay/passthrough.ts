@@ -58,10 +58,16 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
     throw upstreamMalformed('the upstream sent a response that is not valid JSON.');
   }
   const found = spec.passthrough.readAnswer(parsed);
-  const billed = await billableUsage(spec.exchange, { final: found.usage, produced: () => found.produced }, spec.counter);
+  const billed = await billableUsage(
+    spec.exchange,
+    { final: found.usage, produced: () => found.produced },
+    spec.counter,
+  );
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
-  sendJson(spec.res, upstream.status, withModel(text, spec.passthrough.modelField.answer, requestedModel(spec)), { 'x-request-id': spec.exchange.requestId });
+  sendJson(spec.res, upstream.status, withModel(text, spec.passthrough.modelField.answer, requestedModel(spec)), {
+    'x-request-id': spec.exchange.requestId,
+  });
   return outcome;
 }
 
@@ -78,18 +84,26 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
     for await (const ev of readSse(upstream.body)) {
       if (!tap.onEvent(ev)) continue;
       // The terminator is about to go out: the ledger row first.
-      if (tap.complete() && !settled) settled = await settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
+      if (tap.complete() && !settled)
+        settled = await settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
       if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
-      const pending = write(res, formatSse({ ...ev, data: withModel(ev.data, spec.passthrough.modelField.event, requestedModel(spec)) }));
+      const pending = write(
+        res,
+        formatSse({ ...ev, data: withModel(ev.data, spec.passthrough.modelField.event, requestedModel(spec)) }),
+      );
       if (pending) await pending;
       if (res.destroyed) throw new ClientClosedError();
     }
     if (!tap.complete() && !tap.error()) {
       const tail = tap.repairTail();
       if (tail === undefined) {
-        throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+        throw new GatewayError(
+          'upstream_error',
+          'Upstream error: the upstream closed the stream before it was complete.',
+          { code: 'upstream_stream_incomplete' },
+        );
       }
       // The stream is whole but for its terminator: the ledger row first, as for a terminator sent.
       settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
@@ -97,7 +111,10 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
       await write(res, tail);
     }
   } catch (err) {
-    failure = err instanceof SyntaxError ? upstreamMalformed('the upstream sent a stream event that is not valid JSON.') : upstreamFailure(err, spec.signal);
+    failure =
+      err instanceof SyntaxError
+        ? upstreamMalformed('the upstream sent a stream event that is not valid JSON.')
+        : upstreamFailure(err, spec.signal);
     upstream.body.destroy();
   }
   const clientGone = failure?.code === 'client_closed' || res.destroyed;

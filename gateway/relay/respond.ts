@@ -1,7 +1,10 @@
 import type { ServerResponse } from 'node:http';
 
 /** What the relay does with the client's response: node's ServerResponse, or a fake of it in unit tests. */
-export type ClientResponse = Pick<ServerResponse, 'writeHead' | 'write' | 'end' | 'flushHeaders' | 'on' | 'off' | 'headersSent' | 'destroyed' | 'writableFinished'>;
+export type ClientResponse = Pick<
+  ServerResponse,
+  'writeHead' | 'write' | 'end' | 'flushHeaders' | 'on' | 'off' | 'headersSent' | 'destroyed' | 'writableFinished'
+>;
 
 /** Writes a chunk, waiting for the socket to drain when the client reads slower than we write. */
 export function write(res: ClientResponse, chunk: string | Uint8Array): Promise<void> | undefined {
@@ -17,13 +20,23 @@ export function write(res: ClientResponse, chunk: string | Uint8Array): Promise<
   });
 }
 
-export function sendJson(res: ClientResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ClientResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
 export function startSse(res: ClientResponse, headers: Record<string, string> = {}): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers,
+  });
   res.flushHeaders();
 }

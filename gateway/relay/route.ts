@@ -45,7 +45,13 @@ function answer(res: ClientResponse, body: unknown): void {
 async function answerLocal(res: ClientResponse, work: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
   const gone = new AbortController();
   const onClose = (): void => {
-    if (!res.writableFinished) gone.abort(new GatewayError('invalid_request', 'The client closed the connection before the answer.', { status: 499, code: 'client_closed' }));
+    if (!res.writableFinished)
+      gone.abort(
+        new GatewayError('invalid_request', 'The client closed the connection before the answer.', {
+          status: 499,
+          code: 'client_closed',
+        }),
+      );
   };
   res.on('close', onClose);
   try {

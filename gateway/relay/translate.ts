@@ -40,14 +40,25 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   // Output the client asked for and the canonical model cannot bring back: a 400 rather than a 200 without it.
   const refused = spec.request.uncarriedOutputs?.[0];
   if (refused) {
-    throw invalidRequest(`${refused.param}: ${refused.what} cannot be produced for this model: its upstream speaks ${line.protocol}, and Tollgate cannot carry ${refused.what} back across formats. Remove ${refused.param}.`, refused.param, 'unsupported_value');
+    throw invalidRequest(
+      `${refused.param}: ${refused.what} cannot be produced for this model: its upstream speaks ${line.protocol}, and Tollgate cannot carry ${refused.what} back across formats. Remove ${refused.param}.`,
+      refused.param,
+      'unsupported_value',
+    );
   }
   const notes: string[] = [...spec.request.notes];
   // An output limit Tollgate sets for a client that set none (billing/billing.ts) goes upstream like the client's own.
   const limit = admission.outputLimit === undefined ? {} : { maxOutputTokens: admission.outputLimit };
   const up = provider.toRequest({ ...spec.request, ...limit, model: admission.upstreamModel, notes }, line.quirks);
   exchange.notes.push(...notes, ...(up.notes ?? []));
-  const upstream = await callUpstream(deps, line, spec.side, { path: up.path, headers: up.headers, body: JSON.stringify(up.body) }, spec.request.stream, spec.signal);
+  const upstream = await callUpstream(
+    deps,
+    line,
+    spec.side,
+    { path: up.path, headers: up.headers, body: JSON.stringify(up.body) },
+    spec.request.stream,
+    spec.signal,
+  );
   const ctx = { requestedModel: exchange.model ?? spec.request.model, requestId: exchange.requestId };
 
   if (!spec.request.stream) {
@@ -61,8 +72,21 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     const answer = provider.fromResponse(parsed);
     markFirstByte(exchange);
     const body = spec.encoder.encodeResponse(answer, ctx);
-    const produced = (): string => answer.content.map((b) => (b.type === 'text' || b.type === 'thinking' ? b.text : b.type === 'tool_call' ? b.name + JSON.stringify(b.input) : '')).join('');
-    const billed = await billableUsage(exchange, { final: answer.usageEstimated ? undefined : answer.usage, produced }, spec.counter);
+    const produced = (): string =>
+      answer.content
+        .map((b) =>
+          b.type === 'text' || b.type === 'thinking'
+            ? b.text
+            : b.type === 'tool_call'
+              ? b.name + JSON.stringify(b.input)
+              : '',
+        )
+        .join('');
+    const billed = await billableUsage(
+      exchange,
+      { final: answer.usageEstimated ? undefined : answer.usage, produced },
+      spec.counter,
+    );
     const outcome: Outcome = { status: 200, ...billed, error: null };
     await settleBeforeEnd(exchange, outcome);
     sendJson(spec.res, 200, body, { 'x-request-id': exchange.requestId, ...up.clientHeaders });
@@ -73,13 +97,18 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
     // No final usage from the upstream (none reported, or the stream was cut short): the prompt as
     // the stream announced it, and what was produced, counted.
-    const report = { final: tap.usageEstimated ? undefined : tap.usage, prompt: tap.usage ?? tap.startUsage, produced: () => tap.produced };
+    const report = {
+      final: tap.usageEstimated ? undefined : tap.usage,
+      prompt: tap.usage ?? tap.startUsage,
+      produced: () => tap.produced,
+    };
     return { status, ...(await billableUsage(exchange, report, spec.counter)), error };
   };
   // The stop event carries the final usage and comes before the protocol's terminator, and an
   // in-band error ends the client's stream as well: the ledger row first, once.
   let settled: Promise<Outcome> | undefined;
-  const settleOnce = (status: number, error: GatewayError | null): Promise<Outcome> => (settled ??= outcomeOf(status, error).then((o) => settleBeforeEnd(exchange, o)));
+  const settleOnce = (status: number, error: GatewayError | null): Promise<Outcome> =>
+    (settled ??= outcomeOf(status, error).then((o) => settleBeforeEnd(exchange, o)));
   tap.beforeStop = async () => {
     await settleOnce(200, null);
   };

@@ -50,6 +50,7 @@ export async function callUpstream(
     timeouts: deps.lines.timeoutsFor(line),
     signal,
   });
-  if (res.status >= 400) throw await readUpstreamError(res, side.codec.fromError, credential === undefined ? [] : [credential]);
+  if (res.status >= 400)
+    throw await readUpstreamError(res, side.codec.fromError, credential === undefined ? [] : [credential]);
   return res;
 }

@@ -27,7 +27,11 @@ export interface UsageCounter {
  * client, an upstream drop, a timeout) is billed for what was produced: the prompt as the
  * upstream reported it early, or as counted, plus the produced output counted.
  */
-export async function billableUsage(ex: Exchange, report: UsageReport, counter: UsageCounter): Promise<{ usage: Usage; usageEstimated: boolean }> {
+export async function billableUsage(
+  ex: Exchange,
+  report: UsageReport,
+  counter: UsageCounter,
+): Promise<{ usage: Usage; usageEstimated: boolean }> {
   const bound = ex.admission ? maxUsageTokens(ex.admission.model) : undefined;
   const problem = (u: Usage): string | undefined => usageProblem(u, bound ?? Number.MAX_SAFE_INTEGER);
   if (report.final) {

@@ -12,10 +12,14 @@ export class KeyLimits {
     const max = key.maxConcurrent ?? null;
     const running = this.inFlight.get(key.id) ?? 0;
     if (max !== null && running >= max) {
-      throw new GatewayError('rate_limit', `Too many requests at once: the key "${key.name}" allows ${max} in flight. Retry when one finishes.`, {
-        code: 'key_concurrency_limited',
-        retryAfter: 1,
-      });
+      throw new GatewayError(
+        'rate_limit',
+        `Too many requests at once: the key "${key.name}" allows ${max} in flight. Retry when one finishes.`,
+        {
+          code: 'key_concurrency_limited',
+          retryAfter: 1,
+        },
+      );
     }
     const rpm = key.rpm ?? null;
     if (rpm !== null) {
@@ -26,10 +30,14 @@ export class KeyLimits {
       }
       if (!w.tryTake(now)) {
         const retryAfter = Math.max(1, Math.ceil(w.waitMs(now) / 1000));
-        throw new GatewayError('rate_limit', `Rate limit reached: the key "${key.name}" allows ${rpm} requests per minute. Retry in ${retryAfter} s.`, {
-          code: 'key_rate_limited',
-          retryAfter,
-        });
+        throw new GatewayError(
+          'rate_limit',
+          `Rate limit reached: the key "${key.name}" allows ${rpm} requests per minute. Retry in ${retryAfter} s.`,
+          {
+            code: 'key_rate_limited',
+            retryAfter,
+          },
+        );
       }
     }
     this.inFlight.set(key.id, running + 1);

@@ -54,15 +54,23 @@ export class Lines {
     if (source === 'none') return undefined;
     if (source === 'env') {
       if (!isCredentialVariable(line.apiKeyEnv ?? '')) {
-        throw new GatewayError('upstream_unavailable', `The line "${line.name}" names ${line.apiKeyEnv ?? '(none)'} as its key variable, which is not ${CREDENTIAL_VARIABLE_RULE}; its value is not sent.`, {
-          code: 'line_credential_refused',
-        });
+        throw new GatewayError(
+          'upstream_unavailable',
+          `The line "${line.name}" names ${line.apiKeyEnv ?? '(none)'} as its key variable, which is not ${CREDENTIAL_VARIABLE_RULE}; its value is not sent.`,
+          {
+            code: 'line_credential_refused',
+          },
+        );
       }
       const value = process.env[line.apiKeyEnv ?? ''];
       if (!value) {
-        throw new GatewayError('upstream_unavailable', `The line "${line.name}" reads its API key from the environment variable ${line.apiKeyEnv ?? '(none)'}, which is not set where Tollgate runs.`, {
-          code: 'line_credential_missing',
-        });
+        throw new GatewayError(
+          'upstream_unavailable',
+          `The line "${line.name}" reads its API key from the environment variable ${line.apiKeyEnv ?? '(none)'}, which is not set where Tollgate runs.`,
+          {
+            code: 'line_credential_missing',
+          },
+        );
       }
       return value;
     }
@@ -72,14 +80,22 @@ export class Lines {
     try {
       secret = await this.secrets.get(line.id);
     } catch (err) {
-      throw new GatewayError('upstream_unavailable', `The OS keychain did not give the API key of the line "${line.name}": ${(err as Error).message}`, {
-        code: 'line_credential_unavailable',
-      });
+      throw new GatewayError(
+        'upstream_unavailable',
+        `The OS keychain did not give the API key of the line "${line.name}": ${(err as Error).message}`,
+        {
+          code: 'line_credential_unavailable',
+        },
+      );
     }
     if (secret === undefined) {
-      throw new GatewayError('upstream_unavailable', `The API key of the line "${line.name}" is missing from the OS keychain. Set it again with "tollgate lines update ${line.name} --api-key-stdin".`, {
-        code: 'line_credential_missing',
-      });
+      throw new GatewayError(
+        'upstream_unavailable',
+        `The API key of the line "${line.name}" is missing from the OS keychain. Set it again with "tollgate lines update ${line.name} --api-key-stdin".`,
+        {
+          code: 'line_credential_missing',
+        },
+      );
     }
     this.credentials.set(line.id, secret);
     return secret;

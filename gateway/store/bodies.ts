@@ -25,8 +25,12 @@ export class BodyStore {
       truncated INTEGER NOT NULL
     );
     CREATE INDEX IF NOT EXISTS bodies_ts ON bodies (ts);`);
-    this.insert = this.db.prepare('INSERT OR REPLACE INTO bodies (request_id, ts, body, truncated) VALUES (?, ?, ?, ?)');
-    this.select = this.db.prepare('SELECT request_id AS requestId, ts, body, truncated FROM bodies WHERE request_id = ?');
+    this.insert = this.db.prepare(
+      'INSERT OR REPLACE INTO bodies (request_id, ts, body, truncated) VALUES (?, ?, ?, ?)',
+    );
+    this.select = this.db.prepare(
+      'SELECT request_id AS requestId, ts, body, truncated FROM bodies WHERE request_id = ?',
+    );
   }
 
   put(requestId: string, body: string): void {
@@ -35,7 +39,8 @@ export class BodyStore {
   }
 
   get(requestId: string): { requestId: string; ts: number; body: string; truncated: boolean } | undefined {
-    const row = this.select.get(requestId) as { requestId: string; ts: number; body: string; truncated: number } | undefined;
+    const row = this.select.get(requestId) as
+      { requestId: string; ts: number; body: string; truncated: number } | undefined;
     return row && { ...row, truncated: row.truncated === 1 };
   }
 

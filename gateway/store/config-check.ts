@@ -38,10 +38,14 @@ const Config: TSchema = Type.Object({
 
 /** What is wrong with a parsed config.json (the first problem, with where it is), or undefined. */
 export function configProblem(data: unknown): string | undefined {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'not a Tollgate config: not a JSON object';
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    return 'not a Tollgate config: not a JSON object';
   if ((data as { version?: unknown }).version !== 1) return 'not a Tollgate config (version 1)';
   const first = Value.Errors(Config, data).First();
   if (!first) return undefined;
-  const where = first.path.replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.');
+  const where = first.path
+    .replace(/^\//, '')
+    .replace(/\/(\d+)/g, '[$1]')
+    .replace(/\//g, '.');
   return `${where || 'the file'}: ${first.message.toLowerCase()}`;
 }

@@ -9,7 +9,15 @@ import type { ConfigData } from './types.js';
 export const DEFAULT_GROUP = 'default';
 
 function defaults(): ConfigData {
-  return { version: 1, keys: [], lines: [], groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }], aliases: [], models: [], priceOverrides: [] };
+  return {
+    version: 1,
+    keys: [],
+    lines: [],
+    groups: [{ name: DEFAULT_GROUP, multiplier: '1', models: ['*'] }],
+    aliases: [],
+    models: [],
+    priceOverrides: [],
+  };
 }
 
 export class ConfigError extends Error {

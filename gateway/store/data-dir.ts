@@ -1,4 +1,14 @@
-import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, statfsSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  statfsSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /** The data dir cannot be used as it is: read-only, full, or a store in it damaged. Printed as is by the CLI. */
@@ -60,11 +70,23 @@ export function storeError(err: unknown, what: string, dataDir: string): DataDir
       `${what} cannot be opened: it is damaged (${detail}). It was left as it is: restore it from a backup, or move it away to start afresh (a new ledger starts with no balance and no history).`,
     );
   }
-  if (code === 'EROFS' || code.startsWith('SQLITE_READONLY') || ((code === 'EACCES' || code === 'EPERM' || code === 'SQLITE_CANTOPEN') && !writable(dataDir))) {
-    return new DataDirError(`${what} cannot be written: the data dir ${dataDir} is read-only (${detail}). Tollgate needs to write its ledger there; make it writable, or use another --data-dir.`);
+  if (
+    code === 'EROFS' ||
+    code.startsWith('SQLITE_READONLY') ||
+    ((code === 'EACCES' || code === 'EPERM' || code === 'SQLITE_CANTOPEN') && !writable(dataDir))
+  ) {
+    return new DataDirError(
+      `${what} cannot be written: the data dir ${dataDir} is read-only (${detail}). Tollgate needs to write its ledger there; make it writable, or use another --data-dir.`,
+    );
   }
-  if (code === 'ENOSPC' || code === 'SQLITE_FULL' || ((code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') && diskFull(dataDir))) {
-    return new DataDirError(`${what} cannot be written: the disk is full (no space left on the device of ${dataDir}). Nothing was changed; free some space and start again.`);
+  if (
+    code === 'ENOSPC' ||
+    code === 'SQLITE_FULL' ||
+    ((code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') && diskFull(dataDir))
+  ) {
+    return new DataDirError(
+      `${what} cannot be written: the disk is full (no space left on the device of ${dataDir}). Nothing was changed; free some space and start again.`,
+    );
   }
   return undefined;
 }

@@ -33,13 +33,22 @@ const EXAMPLES = 5;
  * `quotas`: key id → quota, for the keys that have one. `inFlight`: request ids this process has
  * admitted and not yet settled.
  */
-export function ledgerProblems(db: Database.Database, quotas: ReadonlyMap<string, number>, inFlight: ReadonlySet<string>): LedgerProblems {
+export function ledgerProblems(
+  db: Database.Database,
+  quotas: ReadonlyMap<string, number>,
+  inFlight: ReadonlySet<string>,
+): LedgerProblems {
   const balance = (db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: unknown }).b;
-  const badBalance = typeof balance === 'number' && Number.isSafeInteger(balance) && balance >= 0 ? null : (balance as number);
+  const badBalance =
+    typeof balance === 'number' && Number.isSafeInteger(balance) && balance >= 0 ? null : (balance as number);
 
   const bad = MONEY_AND_TOKENS.map((c) => `typeof(${c}) != 'integer' OR ${c} < 0`).join(' OR ');
   const badCount = (db.prepare(`SELECT COUNT(*) AS n FROM requests WHERE ${bad}`).get() as { n: number }).n;
-  const badIds = (db.prepare(`SELECT request_id AS id FROM requests WHERE ${bad} ORDER BY id DESC LIMIT ${EXAMPLES}`).all() as { id: string }[]).map((r) => r.id);
+  const badIds = (
+    db.prepare(`SELECT request_id AS id FROM requests WHERE ${bad} ORDER BY id DESC LIMIT ${EXAMPLES}`).all() as {
+      id: string;
+    }[]
+  ).map((r) => r.id);
 
   const overQuota: LedgerProblems['overQuota'] = [];
   const usage = db.prepare(
@@ -47,10 +56,13 @@ export function ledgerProblems(db: Database.Database, quotas: ReadonlyMap<string
   );
   for (const [keyId, quotaMicro] of quotas) {
     const u = usage.get(keyId) as { used: number; largest: number } | undefined;
-    if (u && u.used - u.largest > quotaMicro) overQuota.push({ keyId, usedMicro: u.used, quotaMicro, largestMicro: u.largest });
+    if (u && u.used - u.largest > quotaMicro)
+      overQuota.push({ keyId, usedMicro: u.used, quotaMicro, largestMicro: u.largest });
   }
 
-  const pending = (db.prepare('SELECT request_id AS id FROM pending ORDER BY ts').all() as { id: string }[]).map((r) => r.id).filter((id) => !inFlight.has(id));
+  const pending = (db.prepare('SELECT request_id AS id FROM pending ORDER BY ts').all() as { id: string }[])
+    .map((r) => r.id)
+    .filter((id) => !inFlight.has(id));
   return {
     badBalance,
     badRows: { count: badCount, requestIds: badIds },

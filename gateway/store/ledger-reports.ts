@@ -88,13 +88,26 @@ function merge(parts: RawStats[]): StatsRow[] {
       byKey.set(key, { ...p, group: grp === '' ? null : grp });
       continue;
     }
-    for (const f of ['requests', 'errors', 'costMicro', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const) had[f] += p[f];
+    for (const f of [
+      'requests',
+      'errors',
+      'costMicro',
+      'inputTokens',
+      'outputTokens',
+      'cacheReadTokens',
+      'cacheWriteTokens',
+    ] as const)
+      had[f] += p[f];
   }
   return [...byKey.values()].sort((a, b) => a.start - b.start || (a.group ?? '').localeCompare(b.group ?? ''));
 }
 
 /** The WHERE clause of a filter, with its arguments in order. */
-function where(f: LogFilter, extra: string[] = [], extraArgs: (string | number)[] = []): { sql: string; args: (string | number)[] } {
+function where(
+  f: LogFilter,
+  extra: string[] = [],
+  extraArgs: (string | number)[] = [],
+): { sql: string; args: (string | number)[] } {
   const parts: string[] = [];
   const args: (string | number)[] = [];
   const eq = (column: string, value: string | number | undefined): void => {
@@ -142,7 +155,12 @@ export class LedgerReports {
     const w = where(q, bounds, args);
     const limit = Math.min(Math.max(q.limit ?? 50, 1), MAX_LOG_PAGE);
     const order = q.afterId !== undefined && q.beforeId === undefined ? 'ASC' : 'DESC';
-    return (this.db.prepare(`SELECT * FROM requests ${w.sql} ORDER BY id ${order} LIMIT ?`).all(...w.args, limit) as Record<string, unknown>[]).map(toEntry);
+    return (
+      this.db.prepare(`SELECT * FROM requests ${w.sql} ORDER BY id ${order} LIMIT ?`).all(...w.args, limit) as Record<
+        string,
+        unknown
+      >[]
+    ).map(toEntry);
   }
 
   /**
@@ -197,7 +215,13 @@ export class LedgerReports {
         ${ROW_SUMS}
       FROM requests WHERE id BETWEEN @lo AND @hi AND ts >= @since AND ts < @until
       GROUP BY start, grp`;
-    return this.db.prepare(sql).all({ offset: (q.tzOffsetMinutes ?? 0) * 60_000, size: BUCKET_MS[q.bucket], since, until, ...range }) as RawStats[];
+    return this.db.prepare(sql).all({
+      offset: (q.tzOffsetMinutes ?? 0) * 60_000,
+      size: BUCKET_MS[q.bucket],
+      since,
+      until,
+      ...range,
+    }) as RawStats[];
   }
 
   /**
@@ -207,7 +231,9 @@ export class LedgerReports {
    * faster on a month of a busy ledger. The ts test in the query itself keeps the answer exact.
    */
   private idRange(since: number, until: number): { lo: number; hi: number } | undefined {
-    const r = this.db.prepare('SELECT MIN(id) AS lo, MAX(id) AS hi FROM requests WHERE ts >= ? AND ts < ?').get(since, until) as { lo: number | null; hi: number | null };
+    const r = this.db
+      .prepare('SELECT MIN(id) AS lo, MAX(id) AS hi FROM requests WHERE ts >= ? AND ts < ?')
+      .get(since, until) as { lo: number | null; hi: number | null };
     return r.lo === null || r.hi === null ? undefined : { lo: r.lo, hi: r.hi };
   }
 
@@ -217,7 +243,9 @@ export class LedgerReports {
     const before = q.beforeId === undefined ? '' : 'WHERE id < ?';
     const args = q.beforeId === undefined ? [limit] : [q.beforeId, limit];
     return this.db
-      .prepare(`SELECT id, ts, kind, amount_micro AS amountMicro, note FROM wallet_tx ${before} ORDER BY id DESC LIMIT ?`)
+      .prepare(
+        `SELECT id, ts, kind, amount_micro AS amountMicro, note FROM wallet_tx ${before} ORDER BY id DESC LIMIT ?`,
+      )
       .all(...args) as WalletTransaction[];
   }
 }

@@ -52,6 +52,7 @@ function snapshot(pricesJson: unknown, multiplierPpm: unknown): PriceSnapshot | 
   } catch {
     return null;
   }
-  if (!isObject(prices) || !Object.values(prices).every((v) => Number.isSafeInteger(v) && (v as number) >= 0)) return null;
+  if (!isObject(prices) || !Object.values(prices).every((v) => Number.isSafeInteger(v) && (v as number) >= 0))
+    return null;
   return { prices: prices as unknown as Prices, multiplierPpm };
 }

@@ -90,7 +90,16 @@ const CHECKED: Record<string, string[]> = {
   wallet: ['balance_micro'],
   wallet_tx: ['amount_micro'],
   key_usage: ['used_micro'],
-  requests: ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'audio_input_tokens', 'image_input_tokens', 'cost_micro'],
+  requests: [
+    'input_tokens',
+    'output_tokens',
+    'cache_read_tokens',
+    'cache_write_tokens',
+    'reasoning_tokens',
+    'audio_input_tokens',
+    'image_input_tokens',
+    'cost_micro',
+  ],
 };
 
 /** Brings a ledger written by an older build up to date (user_version counts the steps done). */
@@ -112,7 +121,9 @@ export function migrate(db: Database.Database): void {
     // The Messages interface logged itself as `anthropic-messages` while its upstream side was
     // `anthropic`; one wire format now has one id, so old rows take the one new rows carry.
     db.transaction(() => {
-      db.prepare("UPDATE requests SET inbound_protocol = 'anthropic' WHERE inbound_protocol = 'anthropic-messages'").run();
+      db.prepare(
+        "UPDATE requests SET inbound_protocol = 'anthropic' WHERE inbound_protocol = 'anthropic-messages'",
+      ).run();
       db.pragma('user_version = 1');
     })();
   }
@@ -131,16 +142,24 @@ export function migrate(db: Database.Database): void {
  */
 function addChecks(db: Database.Database): void {
   const broken = Object.entries(CHECKED).some(([table, cols]) =>
-    db.prepare(`SELECT 1 FROM ${table} WHERE ${cols.map((c) => `typeof(${c}) != 'integer' OR ${c} < 0`).join(' OR ')} LIMIT 1`).get(),
+    db
+      .prepare(
+        `SELECT 1 FROM ${table} WHERE ${cols.map((c) => `typeof(${c}) != 'integer' OR ${c} < 0`).join(' OR ')} LIMIT 1`,
+      )
+      .get(),
   );
   if (broken) return;
   db.transaction(() => {
     for (const [table, cols] of Object.entries(CHECKED)) {
-      const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string };
+      const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as {
+        sql: string;
+      };
       const missing = cols.filter((c) => !sql.includes(`typeof(${c})`));
       if (missing.length === 0) continue;
       const copy = `${table}_checked`;
-      const created = sql.replace(/^CREATE TABLE (IF NOT EXISTS )?"?\w+"?/, `CREATE TABLE ${copy}`).replace(/\)\s*$/, `, ${missing.map(whole).join(', ')})`);
+      const created = sql
+        .replace(/^CREATE TABLE (IF NOT EXISTS )?"?\w+"?/, `CREATE TABLE ${copy}`)
+        .replace(/\)\s*$/, `, ${missing.map(whole).join(', ')})`);
       db.exec(`DROP TABLE IF EXISTS ${copy}`);
       db.exec(created);
       db.exec(`INSERT INTO ${copy} SELECT * FROM ${table}`);

@@ -93,7 +93,9 @@ export interface WriteFailure {
   at: number;
 }
 
-type Queued = { kind: 'open'; pending: PendingRow } | { kind: 'settle'; row: RequestRow; resolve: () => void; reject: (err: unknown) => void };
+type Queued =
+  | { kind: 'open'; pending: PendingRow }
+  | { kind: 'settle'; row: RequestRow; resolve: () => void; reject: (err: unknown) => void };
 
 /**
  * The ledger: usage log, wallet and per-key usage in SQLite (WAL). Each settled request is one
@@ -141,10 +143,14 @@ export class Ledger {
     backfillRollup(this.db);
     this.reports = new LedgerReports(this.db);
     this.balance = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
-    for (const r of this.db.prepare('SELECT key_id, used_micro FROM key_usage').all() as { key_id: string; used_micro: number }[]) {
+    for (const r of this.db.prepare('SELECT key_id, used_micro FROM key_usage').all() as {
+      key_id: string;
+      used_micro: number;
+    }[]) {
       this.keyUsage.set(r.key_id, r.used_micro);
     }
-    this.insertRow = this.db.prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
+    this.insertRow = this.db
+      .prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
       inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
       cost_micro, uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
@@ -155,7 +161,8 @@ export class Ledger {
     this.rollup = rollupWriter(this.db);
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
       ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
-    this.openPending = this.db.prepare(`INSERT OR REPLACE INTO pending (request_id, ts, key_id, key_name, model, inbound_protocol, stream, held_micro)
+    this.openPending = this.db
+      .prepare(`INSERT OR REPLACE INTO pending (request_id, ts, key_id, key_name, model, inbound_protocol, stream, held_micro)
       VALUES (@requestId, @ts, @keyId, @keyName, @model, @inboundProtocol, @stream, @heldMicro)`);
     this.closePending = this.db.prepare('DELETE FROM pending WHERE request_id = ?');
     // What is queued in the same turn of the event loop is committed together (group commit):
@@ -240,7 +247,11 @@ export class Ledger {
   }
 
   private noteFailure(err: unknown): void {
-    this.failure = { count: (this.failure?.count ?? 0) + 1, last: (err as Error).message ?? String(err), at: Date.now() };
+    this.failure = {
+      count: (this.failure?.count ?? 0) + 1,
+      last: (err as Error).message ?? String(err),
+      at: Date.now(),
+    };
   }
 
   /** Ledger writes that failed since the gateway started (disk full, a refused row), or null. */
@@ -250,10 +261,14 @@ export class Ledger {
 
   topup(amountMicro: number, note: string | null = null): number {
     if (!Number.isSafeInteger(amountMicro) || amountMicro <= 0 || !Number.isSafeInteger(this.balance + amountMicro)) {
-      throw new RangeError(`a top-up must be a positive whole number of micro-USD that keeps the balance a safe integer, not ${amountMicro}`);
+      throw new RangeError(
+        `a top-up must be a positive whole number of micro-USD that keeps the balance a safe integer, not ${amountMicro}`,
+      );
     }
     this.db.transaction(() => {
-      this.db.prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)').run(Date.now(), 'topup', amountMicro, note);
+      this.db
+        .prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)')
+        .run(Date.now(), 'topup', amountMicro, note);
       this.db.prepare('UPDATE wallet SET balance_micro = balance_micro + ? WHERE id = 1').run(amountMicro);
     })();
     this.balance += amountMicro;
@@ -266,7 +281,9 @@ export class Ledger {
    */
   adjust(amountMicro: number, note: string): number {
     this.db.transaction(() => {
-      this.db.prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)').run(Date.now(), 'adjustment', amountMicro, note);
+      this.db
+        .prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)')
+        .run(Date.now(), 'adjustment', amountMicro, note);
       this.db.prepare('UPDATE wallet SET balance_micro = balance_micro + ? WHERE id = 1').run(amountMicro);
     })();
     this.balance += amountMicro;
@@ -282,7 +299,11 @@ export class Ledger {
   }
 
   private txSum(kind: 'topup' | 'adjustment'): number {
-    return (this.db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = ?').get(kind) as { s: number }).s;
+    return (
+      this.db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = ?').get(kind) as {
+        s: number;
+      }
+    ).s;
   }
 
   /** Retention: request rows before `before` (epoch ms) keep only their daily money totals (ledger-prune.ts). */
@@ -300,22 +321,35 @@ export class Ledger {
    * key's usage = Σ of its logged costs.
    */
   checkInvariant(): InvariantReport {
-    const balanceMicro = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
+    const balanceMicro = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number })
+      .b;
     const topupsMicro = this.topupsMicro();
     const adjustmentsMicro = this.adjustmentsMicro();
     const pruned = prunedCosts(this.db);
-    const loggedCostMicro = (this.db.prepare('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests').get() as { s: number }).s + pruned.totalMicro;
+    const loggedCostMicro =
+      (this.db.prepare('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests').get() as { s: number }).s +
+      pruned.totalMicro;
     const keyMismatches = (
       this.db
-        .prepare(`SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
+        .prepare(
+          `SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
           (SELECT COALESCE(SUM(cost_micro), 0) FROM requests r WHERE r.key_id = u.key_id) AS loggedMicro
-          FROM key_usage u`)
+          FROM key_usage u`,
+        )
         .all() as InvariantReport['keyMismatches']
     )
       .map((k) => ({ ...k, loggedMicro: k.loggedMicro + (pruned.byKey.get(k.keyId) ?? 0) }))
       .filter((k) => k.usageMicro !== k.loggedMicro);
     const ok = topupsMicro + adjustmentsMicro - balanceMicro === loggedCostMicro && keyMismatches.length === 0;
-    return { topupsMicro, adjustmentsMicro, balanceMicro, loggedCostMicro, prunedCostMicro: pruned.totalMicro, ok, keyMismatches };
+    return {
+      topupsMicro,
+      adjustmentsMicro,
+      balanceMicro,
+      loggedCostMicro,
+      prunedCostMicro: pruned.totalMicro,
+      ok,
+      keyMismatches,
+    };
   }
 
   /** What `tollgate doctor` checks beyond the invariant (ledger-checks.ts). */
@@ -397,8 +431,11 @@ const whole = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInt
 /** Why a row may not be written (a value SQLite would store as a REAL, or a negative amount), or undefined. */
 export function rowProblem(row: RequestRow): string | undefined {
   if (!whole(row.costMicro)) return `cost ${row.costMicro} is not a whole non-negative number of micro-USD`;
-  if (!whole(row.unchargedMicro)) return `uncharged ${row.unchargedMicro} is not a whole non-negative number of micro-USD`;
-  for (const k of USAGE_KEYS) if (!whole(row.usage[k])) return `${k} ${row.usage[k]} is not a whole non-negative number`;
-  if (!wholeOrNull(row.ttfbMs) || !whole(row.latencyMs) || !whole(row.attempts) || !whole(row.status) || !whole(row.ts)) return 'a time, status or count is not a whole number';
+  if (!whole(row.unchargedMicro))
+    return `uncharged ${row.unchargedMicro} is not a whole non-negative number of micro-USD`;
+  for (const k of USAGE_KEYS)
+    if (!whole(row.usage[k])) return `${k} ${row.usage[k]} is not a whole non-negative number`;
+  if (!wholeOrNull(row.ttfbMs) || !whole(row.latencyMs) || !whole(row.attempts) || !whole(row.status) || !whole(row.ts))
+    return 'a time, status or count is not a whole number';
   return undefined;
 }

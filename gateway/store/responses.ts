@@ -33,7 +33,8 @@ export class ResponseStore {
 
   put(id: string, keyId: string, items: unknown[]): void {
     this.insert.run(id, keyId, Date.now(), JSON.stringify(items));
-    if (++this.writes % 100 === 0) this.db.prepare('DELETE FROM responses WHERE created < ?').run(Date.now() - RESPONSE_TTL_MS);
+    if (++this.writes % 100 === 0)
+      this.db.prepare('DELETE FROM responses WHERE created < ?').run(Date.now() - RESPONSE_TTL_MS);
   }
 
   /** The conversation items of a stored response, if it exists, is not expired and belongs to the key. */

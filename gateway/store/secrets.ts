@@ -102,7 +102,9 @@ class KeychainSecretStore implements SecretStore {
   async set(lineId: string, secret: string): Promise<void> {
     checkLineId(lineId);
     if (typeof secret !== 'string' || secret.length === 0) {
-      throw new TypeError(`The credential for line "${lineId}" is empty; delete the entry instead of storing an empty one.`);
+      throw new TypeError(
+        `The credential for line "${lineId}" is empty; delete the entry instead of storing an empty one.`,
+      );
     }
     await this.run('set', lineId, secret, (e) => e.setPassword(secret));
   }
@@ -113,14 +115,22 @@ class KeychainSecretStore implements SecretStore {
     await this.run('delete', lineId, undefined, (e) => e.deleteCredential());
   }
 
-  private async run<T>(op: SecretOperation, lineId: string, secret: string | undefined, call: (entry: AsyncEntry) => Promise<T>): Promise<T> {
+  private async run<T>(
+    op: SecretOperation,
+    lineId: string,
+    secret: string | undefined,
+    call: (entry: AsyncEntry) => Promise<T>,
+  ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     try {
       const { AsyncEntry } = await loadKeyring();
       // The constructor already talks to D-Bus on Linux and throws when no Secret Service answers.
       const entry = new AsyncEntry(this.service, lineId, ENTRY_OPTIONS);
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms (is the keychain locked?)`)), this.timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${this.timeoutMs} ms (is the keychain locked?)`)),
+          this.timeoutMs,
+        );
         timer.unref();
       });
       return await Promise.race([call(entry), timeout]);
@@ -179,7 +189,9 @@ export class MemorySecretStore implements SecretStore {
   async set(lineId: string, secret: string): Promise<void> {
     checkLineId(lineId);
     if (typeof secret !== 'string' || secret.length === 0) {
-      throw new TypeError(`The credential for line "${lineId}" is empty; delete the entry instead of storing an empty one.`);
+      throw new TypeError(
+        `The credential for line "${lineId}" is empty; delete the entry instead of storing an empty one.`,
+      );
     }
     this.entries.set(lineId, secret);
   }

@@ -34,7 +34,8 @@ const NONE = '';
 
 /** Adds one settled request to its three hourly totals; call inside the settlement transaction. */
 export function rollupWriter(db: Database.Database): (row: RequestRow) => void {
-  const upsert = db.prepare(`INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
+  const upsert =
+    db.prepare(`INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (dim, hour, value) DO UPDATE SET requests = requests + 1, errors = errors + excluded.errors,
       cost_micro = cost_micro + excluded.cost_micro, input_tokens = input_tokens + excluded.input_tokens,
@@ -49,7 +50,17 @@ export function rollupWriter(db: Database.Database): (row: RequestRow) => void {
       ['key', row.keyName],
       ['line', row.line],
     ] as const) {
-      upsert.run(dim, value ?? NONE, hour, error, row.costMicro, u.inputTokens, u.outputTokens, u.cacheReadTokens, cacheWriteTokens(u));
+      upsert.run(
+        dim,
+        value ?? NONE,
+        hour,
+        error,
+        row.costMicro,
+        u.inputTokens,
+        u.outputTokens,
+        u.cacheReadTokens,
+        cacheWriteTokens(u),
+      );
     }
   };
 }
@@ -61,9 +72,11 @@ export function backfillRollup(db: Database.Database): void {
   if (has || !rows) return;
   db.transaction(() => {
     for (const [dim, column] of Object.entries(ROLLUP_DIMENSIONS)) {
-      db.prepare(`INSERT INTO usage_hourly SELECT ?, COALESCE(${column}, ''), (ts / ${HOUR_MS}) * ${HOUR_MS} AS h,
+      db.prepare(
+        `INSERT INTO usage_hourly SELECT ?, COALESCE(${column}, ''), (ts / ${HOUR_MS}) * ${HOUR_MS} AS h,
           COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens + cache_write_1h_tokens)
-        FROM requests GROUP BY 2, h`).run(dim);
+        FROM requests GROUP BY 2, h`,
+      ).run(dim);
     }
   })();
 }

@@ -188,7 +188,11 @@ export class UpstreamClient {
     const found = this.agents.get(lineId);
     if (found && found.connectMs === connectMs) return found.agent;
     void found?.agent.close();
-    const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connect: { timeout: connectMs } });
+    const agent = new Agent({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      connect: { timeout: connectMs },
+    });
     this.agents.set(lineId, { agent, connectMs });
     return agent;
   }
@@ -196,7 +200,10 @@ export class UpstreamClient {
   async send(call: UpstreamCall): Promise<UpstreamResponse> {
     const t = call.timeouts;
     const agent = this.agentFor(call.lineId, t.connectMs);
-    const deadline = new Deadline(call.signal, UpstreamTimeoutError.firstByte(call.stream ? t.firstByteMs : t.nonStreamingFirstByteMs, call.stream));
+    const deadline = new Deadline(
+      call.signal,
+      UpstreamTimeoutError.firstByte(call.stream ? t.firstByteMs : t.nonStreamingFirstByteMs, call.stream),
+    );
     try {
       const res = await agent.request({
         origin: call.url.origin,
@@ -208,7 +215,11 @@ export class UpstreamClient {
         headersTimeout: 0,
         bodyTimeout: 0,
       });
-      return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: new TimedBody(res.body, deadline, UpstreamTimeoutError.idle(t.idleMs)) };
+      return {
+        status: res.statusCode,
+        headers: res.headers as IncomingHttpHeaders,
+        body: new TimedBody(res.body, deadline, UpstreamTimeoutError.idle(t.idleMs)),
+      };
     } catch (err) {
       deadline.clear();
       throw upstreamFailure(deadline.fired ?? err, call.signal);

@@ -27,18 +27,30 @@ export class UpstreamTimeoutError extends Error {
   static firstByte(ms: number, stream: boolean): UpstreamTimeoutError {
     const what = stream ? 'no event of its stream' : 'no answer';
     const flag = stream ? '--first-byte-timeout' : '--non-streaming-first-byte-timeout';
-    return new UpstreamTimeoutError(ms, 'upstream_timeout', `Upstream timeout: the upstream sent ${what} within ${seconds(ms)} (the line's first-byte timeout; "tollgate lines update NAME ${flag}" changes it).`);
+    return new UpstreamTimeoutError(
+      ms,
+      'upstream_timeout',
+      `Upstream timeout: the upstream sent ${what} within ${seconds(ms)} (the line's first-byte timeout; "tollgate lines update NAME ${flag}" changes it).`,
+    );
   }
 
   static idle(ms: number): UpstreamTimeoutError {
-    return new UpstreamTimeoutError(ms, 'upstream_idle_timeout', `Upstream timeout: the upstream stopped sending in the middle of its answer for ${seconds(ms)} (the line's idle timeout).`);
+    return new UpstreamTimeoutError(
+      ms,
+      'upstream_idle_timeout',
+      `Upstream timeout: the upstream stopped sending in the middle of its answer for ${seconds(ms)} (the line's idle timeout).`,
+    );
   }
 }
 
 /** A non-streaming answer larger than Tollgate reads (upstream/client.ts). */
 export class AnswerTooLargeError extends GatewayError {
   constructor(maxBytes: number) {
-    super('upstream_error', `Upstream error: the answer is larger than ${maxBytes / 1024 / 1024} MiB, more than Tollgate reads from an upstream.`, { code: 'upstream_too_large' });
+    super(
+      'upstream_error',
+      `Upstream error: the answer is larger than ${maxBytes / 1024 / 1024} MiB, more than Tollgate reads from an upstream.`,
+      { code: 'upstream_too_large' },
+    );
   }
 }
 
@@ -74,7 +86,10 @@ async function readPrefix(res: UpstreamResponse, maxBytes: number): Promise<stri
  */
 const SECRET_SHAPES: [RegExp, string][] = [
   [/\b((?:bearer|basic)\s+)[^\s"'\\,;]+/gi, '$1[redacted]'],
-  [/((?:x-api-key|x-goog-api-key|api-key|authorization|proxy-authorization|cookie)\\?"?\s*[:=]\s*\\?"?)[^\s"'\\,;}]+/gi, '$1[redacted]'],
+  [
+    /((?:x-api-key|x-goog-api-key|api-key|authorization|proxy-authorization|cookie)\\?"?\s*[:=]\s*\\?"?)[^\s"'\\,;}]+/gi,
+    '$1[redacted]',
+  ],
   [/\bsk-[A-Za-z0-9_-]{6,}/g, '[redacted]'],
   [/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted]'],
   [/\btga_[A-Za-z0-9_-]{8,}/g, '[redacted]'],
@@ -97,7 +112,11 @@ export function maskSecrets(text: string, secrets: readonly string[] = []): stri
  * Reads an upstream error answer and maps it to what the client is told (a provider may read it
  * itself). `secrets` are the line's credentials, masked out of the text first.
  */
-export async function readUpstreamError(res: UpstreamResponse, fromError?: ErrorReader, secrets: readonly string[] = []): Promise<GatewayError> {
+export async function readUpstreamError(
+  res: UpstreamResponse,
+  fromError?: ErrorReader,
+  secrets: readonly string[] = [],
+): Promise<GatewayError> {
   let message: string | undefined;
   let parsed: unknown;
   try {
@@ -122,21 +141,38 @@ export async function readUpstreamError(res: UpstreamResponse, fromError?: Error
 /** Maps a network-level failure (before or during the body) to what the client is told. */
 export function upstreamFailure(err: unknown, signal?: AbortSignal): GatewayError {
   if (err instanceof GatewayError) return err;
-  if (err instanceof ClientClosedError) return new GatewayError('invalid_request', 'Client closed the connection.', { code: 'client_closed', status: 499 });
+  if (err instanceof ClientClosedError)
+    return new GatewayError('invalid_request', 'Client closed the connection.', { code: 'client_closed', status: 499 });
   const reason: unknown = signal?.aborted ? signal.reason : undefined;
-  if (reason instanceof TotalTimeoutError) return new GatewayError('upstream_timeout', `Upstream timeout: ${reason.message}.`, { code: 'upstream_timeout' });
-  if (reason instanceof ClientClosedError) return new GatewayError('invalid_request', 'Client closed the connection.', { code: 'client_closed', status: 499 });
+  if (reason instanceof TotalTimeoutError)
+    return new GatewayError('upstream_timeout', `Upstream timeout: ${reason.message}.`, { code: 'upstream_timeout' });
+  if (reason instanceof ClientClosedError)
+    return new GatewayError('invalid_request', 'Client closed the connection.', { code: 'client_closed', status: 499 });
   if (err instanceof UpstreamTimeoutError) return new GatewayError('upstream_timeout', err.message, { code: err.code });
   if (err instanceof undiciErrors.ConnectTimeoutError) {
-    return new GatewayError('upstream_timeout', 'Upstream timeout: could not connect to the upstream in time.', { code: 'upstream_connect_timeout' });
+    return new GatewayError('upstream_timeout', 'Upstream timeout: could not connect to the upstream in time.', {
+      code: 'upstream_connect_timeout',
+    });
   }
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EAI_AGAIN') {
-    return new GatewayError('upstream_unavailable', `Upstream unavailable: cannot connect to the upstream (${code}).`, { code: 'upstream_unreachable' });
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'EAI_AGAIN'
+  ) {
+    return new GatewayError('upstream_unavailable', `Upstream unavailable: cannot connect to the upstream (${code}).`, {
+      code: 'upstream_unreachable',
+    });
   }
-  return new GatewayError('upstream_error', `Upstream error: the connection to the upstream failed (${code ?? (err as Error).message}).`, {
-    code: 'upstream_connection_error',
-  });
+  return new GatewayError(
+    'upstream_error',
+    `Upstream error: the connection to the upstream failed (${code ?? (err as Error).message}).`,
+    {
+      code: 'upstream_connection_error',
+    },
+  );
 }
 
 /**
@@ -144,24 +180,49 @@ export function upstreamFailure(err: unknown, signal?: AbortSignal): GatewayErro
  * where it helps the client (a 400 about its request) but never when it concerns the line's
  * credential, which is Tollgate's business, not the client's.
  */
-export function upstreamStatusError(status: number, upstreamMessage: string | undefined, retryAfterHeader: string | undefined): GatewayError {
+export function upstreamStatusError(
+  status: number,
+  upstreamMessage: string | undefined,
+  retryAfterHeader: string | undefined,
+): GatewayError {
   const detail = upstreamMessage ? `: ${upstreamMessage.slice(0, 500)}` : '';
   if (status === 429) {
     const retryAfter = parseRetryAfter(retryAfterHeader) ?? 1;
-    return new GatewayError('rate_limit', `Upstream rate limit${detail}`, { code: 'upstream_rate_limited', retryAfter });
-  }
-  if (status === 401 || status === 403) {
-    return new GatewayError('upstream_error', `The upstream rejected this line's credential (HTTP ${status}). Check the line's API key.`, {
-      code: 'upstream_auth_failed',
+    return new GatewayError('rate_limit', `Upstream rate limit${detail}`, {
+      code: 'upstream_rate_limited',
+      retryAfter,
     });
   }
-  if (status === 408 || status === 504) return new GatewayError('upstream_timeout', `Upstream timeout (HTTP ${status})${detail}`, { code: 'upstream_timeout' });
-  if (status === 503 || status === 529) return new GatewayError('upstream_unavailable', `Upstream unavailable (HTTP ${status})${detail}`, { code: 'upstream_unavailable' });
-  if (status >= 500) return new GatewayError('upstream_error', `Upstream error (HTTP ${status})${detail}`, { code: 'upstream_error' });
-  if (status === 404) {
-    return new GatewayError('upstream_error', `The upstream answered 404${detail}. Check the line's base URL and model id.`, { code: 'upstream_not_found' });
+  if (status === 401 || status === 403) {
+    return new GatewayError(
+      'upstream_error',
+      `The upstream rejected this line's credential (HTTP ${status}). Check the line's API key.`,
+      {
+        code: 'upstream_auth_failed',
+      },
+    );
   }
-  return new GatewayError('invalid_request', `Upstream rejected the request (HTTP ${status})${detail}`, { code: 'upstream_rejected', status });
+  if (status === 408 || status === 504)
+    return new GatewayError('upstream_timeout', `Upstream timeout (HTTP ${status})${detail}`, {
+      code: 'upstream_timeout',
+    });
+  if (status === 503 || status === 529)
+    return new GatewayError('upstream_unavailable', `Upstream unavailable (HTTP ${status})${detail}`, {
+      code: 'upstream_unavailable',
+    });
+  if (status >= 500)
+    return new GatewayError('upstream_error', `Upstream error (HTTP ${status})${detail}`, { code: 'upstream_error' });
+  if (status === 404) {
+    return new GatewayError(
+      'upstream_error',
+      `The upstream answered 404${detail}. Check the line's base URL and model id.`,
+      { code: 'upstream_not_found' },
+    );
+  }
+  return new GatewayError('invalid_request', `Upstream rejected the request (HTTP ${status})${detail}`, {
+    code: 'upstream_rejected',
+    status,
+  });
 }
 
 /**
@@ -177,5 +238,7 @@ function parseRetryAfter(v: string | undefined): number | undefined {
   const secs = Number(v);
   if (!Number.isNaN(secs) && secs >= 0) return Math.min(MAX_RETRY_AFTER_S, Math.ceil(secs));
   const date = Date.parse(v);
-  return Number.isNaN(date) ? undefined : Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil((date - Date.now()) / 1000)));
+  return Number.isNaN(date)
+    ? undefined
+    : Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil((date - Date.now()) / 1000)));
 }

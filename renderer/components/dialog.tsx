@@ -16,14 +16,19 @@ export function Dialog({ open, onOpenChange, title, description, children, wide 
     <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
       <RadixDialog.Portal>
         <RadixDialog.Overlay className="dialog-overlay" />
-        <RadixDialog.Content className={wide ? 'dialog dialog-wide' : 'dialog'} {...(description ? {} : { 'aria-describedby': undefined })}>
+        <RadixDialog.Content
+          className={wide ? 'dialog dialog-wide' : 'dialog'}
+          {...(description ? {} : { 'aria-describedby': undefined })}
+        >
           <div className="dialog-head">
             <RadixDialog.Title className="dialog-title">{title}</RadixDialog.Title>
             <RadixDialog.Close className="icon-button" aria-label="Close">
               ×
             </RadixDialog.Close>
           </div>
-          {description ? <RadixDialog.Description className="dialog-description">{description}</RadixDialog.Description> : null}
+          {description ? (
+            <RadixDialog.Description className="dialog-description">{description}</RadixDialog.Description>
+          ) : null}
           {children}
         </RadixDialog.Content>
       </RadixDialog.Portal>

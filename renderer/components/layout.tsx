@@ -56,7 +56,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <ul className="nav">
           {PAGES.map((p) => (
             <li key={p.path}>
-              <NavLink to={p.path} end={p.path === '/'} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>
+              <NavLink
+                to={p.path}
+                end={p.path === '/'}
+                className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}
+              >
                 <span>{p.label}</span>
                 <kbd aria-hidden="true">{p.key}</kbd>
               </NavLink>
@@ -72,7 +76,14 @@ export function Layout({ children }: { children: ReactNode }) {
           ) : null}
           <div className="segmented theme-switch" role="radiogroup" aria-label="Theme">
             {THEMES.map((t) => (
-              <button key={t} type="button" role="radio" aria-checked={theme === t} className={theme === t ? 'active' : ''} onClick={() => setTheme(t)}>
+              <button
+                key={t}
+                type="button"
+                role="radio"
+                aria-checked={theme === t}
+                className={theme === t ? 'active' : ''}
+                onClick={() => setTheme(t)}
+              >
                 {t === 'system' ? 'Auto' : t === 'light' ? 'Light' : 'Dark'}
               </button>
             ))}

@@ -2,7 +2,15 @@ import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useShortcuts } from './shortcuts.js';
 import { usd } from '../lib/format.js';
 
-export function PageHeader({ title, children, subtitle }: { title: string; subtitle?: ReactNode; children?: ReactNode }) {
+export function PageHeader({
+  title,
+  children,
+  subtitle,
+}: {
+  title: string;
+  subtitle?: ReactNode;
+  children?: ReactNode;
+}) {
   useEffect(() => {
     document.title = `${title} · Tollgate`;
   }, [title]);
@@ -30,7 +38,14 @@ export function QuotaBar({ used, quota }: { used: number; quota: number | null }
   const tone = share >= 1 ? 'bad' : share >= 0.8 ? 'warn' : 'ok';
   return (
     <span className="quota">
-      <span className="quota-track" role="meter" aria-valuemin={0} aria-valuemax={quota} aria-valuenow={Math.min(used, quota)} aria-label="Quota used">
+      <span
+        className="quota-track"
+        role="meter"
+        aria-valuemin={0}
+        aria-valuemax={quota}
+        aria-valuenow={Math.min(used, quota)}
+        aria-label="Quota used"
+      >
         <span className={`quota-fill quota-${tone}`} style={{ width: `${Math.round(share * 100)}%` }} />
       </span>
       <span className="quota-text">
@@ -58,7 +73,17 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-export function Field({ label, hint, children, htmlFor }: { label: string; hint?: ReactNode; children: ReactNode; htmlFor: string }) {
+export function Field({
+  label,
+  hint,
+  children,
+  htmlFor,
+}: {
+  label: string;
+  hint?: ReactNode;
+  children: ReactNode;
+  htmlFor: string;
+}) {
   return (
     <div className="field">
       <label htmlFor={htmlFor}>{label}</label>
@@ -69,10 +94,27 @@ export function Field({ label, hint, children, htmlFor }: { label: string; hint?
 }
 
 /** An on/off switch with a visible state; a real checkbox underneath for keyboards and screen readers. */
-export function Switch({ checked, onChange, label, disabled }: { checked: boolean; onChange(v: boolean): void; label: string; disabled?: boolean }) {
+export function Switch({
+  checked,
+  onChange,
+  label,
+  disabled,
+}: {
+  checked: boolean;
+  onChange(v: boolean): void;
+  label: string;
+  disabled?: boolean;
+}) {
   return (
     <label className="switch">
-      <input type="checkbox" role="switch" checked={checked} disabled={disabled} aria-label={label} onChange={(e) => onChange(e.target.checked)} />
+      <input
+        type="checkbox"
+        role="switch"
+        checked={checked}
+        disabled={disabled}
+        aria-label={label}
+        onChange={(e) => onChange(e.target.checked)}
+      />
       <span className="switch-track" aria-hidden="true">
         <span className="switch-thumb" />
       </span>
@@ -81,7 +123,19 @@ export function Switch({ checked, onChange, label, disabled }: { checked: boolea
 }
 
 /** The end of a dialog's form: what is wrong (checked here or refused by the gateway), Cancel, and the action. */
-export function FormFooter({ problem, error, onCancel, busy, submitLabel }: { problem?: string | null; error: unknown; onCancel(): void; busy: boolean; submitLabel: string }) {
+export function FormFooter({
+  problem,
+  error,
+  onCancel,
+  busy,
+  submitLabel,
+}: {
+  problem?: string | null;
+  error: unknown;
+  onCancel(): void;
+  busy: boolean;
+  submitLabel: string;
+}) {
   return (
     <>
       {problem ? (

@@ -5,7 +5,11 @@ import { useToast } from './toast.js';
  * A mutation that refreshes the given resources when it succeeds and reports failures as a toast
  * (the gateway's own message: it says what to do).
  */
-export function useAction<A, R>(fn: (arg: A) => Promise<R>, invalidates: readonly QueryKey[], done?: (result: R, arg: A) => string | void) {
+export function useAction<A, R>(
+  fn: (arg: A) => Promise<R>,
+  invalidates: readonly QueryKey[],
+  done?: (result: R, arg: A) => string | void,
+) {
   const qc = useQueryClient();
   const toast = useToast();
   return useMutation({

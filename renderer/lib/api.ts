@@ -34,7 +34,21 @@ import type {
   WalletView,
 } from '../../gateway/admin/contract.js';
 
-export type { AliasView, CreatedKey, GroupView, KeyView, LineTestView, LineView, LogEntry, ModelView, PresetView, StatsRowView, StatusView, WalletTransactionView, WalletView };
+export type {
+  AliasView,
+  CreatedKey,
+  GroupView,
+  KeyView,
+  LineTestView,
+  LineView,
+  LogEntry,
+  ModelView,
+  PresetView,
+  StatsRowView,
+  StatusView,
+  WalletTransactionView,
+  WalletView,
+};
 export type { ConnectBody, ConnectionView, ConnectView, DisconnectView, SettingsView, SnippetView, UpdateSettingsBody };
 export type { CreateGroupBody, CreateKeyBody, CreateLineBody, UpdateGroupBody, UpdateKeyBody, UpdateLineBody };
 
@@ -99,26 +113,31 @@ export const api = {
 
   keys: async () => (await admin.call('listKeys')).keys,
   createKey: (body: CreateKeyBody) => admin.call('createKey', { body }),
-  setKeyEnabled: async (name: string, enabled: boolean) => (await admin.call(enabled ? 'enableKey' : 'disableKey', { params: { name } })).key,
+  setKeyEnabled: async (name: string, enabled: boolean) =>
+    (await admin.call(enabled ? 'enableKey' : 'disableKey', { params: { name } })).key,
   deleteKey: async (name: string) => (await admin.call('deleteKey', { params: { name } })).key,
-  updateKey: async (name: string, body: UpdateKeyBody) => (await admin.call('updateKey', { params: { name }, body })).key,
+  updateKey: async (name: string, body: UpdateKeyBody) =>
+    (await admin.call('updateKey', { params: { name }, body })).key,
 
   wallet: () => admin.call('getWallet'),
-  topup: (amountMicro: number, note?: string) => admin.call('topUp', { body: { amountMicro, ...(note ? { note } : {}) } }),
+  topup: (amountMicro: number, note?: string) =>
+    admin.call('topUp', { body: { amountMicro, ...(note ? { note } : {}) } }),
   adjust: (amountMicro: number, note: string) => admin.call('adjustWallet', { body: { amountMicro, note } }),
   walletTransactions: async () => (await admin.call('listWalletTransactions', { query: { limit: 100 } })).transactions,
 
   presets: async () => (await admin.call('listPresets')).presets,
   lines: async () => (await admin.call('listLines')).lines,
   addLine: async (body: CreateLineBody) => (await admin.call('addLine', { body })).line,
-  updateLine: async (name: string, body: UpdateLineBody) => (await admin.call('updateLine', { params: { name }, body })).line,
+  updateLine: async (name: string, body: UpdateLineBody) =>
+    (await admin.call('updateLine', { params: { name }, body })).line,
   deleteLine: async (name: string) => (await admin.call('removeLine', { params: { name } })).line,
   testLine: (name: string) => admin.call('testLine', { params: { name } }),
 
   models: async () => (await admin.call('listModels')).models,
   groups: async () => (await admin.call('listGroups')).groups,
   addGroup: async (body: CreateGroupBody) => (await admin.call('addGroup', { body })).group,
-  updateGroup: async (name: string, body: UpdateGroupBody) => (await admin.call('updateGroup', { params: { name }, body })).group,
+  updateGroup: async (name: string, body: UpdateGroupBody) =>
+    (await admin.call('updateGroup', { params: { name }, body })).group,
   removeGroup: async (name: string) => (await admin.call('removeGroup', { params: { name } })).group,
 
   logs: async (q: LogQuery) => (await admin.call('listLogs', { query: q })).entries,

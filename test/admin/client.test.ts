@@ -52,7 +52,10 @@ const WALLET = { balanceMicro: 5, heldMicro: 0, topupsMicro: 5, adjustmentsMicro
 test('sends the method, path, query, body and headers the table and the options say', async () => {
   answerWith(200, { alias: { pattern: 'openai/*', model: 'gpt-4o' } });
   await client().call('removeAlias', { params: { pattern: 'openai/*' } });
-  assert.deepEqual([seen[0]!.method, seen[0]!.url, seen[0]!.headers.authorization, seen[0]!.body], ['DELETE', '/api/aliases/openai%2F*', 'Bearer tga_test', '']);
+  assert.deepEqual(
+    [seen[0]!.method, seen[0]!.url, seen[0]!.headers.authorization, seen[0]!.body],
+    ['DELETE', '/api/aliases/openai%2F*', 'Bearer tga_test', ''],
+  );
   assert.equal(seen[0]!.headers['content-type'], undefined);
 
   answerWith(200, { entries: [] });
@@ -66,7 +69,10 @@ test('sends the method, path, query, body and headers the table and the options 
   assert.deepEqual([seen[0]!.url, seen[0]!.headers.authorization], ['/api/wallet', undefined]);
   answerWith(200, WALLET);
   assert.deepEqual(await client().call('topUp', { body: { amountMicro: 5, note: 'n' } }), WALLET);
-  assert.deepEqual([seen[0]!.method, seen[0]!.url, seen[0]!.headers['content-type'], JSON.parse(seen[0]!.body)], ['POST', '/api/wallet/topup', 'application/json', { amountMicro: 5, note: 'n' }]);
+  assert.deepEqual(
+    [seen[0]!.method, seen[0]!.url, seen[0]!.headers['content-type'], JSON.parse(seen[0]!.body)],
+    ['POST', '/api/wallet/topup', 'application/json', { amountMicro: 5, note: 'n' }],
+  );
 });
 
 test('a reply that does not match its schema is refused, naming where', async () => {
@@ -86,30 +92,48 @@ test('a reply that does not match its schema is refused, naming where', async ()
 test('a success with another status than the contract says is refused', async () => {
   answerWith(200, { alias: { pattern: 'a', model: 'b' } });
   const err = await refusal(client().call('addAlias', { body: { pattern: 'a', model: 'b' } }));
-  assert.deepEqual([err.status, err.code, err.message], [200, CLIENT_ERRORS.badReply, 'POST /api/aliases answered 200; the admin contract says 201.']);
+  assert.deepEqual(
+    [err.status, err.code, err.message],
+    [200, CLIENT_ERRORS.badReply, 'POST /api/aliases answered 200; the admin contract says 201.'],
+  );
 });
 
 test("the server's refusals come back as AdminError with its status, code and message", async () => {
   answerWith(404, { error: { code: 'unknown_line', message: 'There is no line named "x".' } });
   const err = await refusal(client().call('testLine', { params: { name: 'x' } }));
-  assert.deepEqual([err.status, err.code, err.message, err.name], [404, 'unknown_line', 'There is no line named "x".', 'AdminError']);
+  assert.deepEqual(
+    [err.status, err.code, err.message, err.name],
+    [404, 'unknown_line', 'There is no line named "x".', 'AdminError'],
+  );
 
   answerWith(500, { oops: true });
   const shapeless = await refusal(client().call('getWallet'));
-  assert.deepEqual([shapeless.status, shapeless.code, shapeless.message], [500, CLIENT_ERRORS.badReply, '{"oops":true}']);
+  assert.deepEqual(
+    [shapeless.status, shapeless.code, shapeless.message],
+    [500, CLIENT_ERRORS.badReply, '{"oops":true}'],
+  );
   answerWith(502, '<html>bad gateway</html>');
   const html = await refusal(client().call('getWallet'));
-  assert.deepEqual([html.status, html.code, html.message], [502, CLIENT_ERRORS.badReply, 'The gateway answered 502 with a body that is not JSON.']);
+  assert.deepEqual(
+    [html.status, html.code, html.message],
+    [502, CLIENT_ERRORS.badReply, 'The gateway answered 502 with a body that is not JSON.'],
+  );
 });
 
 test('no server: status 0, unreachable; a cancelled call rejects with the abort, not an AdminError', async () => {
   const nobody = new AdminClient({ baseUrl: 'http://127.0.0.1:9' });
   const err = await refusal(nobody.call('getStatus'));
-  assert.deepEqual([err.status, err.code, err.message], [0, CLIENT_ERRORS.unreachable, 'Cannot reach the Tollgate gateway at http://127.0.0.1:9.']);
+  assert.deepEqual(
+    [err.status, err.code, err.message],
+    [0, CLIENT_ERRORS.unreachable, 'Cannot reach the Tollgate gateway at http://127.0.0.1:9.'],
+  );
   answerWith(200, WALLET);
   const controller = new AbortController();
   controller.abort();
-  await assert.rejects(client().call('getWallet', { signal: controller.signal }), (e: unknown) => !(e instanceof AdminError) && (e as Error).name === 'AbortError');
+  await assert.rejects(
+    client().call('getWallet', { signal: controller.signal }),
+    (e: unknown) => !(e instanceof AdminError) && (e as Error).name === 'AbortError',
+  );
 });
 
 test('the types follow the table (checked by npm run typecheck)', () => {
@@ -152,12 +176,16 @@ for (const [file, allowed] of [
       allowImportingTsExtensions: false,
     };
     const program = ts.createProgram([join(REPO, 'gateway/admin', file)], options);
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     assert.deepEqual(problems, []);
     const ours = program.getSourceFiles().filter((f) => !f.fileName.includes('/node_modules/') && !f.isDeclarationFile);
     assert.ok(ours.some((f) => f.fileName.endsWith('gateway/admin/contract.ts')));
     const packages = new Set(
-      ours.flatMap((f) => ts.preProcessFile(f.text, true, true).importedFiles.map((i) => i.fileName)).filter((s) => !s.startsWith('.')),
+      ours
+        .flatMap((f) => ts.preProcessFile(f.text, true, true).importedFiles.map((i) => i.fileName))
+        .filter((s) => !s.startsWith('.')),
     );
     assert.deepEqual([...packages].sort(), [...allowed]);
   });

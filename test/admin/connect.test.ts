@@ -25,11 +25,19 @@ after(async () => {
 });
 
 /** A fresh gateway and HOME with two lines: Anthropic models and OpenAI models, on the mock upstream. */
-async function withGateway(fn: (gw: TestGateway, call: Caller) => Promise<void>, env?: Record<string, string>): Promise<void> {
+async function withGateway(
+  fn: (gw: TestGateway, call: Caller) => Promise<void>,
+  env?: Record<string, string>,
+): Promise<void> {
   const gw = await startGateway(undefined, undefined, env ? { env } : {});
   try {
     await gw.admin.topup(5);
-    await gw.admin.line({ name: 'anthropic', protocol: 'anthropic', baseUrl: mock.url, models: ['claude-sonnet-4-6', 'claude-haiku-4-5'] });
+    await gw.admin.line({
+      name: 'anthropic',
+      protocol: 'anthropic',
+      baseUrl: mock.url,
+      models: ['claude-sonnet-4-6', 'claude-haiku-4-5'],
+    });
     await gw.admin.line({ name: 'openai', baseUrl: `${mock.url}/v1`, models: ['gpt-4.1-mini', 'gpt-5-mini'] });
     await fn(gw, (name, ...args) => gw.admin.client.call(name, ...args));
   } finally {
@@ -60,7 +68,10 @@ test('a dry run shows the diff with the key to come, and writes, creates and rec
   await withGateway(async (gw, call) => {
     const settings = put(gw.home, '.claude/settings.json', '{\n  // mine\n  "theme": "dark"\n}\n');
     const preview = await call('connectTool', { params: { tool: 'claude' }, body: { dryRun: true } });
-    assert.deepEqual([preview.tool, preview.dryRun, preview.changes, preview.key], ['claude-code', true, true, { name: 'claude-code', action: 'create', last4: null }]);
+    assert.deepEqual(
+      [preview.tool, preview.dryRun, preview.changes, preview.key],
+      ['claude-code', true, true, { name: 'claude-code', action: 'create', last4: null }],
+    );
     assert.match(preview.files[0]!.diff, /\+ {4}"ANTHROPIC_AUTH_TOKEN": "<new key claude-code>"/);
     assert.match(preview.files[0]!.diff, /\+ {4}"ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:\d+"/);
     assert.equal(readFileSync(settings, 'utf8'), '{\n  // mine\n  "theme": "dark"\n}\n');
@@ -77,20 +88,27 @@ test('connect: default models per tool, a key of its own, the diff as written; u
   await withGateway(async (gw, call) => {
     const claude = await call('connectTool', { params: { tool: 'claude-code' }, body: {} });
     // The tool's own vendor first (newest first, as the preset lists them); the small model the cheapest of that vendor.
-    assert.deepEqual([claude.model, claude.smallModel, claude.key.action], ['claude-sonnet-4-6', 'claude-haiku-4-5', 'create']);
+    assert.deepEqual(
+      [claude.model, claude.smallModel, claude.key.action],
+      ['claude-sonnet-4-6', 'claude-haiku-4-5', 'create'],
+    );
     const codex = await call('connectTool', { params: { tool: 'codex' }, body: {} });
     assert.deepEqual([codex.model, codex.smallModel], ['gpt-5-mini', null]);
     // No Google model is served: the first served model of any vendor.
     const gemini = await call('connectTool', { params: { tool: 'gemini-cli' }, body: { dryRun: true } });
     assert.equal(gemini.model, 'claude-sonnet-4-6');
     assert.deepEqual(await keyNames(call), ['claude-code', 'codex']);
-    const written = JSON.parse(readFileSync(join(gw.home, '.claude/settings.json'), 'utf8')) as { env: Record<string, string> };
+    const written = JSON.parse(readFileSync(join(gw.home, '.claude/settings.json'), 'utf8')) as {
+      env: Record<string, string>;
+    };
     const key = (await call('listKeys')).keys.find((k) => k.name === 'claude-code')!;
     assert.equal(written.env.ANTHROPIC_AUTH_TOKEN!.slice(-4), key.last4);
     assert.equal(claude.key.last4, key.last4);
     assert.ok(!JSON.stringify(claude).includes(written.env.ANTHROPIC_AUTH_TOKEN!), 'the reply never holds the secret');
     // The key works on the model API.
-    const r = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${written.env.ANTHROPIC_AUTH_TOKEN}` } });
+    const r = await fetch(`${gw.url}/v1/models`, {
+      headers: { authorization: `Bearer ${written.env.ANTHROPIC_AUTH_TOKEN}` },
+    });
     assert.equal(r.status, 200);
 
     for (const route of [
@@ -99,16 +117,26 @@ test('connect: default models per tool, a key of its own, the diff as written; u
     ]) {
       const e = await refusal(route);
       assert.deepEqual([e.status, e.code], [404, 'unknown_tool']);
-      assert.match(e.message, /Unknown tool "vim"\. Tollgate connects claude-code \(or claude\), codex, gemini-cli \(or gemini\)/);
+      assert.match(
+        e.message,
+        /Unknown tool "vim"\. Tollgate connects claude-code \(or claude\), codex, gemini-cli \(or gemini\)/,
+      );
     }
     const unserved = await refusal(call('connectTool', { params: { tool: 'codex' }, body: { model: 'o3' } }));
     assert.deepEqual([unserved.status, unserved.code], [400, 'model_not_served']);
-    assert.equal(unserved.message, 'No line serves o3, so Codex CLI would get errors with it. Models your lines serve: claude-sonnet-4-6, claude-haiku-4-5, gpt-5-mini, gpt-4.1-mini.');
+    assert.equal(
+      unserved.message,
+      'No line serves o3, so Codex CLI would get errors with it. Models your lines serve: claude-sonnet-4-6, claude-haiku-4-5, gpt-5-mini, gpt-4.1-mini.',
+    );
     const unknown = await refusal(call('connectTool', { params: { tool: 'codex' }, body: { model: 'gpt-9' } }));
     assert.deepEqual([unknown.status, unknown.code], [400, 'unknown_model']);
-    const small = await refusal(call('connectTool', { params: { tool: 'codex' }, body: { smallModel: 'gpt-4.1-mini' } }));
+    const small = await refusal(
+      call('connectTool', { params: { tool: 'codex' }, body: { smallModel: 'gpt-4.1-mini' } }),
+    );
     assert.deepEqual([small.status, small.code], [400, 'no_small_model']);
-    const smallUnserved = await refusal(call('connectTool', { params: { tool: 'claude' }, body: { smallModel: 'gemini-2.5-flash' } }));
+    const smallUnserved = await refusal(
+      call('connectTool', { params: { tool: 'claude' }, body: { smallModel: 'gemini-2.5-flash' } }),
+    );
     assert.equal(smallUnserved.code, 'model_not_served');
   });
 });
@@ -117,7 +145,9 @@ test("a key's group limits the models; with no line serving anything there is no
   await withGateway(async (gw, call) => {
     await call('addGroup', { body: { name: 'cheap', models: ['gpt-4.1-mini'] } });
     await call('createKey', { body: { name: 'cheap-key', group: 'cheap' } });
-    const e = await refusal(call('connectTool', { params: { tool: 'codex' }, body: { key: 'cheap-key', model: 'gpt-5-mini' } }));
+    const e = await refusal(
+      call('connectTool', { params: { tool: 'codex' }, body: { key: 'cheap-key', model: 'gpt-5-mini' } }),
+    );
     assert.deepEqual([e.status, e.code], [400, 'model_not_allowed']);
     assert.match(e.message, /group "cheap" may not use gpt-5-mini.*: gpt-4\.1-mini\.$/);
     for (const line of ['anthropic', 'openai']) await call('removeLine', { params: { name: line } });
@@ -143,12 +173,23 @@ test('keys: reused while a tool holds them, refused or rotated when not, rolled 
     const refused = await refusal(call('connectTool', { params: { tool: 'gemini' }, body: { key: 'laptop' } }));
     assert.deepEqual([refused.status, refused.code], [409, 'key_exists']);
     assert.match(refused.message, /keeps only its hash.*--key NAME.*--rotate-key/);
-    const dry = await call('connectTool', { params: { tool: 'gemini' }, body: { key: 'laptop', rotateKey: true, dryRun: true } });
+    const dry = await call('connectTool', {
+      params: { tool: 'gemini' },
+      body: { key: 'laptop', rotateKey: true, dryRun: true },
+    });
     assert.match(dry.files.find((f) => f.id === 'env')!.diff, /\+GEMINI_API_KEY=<new secret of key laptop>/);
-    assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${laptop}` } })).status, 200, 'a dry run rotates nothing');
+    assert.equal(
+      (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${laptop}` } })).status,
+      200,
+      'a dry run rotates nothing',
+    );
     const rotated = await call('connectTool', { params: { tool: 'gemini' }, body: { key: 'laptop', rotateKey: true } });
     assert.equal(rotated.key.action, 'rotate');
-    assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${laptop}` } })).status, 401, 'the old secret stops working');
+    assert.equal(
+      (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${laptop}` } })).status,
+      401,
+      'the old secret stops working',
+    );
     const env = readFileSync(join(gw.home, '.gemini/.env'), 'utf8');
     const secret = /GEMINI_API_KEY=(\S+)/.exec(env)![1]!;
     assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).status, 200);
@@ -160,9 +201,18 @@ test('keys: reused while a tool holds them, refused or rotated when not, rolled 
     assert.deepEqual([stale.status, stale.code], [409, 'file_changed']);
     assert.ok(!(await keyNames(call)).includes('fresh'), 'the key made for the failed connect is deleted');
     const spare = (await call('createKey', { body: { name: 'spare' } })).secret;
-    const unrotated = await refusal(call('connectTool', { params: { tool: 'claude' }, body: { key: 'spare', rotateKey: true, expect: { settings: null } } }));
+    const unrotated = await refusal(
+      call('connectTool', {
+        params: { tool: 'claude' },
+        body: { key: 'spare', rotateKey: true, expect: { settings: null } },
+      }),
+    );
     assert.equal(unrotated.code, 'file_changed');
-    assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${spare}` } })).status, 200, 'a failed rotation gives the key its old secret back');
+    assert.equal(
+      (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${spare}` } })).status,
+      200,
+      'a failed rotation gives the key its old secret back',
+    );
   });
 });
 
@@ -171,7 +221,10 @@ test('disconnect: files back byte for byte, the key made for the tool deleted un
     const original = '# mine\nmodel = "o3"\n\n[analytics]\nenabled = false\n';
     const config = put(gw.home, '.codex/config.toml', original);
     const never = await refusal(call('disconnectTool', { params: { tool: 'gemini-cli' } }));
-    assert.deepEqual([never.status, never.code, never.message], [404, 'not_connected', 'Gemini CLI was not connected by Tollgate, so there is nothing to undo.']);
+    assert.deepEqual(
+      [never.status, never.code, never.message],
+      [404, 'not_connected', 'Gemini CLI was not connected by Tollgate, so there is nothing to undo.'],
+    );
 
     await call('connectTool', { params: { tool: 'codex' }, body: {} });
     await call('connectTool', { params: { tool: 'claude' }, body: { key: 'codex' } });
@@ -191,7 +244,11 @@ test('disconnect: files back byte for byte, the key made for the tool deleted un
     // Connect again: the name is free, a new key is made, and disconnect deletes it.
     assert.equal((await call('connectTool', { params: { tool: 'gemini' }, body: {} })).key.action, 'create');
     const deleted = await call('disconnectTool', { params: { tool: 'gemini' } });
-    assert.deepEqual(deleted.key, { name: 'gemini-cli', action: 'deleted', reason: 'it was made for Gemini CLI, and no file Tollgate wrote holds it any more' });
+    assert.deepEqual(deleted.key, {
+      name: 'gemini-cli',
+      action: 'deleted',
+      reason: 'it was made for Gemini CLI, and no file Tollgate wrote holds it any more',
+    });
     assert.deepEqual(await keyNames(call), ['codex']);
   });
 });
@@ -200,41 +257,71 @@ test('status after a hand edit names what changed; disconnect keeps the edit and
   await withGateway(async (gw, call) => {
     const path = put(gw.home, '.claude/settings.json', '{\n  "permissions": { "allow": ["Read"] }\n}\n');
     await call('connectTool', { params: { tool: 'claude' }, body: {} });
-    assert.equal(readFileSync(path, 'utf8').split('\n')[1], '  "permissions": { "allow": ["Read"] },', 'the line before the new entries is kept as it was');
-    const text = readFileSync(path, 'utf8').replace('"ANTHROPIC_MODEL": "claude-sonnet-4-6"', '"ANTHROPIC_MODEL": "gpt-5-mini"');
+    assert.equal(
+      readFileSync(path, 'utf8').split('\n')[1],
+      '  "permissions": { "allow": ["Read"] },',
+      'the line before the new entries is kept as it was',
+    );
+    const text = readFileSync(path, 'utf8').replace(
+      '"ANTHROPIC_MODEL": "claude-sonnet-4-6"',
+      '"ANTHROPIC_MODEL": "gpt-5-mini"',
+    );
     writeFileSync(path, text);
     const status = (await call('connectStatus')).tools.find((t) => t.tool === 'claude-code')!;
-    assert.deepEqual([status.connected, status.matches, status.pointsAtTollgate, status.files[0]!.state], [true, false, true, 'changed']);
-    assert.deepEqual(status.problems, [`the model (env.ANTHROPIC_MODEL) in ${path} was changed by hand to "gpt-5-mini"`]);
+    assert.deepEqual(
+      [status.connected, status.matches, status.pointsAtTollgate, status.files[0]!.state],
+      [true, false, true, 'changed'],
+    );
+    assert.deepEqual(status.problems, [
+      `the model (env.ANTHROPIC_MODEL) in ${path} was changed by hand to "gpt-5-mini"`,
+    ]);
     await call('disableKey', { params: { name: 'claude-code' } });
     const disabled = (await call('connectStatus')).tools.find((t) => t.tool === 'claude-code')!;
     assert.ok(disabled.problems.includes('the key "claude-code" is disabled'), disabled.problems.join('; '));
     const undone = await call('disconnectTool', { params: { tool: 'claude' } });
     assert.equal(undone.files[0]!.action, 'cleaned');
-    assert.equal(readFileSync(path, 'utf8'), '{\n  "permissions": { "allow": ["Read"] },\n  "env": {\n    "ANTHROPIC_MODEL": "gpt-5-mini"\n  }\n}\n');
+    assert.equal(
+      readFileSync(path, 'utf8'),
+      '{\n  "permissions": { "allow": ["Read"] },\n  "env": {\n    "ANTHROPIC_MODEL": "gpt-5-mini"\n  }\n}\n',
+    );
   });
 });
 
 test('env: the connected key from its files, a new key on request, or $TOLLGATE_KEY', async () => {
   await withGateway(async (gw, call) => {
-    await call('connectTool', { params: { tool: 'claude' }, body: { model: 'gpt-5-mini', smallModel: 'gpt-4.1-mini' } });
+    await call('connectTool', {
+      params: { tool: 'claude' },
+      body: { model: 'gpt-5-mini', smallModel: 'gpt-4.1-mini' },
+    });
     const connected = await call('shellEnv', { params: { target: 'claude' }, body: {} });
     const secret = /ANTHROPIC_AUTH_TOKEN=(\S+)/.exec(connected.text)![1]!;
     assert.equal(hashSecret(secret), JSON.parse(readFileSync(join(gw.dataDir, 'config.json'), 'utf8')).keys[0].hash);
-    assert.deepEqual([connected.keySource, connected.keyName, connected.model], ['connected', 'claude-code', 'gpt-5-mini']);
-    assert.match(connected.text, /^export ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\n.*\nexport ANTHROPIC_MODEL=gpt-5-mini\nexport ANTHROPIC_DEFAULT_HAIKU_MODEL=gpt-4.1-mini\n$/s);
+    assert.deepEqual(
+      [connected.keySource, connected.keyName, connected.model],
+      ['connected', 'claude-code', 'gpt-5-mini'],
+    );
+    assert.match(
+      connected.text,
+      /^export ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1:\d+\n.*\nexport ANTHROPIC_MODEL=gpt-5-mini\nexport ANTHROPIC_DEFAULT_HAIKU_MODEL=gpt-4.1-mini\n$/s,
+    );
 
     const variable = await call('shellEnv', { params: { target: 'openai' }, body: {} });
     assert.deepEqual([variable.keySource, variable.keyName, variable.model], ['variable', null, 'gpt-5-mini']);
     assert.equal(variable.text, `export OPENAI_BASE_URL=${gw.url}/v1\nexport OPENAI_API_KEY="$TOLLGATE_KEY"\n`);
     const codex = await call('shellEnv', { params: { target: 'codex' }, body: { model: 'gpt-4.1-mini' } });
-    assert.match(codex.text, /^export TOLLGATE_API_KEY="\$TOLLGATE_KEY"\nalias codex='codex -c model_provider=tollgate .* -m gpt-4\.1-mini'\n$/);
+    assert.match(
+      codex.text,
+      /^export TOLLGATE_API_KEY="\$TOLLGATE_KEY"\nalias codex='codex -c model_provider=tollgate .* -m gpt-4\.1-mini'\n$/,
+    );
 
     const created = await call('shellEnv', { params: { target: 'aider' }, body: { newKey: true } });
     assert.deepEqual([created.keySource, created.keyName], ['created', 'aider']);
     const made = /OPENAI_API_KEY=(\S+)/.exec(created.text)![1]!;
     assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${made}` } })).status, 200);
-    assert.equal((await refusal(call('shellEnv', { params: { target: 'aider' }, body: { newKey: true } }))).code, 'name_taken');
+    assert.equal(
+      (await refusal(call('shellEnv', { params: { target: 'aider' }, body: { newKey: true } }))).code,
+      'name_taken',
+    );
     assert.equal((await refusal(call('shellEnv', { params: { target: 'openai' }, body: { key: 'x' } }))).status, 400);
     const unknown = await refusal(call('shellEnv', { params: { target: 'emacs' }, body: {} }));
     assert.deepEqual([unknown.status, unknown.code], [404, 'unknown_tool']);
@@ -251,10 +338,17 @@ test("the tools' own folder variables are honoured (CLAUDE_CONFIG_DIR, CODEX_HOM
   const base = join(process.env.TMPDIR ?? '/tmp', `tollgate-dirs-${process.pid}`);
   await withGateway(
     async (gw, call) => {
-      const done = await Promise.all(['claude', 'codex', 'gemini'].map((tool) => call('connectTool', { params: { tool }, body: {} })));
+      const done = await Promise.all(
+        ['claude', 'codex', 'gemini'].map((tool) => call('connectTool', { params: { tool }, body: {} })),
+      );
       assert.deepEqual(
         done.flatMap((d) => d.files.map((f) => f.path)),
-        [join(base, 'claude/settings.json'), join(base, 'codex/config.toml'), join(base, 'gemini/.gemini/settings.json'), join(base, 'gemini/.gemini/.env')],
+        [
+          join(base, 'claude/settings.json'),
+          join(base, 'codex/config.toml'),
+          join(base, 'gemini/.gemini/settings.json'),
+          join(base, 'gemini/.gemini/.env'),
+        ],
       );
       assert.equal(existsSync(join(gw.home, '.claude')), false);
       for (const tool of ['claude', 'codex', 'gemini']) await call('disconnectTool', { params: { tool } });
@@ -277,15 +371,21 @@ test('two connects of one tool at once: one after the other, one key', async () 
   });
 });
 
-test("no secret lands in the data dir (config, ledger, connect records, backups) or the log, even after a forced disconnect", async () => {
+test('no secret lands in the data dir (config, ledger, connect records, backups) or the log, even after a forced disconnect', async () => {
   await withGateway(async (gw, call) => {
     put(gw.home, '.codex/config.toml', 'model = "o3"\n');
     await call('connectTool', { params: { tool: 'codex' }, body: { model: 'gpt-4.1-mini' } });
     await call('connectTool', { params: { tool: 'claude' }, body: { model: 'gpt-4.1-mini' } });
-    const codexSecret = /experimental_bearer_token = "(sk-\w+)"/.exec(readFileSync(join(gw.home, '.codex/config.toml'), 'utf8'))![1]!;
-    const claudeSecret = (JSON.parse(readFileSync(join(gw.home, '.claude/settings.json'), 'utf8')) as { env: Record<string, string> }).env.ANTHROPIC_AUTH_TOKEN!;
+    const codexSecret = /experimental_bearer_token = "(sk-\w+)"/.exec(
+      readFileSync(join(gw.home, '.codex/config.toml'), 'utf8'),
+    )![1]!;
+    const claudeSecret = (
+      JSON.parse(readFileSync(join(gw.home, '.claude/settings.json'), 'utf8')) as { env: Record<string, string> }
+    ).env.ANTHROPIC_AUTH_TOKEN!;
     for (const secret of [codexSecret, claudeSecret]) {
-      await gw.openai(secret).chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] });
+      await gw
+        .openai(secret)
+        .chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] });
     }
     // A hand edit, then a forced disconnect: the file as it was is kept next to the backups.
     const config = join(gw.home, '.codex/config.toml');
@@ -295,7 +395,10 @@ test("no secret lands in the data dir (config, ledger, connect records, backups)
     const kept = forced.files[0]!.notes.join(' ');
     assert.match(kept, /the file as it was is kept at/);
     const keptPath = /kept at (\S+)$/.exec(kept)![1]!;
-    assert.match(readFileSync(keptPath, 'utf8'), new RegExp(`experimental_bearer_token = "sk-…${codexSecret.slice(-4)}"\\n[^]*# my edit`));
+    assert.match(
+      readFileSync(keptPath, 'utf8'),
+      new RegExp(`experimental_bearer_token = "sk-…${codexSecret.slice(-4)}"\\n[^]*# my edit`),
+    );
 
     const logs = await call('listLogs', { query: {} });
     assert.equal(logs.entries.length, 2);
@@ -305,7 +408,8 @@ test("no secret lands in the data dir (config, ledger, connect records, backups)
       JSON.stringify(await call('connectStatus')),
       JSON.stringify(await call('listKeys')),
     ].join('\n');
-    for (const secret of [codexSecret, claudeSecret]) assert.ok(!everything.includes(secret), `secret …${secret.slice(-4)} found`);
+    for (const secret of [codexSecret, claudeSecret])
+      assert.ok(!everything.includes(secret), `secret …${secret.slice(-4)} found`);
     assert.ok(filesUnder(join(gw.dataDir, 'connect')).length >= 3, 'records and backups were scanned');
   });
 });

@@ -47,19 +47,27 @@ test('every route of the table has one section in docs/admin-api.md, and every s
 
 test('a renamed, missing or doubled section is seen', () => {
   const renamed = DOC.replace('#### PATCH /api/lines/{name}', '#### PATCH /api/lines/{id}');
-  assert.deepEqual(compare(renamed), { missing: ['PATCH /api/lines/{name}'], extra: ['PATCH /api/lines/{id}'], doubled: [] });
+  assert.deepEqual(compare(renamed), {
+    missing: ['PATCH /api/lines/{name}'],
+    extra: ['PATCH /api/lines/{id}'],
+    doubled: [],
+  });
   const doubled = `${DOC}\n#### GET /api/wallet\n\n→ \`200 WalletView\`\n`;
   assert.deepEqual(compare(doubled).doubled, ['GET /api/wallet']);
 });
 
 test("each route's section states its success status", () => {
   const found = sections(DOC);
-  const wrong = ROUTES.filter(([, r]) => !found.get(documented(r))?.[0]?.includes(`→ \`${successStatus(r)} `)).map(([name, r]) => `${name}: ${documented(r)} should say → \`${successStatus(r)} …\``);
+  const wrong = ROUTES.filter(([, r]) => !found.get(documented(r))?.[0]?.includes(`→ \`${successStatus(r)} `)).map(
+    ([name, r]) => `${name}: ${documented(r)} should say → \`${successStatus(r)} …\``,
+  );
   assert.deepEqual(wrong, []);
 });
 
 test('the route list names each route with its client call, and nothing else', () => {
-  const rows = [...DOC.matchAll(new RegExp(`^\\| \`${METHOD_AND_PATH}\` \\| \`(\\w+)\` \\|`, 'gm'))].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+  const rows = [...DOC.matchAll(new RegExp(`^\\| \`${METHOD_AND_PATH}\` \\| \`(\\w+)\` \\|`, 'gm'))].map(
+    (m) => `${m[1]} ${m[2]} ${m[3]}`,
+  );
   const expected = ROUTES.map(([name, r]) => `${documented(r)} ${name}`);
   assert.deepEqual(rows.slice().sort(), expected.slice().sort());
 });
@@ -69,7 +77,11 @@ test('the table itself: unique method and path, parameters named in the path and
   assert.equal(new Set(keys).size, keys.length, 'two routes share a method and path');
   for (const [name, r] of ROUTES) {
     const inPath = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]).sort();
-    assert.deepEqual(inPath, Object.keys(r.params?.properties ?? {}).sort(), `${name}: path parameters and params schema differ`);
+    assert.deepEqual(
+      inPath,
+      Object.keys(r.params?.properties ?? {}).sort(),
+      `${name}: path parameters and params schema differ`,
+    );
     assert.ok(!(r.body && r.method === 'GET'), `${name}: a GET has no body`);
   }
 });

@@ -38,12 +38,18 @@ function follow(client: AdminClient, signal: AbortSignal) {
   return {
     seen,
     done,
-    next<E extends AdminEvent['event']>(event: E, pred: (d: Extract<AdminEvent, { event: E }>['data']) => boolean = () => true): Promise<Extract<AdminEvent, { event: E }>['data']> {
+    next<E extends AdminEvent['event']>(
+      event: E,
+      pred: (d: Extract<AdminEvent, { event: E }>['data']) => boolean = () => true,
+    ): Promise<Extract<AdminEvent, { event: E }>['data']> {
       const match = (e: AdminEvent): boolean => e.event === event && pred(e.data as never);
       const found = seen.find(match);
       if (found) return Promise.resolve(found.data as never);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no ${event} event within 5 s; saw ${seen.map((e) => e.event).join(', ')}`)), 5000);
+        const t = setTimeout(
+          () => reject(new Error(`no ${event} event within 5 s; saw ${seen.map((e) => e.event).join(', ')}`)),
+          5000,
+        );
         waiters.push({ pred: match, resolve: (e) => (clearTimeout(t), resolve(e.data as never)) });
       });
     },
@@ -62,7 +68,12 @@ test('the snapshot first, then every change as its own event', async () => {
   await gw.admin.topup(5);
   assert.equal((await ev.next('wallet', (d) => d.wallet.balanceMicro === 5_000_000)).wallet.topupsMicro, 5_000_000);
 
-  await gw.admin.line({ name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4o'], modelMap: { 'gpt-4o': 'mock-small' } });
+  await gw.admin.line({
+    name: 'local',
+    baseUrl: `${mock.url}/v1`,
+    models: ['gpt-4o'],
+    modelMap: { 'gpt-4o': 'mock-small' },
+  });
   assert.equal((await ev.next('line', (d) => d.line.name === 'local')).line.health.state, 'closed');
 
   const secret = await gw.admin.key('laptop');
@@ -96,7 +107,10 @@ test('pausing and resuming are status events; the snapshot says whether the gate
   await ev.next('status', (d) => d.status.paused);
   await waitFor(() => ev.seen.filter((e) => e.event === 'status').length === 3, 'an event for each change');
   // A pause and a resume within the same half second are both told, in order, at once.
-  assert.deepEqual(ev.seen.filter((e) => e.event === 'status').map((e) => (e.data as { status: { paused: boolean } }).status.paused), [true, false, true]);
+  assert.deepEqual(
+    ev.seen.filter((e) => e.event === 'status').map((e) => (e.data as { status: { paused: boolean } }).status.paused),
+    [true, false, true],
+  );
   await gw.admin.client.call('resumeGateway');
   await ev.next('status', (d) => !d.status.paused && ev.seen.filter((e) => e.event === 'status').length === 4);
   ac.abort();
@@ -110,12 +124,18 @@ test('pausing and resuming are status events; the snapshot says whether the gate
 
 test('the stream is behind the admin guard: no token, no events', async () => {
   const anonymous = new AdminClient({ baseUrl: gw.url });
-  await assert.rejects(adminEvents(anonymous).next(), (err: { status: number; code: string }) => err.status === 401 && err.code === 'admin_token_required');
+  await assert.rejects(
+    adminEvents(anonymous).next(),
+    (err: { status: number; code: string }) => err.status === 401 && err.code === 'admin_token_required',
+  );
 });
 
 test('a gateway closing with a listener attached closes the stream and does not hang', async () => {
   const other = await startGateway();
-  const ev = follow(new AdminClient({ baseUrl: other.url, headers: bearer(other.running.adminToken) }), new AbortController().signal);
+  const ev = follow(
+    new AdminClient({ baseUrl: other.url, headers: bearer(other.running.adminToken) }),
+    new AbortController().signal,
+  );
   await ev.next('snapshot');
   await other.close();
   await ev.done;

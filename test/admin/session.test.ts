@@ -19,7 +19,11 @@ const inject = (opts: { method?: 'GET' | 'POST'; url: string; headers?: Record<s
   gw.running.app.inject({ method: opts.method ?? 'GET', url: opts.url, headers: { host: HOST, ...opts.headers } });
 
 async function mintCode(): Promise<{ code: string; url: string; expiresAt: string }> {
-  const r = await inject({ method: 'POST', url: '/api/session/code', headers: { authorization: `Bearer ${gw.running.adminToken}` } });
+  const r = await inject({
+    method: 'POST',
+    url: '/api/session/code',
+    headers: { authorization: `Bearer ${gw.running.adminToken}` },
+  });
   assert.equal(r.statusCode, 200);
   return r.json();
 }
@@ -89,10 +93,16 @@ test('the cookie authorises admin requests only together with the console header
   const bare = await inject({ url: '/api/wallet', headers: { cookie } });
   assert.equal(bare.statusCode, 403);
   assert.equal(bare.json().error.code, 'console_header_required');
-  const forged = await inject({ url: '/api/wallet', headers: { cookie: `${cookieName(HOST)}=${id}x`, 'x-tollgate-console': '1' } });
+  const forged = await inject({
+    url: '/api/wallet',
+    headers: { cookie: `${cookieName(HOST)}=${id}x`, 'x-tollgate-console': '1' },
+  });
   assert.equal(forged.statusCode, 401);
   // The cookie of another port's gateway is not this one's.
-  const otherPort = await inject({ url: '/api/wallet', headers: { cookie: `tollgate_session_9999=${id}`, 'x-tollgate-console': '1' } });
+  const otherPort = await inject({
+    url: '/api/wallet',
+    headers: { cookie: `tollgate_session_9999=${id}`, 'x-tollgate-console': '1' },
+  });
   assert.equal(otherPort.statusCode, 401);
 });
 
@@ -103,9 +113,17 @@ test('the Host/Origin guard still runs first for cookie requests', async () => {
   assert.equal(cross.json().error.code, 'forbidden_origin');
   const site = await inject({ url: '/api/wallet', headers: { ...headers, 'sec-fetch-site': 'cross-site' } });
   assert.equal(site.json().error.code, 'forbidden_origin');
-  const rebinding = await gw.running.app.inject({ method: 'GET', url: '/api/wallet', headers: { ...headers, host: 'evil.example:4141' } });
+  const rebinding = await gw.running.app.inject({
+    method: 'GET',
+    url: '/api/wallet',
+    headers: { ...headers, host: 'evil.example:4141' },
+  });
   assert.equal(rebinding.json().error.code, 'forbidden_host');
-  const login403 = await gw.running.app.inject({ method: 'GET', url: '/login?code=x', headers: { host: 'evil.example' } });
+  const login403 = await gw.running.app.inject({
+    method: 'GET',
+    url: '/login?code=x',
+    headers: { host: 'evil.example' },
+  });
   assert.equal(login403.statusCode, 403);
 });
 
@@ -124,11 +142,17 @@ test('the CSV download needs no console header with the cookie (a plain link), a
   const csv = await inject({ url: '/api/logs.csv?status=error&since=0', headers: { cookie } });
   assert.equal(csv.statusCode, 200);
   assert.match(String(csv.headers['content-type']), /^text\/csv/);
-  assert.match(String(csv.headers['content-disposition']), /^attachment; filename="tollgate-usage-\d{4}-\d\d-\d\d\.csv"$/);
+  assert.match(
+    String(csv.headers['content-disposition']),
+    /^attachment; filename="tollgate-usage-\d{4}-\d\d-\d\d\.csv"$/,
+  );
   assert.match(csv.body, /^id,time,request_id,/);
   // The JSON log still needs the header, and the download still needs a session.
   assert.equal((await inject({ url: '/api/logs', headers: { cookie } })).statusCode, 403);
   assert.equal((await inject({ url: '/api/logs.csv' })).statusCode, 401);
   assert.equal((await inject({ url: '/api/logs.csv?status=nope', headers: { cookie } })).statusCode, 400);
-  assert.equal((await inject({ url: '/api/logs.csv', headers: { cookie, 'sec-fetch-site': 'cross-site' } })).statusCode, 403);
+  assert.equal(
+    (await inject({ url: '/api/logs.csv', headers: { cookie, 'sec-fetch-site': 'cross-site' } })).statusCode,
+    403,
+  );
 });

@@ -46,7 +46,10 @@ describe('settings', () => {
     assert.equal(changed.listening, gw.url, 'the port applies at the next start');
     const stored = JSON.parse(readFileSync(join(gw.dataDir, 'config.json'), 'utf8')) as { settings: unknown };
     assert.deepEqual(stored.settings, { lowBalanceMicro: 5_000_000, port: 4999 });
-    assert.equal((await gw.admin.client.call('updateSettings', { body: { lowBalanceMicro: null } })).lowBalanceMicro, null);
+    assert.equal(
+      (await gw.admin.client.call('updateSettings', { body: { lowBalanceMicro: null } })).lowBalanceMicro,
+      null,
+    );
   });
 
   test('a host beyond loopback needs allowLan: true', async () => {
@@ -64,18 +67,25 @@ describe('settings', () => {
 
   test('request bodies are kept only while storeBodies is on, and turning it off deletes them', async () => {
     const client = gw.openai(secret);
-    const off = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'not kept' }] }).withResponse();
+    const off = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'not kept' }] })
+      .withResponse();
     const offId = off.response.headers.get('x-request-id')!;
     const none = await refusal(gw.admin.client.call('getRequestBody', { params: { requestId: offId } }));
     assert.equal(none.status, 404);
     assert.match(none.message, /storing request bodies is off/);
     await gw.admin.client.call('updateSettings', { body: { storeBodies: true } });
-    const on = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'kept body 42' }] }).withResponse();
+    const on = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'kept body 42' }] })
+      .withResponse();
     const onId = on.response.headers.get('x-request-id')!;
     const body = await gw.admin.client.call('getRequestBody', { params: { requestId: onId } });
     assert.equal(body.truncated, false);
     assert.equal((JSON.parse(body.body) as { messages: { content: string }[] }).messages[0]!.content, 'kept body 42');
-    assert.ok((await gw.admin.logs()).some((e) => e.requestId === onId), 'the id is the one the log shows');
+    assert.ok(
+      (await gw.admin.logs()).some((e) => e.requestId === onId),
+      'the id is the one the log shows',
+    );
     await gw.admin.client.call('updateSettings', { body: { storeBodies: false } });
     assert.equal((await refusal(gw.admin.client.call('getRequestBody', { params: { requestId: onId } }))).status, 404);
   });
@@ -83,13 +93,23 @@ describe('settings', () => {
   test('Responses chains are stored only while storeResponses is on', async () => {
     const client = gw.openai(secret);
     const first = await client.responses.create({ model: 'gpt-4o-mini', input: 'remember 7' });
-    const second = await client.responses.create({ model: 'gpt-4o-mini', input: 'and?', previous_response_id: first.id });
+    const second = await client.responses.create({
+      model: 'gpt-4o-mini',
+      input: 'and?',
+      previous_response_id: first.id,
+    });
     assert.equal(second.status, 'completed');
     await gw.admin.client.call('updateSettings', { body: { storeResponses: false } });
-    await assert.rejects(client.responses.create({ model: 'gpt-4o-mini', input: 'and?', previous_response_id: first.id }), (e: { status?: number }) => e.status === 400);
+    await assert.rejects(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'and?', previous_response_id: first.id }),
+      (e: { status?: number }) => e.status === 400,
+    );
     const third = await client.responses.create({ model: 'gpt-4o-mini', input: 'not stored' });
     await gw.admin.client.call('updateSettings', { body: { storeResponses: true } });
-    await assert.rejects(client.responses.create({ model: 'gpt-4o-mini', input: 'and?', previous_response_id: third.id }), (e: { status?: number }) => e.status === 400);
+    await assert.rejects(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'and?', previous_response_id: third.id }),
+      (e: { status?: number }) => e.status === 400,
+    );
   });
 
   test('retention prunes old rows when set and the doctor still finds the money whole', async () => {
@@ -98,7 +118,9 @@ describe('settings', () => {
     await gw.admin.client.call('adjustWallet', { body: { amountMicro: -1_000_000, note: 'correction' } });
     // Age the rows logged so far by 40 days, as if written then (the ledger is shared with the running gateway through WAL).
     const db = new Database(join(gw.dataDir, 'ledger.sqlite'));
-    const aged = db.prepare('UPDATE requests SET ts = ts - ? WHERE id <= (SELECT MAX(id) - 1 FROM requests)').run(40 * 86_400_000).changes;
+    const aged = db
+      .prepare('UPDATE requests SET ts = ts - ? WHERE id <= (SELECT MAX(id) - 1 FROM requests)')
+      .run(40 * 86_400_000).changes;
     db.close();
     assert.ok(aged >= 2);
     const before = (await gw.admin.logs()).length;

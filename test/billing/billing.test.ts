@@ -4,7 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { Billing, DEFAULT_RESERVED_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS, type AdmitInput, type Charge } from '../../gateway/billing/billing.js';
+import {
+  Billing,
+  DEFAULT_RESERVED_OUTPUT_TOKENS,
+  MIN_OUTPUT_TOKENS,
+  type AdmitInput,
+  type Charge,
+} from '../../gateway/billing/billing.js';
 import { affordableOutputTokens, costMicro, reservationMicro } from '../../gateway/billing/pricing.js';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
@@ -15,7 +21,18 @@ import { line, MODEL } from '../helpers/relay-fakes.js';
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const key = (over: Partial<KeyRecord> = {}): KeyRecord => ({ id: 'key_a', name: 'a', hash: 'h', last4: 'x', group: 'default', quotaMicro: null, expiresAt: null, state: 'enabled', createdAt: '', ...over });
+const key = (over: Partial<KeyRecord> = {}): KeyRecord => ({
+  id: 'key_a',
+  name: 'a',
+  hash: 'h',
+  last4: 'x',
+  group: 'default',
+  quotaMicro: null,
+  expiresAt: null,
+  state: 'enabled',
+  createdAt: '',
+  ...over,
+});
 
 function billing(balanceMicro: number, lines = [line('l1', { modelMap: { 'gpt-4o': 'vendor-4o' } }), line('l2')]) {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-billing-'));
@@ -32,7 +49,8 @@ function billing(balanceMicro: number, lines = [line('l1', { modelMap: { 'gpt-4o
     },
     {
       order: () => {
-        if (lines.length === 0) throw new GatewayError('upstream_unavailable', 'no line', { code: 'no_line_for_model' });
+        if (lines.length === 0)
+          throw new GatewayError('upstream_unavailable', 'no line', { code: 'no_line_for_model' });
         return lines;
       },
     },
@@ -45,7 +63,13 @@ let requests = 0;
 const input = (maxOutputTokens: number | undefined, estimatedInputTokens: number): AdmitInput => ({
   maxOutputTokens,
   estimatedInputTokens,
-  trace: { requestId: `req_${++requests}`, ts: Date.now(), inboundProtocol: 'openai-chat', stream: false, model: 'gpt-4o' },
+  trace: {
+    requestId: `req_${++requests}`,
+    ts: Date.now(),
+    inboundProtocol: 'openai-chat',
+    stream: false,
+    model: 'gpt-4o',
+  },
 });
 
 const charge = (over: Partial<Charge>): Charge => ({
@@ -80,7 +104,10 @@ test('admission reserves the worst case at the group multiplier and hands over t
 test("without a limit from the client, the model's own output cap (at most the default) is reserved", () => {
   const { b } = billing(10_000_000);
   const a = b.admit(key(), 'gpt-4o', input(undefined, 0));
-  assert.equal(a.reservation.amountMicro, reservationMicro(0, Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, MODEL.maxOutputTokens), MODEL.prices, 2_000_000));
+  assert.equal(
+    a.reservation.amountMicro,
+    reservationMicro(0, Math.min(DEFAULT_RESERVED_OUTPUT_TOKENS, MODEL.maxOutputTokens), MODEL.prices, 2_000_000),
+  );
 });
 
 test('the order of refusals: model (404), line (503), key limits (429), money (402)', () => {
@@ -107,7 +134,10 @@ test("settlement writes the row at the admission's prices and gives back the res
   const [row] = ledger.logs({});
   // (1000 × $2.50 + 100 × $10) per million × 2
   assert.equal(row!.costMicro, 7_000);
-  assert.deepEqual([row!.servedModel, row!.upstreamModel, row!.line, row!.upstreamProtocol], ['gpt-4o', 'vendor-4o', 'l1', 'openai-chat']);
+  assert.deepEqual(
+    [row!.servedModel, row!.upstreamModel, row!.line, row!.upstreamProtocol],
+    ['gpt-4o', 'vendor-4o', 'l1', 'openai-chat'],
+  );
   assert.equal(ledger.balanceMicro(), 10_000_000 - 7_000);
   assert.equal(b.reservations.heldMicro(), 0);
   b.admit(limited, 'gpt-4o', input(1, 1));
@@ -128,7 +158,9 @@ test('a ledger write that fails is reported, never thrown, and the money stays',
   const write = process.stderr.write.bind(process.stderr);
   process.stderr.write = ((s: string) => written.push(s) > 0) as typeof process.stderr.write;
   try {
-    await b.settle(charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 10 }, inboundProtocol: null as unknown as string }));
+    await b.settle(
+      charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 10 }, inboundProtocol: null as unknown as string }),
+    );
   } finally {
     process.stderr.write = write;
   }
@@ -149,7 +181,10 @@ describe('neither the wallet nor a quota is overspent', () => {
     const full = costMicro({ ...emptyUsage(), inputTokens: 10, outputTokens: 100_000 }, MODEL.prices, 2_000_000);
     assert.equal(row!.costMicro, 2_000_000 - other.reservation.amountMicro);
     assert.equal(row!.unchargedMicro, full - row!.costMicro);
-    assert.match(row!.notes ?? '', /more than the wallet and the key's quota could pay: charged \$1\.\d+, \$0\.\d+ not charged/);
+    assert.match(
+      row!.notes ?? '',
+      /more than the wallet and the key's quota could pay: charged \$1\.\d+, \$0\.\d+ not charged/,
+    );
     assert.equal(ledger.balanceMicro(), other.reservation.amountMicro, 'the other request keeps what it holds');
     await b.settle(charge({ admission: other, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 10 } }));
     assert.ok(ledger.balanceMicro() >= 0, 'the wallet is never overspent');
@@ -163,7 +198,10 @@ describe('neither the wallet nor a quota is overspent', () => {
     await b.settle(charge({ admission: a, usage }));
     const [row] = ledger.logs({});
     assert.ok(row!.costMicro > a.reservation.amountMicro);
-    assert.deepEqual([row!.costMicro, row!.unchargedMicro, row!.notes], [costMicro(usage, MODEL.prices, 2_000_000), 0, null]);
+    assert.deepEqual(
+      [row!.costMicro, row!.unchargedMicro, row!.notes],
+      [costMicro(usage, MODEL.prices, 2_000_000), 0, null],
+    );
     assertInvariant(b, ledger);
   });
 
@@ -208,7 +246,13 @@ describe('neither the wallet nor a quota is overspent', () => {
   });
 
   test('the prompt estimate is reserved at the dearest prompt-token price (a 1-hour cache write costs twice the input)', () => {
-    const claude = { input: 3_000_000, output: 15_000_000, cacheRead: 300_000, cacheWrite: 3_750_000, cacheWrite1h: 6_000_000 };
+    const claude = {
+      input: 3_000_000,
+      output: 15_000_000,
+      cacheRead: 300_000,
+      cacheWrite: 3_750_000,
+      cacheWrite1h: 6_000_000,
+    };
     assert.equal(reservationMicro(1_000_000, 0, claude, 1_000_000), 6_000_000);
   });
 });

@@ -8,7 +8,14 @@ const X1 = 1_000_000; // multiplier 1 in parts per million
 const usage = (u: Partial<Usage>): Usage => ({ ...emptyUsage(), ...u });
 
 // Distinct prices (micro-USD per million tokens) so that a bucket billed at the wrong price shows.
-const prices: Prices = { input: 2_500_000, output: 10_000_000, cacheRead: 1_250_000, cacheWrite: 3_750_000, audioInput: 40_000_000, imageInput: 5_000_000 };
+const prices: Prices = {
+  input: 2_500_000,
+  output: 10_000_000,
+  cacheRead: 1_250_000,
+  cacheWrite: 3_750_000,
+  audioInput: 40_000_000,
+  imageInput: 5_000_000,
+};
 const textOnly: Prices = { input: 2_500_000, output: 10_000_000, cacheRead: 1_250_000, cacheWrite: 3_750_000 };
 
 describe('costMicro', () => {
@@ -27,7 +34,14 @@ describe('costMicro', () => {
   });
 
   test('sums the buckets before rounding and never bills reasoning tokens twice', () => {
-    const u = usage({ inputTokens: 1_000, cacheReadTokens: 2_000, cacheWriteTokens: 400, outputTokens: 300, reasoningTokens: 250, audioInputTokens: 100 });
+    const u = usage({
+      inputTokens: 1_000,
+      cacheReadTokens: 2_000,
+      cacheWriteTokens: 400,
+      outputTokens: 300,
+      reasoningTokens: 250,
+      audioInputTokens: 100,
+    });
     assert.equal(costMicro(u, prices, X1), 2_500 + 2_500 + 1_500 + 3_000 + 4_000);
     // 3 tokens at $0.10/M = 0.3 micro each bucket; 0.9 in total rounds up once, to 1.
     const cheap: Prices = { input: 100_000, output: 100_000, cacheRead: 100_000, cacheWrite: 100_000 };
@@ -55,7 +69,10 @@ describe('costMicro', () => {
     // 2,000,000 × 75,000,000 × 3,000,000 ppm = 4.5e20 > 2^53; cost = 2 M tokens × $75/M × 3 = $450.
     assert.equal(costMicro(usage({ outputTokens: 2_000_000 }), opus, 3_000_000), 450_000_000);
     // 2,000,001 × 75,000,001 × 3 / 1e6 = 450,000,231.000003 → 450,000,232.
-    assert.equal(costMicro(usage({ outputTokens: 2_000_001 }), { ...opus, output: 75_000_001 }, 3_000_000), 450_000_232);
+    assert.equal(
+      costMicro(usage({ outputTokens: 2_000_001 }), { ...opus, output: 75_000_001 }, 3_000_000),
+      450_000_232,
+    );
   });
 });
 

@@ -16,13 +16,16 @@ const req = (over: Partial<ReserveInput>): ReserveInput => ({
 describe('wallet', () => {
   test('a request the wallet cannot cover is a 402 naming the balance and the amount needed', () => {
     const r = new Reservations();
-    assert.throws(() => r.reserve(req({ balanceMicro: 1_000_000, amountMicro: 1_500_000 })), (err) => {
-      assert.ok(err instanceof GatewayError);
-      assert.equal(err.status, 402);
-      assert.equal(err.code, 'insufficient_balance');
-      assert.match(err.message, /the wallet has \$1\.00, and this request needs up to \$1\.50/);
-      return true;
-    });
+    assert.throws(
+      () => r.reserve(req({ balanceMicro: 1_000_000, amountMicro: 1_500_000 })),
+      (err) => {
+        assert.ok(err instanceof GatewayError);
+        assert.equal(err.status, 402);
+        assert.equal(err.code, 'insufficient_balance');
+        assert.match(err.message, /the wallet has \$1\.00, and this request needs up to \$1\.50/);
+        return true;
+      },
+    );
     assert.equal(r.heldMicro(), 0);
   });
 
@@ -55,13 +58,19 @@ describe('wallet', () => {
 describe('key quota', () => {
   test('a request over what is left of the quota is a 402 naming the key and what is left', () => {
     const r = new Reservations();
-    assert.throws(() => r.reserve(req({ quotaMicro: 5_000_000, keyUsedMicro: 4_000_000, amountMicro: 1_500_000 })), (err) => {
-      assert.ok(err instanceof GatewayError);
-      assert.equal(err.status, 402);
-      assert.equal(err.code, 'key_quota_exceeded');
-      assert.match(err.message, /the key "ci-bot" has used \$4\.00 of its \$5\.00 quota, \$1\.00 left, and this request needs up to \$1\.50/);
-      return true;
-    });
+    assert.throws(
+      () => r.reserve(req({ quotaMicro: 5_000_000, keyUsedMicro: 4_000_000, amountMicro: 1_500_000 })),
+      (err) => {
+        assert.ok(err instanceof GatewayError);
+        assert.equal(err.status, 402);
+        assert.equal(err.code, 'key_quota_exceeded');
+        assert.match(
+          err.message,
+          /the key "ci-bot" has used \$4\.00 of its \$5\.00 quota, \$1\.00 left, and this request needs up to \$1\.50/,
+        );
+        return true;
+      },
+    );
     assert.equal(r.keyHeldMicro('k1'), 0);
     assert.equal(r.heldMicro(), 0);
   });
@@ -71,7 +80,10 @@ describe('key quota', () => {
     const q = { quotaMicro: 1_000_000, amountMicro: 250_000 };
     for (let i = 0; i < 4; i++) r.reserve(req(q));
     assert.equal(r.keyHeldMicro('k1'), 1_000_000);
-    assert.throws(() => r.reserve(req(q)), { code: 'key_quota_exceeded', message: /with \$1\.00 held for requests in flight, \$0\.00 left/ });
+    assert.throws(() => r.reserve(req(q)), {
+      code: 'key_quota_exceeded',
+      message: /with \$1\.00 held for requests in flight, \$0\.00 left/,
+    });
     r.reserve(req({ ...q, keyId: 'k2', keyName: 'other' }));
     assert.equal(r.keyHeldMicro('k2'), 250_000);
     assert.equal(r.heldMicro(), 1_250_000);
@@ -91,7 +103,9 @@ describe('release', () => {
     const r = new Reservations();
     const a = r.reserve(req({ amountMicro: 700_000, quotaMicro: 1_000_000 }));
     const b = r.reserve(req({ amountMicro: 200_000, quotaMicro: 1_000_000 }));
-    assert.throws(() => r.reserve(req({ amountMicro: 700_000, quotaMicro: 1_000_000 })), { code: 'key_quota_exceeded' });
+    assert.throws(() => r.reserve(req({ amountMicro: 700_000, quotaMicro: 1_000_000 })), {
+      code: 'key_quota_exceeded',
+    });
     r.release(a);
     r.release(a);
     assert.equal(a.released, true);
@@ -108,7 +122,9 @@ describe('release', () => {
   test('frees the wallet for the request that was refused', () => {
     const r = new Reservations();
     const a = r.reserve(req({ balanceMicro: 1_000_000, amountMicro: 1_000_000 }));
-    assert.throws(() => r.reserve(req({ keyId: 'k2', balanceMicro: 1_000_000, amountMicro: 1_000_000 })), { code: 'insufficient_balance' });
+    assert.throws(() => r.reserve(req({ keyId: 'k2', balanceMicro: 1_000_000, amountMicro: 1_000_000 })), {
+      code: 'insufficient_balance',
+    });
     r.release(a);
     const b = r.reserve(req({ keyId: 'k2', balanceMicro: 1_000_000, amountMicro: 1_000_000 }));
     assert.deepEqual(b, { keyId: 'k2', amountMicro: 1_000_000, released: false });

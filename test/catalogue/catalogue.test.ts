@@ -18,7 +18,9 @@ const priced = new Map(
   readdirSync(PRESETS_DIR, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => {
-      const raw = JSON.parse(readFileSync(new URL(`${e.name}/preset.json`, PRESETS_DIR), 'utf8')) as { models: { id: string; prices?: unknown }[] };
+      const raw = JSON.parse(readFileSync(new URL(`${e.name}/preset.json`, PRESETS_DIR), 'utf8')) as {
+        models: { id: string; prices?: unknown }[];
+      };
       return [e.name, raw.models.filter((m) => m.prices !== undefined).map((m) => m.id)] as const;
     }),
 );
@@ -35,7 +37,8 @@ describe('loadCatalogue', () => {
     const expected = [...priced].flatMap(([vendor, ids]) => ids.map((id) => `${vendor}/${id}`)).sort();
     assert.deepEqual([...catalogue.values()].map((m) => `${m.vendor}/${m.id}`).sort(), expected);
     // Not a catalogue that is empty because the files are: every vendor that owns models has some.
-    for (const [vendor, ids] of priced) if (!OWN_NOTHING.includes(vendor)) assert.ok(ids.length > 0, `gateway/presets/${vendor} prices no model`);
+    for (const [vendor, ids] of priced)
+      if (!OWN_NOTHING.includes(vendor)) assert.ok(ids.length > 0, `gateway/presets/${vendor} prices no model`);
     assert.ok(catalogue.size >= 30, `only ${catalogue.size} models`);
   });
 
@@ -93,8 +96,18 @@ describe('loadCatalogue', () => {
   test('carries limits and native protocols from the owner', () => {
     const m = catalogue.get('gpt-4o-mini')!;
     assert.deepEqual(
-      { contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, nativeProtocols: m.nativeProtocols, displayName: m.displayName },
-      { contextWindow: 128_000, maxOutputTokens: 16_384, nativeProtocols: ['openai-chat', 'openai-responses'], displayName: 'GPT-4o mini' },
+      {
+        contextWindow: m.contextWindow,
+        maxOutputTokens: m.maxOutputTokens,
+        nativeProtocols: m.nativeProtocols,
+        displayName: m.displayName,
+      },
+      {
+        contextWindow: 128_000,
+        maxOutputTokens: 16_384,
+        nativeProtocols: ['openai-chat', 'openai-responses'],
+        displayName: 'GPT-4o mini',
+      },
     );
     assert.deepEqual(catalogue.get('o3-pro')!.nativeProtocols, ['openai-responses']);
   });
@@ -141,11 +154,15 @@ describe('owner rules', () => {
     const rebuilt = buildCatalogue(withoutRouter);
     assert.deepEqual(rebuilt, catalogue);
     // OpenRouter's references are still there without it: the comparison is not of two empty maps.
-    for (const m of presets.get('openrouter')!.models) assert.ok(rebuilt.has(m.id), `${m.id}, which OpenRouter references`);
+    for (const m of presets.get('openrouter')!.models)
+      assert.ok(rebuilt.has(m.id), `${m.id}, which OpenRouter references`);
   });
 
   test('removing an owner leaves its references dangling, which the build refuses', () => {
     const withoutOpenai = new Map([...presets].filter(([id]) => id !== 'openai'));
-    assert.throws(() => buildCatalogue(withoutOpenai), /gateway\/presets\/openrouter\/preset.json: model gpt-4o-mini has no prices and no other preset defines it/);
+    assert.throws(
+      () => buildCatalogue(withoutOpenai),
+      /gateway\/presets\/openrouter\/preset.json: model gpt-4o-mini has no prices and no other preset defines it/,
+    );
   });
 });

@@ -13,7 +13,9 @@ import { composeCatalogue } from '../../gateway/catalogue/user-models.js';
 import type { CustomModelRecord } from '../../gateway/store/types.js';
 import { REPO } from '../helpers/gateway.js';
 
-const FILE: unknown = JSON.parse(readFileSync(join(REPO, 'test/fixtures/litellm/model_prices_and_context_window.json'), 'utf8'));
+const FILE: unknown = JSON.parse(
+  readFileSync(join(REPO, 'test/fixtures/litellm/model_prices_and_context_window.json'), 'utf8'),
+);
 const custom = (id: string, vendor: string): CustomModelRecord => ({
   id,
   vendor,
@@ -26,7 +28,9 @@ const custom = (id: string, vendor: string): CustomModelRecord => ({
   createdAt: '',
   updatedAt: '',
 });
-const catalogue = composeCatalogue(loadCatalogue(), { models: [custom('acme/priced-model', 'openrouter'), custom('acme-7', 'acme')] }).models;
+const catalogue = composeCatalogue(loadCatalogue(), {
+  models: [custom('acme/priced-model', 'openrouter'), custom('acme-7', 'acme')],
+}).models;
 const plan = planLiteLLMImport(FILE, catalogue.values());
 const change = (id: string) => plan.changes.find((c) => c.id === id);
 
@@ -44,17 +48,26 @@ test('a preset model whose prices differ becomes an override, per kind that diff
 
 test('prices that agree are unchanged; tier, 1-hour cache and per-image fields are not read', () => {
   assert.ok(plan.unchanged.includes('gpt-5.4'));
-  assert.ok(plan.unchanged.includes('claude-haiku-4-5'), 'cache_creation_input_token_cost_above_1hr and _above_200k_tokens change nothing');
+  assert.ok(
+    plan.unchanged.includes('claude-haiku-4-5'),
+    'cache_creation_input_token_cost_above_1hr and _above_200k_tokens change nothing',
+  );
   assert.equal(change('gpt-5.4'), undefined);
 });
 
 test("the vendor's own prefixed entry wins over a reseller's bare key", () => {
   // gemini-2.5-flash is keyed bare by vertex_ai and as gemini/gemini-2.5-flash by Google AI Studio (the google preset's API).
-  assert.deepEqual(change('gemini-2.5-flash'), { id: 'gemini-2.5-flash', entry: 'gemini/gemini-2.5-flash', target: 'override', prices: [{ kind: 'input', from: 300_000, to: 350_000, exact: true }] });
+  assert.deepEqual(change('gemini-2.5-flash'), {
+    id: 'gemini-2.5-flash',
+    entry: 'gemini/gemini-2.5-flash',
+    target: 'override',
+    prices: [{ kind: 'input', from: 300_000, to: 350_000, exact: true }],
+  });
 });
 
 test("other providers' prefixes never match: azure/, azure_ai/, a bedrock id", () => {
-  for (const id of ['gpt-4.1', 'deepseek-flash', 'claude-haiku-4-5-20251001']) assert.ok(plan.unmatched.includes(id), id);
+  for (const id of ['gpt-4.1', 'deepseek-flash', 'claude-haiku-4-5-20251001'])
+    assert.ok(plan.unmatched.includes(id), id);
 });
 
 test('a price finer than $0.000001 per million tokens is rounded up, and says so', () => {
@@ -71,7 +84,7 @@ test('entries that are not per-token chat prices are skipped with the reason', (
   );
 });
 
-test("custom models take prices too: by `openrouter/<id>` for an OpenRouter model, by a bare key of another provider when that is all there is", () => {
+test('custom models take prices too: by `openrouter/<id>` for an OpenRouter model, by a bare key of another provider when that is all there is', () => {
   assert.deepEqual(change('acme/priced-model'), {
     id: 'acme/priced-model',
     entry: 'openrouter/acme/priced-model',
@@ -86,11 +99,18 @@ test("custom models take prices too: by `openrouter/<id>` for an OpenRouter mode
 
 test('only: the named ids and no others; the digest follows the changes', () => {
   const one = planLiteLLMImport(FILE, catalogue.values(), ['gpt-4o-mini', 'gpt-5.4']);
-  assert.deepEqual(one.changes.map((c) => c.id), ['gpt-4o-mini']);
+  assert.deepEqual(
+    one.changes.map((c) => c.id),
+    ['gpt-4o-mini'],
+  );
   assert.deepEqual(one.unchanged, ['gpt-5.4']);
   assert.deepEqual(one.unmatched, []);
   assert.notEqual(one.digest, plan.digest);
-  assert.equal(planLiteLLMImport(FILE, catalogue.values()).digest, plan.digest, 'the same file and catalogue give the same digest');
+  assert.equal(
+    planLiteLLMImport(FILE, catalogue.values()).digest,
+    plan.digest,
+    'the same file and catalogue give the same digest',
+  );
   assert.equal(plan.entries, Object.keys(FILE as object).length - 1, 'sample_spec is not an entry');
 });
 

@@ -41,7 +41,9 @@ test('a custom model is a catalogue entry like any other, after the presets', ()
 });
 
 test("an override replaces the kinds it gives and keeps the preset's prices beside them", () => {
-  const { models } = composeCatalogue(presets, { priceOverrides: [{ id: 'gpt-4o-mini', prices: { input: 160_000 }, source: 'user', updatedAt: '' }] });
+  const { models } = composeCatalogue(presets, {
+    priceOverrides: [{ id: 'gpt-4o-mini', prices: { input: 160_000 }, source: 'user', updatedAt: '' }],
+  });
   const m = models.get('gpt-4o-mini')!;
   assert.deepEqual(m.prices, { ...presets.get('gpt-4o-mini')!.prices, input: 160_000 });
   assert.deepEqual(m.presetPrices, presets.get('gpt-4o-mini')!.prices);
@@ -51,7 +53,11 @@ test("an override replaces the kinds it gives and keeps the preset's prices besi
 
 test('entries that cannot apply are ignored and named', () => {
   const { models, problems } = composeCatalogue(presets, {
-    models: [custom({ id: 'bad price', prices: { input: -1 } }), custom({ id: 'no-cache', prices: { input: 1, output: 2 } }), custom({ id: 'gpt-4o', displayName: 'Mine' })],
+    models: [
+      custom({ id: 'bad price', prices: { input: -1 } }),
+      custom({ id: 'no-cache', prices: { input: 1, output: 2 } }),
+      custom({ id: 'gpt-4o', displayName: 'Mine' }),
+    ],
     priceOverrides: [
       { id: 'gone-model', prices: { input: 1 }, source: 'user', updatedAt: '' },
       { id: 'gpt-5', prices: { video: 1 }, source: 'user', updatedAt: '' },
@@ -62,7 +68,7 @@ test('entries that cannot apply are ignored and named', () => {
     'the price override of gone-model is ignored: no preset model has that id',
     'the custom model bad price is ignored: its id may hold only letters, digits and . _ : / @ + - (at most 200)',
     'the custom model no-cache is ignored: prices lack cacheRead, cacheWrite',
-    'the custom model gpt-4o replaces the preset model of that id (remove yours to use the preset\'s)',
+    "the custom model gpt-4o replaces the preset model of that id (remove yours to use the preset's)",
   ]);
   assert.equal(models.get('gpt-4o')!.displayName, 'Mine');
   assert.equal(models.get('gpt-5')!.prices, presets.get('gpt-5')!.prices);
@@ -71,7 +77,15 @@ test('entries that cannot apply are ignored and named', () => {
 
 test('the live catalogue follows config changes, and a model object taken before a change keeps its prices', () => {
   const listeners: (() => void)[] = [];
-  const data: ConfigData = { version: 1, keys: [], lines: [], groups: [], aliases: [], models: [custom()], priceOverrides: [] };
+  const data: ConfigData = {
+    version: 1,
+    keys: [],
+    lines: [],
+    groups: [],
+    aliases: [],
+    models: [custom()],
+    priceOverrides: [],
+  };
   const all = loadPresets();
   const built = buildCatalogue(all);
   const live = new LiveCatalogue(built, retiredModels(all, built), { data, onChange: (l) => listeners.push(l) });
@@ -81,7 +95,10 @@ test('the live catalogue follows config changes, and a model object taken before
   assert.equal(live.get('acme-1')!.prices.input, 4_000_000);
   assert.equal(before.prices.input, 3_000_000, 'an admitted request keeps the prices it was admitted with');
   assert.equal(live.size, built.size + 1);
-  assert.deepEqual([...live.keys()], [...live].map(([k]) => k));
+  assert.deepEqual(
+    [...live.keys()],
+    [...live].map(([k]) => k),
+  );
   assert.equal(live.retired.get('o4-mini')?.replacement, 'gpt-5.4-mini');
 });
 

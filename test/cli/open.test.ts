@@ -23,10 +23,14 @@ async function login(url: string): Promise<Response> {
 }
 
 test('tollgate open --no-browser prints a one-time login URL for the running gateway', async () => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'open', '--no-browser'], {
-    cwd: REPO,
-    env: { ...process.env, TOLLGATE_DATA_DIR: dataDir },
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'open', '--no-browser'],
+    {
+      cwd: REPO,
+      env: { ...process.env, TOLLGATE_DATA_DIR: dataDir },
+    },
+  );
   const url = stdout.trim();
   assert.match(url, new RegExp(`^${gw.url.replaceAll('.', '\\.')}/login\\?code=[A-Za-z0-9_-]{32}$`));
   const first = await login(url);
@@ -40,7 +44,10 @@ test('tollgate open --no-browser prints a one-time login URL for the running gat
 test('the serve banner prints a working login URL', async () => {
   // The banner follows the runtime file that spawnGateway waits for.
   await waitFor(() => gw.output().includes('/login?code='), 'the serve banner');
-  const line = gw.output().split('\n').find((l) => l.includes('/login?code='))!;
+  const line = gw
+    .output()
+    .split('\n')
+    .find((l) => l.includes('/login?code='))!;
   const url = line.slice(line.indexOf('http'));
   assert.equal((await login(url)).headers.get('location'), '/');
 });

@@ -39,8 +39,16 @@ test('connect writes the entries, keeps permissions and everything else, backs u
     const { record } = await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
     const after = box.read('.claude/settings.json');
     assert.equal(box.mode('.claude/settings.json'), 0o640, 'permission bits kept');
-    for (const line of ['  // mine', '  "permissions": { "allow": ["Bash(npm test)"] },', '  "somethingNewerThanTollgate": { "x": [1, 2] }']) assert.ok(after.includes(line), line);
-    assert.match(after, /"DEBUG": "1",\n\s+"ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:4141",\n\s+"ANTHROPIC_AUTH_TOKEN": "sk-T+abcd",\n\s+"ANTHROPIC_MODEL": "claude-sonnet-4-6",\n\s+"ANTHROPIC_DEFAULT_HAIKU_MODEL": "claude-haiku-4-5"/);
+    for (const line of [
+      '  // mine',
+      '  "permissions": { "allow": ["Bash(npm test)"] },',
+      '  "somethingNewerThanTollgate": { "x": [1, 2] }',
+    ])
+      assert.ok(after.includes(line), line);
+    assert.match(
+      after,
+      /"DEBUG": "1",\n\s+"ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:4141",\n\s+"ANTHROPIC_AUTH_TOKEN": "sk-T+abcd",\n\s+"ANTHROPIC_MODEL": "claude-sonnet-4-6",\n\s+"ANTHROPIC_DEFAULT_HAIKU_MODEL": "claude-haiku-4-5"/,
+    );
     assert.equal(record.keyName, 'claude-code');
     assert.equal(record.model, 'claude-sonnet-4-6');
     assert.equal(record.smallModel, 'claude-haiku-4-5');
@@ -50,7 +58,8 @@ test('connect writes the entries, keeps permissions and everything else, backs u
     assert.equal(readFileSync(file!.backup!, 'utf8'), CLAUDE_SETTINGS);
     assert.equal(lstatSync(file!.backup!).mode & 0o777, 0o600, 'the backup is private');
     for (const f of readdirSync(join(box.dataDir, 'connect'))) {
-      if (f.endsWith('.json')) assert.ok(!readFileSync(join(box.dataDir, 'connect', f), 'utf8').includes(SECRET), `${f} holds no secret`);
+      if (f.endsWith('.json'))
+        assert.ok(!readFileSync(join(box.dataDir, 'connect', f), 'utf8').includes(SECRET), `${f} holds no secret`);
     }
     assert.deepEqual(await readRecord(box.dataDir, 'claude-code'), record);
   } finally {
@@ -61,7 +70,11 @@ test('connect writes the entries, keeps permissions and everything else, backs u
 test('a missing file and its folder are created, private', async () => {
   const box = sandbox();
   try {
-    const { record } = await connectTool(box, { tool: 'codex', wiring: { ...WIRING, model: 'gpt-5' }, keyName: 'codex' });
+    const { record } = await connectTool(box, {
+      tool: 'codex',
+      wiring: { ...WIRING, model: 'gpt-5' },
+      keyName: 'codex',
+    });
     const text = box.read('.codex/config.toml');
     assert.equal(
       text,
@@ -91,9 +104,16 @@ test('a missing file and its folder are created, private', async () => {
 test("each tool's own location variable is honoured", async () => {
   const box = sandbox({ CODEX_HOME: '/x' });
   try {
-    const env = { CLAUDE_CONFIG_DIR: join(box.root, 'cc'), CODEX_HOME: join(box.root, 'cx'), GEMINI_CLI_HOME: join(box.root, 'gh') };
+    const env = {
+      CLAUDE_CONFIG_DIR: join(box.root, 'cc'),
+      CODEX_HOME: join(box.root, 'cx'),
+      GEMINI_CLI_HOME: join(box.root, 'gh'),
+    };
     const where = { ...box, env };
-    assert.equal((await planConnect(where, 'claude-code', WIRING)).files[0]!.path, join(box.root, 'cc', 'settings.json'));
+    assert.equal(
+      (await planConnect(where, 'claude-code', WIRING)).files[0]!.path,
+      join(box.root, 'cc', 'settings.json'),
+    );
     assert.equal((await planConnect(where, 'codex', WIRING)).files[0]!.path, join(box.root, 'cx', 'config.toml'));
     assert.deepEqual(
       (await planConnect(where, 'gemini-cli', WIRING)).files.map((f) => f.path),
@@ -113,9 +133,20 @@ test('Gemini CLI gets its settings and its .env', async () => {
   try {
     box.write('.gemini/settings.json', '{\n  "ui": { "theme": "GitHub" }\n}\n');
     box.write('.gemini/.env', '# mine\nGOOGLE_CLOUD_PROJECT=p\n');
-    await connectTool(box, { tool: 'gemini-cli', wiring: { ...WIRING, model: 'gemini-2.5-flash' }, keyName: 'gemini-cli' });
-    assert.deepEqual(JSON.parse(box.read('.gemini/settings.json')), { ui: { theme: 'GitHub' }, security: { auth: { selectedType: 'gemini-api-key' } }, model: { name: 'gemini-2.5-flash' } });
-    assert.equal(box.read('.gemini/.env'), `# mine\nGOOGLE_CLOUD_PROJECT=p\nGEMINI_API_KEY=${SECRET}\nGOOGLE_GEMINI_BASE_URL=http://127.0.0.1:4141\n`);
+    await connectTool(box, {
+      tool: 'gemini-cli',
+      wiring: { ...WIRING, model: 'gemini-2.5-flash' },
+      keyName: 'gemini-cli',
+    });
+    assert.deepEqual(JSON.parse(box.read('.gemini/settings.json')), {
+      ui: { theme: 'GitHub' },
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      model: { name: 'gemini-2.5-flash' },
+    });
+    assert.equal(
+      box.read('.gemini/.env'),
+      `# mine\nGOOGLE_CLOUD_PROJECT=p\nGEMINI_API_KEY=${SECRET}\nGOOGLE_GEMINI_BASE_URL=http://127.0.0.1:4141\n`,
+    );
   } finally {
     box.done();
   }
@@ -128,7 +159,12 @@ test('a file that does not parse is refused and nothing is written, recorded or 
     box.write('.codex/config.toml', broken);
     await assert.rejects(
       connectTool(box, { tool: 'codex', wiring: WIRING, keyName: 'codex' }),
-      (e: unknown) => e instanceof GatewayError && e.status === 409 && e.code === 'file_invalid' && e.message.includes(box.path('.codex/config.toml')) && e.message.includes('Tollgate changed nothing'),
+      (e: unknown) =>
+        e instanceof GatewayError &&
+        e.status === 409 &&
+        e.code === 'file_invalid' &&
+        e.message.includes(box.path('.codex/config.toml')) &&
+        e.message.includes('Tollgate changed nothing'),
     );
     assert.equal(box.read('.codex/config.toml'), broken);
     assert.equal(await readRecord(box.dataDir, 'codex'), undefined);
@@ -142,7 +178,10 @@ test('a value in the way that is not a table is refused', async () => {
   const box = sandbox();
   try {
     box.write('.claude/settings.json', '{ "env": "oops" }\n');
-    await assert.rejects(connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' }), /"env" is a string, not a table/);
+    await assert.rejects(
+      connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' }),
+      /"env" is a string, not a table/,
+    );
     assert.equal(box.read('.claude/settings.json'), '{ "env": "oops" }\n');
   } finally {
     box.done();
@@ -195,7 +234,12 @@ test('a preview that no longer matches the file is refused', async () => {
     const plan = await planConnect(box, 'claude-code', WIRING);
     box.write('.claude/settings.json', '{ "theme": "light" }\n');
     await assert.rejects(
-      connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code', expect: { settings: plan.files[0]!.beforeSha256 } }),
+      connectTool(box, {
+        tool: 'claude-code',
+        wiring: WIRING,
+        keyName: 'claude-code',
+        expect: { settings: plan.files[0]!.beforeSha256 },
+      }),
       (e: unknown) => e instanceof GatewayError && e.code === 'file_changed',
     );
     assert.equal(box.read('.claude/settings.json'), '{ "theme": "light" }\n');

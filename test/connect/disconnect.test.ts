@@ -16,7 +16,8 @@ command = "npx"
 [model_providers.other]
 name = "Other"
 `;
-const GEMINI_SETTINGS = '{\n  "ui": { "theme": "GitHub" }, // mine\n  "security": { "auth": { "selectedType": "oauth-personal" } }\n}\n';
+const GEMINI_SETTINGS =
+  '{\n  "ui": { "theme": "GitHub" }, // mine\n  "security": { "auth": { "selectedType": "oauth-personal" } }\n}\n';
 
 test('an unchanged file goes back byte for byte, with its permissions', async () => {
   const box = sandbox();
@@ -34,8 +35,14 @@ test('an unchanged file goes back byte for byte, with its permissions', async ()
     assert.equal(box.read('.gemini/.env'), 'GEMINI_API_KEY=my-real-key\n');
     assert.equal(box.mode('.codex/config.toml'), 0o644);
     assert.equal(box.mode('.gemini/.env'), 0o600);
-    assert.deepEqual(codex.files.map((f) => f.action), ['restored']);
-    assert.deepEqual(gemini.files.map((f) => f.action), ['restored', 'restored']);
+    assert.deepEqual(
+      codex.files.map((f) => f.action),
+      ['restored'],
+    );
+    assert.deepEqual(
+      gemini.files.map((f) => f.action),
+      ['restored', 'restored'],
+    );
     assert.equal(await readRecord(box.dataDir, 'codex'), undefined);
   } finally {
     box.done();
@@ -51,7 +58,10 @@ test('files that did not exist are removed again, and the folder connect made if
     writeFileSync(box.path('.codex/history.jsonl'), '{}\n');
     const codex = await disconnectTool(box, 'codex');
     await disconnectTool(box, 'gemini-cli');
-    assert.deepEqual(codex.files.map((f) => f.action), ['removed']);
+    assert.deepEqual(
+      codex.files.map((f) => f.action),
+      ['removed'],
+    );
     assert.equal(existsSync(box.path('.codex/config.toml')), false);
     assert.equal(existsSync(box.path('.codex/history.jsonl')), true);
     assert.equal(existsSync(box.path('.gemini')), false, 'the empty ~/.gemini connect created is gone');
@@ -95,10 +105,21 @@ test('an entry of ours the user changed by hand is kept, and the result says so'
   try {
     box.write('.claude/settings.json', '{\n  "theme": "dark"\n}\n');
     await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
-    box.write('.claude/settings.json', json.edit(box.read('.claude/settings.json'), [{ path: ['env', 'ANTHROPIC_MODEL'], value: 'my-choice' }]));
+    box.write(
+      '.claude/settings.json',
+      json.edit(box.read('.claude/settings.json'), [{ path: ['env', 'ANTHROPIC_MODEL'], value: 'my-choice' }]),
+    );
     const result = await disconnectTool(box, 'claude-code');
-    assert.deepEqual(JSON.parse(box.read('.claude/settings.json')), { theme: 'dark', env: { ANTHROPIC_MODEL: 'my-choice' } });
-    assert.ok(result.files[0]!.notes.some((n) => n === 'kept env.ANTHROPIC_MODEL: changed by hand to "my-choice" since connect'), result.files[0]!.notes.join('\n'));
+    assert.deepEqual(JSON.parse(box.read('.claude/settings.json')), {
+      theme: 'dark',
+      env: { ANTHROPIC_MODEL: 'my-choice' },
+    });
+    assert.ok(
+      result.files[0]!.notes.some(
+        (n) => n === 'kept env.ANTHROPIC_MODEL: changed by hand to "my-choice" since connect',
+      ),
+      result.files[0]!.notes.join('\n'),
+    );
   } finally {
     box.done();
   }
@@ -111,12 +132,21 @@ test('a table that only held our entries goes with them; one that was there befo
     box.write('.gemini/settings.json', '{\n  "security": { "folderTrust": { "enabled": true } }\n}\n');
     await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
     await connectTool(box, { tool: 'gemini-cli', wiring: WIRING, keyName: 'gemini-cli' });
-    box.write('.claude/settings.json', json.edit(box.read('.claude/settings.json'), [{ path: ['verbose'], value: true }]));
-    box.write('.gemini/settings.json', json.edit(box.read('.gemini/settings.json'), [{ path: ['ui', 'theme'], value: 'x' }]));
+    box.write(
+      '.claude/settings.json',
+      json.edit(box.read('.claude/settings.json'), [{ path: ['verbose'], value: true }]),
+    );
+    box.write(
+      '.gemini/settings.json',
+      json.edit(box.read('.gemini/settings.json'), [{ path: ['ui', 'theme'], value: 'x' }]),
+    );
     await disconnectTool(box, 'claude-code');
     await disconnectTool(box, 'gemini-cli');
     assert.deepEqual(JSON.parse(box.read('.claude/settings.json')), { theme: 'dark', verbose: true });
-    assert.deepEqual(JSON.parse(box.read('.gemini/settings.json')), { security: { folderTrust: { enabled: true } }, ui: { theme: 'x' } });
+    assert.deepEqual(JSON.parse(box.read('.gemini/settings.json')), {
+      security: { folderTrust: { enabled: true } },
+      ui: { theme: 'x' },
+    });
   } finally {
     box.done();
   }
@@ -130,7 +160,11 @@ test('a file broken by hand since connect is refused with a way out; --force res
     box.write('.claude/settings.json', '{ "theme": "dark", oops }\n');
     await assert.rejects(
       disconnectTool(box, 'claude-code'),
-      (e: unknown) => e instanceof GatewayError && e.status === 409 && /is not valid JSON/.test(e.message) && /--force/.test(e.message),
+      (e: unknown) =>
+        e instanceof GatewayError &&
+        e.status === 409 &&
+        /is not valid JSON/.test(e.message) &&
+        /--force/.test(e.message),
     );
     assert.equal(box.read('.claude/settings.json'), '{ "theme": "dark", oops }\n', 'nothing written');
     assert.ok(await readRecord(box.dataDir, 'claude-code'), 'still connected');
@@ -151,7 +185,10 @@ test('a file deleted by hand is left alone; nothing else is blocked', async () =
     await connectTool(box, { tool: 'gemini-cli', wiring: WIRING, keyName: 'gemini-cli' });
     rmSync(box.path('.gemini/.env'));
     const result = await disconnectTool(box, 'gemini-cli');
-    assert.deepEqual(result.files.map((f) => f.action), ['restored', 'missing']);
+    assert.deepEqual(
+      result.files.map((f) => f.action),
+      ['restored', 'missing'],
+    );
     assert.equal(existsSync(box.path('.gemini/.env')), false);
     assert.equal(box.read('.gemini/settings.json'), '{}\n');
   } finally {
@@ -162,8 +199,15 @@ test('a file deleted by hand is left alone; nothing else is blocked', async () =
 test('disconnecting a tool that is not connected says so', async () => {
   const box = sandbox();
   try {
-    await assert.rejects(disconnectTool(box, 'codex'), (e: unknown) => e instanceof GatewayError && e.status === 404 && /Codex CLI was not connected by Tollgate/.test(e.message));
-    await assert.rejects(disconnectTool(box, 'vim'), (e: unknown) => e instanceof GatewayError && e.code === 'unknown_tool');
+    await assert.rejects(
+      disconnectTool(box, 'codex'),
+      (e: unknown) =>
+        e instanceof GatewayError && e.status === 404 && /Codex CLI was not connected by Tollgate/.test(e.message),
+    );
+    await assert.rejects(
+      disconnectTool(box, 'vim'),
+      (e: unknown) => e instanceof GatewayError && e.code === 'unknown_tool',
+    );
   } finally {
     box.done();
   }

@@ -5,7 +5,12 @@ import { dirname, join } from 'node:path';
 import type { ConnectContext, Wiring } from '../../gateway/connect/index.js';
 
 export const SECRET = 'sk-' + 'T'.repeat(44) + 'abcd';
-export const WIRING: Wiring = { origin: 'http://127.0.0.1:4141', secret: SECRET, model: 'claude-sonnet-4-6', smallModel: 'claude-haiku-4-5' };
+export const WIRING: Wiring = {
+  origin: 'http://127.0.0.1:4141',
+  secret: SECRET,
+  model: 'claude-sonnet-4-6',
+  smallModel: 'claude-haiku-4-5',
+};
 
 export interface Sandbox extends ConnectContext {
   root: string;

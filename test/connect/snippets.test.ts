@@ -17,7 +17,23 @@ const V1 = new Set(['openai-node', 'openai-python', 'curl', 'opencode', 'aider',
 
 test('each snippet has its client’s base-URL form and no secret', () => {
   const all = snippets({ origin: ORIGIN + '/', model: 'm-1' });
-  assert.deepEqual(all.map((s) => s.id), ['openai-node', 'openai-python', 'anthropic-node', 'anthropic-python', 'google-node', 'google-python', 'curl', 'opencode', 'aider', 'continue', 'cline', 'cursor']);
+  assert.deepEqual(
+    all.map((s) => s.id),
+    [
+      'openai-node',
+      'openai-python',
+      'anthropic-node',
+      'anthropic-python',
+      'google-node',
+      'google-python',
+      'curl',
+      'opencode',
+      'aider',
+      'continue',
+      'cline',
+      'cursor',
+    ],
+  );
   for (const s of all) {
     const want = V1.has(s.id) ? `${ORIGIN}/v1` : ORIGIN;
     assert.equal(s.baseUrl, want, s.id);
@@ -28,18 +44,27 @@ test('each snippet has its client’s base-URL form and no secret', () => {
     assert.ok(s.text.includes('m-1'), `${s.id} names the model`);
   }
   assert.match(all.find((s) => s.id === 'cursor')!.note!, /cannot reach a gateway on 127\.0\.0\.1/);
-  assert.deepEqual(JSON.parse(all.find((s) => s.id === 'opencode')!.text).provider.tollgate.options, { baseURL: `${ORIGIN}/v1`, apiKey: '{env:TOLLGATE_KEY}' });
+  assert.deepEqual(JSON.parse(all.find((s) => s.id === 'opencode')!.text).provider.tollgate.options, {
+    baseURL: `${ORIGIN}/v1`,
+    apiKey: '{env:TOLLGATE_KEY}',
+  });
 });
 
 test('tollgate env prints exports a shell reads back exactly', async () => {
   assert.deepEqual(ENV_TARGETS, ['claude-code', 'codex', 'gemini-cli', 'openai', 'anthropic', 'google', 'aider']);
   const tricky = "sk-it's";
   const out = shellExports('claude-code', { origin: ORIGIN, secret: tricky, model: 'a b', smallModel: 'small' });
-  const { stdout } = await run('bash', ['-c', `${out}\nprintf '%s|%s|%s|%s' "$ANTHROPIC_BASE_URL" "$ANTHROPIC_AUTH_TOKEN" "$ANTHROPIC_MODEL" "$ANTHROPIC_DEFAULT_HAIKU_MODEL"`]);
+  const { stdout } = await run('bash', [
+    '-c',
+    `${out}\nprintf '%s|%s|%s|%s' "$ANTHROPIC_BASE_URL" "$ANTHROPIC_AUTH_TOKEN" "$ANTHROPIC_MODEL" "$ANTHROPIC_DEFAULT_HAIKU_MODEL"`,
+  ]);
   assert.equal(stdout, `${ORIGIN}|${tricky}|a b|small`);
   const openai = shellExports('openai', { origin: ORIGIN, secret: SECRET, model: 'm' });
   assert.equal(openai, `export OPENAI_BASE_URL=${ORIGIN}/v1\nexport OPENAI_API_KEY=${SECRET}\n`);
-  assert.throws(() => shellExports('emacs', { origin: ORIGIN, secret: SECRET, model: 'm' }), /Choose one of: claude-code, codex/);
+  assert.throws(
+    () => shellExports('emacs', { origin: ORIGIN, secret: SECRET, model: 'm' }),
+    /Choose one of: claude-code, codex/,
+  );
 });
 
 test('tollgate env codex defines the provider for one shell with an alias Codex accepts', async () => {
@@ -72,9 +97,10 @@ for (const id of ['openai-node', 'anthropic-node', 'google-node', 'curl']) {
   test(`the ${id} snippet runs as written against Tollgate`, async () => {
     const snippet = snippets({ origin: gw.url, model: 'gpt-4.1-mini' }).find((s) => s.id === id)!;
     const env = { PATH: process.env.PATH, TOLLGATE_KEY: key };
-    const { stdout } = id === 'curl'
-      ? await run('bash', ['-c', snippet.text], { env })
-      : await run(process.execPath, ['--input-type=module', '-e', snippet.text], { cwd: REPO, env });
+    const { stdout } =
+      id === 'curl'
+        ? await run('bash', ['-c', snippet.text], { env })
+        : await run(process.execPath, ['--input-type=module', '-e', snippet.text], { cwd: REPO, env });
     assert.match(stdout, /mock reply to: Hello/);
   });
 }

@@ -20,7 +20,10 @@ test('a connected tool that still matches: key, models, URL and file all as writ
     box.write('.claude/settings.json', '{}\n');
     await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
     const all = await connectStatus(box, VIEW);
-    assert.deepEqual(all.map((s) => s.tool), ['claude-code', 'codex', 'gemini-cli']);
+    assert.deepEqual(
+      all.map((s) => s.tool),
+      ['claude-code', 'codex', 'gemini-cli'],
+    );
     const cc = of(all, 'claude-code');
     assert.equal(cc.connected, true);
     assert.equal(cc.matches, true, cc.problems.join('; '));
@@ -56,20 +59,32 @@ test('what no longer matches is said, one problem at a time, without the secret'
   const box = sandbox();
   try {
     await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
-    const problems = async (view: GatewayView): Promise<string[]> => of(await connectStatus(box, view), 'claude-code').problems;
-    assert.deepEqual(await problems({ ...VIEW, keys: [{ ...VIEW.keys[0]!, state: 'disabled' }] }), ['the key "claude-code" is disabled']);
-    assert.deepEqual(await problems({ ...VIEW, keys: [] }), ['the key "claude-code" was deleted: connect again to get a new one']);
+    const problems = async (view: GatewayView): Promise<string[]> =>
+      of(await connectStatus(box, view), 'claude-code').problems;
+    assert.deepEqual(await problems({ ...VIEW, keys: [{ ...VIEW.keys[0]!, state: 'disabled' }] }), [
+      'the key "claude-code" is disabled',
+    ]);
+    assert.deepEqual(await problems({ ...VIEW, keys: [] }), [
+      'the key "claude-code" was deleted: connect again to get a new one',
+    ]);
     assert.deepEqual(await problems({ ...VIEW, keys: [{ ...VIEW.keys[0]!, hash: sha256('sk-other') }] }), [
       `the key written to Claude Code's files is not the key "claude-code" any more: connect again`,
     ]);
-    assert.deepEqual(await problems({ ...VIEW, models: ['claude-sonnet-4-6'] }), ['the small/fast model claude-haiku-4-5 is not served by any line now']);
-    assert.deepEqual(await problems({ ...VIEW, origin: 'http://127.0.0.1:5000' }), ['Claude Code points at http://127.0.0.1:4141, but Tollgate now runs at http://127.0.0.1:5000: connect again']);
+    assert.deepEqual(await problems({ ...VIEW, models: ['claude-sonnet-4-6'] }), [
+      'the small/fast model claude-haiku-4-5 is not served by any line now',
+    ]);
+    assert.deepEqual(await problems({ ...VIEW, origin: 'http://127.0.0.1:5000' }), [
+      'Claude Code points at http://127.0.0.1:4141, but Tollgate now runs at http://127.0.0.1:5000: connect again',
+    ]);
 
-    box.write('.claude/settings.json', json.edit(box.read('.claude/settings.json'), [
-      { path: ['env', 'ANTHROPIC_AUTH_TOKEN'], value: 'sk-mine' },
-      { path: ['env', 'ANTHROPIC_MODEL'], value: 'opus' },
-      { path: ['theme'], value: 'light' },
-    ]));
+    box.write(
+      '.claude/settings.json',
+      json.edit(box.read('.claude/settings.json'), [
+        { path: ['env', 'ANTHROPIC_AUTH_TOKEN'], value: 'sk-mine' },
+        { path: ['env', 'ANTHROPIC_MODEL'], value: 'opus' },
+        { path: ['theme'], value: 'light' },
+      ]),
+    );
     const cc = of(await connectStatus(box, VIEW), 'claude-code');
     assert.equal(cc.files[0]!.state, 'changed');
     assert.deepEqual(cc.problems, [
@@ -92,7 +107,10 @@ test('a hand edit elsewhere in the file is not a problem', async () => {
   const box = sandbox();
   try {
     await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
-    box.write('.claude/settings.json', json.edit(box.read('.claude/settings.json'), [{ path: ['theme'], value: 'light' }]));
+    box.write(
+      '.claude/settings.json',
+      json.edit(box.read('.claude/settings.json'), [{ path: ['theme'], value: 'light' }]),
+    );
     const cc = of(await connectStatus(box, VIEW), 'claude-code');
     assert.equal(cc.files[0]!.state, 'changed');
     assert.equal(cc.matches, true, cc.problems.join('; '));
@@ -106,7 +124,10 @@ test('a file broken by hand is reported, not thrown', async () => {
   try {
     await connectTool(box, { tool: 'codex', wiring: WIRING, keyName: 'codex' });
     box.write('.codex/config.toml', 'model = \n');
-    const codex = of(await connectStatus(box, { ...VIEW, keys: [{ name: 'codex', state: 'enabled', hash: sha256(SECRET) }] }), 'codex');
+    const codex = of(
+      await connectStatus(box, { ...VIEW, keys: [{ name: 'codex', state: 'enabled', hash: sha256(SECRET) }] }),
+      'codex',
+    );
     assert.equal(codex.files[0]!.state, 'invalid');
     assert.match(codex.problems[0]!, /config\.toml is not valid TOML/);
   } finally {

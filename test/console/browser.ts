@@ -11,7 +11,14 @@ import { REPO, type TestGateway } from '../helpers/gateway.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The launch flags a closed network needs: no background calls to Google's hosts. */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 export const ARTIFACTS = join(REPO, 'test-artifacts', 'console');
 
 /** Why the browser tests cannot run here, or undefined when they can. */
@@ -22,7 +29,8 @@ export function browserSkipReason(): string | undefined {
 
 /** The console must be built; a missing build is a failure, not a skip (npm run build makes it). */
 export function assertConsoleBuilt(): void {
-  if (!existsSync(join(REPO, 'renderer/dist/index.html'))) throw new Error('renderer/dist is missing: run "npm run build" first.');
+  if (!existsSync(join(REPO, 'renderer/dist/index.html')))
+    throw new Error('renderer/dist is missing: run "npm run build" first.');
 }
 
 export async function launch(): Promise<Browser> {
@@ -42,8 +50,17 @@ export interface ConsolePage {
   close(): Promise<void>;
 }
 
-export async function openConsole(browser: Browser, gw: TestGateway, opts: { theme?: 'light' | 'dark'; login?: boolean } = {}): Promise<ConsolePage> {
-  const context = await browser.newContext({ colorScheme: opts.theme ?? 'light', viewport: { width: 1360, height: 860 }, deviceScaleFactor: 1, acceptDownloads: true });
+export async function openConsole(
+  browser: Browser,
+  gw: TestGateway,
+  opts: { theme?: 'light' | 'dark'; login?: boolean } = {},
+): Promise<ConsolePage> {
+  const context = await browser.newContext({
+    colorScheme: opts.theme ?? 'light',
+    viewport: { width: 1360, height: 860 },
+    deviceScaleFactor: 1,
+    acceptDownloads: true,
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -64,7 +81,7 @@ export async function openConsole(browser: Browser, gw: TestGateway, opts: { the
   page.on('requestfinished', finished);
   page.on('requestfailed', finished);
   const settled = async (): Promise<void> => {
-    for (let quiet = 0; quiet < 3; ) {
+    for (let quiet = 0; quiet < 3;) {
       await new Promise((r) => setTimeout(r, 100));
       quiet = inFlight === 0 ? quiet + 1 : 0;
     }
@@ -90,7 +107,13 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const result = await page.evaluate<AxeResult>("axe.run(document, { resultTypes: ['violations'] })");
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} at ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

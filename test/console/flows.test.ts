@@ -133,7 +133,10 @@ describe('console flows', { skip }, () => {
   test('a request made with the copied key appears in the usage log with its cost and charge', async () => {
     await gotoPage(page, '4', 'Usage log');
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: secret, maxRetries: 0 });
-    const reply = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello from the console test' }] });
+    const reply = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'hello from the console test' }],
+    });
     assert.match(reply.choices[0]!.message.content ?? '', /mock reply/);
     const [entry] = await gw.admin.logs({ key: 'laptop' });
     assert.ok(entry && entry.costMicro > 0, 'the request was logged with a cost');
@@ -165,7 +168,10 @@ describe('console flows', { skip }, () => {
     await page.getByLabel('Filter by status').selectOption('ok');
     await page.getByLabel('Filter by line').selectOption('local');
     await row.waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
     assert.match(download.suggestedFilename(), /^tollgate-usage-\d{4}-\d\d-\d\d\.csv$/);
     const csv = readFileSync((await download.path())!, 'utf8');
     const lines = csv.trimEnd().split('\n');
@@ -189,11 +195,14 @@ describe('console flows', { skip }, () => {
     await page.getByRole('switch', { name: 'Key laptop enabled' }).click();
     await page.locator('tr[data-key="laptop"]').getByText('disabled').waitFor();
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: secret, maxRetries: 0 });
-    await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }), (err: unknown) => {
-      assert.ok(err instanceof OpenAI.AuthenticationError, String(err));
-      assert.equal(err.status, 401);
-      return true;
-    });
+    await assert.rejects(
+      client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+      (err: unknown) => {
+        assert.ok(err instanceof OpenAI.AuthenticationError, String(err));
+        assert.equal(err.status, 401);
+        return true;
+      },
+    );
     await page.getByRole('switch', { name: 'Key laptop enabled' }).click();
     await waitFor(async () => (await gw.admin.client.call('listKeys')).keys[0]!.state === 'enabled', 'key re-enabled');
   });
@@ -207,16 +216,24 @@ describe('console flows', { skip }, () => {
       await page.getByLabel('Client protocol').selectOption({ label: protocol });
       await page.getByLabel('Prompt').fill(`stream me via ${protocol}`);
       await page.getByLabel('Prompt').press('Control+Enter');
-      await page.getByTestId('reply').filter({ hasText: `mock reply to: stream me via ${protocol}` }).waitFor();
+      await page
+        .getByTestId('reply')
+        .filter({ hasText: `mock reply to: stream me via ${protocol}` })
+        .waitFor();
       await page.getByTestId('playground-row').waitFor();
     }
-    const playgroundKeys = (await gw.admin.client.call('listKeys')).keys.filter((k) => k.name.startsWith('playground-'));
+    const playgroundKeys = (await gw.admin.client.call('listKeys')).keys.filter((k) =>
+      k.name.startsWith('playground-'),
+    );
     assert.equal(playgroundKeys.length, 1);
     const rows = await gw.admin.logs({ key: playgroundKeys[0]!.name });
-    assert.deepEqual(rows.map((r) => [r.inboundProtocol, r.stream, r.status]), [
-      ['openai-chat', true, 200],
-      ['anthropic', true, 200],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.inboundProtocol, r.stream, r.status]),
+      [
+        ['openai-chat', true, 200],
+        ['anthropic', true, 200],
+      ],
+    );
     const stored = await page.evaluate<string>(STORAGE);
     assert.doesNotMatch(stored, /sk-/, 'no secret in page storage');
   });

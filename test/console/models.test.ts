@@ -8,7 +8,16 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import { assertConsoleBuilt, axeViolations, browserSkipReason, gotoPage, launch, openConsole, screenshot, type ConsolePage } from './browser.js';
+import {
+  assertConsoleBuilt,
+  axeViolations,
+  browserSkipReason,
+  gotoPage,
+  launch,
+  openConsole,
+  screenshot,
+  type ConsolePage,
+} from './browser.js';
 
 const skip = browserSkipReason();
 const ID = 'acme-coder-7b';
@@ -66,11 +75,14 @@ describe('console models page', { skip }, () => {
     await row.getByText('custom', { exact: true }).waitFor();
     assert.deepEqual(await row.locator('td.num').allTextContents(), ['$1.25', '$3.50', '$0.125', '$1.50', '32k']);
     const m = await gw.admin.model(ID);
-    assert.deepEqual([m.origin, m.vendor, m.displayName, m.contextWindow, m.maxOutputTokens], ['custom', 'acme', 'Acme Coder 7B', 32_000, 8_000]);
+    assert.deepEqual(
+      [m.origin, m.vendor, m.displayName, m.contextWindow, m.maxOutputTokens],
+      ['custom', 'acme', 'Acme Coder 7B', 32_000, 8_000],
+    );
     assert.deepEqual(m.prices, { input: 1_250_000, output: 3_500_000, cacheRead: 125_000, cacheWrite: 1_500_000 });
   });
 
-  test("edit its output price from the row menu; a request is billed at the new price to the micro-USD", async () => {
+  test('edit its output price from the row menu; a request is billed at the new price to the micro-USD', async () => {
     await page.getByRole('button', { name: `Actions for model ${ID}` }).click();
     await page.getByRole('menuitem', { name: 'Edit prices…' }).click();
     const dialog = page.getByRole('dialog', { name: `Edit model "${ID}"` });
@@ -79,18 +91,34 @@ describe('console models page', { skip }, () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await page.locator(`tr[data-model="${ID}"]`).getByText('$7.125').waitFor();
-    assert.deepEqual((await gw.admin.model(ID)).prices, { input: 1_250_000, output: 7_125_000, cacheRead: 125_000, cacheWrite: 1_500_000 });
+    assert.deepEqual((await gw.admin.model(ID)).prices, {
+      input: 1_250_000,
+      output: 7_125_000,
+      cacheRead: 125_000,
+      cacheWrite: 1_500_000,
+    });
 
-    await gw.admin.line({ name: 'local', baseUrl: `${mock.url}/v1`, models: [ID, 'gpt-4o'], modelMap: { [ID]: 'mock-small', 'gpt-4o': 'mock-small' } });
+    await gw.admin.line({
+      name: 'local',
+      baseUrl: `${mock.url}/v1`,
+      models: [ID, 'gpt-4o'],
+      modelMap: { [ID]: 'mock-small', 'gpt-4o': 'mock-small' },
+    });
     const secret = await gw.admin.key('models-test');
-    const reply = await gw.openai(secret).chat.completions.create({ model: ID, messages: [{ role: 'user', content: 'price me at the new rate' }] });
+    const reply = await gw
+      .openai(secret)
+      .chat.completions.create({ model: ID, messages: [{ role: 'user', content: 'price me at the new rate' }] });
     assert.match(reply.choices[0]!.message.content ?? '', /mock reply/);
     const [entry] = await gw.admin.logs({ key: 'models-test' });
     assert.ok(entry && entry.status === 200, 'the request was logged');
     const u = entry.usage;
     assert.ok(u.outputTokens > 0);
     // tokens × price per million, summed, rounded up to the micro-USD (docs/money.md), in exact integers.
-    const total = BigInt(u.inputTokens) * 1_250_000n + BigInt(u.outputTokens) * 7_125_000n + BigInt(u.cacheReadTokens) * 125_000n + BigInt(u.cacheWriteTokens) * 1_500_000n;
+    const total =
+      BigInt(u.inputTokens) * 1_250_000n +
+      BigInt(u.outputTokens) * 7_125_000n +
+      BigInt(u.cacheReadTokens) * 125_000n +
+      BigInt(u.cacheWriteTokens) * 1_500_000n;
     const expected = Number((total + 999_999n) / 1_000_000n);
     assert.equal(entry.costMicro, expected);
     assert.equal(entry.breakdown?.prices.output, 7_125_000);
@@ -98,7 +126,10 @@ describe('console models page', { skip }, () => {
     await gotoPage(page, '4', 'Usage log');
     const logRow = page.locator(`[data-request-id="${entry.requestId}"]`);
     await logRow.waitFor({ timeout: 10_000 });
-    assert.equal((await logRow.getByTestId('row-cost').textContent())?.trim(), `$${(expected / 1e6).toFixed(6).replace(/0+$/, '')}`);
+    assert.equal(
+      (await logRow.getByTestId('row-cost').textContent())?.trim(),
+      `$${(expected / 1e6).toFixed(6).replace(/0+$/, '')}`,
+    );
     await gotoPage(page, '5', 'Models');
     await page.locator(`tr[data-model="${ID}"]`).getByText('local').waitFor();
     await page.getByLabel('Search').fill('acme');

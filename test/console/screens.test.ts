@@ -8,7 +8,15 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import { assertConsoleBuilt, axeViolations, browserSkipReason, gotoPage, launch, openConsole, screenshot } from './browser.js';
+import {
+  assertConsoleBuilt,
+  axeViolations,
+  browserSkipReason,
+  gotoPage,
+  launch,
+  openConsole,
+  screenshot,
+} from './browser.js';
 
 const skip = browserSkipReason();
 
@@ -41,13 +49,25 @@ describe('console pages', { skip }, () => {
     // Above the balance, so the low-balance warning shows on Overview and Wallet.
     await a.client.call('updateSettings', { body: { lowBalanceMicro: 30_000_000, retentionDays: 90 } });
     await a.group('team', '1.2', ['gpt-4o', 'gpt-4o-mini']);
-    await a.line({ name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4o', 'gpt-4o-mini'], modelMap: { 'gpt-4o': 'mock-small', 'gpt-4o-mini': 'mock-small' }, priority: 1 });
+    await a.line({
+      name: 'local',
+      baseUrl: `${mock.url}/v1`,
+      models: ['gpt-4o', 'gpt-4o-mini'],
+      modelMap: { 'gpt-4o': 'mock-small', 'gpt-4o-mini': 'mock-small' },
+      priority: 1,
+    });
     await a.line({ name: 'flaky', baseUrl: `${mock.url}/s/status=503/v1`, models: ['gpt-4o'], priority: 2 });
     const laptop = await a.key('laptop');
     await a.key('ci', { group: 'team', quotaMicro: 2_000_000, rpm: 30 });
     const client = gw.openai(laptop);
-    for (let i = 0; i < 6; i++) await client.chat.completions.create({ model: i % 2 ? 'gpt-4o-mini' : 'gpt-4o', messages: [{ role: 'user', content: `hello ${i}` }] });
-    await client.chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'no line' }] }).catch(() => undefined);
+    for (let i = 0; i < 6; i++)
+      await client.chat.completions.create({
+        model: i % 2 ? 'gpt-4o-mini' : 'gpt-4o',
+        messages: [{ role: 'user', content: `hello ${i}` }],
+      });
+    await client.chat.completions
+      .create({ model: 'gpt-5', messages: [{ role: 'user', content: 'no line' }] })
+      .catch(() => undefined);
   });
 
   after(async () => {

@@ -27,7 +27,12 @@ describe('console settings, adjustments and connect', { skip }, () => {
     mock = await startMockUpstream();
     gw = await startGateway();
     await gw.admin.topup(5);
-    await gw.admin.line({ name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4o', 'gpt-4o-mini'], modelMap: { 'gpt-4o': 'mock-small', 'gpt-4o-mini': 'mock-small' } });
+    await gw.admin.line({
+      name: 'local',
+      baseUrl: `${mock.url}/v1`,
+      models: ['gpt-4o', 'gpt-4o-mini'],
+      modelMap: { 'gpt-4o': 'mock-small', 'gpt-4o-mini': 'mock-small' },
+    });
     browser = await launch();
     c = await openConsole(browser, gw);
     page = c.page;
@@ -58,7 +63,11 @@ describe('console settings, adjustments and connect', { skip }, () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     const confirm = page.getByRole('dialog', { name: 'Expose the gateway to your network?' });
     await confirm.waitFor();
-    assert.equal((await gw.admin.client.call('getSettings')).host, '127.0.0.1', 'nothing stored before the confirmation');
+    assert.equal(
+      (await gw.admin.client.call('getSettings')).host,
+      '127.0.0.1',
+      'nothing stored before the confirmation',
+    );
     await confirm.getByRole('button', { name: 'Bind to the network' }).click();
     await page.getByText('after the next start, other machines on your network').waitFor();
     assert.deepEqual(await gw.admin.client.call('getSettings').then((s) => [s.host, s.lan]), ['0.0.0.0', true]);
@@ -69,7 +78,9 @@ describe('console settings, adjustments and connect', { skip }, () => {
 
   test("with bodies stored, a request's body shows in the log's details panel", async () => {
     const secret = await gw.admin.key('bodies');
-    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'remember this prompt' }] });
+    await gw
+      .openai(secret)
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'remember this prompt' }] });
     await gotoPage(page, '4', 'Usage log');
     await page.locator('.log-body').first().click();
     const body = page.getByRole('dialog').getByLabel('Request body');
@@ -91,7 +102,10 @@ describe('console settings, adjustments and connect', { skip }, () => {
     await page.getByRole('cell', { name: '−$1.25' }).waitFor();
     const w = await gw.admin.wallet();
     assert.deepEqual([w.balanceMicro, w.adjustmentsMicro], [before.balanceMicro - 1_250_000, -1_250_000]);
-    await page.getByTestId('balance').filter({ hasText: `$${(w.balanceMicro / 1e6).toString()}` }).waitFor();
+    await page
+      .getByTestId('balance')
+      .filter({ hasText: `$${(w.balanceMicro / 1e6).toString()}` })
+      .waitFor();
     assert.equal((await gw.admin.doctor()).ok, true);
   });
 
@@ -118,7 +132,11 @@ describe('console settings, adjustments and connect', { skip }, () => {
     const written = JSON.parse(readFileSync(settingsFile, 'utf8')) as { env: Record<string, string> };
     assert.equal(written.env.ANTHROPIC_BASE_URL, gw.url);
     assert.match(written.env.ANTHROPIC_AUTH_TOKEN!, /^sk-/);
-    assert.doesNotMatch(await page.content(), new RegExp(written.env.ANTHROPIC_AUTH_TOKEN!), 'the secret is not on the page');
+    assert.doesNotMatch(
+      await page.content(),
+      new RegExp(written.env.ANTHROPIC_AUTH_TOKEN!),
+      'the secret is not on the page',
+    );
     const status = await gw.admin.client.call('connectStatus');
     assert.deepEqual(status.tools.find((t) => t.tool === 'claude-code')!.matches, true);
 
@@ -127,10 +145,17 @@ describe('console settings, adjustments and connect', { skip }, () => {
     await confirm.getByRole('button', { name: 'Disconnect' }).click();
     await tool.getByText('not connected').waitFor();
     assert.equal(existsSync(join(gw.home, '.claude')), false, 'the folder connect made is gone');
-    assert.equal((await gw.admin.client.call('listKeys')).keys.some((k) => k.name === 'claude-code'), false, 'its key is deleted');
+    assert.equal(
+      (await gw.admin.client.call('listKeys')).keys.some((k) => k.name === 'claude-code'),
+      false,
+      'its key is deleted',
+    );
     // The snippets, with their copy buttons.
     await page.getByRole('button', { name: 'Copy the curl snippet' }).click();
-    assert.match(await page.evaluate<string>('navigator.clipboard.readText()'), new RegExp(`curl ${gw.url.replaceAll('.', '\\.')}`));
+    assert.match(
+      await page.evaluate<string>('navigator.clipboard.readText()'),
+      new RegExp(`curl ${gw.url.replaceAll('.', '\\.')}`),
+    );
     assert.deepEqual(c.problems, []);
   });
 });

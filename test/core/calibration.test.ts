@@ -8,7 +8,14 @@ import { countTokens, tokenizerLoaded } from '../../gateway/core/tokenizer.js';
 import { countPromptTokens } from '../../gateway/core/token-count.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 
-const prompt = (text: string): CanonicalRequest => ({ model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text }] }], tools: [], stream: false, notes: [] });
+const prompt = (text: string): CanonicalRequest => ({
+  model: 'm',
+  system: [],
+  messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+  tools: [],
+  stream: false,
+  notes: [],
+});
 const usage = (prompt: number) => ({ ...emptyUsage(), inputTokens: prompt - 10, cacheReadTokens: 10, outputTokens: 5 });
 
 test('Calibration: a running ratio per model, ignoring tiny prompts and wild mismatches, with vendor defaults', () => {

@@ -36,19 +36,40 @@ test('the breakdown total equals what billing charges, for any usage, prices and
       audioInputTokens: next(3) === 0 ? next(50_000) : 0,
       imageInputTokens: next(3) === 0 ? next(50_000) : 0,
     };
-    const prices: Prices = { input: next(20_000_000), output: next(80_000_000), cacheRead: next(2_000_000), cacheWrite: next(5_000_000) };
+    const prices: Prices = {
+      input: next(20_000_000),
+      output: next(80_000_000),
+      cacheRead: next(2_000_000),
+      cacheWrite: next(5_000_000),
+    };
     if (next(2) === 0) prices.cacheWrite1h = next(8_000_000);
     if (next(2) === 0) prices.audioInput = next(40_000_000);
     if (next(2) === 0) prices.imageInput = next(10_000_000);
     const multiplierPpm = 1 + next(3_000_000);
     const b = costBreakdown(usage, { prices, multiplierPpm });
-    assert.equal(b.costMicro, costMicro(usage, prices, multiplierPpm), JSON.stringify({ usage, prices, multiplierPpm }));
+    assert.equal(
+      b.costMicro,
+      costMicro(usage, prices, multiplierPpm),
+      JSON.stringify({ usage, prices, multiplierPpm }),
+    );
   }
 });
 
 test('audio and image input not priced apart are billed, and shown, at the input price', () => {
-  const usage: Usage = { inputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, outputTokens: 0, reasoningTokens: 0, audioInputTokens: 5, imageInputTokens: 0 };
-  const b = costBreakdown(usage, { prices: { input: 1_000_000, output: 0, cacheRead: 0, cacheWrite: 0 }, multiplierPpm: 1_000_000 });
+  const usage: Usage = {
+    inputTokens: 10,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    audioInputTokens: 5,
+    imageInputTokens: 0,
+  };
+  const b = costBreakdown(usage, {
+    prices: { input: 1_000_000, output: 0, cacheRead: 0, cacheWrite: 0 },
+    multiplierPpm: 1_000_000,
+  });
   assert.deepEqual(
     b.terms.map((t) => [t.usage, t.price, t.priceMicroPerMillion]),
     [
@@ -60,6 +81,18 @@ test('audio and image input not priced apart are billed, and shown, at the input
 });
 
 test('nothing billed: no terms, cost 0', () => {
-  const b = costBreakdown({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, outputTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 }, { prices: { input: 5, output: 5, cacheRead: 5, cacheWrite: 5 }, multiplierPpm: 2_000_000 });
+  const b = costBreakdown(
+    {
+      inputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      audioInputTokens: 0,
+      imageInputTokens: 0,
+    },
+    { prices: { input: 5, output: 5, cacheRead: 5, cacheWrite: 5 }, multiplierPpm: 2_000_000 },
+  );
   assert.deepEqual([b.terms, b.costMicro, b.formula], [[], 0, 'no tokens billed']);
 });

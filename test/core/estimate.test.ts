@@ -35,13 +35,19 @@ test('the body estimate is one token per 3 characters', () => {
 
 test('an inline base64 image counts as a fixed allowance, not its length', () => {
   const uri = `data:image/png;base64,${randomBytes(786_432).toString('base64')}`; // 1 MiB of base64
-  const content = (url: string) => [{ type: 'text', text: 'What is in this image?' }, { type: 'image_url', image_url: { url } }];
+  const content = (url: string) => [
+    { type: 'text', text: 'What is in this image?' },
+    { type: 'image_url', image_url: { url } },
+  ];
   const withoutImage = estimatePromptTokensFromBody(body(content('')));
   assert.equal(withoutImage, Math.ceil(body(content('')).length / 3));
   assert.equal(estimatePromptTokensFromBody(body(content(uri))), withoutImage + 1_600);
   const jpeg = uri.replace('image/png', 'image/jpeg');
   const two = [...content(uri), { type: 'image_url', image_url: { url: jpeg } }];
-  assert.equal(estimatePromptTokensFromBody(body(two)), Math.ceil((body(two).length - uri.length - jpeg.length) / 3) + 3_200);
+  assert.equal(
+    estimatePromptTokensFromBody(body(two)),
+    Math.ceil((body(two).length - uri.length - jpeg.length) / 3) + 3_200,
+  );
   assert.ok(estimatePromptTokensFromBody(body(two)) < 3_300);
 });
 

@@ -1,6 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatUsd, numberText, parseMultiplier, parseUsd, perTokenToMicroPerMillion, scaleDecimal } from '../../gateway/core/money.js';
+import {
+  formatUsd,
+  numberText,
+  parseMultiplier,
+  parseUsd,
+  perTokenToMicroPerMillion,
+  scaleDecimal,
+} from '../../gateway/core/money.js';
 
 describe('parseUsd', () => {
   test('parses decimal strings exactly into micro-USD', () => {
@@ -16,7 +23,22 @@ describe('parseUsd', () => {
   });
 
   test('rejects negatives, more than six decimals and anything not a plain number', () => {
-    for (const bad of ['-1', '$-1', '1.0000001', 'abc', '1e3', '', '.5', '1.', '1,000', '0x10', 'Infinity', 'NaN', '$$3', '1 000']) {
+    for (const bad of [
+      '-1',
+      '$-1',
+      '1.0000001',
+      'abc',
+      '1e3',
+      '',
+      '.5',
+      '1.',
+      '1,000',
+      '0x10',
+      'Infinity',
+      'NaN',
+      '$$3',
+      '1 000',
+    ]) {
       assert.throws(() => parseUsd(bad), { name: 'RangeError', message: /is not an amount in USD/ }, bad);
     }
   });
@@ -44,7 +66,8 @@ describe('formatUsd', () => {
   });
 
   test('round-trips through parseUsd', () => {
-    for (const micro of [0, 1, 123, 99_999_999, 12_500_000, Number.MAX_SAFE_INTEGER]) assert.equal(parseUsd(formatUsd(micro)), micro);
+    for (const micro of [0, 1, 123, 99_999_999, 12_500_000, Number.MAX_SAFE_INTEGER])
+      assert.equal(parseUsd(formatUsd(micro)), micro);
   });
 });
 
@@ -81,7 +104,10 @@ describe('perTokenToMicroPerMillion: per-token prices from price lists, exactly'
 
   test('through a JSON number: the shortest decimal text, so 3e-6 read from JSON is exactly $3 per million', () => {
     const parsed = JSON.parse('{"a": 3e-06, "b": 1.25e-07, "c": 0.0000015625, "d": 3e-08}') as Record<string, number>;
-    assert.deepEqual(['a', 'b', 'c', 'd'].map((k) => perTokenToMicroPerMillion(numberText(parsed[k]!)!).micro), [3_000_000, 125_000, 1_562_500, 30_000]);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd'].map((k) => perTokenToMicroPerMillion(numberText(parsed[k]!)!).micro),
+      [3_000_000, 125_000, 1_562_500, 30_000],
+    );
     // Gemini 2.5 Flash's cache-read price, multiplied out in floating point, is not $0.03 per million.
     assert.notEqual(parsed.d! * 1e12, 30_000);
     assert.equal(numberText(-1), null);

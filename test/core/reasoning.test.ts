@@ -1,7 +1,15 @@
 /** Tollgate's marked reasoning values (gateway/core/reasoning.ts; docs/protocols.md §6.6). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isMarked, mark, markThinking, restore, thinkingFrom, unmark, type Carried } from '../../gateway/core/reasoning.js';
+import {
+  isMarked,
+  mark,
+  markThinking,
+  restore,
+  thinkingFrom,
+  unmark,
+  type Carried,
+} from '../../gateway/core/reasoning.js';
 
 test('every kind of mark reads back as it was written', () => {
   const all: Carried[] = [
@@ -10,12 +18,22 @@ test('every kind of mark reads back as it was written', () => {
     { kind: 'thinking' },
     { kind: 'redacted', family: 'anthropic', data: 'EmwK' },
     { kind: 'call', family: 'gemini', callId: 'call_1', signature: 'Ci+sig=' },
-    { kind: 'bundle', blocks: [{ type: 'thinking', text: 'é 🙂', signature: 'EqSig', family: 'anthropic' }, { type: 'redacted_thinking', data: 'Em', family: 'anthropic' }] },
+    {
+      kind: 'bundle',
+      blocks: [
+        { type: 'thinking', text: 'é 🙂', signature: 'EqSig', family: 'anthropic' },
+        { type: 'redacted_thinking', data: 'Em', family: 'anthropic' },
+      ],
+    },
   ];
   for (const c of all) {
     const m = mark(c);
     assert.ok(isMarked(m));
-    assert.match(m, /^tollgate\.r1\.[A-Za-z0-9_-]+$/, 'one token of URL-safe characters, valid wherever an opaque string is');
+    assert.match(
+      m,
+      /^tollgate\.r1\.[A-Za-z0-9_-]+$/,
+      'one token of URL-safe characters, valid wherever an opaque string is',
+    );
     assert.deepEqual(unmark(m), c);
   }
 });
@@ -26,8 +44,16 @@ test('no vendor value reads as a mark, and a damaged mark reads as nothing', () 
     assert.equal(unmark(v), undefined);
   }
   assert.equal(unmark('tollgate.r1.not-base64-json'), undefined);
-  assert.equal(unmark(`tollgate.r1.${Buffer.from('{"kind":"call","family":"gemini"}').toString('base64url')}`), undefined, 'a call mark needs its id and signature');
-  assert.equal(unmark(`tollgate.r1.${Buffer.from('{"kind":"thinking","family":"martian"}').toString('base64url')}`)?.kind, 'thinking', 'an unknown family is left out');
+  assert.equal(
+    unmark(`tollgate.r1.${Buffer.from('{"kind":"call","family":"gemini"}').toString('base64url')}`),
+    undefined,
+    'a call mark needs its id and signature',
+  );
+  assert.equal(
+    unmark(`tollgate.r1.${Buffer.from('{"kind":"thinking","family":"martian"}').toString('base64url')}`)?.kind,
+    'thinking',
+    'an unknown family is left out',
+  );
 });
 
 test('a thinking block goes out as its text beside a mark, and comes back whole', () => {
@@ -38,5 +64,9 @@ test('a thinking block goes out as its text beside a mark, and comes back whole'
   const unsigned = unmark(markThinking({ type: 'thinking', text: 'deepseek', family: 'openai-chat' }));
   assert.ok(unsigned?.kind === 'thinking');
   assert.deepEqual(thinkingFrom(unsigned, 'deepseek'), { type: 'thinking', text: 'deepseek', family: 'openai-chat' });
-  assert.deepEqual(restore({ type: 'redacted_thinking', data: 'x', family: 'anthropic' }), { type: 'redacted_thinking', data: 'x', family: 'anthropic' });
+  assert.deepEqual(restore({ type: 'redacted_thinking', data: 'x', family: 'anthropic' }), {
+    type: 'redacted_thinking',
+    data: 'x',
+    family: 'anthropic',
+  });
 });

@@ -10,10 +10,18 @@ const openaiStream =
   'data: [DONE]\n\n';
 
 const openaiEvents: SseEvent[] = [
-  { data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}' },
-  { data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"héllo 你好 🙂"},"finish_reason":null}]}' },
-  { data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}' },
-  { data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":5,"total_tokens":14}}' },
+  {
+    data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}',
+  },
+  {
+    data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"héllo 你好 🙂"},"finish_reason":null}]}',
+  },
+  {
+    data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+  },
+  {
+    data: '{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":5,"total_tokens":14}}',
+  },
   { data: '[DONE]' },
 ];
 
@@ -26,8 +34,14 @@ const anthropicStream =
   'event: message_stop\r\ndata: {"type":"message_stop"}\r\n\r\n';
 
 const anthropicEvents: SseEvent[] = [
-  { event: 'message_start', data: '{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":12,"output_tokens":1}}}' },
-  { event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo 你好 🙂"}}' },
+  {
+    event: 'message_start',
+    data: '{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":12,"output_tokens":1}}}',
+  },
+  {
+    event: 'content_block_delta',
+    data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo 你好 🙂"}}',
+  },
   { event: 'note', data: 'first line héllo\nsecond line 🙂\n' },
   { event: 'message_stop', data: '{"type":"message_stop"}' },
 ];
@@ -46,7 +60,10 @@ async function parse(body: AsyncIterable<Uint8Array | string>): Promise<SseEvent
   return out;
 }
 
-for (const [name, text, expected] of [['OpenAI', openaiStream, openaiEvents], ['Anthropic-style', anthropicStream, anthropicEvents]] as const) {
+for (const [name, text, expected] of [
+  ['OpenAI', openaiStream, openaiEvents],
+  ['Anthropic-style', anthropicStream, anthropicEvents],
+] as const) {
   describe(`readSse: ${name} stream`, () => {
     const bytes = new TextEncoder().encode(text);
 
@@ -56,7 +73,8 @@ for (const [name, text, expected] of [['OpenAI', openaiStream, openaiEvents], ['
 
     test('gives the same events when split at every byte offset', async () => {
       assert.ok(bytes.length > text.length, 'the stream has multi-byte characters');
-      for (let cut = 1; cut < bytes.length; cut++) assert.deepEqual(await parse(chunked(bytes, [cut])), expected, `split at byte ${cut}`);
+      for (let cut = 1; cut < bytes.length; cut++)
+        assert.deepEqual(await parse(chunked(bytes, [cut])), expected, `split at byte ${cut}`);
     });
 
     test('gives the same events one byte per chunk', async () => {
@@ -83,7 +101,9 @@ describe('readSse', () => {
   });
 
   test('drops a final event that has no blank line after it', async () => {
-    assert.deepEqual(await parse(chunked(new TextEncoder().encode('data: whole\n\ndata: cut'), [])), [{ data: 'whole' }]);
+    assert.deepEqual(await parse(chunked(new TextEncoder().encode('data: whole\n\ndata: cut'), [])), [
+      { data: 'whole' },
+    ]);
   });
 });
 
@@ -94,7 +114,13 @@ describe('formatSse', () => {
   });
 
   test('round-trips through readSse', async () => {
-    const events: SseEvent[] = [...openaiEvents, ...anthropicEvents, { data: '' }, { data: ' leading space' }, { event: 'e', data: '\n\nx\n' }];
+    const events: SseEvent[] = [
+      ...openaiEvents,
+      ...anthropicEvents,
+      { data: '' },
+      { data: ' leading space' },
+      { event: 'e', data: '\n\nx\n' },
+    ];
     const bytes = new TextEncoder().encode(events.map(formatSse).join(''));
     assert.deepEqual(await parse(chunked(bytes, [7, 100, 101, 102])), events);
   });
@@ -116,7 +142,8 @@ describe('bounded events', () => {
       (async () => {
         for await (const ev of readSse(endless(), 64 * 1024)) void ev;
       })(),
-      (e: unknown) => (e as { code?: string }).code === 'upstream_malformed' && /larger than/.test((e as Error).message),
+      (e: unknown) =>
+        (e as { code?: string }).code === 'upstream_malformed' && /larger than/.test((e as Error).message),
     );
   });
 

@@ -28,7 +28,11 @@ test('counting in chunks gives the count of the whole text, for prose', () => {
 
 test('a count stops between two chunks once it is no longer wanted', () => {
   let asked = 0;
-  const n = countInChunks('word '.repeat(10 * CHUNK_CHARS), (c) => c.length, () => ++asked > 3);
+  const n = countInChunks(
+    'word '.repeat(10 * CHUNK_CHARS),
+    (c) => c.length,
+    () => ++asked > 3,
+  );
   assert.equal(n, undefined);
   assert.equal(asked, 4);
 });
@@ -60,7 +64,9 @@ test('a 60 MB prompt is estimated from samples, close to its real count', async 
 
 test('an aborted count rejects with the reason, and the worker goes on to the next', async () => {
   const gone = new AbortController();
-  const big = Array.from({ length: MAX_COUNTED_CHARS }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20_000))).join('');
+  const big = Array.from({ length: MAX_COUNTED_CHARS }, (_, i) =>
+    String.fromCharCode(0x4e00 + ((i * 7919) % 20_000)),
+  ).join('');
   const counting = countTokens(big, gone.signal);
   setImmediate(() => gone.abort(new Error('client gone')));
   await assert.rejects(counting, /client gone/);

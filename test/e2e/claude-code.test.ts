@@ -28,7 +28,13 @@ before(async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.topup(10);
   const script = `tool=Read,args=${encodeURIComponent(JSON.stringify({ file_path: join(work, 'notes.txt') }))}`;
-  await gw.admin.line({ name: 'anthropic', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, script), models: ['claude-opus-4-7', 'claude-haiku-4-5'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({
+    name: 'anthropic',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, script),
+    models: ['claude-opus-4-7', 'claude-haiku-4-5'],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
   await gw.admin.line({ name: 'openai', baseUrl: scenarioBase(mock, script), models: ['claude-opus-4-6'] });
   key = await gw.admin.key('claude-code');
 });
@@ -41,13 +47,23 @@ after(async () => {
 });
 
 for (const model of ['claude-opus-4-7', 'claude-opus-4-6']) {
-  test(`Claude Code reads a file through Tollgate (${model})`, { skip: CLAUDE ? false : 'set CLAUDE_BIN to run', timeout: 120_000 }, async () => {
-    const result = await runClaude(CLAUDE!, ['-p', 'Read notes.txt and tell me what it says'], { work, gatewayUrl: gw.url, key, model, haikuModel: 'claude-haiku-4-5' });
-    assert.equal(result.is_error, false);
-    assert.equal(result.num_turns, 2, 'one tool call, then the answer');
-    assert.match(result.result, /tool result: .*the launch code is 4141/);
-    const rows = (await gw.admin.logs({ model })).filter((r) => r.status === 200);
-    assert.ok(rows.length >= 2);
-    assert.ok(rows.every((r) => r.costMicro > 0 && r.usage.inputTokens > 1000));
-  });
+  test(
+    `Claude Code reads a file through Tollgate (${model})`,
+    { skip: CLAUDE ? false : 'set CLAUDE_BIN to run', timeout: 120_000 },
+    async () => {
+      const result = await runClaude(CLAUDE!, ['-p', 'Read notes.txt and tell me what it says'], {
+        work,
+        gatewayUrl: gw.url,
+        key,
+        model,
+        haikuModel: 'claude-haiku-4-5',
+      });
+      assert.equal(result.is_error, false);
+      assert.equal(result.num_turns, 2, 'one tool call, then the answer');
+      assert.match(result.result, /tool result: .*the launch code is 4141/);
+      const rows = (await gw.admin.logs({ model })).filter((r) => r.status === 200);
+      assert.ok(rows.length >= 2);
+      assert.ok(rows.every((r) => r.costMicro > 0 && r.usage.inputTokens > 1000));
+    },
+  );
 }

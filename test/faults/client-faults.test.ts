@@ -26,18 +26,44 @@ after(async () => {
 });
 
 /** A streaming request of `protocol` for `model`, written by hand so the test controls the reading. */
-function rawStream(gw: TestGateway, protocol: Protocol, model: string, key: string): { path: string; body: string; headers: Record<string, string> } {
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-api-key': key, 'anthropic-version': '2023-06-01' };
+function rawStream(
+  gw: TestGateway,
+  protocol: Protocol,
+  model: string,
+  key: string,
+): { path: string; body: string; headers: Record<string, string> } {
+  const headers = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${key}`,
+    'x-api-key': key,
+    'anthropic-version': '2023-06-01',
+  };
   const text = 'hello';
   switch (protocol) {
     case 'openai-chat':
-      return { path: '/v1/chat/completions', headers, body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: text }] }) };
+      return {
+        path: '/v1/chat/completions',
+        headers,
+        body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: text }] }),
+      };
     case 'anthropic':
-      return { path: '/v1/messages', headers, body: JSON.stringify({ model, stream: true, max_tokens: 1024, messages: [{ role: 'user', content: text }] }) };
+      return {
+        path: '/v1/messages',
+        headers,
+        body: JSON.stringify({ model, stream: true, max_tokens: 1024, messages: [{ role: 'user', content: text }] }),
+      };
     case 'openai-responses':
-      return { path: '/v1/responses', headers, body: JSON.stringify({ model, stream: true, store: false, input: text }) };
+      return {
+        path: '/v1/responses',
+        headers,
+        body: JSON.stringify({ model, stream: true, store: false, input: text }),
+      };
     case 'gemini':
-      return { path: `/v1beta/models/${model}:streamGenerateContent?alt=sse`, headers, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }) };
+      return {
+        path: `/v1beta/models/${model}:streamGenerateContent?alt=sse`,
+        headers,
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }),
+      };
   }
 }
 
@@ -70,7 +96,7 @@ describe('a client that stops reading an endless stream', () => {
           // its reads from the upstream stop and the mock's writes back up as well.
           res.pause();
           let sent = -1;
-          for (let stable = 0; stable < 2; ) {
+          for (let stable = 0; stable < 2;) {
             await sleep(150);
             const now = mock.stats.endlessBytes - start;
             // Bounded: what the kernel's and the streams' buffers hold, not what the upstream could send.
@@ -82,11 +108,17 @@ describe('a client that stops reading an endless stream', () => {
         } finally {
           req!.destroy();
         }
-        await waitFor(() => mock.stats.waitingForDrain === 0 && mock.inFlight() === 0, 'the upstream request to be aborted');
+        await waitFor(
+          () => mock.stats.waitingForDrain === 0 && mock.inFlight() === 0,
+          'the upstream request to be aborted',
+        );
         await waitFor(async () => (await gw.admin.logs({ key: keyName })).length === 1, 'the ledger row');
         const [row] = await gw.admin.logs({ key: keyName });
         assert.equal(row!.status, 499);
-        assert.ok(row!.usage.outputTokens > 0 && row!.costMicro > 0, `what was streamed is billed: ${JSON.stringify(row!.usage)}`);
+        assert.ok(
+          row!.usage.outputTokens > 0 && row!.costMicro > 0,
+          `what was streamed is billed: ${JSON.stringify(row!.usage)}`,
+        );
         await assertSettled(gw, keyName);
       });
     }
@@ -120,10 +152,18 @@ describe('clients that hang up at random points', () => {
               const abortAfterMs = r.int(0, 200);
               const marker = `round ${keyName}`;
               const ac = new AbortController();
-              const arrived = waitFor(() => mock.requests.some((r) => JSON.stringify(r.body).includes(marker)), `${keyName} to reach the upstream`)
+              const arrived = waitFor(
+                () => mock.requests.some((r) => JSON.stringify(r.body).includes(marker)),
+                `${keyName} to reach the upstream`,
+              )
                 .then(() => sleep(abortAfterMs))
                 .then(() => ac.abort());
-              const answered = await askWith(client, gw.url, key, { model: MODEL_OF[upstream], stream, prompt: marker, signal: ac.signal }).then(
+              const answered = await askWith(client, gw.url, key, {
+                model: MODEL_OF[upstream],
+                stream,
+                prompt: marker,
+                signal: ac.signal,
+              }).then(
                 () => true,
                 () => false,
               );
@@ -131,10 +171,17 @@ describe('clients that hang up at random points', () => {
               // before the abort is known to be whole.
               const whole = answered && !ac.signal.aborted;
               await arrived;
-              await waitFor(async () => (await gw.admin.logs({ key: keyName })).length === 1, `${keyName}: the ledger row (abort at ${abortAfterMs} ms)`);
+              await waitFor(
+                async () => (await gw.admin.logs({ key: keyName })).length === 1,
+                `${keyName}: the ledger row (abort at ${abortAfterMs} ms)`,
+              );
               const [row] = await gw.admin.logs({ key: keyName });
               if (whole) assert.equal(row!.status, 200, `${keyName} at ${abortAfterMs} ms`);
-              else assert.ok(row!.status === 499 || row!.status === 200, `${keyName} at ${abortAfterMs} ms: ${row!.status} ${row!.errorCode}`);
+              else
+                assert.ok(
+                  row!.status === 499 || row!.status === 200,
+                  `${keyName} at ${abortAfterMs} ms: ${row!.status} ${row!.errorCode}`,
+                );
               // The prompt reached the upstream in every case, so every row bills something.
               assert.ok(row!.costMicro > 0, `${keyName} at ${abortAfterMs} ms: nothing billed`);
             }),
@@ -153,7 +200,14 @@ describe('a burst of upstream 5xx', () => {
   before(async () => {
     gw = await faultyGateway(mock, 'words=5');
     // The healthy lines of the rig stay as the fallback; the first choice fails in bursts.
-    await gw.admin.line({ name: 'flaky', protocol: 'openai-chat', baseUrl: scenarioBase(mock, 'status=502'), models: [model], apiKeyEnv: KEY_ENV, priority: 10 });
+    await gw.admin.line({
+      name: 'flaky',
+      protocol: 'openai-chat',
+      baseUrl: scenarioBase(mock, 'status=502'),
+      models: [model],
+      apiKeyEnv: KEY_ENV,
+      priority: 10,
+    });
     gw.running.gateway.health.baseCooldownMs = 200;
   });
   after(async () => {
@@ -168,8 +222,15 @@ describe('a burst of upstream 5xx', () => {
       return { status: row!.status, attempts: row!.attempts, text: answer.text };
     };
     for (const status of [500, 502, 503]) {
-      await gw.admin.client.call('updateLine', { params: { name: 'flaky' }, body: { baseUrl: scenarioBase(mock, `status=${status}`) } });
-      gw.running.gateway.health.record((await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'flaky')!.id, 'up', Date.now());
+      await gw.admin.client.call('updateLine', {
+        params: { name: 'flaky' },
+        body: { baseUrl: scenarioBase(mock, `status=${status}`) },
+      });
+      gw.running.gateway.health.record(
+        (await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'flaky')!.id,
+        'up',
+        Date.now(),
+      );
       // Three failures in a row open the breaker: each of those requests was still answered.
       for (const i of [1, 2, 3]) {
         const r = await ask(`burst${status}.${i}${i % 2 ? 's' : ''}`);
@@ -181,7 +242,10 @@ describe('a burst of upstream 5xx', () => {
       assert.deepEqual([skipped.status, skipped.attempts], [200, 1]);
     }
     // The upstream recovers; after the cool-down one probe goes to it and closes the breaker.
-    await gw.admin.client.call('updateLine', { params: { name: 'flaky' }, body: { baseUrl: scenarioBase(mock, 'words=3') } });
+    await gw.admin.client.call('updateLine', {
+      params: { name: 'flaky' },
+      body: { baseUrl: scenarioBase(mock, 'words=3') },
+    });
     await sleep(gw.running.gateway.health.baseCooldownMs * 8);
     const before = mock.requests.length;
     const probe = await ask('recovered.probe');

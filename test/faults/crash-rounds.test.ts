@@ -31,10 +31,34 @@ test(`kill -9 at seeded moments under streaming load, ${ROUNDS} rounds: every re
   try {
     let gw: ChildGateway = await spawnGateway(dataDir);
     const slow = 'chunk-delay=10,words=30';
-    await gw.admin.line({ name: 'chat', protocol: 'openai-chat', baseUrl: scenarioBase(mock, slow), models: ['gpt-4.1-mini'], apiKeyEnv: KEY_ENV });
-    await gw.admin.line({ name: 'messages', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, slow), models: ['claude-haiku-4-5'], apiKeyEnv: KEY_ENV });
-    await gw.admin.line({ name: 'responses', protocol: 'openai-responses', baseUrl: scenarioBase(mock, slow), models: ['gpt-5-mini'], apiKeyEnv: KEY_ENV });
-    await gw.admin.line({ name: 'gemini', protocol: 'gemini', baseUrl: scenarioOrigin(mock, slow), models: ['gemini-2.5-flash'], apiKeyEnv: KEY_ENV });
+    await gw.admin.line({
+      name: 'chat',
+      protocol: 'openai-chat',
+      baseUrl: scenarioBase(mock, slow),
+      models: ['gpt-4.1-mini'],
+      apiKeyEnv: KEY_ENV,
+    });
+    await gw.admin.line({
+      name: 'messages',
+      protocol: 'anthropic',
+      baseUrl: scenarioOrigin(mock, slow),
+      models: ['claude-haiku-4-5'],
+      apiKeyEnv: KEY_ENV,
+    });
+    await gw.admin.line({
+      name: 'responses',
+      protocol: 'openai-responses',
+      baseUrl: scenarioBase(mock, slow),
+      models: ['gpt-5-mini'],
+      apiKeyEnv: KEY_ENV,
+    });
+    await gw.admin.line({
+      name: 'gemini',
+      protocol: 'gemini',
+      baseUrl: scenarioOrigin(mock, slow),
+      models: ['gemini-2.5-flash'],
+      apiKeyEnv: KEY_ENV,
+    });
     await gw.admin.topup(100);
     let acknowledged = new Map<string, string>();
     let totalAcknowledged = 0;
@@ -45,7 +69,12 @@ test(`kill -9 at seeded moments under streaming load, ${ROUNDS} rounds: every re
         assert.equal(report.ok, true, `round ${round}: ${JSON.stringify(report.checks)}`);
         const rows = await gw.admin.logs({ key: `round-${round - 1}` });
         const logged = new Map(rows.map((row) => [row.requestId, row.status]));
-        for (const [id, what] of acknowledged) assert.equal(logged.get(id), 200, `round ${round - 1}: ${what} (${id}) was answered in full but has no 200 row`);
+        for (const [id, what] of acknowledged)
+          assert.equal(
+            logged.get(id),
+            200,
+            `round ${round - 1}: ${what} (${id}) was answered in full but has no 200 row`,
+          );
         assert.equal((await gw.admin.wallet()).heldMicro, 0);
       }
       if (round === ROUNDS) break;
@@ -62,8 +91,13 @@ test(`kill -9 at seeded moments under streaming load, ${ROUNDS} rounds: every re
           const stream = r.chance(0.75);
           const what = `${protocol} → ${model}${stream ? ' (stream)' : ''} #${w}.${i}`;
           try {
-            const answer = await askWith(protocol, gw.url, key, { model, stream, prompt: `round ${round} worker ${w} request ${i}` });
-            if (!answer.requestId || !answer.text.startsWith('w1 w2')) failures.push(`${what}: ${answer.requestId || 'no x-request-id'}, "${answer.text.slice(0, 40)}"`);
+            const answer = await askWith(protocol, gw.url, key, {
+              model,
+              stream,
+              prompt: `round ${round} worker ${w} request ${i}`,
+            });
+            if (!answer.requestId || !answer.text.startsWith('w1 w2'))
+              failures.push(`${what}: ${answer.requestId || 'no x-request-id'}, "${answer.text.slice(0, 40)}"`);
             acknowledged.set(answer.requestId, what);
           } catch (err) {
             // Requests cut by the kill fail; that is the point. Anything else before it is a defect.
@@ -73,7 +107,11 @@ test(`kill -9 at seeded moments under streaming load, ${ROUNDS} rounds: every re
       });
       // The moment: after a seeded number of complete answers, plus a seeded pause.
       const answersFirst = r.int(1, 4);
-      await waitFor(() => acknowledged.size >= answersFirst || failures.length > 0, `round ${round}: answers before the kill`, 30_000);
+      await waitFor(
+        () => acknowledged.size >= answersFirst || failures.length > 0,
+        `round ${round}: answers before the kill`,
+        30_000,
+      );
       await sleep(r.int(0, 250));
       killed = true;
       gw.child.kill('SIGKILL');

@@ -59,7 +59,10 @@ async function assertIntact(dataDir: string, secret: string): Promise<void> {
   const running = await open(dataDir);
   try {
     const c = new OpenAI({ baseURL: `${running.url}/v1`, apiKey: secret, maxRetries: 0 });
-    const r = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'still there?' }] });
+    const r = await c.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'still there?' }],
+    });
     assert.equal(r.choices[0]!.message.content, 'w1 w2 w3 w4 w5');
     assert.ok(running.gateway.ledger.balanceMicro() < 3_000_000 && running.gateway.ledger.balanceMicro() > 2_900_000);
     assert.equal(running.gateway.ledger.checkInvariant().ok, true);
@@ -75,11 +78,14 @@ describe('a damaged config file', () => {
     ['emptied (as after a power cut)', () => ''],
     ['a JSON array', () => '[]'],
     ['keys that are not a list', (text) => JSON.stringify({ ...JSON.parse(text), keys: 'oops' })],
-    ['a key record without its hash', (text) => {
-      const c = JSON.parse(text);
-      delete c.keys[0].hash;
-      return JSON.stringify(c);
-    }],
+    [
+      'a key record without its hash',
+      (text) => {
+        const c = JSON.parse(text);
+        delete c.keys[0].hash;
+        return JSON.stringify(c);
+      },
+    ],
   ];
   for (const [what, damage] of damages) {
     test(`${what}: start-up stops with a clear message, the damaged file is kept, keys and balance survive`, async () => {
@@ -206,11 +212,15 @@ describe('a full disk and a read-only data dir', () => {
         try {
           const stream = i % 2 === 0;
           if (stream) {
-            const { data, response } = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }], stream: true }).withResponse();
+            const { data, response } = await c.chat.completions
+              .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }], stream: true })
+              .withResponse();
             for await (const _ of data) void _;
             acknowledged.push(response.headers.get('x-request-id')!);
           } else {
-            const { response } = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }] }).withResponse();
+            const { response } = await c.chat.completions
+              .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }] })
+              .withResponse();
             acknowledged.push(response.headers.get('x-request-id')!);
           }
         } catch (err) {
@@ -223,7 +233,10 @@ describe('a full disk and a read-only data dir', () => {
       await gw.admin.wallet();
       rmSync(join(disk.path, 'filler'), { recursive: true });
       // Space again: requests work, and every acknowledged answer has its row.
-      const after = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after' }] });
+      const after = await c.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'after' }],
+      });
       assert.match(after.choices[0]!.message.content!, /^w1 /);
       const rows = await gw.admin.logs({ key: 'k' });
       const ok = new Set(rows.filter((r) => r.status === 200).map((r) => r.requestId));
@@ -231,7 +244,10 @@ describe('a full disk and a read-only data dir', () => {
       // The ledger is whole; the doctor still reports the writes that failed since start, by design.
       const doctor = await gw.admin.doctor();
       for (const c of doctor.checks) if (c.name !== 'ledger writes') assert.equal(c.ok, true, `${c.name}: ${c.detail}`);
-      assert.match(doctor.checks.find((c) => c.name === 'ledger writes')?.detail ?? '', /failed since the gateway started.*(full|space)/);
+      assert.match(
+        doctor.checks.find((c) => c.name === 'ledger writes')?.detail ?? '',
+        /failed since the gateway started.*(full|space)/,
+      );
       assert.equal((await gw.admin.wallet()).heldMicro, 0);
     } finally {
       await gw?.running.close();

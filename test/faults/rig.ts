@@ -39,11 +39,18 @@ export interface Timeouts {
 }
 
 /** A gateway with one line per upstream protocol, all on `scenario`. */
-export async function faultyGateway(mock: MockUpstream, scenario: string, timeouts: Timeouts = {}): Promise<TestGateway> {
+export async function faultyGateway(
+  mock: MockUpstream,
+  scenario: string,
+  timeouts: Timeouts = {},
+): Promise<TestGateway> {
   const gw = await startGateway();
   await gw.admin.topup(50);
   for (const [protocol, model] of Object.entries(MODEL_OF) as [Protocol, string][]) {
-    const baseUrl = protocol === 'openai-chat' || protocol === 'openai-responses' ? scenarioBase(mock, scenario) : scenarioOrigin(mock, scenario);
+    const baseUrl =
+      protocol === 'openai-chat' || protocol === 'openai-responses'
+        ? scenarioBase(mock, scenario)
+        : scenarioOrigin(mock, scenario);
     await gw.admin.line({ name: protocol, protocol, baseUrl, models: [model], apiKeyEnv: KEY_ENV, timeouts });
   }
   return gw;
@@ -55,7 +62,12 @@ export async function faultyGateway(mock: MockUpstream, scenario: string, timeou
  */
 export function isProtocolError(err: unknown): boolean {
   if (err instanceof OpenAI.APIConnectionError || err instanceof Anthropic.APIConnectionError) return false;
-  return err instanceof OpenAI.APIError || err instanceof Anthropic.APIError || err instanceof ApiError || err instanceof StreamFailed;
+  return (
+    err instanceof OpenAI.APIError ||
+    err instanceof Anthropic.APIError ||
+    err instanceof ApiError ||
+    err instanceof StreamFailed
+  );
 }
 
 /**

@@ -10,7 +10,16 @@ import { after, before, describe, test } from 'node:test';
 import { askWith, PROTOCOLS, statusOf, type Protocol } from '../helpers/clients.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import { assertSettled, closeBreakers, faultyGateway, isProtocolError, MODEL_OF, onlyRow, TRANSLATED_TO, type Timeouts } from './rig.js';
+import {
+  assertSettled,
+  closeBreakers,
+  faultyGateway,
+  isProtocolError,
+  MODEL_OF,
+  onlyRow,
+  TRANSLATED_TO,
+  type Timeouts,
+} from './rig.js';
 
 interface Fault {
   name: string;
@@ -25,15 +34,44 @@ interface Fault {
 const QUICK: Timeouts = { firstByteMs: 400, idleMs: 400, totalMs: 5000 };
 
 const FAULTS: Fault[] = [
-  { name: 'the upstream drops the connection mid-answer', scenario: 'drop-after=3,words=20', modes: ['stream', 'whole'], status: 502 },
+  {
+    name: 'the upstream drops the connection mid-answer',
+    scenario: 'drop-after=3,words=20',
+    modes: ['stream', 'whole'],
+    status: 502,
+  },
   { name: 'malformed SSE and JSON', scenario: 'malformed-at=4,words=20', modes: ['stream', 'whole'], status: 502 },
   { name: 'an HTML page with status 200', scenario: 'html', modes: ['stream', 'whole'], status: 502 },
-  { name: 'a stall before the first byte', scenario: 'delay=600000', timeouts: QUICK, modes: ['stream', 'whole'], status: 504 },
-  { name: 'a stall after the first event', scenario: 'chunk-delay=600000,words=20', timeouts: QUICK, modes: ['stream'], status: 504 },
-  { name: 'an endless stream', scenario: 'endless,chunk-delay=2,words=20', timeouts: { ...QUICK, totalMs: 1500 }, modes: ['stream'], status: 504 },
+  {
+    name: 'a stall before the first byte',
+    scenario: 'delay=600000',
+    timeouts: QUICK,
+    modes: ['stream', 'whole'],
+    status: 504,
+  },
+  {
+    name: 'a stall after the first event',
+    scenario: 'chunk-delay=600000,words=20',
+    timeouts: QUICK,
+    modes: ['stream'],
+    status: 504,
+  },
+  {
+    name: 'an endless stream',
+    scenario: 'endless,chunk-delay=2,words=20',
+    timeouts: { ...QUICK, totalMs: 1500 },
+    modes: ['stream'],
+    status: 504,
+  },
   { name: 'a content-length longer than the body', scenario: 'content-length=100000', modes: ['whole'], status: 502 },
   { name: 'a content-length shorter than the body', scenario: 'content-length=40', modes: ['whole'], status: 502 },
-  { name: 'a huge content-length, then silence', scenario: 'content-length=999999999999,hold-open', timeouts: QUICK, modes: ['whole'], status: 504 },
+  {
+    name: 'a huge content-length, then silence',
+    scenario: 'content-length=999999999999,hold-open',
+    timeouts: QUICK,
+    modes: ['whole'],
+    status: 504,
+  },
   { name: 'every line answers 503', scenario: 'status=503', modes: ['stream', 'whole'], status: 503 },
   { name: 'every line answers 500', scenario: 'status=500', modes: ['stream', 'whole'], status: 502 },
 ];
@@ -91,7 +129,11 @@ for (const fault of FAULTS) {
             if (status !== undefined) assert.equal(status, fault.status, String(err));
             else assert.ok(stream, `a whole answer failed without a status: ${String(err)}`);
             // What reached the client is billed.
-            if (text !== '') assert.ok(row.usage.outputTokens >= 1 && row.costMicro > 0, `produced ${text.length} chars, billed ${JSON.stringify(row.usage)} ${row.costMicro}`);
+            if (text !== '')
+              assert.ok(
+                row.usage.outputTokens >= 1 && row.costMicro > 0,
+                `produced ${text.length} chars, billed ${JSON.stringify(row.usage)} ${row.costMicro}`,
+              );
             if (!concurrent) await assertSettled(gw, what);
           });
         }

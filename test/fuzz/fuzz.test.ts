@@ -34,7 +34,16 @@ interface Reply {
 function send(gw: TestGateway, c: FuzzCase, secret: string, adminToken: string): Promise<Reply> {
   const model = c.target === 'admin' ? '' : MODEL[c.target];
   const body = c.body === null ? undefined : bodyBytes(c.body, model);
-  const credential = c.auth === 'none' ? null : c.auth === 'wrong' ? (c.target === 'admin' ? 'x'.repeat(adminToken.length) : `sk-${'0'.repeat(48)}`) : c.target === 'admin' ? adminToken : secret;
+  const credential =
+    c.auth === 'none'
+      ? null
+      : c.auth === 'wrong'
+        ? c.target === 'admin'
+          ? 'x'.repeat(adminToken.length)
+          : `sk-${'0'.repeat(48)}`
+        : c.target === 'admin'
+          ? adminToken
+          : secret;
   const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
   if (credential !== null) {
     headers.authorization = `Bearer ${credential}`;
@@ -68,15 +77,22 @@ export function errorShape(target: Target, status: number, text: string): string
     return `not JSON: ${text.slice(0, 120)}`;
   }
   const e = b.error as Record<string, unknown> | undefined;
-  if (typeof e !== 'object' || e === null || typeof e.message !== 'string' || e.message === '') return `no error.message: ${text.slice(0, 200)}`;
+  if (typeof e !== 'object' || e === null || typeof e.message !== 'string' || e.message === '')
+    return `no error.message: ${text.slice(0, 200)}`;
   switch (target) {
     case 'openai-chat':
     case 'openai-responses':
-      return typeof e.type === 'string' && 'code' in e ? null : `not OpenAI's {error:{message,type,code}}: ${text.slice(0, 200)}`;
+      return typeof e.type === 'string' && 'code' in e
+        ? null
+        : `not OpenAI's {error:{message,type,code}}: ${text.slice(0, 200)}`;
     case 'anthropic':
-      return b.type === 'error' && typeof e.type === 'string' ? null : `not Anthropic's {type:"error",error:{type,message}}: ${text.slice(0, 200)}`;
+      return b.type === 'error' && typeof e.type === 'string'
+        ? null
+        : `not Anthropic's {type:"error",error:{type,message}}: ${text.slice(0, 200)}`;
     case 'gemini':
-      return e.code === status && typeof e.status === 'string' ? null : `not Gemini's {error:{code,message,status}}: ${text.slice(0, 200)}`;
+      return e.code === status && typeof e.status === 'string'
+        ? null
+        : `not Gemini's {error:{code,message,status}}: ${text.slice(0, 200)}`;
     case 'admin':
       return typeof e.code === 'string' ? null : `not the admin API's {error:{code,message}}: ${text.slice(0, 200)}`;
   }
@@ -93,7 +109,13 @@ before(async () => {
   mock = await startMockUpstream();
   gw = await faultyGateway(mock, '');
   // The line the admin cases update.
-  await gw.admin.line({ name: 'fuzz', protocol: 'openai-chat', baseUrl: scenarioBase(mock, ''), models: ['gpt-4.1'], apiKeyEnv: KEY_ENV });
+  await gw.admin.line({
+    name: 'fuzz',
+    protocol: 'openai-chat',
+    baseUrl: scenarioBase(mock, ''),
+    models: ['gpt-4.1'],
+    apiKeyEnv: KEY_ENV,
+  });
   secret = await gw.admin.key('fuzz');
   lenientSecret = await gw.admin.key('lenient');
   balanceBefore = (await gw.admin.wallet()).balanceMicro;
@@ -115,7 +137,10 @@ for (const target of ['openai-chat', 'anthropic', 'openai-responses', 'gemini', 
       test(`${c.id} ${c.why}`, todo ? { todo } : {}, async () => {
         const strict = c.expect === '4xx' && !todo;
         const reply = await send(gw, c, strict ? secret : lenientSecret, gw.running.adminToken);
-        assert.ok(reply.status < 500 && (reply.status >= 400 || !strict), `${reply.status}: ${reply.body.slice(0, 300)}`);
+        assert.ok(
+          reply.status < 500 && (reply.status >= 400 || !strict),
+          `${reply.status}: ${reply.body.slice(0, 300)}`,
+        );
         if (reply.status < 400) return;
         const wrong = errorShape(target, reply.status, reply.body);
         assert.equal(wrong, null, wrong ?? '');
@@ -126,7 +151,11 @@ for (const target of ['openai-chat', 'anthropic', 'openai-responses', 'gemini', 
 
 test('after the corpus: nothing forwarded, held or spent, the ledger intact', async () => {
   const rows = await gw.admin.logs({ key: 'fuzz' });
-  assert.deepEqual(rows.filter((r) => r.status < 400 || r.status >= 500 || r.costMicro !== 0), [], 'a malformed request was billed or failed as a 5xx');
+  assert.deepEqual(
+    rows.filter((r) => r.status < 400 || r.status >= 500 || r.costMicro !== 0),
+    [],
+    'a malformed request was billed or failed as a 5xx',
+  );
   // Only the lenient cases' requests (their own key) may have reached the upstream and cost money.
   const known = await gw.admin.logs({ key: 'lenient' });
   const forwarded = mock.requests.filter((r) => r.method === 'POST').length;

@@ -12,15 +12,23 @@ export interface CliResult {
   code: number;
 }
 
-export async function tollgateCli(args: string[], dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+export async function tollgateCli(
+  args: string[],
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), ...args], {
-      cwd: REPO,
-      env: { ...env, TOLLGATE_DATA_DIR: dataDir },
-      // A command that should have refused but serves instead must fail the test, not hang it.
-      timeout: 60_000,
-      killSignal: 'SIGKILL',
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), ...args],
+      {
+        cwd: REPO,
+        env: { ...env, TOLLGATE_DATA_DIR: dataDir },
+        // A command that should have refused but serves instead must fail the test, not hang it.
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      },
+    );
     return { stdout, stderr, code: 0 };
   } catch (err) {
     const e = err as { stdout: string; stderr: string; code: number };

@@ -68,20 +68,33 @@ async function chat(c: OpenAI, ask: Ask): Promise<Answer> {
   const opts = ask.signal ? { signal: ask.signal } : {};
   if (!ask.stream) {
     const { data, response } = await c.chat.completions.create({ model: ask.model, messages }, opts).withResponse();
-    return { requestId: response.headers.get('x-request-id') ?? '', text: data.choices[0]?.message.content ?? '', leftEarly: false };
+    return {
+      requestId: response.headers.get('x-request-id') ?? '',
+      text: data.choices[0]?.message.content ?? '',
+      leftEarly: false,
+    };
   }
-  const { data, response } = await c.chat.completions.create({ model: ask.model, messages, stream: true, stream_options: { include_usage: true } }, opts).withResponse();
-  const read = await drain(mapped(data, (c) => c.choices[0]?.delta.content ?? ''), ask);
+  const { data, response } = await c.chat.completions
+    .create({ model: ask.model, messages, stream: true, stream_options: { include_usage: true } }, opts)
+    .withResponse();
+  const read = await drain(
+    mapped(data, (c) => c.choices[0]?.delta.content ?? ''),
+    ask,
+  );
   return { requestId: response.headers.get('x-request-id') ?? '', ...read };
 }
 
 async function responses(c: OpenAI, ask: Ask): Promise<Answer> {
   const opts = ask.signal ? { signal: ask.signal } : {};
   if (!ask.stream) {
-    const { data, response } = await c.responses.create({ model: ask.model, input: ask.prompt, store: false }, opts).withResponse();
+    const { data, response } = await c.responses
+      .create({ model: ask.model, input: ask.prompt, store: false }, opts)
+      .withResponse();
     return { requestId: response.headers.get('x-request-id') ?? '', text: data.output_text, leftEarly: false };
   }
-  const { data, response } = await c.responses.create({ model: ask.model, input: ask.prompt, store: false, stream: true }, opts).withResponse();
+  const { data, response } = await c.responses
+    .create({ model: ask.model, input: ask.prompt, store: false, stream: true }, opts)
+    .withResponse();
   let failed: unknown;
   const read = await drain(
     mapped(data, (e) => {
@@ -100,10 +113,17 @@ async function messages(c: Anthropic, ask: Ask): Promise<Answer> {
   const opts = ask.signal ? { signal: ask.signal } : {};
   if (!ask.stream) {
     const { data, response } = await c.messages.create(params, opts).withResponse();
-    return { requestId: response.headers.get('x-request-id') ?? '', text: data.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), leftEarly: false };
+    return {
+      requestId: response.headers.get('x-request-id') ?? '',
+      text: data.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+      leftEarly: false,
+    };
   }
   const { data, response } = await c.messages.create({ ...params, stream: true }, opts).withResponse();
-  const read = await drain(mapped(data, (e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')), ask);
+  const read = await drain(
+    mapped(data, (e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')),
+    ask,
+  );
   return { requestId: response.headers.get('x-request-id') ?? '', ...read };
 }
 

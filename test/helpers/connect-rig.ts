@@ -16,7 +16,12 @@ import { REPO, startGateway, type TestGateway } from './gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from './mock-upstream.js';
 
 /** Upstream protocol → the catalogue model its line serves. */
-export const UPSTREAMS = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5', 'openai-responses': 'gpt-5-mini', gemini: 'gemini-2.5-flash' } as const;
+export const UPSTREAMS = {
+  'openai-chat': 'gpt-4.1-mini',
+  anthropic: 'claude-haiku-4-5',
+  'openai-responses': 'gpt-5-mini',
+  gemini: 'gemini-2.5-flash',
+} as const;
 export type UpstreamProtocol = keyof typeof UPSTREAMS;
 export const UPSTREAM_PROTOCOLS = Object.keys(UPSTREAMS) as UpstreamProtocol[];
 
@@ -49,10 +54,34 @@ export async function startRig(script: (notes: string) => string): Promise<Rig> 
   await gw.admin.topup(10);
   const upstream = { apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' };
   const scenario = script(notes);
-  await gw.admin.line({ name: 'openai', protocol: 'openai-chat', baseUrl: scenarioBase(mock, scenario), models: [UPSTREAMS['openai-chat']], ...upstream });
-  await gw.admin.line({ name: 'anthropic', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, scenario), models: [UPSTREAMS.anthropic], ...upstream });
-  await gw.admin.line({ name: 'responses', protocol: 'openai-responses', baseUrl: scenarioBase(mock, scenario), models: [UPSTREAMS['openai-responses']], ...upstream });
-  await gw.admin.line({ name: 'gemini', protocol: 'gemini', baseUrl: scenarioOrigin(mock, scenario), models: [UPSTREAMS.gemini], ...upstream });
+  await gw.admin.line({
+    name: 'openai',
+    protocol: 'openai-chat',
+    baseUrl: scenarioBase(mock, scenario),
+    models: [UPSTREAMS['openai-chat']],
+    ...upstream,
+  });
+  await gw.admin.line({
+    name: 'anthropic',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, scenario),
+    models: [UPSTREAMS.anthropic],
+    ...upstream,
+  });
+  await gw.admin.line({
+    name: 'responses',
+    protocol: 'openai-responses',
+    baseUrl: scenarioBase(mock, scenario),
+    models: [UPSTREAMS['openai-responses']],
+    ...upstream,
+  });
+  await gw.admin.line({
+    name: 'gemini',
+    protocol: 'gemini',
+    baseUrl: scenarioOrigin(mock, scenario),
+    models: [UPSTREAMS.gemini],
+    ...upstream,
+  });
   return {
     gw,
     mock,
@@ -95,7 +124,10 @@ export function assertRestored(before: Map<string, string | null>): void {
 
 /** `tollgate …` from dist/, in the rig's HOME, against the rig's gateway (found through its data dir). */
 export function tollgate(rig: Rig, args: string[]): Promise<string> {
-  return runCli(process.execPath, [CLI_JS, ...args], { cwd: rig.work, env: { PATH: process.env.PATH, HOME: rig.home, TOLLGATE_DATA_DIR: rig.gw.dataDir } });
+  return runCli(process.execPath, [CLI_JS, ...args], {
+    cwd: rig.work,
+    env: { PATH: process.env.PATH, HOME: rig.home, TOLLGATE_DATA_DIR: rig.gw.dataDir },
+  });
 }
 
 /** The status the console and the tray read (the CLI's --status prints the same; test/integration/cli-connect.test.ts runs it). */
@@ -110,7 +142,10 @@ export async function connectWithCli(rig: Rig, given: string, args: string[]): P
   const name = /with the key "([^"]+)"/.exec(out)?.[1];
   assert.equal(name, tool, `a key named after the tool: ${out}`);
   const status = await toolStatus(rig, tool);
-  assert.deepEqual([status.connected, status.matches, status.pointsAtTollgate, status.problems], [true, true, true, []]);
+  assert.deepEqual(
+    [status.connected, status.matches, status.pointsAtTollgate, status.problems],
+    [true, true, true, []],
+  );
   const key = (await rig.gw.admin.client.call('listKeys')).keys.find((k) => k.name === name);
   assert.ok(key, `the key "${name}" exists`);
   return key;
@@ -125,7 +160,13 @@ export async function disconnectWithCli(rig: Rig, tool: string, key: KeyView): P
 }
 
 /** The tool's requests: logged under its own key, answered, billed. */
-export async function assertLogged(gw: TestGateway, key: KeyView, model: string, inbound: string, upstream: UpstreamProtocol): Promise<LogEntry[]> {
+export async function assertLogged(
+  gw: TestGateway,
+  key: KeyView,
+  model: string,
+  inbound: string,
+  upstream: UpstreamProtocol,
+): Promise<LogEntry[]> {
   const rows = (await gw.admin.logs({ key: key.name, model })).filter((r) => r.status === 200 && r.keyId === key.id);
   assert.ok(rows.length >= 2, `a tool call and the answer: ${rows.length} rows`);
   for (const r of rows) {
@@ -147,6 +188,10 @@ export function runCli(cmd: string, args: string[], opts: { cwd: string; env: No
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${cmd} exited ${code}: ${stderr.slice(-2000)}\n${stdout.slice(-2000)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`${cmd} exited ${code}: ${stderr.slice(-2000)}\n${stdout.slice(-2000)}`)),
+    );
   });
 }

@@ -11,7 +11,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { AdminClient, AdminError, bearer } from '../../gateway/admin/client.js';
-import type { CreateKeyBody, CreateLineBody, DoctorReport, LineView, LogEntry, ModelView, WalletView } from '../../gateway/admin/contract.js';
+import type {
+  CreateKeyBody,
+  CreateLineBody,
+  DoctorReport,
+  LineView,
+  LogEntry,
+  ModelView,
+  WalletView,
+} from '../../gateway/admin/contract.js';
 import { readAdminToken } from '../../gateway/admin/token.js';
 import { readRuntime } from '../../gateway/runtime.js';
 import { serve, type Running, type ServeOptions } from '../../gateway/serve.js';
@@ -32,7 +40,11 @@ process.env.TOLLGATE_CATALOGUE_DATE ??= TEST_CATALOGUE_DATE;
 export const CLI = [process.execPath, '--import', 'tsx', join(REPO, 'gateway/cli/main.ts')] as const;
 
 /** Runs `tollgate ARGS` for a data dir; never throws: the exit code comes back with the output. */
-export async function runCli(args: string[], dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string; code: number }> {
+export async function runCli(
+  args: string[],
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(CLI[0], [...CLI.slice(1), ...args], {
       cwd: REPO,
@@ -74,9 +86,15 @@ export class Admin {
     return this.client.call('addGroup', { body: { name, multiplier, ...(models ? { models } : {}) } });
   }
   /** Newest first, 1000 at most unless `limit` says otherwise; numbers may be given as query-string text. */
-  async logs(query: { key?: string; model?: string; limit?: number | string; before?: number | string } = {}): Promise<LogEntry[]> {
+  async logs(
+    query: { key?: string; model?: string; limit?: number | string; before?: number | string } = {},
+  ): Promise<LogEntry[]> {
     const { key, model, limit = 1000, before } = query;
-    return (await this.client.call('listLogs', { query: { key, model, limit: Number(limit), before: before === undefined ? undefined : Number(before) } })).entries;
+    return (
+      await this.client.call('listLogs', {
+        query: { key, model, limit: Number(limit), before: before === undefined ? undefined : Number(before) },
+      })
+    ).entries;
   }
   async model(id: string): Promise<ModelView> {
     const { models } = await this.client.call('listModels');
@@ -118,10 +136,21 @@ export interface TestGateway {
 export async function startGateway(
   dataDir = tempDataDir(),
   secrets: SecretStore | undefined = process.env.DBUS_SESSION_BUS_ADDRESS ? undefined : new MemorySecretStore(),
-  options: { home?: string; env?: Record<string, string>; serve?: Pick<ServeOptions, 'bodyLimitBytes' | 'errorLog'> } = {},
+  options: {
+    home?: string;
+    env?: Record<string, string>;
+    serve?: Pick<ServeOptions, 'bodyLimitBytes' | 'errorLog'>;
+  } = {},
 ): Promise<TestGateway> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'tollgate-test-home-'));
-  const running = await serve({ dataDir, host: '127.0.0.1', port: 0, toolsHome: { home, env: options.env ?? {} }, ...(secrets ? { secrets } : {}), ...options.serve });
+  const running = await serve({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    toolsHome: { home, env: options.env ?? {} },
+    ...(secrets ? { secrets } : {}),
+    ...options.serve,
+  });
   return {
     url: running.url,
     dataDir,
@@ -148,11 +177,15 @@ export interface ChildGateway {
 
 /** `tollgate serve` as a separate process, found through the runtime file it writes. */
 export async function spawnGateway(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ChildGateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: REPO,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir],
+    {
+      cwd: REPO,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   let all = '';
   child.stderr!.on('data', (d: Buffer) => {

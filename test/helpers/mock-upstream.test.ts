@@ -15,10 +15,13 @@ after(async () => {
 });
 beforeEach(() => mock.reset());
 
-const openai = (scenario = '', maxRetries = 0) => new OpenAI({ baseURL: scenarioBase(mock, scenario), apiKey: 'x', maxRetries });
+const openai = (scenario = '', maxRetries = 0) =>
+  new OpenAI({ baseURL: scenarioBase(mock, scenario), apiKey: 'x', maxRetries });
 // Anthropic and Gemini base URLs are origins: the SDKs append /v1/messages and /v1beta/models/… themselves.
-const anthropic = (scenario = '') => new Anthropic({ baseURL: scenarioOrigin(mock, scenario), apiKey: 'x', maxRetries: 0 });
-const genai = (scenario = '') => new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: scenarioOrigin(mock, scenario) } });
+const anthropic = (scenario = '') =>
+  new Anthropic({ baseURL: scenarioOrigin(mock, scenario), apiKey: 'x', maxRetries: 0 });
+const genai = (scenario = '') =>
+  new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: scenarioOrigin(mock, scenario) } });
 
 const weatherTool = {
   type: 'function' as const,
@@ -26,12 +29,20 @@ const weatherTool = {
     name: 'get_weather',
     parameters: {
       type: 'object',
-      properties: { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' }, note: { type: 'string' } },
+      properties: {
+        city: { type: 'string' },
+        days: { type: 'integer' },
+        metric: { type: 'boolean' },
+        note: { type: 'string' },
+      },
       required: ['city', 'days', 'metric'],
     },
   },
 };
-const timeTool = { type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object', properties: {} } } };
+const timeTool = {
+  type: 'function' as const,
+  function: { name: 'get_time', parameters: { type: 'object', properties: {} } },
+};
 
 /** Reads a fetch body until it ends or the connection breaks; returns the text and the error, if any. */
 async function readUntilBreak(res: Response): Promise<{ text: string; error: unknown }> {
@@ -66,7 +77,12 @@ describe('OpenAI chat completions', () => {
     assert.equal(res.model, 'gpt-test');
     assert.equal(typeof res.created, 'number');
     const choice = res.choices[0]!;
-    assert.deepEqual(choice.message, { role: 'assistant', content: `mock reply to: ${content}`, refusal: null, annotations: [] });
+    assert.deepEqual(choice.message, {
+      role: 'assistant',
+      content: `mock reply to: ${content}`,
+      refusal: null,
+      annotations: [],
+    });
     assert.equal(choice.finish_reason, 'stop');
     assert.equal(choice.logprobs, null);
     assert.deepEqual(res.usage, {
@@ -74,7 +90,12 @@ describe('OpenAI chat completions', () => {
       completion_tokens: 9,
       total_tokens: 16,
       prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: 0,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
     });
 
     assert.equal(mock.requests.length, 1);
@@ -87,7 +108,11 @@ describe('OpenAI chat completions', () => {
   });
 
   test('stream without include_usage: role chunk, one word per chunk, finish chunk, no usage anywhere', async () => {
-    const stream = await openai().chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'abc def' }] });
+    const stream = await openai().chat.completions.create({
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'abc def' }],
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     assert.deepEqual(chunks[0]!.choices[0]!.delta, { role: 'assistant', content: '', refusal: null });
@@ -97,12 +122,18 @@ describe('OpenAI chat completions', () => {
     assert.deepEqual(chunks.at(-1)!.choices[0]!.delta, {});
     assert.equal(chunks.at(-1)!.choices[0]!.finish_reason, 'stop');
     assert.equal(new Set(chunks.map((c) => c.id)).size, 1);
-    assert.ok(chunks.every((c) => !('usage' in c)), 'no usage key without include_usage');
+    assert.ok(
+      chunks.every((c) => !('usage' in c)),
+      'no usage key without include_usage',
+    );
   });
 
   test('stream with include_usage: usage:null on every chunk, then a choices:[] usage chunk', async () => {
     const stream = await openai('words=4').chat.completions.create({
-      model: 'm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: '12345678' }],
+      model: 'm',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: '12345678' }],
     });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -111,40 +142,67 @@ describe('OpenAI chat completions', () => {
     assert.equal(last.usage?.prompt_tokens, 2);
     assert.equal(last.usage?.completion_tokens, 4);
     assert.equal(last.usage?.total_tokens, 6);
-    assert.ok(chunks.slice(0, -1).every((c) => c.usage === null), 'usage: null before the last chunk');
+    assert.ok(
+      chunks.slice(0, -1).every((c) => c.usage === null),
+      'usage: null before the last chunk',
+    );
     assert.equal(chunks.at(-2)!.choices[0]!.finish_reason, 'stop');
   });
 
   test('max_tokens below the word count truncates with finish_reason length', async () => {
-    const res = await openai('words=10').chat.completions.create({ model: 'm', max_tokens: 3, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await openai('words=10').chat.completions.create({
+      model: 'm',
+      max_tokens: 3,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(res.choices[0]!.message.content, 'w1 w2 w3');
     assert.equal(res.choices[0]!.finish_reason, 'length');
     assert.equal(res.usage?.completion_tokens, 3);
   });
 
   test('forced usage, reply text with an escaped comma, and no-usage', async () => {
-    const forced = await openai('usage-in=100,usage-out=7,usage-cached=40,reply=hello%2C%20world').chat.completions.create({
-      model: 'm', messages: [{ role: 'user', content: 'hi' }],
+    const forced = await openai(
+      'usage-in=100,usage-out=7,usage-cached=40,reply=hello%2C%20world',
+    ).chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
     });
     assert.equal(forced.choices[0]!.message.content, 'hello, world');
     assert.equal(forced.usage?.prompt_tokens, 100);
     assert.equal(forced.usage?.completion_tokens, 7);
     assert.equal(forced.usage?.prompt_tokens_details?.cached_tokens, 40);
 
-    const bare = await openai('no-usage').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const bare = await openai('no-usage').chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(bare.usage, undefined);
     const stream = await openai('no-usage').chat.completions.create({
-      model: 'm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }],
+      model: 'm',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hi' }],
     });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
-    assert.equal(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), 'mock reply to: hi', 'the stream came whole');
-    assert.ok(chunks.every((c) => c.choices.length === 1 && !('usage' in c)), 'no usage chunk and no usage key');
+    assert.equal(
+      chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''),
+      'mock reply to: hi',
+      'the stream came whole',
+    );
+    assert.ok(
+      chunks.every((c) => c.choices.length === 1 && !('usage' in c)),
+      'no usage chunk and no usage key',
+    );
   });
 
   test('streamed tool call is assembled by the SDK stream helper', async () => {
     const chunks: OpenAI.ChatCompletionChunk[] = [];
-    const stream = openai().chat.completions.stream({ model: 'm', tools: [weatherTool, timeTool], messages: [{ role: 'user', content: 'weather?' }] });
+    const stream = openai().chat.completions.stream({
+      model: 'm',
+      tools: [weatherTool, timeTool],
+      messages: [{ role: 'user', content: 'weather?' }],
+    });
     stream.on('chunk', (chunk) => chunks.push(chunk));
     const done = await stream.finalChatCompletion();
     const choice = done.choices[0]!;
@@ -159,17 +217,34 @@ describe('OpenAI chat completions', () => {
     assert.deepEqual(JSON.parse(call.function.arguments), { city: 'x', days: 1, metric: true });
 
     const fragments = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-    assert.deepEqual(fragments[0], { index: 0, id: call.id, type: 'function', function: { name: 'get_weather', arguments: '' } });
+    assert.deepEqual(fragments[0], {
+      index: 0,
+      id: call.id,
+      type: 'function',
+      function: { name: 'get_weather', arguments: '' },
+    });
     assert.equal(fragments.length, 4, 'one opening fragment, then the arguments in 3 pieces');
-    assert.ok(fragments.slice(1).every((f) => f.id === undefined && f.function?.name === undefined), 'only the first fragment names the call');
+    assert.ok(
+      fragments.slice(1).every((f) => f.id === undefined && f.function?.name === undefined),
+      'only the first fragment names the call',
+    );
   });
 
   test('non-streaming tool call, tool_choice none, and a tool result turn', async () => {
-    const call = await openai().chat.completions.create({ model: 'm', tools: [weatherTool], messages: [{ role: 'user', content: 'x' }] });
+    const call = await openai().chat.completions.create({
+      model: 'm',
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'x' }],
+    });
     assert.equal(call.choices[0]!.finish_reason, 'tool_calls');
     assert.equal(call.usage?.completion_tokens, 5);
 
-    const none = await openai().chat.completions.create({ model: 'm', tools: [weatherTool], tool_choice: 'none', messages: [{ role: 'user', content: 'x' }] });
+    const none = await openai().chat.completions.create({
+      model: 'm',
+      tools: [weatherTool],
+      tool_choice: 'none',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     assert.equal(none.choices[0]!.message.content, 'mock reply to: x');
 
     const id = call.choices[0]!.message.tool_calls![0]!.id;
@@ -188,7 +263,10 @@ describe('OpenAI chat completions', () => {
 
   test('"parallel" in the user text calls the first two tools with interleaved fragments', async () => {
     const stream = await openai().chat.completions.create({
-      model: 'm', stream: true, tools: [weatherTool, timeTool], messages: [{ role: 'user', content: 'do it in parallel' }],
+      model: 'm',
+      stream: true,
+      tools: [weatherTool, timeTool],
+      messages: [{ role: 'user', content: 'do it in parallel' }],
     });
     const byIndex = new Map<number, { id?: string; name?: string; args: string }>();
     const order: number[] = [];
@@ -210,33 +288,50 @@ describe('OpenAI chat completions', () => {
     assert.deepEqual(order.slice(0, 4), [0, 1, 0, 1], 'fragments of the two calls are interleaved');
 
     const single = await openai().chat.completions.create({
-      model: 'm', parallel_tool_calls: false, tools: [weatherTool, timeTool], messages: [{ role: 'user', content: 'parallel' }],
+      model: 'm',
+      parallel_tool_calls: false,
+      tools: [weatherTool, timeTool],
+      messages: [{ role: 'user', content: 'parallel' }],
     });
     assert.equal(single.choices[0]!.message.tool_calls?.length, 1);
   });
 
   test('status=500 raises APIError with the OpenAI error body', async () => {
-    await assert.rejects(openai('status=500').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), (err) => {
-      assert.ok(err instanceof OpenAI.APIError, String(err));
-      assert.equal(err.status, 500);
-      assert.equal(err.type, 'server_error');
-      assert.match(err.message, /^500 mock error/);
-      return true;
-    });
+    await assert.rejects(
+      openai('status=500').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+      (err) => {
+        assert.ok(err instanceof OpenAI.APIError, String(err));
+        assert.equal(err.status, 500);
+        assert.equal(err.type, 'server_error');
+        assert.match(err.message, /^500 mock error/);
+        return true;
+      },
+    );
     assert.equal(mock.requests.length, 1);
   });
 
   test('status=429 with retry-after: the header reaches the SDK, which waits that long before retrying', async () => {
-    await assert.rejects(openai('status=429,retry-after=1').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }), (err) => {
-      assert.ok(err instanceof OpenAI.RateLimitError, String(err));
-      assert.equal(err.status, 429);
-      assert.equal(err.code, 'rate_limit_exceeded');
-      assert.equal(err.headers?.get('retry-after'), '1');
-      return true;
-    });
+    await assert.rejects(
+      openai('status=429,retry-after=1').chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+      (err) => {
+        assert.ok(err instanceof OpenAI.RateLimitError, String(err));
+        assert.equal(err.status, 429);
+        assert.equal(err.code, 'rate_limit_exceeded');
+        assert.equal(err.headers?.get('retry-after'), '1');
+        return true;
+      },
+    );
     mock.reset();
     const started = Date.now();
-    await assert.rejects(openai('status=429,retry-after=1', 1).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }));
+    await assert.rejects(
+      openai('status=429,retry-after=1', 1).chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
     assert.equal(mock.requests.length, 2);
     assert.ok(Date.now() - started >= 900, `retried after ${Date.now() - started} ms`);
   });
@@ -246,14 +341,23 @@ describe('OpenAI chat completions', () => {
     for await (const model of openai().models.list()) ids.push(model.id);
     assert.deepEqual(ids, ['mock-small', 'mock-large']);
     const page = await anthropic().models.list();
-    assert.deepEqual(page.data.map((m) => [m.type, m.id]), [['model', 'mock-small'], ['model', 'mock-large']]);
+    assert.deepEqual(
+      page.data.map((m) => [m.type, m.id]),
+      [
+        ['model', 'mock-small'],
+        ['model', 'mock-large'],
+      ],
+    );
   });
 });
 
 describe('Anthropic messages', () => {
   test('messages.create returns a real message with uncached input usage', async () => {
     const msg = await anthropic().messages.create({
-      model: 'claude-test', max_tokens: 100, system: 'be brief', messages: [{ role: 'user', content: 'hello there' }],
+      model: 'claude-test',
+      max_tokens: 100,
+      system: 'be brief',
+      messages: [{ role: 'user', content: 'hello there' }],
     });
     assert.match(msg.id, /^msg_/);
     assert.equal(msg.type, 'message');
@@ -275,7 +379,9 @@ describe('Anthropic messages', () => {
   test('messages.stream().finalMessage() with forced cache usage and max_tokens truncation', async () => {
     const events: string[] = [];
     const stream = anthropic('words=6,usage-in=100,usage-cached=30,usage-cache-write=20,usage-out=3').messages.stream({
-      model: 'claude-test', max_tokens: 3, messages: [{ role: 'user', content: 'hi' }],
+      model: 'claude-test',
+      max_tokens: 3,
+      messages: [{ role: 'user', content: 'hi' }],
     });
     stream.on('streamEvent', (event) => events.push(event.type));
     const msg = await stream.finalMessage();
@@ -287,15 +393,23 @@ describe('Anthropic messages', () => {
     assert.equal(msg.usage.output_tokens, 3);
     // The SDK swallows the `ping` the mock sends after message_start.
     assert.deepEqual(events, [
-      'message_start', 'content_block_start',
-      'content_block_delta', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
   });
 
   test('stop_sequences cut the reply and are reported', async () => {
     const msg = await anthropic('reply=one two STOP three').messages.create({
-      model: 'm', max_tokens: 50, stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'hi' }],
+      model: 'm',
+      max_tokens: 50,
+      stop_sequences: ['STOP'],
+      messages: [{ role: 'user', content: 'hi' }],
     });
     assert.deepEqual(msg.content, [{ type: 'text', text: 'one two' }]);
     assert.equal(msg.stop_reason, 'stop_sequence');
@@ -303,8 +417,18 @@ describe('Anthropic messages', () => {
   });
 
   test('tool_use, streamed and not, then a tool_result turn', async () => {
-    const tools = [{ name: 'lookup', input_schema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] } }];
-    const msg = await anthropic().messages.create({ model: 'm', max_tokens: 50, tools, messages: [{ role: 'user', content: 'find it' }] });
+    const tools = [
+      {
+        name: 'lookup',
+        input_schema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] },
+      },
+    ];
+    const msg = await anthropic().messages.create({
+      model: 'm',
+      max_tokens: 50,
+      tools,
+      messages: [{ role: 'user', content: 'find it' }],
+    });
     assert.equal(msg.stop_reason, 'tool_use');
     const block = msg.content[0]!;
     assert.ok(block.type === 'tool_use', block.type);
@@ -313,7 +437,12 @@ describe('Anthropic messages', () => {
     assert.deepEqual(block.input, { q: 'x' });
 
     const deltas: string[] = [];
-    const stream = anthropic().messages.stream({ model: 'm', max_tokens: 50, tools, messages: [{ role: 'user', content: 'find it' }] });
+    const stream = anthropic().messages.stream({
+      model: 'm',
+      max_tokens: 50,
+      tools,
+      messages: [{ role: 'user', content: 'find it' }],
+    });
     stream.on('streamEvent', (e) => {
       if (e.type === 'content_block_delta' && e.delta.type === 'input_json_delta') deltas.push(e.delta.partial_json);
     });
@@ -325,7 +454,9 @@ describe('Anthropic messages', () => {
     assert.equal(deltas.join(''), '{"q":"x"}');
 
     const answer = await anthropic().messages.create({
-      model: 'm', max_tokens: 50, tools,
+      model: 'm',
+      max_tokens: 50,
+      tools,
       messages: [
         { role: 'user', content: 'find it' },
         { role: 'assistant', content: msg.content },
@@ -337,12 +468,19 @@ describe('Anthropic messages', () => {
   });
 
   test('status=529 gives an overloaded_error body; missing anthropic-version gives 400', async () => {
-    await assert.rejects(anthropic('status=529').messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }), (err) => {
-      assert.ok(err instanceof Anthropic.APIError, String(err));
-      assert.equal(err.status, 529);
-      assert.deepEqual((err.error as { error: unknown }).error, { type: 'overloaded_error', message: 'mock error' });
-      return true;
-    });
+    await assert.rejects(
+      anthropic('status=529').messages.create({
+        model: 'm',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+      (err) => {
+        assert.ok(err instanceof Anthropic.APIError, String(err));
+        assert.equal(err.status, 529);
+        assert.deepEqual((err.error as { error: unknown }).error, { type: 'overloaded_error', message: 'mock error' });
+        return true;
+      },
+    );
     const res = await fetch(`${mock.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': 'x', 'content-type': 'application/json' },
@@ -359,10 +497,25 @@ describe('every wire format', () => {
   // Per-format details are tested in mock/openai-responses.test.ts and mock/gemini.test.ts.
   const ask = async (scenario: string) => {
     const [system, user] = ['be brief', 'hello there'];
-    const chat = await openai(scenario).chat.completions.create({ model: 'm', messages: [{ role: 'system', content: system }, { role: 'user', content: user }] });
-    const messages = await anthropic(scenario).messages.create({ model: 'm', max_tokens: 50, system, messages: [{ role: 'user', content: user }] });
+    const chat = await openai(scenario).chat.completions.create({
+      model: 'm',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+    });
+    const messages = await anthropic(scenario).messages.create({
+      model: 'm',
+      max_tokens: 50,
+      system,
+      messages: [{ role: 'user', content: user }],
+    });
     const responses = await openai(scenario).responses.create({ model: 'm', instructions: system, input: user });
-    const gemini = await genai(scenario).models.generateContent({ model: 'm', contents: user, config: { systemInstruction: system } });
+    const gemini = await genai(scenario).models.generateContent({
+      model: 'm',
+      contents: user,
+      config: { systemInstruction: system },
+    });
     return { chat, messages, responses, gemini };
   };
 
@@ -373,30 +526,77 @@ describe('every wire format', () => {
     const texts = [chat.choices[0]!.message.content, block.text, responses.output_text, gemini.text];
     assert.deepEqual(texts, Array<string>(4).fill('mock reply to: hello there'));
     // 19 characters of prompt -> 5 tokens; 5 words of reply -> 5 tokens.
-    assert.deepEqual([chat.usage?.prompt_tokens, messages.usage.input_tokens, responses.usage?.input_tokens, gemini.usageMetadata?.promptTokenCount], [5, 5, 5, 5]);
-    assert.deepEqual([chat.usage?.completion_tokens, messages.usage.output_tokens, responses.usage?.output_tokens, gemini.usageMetadata?.candidatesTokenCount], [5, 5, 5, 5]);
-    assert.deepEqual(mock.requests.map((r) => r.path), ['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1beta/models/m:generateContent']);
+    assert.deepEqual(
+      [
+        chat.usage?.prompt_tokens,
+        messages.usage.input_tokens,
+        responses.usage?.input_tokens,
+        gemini.usageMetadata?.promptTokenCount,
+      ],
+      [5, 5, 5, 5],
+    );
+    assert.deepEqual(
+      [
+        chat.usage?.completion_tokens,
+        messages.usage.output_tokens,
+        responses.usage?.output_tokens,
+        gemini.usageMetadata?.candidatesTokenCount,
+      ],
+      [5, 5, 5, 5],
+    );
+    assert.deepEqual(
+      mock.requests.map((r) => r.path),
+      ['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1beta/models/m:generateContent'],
+    );
   });
 
   test('one forced usage scenario, reported the way each vendor counts cache and reasoning', async () => {
-    const { chat, messages, responses, gemini } = await ask('usage-in=100,usage-cached=30,usage-cache-write=20,usage-out=7,usage-reasoning=2');
+    const { chat, messages, responses, gemini } = await ask(
+      'usage-in=100,usage-cached=30,usage-cache-write=20,usage-out=7,usage-reasoning=2',
+    );
     assert.deepEqual(
-      [chat.usage?.prompt_tokens, chat.usage?.prompt_tokens_details?.cached_tokens, chat.usage?.completion_tokens, chat.usage?.completion_tokens_details?.reasoning_tokens],
+      [
+        chat.usage?.prompt_tokens,
+        chat.usage?.prompt_tokens_details?.cached_tokens,
+        chat.usage?.completion_tokens,
+        chat.usage?.completion_tokens_details?.reasoning_tokens,
+      ],
       [100, 30, 7, 2],
     );
     const m = messages.usage;
-    assert.deepEqual([m.input_tokens, m.cache_read_input_tokens, m.cache_creation_input_tokens, m.output_tokens], [50, 30, 20, 7]);
+    assert.deepEqual(
+      [m.input_tokens, m.cache_read_input_tokens, m.cache_creation_input_tokens, m.output_tokens],
+      [50, 30, 20, 7],
+    );
     const r = responses.usage!;
-    assert.deepEqual([r.input_tokens, r.input_tokens_details.cached_tokens, r.output_tokens, r.output_tokens_details.reasoning_tokens, r.total_tokens], [100, 30, 7, 2, 107]);
+    assert.deepEqual(
+      [
+        r.input_tokens,
+        r.input_tokens_details.cached_tokens,
+        r.output_tokens,
+        r.output_tokens_details.reasoning_tokens,
+        r.total_tokens,
+      ],
+      [100, 30, 7, 2, 107],
+    );
     const g = gemini.usageMetadata!;
-    assert.deepEqual([g.promptTokenCount, g.cachedContentTokenCount, g.candidatesTokenCount, g.thoughtsTokenCount, g.totalTokenCount], [100, 30, 5, 2, 107]);
+    assert.deepEqual(
+      [g.promptTokenCount, g.cachedContentTokenCount, g.candidatesTokenCount, g.thoughtsTokenCount, g.totalTokenCount],
+      [100, 30, 5, 2, 107],
+    );
   });
 });
 
 describe('failure scenarios over raw fetch', () => {
-  const chatBody = (stream: boolean) => JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'one two three' }] });
+  const chatBody = (stream: boolean) =>
+    JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'one two three' }] });
   const post = (scenario: string, body: string, signal?: AbortSignal) =>
-    fetch(`${scenarioBase(mock, scenario)}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: signal ?? null });
+    fetch(`${scenarioBase(mock, scenario)}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: signal ?? null,
+    });
 
   test('drop-after=2 cuts a stream after two events and a JSON body halfway', async () => {
     const res = await post('drop-after=2', chatBody(true));
@@ -418,7 +618,10 @@ describe('failure scenarios over raw fetch', () => {
     await assert.rejects(res.json(), SyntaxError);
 
     const stream = await post('malformed', chatBody(true));
-    const events = (await stream.text()).split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    const events = (await stream.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ''));
     const bad = events.filter((data) => {
       try {
         JSON.parse(data);
@@ -467,7 +670,8 @@ describe('failure scenarios over raw fetch', () => {
     assert.ok(performance.now() - headersAt >= 140, 'the first event came after the pause');
     const decoder = new TextDecoder();
     let text = decoder.decode(first.value, { stream: true });
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      text += decoder.decode(r.value, { stream: true });
     assert.match(text, /^data: /);
     assert.equal(text.match(/^data: /gm)?.length, 9, 'every event came, after the pause'); // role + 6 words + finish + [DONE]
   });

@@ -11,7 +11,17 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'no
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicCountTokens, anthropicError, anthropicMessages, anthropicModels } from './mock/anthropic.js';
 import { gemini, geminiError, isGeminiPath } from './mock/gemini.js';
-import { parseBody, randomId, readBody, sendHtml, sendJson, sleep, type ErrorWriter, type Exchange, type MockStats } from './mock/http.js';
+import {
+  parseBody,
+  randomId,
+  readBody,
+  sendHtml,
+  sendJson,
+  sleep,
+  type ErrorWriter,
+  type Exchange,
+  type MockStats,
+} from './mock/http.js';
 import { openAIChat, openAIError, openAIModels } from './mock/openai-chat.js';
 import { openAIResponses } from './mock/openai-responses.js';
 import { parseScenario, type Scenario } from './mock/scenario.js';
@@ -76,7 +86,14 @@ export async function startMockUpstream(opts: { port?: number } = {}): Promise<M
     const ac = new AbortController();
     const target = parseTarget(req);
     const ex: Exchange = {
-      req, res, query: target.query, scenario: parseScenario(''), signal: ac.signal, dropped: false, requestId: randomId(24), stats: mock.stats,
+      req,
+      res,
+      query: target.query,
+      scenario: parseScenario(''),
+      signal: ac.signal,
+      dropped: false,
+      requestId: randomId(24),
+      stats: mock.stats,
     };
     inFlight++;
     res.on('close', () => {
@@ -182,7 +199,9 @@ async function handle(ex: Exchange, target: Target, mock: MockUpstream): Promise
   if (method === 'GET' && path.startsWith('/v1/models')) {
     const rest = path.slice('/v1/models'.length);
     const listed = ex.scenario.models ?? MOCK_MODELS;
-    return vendor === 'anthropic' ? anthropicModels(ex, listed, rest) : openAIModels(ex, listed, rest, ex.scenario.openrouter);
+    return vendor === 'anthropic'
+      ? anthropicModels(ex, listed, rest)
+      : openAIModels(ex, listed, rest, ex.scenario.openrouter);
   }
   return sendError(ex, 404, vendor === 'openai' ? `Invalid URL (${method} ${path})` : `Not found: ${method} ${path}`);
 }

@@ -23,9 +23,11 @@ export function writeOldLedger(dir: string, costMicro: number, balanceMicro: num
   db.exec(OLD_SCHEMA);
   db.prepare("INSERT INTO wallet_tx (ts, kind, amount_micro) VALUES (1, 'topup', 1000)").run();
   db.prepare('UPDATE wallet SET balance_micro = ?').run(balanceMicro);
-  db.prepare(`INSERT INTO requests (request_id, ts, key_id, inbound_protocol, stream, status, input_tokens, output_tokens, cache_read_tokens,
+  db.prepare(
+    `INSERT INTO requests (request_id, ts, key_id, inbound_protocol, stream, status, input_tokens, output_tokens, cache_read_tokens,
     cache_write_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated, cost_micro, latency_ms)
-    VALUES ('req_old', 1, 'key_a', 'openai-chat', 0, 200, 1, 1, 0, 0, 0, 0, 0, 0, ?, 1)`).run(costMicro);
+    VALUES ('req_old', 1, 'key_a', 'openai-chat', 0, 200, 1, 1, 0, 0, 0, 0, 0, 0, ?, 1)`,
+  ).run(costMicro);
   db.prepare('INSERT INTO key_usage VALUES (?, ?, 1)').run('key_a', costMicro);
   db.pragma('user_version = 1');
   db.close();

@@ -76,8 +76,16 @@ export function fakeBody(chunks: readonly string[], error?: Error): UpstreamResp
   });
 }
 
-export function fakeAnswer(status: number, chunks: readonly string[] | string, opts: { headers?: Record<string, string>; error?: Error } = {}): UpstreamResponse {
-  return { status, headers: opts.headers ?? {}, body: fakeBody(typeof chunks === 'string' ? [chunks] : chunks, opts.error) };
+export function fakeAnswer(
+  status: number,
+  chunks: readonly string[] | string,
+  opts: { headers?: Record<string, string>; error?: Error } = {},
+): UpstreamResponse {
+  return {
+    status,
+    headers: opts.headers ?? {},
+    body: fakeBody(typeof chunks === 'string' ? [chunks] : chunks, opts.error),
+  };
 }
 
 /** An upstream that answers each call with the next scripted answer (or throws it), and keeps the calls. */
@@ -143,7 +151,10 @@ export function admission(candidates: LineRecord[], model: CatalogueModel = MODE
 }
 
 /** An admitted exchange for `candidates`, with a settle hook that records every outcome. */
-export function admitted(candidates: LineRecord[], format: Exchange['format'] = 'openai-chat'): { exchange: Exchange; settled: Outcome[] } {
+export function admitted(
+  candidates: LineRecord[],
+  format: Exchange['format'] = 'openai-chat',
+): { exchange: Exchange; settled: Outcome[] } {
   const exchange = newExchange(format, true);
   exchange.model = MODEL.id;
   exchange.admission = admission(candidates);

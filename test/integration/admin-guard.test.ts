@@ -23,7 +23,10 @@ const auth = (): Record<string, string> => ({ authorization: `Bearer ${gw.runnin
 
 test('the admin token is required and compared exactly', async () => {
   assert.equal((await inject({ host: '127.0.0.1:4141' })).statusCode, 401);
-  assert.equal((await inject({ host: '127.0.0.1:4141', authorization: `Bearer ${gw.running.adminToken}x` })).statusCode, 401);
+  assert.equal(
+    (await inject({ host: '127.0.0.1:4141', authorization: `Bearer ${gw.running.adminToken}x` })).statusCode,
+    401,
+  );
   const ok = await inject({ host: '127.0.0.1:4141', ...auth() });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.json().balanceMicro, 0);
@@ -40,7 +43,8 @@ test('a non-loopback Host is refused (DNS rebinding)', async () => {
     assert.equal(r.statusCode, 403, host);
     assert.equal(r.json().error.code, 'forbidden_host');
   }
-  for (const host of ['localhost:4141', '[::1]:4141', '127.0.0.1']) assert.equal((await inject({ host, ...auth() })).statusCode, 200, host);
+  for (const host of ['localhost:4141', '[::1]:4141', '127.0.0.1'])
+    assert.equal((await inject({ host, ...auth() })).statusCode, 200, host);
 });
 
 test('cross-origin browser requests are refused (CSRF)', async () => {
@@ -48,7 +52,10 @@ test('cross-origin browser requests are refused (CSRF)', async () => {
   assert.equal((await inject({ host, origin: 'http://evil.example', ...auth() })).statusCode, 403);
   assert.equal((await inject({ host, origin: 'http://127.0.0.1:9999', ...auth() })).statusCode, 403);
   assert.equal((await inject({ host, 'sec-fetch-site': 'cross-site', ...auth() })).statusCode, 403);
-  assert.equal((await inject({ host, origin: 'http://127.0.0.1:4141', 'sec-fetch-site': 'same-origin', ...auth() })).statusCode, 200);
+  assert.equal(
+    (await inject({ host, origin: 'http://127.0.0.1:4141', 'sec-fetch-site': 'same-origin', ...auth() })).statusCode,
+    200,
+  );
 });
 
 test('the admin token file is private to the user', () => {
@@ -71,7 +78,8 @@ test('config and ledger never hold a key secret', async () => {
 
   const files = readdirSync(gw.dataDir);
   // WAL mode with the gateway running: the row is in the database file or in its write-ahead log.
-  for (const f of ['config.json', 'ledger.sqlite', 'ledger.sqlite-wal']) assert.ok(files.includes(f), `${f} is in the data dir`);
+  for (const f of ['config.json', 'ledger.sqlite', 'ledger.sqlite-wal'])
+    assert.ok(files.includes(f), `${f} is in the data dir`);
   const config = readFileSync(join(gw.dataDir, 'config.json'), 'utf8');
   assert.ok(config.includes('secretive'), 'the config names the key');
   const ledger = Buffer.concat(['ledger.sqlite', 'ledger.sqlite-wal'].map((f) => readFileSync(join(gw.dataDir, f))));
@@ -83,19 +91,39 @@ test('config and ledger never hold a key secret', async () => {
 });
 
 test('admin API errors are JSON with a code and a message', async () => {
-  const r = await gw.running.app.inject({ method: 'POST', url: '/api/keys', headers: { host: '127.0.0.1', ...auth() }, payload: { name: 'bad name!' } });
+  const r = await gw.running.app.inject({
+    method: 'POST',
+    url: '/api/keys',
+    headers: { host: '127.0.0.1', ...auth() },
+    payload: { name: 'bad name!' },
+  });
   assert.equal(r.statusCode, 400);
   assert.equal(r.json().error.code, 'invalid_request');
   assert.match(r.json().error.message, /name/);
-  const dup = await gw.running.app.inject({ method: 'POST', url: '/api/groups', headers: { host: '127.0.0.1', ...auth() }, payload: { name: 'default' } });
+  const dup = await gw.running.app.inject({
+    method: 'POST',
+    url: '/api/groups',
+    headers: { host: '127.0.0.1', ...auth() },
+    payload: { name: 'default' },
+  });
   assert.equal(dup.statusCode, 409);
 });
 
 test('malformed JSON, out-of-range amounts and unknown routes get clear 4xx answers', async () => {
   const headers = { host: '127.0.0.1', 'content-type': 'application/json', ...auth() };
-  const bad = await gw.running.app.inject({ method: 'POST', url: '/api/wallet/topup', headers, payload: '{"amountMicro": ' });
+  const bad = await gw.running.app.inject({
+    method: 'POST',
+    url: '/api/wallet/topup',
+    headers,
+    payload: '{"amountMicro": ',
+  });
   assert.equal(bad.statusCode, 400);
-  const huge = await gw.running.app.inject({ method: 'POST', url: '/api/wallet/topup', headers, payload: { amountMicro: 9007199254740993 } });
+  const huge = await gw.running.app.inject({
+    method: 'POST',
+    url: '/api/wallet/topup',
+    headers,
+    payload: { amountMicro: 9007199254740993 },
+  });
   assert.equal(huge.statusCode, 400);
   const unknown = await gw.running.app.inject({ method: 'GET', url: '/api/nothing-here', headers });
   assert.equal(unknown.statusCode, 404);
@@ -112,7 +140,13 @@ test('malformed JSON, out-of-range amounts and unknown routes get clear 4xx answ
     method: 'POST',
     url: '/api/lines',
     headers,
-    payload: { name: 'y', protocol: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1', models: ['gpt-4o'], modelMap: { 'gpt-4.1': 'z' } },
+    payload: {
+      name: 'y',
+      protocol: 'openai-chat',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      models: ['gpt-4o'],
+      modelMap: { 'gpt-4.1': 'z' },
+    },
   });
   assert.equal(map.statusCode, 400);
   assert.equal(map.json().error.code, 'bad_model_map');
@@ -128,12 +162,21 @@ test('the admin API refuses peers that are not on this machine', async () => {
 });
 
 test('a Host that only starts like a loopback address is refused', async () => {
-  for (const host of ['[::1]evil.com', '[::1]evil.com:4141', 'localhost.evil.com', '127.0.0.1@evil.com', '127.0.0.1:4141:80', '127.0.0.256', 'localhost:x']) {
+  for (const host of [
+    '[::1]evil.com',
+    '[::1]evil.com:4141',
+    'localhost.evil.com',
+    '127.0.0.1@evil.com',
+    '127.0.0.1:4141:80',
+    '127.0.0.256',
+    'localhost:x',
+  ]) {
     const r = await inject({ host, ...auth() });
     assert.equal(r.statusCode, 403, host);
   }
   // Any 127.x.y.z is this machine: a gateway started with --host 127.0.0.2 is addressed so.
-  for (const host of ['127.0.0.2:4141', '127.1.2.3', 'LOCALHOST:4141']) assert.equal((await inject({ host, ...auth() })).statusCode, 200, host);
+  for (const host of ['127.0.0.2:4141', '127.1.2.3', 'LOCALHOST:4141'])
+    assert.equal((await inject({ host, ...auth() })).statusCode, 200, host);
 });
 
 test('an Origin naming a look-alike of the gateway is refused', async () => {
@@ -141,12 +184,14 @@ test('an Origin naming a look-alike of the gateway is refused', async () => {
   for (const origin of ['http://[::1]evil.com', 'null', 'https://127.0.0.1:4141', 'http://127.0.0.1:4141.evil.com']) {
     assert.equal((await inject({ host, origin, ...auth() })).statusCode, 403, origin);
   }
-  for (const site of ['same-site', 'cross-site']) assert.equal((await inject({ host, 'sec-fetch-site': site, ...auth() })).statusCode, 403, site);
+  for (const site of ['same-site', 'cross-site'])
+    assert.equal((await inject({ host, 'sec-fetch-site': site, ...auth() })).statusCode, 403, site);
 });
 
 test('model requests without a valid key write no ledger row; they are counted in the status', async () => {
   const before = (await gw.admin.logs({ limit: 500 })).length;
-  const status = async (): Promise<number> => (await inject({ host: '127.0.0.1', ...auth() }, '/api/status')).json().unauthenticatedRequests as number;
+  const status = async (): Promise<number> =>
+    (await inject({ host: '127.0.0.1', ...auth() }, '/api/status')).json().unauthenticatedRequests as number;
   const counted = await status();
   const bodies: Record<string, string>[] = [{}, { authorization: 'Bearer sk-wrong' }, { 'x-api-key': 'not-a-key' }];
   for (const headers of bodies) {

@@ -27,8 +27,19 @@ before(async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.line({ name: 'claude', protocol: 'anthropic', baseUrl: mock.url, models: [TRANSLATED] });
   await gw.admin.line({ name: 'openai', baseUrl: `${mock.url}/v1`, models: ['gpt-4o'] });
-  await gw.admin.line({ name: 'responses', protocol: 'openai-responses', baseUrl: `${mock.url}/v1`, models: ['gpt-5.4'] });
-  await gw.admin.line({ name: 'google', protocol: 'gemini', baseUrl: scenarioOrigin(mock, ''), models: ['gemini-2.5-flash'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({
+    name: 'responses',
+    protocol: 'openai-responses',
+    baseUrl: `${mock.url}/v1`,
+    models: ['gpt-5.4'],
+  });
+  await gw.admin.line({
+    name: 'google',
+    protocol: 'gemini',
+    baseUrl: scenarioOrigin(mock, ''),
+    models: ['gemini-2.5-flash'],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
   key = await gw.admin.key('asked-output');
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
   google = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } });
@@ -56,12 +67,29 @@ async function openaiRefusal(p: Promise<unknown>, param: string): Promise<void> 
 describe('Chat Completions client', () => {
   const ask = { messages: [{ role: 'user' as const, content: 'hi' }] };
   test('audio output, on a translated line: 400 naming modalities (or audio)', async () => {
-    await openaiRefusal(openai.chat.completions.create({ ...ask, model: TRANSLATED, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }), 'modalities');
-    await openaiRefusal(openai.chat.completions.create({ ...ask, model: TRANSLATED, audio: { voice: 'alloy', format: 'wav' } }), 'audio');
+    await openaiRefusal(
+      openai.chat.completions.create({
+        ...ask,
+        model: TRANSLATED,
+        modalities: ['text', 'audio'],
+        audio: { voice: 'alloy', format: 'wav' },
+      }),
+      'modalities',
+    );
+    await openaiRefusal(
+      openai.chat.completions.create({ ...ask, model: TRANSLATED, audio: { voice: 'alloy', format: 'wav' } }),
+      'audio',
+    );
   });
   test('logprobs and top_logprobs, on a translated line: 400 naming the parameter, streaming too', async () => {
-    await openaiRefusal(openai.chat.completions.create({ ...ask, model: TRANSLATED, logprobs: true, top_logprobs: 2 }), 'logprobs');
-    await openaiRefusal(openai.chat.completions.create({ ...ask, model: TRANSLATED, top_logprobs: 2, stream: true }), 'top_logprobs');
+    await openaiRefusal(
+      openai.chat.completions.create({ ...ask, model: TRANSLATED, logprobs: true, top_logprobs: 2 }),
+      'logprobs',
+    );
+    await openaiRefusal(
+      openai.chat.completions.create({ ...ask, model: TRANSLATED, top_logprobs: 2, stream: true }),
+      'top_logprobs',
+    );
   });
   test('on a line of its own format the request passes through as asked', async () => {
     const from = mock.requests.length;
@@ -74,7 +102,10 @@ describe('Chat Completions client', () => {
 describe('Responses client', () => {
   test('top_logprobs and the logprobs include, on a translated line: 400 naming the parameter', async () => {
     await openaiRefusal(openai.responses.create({ model: TRANSLATED, input: 'hi', top_logprobs: 3 }), 'top_logprobs');
-    await openaiRefusal(openai.responses.create({ model: TRANSLATED, input: 'hi', include: ['message.output_text.logprobs'] }), 'include');
+    await openaiRefusal(
+      openai.responses.create({ model: TRANSLATED, input: 'hi', include: ['message.output_text.logprobs'] }),
+      'include',
+    );
   });
   test('on a Responses line (store:false, the pass-through) they pass through', async () => {
     const from = mock.requests.length;
@@ -96,14 +127,34 @@ describe('Gemini client', () => {
   }
   const contents = 'draw a cat';
   test('image or audio output (responseModalities) and logprobs, on a translated line: 400 naming the parameter', async () => {
-    await geminiRefusal(google.models.generateContent({ model: TRANSLATED, contents, config: { responseModalities: [Modality.TEXT, Modality.IMAGE] } }), 'generationConfig.responseModalities');
-    await geminiRefusal(google.models.generateContent({ model: TRANSLATED, contents, config: { responseModalities: [Modality.AUDIO] } }), 'generationConfig.responseModalities');
-    await geminiRefusal(google.models.generateContent({ model: TRANSLATED, contents, config: { responseLogprobs: true, logprobs: 2 } }), 'generationConfig.responseLogprobs');
-    await geminiRefusal(google.models.generateContentStream({ model: TRANSLATED, contents, config: { logprobs: 2 } }), 'generationConfig.logprobs');
+    await geminiRefusal(
+      google.models.generateContent({
+        model: TRANSLATED,
+        contents,
+        config: { responseModalities: [Modality.TEXT, Modality.IMAGE] },
+      }),
+      'generationConfig.responseModalities',
+    );
+    await geminiRefusal(
+      google.models.generateContent({ model: TRANSLATED, contents, config: { responseModalities: [Modality.AUDIO] } }),
+      'generationConfig.responseModalities',
+    );
+    await geminiRefusal(
+      google.models.generateContent({ model: TRANSLATED, contents, config: { responseLogprobs: true, logprobs: 2 } }),
+      'generationConfig.responseLogprobs',
+    );
+    await geminiRefusal(
+      google.models.generateContentStream({ model: TRANSLATED, contents, config: { logprobs: 2 } }),
+      'generationConfig.logprobs',
+    );
   });
   test('on a Gemini line they pass through', async () => {
     const from = mock.requests.length;
-    await google.models.generateContent({ model: 'gemini-2.5-flash', contents, config: { responseModalities: [Modality.TEXT, Modality.IMAGE], responseLogprobs: true } });
+    await google.models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents,
+      config: { responseModalities: [Modality.TEXT, Modality.IMAGE], responseLogprobs: true },
+    });
     assert.deepEqual(mock.requests[from]!.body.generationConfig.responseModalities, ['TEXT', 'IMAGE']);
   });
 });

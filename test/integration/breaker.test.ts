@@ -33,13 +33,17 @@ async function health(name: string): Promise<{ state: string; failures: number; 
 }
 
 function ask(model: string, signal?: AbortSignal): Promise<OpenAI.ChatCompletion> {
-  return client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] }, signal ? { signal } : {});
+  return client.chat.completions.create(
+    { model, messages: [{ role: 'user', content: 'hello' }] },
+    signal ? { signal } : {},
+  );
 }
 
 /** A line for `model` that fails until its breaker opens, then waits out the cool-down: the next request probes it. */
 async function halfOpenLine(name: string, model: string): Promise<void> {
   await gw.admin.line({ name, baseUrl: scenarioBase(mock, 'status=500'), models: [model] });
-  for (let i = 0; i < 3; i++) await assert.rejects(ask(model), (e: unknown) => (e as { status: number }).status === 502);
+  for (let i = 0; i < 3; i++)
+    await assert.rejects(ask(model), (e: unknown) => (e as { status: number }).status === 502);
   assert.equal((await health(name)).state, 'open');
   await waitFor(async () => (await health(name)).state === 'half-open', 'the cool-down to end');
 }
@@ -74,13 +78,23 @@ test('a probe the upstream answers with a 4xx closes the breaker: the upstream i
 });
 
 test("a body Tollgate cannot translate is the client's 400, and never counts against the line", async () => {
-  await gw.admin.line({ name: 'deep', protocol: 'anthropic', baseUrl: mock.url, models: ['claude-sonnet-4-5'], apiKey: 'mock-upstream-key' });
+  await gw.admin.line({
+    name: 'deep',
+    protocol: 'anthropic',
+    baseUrl: mock.url,
+    models: ['claude-sonnet-4-5'],
+    apiKey: 'mock-upstream-key',
+  });
   // A tool schema 10,000 levels deep: JSON.parse reads it, re-encoding it for Messages overflows the stack.
   const schema = '{"type":"object","properties":{"a":'.repeat(10_000) + '{"type":"string"}' + '}}'.repeat(10_000);
   const body = `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${schema}}}]}`;
   const before = mock.requests.length;
   for (let i = 0; i < 4; i++) {
-    const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' }, body });
+    const r = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(r.status, 400);
     const error = ((await r.json()) as { error: { code: string; message: string } }).error;
     assert.equal(error.code, 'body_too_deep');
@@ -101,7 +115,11 @@ test('an upstream retry-after of 99999999 s or a date in 2099 holds the line 10 
     ['in-2099', 'Thu, 01 Jan 2099 00:00:00 GMT', 'gpt-5-mini'],
   ] as const;
   for (const [name, retryAfter, model] of cases) {
-    await gw.admin.line({ name, baseUrl: scenarioBase(mock, `status=429,retry-after=${encodeURIComponent(retryAfter)}`), models: [model] });
+    await gw.admin.line({
+      name,
+      baseUrl: scenarioBase(mock, `status=429,retry-after=${encodeURIComponent(retryAfter)}`),
+      models: [model],
+    });
     await assert.rejects(ask(model), (e: unknown) => {
       const err = e as InstanceType<typeof OpenAI.APIError>;
       assert.equal(err.status, 429);

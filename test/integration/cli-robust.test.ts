@@ -40,10 +40,14 @@ test('tollgate logs shows terminal escape codes in model names as text, never ra
 
 test('piped to a reader that stops early, the CLI exits quietly (no EPIPE crash)', async () => {
   // `true` exits at once, long before the CLI writes: every write meets a closed pipe.
-  const { stdout, stderr } = await run('bash', ['-c', `${CLI.map((a) => `'${a}'`).join(' ')} models list | true; echo "status \${PIPESTATUS[0]}"`], {
-    cwd: REPO,
-    env: { ...process.env, TOLLGATE_DATA_DIR: gw.dataDir },
-  });
+  const { stdout, stderr } = await run(
+    'bash',
+    ['-c', `${CLI.map((a) => `'${a}'`).join(' ')} models list | true; echo "status \${PIPESTATUS[0]}"`],
+    {
+      cwd: REPO,
+      env: { ...process.env, TOLLGATE_DATA_DIR: gw.dataDir },
+    },
+  );
   assert.match(stdout, /status 0/);
   assert.equal(stderr, '');
 });
@@ -66,7 +70,10 @@ test('serve refuses a non-loopback --host unless --lan is given', async () => {
 
 test('a gateway started with --host 127.0.0.2 is reachable by every CLI command', async () => {
   const dir = tempDataDir();
-  const child = spawn(CLI[0]!, [...CLI.slice(1), 'serve', '--host', '127.0.0.2', '--port', '0', '--data-dir', dir], { cwd: REPO, stdio: 'ignore' });
+  const child = spawn(CLI[0]!, [...CLI.slice(1), 'serve', '--host', '127.0.0.2', '--port', '0', '--data-dir', dir], {
+    cwd: REPO,
+    stdio: 'ignore',
+  });
   try {
     await waitFor(() => readRuntime(dir)?.pid === child.pid, 'the gateway on 127.0.0.2', 20_000);
     assert.match(readRuntime(dir)!.url, /^http:\/\/127\.0\.0\.2:/);

@@ -47,7 +47,10 @@ describe('tollgate CLI', () => {
     assert.match(down.stdout, /Adjusted by -\$0\.50\./);
     assert.match(down.stdout, /Adjusted: +-\$0\.50/);
     assert.equal((await tollgate(['wallet', 'adjust', '+0.25', '--note', 'credit'])).code, 0);
-    const w = JSON.parse((await tollgate(['wallet', 'show', '--json'])).stdout) as { balanceMicro: number; adjustmentsMicro: number };
+    const w = JSON.parse((await tollgate(['wallet', 'show', '--json'])).stdout) as {
+      balanceMicro: number;
+      adjustmentsMicro: number;
+    };
     assert.deepEqual([w.balanceMicro, w.adjustmentsMicro], [2_250_000, -250_000]);
     const noNote = await tollgate(['wallet', 'adjust', '1']);
     assert.equal(noNote.code, 1);
@@ -56,10 +59,13 @@ describe('tollgate CLI', () => {
     assert.equal(tooMuch.code, 1);
     assert.match(tooMuch.stderr, /below zero/);
     const { transactions } = await gw.admin.client.call('listWalletTransactions');
-    assert.deepEqual(transactions.slice(0, 2).map((t) => [t.kind, t.amountMicro, t.note]), [
-      ['adjustment', 250_000, 'credit'],
-      ['adjustment', -500_000, 'top-up entered twice'],
-    ]);
+    assert.deepEqual(
+      transactions.slice(0, 2).map((t) => [t.kind, t.amountMicro, t.note]),
+      [
+        ['adjustment', 250_000, 'credit'],
+        ['adjustment', -500_000, 'top-up entered twice'],
+      ],
+    );
     assert.equal((await gw.admin.doctor()).ok, true);
   });
 
@@ -69,7 +75,12 @@ describe('tollgate CLI', () => {
     assert.match(created.stdout, /^sk-[A-Za-z0-9]{48}\n$/);
     const secret = created.stdout.trim();
     assert.match(created.stderr, /not shown again/);
-    const listed = JSON.parse((await tollgate(['keys', 'list', '--json'])).stdout) as { name: string; quotaMicro: number; last4: string; state: string }[];
+    const listed = JSON.parse((await tollgate(['keys', 'list', '--json'])).stdout) as {
+      name: string;
+      quotaMicro: number;
+      last4: string;
+      state: string;
+    }[];
     const k = listed.find((x) => x.name === 'laptop')!;
     assert.equal(k.quotaMicro, 1_250_000);
     assert.equal(k.last4, secret.slice(-4));
@@ -91,23 +102,70 @@ describe('tollgate CLI', () => {
   });
 
   test('lines add, models list, groups add and list', async () => {
-    const added = await tollgate(['lines', 'add', '--name', 'mock', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-4o-mini,gpt-4o=mock-large', '--rpm', '60', '--priority', '2', '--weight', '3']);
+    const added = await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'mock',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      `${mock.url}/v1`,
+      '--models',
+      'gpt-4o-mini,gpt-4o=mock-large',
+      '--rpm',
+      '60',
+      '--priority',
+      '2',
+      '--weight',
+      '3',
+    ]);
     assert.equal(added.code, 0, added.stderr);
     const lines = JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout);
     assert.deepEqual(
-      { models: lines[0].models, modelMap: lines[0].modelMap, rpm: lines[0].rpm, priority: lines[0].priority, weight: lines[0].weight },
+      {
+        models: lines[0].models,
+        modelMap: lines[0].modelMap,
+        rpm: lines[0].rpm,
+        priority: lines[0].priority,
+        weight: lines[0].weight,
+      },
       { models: ['gpt-4o-mini', 'gpt-4o'], modelMap: { 'gpt-4o': 'mock-large' }, rpm: 60, priority: 2, weight: 3 },
     );
-    const unknown = await tollgate(['lines', 'add', '--name', 'x', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-9000']);
+    const unknown = await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'x',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      `${mock.url}/v1`,
+      '--models',
+      'gpt-9000',
+    ]);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /Not in the catalogue: gpt-9000/);
-    const models = JSON.parse((await tollgate(['models', 'list', '--json'])).stdout) as { id: string; prices: { input: number }; lines: string[]; access: Record<string, string> }[];
+    const models = JSON.parse((await tollgate(['models', 'list', '--json'])).stdout) as {
+      id: string;
+      prices: { input: number };
+      lines: string[];
+      access: Record<string, string>;
+    }[];
     const mini = models.find((m) => m.id === 'gpt-4o-mini')!;
     assert.equal(mini.prices.input, 150_000);
     assert.deepEqual(mini.lines, ['mock']);
-    assert.deepEqual(mini.access, { 'openai-chat': 'native', anthropic: 'translated', 'openai-responses': 'translated', gemini: 'translated' });
+    assert.deepEqual(mini.access, {
+      'openai-chat': 'native',
+      anthropic: 'translated',
+      'openai-responses': 'translated',
+      gemini: 'translated',
+    });
     assert.equal(models.find((m) => m.id === 'claude-haiku-4-5')!.access.anthropic, 'unavailable');
-    assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini .* mock +native +translated +translated +translated/);
+    assert.match(
+      (await tollgate(['models', 'list'])).stdout,
+      /gpt-4o-mini .* mock +native +translated +translated +translated/,
+    );
     assert.match((await tollgate(['models', 'list'])).stdout, /gpt-4o-mini +openai +\$0\.15 +\$0\.60/);
     assert.equal((await tollgate(['groups', 'add', 'team', '--multiplier', '0.8', '--models', 'gpt-4o-mini'])).code, 0);
     const groups = JSON.parse((await tollgate(['groups', 'list', '--json'])).stdout);
@@ -127,8 +185,15 @@ describe('tollgate CLI', () => {
       });
       assert.equal(r.status, 200);
     }
-    const rows = JSON.parse((await tollgate(['logs', '--key', 'logger', '--json'])).stdout) as { model: string; costMicro: number; costUsd: string }[];
-    assert.deepEqual(rows.map((r) => r.model), ['gpt-4o', 'gpt-4o-mini']);
+    const rows = JSON.parse((await tollgate(['logs', '--key', 'logger', '--json'])).stdout) as {
+      model: string;
+      costMicro: number;
+      costUsd: string;
+    }[];
+    assert.deepEqual(
+      rows.map((r) => r.model),
+      ['gpt-4o', 'gpt-4o-mini'],
+    );
     assert.ok(rows.every((r) => Number.isInteger(r.costMicro) && typeof r.costUsd === 'string'));
     const one = JSON.parse((await tollgate(['logs', '--model', 'gpt-4o', '--limit', '1', '--json'])).stdout);
     assert.equal(one.length, 1);
@@ -142,16 +207,31 @@ describe('tollgate CLI', () => {
 describe('lines from presets, and line tools', () => {
   test('presets list, lines add --preset fills the rest, test / models / update / remove', async () => {
     const presets = JSON.parse((await tollgate(['presets', 'list', '--json'])).stdout) as { id: string }[];
-    assert.deepEqual(
-      presets.map((p) => p.id).sort(),
-      ['anthropic', 'deepseek', 'google', 'groq', 'lmstudio', 'mistral', 'moonshot', 'ollama', 'openai', 'openrouter', 'xai'],
-    );
+    assert.deepEqual(presets.map((p) => p.id).sort(), [
+      'anthropic',
+      'deepseek',
+      'google',
+      'groq',
+      'lmstudio',
+      'mistral',
+      'moonshot',
+      'ollama',
+      'openai',
+      'openrouter',
+      'xai',
+    ]);
     const added = await tollgate(['lines', 'add', '--preset', 'openrouter']);
     assert.equal(added.code, 0, added.stderr);
     assert.match(added.stdout, /reads its API key from \$OPENROUTER_API_KEY/);
-    const line = (JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as { name: string; baseUrl: string; protocol: string; modelMap: Record<string, string>; models: string[] }[]).find(
-      (l) => l.name === 'openrouter',
-    )!;
+    const line = (
+      JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as {
+        name: string;
+        baseUrl: string;
+        protocol: string;
+        modelMap: Record<string, string>;
+        models: string[];
+      }[]
+    ).find((l) => l.name === 'openrouter')!;
     assert.equal(line.baseUrl, 'https://openrouter.ai/api/v1');
     assert.equal(line.protocol, 'openai-chat');
     assert.equal(line.modelMap['gpt-4o-mini'], 'openai/gpt-4o-mini');
@@ -160,17 +240,48 @@ describe('lines from presets, and line tools', () => {
     assert.equal(incomplete.code, 1);
     assert.match(incomplete.stderr, /needs --protocol, --models, or --preset NAME/);
 
-    await tollgate(['lines', 'add', '--name', 'local', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-4.1']);
+    await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'local',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      `${mock.url}/v1`,
+      '--models',
+      'gpt-4.1',
+    ]);
     const ok = await tollgate(['lines', 'test', 'local']);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /^ok +local: reachable; 2 models listed/);
-    assert.deepEqual((await tollgate(['lines', 'models', 'local'])).stdout.trim().split('\n'), ['mock-small', 'mock-large']);
-    await tollgate(['lines', 'add', '--name', 'nowhere', '--protocol', 'openai-chat', '--base-url', 'http://127.0.0.1:9/v1', '--models', 'gpt-4.1']);
+    assert.deepEqual((await tollgate(['lines', 'models', 'local'])).stdout.trim().split('\n'), [
+      'mock-small',
+      'mock-large',
+    ]);
+    await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'nowhere',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--models',
+      'gpt-4.1',
+    ]);
     const bad = await tollgate(['lines', 'test', 'nowhere']);
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /^FAIL +nowhere:/);
     assert.equal((await tollgate(['lines', 'update', 'nowhere', '--disable', '--priority', '5'])).code, 0);
-    const updated = (JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as { name: string; enabled: boolean; priority: number }[]).find((l) => l.name === 'nowhere')!;
+    const updated = (
+      JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as {
+        name: string;
+        enabled: boolean;
+        priority: number;
+      }[]
+    ).find((l) => l.name === 'nowhere')!;
     assert.deepEqual([updated.enabled, updated.priority], [false, 5]);
     assert.equal((await tollgate(['lines', 'remove', 'nowhere'])).code, 0);
     assert.ok(!(await tollgate(['lines', 'list'])).stdout.includes('nowhere'));
@@ -178,18 +289,66 @@ describe('lines from presets, and line tools', () => {
 
   test('timeouts: --first-byte-timeout, --idle-timeout and --timeout on add and update, shown by lines list', async () => {
     const add = await tollgate([
-      'lines', 'add', '--name', 'timed', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-5',
-      '--first-byte-timeout', '20s', '--idle-timeout', '90s', '--timeout', '10m',
+      'lines',
+      'add',
+      '--name',
+      'timed',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      `${mock.url}/v1`,
+      '--models',
+      'gpt-5',
+      '--first-byte-timeout',
+      '20s',
+      '--idle-timeout',
+      '90s',
+      '--timeout',
+      '10m',
     ]);
     assert.equal(add.code, 0, add.stderr);
     type Line = { name: string; timeouts: Record<string, number>; effectiveTimeouts: Record<string, number> };
-    const timed = async (): Promise<Line> => (JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as Line[]).find((l) => l.name === 'timed')!;
+    const timed = async (): Promise<Line> =>
+      (JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as Line[]).find((l) => l.name === 'timed')!;
     assert.deepEqual((await timed()).timeouts, { firstByteMs: 20_000, idleMs: 90_000, totalMs: 600_000 });
-    assert.deepEqual((await timed()).effectiveTimeouts, { connectMs: 10_000, firstByteMs: 20_000, nonStreamingFirstByteMs: 300_000, idleMs: 90_000, totalMs: 600_000 });
-    const upd = await tollgate(['lines', 'update', 'timed', '--first-byte-timeout', '1500ms', '--non-streaming-first-byte-timeout', '2m', '--connect-timeout', '5s']);
+    assert.deepEqual((await timed()).effectiveTimeouts, {
+      connectMs: 10_000,
+      firstByteMs: 20_000,
+      nonStreamingFirstByteMs: 300_000,
+      idleMs: 90_000,
+      totalMs: 600_000,
+    });
+    const upd = await tollgate([
+      'lines',
+      'update',
+      'timed',
+      '--first-byte-timeout',
+      '1500ms',
+      '--non-streaming-first-byte-timeout',
+      '2m',
+      '--connect-timeout',
+      '5s',
+    ]);
     assert.equal(upd.code, 0, upd.stderr);
-    assert.deepEqual((await timed()).effectiveTimeouts, { connectMs: 5_000, firstByteMs: 1_500, nonStreamingFirstByteMs: 120_000, idleMs: 90_000, totalMs: 600_000 });
-    await tollgate(['lines', 'add', '--name', 'untimed', '--protocol', 'openai-chat', '--base-url', `${mock.url}/v1`, '--models', 'gpt-5']);
+    assert.deepEqual((await timed()).effectiveTimeouts, {
+      connectMs: 5_000,
+      firstByteMs: 1_500,
+      nonStreamingFirstByteMs: 120_000,
+      idleMs: 90_000,
+      totalMs: 600_000,
+    });
+    await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'untimed',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      `${mock.url}/v1`,
+      '--models',
+      'gpt-5',
+    ]);
     const list = (await tollgate(['lines', 'list'])).stdout;
     assert.match(list, /FIRST BYTE +IDLE +TIMEOUT/);
     assert.match(list, /timed .* 1500ms\/2m +1m30s +10m +ok/);
@@ -223,7 +382,16 @@ describe('the catalogue from the CLI (issue 11)', () => {
   test('an Ollama line with a model the catalogue lacks serves it at price 0; logs --explain says why it cost nothing', async () => {
     await tollgate(['wallet', 'topup', '5']);
     const secret = (await tollgate(['keys', 'create', '--name', 'catalogue-cli'])).stdout.trim();
-    const add = await tollgate(['lines', 'add', '--preset', 'ollama', '--base-url', scenarioBase(mock, 'usage-in=700,usage-out=70'), '--models', 'qwen3-coder:30b']);
+    const add = await tollgate([
+      'lines',
+      'add',
+      '--preset',
+      'ollama',
+      '--base-url',
+      scenarioBase(mock, 'usage-in=700,usage-out=70'),
+      '--models',
+      'qwen3-coder:30b',
+    ]);
     assert.equal(add.code, 0, add.stderr);
     assert.match(add.stdout, /Added to the catalogue at price 0: qwen3-coder:30b\./);
     assert.equal(await ask(secret, 'qwen3-coder:30b'), 200);
@@ -233,23 +401,74 @@ describe('the catalogue from the CLI (issue 11)', () => {
 
   test('lines add with an unknown id says so and how to add it in the same command; --add-models with prices does', async () => {
     const base = `${mock.url}/v1`;
-    const refused = await tollgate(['lines', 'add', '--name', 'nova', '--protocol', 'openai-chat', '--base-url', base, '--models', 'nova-1=mock-small']);
+    const refused = await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'nova',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      base,
+      '--models',
+      'nova-1=mock-small',
+    ]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /Not in the catalogue: nova-1\..*--add-models --input USD --output USD.*--free/);
-    const added = await tollgate(['lines', 'add', '--name', 'nova', '--protocol', 'openai-chat', '--base-url', base, '--models', 'nova-1=mock-small', '--add-models', '--input', '1.25', '--output', '5']);
+    const added = await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'nova',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      base,
+      '--models',
+      'nova-1=mock-small',
+      '--add-models',
+      '--input',
+      '1.25',
+      '--output',
+      '5',
+    ]);
     assert.equal(added.code, 0, added.stderr);
-    assert.match(added.stdout, /Added to the catalogue: nova-1 at \$1\.25 input \/ \$5\.00 output per million tokens \(your prices\)/);
+    assert.match(
+      added.stdout,
+      /Added to the catalogue: nova-1 at \$1\.25 input \/ \$5\.00 output per million tokens \(your prices\)/,
+    );
     const secret = (await tollgate(['keys', 'create', '--name', 'nova-user'])).stdout.trim();
     assert.equal(await ask(secret, 'nova-1'), 200);
-    const [row] = JSON.parse((await tollgate(['logs', '--model', 'nova-1', '--limit', '1', '--json'])).stdout) as { costMicro: number; breakdown: { costMicro: number; terms: { priceMicroPerMillion: number }[] } }[];
-    assert.deepEqual(row?.breakdown.terms.map((t) => t.priceMicroPerMillion), [1_250_000, 5_000_000]);
+    const [row] = JSON.parse((await tollgate(['logs', '--model', 'nova-1', '--limit', '1', '--json'])).stdout) as {
+      costMicro: number;
+      breakdown: { costMicro: number; terms: { priceMicroPerMillion: number }[] };
+    }[];
+    assert.deepEqual(
+      row?.breakdown.terms.map((t) => t.priceMicroPerMillion),
+      [1_250_000, 5_000_000],
+    );
     assert.equal(row?.breakdown.costMicro, row?.costMicro);
   });
 
   test('models add, update, list, reset and remove', async () => {
-    const add = await tollgate(['models', 'add', 'acme-9', '--vendor', 'acme', '--input', '3', '--output', '15', '--context', '200000']);
+    const add = await tollgate([
+      'models',
+      'add',
+      'acme-9',
+      '--vendor',
+      'acme',
+      '--input',
+      '3',
+      '--output',
+      '15',
+      '--context',
+      '200000',
+    ]);
     assert.equal(add.code, 0, add.stderr);
-    assert.match(add.stdout, /Added acme-9 \(acme, custom\): input \$3\.00, output \$15\.00, cache-read \$3\.00, cache-write \$3\.00 per million tokens/);
+    assert.match(
+      add.stdout,
+      /Added acme-9 \(acme, custom\): input \$3\.00, output \$15\.00, cache-read \$3\.00, cache-write \$3\.00 per million tokens/,
+    );
     assert.match((await tollgate(['models', 'add', 'acme-9', '--input', '1', '--output', '1'])).stderr, /already/i);
     assert.match((await tollgate(['models', 'add', 'acme-10'])).stderr, /needs --input and --output/);
     assert.equal((await tollgate(['models', 'update', 'gpt-4.1', '--input', '1.5'])).code, 0);
@@ -258,7 +477,10 @@ describe('the catalogue from the CLI (issue 11)', () => {
     const custom = JSON.parse((await tollgate(['models', 'list', '--custom', '--json'])).stdout) as { id: string }[];
     assert.ok(custom.some((m) => m.id === 'acme-9') && custom.every((m) => m.id !== 'gpt-4.1'));
     assert.equal((await tollgate(['models', 'reset', 'gpt-4.1'])).code, 0);
-    assert.match((await tollgate(['models', 'list', '--search', 'gpt-4.1'])).stdout, /gpt-4\.1 +openai +\$2\.00 +\$8\.00 /);
+    assert.match(
+      (await tollgate(['models', 'list', '--search', 'gpt-4.1'])).stdout,
+      /gpt-4\.1 +openai +\$2\.00 +\$8\.00 /,
+    );
     const presetRemoval = await tollgate(['models', 'remove', 'gpt-4.1']);
     assert.equal(presetRemoval.code, 1);
     assert.equal((await tollgate(['models', 'remove', 'acme-9'])).code, 0);
@@ -271,28 +493,56 @@ describe('the catalogue from the CLI (issue 11)', () => {
     assert.equal(preview.code, 0, preview.stderr);
     assert.match(preview.stdout, /gpt-4o-mini +input +\$0\.15 +\$0\.16 /);
     assert.match(preview.stdout, /would change/);
-    assert.match((await tollgate(['models', 'list', '--search', 'gpt-4o-mini'])).stdout, /\$0\.15 /, 'a dry run writes nothing');
+    assert.match(
+      (await tollgate(['models', 'list', '--search', 'gpt-4o-mini'])).stdout,
+      /\$0\.15 /,
+      'a dry run writes nothing',
+    );
     const refused = await tollgate(['models', 'import', file]);
     assert.equal(refused.code, 1, 'not a terminal and no --yes: nothing written');
     assert.match(refused.stderr, /add --yes/);
     const written = await tollgate(['models', 'import', file, '--yes']);
     assert.equal(written.code, 0, written.stderr);
     assert.match(written.stdout, /Wrote the prices of \d+ models?\./);
-    assert.match((await tollgate(['models', 'list', '--search', 'gpt-4o-mini'])).stdout, /gpt-4o-mini +openai +\$0\.16\* /);
+    assert.match(
+      (await tollgate(['models', 'list', '--search', 'gpt-4o-mini'])).stdout,
+      /gpt-4o-mini +openai +\$0\.16\* /,
+    );
     const retired = await tollgate(['models', 'list', '--status', 'retired']);
     assert.match(retired.stdout, /o4-mini +openai +- +gpt-5\.4-mini/);
   });
 
   test('lines models NAME --import --free serves every listed id, the new ones at price 0', async () => {
     const base = scenarioBase(mock, listed(['brand-new-1', 'gpt-4o'], 'usage-in=5'));
-    assert.equal((await tollgate(['lines', 'add', '--name', 'lister', '--protocol', 'openai-chat', '--base-url', base, '--models', 'gpt-4o'])).code, 0);
+    assert.equal(
+      (
+        await tollgate([
+          'lines',
+          'add',
+          '--name',
+          'lister',
+          '--protocol',
+          'openai-chat',
+          '--base-url',
+          base,
+          '--models',
+          'gpt-4o',
+        ])
+      ).code,
+      0,
+    );
     const dry = await tollgate(['lines', 'models', 'lister', '--import', '--free', '--dry-run']);
     assert.match(dry.stdout, /Line "lister" would serve 1 more: brand-new-1\./);
     const done = await tollgate(['lines', 'models', 'lister', '--import', '--free']);
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /now serves 1 more: brand-new-1\.\n {2}Added to the catalogue at price 0: brand-new-1\./);
-    const served = JSON.parse((await tollgate(['models', 'list', '--served', '--search', 'brand-new', '--json'])).stdout) as { id: string; lines: string[] }[];
-    assert.deepEqual(served.map((m) => [m.id, m.lines]), [['brand-new-1', ['lister']]]);
+    const served = JSON.parse(
+      (await tollgate(['models', 'list', '--served', '--search', 'brand-new', '--json'])).stdout,
+    ) as { id: string; lines: string[] }[];
+    assert.deepEqual(
+      served.map((m) => [m.id, m.lines]),
+      [['brand-new-1', ['lister']]],
+    );
   });
 });
 
@@ -324,11 +574,23 @@ describe('without a running gateway', () => {
 
     const cut = tempDataDir();
     const ledger = new Ledger(cut);
-    ledger.open({ requestId: 'req_cut', ts: Date.now(), keyId: null, keyName: null, model: 'gpt-4.1-mini', inboundProtocol: 'openai-chat', stream: true, heldMicro: 500 });
+    ledger.open({
+      requestId: 'req_cut',
+      ts: Date.now(),
+      keyId: null,
+      keyName: null,
+      model: 'gpt-4.1-mini',
+      inboundProtocol: 'openai-chat',
+      stream: true,
+      heldMicro: 500,
+    });
     ledger.close();
     const left = await tollgate(['doctor'], cut);
     assert.equal(left.code, 1);
-    assert.match(left.stdout, /FAIL +settlement: 1 requests were admitted by a gateway that stopped before settling them \(req_cut\)/);
+    assert.match(
+      left.stdout,
+      /FAIL +settlement: 1 requests were admitted by a gateway that stopped before settling them \(req_cut\)/,
+    );
   });
 
   test('a corrupt config stops start-up with a clear message and a kept copy', async () => {

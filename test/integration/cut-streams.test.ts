@@ -19,7 +19,12 @@ const DELIVERED = 20;
 /** Frames each mock stream sends before its first word; drop-after counts frames. */
 const PREFIX: Record<Format, number> = { 'openai-chat': 1, anthropic: 3, 'openai-responses': 4, gemini: 0 };
 /** One catalogue model per upstream format: the model picks the line. */
-const MODEL: Record<Format, string> = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5', 'openai-responses': 'gpt-5-mini', gemini: 'gemini-2.5-flash' };
+const MODEL: Record<Format, string> = {
+  'openai-chat': 'gpt-4.1-mini',
+  anthropic: 'claude-haiku-4-5',
+  'openai-responses': 'gpt-5-mini',
+  gemini: 'gemini-2.5-flash',
+};
 
 let mock: MockUpstream;
 let gw: TestGateway;
@@ -31,11 +36,26 @@ before(async () => {
   await gw.admin.topup(20);
   for (const format of Object.keys(MODEL) as Format[]) {
     const scenario = `reply=${REPLY},drop-after=${PREFIX[format] + DELIVERED}`;
-    const baseUrl = format === 'openai-chat' || format === 'openai-responses' ? scenarioBase(mock, scenario) : scenarioOrigin(mock, scenario);
-    await gw.admin.line({ name: format, protocol: format, baseUrl, models: [MODEL[format]], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+    const baseUrl =
+      format === 'openai-chat' || format === 'openai-responses'
+        ? scenarioBase(mock, scenario)
+        : scenarioOrigin(mock, scenario);
+    await gw.admin.line({
+      name: format,
+      protocol: format,
+      baseUrl,
+      models: [MODEL[format]],
+      apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+    });
   }
   // Claude Code's own case: a slow stream the client leaves.
-  await gw.admin.line({ name: 'slow', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, `reply=${REPLY},chunk-delay=15`), models: ['claude-sonnet-4-5'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({
+    name: 'slow',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, `reply=${REPLY},chunk-delay=15`),
+    models: ['claude-sonnet-4-5'],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
 });
 
 after(async () => {
@@ -49,18 +69,29 @@ async function streamText(client: Format, key: string, model: string, signal?: A
   const prompt = 'Say many words.';
   try {
     if (client === 'openai-chat') {
-      const s = await gw.openai(key).chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], stream: true }, { signal });
+      const s = await gw
+        .openai(key)
+        .chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], stream: true }, { signal });
       for await (const c of s) text += c.choices[0]?.delta.content ?? '';
     } else if (client === 'openai-responses') {
       const s = await gw.openai(key).responses.create({ model, input: prompt, stream: true, store: false }, { signal });
       for await (const e of s) if (e.type === 'response.output_text.delta') text += e.delta;
     } else if (client === 'anthropic') {
       const c = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
-      const s = await c.messages.create({ model, max_tokens: 1000, messages: [{ role: 'user', content: prompt }], stream: true }, { signal });
-      for await (const e of s) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+      const s = await c.messages.create(
+        { model, max_tokens: 1000, messages: [{ role: 'user', content: prompt }], stream: true },
+        { signal },
+      );
+      for await (const e of s)
+        if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
     } else {
       const c = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } });
-      for await (const r of await c.models.generateContentStream({ model, contents: prompt, config: { abortSignal: signal } })) text += r.text ?? '';
+      for await (const r of await c.models.generateContentStream({
+        model,
+        contents: prompt,
+        config: { abortSignal: signal },
+      }))
+        text += r.text ?? '';
     }
   } catch {
     // The cut: an in-band error event, a broken connection, or our own abort.
@@ -71,7 +102,11 @@ async function streamText(client: Format, key: string, model: string, signal?: A
 async function assertMoney(): Promise<void> {
   const w = await gw.admin.wallet();
   const rows = await gw.admin.logs();
-  assert.equal(w.topupsMicro - w.balanceMicro, rows.reduce((s, r) => s + r.costMicro, 0), 'top-ups − balance = Σ logged costs');
+  assert.equal(
+    w.topupsMicro - w.balanceMicro,
+    rows.reduce((s, r) => s + r.costMicro, 0),
+    'top-ups − balance = Σ logged costs',
+  );
   assert.equal(w.heldMicro, 0);
 }
 
@@ -92,7 +127,11 @@ describe('an upstream that drops the stream mid-answer', () => {
     test(`${client} client, ${upstream} upstream (${kind}): billed the ${DELIVERED} words produced`, async () => {
       const keyName = `drop.${client}.${upstream}`;
       const text = await streamText(client, await gw.admin.key(keyName), MODEL[upstream]);
-      assert.equal(text.split(/\s+/).filter(Boolean).length, DELIVERED, `the client got the words before the cut: "${text}"`);
+      assert.equal(
+        text.split(/\s+/).filter(Boolean).length,
+        DELIVERED,
+        `the client got the words before the cut: "${text}"`,
+      );
       const [row] = await gw.admin.logs({ key: keyName });
       assert.ok(row, 'a ledger row');
       assert.equal(row.usage.outputTokens, DELIVERED, `output billed: ${JSON.stringify(row.usage)}`);
@@ -112,7 +151,15 @@ test('a Messages client that hangs up mid-stream (Esc in Claude Code) on the pas
   let text = '';
   const c = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
   try {
-    const s = await c.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 1000, messages: [{ role: 'user', content: 'Say many words.' }], stream: true }, { signal: ac.signal });
+    const s = await c.messages.create(
+      {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 1000,
+        messages: [{ role: 'user', content: 'Say many words.' }],
+        stream: true,
+      },
+      { signal: ac.signal },
+    );
     for await (const e of s) {
       if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
       if (text.split(' ').length >= 10) ac.abort();
@@ -125,8 +172,11 @@ test('a Messages client that hangs up mid-stream (Esc in Claude Code) on the pas
   await waitFor(async () => (await gw.admin.logs({ key: keyName })).length === 1, 'the row of the hung-up request');
   const [row] = await gw.admin.logs({ key: keyName });
   assert.equal(row!.status, 499);
-  assert.ok(row!.usage.outputTokens >= received && row!.usage.outputTokens < 60, `billed ${row!.usage.outputTokens} output tokens for ${received} words received`);
-  assert.ok(row!.usage.inputTokens > 0, "the prompt as message_start reported it");
+  assert.ok(
+    row!.usage.outputTokens >= received && row!.usage.outputTokens < 60,
+    `billed ${row!.usage.outputTokens} output tokens for ${received} words received`,
+  );
+  assert.ok(row!.usage.inputTokens > 0, 'the prompt as message_start reported it');
   assert.equal(row!.usageEstimated, true);
   await assertMoney();
 });

@@ -35,8 +35,15 @@ async function rejects(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.
   assert.fail('expected the request to fail');
 }
 
-async function raw(path: string, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const res = await fetch(gw.url + path, { method: 'POST', ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+async function raw(
+  path: string,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(gw.url + path, {
+    method: 'POST',
+    ...init,
+    headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
@@ -54,7 +61,12 @@ before(async () => {
   await gw.admin.line({ name: 'fails', baseUrl: scenarioBase(mock, 'status=500'), models: ['gpt-4.1'] });
   await gw.admin.line({ name: 'limited', baseUrl: scenarioBase(mock, 'status=429,retry-after=7'), models: ['gpt-5'] });
   await gw.admin.line({ name: 'down', baseUrl: `http://127.0.0.1:${closedPort}/v1`, models: ['gpt-5-nano'] });
-  await gw.admin.line({ name: 'stalls', baseUrl: scenarioBase(mock, 'delay=10000'), models: ['gpt-5.1'], timeouts: { firstByteMs: 300, nonStreamingFirstByteMs: 300 } });
+  await gw.admin.line({
+    name: 'stalls',
+    baseUrl: scenarioBase(mock, 'delay=10000'),
+    models: ['gpt-5.1'],
+    timeouts: { firstByteMs: 300, nonStreamingFirstByteMs: 300 },
+  });
   await gw.admin.line({ name: 'overloaded', baseUrl: scenarioBase(mock, 'status=503'), models: ['gpt-5.2'] });
   await gw.admin.line({ name: 'bad-request', baseUrl: scenarioBase(mock, 'status=400'), models: ['gpt-5.4'] });
   key = await gw.admin.key('k');
@@ -76,7 +88,9 @@ describe('401: key invalid, disabled, deleted or pasted incompletely', () => {
   });
 
   test('unknown key', async () => {
-    const err = await rejects(gw.openai('sk-' + 'A'.repeat(48)).chat.completions.create({ model: 'gpt-4o-mini', messages: MSG }));
+    const err = await rejects(
+      gw.openai('sk-' + 'A'.repeat(48)).chat.completions.create({ model: 'gpt-4o-mini', messages: MSG }),
+    );
     assert.equal(err.status, 401);
     assert.match(err.message, /not known to this Tollgate/);
   });
@@ -88,7 +102,9 @@ describe('401: key invalid, disabled, deleted or pasted incompletely', () => {
   });
 
   test('cut short when copied', async () => {
-    const err = await rejects(gw.openai(key.slice(0, 30)).chat.completions.create({ model: 'gpt-4o-mini', messages: MSG }));
+    const err = await rejects(
+      gw.openai(key.slice(0, 30)).chat.completions.create({ model: 'gpt-4o-mini', messages: MSG }),
+    );
     assert.equal(err.status, 401);
     assert.match(err.message, /30 characters long .* cut short/);
   });

@@ -24,9 +24,18 @@ async function freePort(): Promise<number> {
 }
 
 async function ask(model: string, stream: boolean, c: OpenAI = client): Promise<string> {
-  if (!stream) return (await c.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] })).choices[0]!.message.content ?? '';
+  if (!stream)
+    return (
+      (await c.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] })).choices[0]!.message
+        .content ?? ''
+    );
   let text = '';
-  for await (const chunk of await c.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }], stream: true })) text += chunk.choices[0]?.delta.content ?? '';
+  for await (const chunk of await c.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'hello' }],
+    stream: true,
+  }))
+    text += chunk.choices[0]?.delta.content ?? '';
   return text;
 }
 
@@ -61,7 +70,11 @@ describe('failover before the first byte', () => {
     ['answers 500', async () => scenarioBase(mock, 'status=500'), {}],
     ['answers 429', async () => scenarioBase(mock, 'status=429,retry-after=1'), {}],
     ['refuses the connection', async () => `http://127.0.0.1:${await freePort()}/v1`, {}],
-    ['stalls before the first byte', async () => scenarioBase(mock, 'delay=10000'), { timeouts: { firstByteMs: 300, nonStreamingFirstByteMs: 300 } }],
+    [
+      'stalls before the first byte',
+      async () => scenarioBase(mock, 'delay=10000'),
+      { timeouts: { firstByteMs: 300, nonStreamingFirstByteMs: 300 } },
+    ],
     ['drops before the first event', async () => scenarioBase(mock, 'drop-after=0'), {}],
   ];
   // A pair of lines and a model per case and mode: one case's breaker or 429 hold cannot touch another.
@@ -96,7 +109,13 @@ describe('failover before the first byte', () => {
   });
 
   test('a stream whose headers came but whose first event does not is failed over after the first-byte timeout', async () => {
-    await gw.admin.line({ name: 'mute', baseUrl: scenarioBase(mock, 'first-chunk-delay=60000'), models: ['o3-pro'], priority: 10, timeouts: { firstByteMs: 300 } });
+    await gw.admin.line({
+      name: 'mute',
+      baseUrl: scenarioBase(mock, 'first-chunk-delay=60000'),
+      models: ['o3-pro'],
+      priority: 10,
+      timeouts: { firstByteMs: 300 },
+    });
     await gw.admin.line({ name: 'speaks', baseUrl: `${mock.url}/v1`, models: ['o3-pro'] });
     assert.equal(await ask('o3-pro', true), 'mock reply to: hello');
     const row = await lastRow({ model: 'o3-pro' });
@@ -106,7 +125,12 @@ describe('failover before the first byte', () => {
   });
 
   test('a stream that already started is not retried: it ends with an error event and is billed for what came', async () => {
-    await gw.admin.line({ name: 'drops-late', baseUrl: scenarioBase(mock, 'drop-after=4,words=30'), models: ['gpt-5-nano'], priority: 10 });
+    await gw.admin.line({
+      name: 'drops-late',
+      baseUrl: scenarioBase(mock, 'drop-after=4,words=30'),
+      models: ['gpt-5-nano'],
+      priority: 10,
+    });
     await gw.admin.line({ name: 'fine', baseUrl: `${mock.url}/v1`, models: ['gpt-5-nano'] });
     await assert.rejects(ask('gpt-5-nano', true), /Upstream error/);
     // The error event reaches the client before the row is written: wait for the row, not for time.
@@ -119,9 +143,17 @@ describe('failover before the first byte', () => {
   });
 
   test('when every line fails, the last failure is the answer and the log names them all', async () => {
-    await gw.admin.line({ name: 'down-1', baseUrl: scenarioBase(mock, 'status=500'), models: ['gpt-5.1'], priority: 1 });
+    await gw.admin.line({
+      name: 'down-1',
+      baseUrl: scenarioBase(mock, 'status=500'),
+      models: ['gpt-5.1'],
+      priority: 1,
+    });
     await gw.admin.line({ name: 'down-2', baseUrl: scenarioBase(mock, 'status=503'), models: ['gpt-5.1'] });
-    await assert.rejects(ask('gpt-5.1', false), (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status === 503);
+    await assert.rejects(
+      ask('gpt-5.1', false),
+      (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status === 503,
+    );
     const row = await lastRow({ model: 'gpt-5.1' });
     assert.equal(row.attempts, 2);
     assert.equal(row.costMicro, 0);
@@ -140,7 +172,8 @@ describe('circuit breaker', () => {
       await ask('gpt-5.2', false);
       assert.equal((await lastRow({ model: 'gpt-5.2' })).attempts, 2);
     }
-    const state = async (): Promise<string> => ((await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'flaky')!.health.state);
+    const state = async (): Promise<string> =>
+      (await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'flaky')!.health.state;
     assert.equal(await state(), 'open');
     await ask('gpt-5.2', false);
     const skipped = await lastRow({ model: 'gpt-5.2' });
@@ -162,7 +195,12 @@ describe('circuit breaker', () => {
 
   test('an upstream 429 puts its line on hold for its retry-after, without opening the breaker', async () => {
     // A hold far longer than the test, so the second request surely falls inside it.
-    await gw.admin.line({ name: 'busy', baseUrl: scenarioBase(mock, 'status=429,retry-after=600'), models: ['gpt-5.4'], priority: 10 });
+    await gw.admin.line({
+      name: 'busy',
+      baseUrl: scenarioBase(mock, 'status=429,retry-after=600'),
+      models: ['gpt-5.4'],
+      priority: 10,
+    });
     await gw.admin.line({ name: 'calm', baseUrl: `${mock.url}/v1`, models: ['gpt-5.4'] });
     await ask('gpt-5.4', false);
     assert.equal((await lastRow({ model: 'gpt-5.4' })).attempts, 2);
@@ -198,8 +236,14 @@ describe('key limits', () => {
     const c = gw.openai(await gw.admin.key('single', { maxConcurrent: 1 }));
     const first = ask('gpt-5.5', false, c);
     // The second starts once the first holds the slot, that is once the first reached the upstream.
-    await waitFor(() => mock.requests.some((r) => r.body?.model === 'gpt-5.5'), 'the first request to reach the upstream');
-    await assert.rejects(ask('gpt-5.5', false, c), (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status === 429);
+    await waitFor(
+      () => mock.requests.some((r) => r.body?.model === 'gpt-5.5'),
+      'the first request to reach the upstream',
+    );
+    await assert.rejects(
+      ask('gpt-5.5', false, c),
+      (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status === 429,
+    );
     assert.equal(await first, 'mock reply to: hello');
     // The slot is given back when the first request ends.
     assert.equal(await ask('gpt-5.5', false, c), 'mock reply to: hello');
@@ -210,7 +254,11 @@ describe('aliases', () => {
   test('a hard-coded model id is steered to a catalogue model; the log shows both', async () => {
     await gw.admin.client.call('addAlias', { body: { pattern: 'claude-*-haiku-*', model: 'gpt-4o-mini' } });
     const anthropic = new Anthropic({ baseURL: gw.url, apiKey: client.apiKey!, maxRetries: 0 });
-    const m = await anthropic.messages.create({ model: 'claude-3-5-haiku-20241022', max_tokens: 50, messages: [{ role: 'user', content: 'hi there' }] });
+    const m = await anthropic.messages.create({
+      model: 'claude-3-5-haiku-20241022',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'hi there' }],
+    });
     assert.equal(m.content[0]!.type === 'text' && m.content[0]!.text, 'mock reply to: hi there');
     assert.equal(m.model, 'claude-3-5-haiku-20241022');
     const row = await lastRow({ model: 'claude-3-5-haiku-20241022' });
@@ -220,7 +268,14 @@ describe('aliases', () => {
     const { aliases } = await gw.admin.client.call('listAliases');
     assert.deepEqual(aliases, [{ pattern: 'claude-*-haiku-*', model: 'gpt-4o-mini' }]);
     await gw.admin.client.call('removeAlias', { params: { pattern: 'claude-*-haiku-*' } });
-    await assert.rejects(anthropic.messages.create({ model: 'claude-3-5-haiku-20241022', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => (e as { status: number }).status === 404);
+    await assert.rejects(
+      anthropic.messages.create({
+        model: 'claude-3-5-haiku-20241022',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+      (e: unknown) => (e as { status: number }).status === 404,
+    );
   });
 });
 

@@ -50,7 +50,12 @@ interface Surface {
 }
 
 const SURFACES: Surface[] = [
-  { name: 'chat', shape: 'openai', path: () => '/v1/chat/completions', body: (model, text) => ({ model, messages: [{ role: 'user', content: text }] }) },
+  {
+    name: 'chat',
+    shape: 'openai',
+    path: () => '/v1/chat/completions',
+    body: (model, text) => ({ model, messages: [{ role: 'user', content: text }] }),
+  },
   {
     name: 'Messages',
     shape: 'anthropic',
@@ -59,11 +64,26 @@ const SURFACES: Surface[] = [
     headers: { 'anthropic-version': '2023-06-01' },
   },
   { name: 'Responses', shape: 'openai', path: () => '/v1/responses', body: (model, text) => ({ model, input: text }) },
-  { name: 'Gemini', shape: 'gemini', path: (model) => `/v1beta/models/${model}:generateContent`, body: (_model, text) => ({ contents: [{ role: 'user', parts: [{ text }] }] }) },
+  {
+    name: 'Gemini',
+    shape: 'gemini',
+    path: (model) => `/v1beta/models/${model}:generateContent`,
+    body: (_model, text) => ({ contents: [{ role: 'user', parts: [{ text }] }] }),
+  },
 ];
 
-async function post(g: TestGateway, k: string, s: Surface, model: string, body: string | Uint8Array): Promise<{ status: number; body: any; text: string }> {
-  const res = await fetch(g.url + s.path(model), { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json', ...s.headers }, body });
+async function post(
+  g: TestGateway,
+  k: string,
+  s: Surface,
+  model: string,
+  body: string | Uint8Array,
+): Promise<{ status: number; body: any; text: string }> {
+  const res = await fetch(g.url + s.path(model), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json', ...s.headers },
+    body,
+  });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -114,7 +134,13 @@ describe('echoed values', () => {
 describe('the body limit', () => {
   test(`is ${DEFAULT_BODY_LIMIT / 1024 / 1024} MiB unless set: a larger body is refused with 413`, async () => {
     const s = SURFACES[0]!;
-    const r = await post(gw, key, s, 'gpt-4o-mini', JSON.stringify(s.body('gpt-4o-mini', 'x'.repeat(DEFAULT_BODY_LIMIT + 1024))));
+    const r = await post(
+      gw,
+      key,
+      s,
+      'gpt-4o-mini',
+      JSON.stringify(s.body('gpt-4o-mini', 'x'.repeat(DEFAULT_BODY_LIMIT + 1024))),
+    );
     assert.equal(r.status, 413);
     assert.equal(r.body.error.code, 'body_too_large');
     assert.equal(mock.requests.length, 0, 'nothing was forwarded');
@@ -124,12 +150,24 @@ describe('the body limit', () => {
     test(`${s.name}: a body over the configured limit gets 413 in the client's shape, is not forwarded and costs nothing`, async () => {
       const before = mock.requests.length;
       const balance = (await small.admin.wallet()).balanceMicro;
-      const r = await post(small, smallKey, s, 'gpt-4o-mini', JSON.stringify(s.body('gpt-4o-mini', 'word '.repeat(SMALL_LIMIT / 4))));
+      const r = await post(
+        small,
+        smallKey,
+        s,
+        'gpt-4o-mini',
+        JSON.stringify(s.body('gpt-4o-mini', 'word '.repeat(SMALL_LIMIT / 4))),
+      );
       assert.equal(r.status, 413, r.text.slice(0, 300));
       assert.match(messageOf(s, r.body), /larger than 0\.3 MB/);
       assert.equal(mock.requests.length, before);
       assert.equal((await small.admin.wallet()).balanceMicro, balance);
-      const ok = await post(small, smallKey, s, 'gpt-4o-mini', JSON.stringify(s.body('gpt-4o-mini', 'word '.repeat(SMALL_LIMIT / 8))));
+      const ok = await post(
+        small,
+        smallKey,
+        s,
+        'gpt-4o-mini',
+        JSON.stringify(s.body('gpt-4o-mini', 'word '.repeat(SMALL_LIMIT / 8))),
+      );
       assert.equal(ok.status, 200, ok.text.slice(0, 300));
     });
   }
@@ -180,7 +218,13 @@ describe('a prompt far beyond the context window', () => {
       const before = mock.requests.length;
       const balance = (await gw.admin.wallet()).balanceMicro;
       // Text of about 3 × the window in tokens (a word of 5 bytes is about a token).
-      const r = await post(gw, key, s, 'gpt-4o-mini', JSON.stringify(s.body('gpt-4o-mini', 'word '.repeat(model.contextWindow * 3))));
+      const r = await post(
+        gw,
+        key,
+        s,
+        'gpt-4o-mini',
+        JSON.stringify(s.body('gpt-4o-mini', 'word '.repeat(model.contextWindow * 3))),
+      );
       assert.equal(r.status, 400, r.text.slice(0, 300));
       assert.match(messageOf(s, r.body), /far longer than the context window of gpt-4o-mini/);
       assert.equal(mock.requests.length, before);
@@ -193,7 +237,19 @@ describe('a prompt far beyond the context window', () => {
     const model = await gw.admin.model('gpt-4o-mini');
     // Base64 of the window's size × 4 bytes, in Anthropic's own image block (no data: URI).
     const data = Buffer.alloc(model.contextWindow * 3, 7).toString('base64');
-    const body = { model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }, { type: 'text', text: 'what is this?' }] }] };
+    const body = {
+      model: 'gpt-4o-mini',
+      max_tokens: 16,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data } },
+            { type: 'text', text: 'what is this?' },
+          ],
+        },
+      ],
+    };
     const r = await post(gw, key, SURFACES[1]!, 'gpt-4o-mini', JSON.stringify(body));
     assert.notEqual(r.status, 400, r.text.slice(0, 300));
   });
@@ -209,7 +265,9 @@ describe('repeated query parameters', () => {
 
   test('on the admin API too', async () => {
     for (const q of ['key=a&key=b', 'limit=1&limit=2', 'model=a&model=b']) {
-      const r = await fetch(`${gw.url}/api/logs?${q}`, { headers: { authorization: `Bearer ${gw.running.adminToken}` } });
+      const r = await fetch(`${gw.url}/api/logs?${q}`, {
+        headers: { authorization: `Bearer ${gw.running.adminToken}` },
+      });
       assert.equal(r.status, 400, q);
       assert.equal(((await r.json()) as any).error.code, 'repeated_query_parameter', q);
     }
@@ -245,8 +303,6 @@ describe('internal errors', () => {
     }
   });
 });
-
-
 
 describe('connections', () => {
   test('a request must arrive whole within the request timeout, and open connections are capped', async () => {

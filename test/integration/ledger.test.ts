@@ -21,7 +21,11 @@ test('100 concurrent requests against a balance that covers only some: only 200 
   const gw: TestGateway = await startGateway();
   try {
     // Each request costs exactly 10 × $0.15/M + 1000 × $0.60/M = 601.5 → 602 micro-USD.
-    await gw.admin.line({ name: 'l', baseUrl: scenarioBase(mock, 'usage-in=10,usage-out=1000,delay=30'), models: ['gpt-4o-mini'] });
+    await gw.admin.line({
+      name: 'l',
+      baseUrl: scenarioBase(mock, 'usage-in=10,usage-out=1000,delay=30'),
+      models: ['gpt-4o-mini'],
+    });
     await gw.admin.topup(0.03);
     const c = gw.openai(await gw.admin.key('crowd'));
     const statuses = await Promise.all(
@@ -30,7 +34,14 @@ test('100 concurrent requests against a balance that covers only some: only 200 
           const messages = [{ role: 'user' as const, content: `request ${i}` }];
           if (i % 2 === 1) await c.chat.completions.create({ model: 'gpt-4o-mini', messages, max_tokens: 1000 });
           // Read each stream to its end: the request is over only then.
-          else for await (const _ of await c.chat.completions.create({ model: 'gpt-4o-mini', messages, max_tokens: 1000, stream: true })) void _;
+          else
+            for await (const _ of await c.chat.completions.create({
+              model: 'gpt-4o-mini',
+              messages,
+              max_tokens: 1000,
+              stream: true,
+            }))
+              void _;
           return 200;
         } catch (err) {
           return err instanceof OpenAI.APIError ? (err.status ?? -1) : -2;
@@ -61,7 +72,11 @@ test('kill -9 mid-load, then restart: the invariant holds and nothing acknowledg
   const dataDir = tempDataDir();
   try {
     const first = await spawnGateway(dataDir);
-    await first.admin.line({ name: 'l', baseUrl: scenarioBase(mock, 'chunk-delay=20,words=30'), models: ['gpt-4o-mini'] });
+    await first.admin.line({
+      name: 'l',
+      baseUrl: scenarioBase(mock, 'chunk-delay=20,words=30'),
+      models: ['gpt-4o-mini'],
+    });
     await first.admin.topup(1);
     const secret = await first.admin.key('load');
     const c = new OpenAI({ baseURL: `${first.url}/v1`, apiKey: secret, maxRetries: 0 });
@@ -69,7 +84,11 @@ test('kill -9 mid-load, then restart: the invariant holds and nothing acknowledg
     const load = Array.from({ length: 40 }, async (_, i) => {
       await sleep(i * 40);
       try {
-        const s = await c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n ${i}` }], stream: i % 2 === 0 });
+        const s = await c.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: `n ${i}` }],
+          stream: i % 2 === 0,
+        });
         if (i % 2 === 0) for await (const _ of s as AsyncIterable<unknown>) void _;
         completed++;
       } catch {
@@ -90,12 +109,21 @@ test('kill -9 mid-load, then restart: the invariant holds and nothing acknowledg
       assert.equal(report.ok, true, JSON.stringify(report.checks));
       const rows = await second.admin.logs({ key: 'load' });
       // Every request the client saw complete was logged before its answer ended.
-      assert.ok(rows.filter((r) => r.status === 200).length >= completed, `${rows.length} rows, ${completed} completed`);
+      assert.ok(
+        rows.filter((r) => r.status === 200).length >= completed,
+        `${rows.length} rows, ${completed} completed`,
+      );
       const w = await second.admin.wallet();
-      assert.equal(w.topupsMicro - w.balanceMicro, rows.reduce((s, r) => s + r.costMicro, 0));
+      assert.equal(
+        w.topupsMicro - w.balanceMicro,
+        rows.reduce((s, r) => s + r.costMicro, 0),
+      );
       // The restarted gateway serves at once.
       const c2 = new OpenAI({ baseURL: `${second.url}/v1`, apiKey: secret, maxRetries: 0 });
-      const r = await c2.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after' }] });
+      const r = await c2.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'after' }],
+      });
       assert.match(r.choices[0]!.message.content!, /^w1 /);
     } finally {
       second.child.kill('SIGTERM');

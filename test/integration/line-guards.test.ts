@@ -32,12 +32,23 @@ function chat(model: string): Promise<Response> {
 
 test('a line whose base URL is the gateway itself is refused, under any loopback name', async () => {
   const port = new URL(gw.url).port;
-  for (const baseUrl of [`${gw.url}/v1`, `http://localhost:${port}/v1`, `http://0.0.0.0:${port}`, `http://[::1]:${port}/v1`, `http://127.0.0.9:${port}`]) {
+  for (const baseUrl of [
+    `${gw.url}/v1`,
+    `http://localhost:${port}/v1`,
+    `http://0.0.0.0:${port}`,
+    `http://[::1]:${port}/v1`,
+    `http://127.0.0.9:${port}`,
+  ]) {
     const err = await refusal(gw.admin.line({ name: 'self', baseUrl, models: ['gpt-4o-mini'] }));
     assert.equal(err.code, 'line_points_at_gateway', baseUrl);
   }
   await gw.admin.line({ name: 'elsewhere', baseUrl: `${mock.url}/v1`, models: ['gpt-4o'] });
-  const err = await refusal(gw.admin.client.call('updateLine', { params: { name: 'elsewhere' }, body: { baseUrl: `http://localhost:${port}` } }));
+  const err = await refusal(
+    gw.admin.client.call('updateLine', {
+      params: { name: 'elsewhere' },
+      body: { baseUrl: `http://localhost:${port}` },
+    }),
+  );
   assert.equal(err.code, 'line_points_at_gateway');
 });
 
@@ -51,7 +62,11 @@ test('a line that reaches the gateway by a way the check cannot see ends in one 
   });
   await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
   try {
-    await gw.admin.line({ name: 'loop', baseUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v1`, models: ['gpt-4.1'] });
+    await gw.admin.line({
+      name: 'loop',
+      baseUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/v1`,
+      models: ['gpt-4.1'],
+    });
     const res = await chat('gpt-4.1');
     assert.equal(res.status, 502);
     const body = (await res.json()) as any;
@@ -65,11 +80,20 @@ test('a line that reaches the gateway by a way the check cannot see ends in one 
 
 test('apiKeyEnv must name a credential variable, not PATH or HOME', async () => {
   for (const apiKeyEnv of ['PATH', 'HOME', 'SSH_AUTH_SOCK', 'KEYBOARD']) {
-    const err = await refusal(gw.admin.line({ name: 'env', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'], apiKeyEnv }));
+    const err = await refusal(
+      gw.admin.line({ name: 'env', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'], apiKeyEnv }),
+    );
     assert.equal(err.code, 'bad_key_variable', apiKeyEnv);
   }
-  await gw.admin.line({ name: 'env-ok', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'], apiKeyEnv: 'TOLLGATE_TEST_API_KEY' });
-  const err = await refusal(gw.admin.client.call('updateLine', { params: { name: 'env-ok' }, body: { apiKeyEnv: 'PATH' } }));
+  await gw.admin.line({
+    name: 'env-ok',
+    baseUrl: `${mock.url}/v1`,
+    models: ['gpt-4o-mini'],
+    apiKeyEnv: 'TOLLGATE_TEST_API_KEY',
+  });
+  const err = await refusal(
+    gw.admin.client.call('updateLine', { params: { name: 'env-ok' }, body: { apiKeyEnv: 'PATH' } }),
+  );
   assert.equal(err.code, 'bad_key_variable');
 });
 

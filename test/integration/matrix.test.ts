@@ -29,14 +29,19 @@ interface Client {
 }
 
 function openaiClient(c: OpenAI): Client {
-  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER } }];
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER } },
+  ];
   const run = async (model: string, stream: boolean, messages: OpenAI.ChatCompletionMessageParam[]): Promise<Turn> => {
     const done = stream
       ? await c.chat.completions.stream({ model, messages, tools }).finalChatCompletion()
       : await c.chat.completions.create({ model, messages, tools });
     const choice = done.choices[0]!;
     const tc = choice.message.tool_calls?.[0];
-    const call = tc && tc.type === 'function' ? { id: tc.id, name: tc.function.name, args: JSON.parse(tc.function.arguments) as Record<string, unknown> } : undefined;
+    const call =
+      tc && tc.type === 'function'
+        ? { id: tc.id, name: tc.function.name, args: JSON.parse(tc.function.arguments) as Record<string, unknown> }
+        : undefined;
     return { text: choice.message.content ?? '', stop: choice.finish_reason, ...(call ? { call } : {}) };
   };
   return {
@@ -46,7 +51,17 @@ function openaiClient(c: OpenAI): Client {
     answer: (model, stream, prompt, prev, result) =>
       run(model, stream, [
         { role: 'user', content: prompt },
-        { role: 'assistant', content: null, tool_calls: [{ id: prev.call!.id, type: 'function', function: { name: prev.call!.name, arguments: JSON.stringify(prev.call!.args) } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: prev.call!.id,
+              type: 'function',
+              function: { name: prev.call!.name, arguments: JSON.stringify(prev.call!.args) },
+            },
+          ],
+        },
         { role: 'tool', tool_call_id: prev.call!.id, content: result },
       ]),
   };
@@ -57,7 +72,12 @@ async function runPlain(c: OpenAI, model: string, stream: boolean, prompt: strin
     const r = await c.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }] });
     return { text: r.choices[0]!.message.content ?? '', stop: r.choices[0]!.finish_reason };
   }
-  const s = await c.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], stream: true, stream_options: { include_usage: true } });
+  const s = await c.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: prompt }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   let text = '';
   let stop = '';
   for await (const chunk of s) {
@@ -68,13 +88,24 @@ async function runPlain(c: OpenAI, model: string, stream: boolean, prompt: strin
 }
 
 function anthropicClient(c: Anthropic): Client {
-  const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER as Anthropic.Tool.InputSchema }];
-  const run = async (model: string, stream: boolean, messages: Anthropic.MessageParam[], withTool: boolean): Promise<Turn> => {
+  const tools: Anthropic.Tool[] = [
+    { name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER as Anthropic.Tool.InputSchema },
+  ];
+  const run = async (
+    model: string,
+    stream: boolean,
+    messages: Anthropic.MessageParam[],
+    withTool: boolean,
+  ): Promise<Turn> => {
     const params = { model, max_tokens: 1024, messages, ...(withTool ? { tools } : {}) };
     const m = stream ? await c.messages.stream(params).finalMessage() : await c.messages.create(params);
     const text = m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     const tu = m.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
-    return { text, stop: m.stop_reason ?? '', ...(tu ? { call: { id: tu.id, name: tu.name, args: tu.input as Record<string, unknown> } } : {}) };
+    return {
+      text,
+      stop: m.stop_reason ?? '',
+      ...(tu ? { call: { id: tu.id, name: tu.name, args: tu.input as Record<string, unknown> } } : {}),
+    };
   };
   return {
     stops: { text: 'end_turn', tool: 'tool_use' },
@@ -85,7 +116,10 @@ function anthropicClient(c: Anthropic): Client {
         stream,
         [
           { role: 'user', content: prompt },
-          { role: 'assistant', content: [{ type: 'tool_use', id: prev.call!.id, name: prev.call!.name, input: prev.call!.args }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: prev.call!.id, name: prev.call!.name, input: prev.call!.args }],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: prev.call!.id, content: result }] },
         ],
         true,
@@ -94,12 +128,26 @@ function anthropicClient(c: Anthropic): Client {
 }
 
 function responsesClient(c: OpenAI): Client {
-  const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: WEATHER, strict: false }];
-  const run = async (model: string, stream: boolean, input: OpenAI.Responses.ResponseInput, withTool: boolean): Promise<Turn> => {
+  const tools: OpenAI.Responses.FunctionTool[] = [
+    { type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: WEATHER, strict: false },
+  ];
+  const run = async (
+    model: string,
+    stream: boolean,
+    input: OpenAI.Responses.ResponseInput,
+    withTool: boolean,
+  ): Promise<Turn> => {
     const params = { model, input, store: false, ...(withTool ? { tools } : {}) };
     const r = stream ? await c.responses.stream(params).finalResponse() : await c.responses.create(params);
-    const fc = r.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall | undefined;
-    return { text: r.output_text, stop: r.status ?? '', ...(fc ? { call: { id: fc.call_id, name: fc.name, args: JSON.parse(fc.arguments) as Record<string, unknown> } } : {}) };
+    const fc = r.output.find((o) => o.type === 'function_call') as
+      OpenAI.Responses.ResponseFunctionToolCall | undefined;
+    return {
+      text: r.output_text,
+      stop: r.status ?? '',
+      ...(fc
+        ? { call: { id: fc.call_id, name: fc.name, args: JSON.parse(fc.arguments) as Record<string, unknown> } }
+        : {}),
+    };
   };
   return {
     stops: { text: 'completed', tool: 'completed' },
@@ -110,7 +158,12 @@ function responsesClient(c: OpenAI): Client {
         stream,
         [
           { role: 'user', content: prompt },
-          { type: 'function_call', call_id: prev.call!.id, name: prev.call!.name, arguments: JSON.stringify(prev.call!.args) },
+          {
+            type: 'function_call',
+            call_id: prev.call!.id,
+            name: prev.call!.name,
+            arguments: JSON.stringify(prev.call!.args),
+          },
           { type: 'function_call_output', call_id: prev.call!.id, output: result },
         ],
         true,
@@ -119,7 +172,11 @@ function responsesClient(c: OpenAI): Client {
 }
 
 function geminiClient(ai: GoogleGenAI): Client {
-  const tools = [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parametersJsonSchema: WEATHER }] }];
+  const tools = [
+    {
+      functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parametersJsonSchema: WEATHER }],
+    },
+  ];
   const run = async (model: string, stream: boolean, contents: Content[], withTool: boolean): Promise<Turn> => {
     const params = { model, contents, config: withTool ? { tools } : {} };
     const chunks: GenerateContentResponse[] = stream ? [] : [await ai.models.generateContent(params)];
@@ -131,15 +188,38 @@ function geminiClient(ai: GoogleGenAI): Client {
   };
   return {
     stops: { text: 'STOP', tool: 'STOP' },
-    ask: (model, stream, prompt, withTool) => run(model, stream, [{ role: 'user', parts: [{ text: prompt }] }], withTool),
+    ask: (model, stream, prompt, withTool) =>
+      run(model, stream, [{ role: 'user', parts: [{ text: prompt }] }], withTool),
     answer: (model, stream, prompt, prev, result) =>
       run(
         model,
         stream,
         [
           { role: 'user', parts: [{ text: prompt }] },
-          { role: 'model', parts: [{ functionCall: { ...(prev.call!.id ? { id: prev.call!.id } : {}), name: prev.call!.name, args: prev.call!.args } }] },
-          { role: 'user', parts: [{ functionResponse: { ...(prev.call!.id ? { id: prev.call!.id } : {}), name: prev.call!.name, response: { output: result } } }] },
+          {
+            role: 'model',
+            parts: [
+              {
+                functionCall: {
+                  ...(prev.call!.id ? { id: prev.call!.id } : {}),
+                  name: prev.call!.name,
+                  args: prev.call!.args,
+                },
+              },
+            ],
+          },
+          {
+            role: 'user',
+            parts: [
+              {
+                functionResponse: {
+                  ...(prev.call!.id ? { id: prev.call!.id } : {}),
+                  name: prev.call!.name,
+                  response: { output: result },
+                },
+              },
+            ],
+          },
         ],
         true,
       ),
@@ -170,7 +250,12 @@ async function rowsOf(keyName: string): Promise<Awaited<ReturnType<TestGateway['
   return (await gw.admin.logs({ key: keyName })).reverse();
 }
 /** Upstream protocol → the catalogue model its line serves. */
-const upstreams = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5', 'openai-responses': 'gpt-5-mini', gemini: 'gemini-2.5-flash' } as const;
+const upstreams = {
+  'openai-chat': 'gpt-4.1-mini',
+  anthropic: 'claude-haiku-4-5',
+  'openai-responses': 'gpt-5-mini',
+  gemini: 'gemini-2.5-flash',
+} as const;
 const PATHS: Record<string, RegExp> = {
   'openai-chat': /^\/v1\/chat\/completions$/,
   anthropic: /^\/v1\/messages$/,
@@ -183,10 +268,34 @@ before(async () => {
   gw = await startGateway();
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.topup(20);
-  await gw.admin.line({ name: 'openai', protocol: 'openai-chat', baseUrl: scenarioBase(mock, FORCED), models: [upstreams['openai-chat']], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
-  await gw.admin.line({ name: 'anthropic', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, FORCED), models: [upstreams.anthropic], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
-  await gw.admin.line({ name: 'responses', protocol: 'openai-responses', baseUrl: scenarioBase(mock, FORCED), models: [upstreams['openai-responses']], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
-  await gw.admin.line({ name: 'gemini', protocol: 'gemini', baseUrl: scenarioOrigin(mock, FORCED), models: [upstreams.gemini], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({
+    name: 'openai',
+    protocol: 'openai-chat',
+    baseUrl: scenarioBase(mock, FORCED),
+    models: [upstreams['openai-chat']],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
+  await gw.admin.line({
+    name: 'anthropic',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, FORCED),
+    models: [upstreams.anthropic],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
+  await gw.admin.line({
+    name: 'responses',
+    protocol: 'openai-responses',
+    baseUrl: scenarioBase(mock, FORCED),
+    models: [upstreams['openai-responses']],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
+  await gw.admin.line({
+    name: 'gemini',
+    protocol: 'gemini',
+    baseUrl: scenarioOrigin(mock, FORCED),
+    models: [upstreams.gemini],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
 });
 
 after(async () => {
@@ -220,7 +329,10 @@ for (const inbound of INBOUND) {
         assert.equal(row.status, 200);
         assert.deepEqual([row.usage.inputTokens, row.usage.cacheReadTokens, row.usage.outputTokens], [800, 200, 500]);
         assert.equal(row.usageEstimated, false);
-        assert.equal(row.costMicro, expectedCostMicro({ input: 1000, cached: 200, output: 500 }, (await gw.admin.model(model)).prices));
+        assert.equal(
+          row.costMicro,
+          expectedCostMicro({ input: 1000, cached: 200, output: 500 }, (await gw.admin.model(model)).prices),
+        );
       });
 
       test(`${pair}: a tool call round trip`, async () => {
@@ -232,7 +344,12 @@ for (const inbound of INBOUND) {
         assert.deepEqual(first.call?.args, { city: 'x' });
         // The call id is the upstream's own (toolu_ from Anthropic, call_ from OpenAI), or one Tollgate makes
         // for Gemini, whose calls carry none; only Gemini to Gemini passes that absence through.
-        const idShape = upstream === 'gemini' && inbound === 'gemini' ? /^$/ : upstream === 'anthropic' ? /^toolu_[A-Za-z0-9]+$/ : /^call_[A-Za-z0-9_]+$/;
+        const idShape =
+          upstream === 'gemini' && inbound === 'gemini'
+            ? /^$/
+            : upstream === 'anthropic'
+              ? /^toolu_[A-Za-z0-9]+$/
+              : /^call_[A-Za-z0-9_]+$/;
         assert.match(first.call!.id, idShape);
         const second = await client.answer(model, stream, 'what is the weather in Paris?', first, 'sunny, 21 °C');
         assert.equal(second.text, 'tool result: sunny, 21 °C');
@@ -240,7 +357,13 @@ for (const inbound of INBOUND) {
         const sent = mock.requests.slice(before);
         assert.equal(sent.length, 2, 'one upstream request per turn');
         const rows = await rowsOf(`${keyName}.tool`);
-        assert.deepEqual(rows.map((r) => [r.status, r.stream, r.upstreamProtocol]), [[200, stream, upstream], [200, stream, upstream]]);
+        assert.deepEqual(
+          rows.map((r) => [r.status, r.stream, r.upstreamProtocol]),
+          [
+            [200, stream, upstream],
+            [200, stream, upstream],
+          ],
+        );
         // The upstream saw the call and its result tied together in its own format.
         const last = sent[1]!.body;
         if (upstream === 'anthropic') {
@@ -255,7 +378,9 @@ for (const inbound of INBOUND) {
           assert.equal(output.call_id, call.call_id);
         } else {
           const call = last.contents.at(-2).parts.find((p: { functionCall?: unknown }) => p.functionCall).functionCall;
-          const response = last.contents.at(-1).parts.find((p: { functionResponse?: unknown }) => p.functionResponse).functionResponse;
+          const response = last.contents
+            .at(-1)
+            .parts.find((p: { functionResponse?: unknown }) => p.functionResponse).functionResponse;
           assert.equal(response.name, call.name);
           assert.equal(typeof response.response, 'object');
         }
@@ -272,7 +397,10 @@ test('the same conversation costs the same whichever way it travels', async () =
   const expected = INBOUND.length * 2;
   const logged = (await Promise.all(INBOUND.map((inbound) => rowsOf(`same-cost.${inbound}`)))).flat();
   assert.equal(logged.length, expected);
-  assert.deepEqual(logged.map((r) => r.status), Array<number>(expected).fill(200));
+  assert.deepEqual(
+    logged.map((r) => r.status),
+    Array<number>(expected).fill(200),
+  );
   assert.deepEqual(new Set(logged.map((r) => r.inboundProtocol)), new Set(INBOUND));
   const costs = new Set(logged.map((r) => r.costMicro));
   assert.equal(costs.size, 1, `costs differ: ${[...costs].join(', ')}`);

@@ -16,11 +16,37 @@ before(async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.topup(5);
   const auth = { apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' };
-  await gw.admin.line({ name: 'claude', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, 'usage-in=1000,usage-cached=300,usage-cache-write=200,usage-out=50'), models: ['claude-sonnet-4-6'], ...auth });
-  await gw.admin.line({ name: 'plain', protocol: 'anthropic', baseUrl: mock.url, models: ['claude-haiku-4-5'], ...auth });
-  await gw.admin.line({ name: 'slow-oai', baseUrl: scenarioBase(mock, 'chunk-delay=40,words=200'), models: ['claude-opus-4-5'] });
-  await gw.admin.line({ name: 'drops-oai', baseUrl: scenarioBase(mock, 'drop-after=4,words=20'), models: ['claude-opus-4-6'] });
-  await gw.admin.line({ name: 'limited', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, 'status=429,retry-after=3'), models: ['claude-opus-4-7'], ...auth });
+  await gw.admin.line({
+    name: 'claude',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, 'usage-in=1000,usage-cached=300,usage-cache-write=200,usage-out=50'),
+    models: ['claude-sonnet-4-6'],
+    ...auth,
+  });
+  await gw.admin.line({
+    name: 'plain',
+    protocol: 'anthropic',
+    baseUrl: mock.url,
+    models: ['claude-haiku-4-5'],
+    ...auth,
+  });
+  await gw.admin.line({
+    name: 'slow-oai',
+    baseUrl: scenarioBase(mock, 'chunk-delay=40,words=200'),
+    models: ['claude-opus-4-5'],
+  });
+  await gw.admin.line({
+    name: 'drops-oai',
+    baseUrl: scenarioBase(mock, 'drop-after=4,words=20'),
+    models: ['claude-opus-4-6'],
+  });
+  await gw.admin.line({
+    name: 'limited',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, 'status=429,retry-after=3'),
+    models: ['claude-opus-4-7'],
+    ...auth,
+  });
   key = await gw.admin.key('claude-code');
   client = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
 });
@@ -30,8 +56,16 @@ after(async () => {
   await mock.close();
 });
 
-async function post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const r = await fetch(gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const r = await fetch(gw.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, headers: r.headers, body: await r.json() };
 }
 
@@ -39,7 +73,11 @@ describe('requests as Claude Code sends them', () => {
   test('?beta=true, x-api-key, anthropic-beta passed on, a role:"system" message mid-conversation', async () => {
     const r = await post(
       '/v1/messages?beta=true',
-      { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14' },
+      {
+        'x-api-key': key,
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
+      },
       {
         model: 'claude-haiku-4-5',
         max_tokens: 64000,
@@ -69,7 +107,10 @@ describe('requests as Claude Code sends them', () => {
     assert.equal(missing.body.type, 'error');
     assert.equal(missing.body.error.type, 'invalid_request_error');
     assert.match(missing.body.error.message, /anthropic-version/);
-    assert.equal((await post('/v1/messages', { 'x-api-key': key, 'anthropic-version': '2026-10-21' }, body)).status, 200);
+    assert.equal(
+      (await post('/v1/messages', { 'x-api-key': key, 'anthropic-version': '2026-10-21' }, body)).status,
+      200,
+    );
   });
 });
 
@@ -88,33 +129,55 @@ describe('errors in Anthropic shape', () => {
   }
 
   test('unknown model: 404 not_found_error through the SDK', async () => {
-    await assert.rejects(client.messages.create({ model: 'claude-nope', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
-      assert.ok(e instanceof Anthropic.NotFoundError, String(e));
-      assert.equal((e as any).error.error.type, 'not_found_error');
-      return true;
-    });
+    await assert.rejects(
+      client.messages.create({ model: 'claude-nope', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => {
+        assert.ok(e instanceof Anthropic.NotFoundError, String(e));
+        assert.equal((e as any).error.error.type, 'not_found_error');
+        return true;
+      },
+    );
   });
 
   test('missing max_tokens: 400 invalid_request_error', async () => {
-    const r = await post('/v1/messages', { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'x' }] });
+    const r = await post(
+      '/v1/messages',
+      { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'x' }] },
+    );
     assert.equal(r.status, 400);
     assert.equal(r.body.error.type, 'invalid_request_error');
     assert.match(r.body.error.message, /max_tokens/);
   });
 
   test('quota: 402 billing_error, not retried', async () => {
-    const capped = new Anthropic({ baseURL: gw.url, apiKey: await gw.admin.key('capped', { quotaMicro: 10 }), maxRetries: 2 });
-    const before = mock.requests.length;
-    await assert.rejects(capped.messages.create({ model: 'claude-haiku-4-5', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
-      assert.equal((e as any).status, 402);
-      assert.equal((e as any).error.error.type, 'billing_error');
-      return true;
+    const capped = new Anthropic({
+      baseURL: gw.url,
+      apiKey: await gw.admin.key('capped', { quotaMicro: 10 }),
+      maxRetries: 2,
     });
+    const before = mock.requests.length;
+    await assert.rejects(
+      capped.messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 1000,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+      (e: unknown) => {
+        assert.equal((e as any).status, 402);
+        assert.equal((e as any).error.error.type, 'billing_error');
+        return true;
+      },
+    );
     assert.equal(mock.requests.length, before);
   });
 
   test('upstream 429: rate_limit_error with retry-after', async () => {
-    const r = await post('/v1/messages', { 'x-api-key': key, 'anthropic-version': '2023-06-01' }, { model: 'claude-opus-4-7', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
+    const r = await post(
+      '/v1/messages',
+      { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      { model: 'claude-opus-4-7', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] },
+    );
     assert.equal(r.status, 429);
     assert.equal(r.body.error.type, 'rate_limit_error');
     assert.equal(r.headers.get('retry-after'), '3');
@@ -130,10 +193,20 @@ describe('errors in Anthropic shape', () => {
 
 describe('billing', () => {
   test('cache reads and cache writes are billed at their own prices', async () => {
-    const m = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 100, messages: [{ role: 'user', content: 'cached' }] });
-    assert.deepEqual([m.usage.input_tokens, m.usage.cache_read_input_tokens, m.usage.cache_creation_input_tokens], [500, 300, 200]);
+    const m = await client.messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'cached' }],
+    });
+    assert.deepEqual(
+      [m.usage.input_tokens, m.usage.cache_read_input_tokens, m.usage.cache_creation_input_tokens],
+      [500, 300, 200],
+    );
     const [row] = await gw.admin.logs({ limit: '1' });
-    assert.deepEqual([row!.usage.inputTokens, row!.usage.cacheReadTokens, row!.usage.cacheWriteTokens, row!.usage.outputTokens], [500, 300, 200, 50]);
+    assert.deepEqual(
+      [row!.usage.inputTokens, row!.usage.cacheReadTokens, row!.usage.cacheWriteTokens, row!.usage.outputTokens],
+      [500, 300, 200, 50],
+    );
     const prices = (await gw.admin.model('claude-sonnet-4-6')).prices;
     // 500 × $3 + 300 × $0.30 + 200 × $3.75 + 50 × $15, per million
     assert.equal(row!.costMicro, expectedCostMicro({ input: 1000, cached: 300, cacheWrite: 200, output: 50 }, prices));
@@ -142,27 +215,44 @@ describe('billing', () => {
 
   test('a client that hangs up on a translated stream: upstream aborted, produced tokens billed', async () => {
     const aborted = mock.aborted;
-    const stream = client.messages.stream({ model: 'claude-opus-4-5', max_tokens: 1000, messages: [{ role: 'user', content: 'long' }] });
+    const stream = client.messages.stream({
+      model: 'claude-opus-4-5',
+      max_tokens: 1000,
+      messages: [{ role: 'user', content: 'long' }],
+    });
     let deltas = 0;
     for await (const ev of stream) {
       if (ev.type === 'content_block_delta' && ++deltas === 5) break;
     }
     await waitFor(() => mock.aborted === aborted + 1, 'the upstream abort');
     // The model's own row: a 499 row of another test cannot end the wait.
-    await waitFor(async () => (await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' }))[0]?.status === 499, 'the ledger row');
+    await waitFor(
+      async () => (await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' }))[0]?.status === 499,
+      'the ledger row',
+    );
     const [row] = await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' });
     assert.equal(row!.usageEstimated, true);
     assert.ok(row!.usage.outputTokens >= 3 && row!.usage.outputTokens < 60, `output ${row!.usage.outputTokens}`);
-    assert.ok(row!.usage.inputTokens > 0 && row!.costMicro > 0, `input ${row!.usage.inputTokens}, cost ${row!.costMicro}`);
+    assert.ok(
+      row!.usage.inputTokens > 0 && row!.costMicro > 0,
+      `input ${row!.usage.inputTokens}, cost ${row!.costMicro}`,
+    );
   });
 
   test('an upstream that drops a translated stream: an Anthropic error event, produced tokens billed', async () => {
-    const stream = client.messages.stream({ model: 'claude-opus-4-6', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] });
+    const stream = client.messages.stream({
+      model: 'claude-opus-4-6',
+      max_tokens: 1000,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     await assert.rejects(stream.finalMessage(), (e: unknown) => {
       assert.match(String((e as Error).message), /Upstream error/);
       return true;
     });
-    await waitFor(async () => (await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' }))[0]?.status === 502, 'the ledger row');
+    await waitFor(
+      async () => (await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' }))[0]?.status === 502,
+      'the ledger row',
+    );
     const [row] = await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' });
     assert.ok(row!.costMicro > 0, 'billed');
     assert.equal((await gw.admin.wallet()).heldMicro, 0);
@@ -174,12 +264,21 @@ describe('count_tokens and models', () => {
   test('countTokens is answered locally, is not billed, and is a real count', async () => {
     const before = mock.requests.length;
     const rowsBefore = (await gw.admin.logs()).length;
-    const small = await client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'hi' }] });
+    const small = await client.messages.countTokens({
+      model: 'claude-sonnet-4-6',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     const big = await client.messages.countTokens({
       model: 'claude-sonnet-4-6',
       system: 'You are a careful assistant. '.repeat(50),
       messages: [{ role: 'user', content: 'Summarise the following text. '.repeat(100) }],
-      tools: [{ name: 'read_file', description: 'Read a file from disk', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+      tools: [
+        {
+          name: 'read_file',
+          description: 'Read a file from disk',
+          input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+        },
+      ],
     });
     assert.ok(small.input_tokens > 0, 'a count');
     assert.ok(big.input_tokens > 700 && big.input_tokens < 2000, `big ${big.input_tokens}`);
@@ -203,7 +302,15 @@ describe('count_tokens and models', () => {
       (
         await client.messages.countTokens({
           model: 'claude-sonnet-4-6',
-          messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(w, h) } }, { type: 'text', text: 'what is it?' }] }],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(w, h) } },
+                { type: 'text', text: 'what is it?' },
+              ],
+            },
+          ],
         })
       ).input_tokens;
     const tiny = await count(1, 1);
@@ -215,10 +322,15 @@ describe('count_tokens and models', () => {
     const page = await client.models.list();
     assert.ok(page.data.length > 20, `${page.data.length} models`);
     assert.equal(page.data[0]!.type, 'model');
-    assert.ok(page.data.every((m) => typeof m.display_name === 'string' && typeof m.created_at === 'string'), 'every model has a display name and a date');
+    assert.ok(
+      page.data.every((m) => typeof m.display_name === 'string' && typeof m.created_at === 'string'),
+      'every model has a display name and a date',
+    );
     const one = await client.models.retrieve('claude-haiku-4-5');
     assert.equal(one.id, 'claude-haiku-4-5');
-    const openaiShape = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { object: string };
+    const openaiShape = (await (
+      await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { object: string };
     assert.equal(openaiShape.object, 'list');
   });
 });

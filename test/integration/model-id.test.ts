@@ -23,10 +23,37 @@ before(async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.topup(5);
   const auth = { apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' };
-  await gw.admin.line({ name: 'chat', baseUrl: `${mock.url}/v1`, models: ['gpt-4o'], modelMap: { 'gpt-4o': 'vendor/gpt-4o-2024-08-06' }, ...auth });
-  await gw.admin.line({ name: 'responses', protocol: 'openai-responses', baseUrl: `${mock.url}/v1`, models: ['gpt-5.4'], modelMap: { 'gpt-5.4': 'gpt-5.4-2026-03-05' }, ...auth });
-  await gw.admin.line({ name: 'claude', protocol: 'anthropic', baseUrl: mock.url, models: ['claude-haiku-4-5'], modelMap: { 'claude-haiku-4-5': 'claude-haiku-4-5-20251001' }, ...auth });
-  await gw.admin.line({ name: 'google', protocol: 'gemini', baseUrl: mock.url, models: ['gemini-2.5-flash'], modelMap: { 'gemini-2.5-flash': 'gemini-2.5-flash-001' }, ...auth });
+  await gw.admin.line({
+    name: 'chat',
+    baseUrl: `${mock.url}/v1`,
+    models: ['gpt-4o'],
+    modelMap: { 'gpt-4o': 'vendor/gpt-4o-2024-08-06' },
+    ...auth,
+  });
+  await gw.admin.line({
+    name: 'responses',
+    protocol: 'openai-responses',
+    baseUrl: `${mock.url}/v1`,
+    models: ['gpt-5.4'],
+    modelMap: { 'gpt-5.4': 'gpt-5.4-2026-03-05' },
+    ...auth,
+  });
+  await gw.admin.line({
+    name: 'claude',
+    protocol: 'anthropic',
+    baseUrl: mock.url,
+    models: ['claude-haiku-4-5'],
+    modelMap: { 'claude-haiku-4-5': 'claude-haiku-4-5-20251001' },
+    ...auth,
+  });
+  await gw.admin.line({
+    name: 'google',
+    protocol: 'gemini',
+    baseUrl: mock.url,
+    models: ['gemini-2.5-flash'],
+    modelMap: { 'gemini-2.5-flash': 'gemini-2.5-flash-001' },
+    ...auth,
+  });
   const key = await gw.admin.key('model-id');
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
@@ -44,16 +71,24 @@ test('Chat Completions: the requested id, passed through and translated, JSON an
   for (const model of ['gpt-4o', 'claude-haiku-4-5']) {
     assert.equal((await openai.chat.completions.create({ model, messages: hi })).model, model);
     const chunks: string[] = [];
-    for await (const c of await openai.chat.completions.create({ model, messages: hi, stream: true })) chunks.push(c.model);
+    for await (const c of await openai.chat.completions.create({ model, messages: hi, stream: true }))
+      chunks.push(c.model);
     assert.ok(chunks.length > 0 && chunks.every((m) => m === model), `every chunk says ${model}: ${chunks.join(',')}`);
   }
-  assert.equal(mock.requests.find((r) => r.body.model === 'vendor/gpt-4o-2024-08-06') !== undefined, true, "the upstream got its own id");
+  assert.equal(
+    mock.requests.find((r) => r.body.model === 'vendor/gpt-4o-2024-08-06') !== undefined,
+    true,
+    'the upstream got its own id',
+  );
 });
 
 test('Messages: the requested id, passed through and translated, JSON and stream', async () => {
   for (const model of ['claude-haiku-4-5', 'gpt-4o']) {
     assert.equal((await anthropic.messages.create({ model, max_tokens: 64, messages: hi })).model, model);
-    assert.equal((await anthropic.messages.stream({ model, max_tokens: 64, messages: hi }).finalMessage()).model, model);
+    assert.equal(
+      (await anthropic.messages.stream({ model, max_tokens: 64, messages: hi }).finalMessage()).model,
+      model,
+    );
   }
 });
 
@@ -68,7 +103,11 @@ test('Gemini: the requested id in modelVersion, passed through and translated, J
   for (const model of ['gemini-2.5-flash', 'claude-haiku-4-5']) {
     assert.equal((await google.models.generateContent({ model, contents: 'hi' })).modelVersion, model);
     const versions: (string | undefined)[] = [];
-    for await (const c of await google.models.generateContentStream({ model, contents: 'hi' })) versions.push(c.modelVersion);
-    assert.ok(versions.length > 0 && versions.every((v) => v === model), `every chunk says ${model}: ${versions.join(',')}`);
+    for await (const c of await google.models.generateContentStream({ model, contents: 'hi' }))
+      versions.push(c.modelVersion);
+    assert.ok(
+      versions.length > 0 && versions.every((v) => v === model),
+      `every chunk says ${model}: ${versions.join(',')}`,
+    );
   }
 });

@@ -17,7 +17,12 @@ import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } fr
 type Format = 'openai-chat' | 'anthropic' | 'openai-responses' | 'gemini';
 const FORMATS: Format[] = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'];
 /** One catalogue model per upstream format: the model picks the line. */
-const MODEL: Record<Format, string> = { 'openai-chat': 'gpt-4.1-mini', anthropic: 'claude-haiku-4-5', 'openai-responses': 'gpt-5-mini', gemini: 'gemini-2.5-flash' };
+const MODEL: Record<Format, string> = {
+  'openai-chat': 'gpt-4.1-mini',
+  anthropic: 'claude-haiku-4-5',
+  'openai-responses': 'gpt-5-mini',
+  gemini: 'gemini-2.5-flash',
+};
 
 let mock: MockUpstream;
 
@@ -31,36 +36,73 @@ after(async () => {
 });
 
 /** A line of `format` serving `models`, whose every answer follows `scenario`. */
-async function addLine(gw: TestGateway, name: string, format: Format, scenario: string, models: string[]): Promise<void> {
-  const baseUrl = format === 'openai-chat' || format === 'openai-responses' ? scenarioBase(mock, scenario) : scenarioOrigin(mock, scenario);
+async function addLine(
+  gw: TestGateway,
+  name: string,
+  format: Format,
+  scenario: string,
+  models: string[],
+): Promise<void> {
+  const baseUrl =
+    format === 'openai-chat' || format === 'openai-responses'
+      ? scenarioBase(mock, scenario)
+      : scenarioOrigin(mock, scenario);
   await gw.admin.line({ name, protocol: format, baseUrl, models, apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
 }
 
 /** One request in the client's own format, without an output limit where the format allows it; returns the text. */
-async function ask(gw: TestGateway, client: Format, key: string, model: string, stream: boolean, maxTokens?: number): Promise<string> {
+async function ask(
+  gw: TestGateway,
+  client: Format,
+  key: string,
+  model: string,
+  stream: boolean,
+  maxTokens?: number,
+): Promise<string> {
   const prompt = 'Tell me something.';
   if (client === 'openai-chat') {
     const c = gw.openai(key);
-    if (!stream) return (await c.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], ...(maxTokens ? { max_tokens: maxTokens } : {}) })).choices[0]!.message.content ?? '';
+    if (!stream)
+      return (
+        (
+          await c.chat.completions.create({
+            model,
+            messages: [{ role: 'user', content: prompt }],
+            ...(maxTokens ? { max_tokens: maxTokens } : {}),
+          })
+        ).choices[0]!.message.content ?? ''
+      );
     let text = '';
-    for await (const ch of await c.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], stream: true, stream_options: { include_usage: true } })) text += ch.choices[0]?.delta.content ?? '';
+    for await (const ch of await c.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: prompt }],
+      stream: true,
+      stream_options: { include_usage: true },
+    }))
+      text += ch.choices[0]?.delta.content ?? '';
     return text;
   }
   if (client === 'openai-responses') {
     const c = gw.openai(key);
     if (!stream) return (await c.responses.create({ model, input: prompt, store: false })).output_text;
     let text = '';
-    for await (const e of await c.responses.create({ model, input: prompt, store: false, stream: true })) if (e.type === 'response.output_text.delta') text += e.delta;
+    for await (const e of await c.responses.create({ model, input: prompt, store: false, stream: true }))
+      if (e.type === 'response.output_text.delta') text += e.delta;
     return text;
   }
   if (client === 'anthropic') {
     // Messages requires max_tokens: 32,000 as Claude Code sends when streaming; the SDK refuses more
     // than 8,192 without a stream.
     const c = new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
-    const body = { model, max_tokens: maxTokens ?? (stream ? 32_000 : 8_192), messages: [{ role: 'user' as const, content: prompt }] };
+    const body = {
+      model,
+      max_tokens: maxTokens ?? (stream ? 32_000 : 8_192),
+      messages: [{ role: 'user' as const, content: prompt }],
+    };
     if (!stream) return (await c.messages.create(body)).content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     let text = '';
-    for await (const e of await c.messages.create({ ...body, stream: true })) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+    for await (const e of await c.messages.create({ ...body, stream: true }))
+      if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
     return text;
   }
   const c = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gw.url } });
@@ -76,7 +118,11 @@ async function assertLedgerSound(gw: TestGateway): Promise<void> {
   const rows = await gw.admin.logs();
   assert.ok(Number.isSafeInteger(w.balanceMicro) && w.balanceMicro >= 0, `balance ${w.balanceMicro}`);
   for (const r of rows) assert.ok(Number.isSafeInteger(r.costMicro) && r.costMicro >= 0, `cost ${r.costMicro}`);
-  assert.equal(w.topupsMicro - w.balanceMicro, rows.reduce((s, r) => s + r.costMicro, 0), 'top-ups − balance = Σ logged costs');
+  assert.equal(
+    w.topupsMicro - w.balanceMicro,
+    rows.reduce((s, r) => s + r.costMicro, 0),
+    'top-ups − balance = Σ logged costs',
+  );
   assert.equal(w.heldMicro, 0);
   const doctor = await gw.admin.doctor();
   assert.equal(doctor.ok, true, JSON.stringify(doctor.checks.filter((c) => !c.ok)));
@@ -115,7 +161,10 @@ describe('usage figures an upstream lies about', () => {
             assert.equal(row.usageEstimated, true, JSON.stringify(row));
             assert.match(row.notes ?? '', /upstream usage refused \(.+\): counted by Tollgate/);
             assert.equal(row.usage.outputTokens, 4, 'the four words produced, as Tollgate counts them');
-            assert.ok(row.usage.inputTokens > 0 && row.usage.inputTokens < 100, `prompt counted: ${row.usage.inputTokens}`);
+            assert.ok(
+              row.usage.inputTokens > 0 && row.usage.inputTokens < 100,
+              `prompt counted: ${row.usage.inputTokens}`,
+            );
             assert.ok(row.costMicro > 0 && row.costMicro < 1_000, `cost ${row.costMicro}`);
             await assertLedgerSound(gw);
           });
@@ -164,7 +213,10 @@ describe('neither the wallet nor a quota is overspent', () => {
   test('a key with a $0.001 quota: a request its quota cannot pay a useful answer for is refused 402; one it can is charged within the quota', async () => {
     await gw.admin.topup(2);
     const tiny = await gw.admin.key('tiny', { quotaMicro: 1_000 });
-    await assert.rejects(ask(gw, 'openai-chat', tiny, 'gpt-4.1-mini', false), (e: unknown) => e instanceof OpenAI.APIError && e.status === 402);
+    await assert.rejects(
+      ask(gw, 'openai-chat', tiny, 'gpt-4.1-mini', false),
+      (e: unknown) => e instanceof OpenAI.APIError && e.status === 402,
+    );
     const small = await gw.admin.key('small', { quotaMicro: 5_000 });
     await ask(gw, 'openai-chat', small, 'gpt-4.1-mini', true);
     const row = (await gw.admin.logs({ key: 'small' }))[0]!;
@@ -173,7 +225,11 @@ describe('neither the wallet nor a quota is overspent', () => {
     const { keys } = await gw.admin.client.call('listKeys');
     const used = keys.find((k) => k.name === 'small')!.usedMicro;
     assert.ok(used <= 5_000, `key usage ${used}`);
-    await assert.rejects(ask(gw, 'openai-chat', small, 'gpt-4.1-mini', false), (e: unknown) => e instanceof OpenAI.APIError && e.status === 402, 'the spent quota refuses the next request');
+    await assert.rejects(
+      ask(gw, 'openai-chat', small, 'gpt-4.1-mini', false),
+      (e: unknown) => e instanceof OpenAI.APIError && e.status === 402,
+      'the spent quota refuses the next request',
+    );
     await assertLedgerSound(gw);
   });
 });
@@ -183,7 +239,13 @@ describe('1-hour cache writes', () => {
   before(async () => {
     gw = await startGateway();
     await gw.admin.topup(10);
-    await addLine(gw, 'cache', 'anthropic', 'reply=cached,usage-in=10,usage-out=10,usage-cache-write=1000,usage-cache-write-1h=10000', ['claude-haiku-4-5']);
+    await addLine(
+      gw,
+      'cache',
+      'anthropic',
+      'reply=cached,usage-in=10,usage-out=10,usage-cache-write=1000,usage-cache-write-1h=10000',
+      ['claude-haiku-4-5'],
+    );
   });
   after(() => gw.close());
 
@@ -205,7 +267,11 @@ describe('1-hour cache writes', () => {
 
   test('a Messages client is told both kinds apart, as Anthropic reports them', async () => {
     const c = new Anthropic({ baseURL: gw.url, apiKey: await gw.admin.key('cache.usage'), maxRetries: 0 });
-    const m = await c.messages.create({ model: 'claude-haiku-4-5', max_tokens: 8_192, messages: [{ role: 'user', content: 'hi' }] });
+    const m = await c.messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 8_192,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal(m.usage.cache_creation_input_tokens, 11_000);
     assert.deepEqual(m.usage.cache_creation, { ephemeral_5m_input_tokens: 1_000, ephemeral_1h_input_tokens: 10_000 });
   });

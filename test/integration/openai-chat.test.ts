@@ -19,9 +19,22 @@ before(async () => {
   mock = await startMockUpstream();
   gw = await startGateway();
   await gw.admin.topup(10);
-  await gw.admin.line({ name: 'main', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini', 'gpt-4.1'], modelMap: { 'gpt-4.1': 'mock-large' } });
-  await gw.admin.line({ name: 'forced', baseUrl: scenarioBase(mock, 'usage-in=1000,usage-out=500,usage-cached=200'), models: ['gpt-5-mini'] });
-  await gw.admin.line({ name: 'slow-start', baseUrl: scenarioBase(mock, `first-chunk-delay=${FIRST_BYTE_DELAY_MS},chunk-delay=${CHUNK_GAP_MS},words=5`), models: ['gpt-4.1-mini'] });
+  await gw.admin.line({
+    name: 'main',
+    baseUrl: `${mock.url}/v1`,
+    models: ['gpt-4o-mini', 'gpt-4.1'],
+    modelMap: { 'gpt-4.1': 'mock-large' },
+  });
+  await gw.admin.line({
+    name: 'forced',
+    baseUrl: scenarioBase(mock, 'usage-in=1000,usage-out=500,usage-cached=200'),
+    models: ['gpt-5-mini'],
+  });
+  await gw.admin.line({
+    name: 'slow-start',
+    baseUrl: scenarioBase(mock, `first-chunk-delay=${FIRST_BYTE_DELAY_MS},chunk-delay=${CHUNK_GAP_MS},words=5`),
+    models: ['gpt-4.1-mini'],
+  });
   client = gw.openai(await gw.admin.key('main-key'));
 });
 
@@ -37,7 +50,10 @@ async function lastLog(): Promise<Awaited<ReturnType<TestGateway['admin']['logs'
 
 describe('non-streaming', () => {
   test('reply text, usage and exact cost in the log', async () => {
-    const r = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello there, gateway' }] });
+    const r = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hello there, gateway' }],
+    });
     assert.equal(r.choices[0]!.message.content, 'mock reply to: hello there, gateway');
     assert.equal(r.choices[0]!.finish_reason, 'stop');
     const row = await lastLog();
@@ -52,12 +68,18 @@ describe('non-streaming', () => {
     assert.equal(row.usage.outputTokens, r.usage!.completion_tokens);
     assert.equal(row.usageEstimated, false);
     const prices = (await gw.admin.model('gpt-4o-mini')).prices;
-    assert.equal(row.costMicro, expectedCostMicro({ input: r.usage!.prompt_tokens, output: r.usage!.completion_tokens }, prices));
+    assert.equal(
+      row.costMicro,
+      expectedCostMicro({ input: r.usage!.prompt_tokens, output: r.usage!.completion_tokens }, prices),
+    );
     assert.ok(row.latencyMs >= 0 && row.ttfbMs !== null, `latency ${row.latencyMs}, ttfb ${row.ttfbMs}`);
   });
 
   test('cached tokens are billed once, at the cache-read price', async () => {
-    const r = await client.chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'cache me' }] });
+    const r = await client.chat.completions.create({
+      model: 'gpt-5-mini',
+      messages: [{ role: 'user', content: 'cache me' }],
+    });
     assert.equal(r.usage!.prompt_tokens, 1000);
     assert.equal(r.usage!.prompt_tokens_details!.cached_tokens, 200);
     const row = await lastLog();
@@ -69,7 +91,14 @@ describe('non-streaming', () => {
   });
 
   test('only `model` is rewritten on the way up', async () => {
-    const body = { model: 'gpt-4.1', messages: [{ role: 'user' as const, content: 'map me' }], temperature: 0.3, seed: 7, user: 'u1', metadata: { a: 'b' } };
+    const body = {
+      model: 'gpt-4.1',
+      messages: [{ role: 'user' as const, content: 'map me' }],
+      temperature: 0.3,
+      seed: 7,
+      user: 'u1',
+      metadata: { a: 'b' },
+    };
     await client.chat.completions.create(body);
     const sent = mock.requests.at(-1)!;
     assert.equal(sent.path, '/v1/chat/completions');
@@ -89,7 +118,11 @@ describe('non-streaming', () => {
 
 describe('streaming', () => {
   test('text arrives in pieces; the usage chunk is hidden from a client that did not ask', async () => {
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'stream it' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'stream it' }],
+      stream: true,
+    });
     let text = '';
     let chunks = 0;
     let sawUsage = false;
@@ -131,7 +164,14 @@ describe('streaming', () => {
 
   test('a streamed tool call arrives whole, and the tool result round trip works', async () => {
     const tools: OpenAI.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'read_file',
+          description: 'Read a file',
+          parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        },
+      },
     ];
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'read the readme' }];
     const runner = client.chat.completions.stream({ model: 'gpt-4o-mini', messages, tools });
@@ -152,7 +192,11 @@ describe('streaming', () => {
   // Only lower bounds, so a slow machine cannot fail it. A ttfb taken when the upstream's headers
   // arrive is under FIRST_BYTE_DELAY_MS; one taken at the end of the stream equals the latency.
   test('time to first byte is when the first event reaches the client, not the upstream headers or the end', async () => {
-    const stream = await client.chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'ttfb' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'user', content: 'ttfb' }],
+      stream: true,
+    });
     let text = '';
     for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
     assert.equal(text, 'w1 w2 w3 w4 w5');
@@ -162,11 +206,20 @@ describe('streaming', () => {
     const { ttfbMs, latencyMs } = row;
     assert.ok(ttfbMs !== null, 'ttfb is logged');
     // 10 ms of slack: a timer may fire a little early against performance.now().
-    assert.ok(ttfbMs >= FIRST_BYTE_DELAY_MS - 10, `ttfb ${ttfbMs} ms: no byte can reach the client before the upstream sends its first event`);
-    assert.ok(latencyMs >= FIRST_BYTE_DELAY_MS + GAPS_AFTER_FIRST * CHUNK_GAP_MS - 10, `latency ${latencyMs} ms covers the whole stream`);
+    assert.ok(
+      ttfbMs >= FIRST_BYTE_DELAY_MS - 10,
+      `ttfb ${ttfbMs} ms: no byte can reach the client before the upstream sends its first event`,
+    );
+    assert.ok(
+      latencyMs >= FIRST_BYTE_DELAY_MS + GAPS_AFTER_FIRST * CHUNK_GAP_MS - 10,
+      `latency ${latencyMs} ms covers the whole stream`,
+    );
     // The stream went on for GAPS_AFTER_FIRST gaps after the first byte; half of them is a bound that
     // an event loop held up by other work cannot break.
-    assert.ok(latencyMs - ttfbMs >= (GAPS_AFTER_FIRST / 2) * CHUNK_GAP_MS, `ttfb ${ttfbMs} ms, latency ${latencyMs} ms: the first byte came well before the end`);
+    assert.ok(
+      latencyMs - ttfbMs >= (GAPS_AFTER_FIRST / 2) * CHUNK_GAP_MS,
+      `ttfb ${ttfbMs} ms, latency ${latencyMs} ms: the first byte came well before the end`,
+    );
   });
 });
 

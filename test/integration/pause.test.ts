@@ -24,7 +24,11 @@ before(async () => {
   mock = await startMockUpstream();
   gw = await startGateway();
   await gw.admin.topup(5);
-  await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini', 'claude-haiku-4-5', 'gemini-2.5-flash'] });
+  await gw.admin.line({
+    name: 'mock',
+    baseUrl: `${mock.url}/v1`,
+    models: ['gpt-4o-mini', 'claude-haiku-4-5', 'gemini-2.5-flash'],
+  });
   key = await gw.admin.key('k');
 });
 
@@ -37,10 +41,20 @@ const USER = 'hi';
 
 /** One request per interface, through its official SDK. */
 const CALLS: Record<string, (k: string) => Promise<unknown>> = {
-  'chat completions': (k) => gw.openai(k).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: USER }] }),
+  'chat completions': (k) =>
+    gw.openai(k).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: USER }] }),
   responses: (k) => gw.openai(k).responses.create({ model: 'gpt-4o-mini', input: USER }),
-  messages: (k) => new Anthropic({ baseURL: gw.url, apiKey: k, maxRetries: 0 }).messages.create({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [{ role: 'user', content: USER }] }),
-  gemini: (k) => new GoogleGenAI({ apiKey: k, httpOptions: { baseUrl: gw.url } }).models.generateContent({ model: 'gemini-2.5-flash', contents: USER }),
+  messages: (k) =>
+    new Anthropic({ baseURL: gw.url, apiKey: k, maxRetries: 0 }).messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: USER }],
+    }),
+  gemini: (k) =>
+    new GoogleGenAI({ apiKey: k, httpOptions: { baseUrl: gw.url } }).models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: USER,
+    }),
 };
 
 async function failure(p: Promise<unknown>): Promise<unknown> {
@@ -51,7 +65,11 @@ async function failure(p: Promise<unknown>): Promise<unknown> {
 }
 
 async function cli(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), '--data-dir', gw.dataDir, ...args], { cwd: REPO });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), '--data-dir', gw.dataDir, ...args],
+    { cwd: REPO },
+  );
   return stdout;
 }
 
@@ -85,9 +103,17 @@ test('paused: each interface answers 503 in its own shape, with nothing billed, 
   assert.match(gemini.message, /Tollgate is paused/);
 
   // Streams and requests without a valid key are refused the same way, before anything else.
-  const stream = await failure(gw.openai(key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: USER }], stream: true }));
+  const stream = await failure(
+    gw
+      .openai(key)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: USER }], stream: true }),
+  );
   assert.equal((stream as InstanceType<typeof OpenAI.APIError>).status, 503);
-  const anonymous = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: '{}' });
+  const anonymous = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: '{}',
+  });
   assert.equal(anonymous.status, 503);
   assert.equal(((await anonymous.json()) as { error: { type: string } }).error.type, 'overloaded_error');
 
@@ -114,7 +140,11 @@ test('pause and resume are idempotent, and a restarted gateway is not paused', a
     await other.running.close();
     const again = await startGateway(other.dataDir);
     try {
-      assert.equal((await again.admin.client.call('getStatus')).paused, false, 'the pause is in memory: a restart resumes');
+      assert.equal(
+        (await again.admin.client.call('getStatus')).paused,
+        false,
+        'the pause is in memory: a restart resumes',
+      );
     } finally {
       await again.close();
     }

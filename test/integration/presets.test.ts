@@ -22,8 +22,17 @@ after(async () => {
 test("the openai preset sends max_completion_tokens (OpenAI's reasoning models refuse max_tokens); others send max_tokens", async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   // The presets' own base URLs point at the vendors; here they point at the mock.
-  await gw.admin.client.call('addLine', { body: { preset: 'openai', baseUrl: `${mock.url}/v1`, models: ['gpt-5-mini'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' } });
-  await gw.admin.client.call('addLine', { body: { preset: 'deepseek', baseUrl: `${mock.url}/v1`, apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' } });
+  await gw.admin.client.call('addLine', {
+    body: {
+      preset: 'openai',
+      baseUrl: `${mock.url}/v1`,
+      models: ['gpt-5-mini'],
+      apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+    },
+  });
+  await gw.admin.client.call('addLine', {
+    body: { preset: 'deepseek', baseUrl: `${mock.url}/v1`, apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' },
+  });
   const client = new Anthropic({ baseURL: gw.url, apiKey: await gw.admin.key('k'), maxRetries: 0 });
   await client.messages.create({ model: 'gpt-5-mini', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
   let sent = mock.requests.at(-1)!;
@@ -31,19 +40,36 @@ test("the openai preset sends max_completion_tokens (OpenAI's reasoning models r
   assert.equal(sent.body.max_tokens, undefined);
   assert.equal(sent.headers.authorization, 'Bearer upstream-secret');
   const deepseek = (await gw.admin.client.call('listLines')).lines.find((l) => l.name === 'deepseek')!;
-  await client.messages.create({ model: deepseek.models[0]!, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+  await client.messages.create({
+    model: deepseek.models[0]!,
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   sent = mock.requests.at(-1)!;
   assert.equal(sent.body.max_tokens, 100);
   assert.equal(sent.body.max_completion_tokens, undefined);
 });
 
-test("a line made from a preset sends its key in the header the preset names", async () => {
+test('a line made from a preset sends its key in the header the preset names', async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
-  await gw.admin.client.call('addLine', { body: { preset: 'anthropic', baseUrl: mock.url, models: ['claude-haiku-4-5'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' } });
-  await gw.admin.client.call('addLine', { body: { preset: 'ollama', name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4.1-mini'] } });
+  await gw.admin.client.call('addLine', {
+    body: {
+      preset: 'anthropic',
+      baseUrl: mock.url,
+      models: ['claude-haiku-4-5'],
+      apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+    },
+  });
+  await gw.admin.client.call('addLine', {
+    body: { preset: 'ollama', name: 'local', baseUrl: `${mock.url}/v1`, models: ['gpt-4.1-mini'] },
+  });
   const stored = gw.running.gateway.config.data.lines;
   assert.equal(stored.find((l) => l.name === 'anthropic')!.auth, 'x-api-key');
-  assert.equal(stored.find((l) => l.name === 'local')!.auth, undefined, 'a preset that takes no key leaves the style to the protocol');
+  assert.equal(
+    stored.find((l) => l.name === 'local')!.auth,
+    undefined,
+    'a preset that takes no key leaves the style to the protocol',
+  );
   const client = gw.openai(await gw.admin.key('auth'));
   await client.chat.completions.create({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }] });
   let sent = mock.requests.at(-1)!;
@@ -51,5 +77,9 @@ test("a line made from a preset sends its key in the header the preset names", a
   assert.deepEqual([sent.headers['x-api-key'], sent.headers.authorization], ['upstream-secret', undefined]);
   await client.chat.completions.create({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'hi' }] });
   sent = mock.requests.at(-1)!;
-  assert.deepEqual([sent.headers['x-api-key'], sent.headers.authorization], [undefined, undefined], 'no key, no header');
+  assert.deepEqual(
+    [sent.headers['x-api-key'], sent.headers.authorization],
+    [undefined, undefined],
+    'no key, no header',
+  );
 });

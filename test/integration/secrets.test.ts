@@ -39,8 +39,22 @@ before(async () => {
   gw = await startGateway(undefined, undefined, { serve: { errorLog } });
   await gw.admin.topup(5);
   for (const s of STATUSES) {
-    await gw.admin.line({ name: `chat-${s}`, protocol: 'openai-chat', baseUrl: `${echoUrl}/s${s}/v1`, models: [`gpt-4o-mini`], apiKey: UPSTREAM_KEY, priority: s });
-    await gw.admin.line({ name: `msgs-${s}`, protocol: 'anthropic', baseUrl: `${echoUrl}/s${s}`, models: [`claude-sonnet-4-5`], apiKey: UPSTREAM_KEY, priority: s });
+    await gw.admin.line({
+      name: `chat-${s}`,
+      protocol: 'openai-chat',
+      baseUrl: `${echoUrl}/s${s}/v1`,
+      models: [`gpt-4o-mini`],
+      apiKey: UPSTREAM_KEY,
+      priority: s,
+    });
+    await gw.admin.line({
+      name: `msgs-${s}`,
+      protocol: 'anthropic',
+      baseUrl: `${echoUrl}/s${s}`,
+      models: [`claude-sonnet-4-5`],
+      apiKey: UPSTREAM_KEY,
+      priority: s,
+    });
   }
   key = await gw.admin.key('scanned');
 });
@@ -55,10 +69,23 @@ test('upstream error bodies of every status are masked before they reach the cli
   for (const s of STATUSES) {
     for (const [prefix, path, body, headers] of [
       ['chat', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, {}],
-      ['msgs', '/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }, { 'anthropic-version': '2023-06-01' }],
+      [
+        'msgs',
+        '/v1/messages',
+        { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+        { 'anthropic-version': '2023-06-01' },
+      ],
     ] as const) {
-      for (const other of STATUSES) await gw.admin.client.call('updateLine', { params: { name: `${prefix}-${other}` }, body: { enabled: other === s } });
-      const res = await fetch(gw.url + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      for (const other of STATUSES)
+        await gw.admin.client.call('updateLine', {
+          params: { name: `${prefix}-${other}` },
+          body: { enabled: other === s },
+        });
+      const res = await fetch(gw.url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
       const text = await res.text();
       assert.ok(res.status >= 400, `${prefix} ${s}: ${res.status}`);
       seen.push(text);
@@ -68,12 +95,19 @@ test('upstream error bodies of every status are masked before they reach the cli
   }
   const rows = await gw.admin.logs({ limit: 500 });
   assert.ok(rows.length >= STATUSES.length * 2);
-  assert.ok(rows.some((r) => (r.errorMessage ?? '').includes('[redacted]')), 'the ledger kept the (masked) upstream message');
+  assert.ok(
+    rows.some((r) => (r.errorMessage ?? '').includes('[redacted]')),
+    'the ledger kept the (masked) upstream message',
+  );
 });
 
 test('no secret anywhere: config, ledger, gateway log, admin answers', async () => {
   const admin = gw.running.adminToken;
-  const secrets = { 'the sk- key': key.slice(3), 'the upstream credential': UPSTREAM_KEY, 'the admin token': admin.slice(4) };
+  const secrets = {
+    'the sk- key': key.slice(3),
+    'the upstream credential': UPSTREAM_KEY,
+    'the admin token': admin.slice(4),
+  };
   const places: [string, string][] = [];
   for (const f of readdirSync(gw.dataDir)) {
     if (f === 'admin-token') continue;
@@ -81,7 +115,15 @@ test('no secret anywhere: config, ledger, gateway log, admin answers', async () 
   }
   places.push(['the gateway log', logged]);
   for (const [i, t] of seen.entries()) places.push([`error body ${i}`, t]);
-  for (const path of ['/api/status', '/api/keys', '/api/lines', '/api/logs?limit=500', '/api/wallet', '/api/doctor', '/api/models']) {
+  for (const path of [
+    '/api/status',
+    '/api/keys',
+    '/api/lines',
+    '/api/logs?limit=500',
+    '/api/wallet',
+    '/api/doctor',
+    '/api/models',
+  ]) {
     const r = await fetch(gw.url + path, { headers: { authorization: `Bearer ${admin}` } });
     places.push([`GET ${path}`, await r.text()]);
   }

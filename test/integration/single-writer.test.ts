@@ -65,7 +65,12 @@ test('after kill -9, the restart works even when gateway.json names a live proce
 test('two gateways in one process on one data dir: the second is refused and names the first one URL', async () => {
   const first = await startGateway();
   try {
-    const err = await serve({ dataDir: first.dataDir, host: '127.0.0.1', port: 0, secrets: new MemorySecretStore() }).then(
+    const err = await serve({
+      dataDir: first.dataDir,
+      host: '127.0.0.1',
+      port: 0,
+      secrets: new MemorySecretStore(),
+    }).then(
       (second) => second.close().then(() => assert.fail('a second gateway started on the same data dir')),
       (e: unknown) => e,
     );
@@ -99,8 +104,16 @@ test('a headless serve runs: a second serve and the app are refused with the run
     try {
       const res = await tollgateCli(['serve', '--port', '0'], dataDir);
       assert.equal(res.code, 1);
-      assert.match(res.stderr, new RegExp(`A Tollgate gateway already runs for ${dataDir} at ${first.url.replace(/[.]/g, '\\.')} \\(pid ${first.child.pid}\\)`));
-      await assert.rejects(serve({ dataDir, host: '127.0.0.1', port: 0, secrets: new MemorySecretStore() }), DataDirBusyError);
+      assert.match(
+        res.stderr,
+        new RegExp(
+          `A Tollgate gateway already runs for ${dataDir} at ${first.url.replace(/[.]/g, '\\.')} \\(pid ${first.child.pid}\\)`,
+        ),
+      );
+      await assert.rejects(
+        serve({ dataDir, host: '127.0.0.1', port: 0, secrets: new MemorySecretStore() }),
+        DataDirBusyError,
+      );
       // Doctor asks the running gateway (the ledger belongs to it).
       const doctor = await tollgateCli(['doctor'], dataDir);
       assert.equal(doctor.code, 0, doctor.stderr);

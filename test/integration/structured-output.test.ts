@@ -18,16 +18,34 @@ let key: string;
 
 const NATIVE = 'claude-sonnet-4-6';
 const PROMPTED = 'claude-haiku-4-5';
-const SCHEMA = { type: 'object', properties: { city: { type: 'string' }, mood: { type: 'string', enum: ['sunny', 'rainy'] } }, required: ['city', 'mood'], additionalProperties: false };
+const SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, mood: { type: 'string', enum: ['sunny', 'rainy'] } },
+  required: ['city', 'mood'],
+  additionalProperties: false,
+};
 
 before(async () => {
   mock = await startMockUpstream();
   gw = await startGateway();
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.topup(5);
-  await gw.admin.line({ preset: 'anthropic', protocol: 'anthropic', name: 'claude', baseUrl: scenarioOrigin(mock, ''), models: [NATIVE], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({
+    preset: 'anthropic',
+    protocol: 'anthropic',
+    name: 'claude',
+    baseUrl: scenarioOrigin(mock, ''),
+    models: [NATIVE],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
   // An Anthropic-compatible service, not made from the preset: no quirk.
-  await gw.admin.line({ name: 'compatible', protocol: 'anthropic', baseUrl: mock.url, models: [PROMPTED], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({
+    name: 'compatible',
+    protocol: 'anthropic',
+    baseUrl: mock.url,
+    models: [PROMPTED],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
   key = await gw.admin.key('structured');
 });
 
@@ -37,22 +55,41 @@ after(async () => {
 });
 
 async function post(path: string, body: unknown): Promise<{ status: number; header: string | null; body: any }> {
-  const res = await fetch(gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-goog-api-key': key }, body: JSON.stringify(body) });
+  const res = await fetch(gw.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-goog-api-key': key },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, header: res.headers.get('x-tollgate-structured-output'), body: await res.json() };
 }
 
 /** What each client format sends to ask for SCHEMA, and where its answer's text is. */
 const CLIENTS = {
   chat: {
-    ask: (model: string) => post('/v1/chat/completions', { model, messages: [{ role: 'user', content: 'weather?' }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: SCHEMA, strict: true } } }),
+    ask: (model: string) =>
+      post('/v1/chat/completions', {
+        model,
+        messages: [{ role: 'user', content: 'weather?' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: SCHEMA, strict: true } },
+      }),
     text: (b: any): string => b.choices[0].message.content,
   },
   responses: {
-    ask: (model: string) => post('/v1/responses', { model, input: 'weather?', store: false, text: { format: { type: 'json_schema', name: 'weather', schema: SCHEMA, strict: true } } }),
+    ask: (model: string) =>
+      post('/v1/responses', {
+        model,
+        input: 'weather?',
+        store: false,
+        text: { format: { type: 'json_schema', name: 'weather', schema: SCHEMA, strict: true } },
+      }),
     text: (b: any): string => b.output.find((i: any) => i.type === 'message').content[0].text,
   },
   gemini: {
-    ask: (model: string) => post(`/v1beta/models/${model}:generateContent`, { contents: [{ role: 'user', parts: [{ text: 'weather?' }] }], generationConfig: { responseMimeType: 'application/json', responseJsonSchema: SCHEMA } }),
+    ask: (model: string) =>
+      post(`/v1beta/models/${model}:generateContent`, {
+        contents: [{ role: 'user', parts: [{ text: 'weather?' }] }],
+        generationConfig: { responseMimeType: 'application/json', responseJsonSchema: SCHEMA },
+      }),
     text: (b: any): string => b.candidates[0].content.parts.map((p: any) => p.text ?? '').join(''),
   },
 };
@@ -92,12 +129,19 @@ test('a streamed answer carries the header too', async () => {
   const res = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ model: PROMPTED, stream: true, messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }),
+    body: JSON.stringify({
+      model: PROMPTED,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+      response_format: { type: 'json_object' },
+    }),
   });
   assert.equal(res.headers.get('x-tollgate-structured-output'), 'prompt');
   await res.text();
   // The official SDK sees it on the raw response.
   const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-  const { response } = await openai.chat.completions.create({ model: PROMPTED, messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }).withResponse();
+  const { response } = await openai.chat.completions
+    .create({ model: PROMPTED, messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } })
+    .withResponse();
   assert.equal(response.headers.get('x-tollgate-structured-output'), 'prompt');
 });

@@ -39,7 +39,13 @@ describe('extractKey', () => {
 
 describe('authenticate', () => {
   const NOW = Date.parse('2026-03-01T12:00:00.000Z');
-  const secrets = { ok: generateSecret(), off: generateSecret(), gone: generateSecret(), old: generateSecret(), later: generateSecret() };
+  const secrets = {
+    ok: generateSecret(),
+    off: generateSecret(),
+    gone: generateSecret(),
+    old: generateSecret(),
+    later: generateSecret(),
+  };
   const record = (name: string, secret: string, over: Partial<KeyRecord> = {}): KeyRecord => ({
     id: `id-${name}`,
     name,
@@ -83,23 +89,39 @@ describe('authenticate', () => {
   });
 
   test('missing key', () => {
-    assert.equal(reject(undefined, /No API key was sent.*Authorization: Bearer.*x-api-key.*x-goog-api-key/), 'missing_api_key');
+    assert.equal(
+      reject(undefined, /No API key was sent.*Authorization: Bearer.*x-api-key.*x-goog-api-key/),
+      'missing_api_key',
+    );
     assert.equal(reject('', /No API key was sent/), 'missing_api_key');
   });
 
   test('whitespace around or inside the key', () => {
-    for (const damaged of [` ${secrets.ok}`, `${secrets.ok}\n`, `${secrets.ok}\r\n`, `\t${secrets.ok}`, `${secrets.ok.slice(0, 20)} ${secrets.ok.slice(20)}`, `${secrets.ok}\u00a0`]) {
+    for (const damaged of [
+      ` ${secrets.ok}`,
+      `${secrets.ok}\n`,
+      `${secrets.ok}\r\n`,
+      `\t${secrets.ok}`,
+      `${secrets.ok.slice(0, 20)} ${secrets.ok.slice(20)}`,
+      `${secrets.ok}\u00a0`,
+    ]) {
       assert.equal(reject(damaged, /spaces or line breaks/), 'api_key_whitespace', JSON.stringify(damaged));
     }
   });
 
   test('not a Tollgate key', () => {
-    assert.equal(reject('AIzaSyD-notours', /not a Tollgate key: Tollgate keys start with "sk-"/), 'api_key_not_tollgate');
+    assert.equal(
+      reject('AIzaSyD-notours', /not a Tollgate key: Tollgate keys start with "sk-"/),
+      'api_key_not_tollgate',
+    );
     assert.equal(reject(`pk-${secrets.ok.slice(3)}`, /start with "sk-"/), 'api_key_not_tollgate');
   });
 
   test('truncated key', () => {
-    assert.equal(reject(secrets.ok.slice(0, 40), /40 characters long but Tollgate keys have 51: it was cut short/), 'api_key_truncated');
+    assert.equal(
+      reject(secrets.ok.slice(0, 40), /40 characters long but Tollgate keys have 51: it was cut short/),
+      'api_key_truncated',
+    );
     assert.equal(reject(secrets.ok.slice(0, 50), /50 characters long/), 'api_key_truncated');
     assert.equal(reject('sk-', /3 characters long/), 'api_key_truncated');
   });
@@ -121,20 +143,17 @@ describe('authenticate', () => {
     assert.throws(() => authenticate(secrets.later, byHash, at), { code: 'api_key_expired' });
   });
 
-  test(
-    'every kind of failure has its own code',
-    () => {
-      const codes = [
-        reject(undefined, /./),
-        reject(` ${secrets.ok}`, /./),
-        reject('abc123', /./),
-        reject(secrets.ok.slice(0, 30), /./),
-        reject(generateSecret(), /./),
-        reject(secrets.off, /./),
-        reject(secrets.gone, /./),
-        reject(secrets.old, /./),
-      ];
-      assert.equal(new Set(codes).size, codes.length, codes.join(', '));
-    },
-  );
+  test('every kind of failure has its own code', () => {
+    const codes = [
+      reject(undefined, /./),
+      reject(` ${secrets.ok}`, /./),
+      reject('abc123', /./),
+      reject(secrets.ok.slice(0, 30), /./),
+      reject(generateSecret(), /./),
+      reject(secrets.off, /./),
+      reject(secrets.gone, /./),
+      reject(secrets.old, /./),
+    ];
+    assert.equal(new Set(codes).size, codes.length, codes.join(', '));
+  });
 });

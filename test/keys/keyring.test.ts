@@ -13,7 +13,17 @@ const dir = mkdtempSync(join(tmpdir(), 'tollgate-keyring-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function record(secret: string, name: string): KeyRecord {
-  return { id: `key_${name}`, name, hash: hashSecret(secret), last4: lastFour(secret), group: 'default', quotaMicro: null, expiresAt: null, state: 'enabled', createdAt: new Date().toISOString() };
+  return {
+    id: `key_${name}`,
+    name,
+    hash: hashSecret(secret),
+    last4: lastFour(secret),
+    group: 'default',
+    quotaMicro: null,
+    expiresAt: null,
+    state: 'enabled',
+    createdAt: new Date().toISOString(),
+  };
 }
 
 test('every change made through the config store reaches the index, with nothing to remember', async () => {

@@ -24,7 +24,10 @@ test('every character is about equally likely', () => {
   for (const ch of ALPHABET) {
     const n = counts.get(ch) ?? 0;
     chi2 += (n - expected) ** 2 / expected;
-    assert.ok(Math.abs(n - expected) < expected * 0.08, `${ch} appeared ${n} times, expected about ${Math.round(expected)}`);
+    assert.ok(
+      Math.abs(n - expected) < expected * 0.08,
+      `${ch} appeared ${n} times, expected about ${Math.round(expected)}`,
+    );
   }
   // 61 degrees of freedom: mean 61, sd 11. A plain `byte % 62` (A–H 25 % likelier) scores in the thousands.
   assert.ok(chi2 < 130, `chi-square ${chi2.toFixed(1)}`);

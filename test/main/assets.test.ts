@@ -23,7 +23,8 @@ test('the app icon exists in the sizes each platform needs', () => {
   const icns = readFileSync(join(ASSETS, 'icon.icns'));
   assert.equal(icns.subarray(0, 4).toString('latin1'), 'icns');
   assert.equal(icns.readUInt32BE(4), icns.length, 'a whole ICNS file');
-  for (const type of ['ic08', 'ic09']) assert.ok(icns.includes(Buffer.from(type)), `ICNS holds ${type} (256 and 512 px)`);
+  for (const type of ['ic08', 'ic09'])
+    assert.ok(icns.includes(Buffer.from(type)), `ICNS holds ${type} (256 and 512 px)`);
 });
 
 test('every tray state has its icon on every platform, at 1x and 2x', () => {
@@ -33,7 +34,11 @@ test('every tray state has its icon on every platform, at 1x and 2x', () => {
       const file = trayIconFile(state, platform);
       const base = platform === 'darwin' ? 16 : 32;
       assert.deepEqual(png(join(ASSETS, 'tray', file)), { width: base, height: base, alpha: true }, file);
-      assert.deepEqual(png(join(ASSETS, 'tray', file.replace('.png', '@2x.png'))), { width: base * 2, height: base * 2, alpha: true });
+      assert.deepEqual(png(join(ASSETS, 'tray', file.replace('.png', '@2x.png'))), {
+        width: base * 2,
+        height: base * 2,
+        alpha: true,
+      });
     }
   }
 });
@@ -41,5 +46,9 @@ test('every tray state has its icon on every platform, at 1x and 2x', () => {
 test('macOS template images are black with alpha only, as macOS requires to tint them', () => {
   const svg = readFileSync(join(ASSETS, 'src', 'tray-error-template.svg'), 'utf8');
   const colours = new Set([...svg.matchAll(/fill="(#[0-9a-f]{6}|[a-z]+)"/gi)].map((m) => m[1]!.toLowerCase()));
-  assert.deepEqual([...colours].filter((c) => c !== 'white' && c !== 'black' && c !== '#000000'), [], 'only black (and the white of the mask)');
+  assert.deepEqual(
+    [...colours].filter((c) => c !== 'white' && c !== 'black' && c !== '#000000'),
+    [],
+    'only black (and the white of the mask)',
+  );
 });

@@ -25,12 +25,20 @@ test('a data dir with no runtime file, or a dead one, means start our own', asyn
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }
-  const dead = { readUrl: () => 'http://127.0.0.1:1', readToken: () => 'tga_x', status: () => Promise.reject(new Error('ECONNREFUSED')) };
+  const dead = {
+    readUrl: () => 'http://127.0.0.1:1',
+    readToken: () => 'tga_x',
+    status: () => Promise.reject(new Error('ECONNREFUSED')),
+  };
   assert.equal(await findRunningGateway(gw.dataDir, dead), null);
 });
 
 test('a live gateway answering for another data dir, or refusing the token, is not ours', async () => {
-  const other = { readUrl: () => gw.url, readToken: () => gw.running.adminToken, status: async () => ({ version: '0', url: gw.url, dataDir: '/somewhere/else', paused: false }) };
+  const other = {
+    readUrl: () => gw.url,
+    readToken: () => gw.running.adminToken,
+    status: async () => ({ version: '0', url: gw.url, dataDir: '/somewhere/else', paused: false }),
+  };
   assert.equal(await findRunningGateway(gw.dataDir, other), null);
   assert.equal(await findRunningGateway(gw.dataDir, { ...realDeps, readToken: () => 'tga_wrong' }), null);
 });

@@ -34,7 +34,10 @@ function setup() {
       if (name === 'boom') throw new Error('The key "boom" does not exist.');
       return key(name, { state: enabled ? 'enabled' : 'disabled' });
     },
-    setPaused: async (p: boolean) => (calls.push(`paused=${p}`), { version: '1', dataDir: dir, url: 'http://127.0.0.1:4141', paused: p }),
+    setPaused: async (p: boolean) => (
+      calls.push(`paused=${p}`),
+      { version: '1', dataDir: dir, url: 'http://127.0.0.1:4141', paused: p }
+    ),
   } as unknown as GatewayApi;
   return { c, log, calls, cleanup: () => rmSync(dir, { recursive: true, force: true }), dir };
 }
@@ -44,7 +47,10 @@ test('"Disable all keys" disables every enabled key and the state follows', asyn
   try {
     await c.run({ kind: 'disable-all-keys' });
     assert.deepEqual(calls, ['a=false', 'b=false']);
-    assert.deepEqual(c.state.keys.map((k) => k.state), ['disabled', 'disabled', 'disabled']);
+    assert.deepEqual(
+      c.state.keys.map((k) => k.state),
+      ['disabled', 'disabled', 'disabled'],
+    );
   } finally {
     cleanup();
   }
@@ -56,10 +62,14 @@ test('pause, copy, console, updates and quit go where they should', async () => 
     await c.run({ kind: 'set-paused', paused: true });
     assert.deepEqual(calls, ['paused=true']);
     assert.equal(c.state.paused, true);
-    for (const kind of ['open-console', 'check-updates', 'download-update', 'install-update', 'quit'] as const) await c.run({ kind });
+    for (const kind of ['open-console', 'check-updates', 'download-update', 'install-update', 'quit'] as const)
+      await c.run({ kind });
     await c.run({ kind: 'copy', text: 'http://127.0.0.1:4141/v1' });
     await c.run({ kind: 'set-launch-at-login', on: true });
-    assert.deepEqual(log.filter((l) => l !== 'render'), ['console', 'check', 'download', 'install', 'quit', 'copy http://127.0.0.1:4141/v1', 'login true']);
+    assert.deepEqual(
+      log.filter((l) => l !== 'render'),
+      ['console', 'check', 'download', 'install', 'quit', 'copy http://127.0.0.1:4141/v1', 'login true'],
+    );
   } finally {
     cleanup();
   }
@@ -100,8 +110,14 @@ test('state changes notify through the shell (low balance)', () => {
 });
 
 test('gateway process arguments round-trip; start errors read as words', () => {
-  assert.deepEqual(parseGatewayArgs(['node', 'child.js', ...gatewayArgs('/data dir', 4141)]), { dataDir: '/data dir', port: 4141 });
+  assert.deepEqual(parseGatewayArgs(['node', 'child.js', ...gatewayArgs('/data dir', 4141)]), {
+    dataDir: '/data dir',
+    port: 4141,
+  });
   assert.throws(() => parseGatewayArgs(['--port', 'x']), /bad gateway arguments/);
-  assert.equal(describeStartError(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), 4141), 'port 4141 is in use by another program');
+  assert.equal(
+    describeStartError(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), 4141),
+    'port 4141 is in use by another program',
+  );
   assert.equal(describeStartError(new Error('config.json is corrupt'), 4141), 'config.json is corrupt');
 });

@@ -4,7 +4,20 @@ import { initialState, type AppState } from '../../main/state.js';
 import { DEFAULT_SETTINGS, type DesktopSettings } from '../../main/settings.js';
 
 export function key(name: string, extra: Partial<KeyView> = {}): KeyView {
-  return { id: `key_${name}`, name, group: 'default', state: 'enabled', last4: 'abcd', quotaMicro: null, usedMicro: 0, expiresAt: null, createdAt: '2026-01-01T00:00:00.000Z', rpm: null, maxConcurrent: null, ...extra };
+  return {
+    id: `key_${name}`,
+    name,
+    group: 'default',
+    state: 'enabled',
+    last4: 'abcd',
+    quotaMicro: null,
+    usedMicro: 0,
+    expiresAt: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    rpm: null,
+    maxConcurrent: null,
+    ...extra,
+  };
 }
 
 export function wallet(balanceMicro: number): WalletView {
@@ -13,19 +26,66 @@ export function wallet(balanceMicro: number): WalletView {
 
 export function line(name: string, health: LineView['health']['state'] = 'closed'): LineView {
   return {
-    id: `line_${name}`, name, protocol: 'openai-chat', baseUrl: 'http://127.0.0.1:1/v1', models: ['gpt-4o-mini'], modelMap: {}, apiKeySource: 'none', apiKeyEnv: null,
-    rpm: null, priority: 0, weight: 1, enabled: true, timeouts: {},
-    effectiveTimeouts: { connectMs: 10_000, firstByteMs: 45_000, nonStreamingFirstByteMs: 300_000, idleMs: 120_000, totalMs: 1_800_000 },
+    id: `line_${name}`,
+    name,
+    protocol: 'openai-chat',
+    baseUrl: 'http://127.0.0.1:1/v1',
+    models: ['gpt-4o-mini'],
+    modelMap: {},
+    apiKeySource: 'none',
+    apiKeyEnv: null,
+    rpm: null,
+    priority: 0,
+    weight: 1,
+    enabled: true,
+    timeouts: {},
+    effectiveTimeouts: {
+      connectMs: 10_000,
+      firstByteMs: 45_000,
+      nonStreamingFirstByteMs: 300_000,
+      idleMs: 120_000,
+      totalMs: 1_800_000,
+    },
     health: { state: health, failures: health === 'open' ? 3 : 0, waitMs: health === 'open' ? 30_000 : 0 },
   };
 }
 
 export function logEntry(id: number, ts: number, costMicro: number): LogEntry {
   return {
-    id, requestId: `req_${id}`, ts, keyId: 'key_a', keyName: 'a', model: 'gpt-4o-mini', servedModel: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini', line: 'l', attempts: 1,
-    inboundProtocol: 'openai-chat', upstreamProtocol: 'openai-chat', stream: false, status: 200, errorCode: null, errorMessage: null,
-    usage: { inputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, outputTokens: 1, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 }, usageEstimated: false, costMicro, unchargedMicro: 0, latencyMs: 5, ttfbMs: 3, notes: null,
-    billedAt: null, breakdown: null,
+    id,
+    requestId: `req_${id}`,
+    ts,
+    keyId: 'key_a',
+    keyName: 'a',
+    model: 'gpt-4o-mini',
+    servedModel: 'gpt-4o-mini',
+    upstreamModel: 'gpt-4o-mini',
+    line: 'l',
+    attempts: 1,
+    inboundProtocol: 'openai-chat',
+    upstreamProtocol: 'openai-chat',
+    stream: false,
+    status: 200,
+    errorCode: null,
+    errorMessage: null,
+    usage: {
+      inputTokens: 1,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      outputTokens: 1,
+      reasoningTokens: 0,
+      audioInputTokens: 0,
+      imageInputTokens: 0,
+    },
+    usageEstimated: false,
+    costMicro,
+    unchargedMicro: 0,
+    latencyMs: 5,
+    ttfbMs: 3,
+    notes: null,
+    billedAt: null,
+    breakdown: null,
   };
 }
 

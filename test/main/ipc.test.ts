@@ -10,7 +10,10 @@ function setup() {
   const calls: string[] = [];
   let login = false;
   const deps: IpcDeps = {
-    ipcMain: { handle: (channel: string, fn: (event: never, ...args: unknown[]) => unknown) => void handlers.set(channel, fn as never) } as IpcDeps['ipcMain'],
+    ipcMain: {
+      handle: (channel: string, fn: (event: never, ...args: unknown[]) => unknown) =>
+        void handlers.set(channel, fn as never),
+    } as IpcDeps['ipcMain'],
     console: () => ({ webContentsId: 3, origin: ORIGIN }),
     openExternal: async (url) => void calls.push(`open ${url}`),
     copyText: (text) => void calls.push(`copy ${text}`),
@@ -47,9 +50,18 @@ test('the console top frame may call; arguments are checked', async () => {
 
 test('IPC from a subframe, another window, another origin or a gone frame is refused', async () => {
   const { handlers, calls, from } = setup();
-  const cases = [from({ url: `${ORIGIN}/frame` }), from(null), from({ url: 'https://evil.example/' }), { ...from(null, 9), senderFrame: { url: `${ORIGIN}/` } }];
+  const cases = [
+    from({ url: `${ORIGIN}/frame` }),
+    from(null),
+    from({ url: 'https://evil.example/' }),
+    { ...from(null, 9), senderFrame: { url: `${ORIGIN}/` } },
+  ];
   for (const ev of cases) {
-    for (const channel of CHANNELS) await assert.rejects(async () => handlers.get(channel)!(ev, 'https://example.com/'), /answered only for the Tollgate console/);
+    for (const channel of CHANNELS)
+      await assert.rejects(
+        async () => handlers.get(channel)!(ev, 'https://example.com/'),
+        /answered only for the Tollgate console/,
+      );
   }
   assert.deepEqual(calls, []);
 });

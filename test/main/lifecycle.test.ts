@@ -16,19 +16,30 @@ function fakeApp(lock: boolean) {
 test('the first instance takes the lock and shows its window when a second one starts', () => {
   const app = fakeApp(true);
   let shown = 0;
-  assert.equal(claimSingleInstance(app, () => shown++), true);
+  assert.equal(
+    claimSingleInstance(app, () => shown++),
+    true,
+  );
   app.listeners['second-instance']![0]!();
   assert.equal(shown, 1);
 });
 
 test('a second instance does not get the lock and listens to nothing', () => {
   const app = fakeApp(false);
-  assert.equal(claimSingleInstance(app, () => assert.fail('must not be called')), false);
+  assert.equal(
+    claimSingleInstance(app, () => assert.fail('must not be called')),
+    false,
+  );
   assert.equal(app.listeners['second-instance'], undefined);
 });
 
 function event() {
-  return { prevented: 0, preventDefault() { this.prevented++; } };
+  return {
+    prevented: 0,
+    preventDefault() {
+      this.prevented++;
+    },
+  };
 }
 
 test('closing the window hides it to the tray unless the app is quitting', () => {
@@ -73,7 +84,11 @@ test('quit waits for the gateway to stop, absorbs repeated quits, then lets the 
 test('a failing stop still quits, and says why', async () => {
   const logs: string[] = [];
   let quits = 0;
-  const h = createQuitHandler({ stopGateway: () => Promise.reject(new Error('boom')), quit: () => quits++, log: (m) => logs.push(m) });
+  const h = createQuitHandler({
+    stopGateway: () => Promise.reject(new Error('boom')),
+    quit: () => quits++,
+    log: (m) => logs.push(m),
+  });
   h.onBeforeQuit(event());
   await new Promise((r) => setImmediate(r));
   assert.equal(quits, 1);

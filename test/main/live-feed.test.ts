@@ -33,24 +33,46 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
   const mock = await startMockUpstream();
   const feed = collector();
   let lost = 0;
-  const live = new LiveFeed(new GatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, { retryMs: 50, toolsMs: 60_000, now: Date.now });
+  const live = new LiveFeed(new GatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, {
+    retryMs: 50,
+    toolsMs: 60_000,
+    now: Date.now,
+  });
   try {
     await gw.admin.topup(3);
     await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
     const secret = await gw.admin.key('laptop');
-    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'before the feed' }] });
+    await gw
+      .openai(secret)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'before the feed' }] });
     live.start();
-    await waitFor(() => feed.state.feed === 'live' && feed.state.keys.length === 1 && feed.state.spentTodayMicro > 0, 'the snapshot and the day summed');
+    await waitFor(
+      () => feed.state.feed === 'live' && feed.state.keys.length === 1 && feed.state.spentTodayMicro > 0,
+      'the snapshot and the day summed',
+    );
     const first = feed.state.spentTodayMicro;
     assert.equal(feed.state.wallet!.spentMicro, first, "today's spend is the sum of today's rows");
     assert.equal(feed.state.paused, false);
-    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while live' }] });
+    await gw
+      .openai(secret)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while live' }] });
     await waitFor(() => feed.state.spentTodayMicro > first, 'the new row counted (a log event)');
     const logs = await gw.admin.logs();
-    assert.equal(feed.state.spentTodayMicro, logs.reduce((s, e) => s + e.costMicro, 0), 'each row counted once');
+    assert.equal(
+      feed.state.spentTodayMicro,
+      logs.reduce((s, e) => s + e.costMicro, 0),
+      'each row counted once',
+    );
     await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
     await waitFor(() => feed.state.keys[0]?.state === 'disabled', 'the key change');
-    assert.deepEqual(feed.state.tools?.map((t) => [t.tool, t.connected]), [['claude-code', false], ['codex', false], ['gemini-cli', false]]);
+    assert.deepEqual(
+      feed.state.tools?.map((t) => [t.tool, t.connected]),
+      [
+        ['claude-code', false],
+        ['codex', false],
+        ['gemini-cli', false],
+      ],
+    );
     // Connecting a tool creates its key: the feed looks at the tools again at once.
     await gw.admin.client.call('connectTool', { params: { tool: 'codex' }, body: { model: 'gpt-4o-mini' } });
     await waitFor(() => feed.state.tools?.find((t) => t.tool === 'codex')?.connected === true, 'codex connected');
@@ -73,9 +95,16 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
 
 test('spendSince pages back to local midnight', async () => {
   const day = dayStartOf(Date.now());
-  const rows = Array.from({ length: 2500 }, (_, i) => logEntry(2500 - i, day + 3_600_000 - i, 2)).concat([logEntry(0, day - 1, 1000)]);
+  const rows = Array.from({ length: 2500 }, (_, i) => logEntry(2500 - i, day + 3_600_000 - i, 2)).concat([
+    logEntry(0, day - 1, 1000),
+  ]);
   const pages: (number | undefined)[] = [];
-  const api = { logs: async (limit: number, before?: number) => (pages.push(before), rows.filter((r) => before === undefined || r.id < before).slice(0, limit)) } as unknown as GatewayApi;
+  const api = {
+    logs: async (limit: number, before?: number) => (
+      pages.push(before),
+      rows.filter((r) => before === undefined || r.id < before).slice(0, limit)
+    ),
+  } as unknown as GatewayApi;
   assert.deepEqual(await spendSince(api, day), { spentTodayMicro: 5000, dayStart: day, lastLogId: 2500 });
   assert.deepEqual(pages, [undefined, 1501, 501]);
 });
@@ -93,22 +122,36 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
     if (req.url === '/api/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       clients.push(res);
-      sse(res, 'snapshot', { status: { version: '1', dataDir: '/d', url: 'x', paused: false }, wallet: wallet(5_000_000), keys: [key('laptop')], lines: [line('openai')] });
+      sse(res, 'snapshot', {
+        status: { version: '1', dataDir: '/d', url: 'x', paused: false },
+        wallet: wallet(5_000_000),
+        keys: [key('laptop')],
+        lines: [line('openai')],
+      });
       return;
     }
     if (req.url?.startsWith('/api/logs')) {
       logsServed++;
       // Row 2 lands while the feed sums the day: it arrives as an event too, and must count once.
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ entries: [logEntry(2, Date.now(), 30), logEntry(1, Date.now(), 20)] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ entries: [logEntry(2, Date.now(), 30), logEntry(1, Date.now(), 20)] }));
       return;
     }
-    if (req.url === '/api/status') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ version: '1', dataDir: '/d', url: 'x', paused: false }));
+    if (req.url === '/api/status')
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ version: '1', dataDir: '/d', url: 'x', paused: false }));
     res.writeHead(404).end('{}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const feed = collector();
-  const live = new LiveFeed(new GatewayApi(url, 'tga_test'), feed.dispatch, () => undefined, { retryMs: 50, toolsMs: 60_000, now: Date.now });
+  const live = new LiveFeed(new GatewayApi(url, 'tga_test'), feed.dispatch, () => undefined, {
+    retryMs: 50,
+    toolsMs: 60_000,
+    now: Date.now,
+  });
   try {
     live.start();
     await waitFor(() => clients.length === 1 && feed.state.feed === 'live', 'snapshot');
@@ -141,6 +184,12 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
 
 test('unknown events are ignored; a status event is the pause state', () => {
   assert.equal(eventToAction({ event: 'mystery', data: {} } as unknown as AdminEvent), null);
-  assert.deepEqual(eventToAction({ event: 'wallet', data: { wallet: wallet(1) } }), { type: 'wallet', wallet: wallet(1) });
-  assert.deepEqual(eventToAction({ event: 'status', data: { status: { version: '1', dataDir: '/d', url: 'x', paused: true } } }), { type: 'paused', paused: true });
+  assert.deepEqual(eventToAction({ event: 'wallet', data: { wallet: wallet(1) } }), {
+    type: 'wallet',
+    wallet: wallet(1),
+  });
+  assert.deepEqual(
+    eventToAction({ event: 'status', data: { status: { version: '1', dataDir: '/d', url: 'x', paused: true } } }),
+    { type: 'paused', paused: true },
+  );
 });

@@ -8,7 +8,13 @@ import { AUTOSTART_FILE, autostartEntry, LoginItem, quoteExec } from '../../main
 test('on Linux, launch at login is an XDG autostart entry, absent by default', () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'tollgate-autostart-')), 'autostart');
   try {
-    const item = new LoginItem({ platform: 'linux', getOs: () => assert.fail('no OS API on Linux'), setOs: () => assert.fail('no OS API on Linux'), autostartDir: dir, command: ['/opt/Tollgate/tollgate'] });
+    const item = new LoginItem({
+      platform: 'linux',
+      getOs: () => assert.fail('no OS API on Linux'),
+      setOs: () => assert.fail('no OS API on Linux'),
+      autostartDir: dir,
+      command: ['/opt/Tollgate/tollgate'],
+    });
     assert.equal(item.get(), false, 'off by default');
     assert.equal(item.set(true), true);
     const text = readFileSync(join(dir, AUTOSTART_FILE), 'utf8');
@@ -23,7 +29,13 @@ test('on Linux, launch at login is an XDG autostart entry, absent by default', (
 
 test('on macOS and Windows the OS login item is used', () => {
   let on = false;
-  const item = new LoginItem({ platform: 'darwin', getOs: () => on, setOs: (v) => (on = v), autostartDir: '/nonexistent', command: ['x'] });
+  const item = new LoginItem({
+    platform: 'darwin',
+    getOs: () => on,
+    setOs: (v) => (on = v),
+    autostartDir: '/nonexistent',
+    command: ['x'],
+  });
   assert.equal(item.get(), false);
   assert.equal(item.set(true), true);
   assert.equal(on, true);
@@ -32,5 +44,8 @@ test('on macOS and Windows the OS login item is used', () => {
 test('Exec paths are quoted and escaped as the desktop entry spec says', () => {
   assert.equal(quoteExec('/home/a b/Tollgate.AppImage'), '"/home/a b/Tollgate.AppImage"');
   assert.equal(quoteExec('/x/"$`\\'), '"/x/\\"\\$\\`\\\\"');
-  assert.match(autostartEntry(['/usr/bin/electron', '/src/tollgate']), /^Exec="\/usr\/bin\/electron" "\/src\/tollgate" --hidden$/m);
+  assert.match(
+    autostartEntry(['/usr/bin/electron', '/src/tollgate']),
+    /^Exec="\/usr\/bin\/electron" "\/src\/tollgate" --hidden$/m,
+  );
 });

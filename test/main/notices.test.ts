@@ -8,7 +8,10 @@ test('the balance falling below the threshold notifies once, on the crossing', (
   const s = settings({ lowBalanceMicro: 1_000_000 });
   const above = runningState({ wallet: wallet(1_000_000) });
   const below = runningState({ wallet: wallet(999_999) });
-  assert.deepEqual(notices(above, below, s).map((n) => n.kind), ['lowBalance']);
+  assert.deepEqual(
+    notices(above, below, s).map((n) => n.kind),
+    ['lowBalance'],
+  );
   assert.match(notices(above, below, s)[0]!.body, /\$0\.999999/);
   assert.deepEqual(notices(below, runningState({ wallet: wallet(5) }), s), [], 'already below: no repeat');
   assert.deepEqual(notices(initialState(NOW), below, s), [], 'first learnt from a snapshot: no notice');
@@ -16,41 +19,92 @@ test('the balance falling below the threshold notifies once, on the crossing', (
 
 test('a key passing 90 % of its quota notifies; keys without quota never do', () => {
   const s = settings();
-  const before = runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: 899_999 }), key('b', { usedMicro: 1e9 })] });
-  const after = runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: 900_000 }), key('b', { usedMicro: 2e9 })] });
+  const before = runningState({
+    keys: [key('a', { quotaMicro: 1_000_000, usedMicro: 899_999 }), key('b', { usedMicro: 1e9 })],
+  });
+  const after = runningState({
+    keys: [key('a', { quotaMicro: 1_000_000, usedMicro: 900_000 }), key('b', { usedMicro: 2e9 })],
+  });
   const got = notices(before, after, s);
-  assert.deepEqual(got.map((n) => n.title), ['Tollgate: key "a" nearly at its quota']);
+  assert.deepEqual(
+    got.map((n) => n.title),
+    ['Tollgate: key "a" nearly at its quota'],
+  );
   assert.deepEqual(notices(after, after, s), []);
 });
 
 test('a line whose circuit opens notifies', () => {
-  const got = notices(runningState({ lines: [line('openai', 'closed')] }), runningState({ lines: [line('openai', 'open')] }), settings());
-  assert.deepEqual(got.map((n) => n.kind), ['lineDown']);
+  const got = notices(
+    runningState({ lines: [line('openai', 'closed')] }),
+    runningState({ lines: [line('openai', 'open')] }),
+    settings(),
+  );
+  assert.deepEqual(
+    got.map((n) => n.kind),
+    ['lineDown'],
+  );
   assert.match(got[0]!.body, /retried in 30 s/);
-  assert.deepEqual(notices(runningState({ lines: [line('openai', 'open')] }), runningState({ lines: [line('openai', 'open')] }), settings()), []);
+  assert.deepEqual(
+    notices(
+      runningState({ lines: [line('openai', 'open')] }),
+      runningState({ lines: [line('openai', 'open')] }),
+      settings(),
+    ),
+    [],
+  );
 });
 
 test('a line that stays down notifies once: its probe failing (half-open, then open again) is the same outage', () => {
   const s = settings();
   const states = ['closed', 'open', 'half-open', 'open', 'half-open', 'open', 'half-open', 'closed', 'open'] as const;
-  const kinds = states.slice(1).flatMap((st, i) => notices(runningState({ lines: [line('openai', states[i])] }), runningState({ lines: [line('openai', st)] }), s).map((n) => `${i + 1}:${n.kind}`));
+  const kinds = states
+    .slice(1)
+    .flatMap((st, i) =>
+      notices(
+        runningState({ lines: [line('openai', states[i])] }),
+        runningState({ lines: [line('openai', st)] }),
+        s,
+      ).map((n) => `${i + 1}:${n.kind}`),
+    );
   assert.deepEqual(kinds, ['1:lineDown', '8:lineDown'], 'the first opening, and again only after it had recovered');
 });
 
 test('low balance and key quota notify again only after recovering: a top-up, then a new fall below', () => {
   const s = settings({ lowBalanceMicro: 1_000_000 });
   const balances = [2_000_000, 900_000, 800_000, 700_000, 5_000_000, 999_999];
-  const kinds = balances.slice(1).flatMap((b, i) => notices(runningState({ wallet: wallet(balances[i]!) }), runningState({ wallet: wallet(b) }), s).map((n) => `${i + 1}:${n.kind}`));
+  const kinds = balances
+    .slice(1)
+    .flatMap((b, i) =>
+      notices(runningState({ wallet: wallet(balances[i]!) }), runningState({ wallet: wallet(b) }), s).map(
+        (n) => `${i + 1}:${n.kind}`,
+      ),
+    );
   assert.deepEqual(kinds, ['1:lowBalance', '5:lowBalance']);
   const used = [0, 950_000, 990_000, 1_000_000];
-  const quota = used.slice(1).flatMap((u, i) => notices(runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: used[i]! })] }), runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: u })] }), s));
+  const quota = used
+    .slice(1)
+    .flatMap((u, i) =>
+      notices(
+        runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: used[i]! })] }),
+        runningState({ keys: [key('a', { quotaMicro: 1_000_000, usedMicro: u })] }),
+        s,
+      ),
+    );
   assert.equal(quota.length, 1, 'once per crossing of 90 %');
 });
 
 test('each kind can be turned off', () => {
   const off = settings({ notifications: { lowBalance: false, keyQuota: false, lineDown: false } });
-  const before = runningState({ wallet: wallet(2_000_000), keys: [key('a', { quotaMicro: 10, usedMicro: 0 })], lines: [line('x')] });
-  const after = runningState({ wallet: wallet(1), keys: [key('a', { quotaMicro: 10, usedMicro: 10 })], lines: [line('x', 'open')] });
+  const before = runningState({
+    wallet: wallet(2_000_000),
+    keys: [key('a', { quotaMicro: 10, usedMicro: 0 })],
+    lines: [line('x')],
+  });
+  const after = runningState({
+    wallet: wallet(1),
+    keys: [key('a', { quotaMicro: 10, usedMicro: 10 })],
+    lines: [line('x', 'open')],
+  });
   assert.equal(notices(before, after, settings()).length, 3);
   assert.deepEqual(notices(before, after, off), []);
 });

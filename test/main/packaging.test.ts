@@ -21,7 +21,9 @@ const run = promisify(execFile);
 const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 describe('packaging', () => {
@@ -36,13 +38,21 @@ describe('packaging', () => {
 
   it('electron-builder.yml passes electron-builder’s own schema validation', async () => {
     await validateConfiguration(config as never, new DebugLogger(false));
-    await assert.rejects(validateConfiguration({ ...config, asarUnpak: [] } as never, new DebugLogger(false)), /asarUnpak/, 'the validator does reject a typo');
+    await assert.rejects(
+      validateConfiguration({ ...config, asarUnpak: [] } as never, new DebugLogger(false)),
+      /asarUnpak/,
+      'the validator does reject a typo',
+    );
   });
 
   it('names the app, its icons, the four installers, the fuses and the update feed', () => {
     assert.equal(config.appId, 'dev.tollgate.app');
     assert.equal(config.productName, 'Tollgate');
-    assert.equal(pkg.productName, 'Tollgate', 'package.json agrees, so userData is the same folder as `tollgate serve` uses');
+    assert.equal(
+      pkg.productName,
+      'Tollgate',
+      'package.json agrees, so userData is the same folder as `tollgate serve` uses',
+    );
     assert.equal(pkg.main, 'dist/main/index.js');
     const targets = (platform: any) => platform.target.map((t: any) => t.target);
     assert.ok(targets(config.mac).includes('dmg'));
@@ -85,7 +95,11 @@ describe('packaging', () => {
         "await build({ projectDir: process.argv[2], targets: Platform.LINUX.createTarget('dir'), publish: 'never', config: JSON.parse(process.argv[3]) });",
       ].join('\n');
       try {
-        await run(process.execPath, ['--input-type=module', '-e', script, join(REPO, 'package.json'), REPO, JSON.stringify(overrides)], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+        await run(
+          process.execPath,
+          ['--input-type=module', '-e', script, join(REPO, 'package.json'), REPO, JSON.stringify(overrides)],
+          { cwd: REPO, maxBuffer: 64 * 1024 * 1024 },
+        );
       } catch (err) {
         const e = err as { stdout?: string; stderr?: string };
         throw new Error(`electron-builder failed:\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
@@ -100,36 +114,90 @@ describe('packaging', () => {
           const stat = asar.statFile(archive, f, false);
           return !('files' in stat) && !('link' in stat) && !stat.unpacked;
         });
-      unpacked = walk(join(resources, 'app.asar.unpacked')).map((f) => relative(join(resources, 'app.asar.unpacked'), f).replaceAll('\\', '/'));
+      unpacked = walk(join(resources, 'app.asar.unpacked')).map((f) =>
+        relative(join(resources, 'app.asar.unpacked'), f).replaceAll('\\', '/'),
+      );
     });
 
     after(() => rmSync(work, { recursive: true, force: true }));
 
     it('ships the compiled main process, gateway, presets and icons', () => {
-      for (const f of ['package.json', 'dist/main/index.js', 'dist/main/preload.cjs', 'dist/main/gateway-child.js', 'dist/gateway/serve.js', 'gateway/presets/openai/preset.json', 'assets/icon.png', 'assets/tray/runningTemplate@2x.png', 'assets/tray/error.png']) {
+      for (const f of [
+        'package.json',
+        'dist/main/index.js',
+        'dist/main/preload.cjs',
+        'dist/main/gateway-child.js',
+        'dist/gateway/serve.js',
+        'gateway/presets/openai/preset.json',
+        'assets/icon.png',
+        'assets/tray/runningTemplate@2x.png',
+        'assets/tray/error.png',
+      ]) {
         assert.ok(packed.includes(f), `${f} is in app.asar`);
       }
-      for (const dep of Object.keys(pkg.dependencies)) assert.ok(packed.some((f) => f.startsWith(`node_modules/${dep}/`)) || unpacked.some((f) => f.startsWith(`node_modules/${dep}/`)), `${dep} ships`);
+      for (const dep of Object.keys(pkg.dependencies))
+        assert.ok(
+          packed.some((f) => f.startsWith(`node_modules/${dep}/`)) ||
+            unpacked.some((f) => f.startsWith(`node_modules/${dep}/`)),
+          `${dep} ships`,
+        );
     });
 
     it('keeps the native modules outside the archive', () => {
-      assert.deepEqual(packed.filter((f) => f.endsWith('.node')), [], 'no native binary inside app.asar');
+      assert.deepEqual(
+        packed.filter((f) => f.endsWith('.node')),
+        [],
+        'no native binary inside app.asar',
+      );
       assert.ok(unpacked.includes('node_modules/better-sqlite3/build/Release/better_sqlite3.node'));
-      assert.ok(unpacked.some((f) => /^node_modules\/@napi-rs\/keyring-[^/]+\/keyring\.[^/]+\.node$/.test(f)), 'the keychain binding for this platform');
-      assert.ok(!unpacked.some((f) => f.startsWith('node_modules/better-sqlite3/deps/') || f.endsWith('test_extension.node')), 'no C sources or test binaries');
+      assert.ok(
+        unpacked.some((f) => /^node_modules\/@napi-rs\/keyring-[^/]+\/keyring\.[^/]+\.node$/.test(f)),
+        'the keychain binding for this platform',
+      );
+      assert.ok(
+        !unpacked.some((f) => f.startsWith('node_modules/better-sqlite3/deps/') || f.endsWith('test_extension.node')),
+        'no C sources or test binaries',
+      );
     });
 
     it('ships no source, test, source map, dev dependency or secret', () => {
       const all = [...packed, ...unpacked];
       const ours = all.filter((f) => !f.startsWith('node_modules/'));
-      assert.deepEqual(ours.filter((f) => /\.(ts|cts|mts|tsx|map)$/.test(f)), [], 'no TypeScript sources or source maps');
-      assert.deepEqual(ours.filter((f) => /^(test|bench|docs|\.ci|\.github|main|renderer\/src)\//.test(f)), [], 'no tests, benchmarks, docs, CI or sources');
-      assert.deepEqual(all.filter((f) => /(^|\/)(test|tests|__tests__)\/|\.test\.[cm]?js$|(^|\/)test\.(js|sh)$/.test(f)), [], 'no test files');
-      assert.deepEqual(all.filter((f) => /(^|\/)(\.env[^/]*|admin-token|gateway\.json|desktop\.json|ledger\.db[^/]*|config\.json|[^/]*\.pem|[^/]*\.p12)$/.test(f)), [], 'no data-dir files, env files or certificates');
-      for (const dev of Object.keys(pkg.devDependencies)) assert.ok(!all.some((f) => f.startsWith(`node_modules/${dev}/`)), `the dev dependency ${dev} does not ship`);
+      assert.deepEqual(
+        ours.filter((f) => /\.(ts|cts|mts|tsx|map)$/.test(f)),
+        [],
+        'no TypeScript sources or source maps',
+      );
+      assert.deepEqual(
+        ours.filter((f) => /^(test|bench|docs|\.ci|\.github|main|renderer\/src)\//.test(f)),
+        [],
+        'no tests, benchmarks, docs, CI or sources',
+      );
+      assert.deepEqual(
+        all.filter((f) => /(^|\/)(test|tests|__tests__)\/|\.test\.[cm]?js$|(^|\/)test\.(js|sh)$/.test(f)),
+        [],
+        'no test files',
+      );
+      assert.deepEqual(
+        all.filter((f) =>
+          /(^|\/)(\.env[^/]*|admin-token|gateway\.json|desktop\.json|ledger\.db[^/]*|config\.json|[^/]*\.pem|[^/]*\.p12)$/.test(
+            f,
+          ),
+        ),
+        [],
+        'no data-dir files, env files or certificates',
+      );
+      for (const dev of Object.keys(pkg.devDependencies))
+        assert.ok(!all.some((f) => f.startsWith(`node_modules/${dev}/`)), `the dev dependency ${dev} does not ship`);
       for (const f of ours) {
-        const text = f.startsWith('assets/') ? '' : asar.extractFile(join(work, 'out', 'linux-unpacked', 'resources', 'app.asar'), f).toString('utf8');
-        assert.doesNotMatch(text, /\bsk-[A-Za-z0-9_-]{20,}|\btga_[A-Za-z0-9_-]{20,}/, `${f} holds something shaped like a key`);
+        const text = f.startsWith('assets/')
+          ? ''
+          : asar.extractFile(join(work, 'out', 'linux-unpacked', 'resources', 'app.asar'), f).toString('utf8');
+        assert.doesNotMatch(
+          text,
+          /\bsk-[A-Za-z0-9_-]{20,}|\btga_[A-Za-z0-9_-]{20,}/,
+          `${f} holds something shaped like a key`,
+        );
       }
     });
   });
@@ -152,8 +220,20 @@ describe('the release workflow', () => {
 
   it('signs only with the optional secrets, never with a secret written into the file', () => {
     const text = readFileSync(join(REPO, '.github', 'workflows', 'release.yml'), 'utf8');
-    for (const secret of ['MAC_CSC_LINK', 'MAC_CSC_KEY_PASSWORD', 'APPLE_API_KEY_P8', 'APPLE_API_KEY_ID', 'APPLE_API_ISSUER', 'WIN_CSC_LINK', 'WIN_CSC_KEY_PASSWORD']) {
-      assert.match(text, new RegExp(`\\$\\{\\{ secrets\\.${secret} \\}\\}`), `${secret} comes from the repository's secrets`);
+    for (const secret of [
+      'MAC_CSC_LINK',
+      'MAC_CSC_KEY_PASSWORD',
+      'APPLE_API_KEY_P8',
+      'APPLE_API_KEY_ID',
+      'APPLE_API_ISSUER',
+      'WIN_CSC_LINK',
+      'WIN_CSC_KEY_PASSWORD',
+    ]) {
+      assert.match(
+        text,
+        new RegExp(`\\$\\{\\{ secrets\\.${secret} \\}\\}`),
+        `${secret} comes from the repository's secrets`,
+      );
     }
     assert.match(text, /CSC_IDENTITY_AUTO_DISCOVERY=false/, 'an unsigned macOS build when there is no certificate');
   });

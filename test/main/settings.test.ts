@@ -7,14 +7,21 @@ import { DEFAULT_SETTINGS, loadSettings, normalise, saveSettings, SETTINGS_FILE 
 
 test('defaults: every notification on, $1 low-balance threshold, port 4141', () => {
   assert.deepEqual(normalise(undefined), DEFAULT_SETTINGS);
-  assert.deepEqual(DEFAULT_SETTINGS, { notifications: { lowBalance: true, keyQuota: true, lineDown: true }, lowBalanceMicro: 1_000_000, port: 4141 });
+  assert.deepEqual(DEFAULT_SETTINGS, {
+    notifications: { lowBalance: true, keyQuota: true, lineDown: true },
+    lowBalanceMicro: 1_000_000,
+    port: 4141,
+  });
 });
 
 test('malformed fields fall back one by one', () => {
-  assert.deepEqual(normalise({ port: 70000, lowBalanceMicro: 2.5, notifications: { lowBalance: false, keyQuota: 'yes' } }), {
-    ...DEFAULT_SETTINGS,
-    notifications: { ...DEFAULT_SETTINGS.notifications, lowBalance: false },
-  });
+  assert.deepEqual(
+    normalise({ port: 70000, lowBalanceMicro: 2.5, notifications: { lowBalance: false, keyQuota: 'yes' } }),
+    {
+      ...DEFAULT_SETTINGS,
+      notifications: { ...DEFAULT_SETTINGS.notifications, lowBalance: false },
+    },
+  );
   assert.equal(normalise({ port: 0 }).port, 0);
 });
 

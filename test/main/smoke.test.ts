@@ -22,7 +22,14 @@ import type { Recorder } from './fake-electron/electron.js';
 const BUNDLE = join(REPO, 'dist', 'main', 'index.js');
 const SLOW = 20_000;
 
-type Item = { label?: string; type?: string; checked?: boolean; enabled?: boolean; click?: () => void; submenu?: Item[] };
+type Item = {
+  label?: string;
+  type?: string;
+  checked?: boolean;
+  enabled?: boolean;
+  click?: () => void;
+  submenu?: Item[];
+};
 
 let rec: Recorder;
 let dir: string;
@@ -124,7 +131,10 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     assert.equal(cancel(`${url}/assets/app.js`), false);
     assert.equal(cancel('https://cdn.example.com/app.js'), true, 'no remote content');
     let headers: Record<string, string[]> = {};
-    ses.headersReceived!({ url: `${url}/`, responseHeaders: {} }, (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders));
+    ses.headersReceived!(
+      { url: `${url}/`, responseHeaders: {} },
+      (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders),
+    );
     assert.match(headers['Content-Security-Policy']![0]!, /script-src 'self'/);
 
     let prevented = false;
@@ -133,10 +143,16 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     assert.deepEqual(win.webContents.windowOpenHandler!({ url: 'https://docs.anthropic.com/' }), { action: 'deny' });
     assert.deepEqual(rec.opened, ['https://docs.anthropic.com/'], 'an https link opens in the browser instead');
 
-    const ipcEvent = (frameUrl: string, main = true) => ({ sender: win.webContents, senderFrame: main ? win.webContents.mainFrame : { url: frameUrl } });
+    const ipcEvent = (frameUrl: string, main = true) => ({
+      sender: win.webContents,
+      senderFrame: main ? win.webContents.mainFrame : { url: frameUrl },
+    });
     await rec.ipc.get('tollgate:copy-text')!(ipcEvent(win.webContents.mainFrame.url), 'copied');
     assert.deepEqual(rec.clipboard, ['copied']);
-    assert.throws(() => rec.ipc.get('tollgate:copy-text')!(ipcEvent(`${url}/x`, false), 'x'), /only for the Tollgate console/);
+    assert.throws(
+      () => rec.ipc.get('tollgate:copy-text')!(ipcEvent(`${url}/x`, false), 'x'),
+      /only for the Tollgate console/,
+    );
 
     let closePrevented = false;
     win.emit('close', { preventDefault: () => (closePrevented = true) });
@@ -150,22 +166,39 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     await admin.line({ name: 'slow', baseUrl: scenarioBase(mock, 'chunk-delay=100,words=15'), models: ['gpt-4o'] });
     laptop = await admin.key('laptop');
     const ci = await admin.key('ci');
-    await waitFor(() => item('laptop')?.checked === true && item('ci')?.checked === true, 'both keys in the tray', SLOW);
+    await waitFor(
+      () => item('laptop')?.checked === true && item('ci')?.checked === true,
+      'both keys in the tray',
+      SLOW,
+    );
     assert.equal(item('laptop')!.type, 'checkbox');
 
-    const ok = await client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+    const ok = await client(laptop).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hello' }],
+    });
     assert.match(ok.choices[0]!.message.content!, /mock reply/);
 
     item('laptop')!.click!();
     await waitFor(() => item('laptop')?.checked === false, 'the key unticked', SLOW);
-    await assert.rejects(client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }), (err: unknown) => {
-      assert.ok(err instanceof OpenAI.AuthenticationError, String(err));
-      assert.equal(err.status, 401);
-      return true;
+    await assert.rejects(
+      client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }),
+      (err: unknown) => {
+        assert.ok(err instanceof OpenAI.AuthenticationError, String(err));
+        assert.equal(err.status, 401);
+        return true;
+      },
+    );
+    const other = await client(ci).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'still fine' }],
     });
-    const other = await client(ci).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'still fine' }] });
     assert.ok(other.choices[0]!.message.content);
-    await waitFor(() => /^Today \$0\.\d+ · Balance \$4\.\d+$/.test(menu()[1]?.label ?? ''), "today's spend and balance in the tray", SLOW);
+    await waitFor(
+      () => /^Today \$0\.\d+ · Balance \$4\.\d+$/.test(menu()[1]?.label ?? ''),
+      "today's spend and balance in the tray",
+      SLOW,
+    );
 
     item('laptop')!.click!();
     await waitFor(() => item('laptop')?.checked === true, 'the key ticked again', SLOW);
@@ -175,19 +208,36 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     const pause = item('Pause gateway');
     assert.equal(pause?.enabled, true);
     pause!.click!();
-    await waitFor(() => item('Resume gateway') !== undefined && firstLabel().endsWith('(paused)'), 'the tray to show the pause', SLOW);
+    await waitFor(
+      () => item('Resume gateway') !== undefined && firstLabel().endsWith('(paused)'),
+      'the tray to show the pause',
+      SLOW,
+    );
     assert.ok(rec.trays[0]!.image.path.endsWith('paused.png'), rec.trays[0]!.image.path);
     assert.equal((await admin.client.call('getStatus')).paused, true);
-    await assert.rejects(client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'while paused' }] }), (err: unknown) => {
-      assert.ok(err instanceof OpenAI.APIError, String(err));
-      assert.equal(err.status, 503);
-      assert.match(err.message, /Tollgate is paused/);
-      return true;
-    });
+    await assert.rejects(
+      client(laptop).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'while paused' }],
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof OpenAI.APIError, String(err));
+        assert.equal(err.status, 503);
+        assert.match(err.message, /Tollgate is paused/);
+        return true;
+      },
+    );
 
     item('Resume gateway')!.click!();
-    await waitFor(() => item('Pause gateway') !== undefined && !firstLabel().includes('(paused)'), 'the tray to show the gateway running', SLOW);
-    const ok = await client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'resumed' }] });
+    await waitFor(
+      () => item('Pause gateway') !== undefined && !firstLabel().includes('(paused)'),
+      'the tray to show the gateway running',
+      SLOW,
+    );
+    const ok = await client(laptop).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'resumed' }],
+    });
     assert.ok(ok.choices[0]!.message.content);
 
     // A pause made elsewhere (the CLI, the console) reaches the tray through the event stream.
@@ -201,7 +251,10 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     await waitFor(() => item('Connect a coding tool…') !== undefined, 'the tools section', SLOW);
     await admin.client.call('connectTool', { params: { tool: 'gemini-cli' }, body: { model: 'gpt-4o-mini' } });
     await waitFor(() => item('Gemini CLI (key gemini-cli)') !== undefined, 'the connected tool in the tray', SLOW);
-    assert.ok(existsSync(join(dir, 'home', '.gemini', 'settings.json')), "the connect wrote the temporary HOME's files");
+    assert.ok(
+      existsSync(join(dir, 'home', '.gemini', 'settings.json')),
+      "the connect wrote the temporary HOME's files",
+    );
     const win = rec.windows[0]!;
     const before = win.loaded.length;
     item('Gemini CLI (key gemini-cli)')!.click!();
@@ -209,7 +262,11 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     assert.match(win.loaded.at(-1)!, new RegExp(`^${url}/login\\?code=[^#]+#/connect$`));
     assert.equal(win.visible, true);
     await admin.client.call('disconnectTool', { params: { tool: 'gemini-cli' } });
-    await waitFor(() => item('Gemini CLI (key gemini-cli)') === undefined, 'the tool gone from the tray after disconnect', SLOW);
+    await waitFor(
+      () => item('Gemini CLI (key gemini-cli)') === undefined,
+      'the tool gone from the tray after disconnect',
+      SLOW,
+    );
   });
 
   it('restarts a gateway that dies, and shows it in the tray', async () => {
@@ -221,15 +278,28 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     }, 10);
     try {
       rec.forks[0]!.proc.child.kill('SIGKILL');
-      await waitFor(() => rec.forks.length === 2 && firstLabel().startsWith('Tollgate on port'), 'the restarted gateway', SLOW);
+      await waitFor(
+        () => rec.forks.length === 2 && firstLabel().startsWith('Tollgate on port'),
+        'the restarted gateway',
+        SLOW,
+      );
     } finally {
       clearInterval(watch);
     }
-    assert.ok(seen.some((l) => l.startsWith('Gateway stopped')), `the tray said the gateway stopped: ${[...new Set(seen)].join(' | ')}`);
-    assert.ok(images.some((p) => p.endsWith('error.png')), 'with the error icon');
+    assert.ok(
+      seen.some((l) => l.startsWith('Gateway stopped')),
+      `the tray said the gateway stopped: ${[...new Set(seen)].join(' | ')}`,
+    );
+    assert.ok(
+      images.some((p) => p.endsWith('error.png')),
+      'with the error icon',
+    );
     await attachAdmin();
     await waitFor(() => item('laptop')?.checked === true, 'keys listed again', SLOW);
-    const again = await client(laptop).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after the restart' }] });
+    const again = await client(laptop).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'after the restart' }],
+    });
     assert.ok(again.choices[0]!.message.content);
   });
 
@@ -239,7 +309,11 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     let text = '';
     let finish: string | null = null;
     const consumed = (async () => {
-      const stream = await client(laptop).chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a slow one' }] });
+      const stream = await client(laptop).chat.completions.create({
+        model: 'gpt-4o',
+        stream: true,
+        messages: [{ role: 'user', content: 'a slow one' }],
+      });
       for await (const chunk of stream) {
         text += chunk.choices[0]?.delta.content ?? '';
         finish = chunk.choices[0]?.finish_reason ?? finish;

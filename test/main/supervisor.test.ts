@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GatewayPhase } from '../../main/state.js';
-import { BACKOFF, nextAttempt, restartDelayMs, Supervisor, type Endpoint, type GatewayChild } from '../../main/supervisor.js';
+import {
+  BACKOFF,
+  nextAttempt,
+  restartDelayMs,
+  Supervisor,
+  type Endpoint,
+  type GatewayChild,
+} from '../../main/supervisor.js';
 
 test('restart delays double from 1 s and stop at a minute', () => {
-  assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8].map((a) => restartDelayMs(a)), [1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7, 8].map((a) => restartDelayMs(a)),
+    [1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000],
+  );
   assert.equal(nextAttempt(5, BACKOFF.stableMs - 1), 6, 'a quick death counts up');
   assert.equal(nextAttempt(5, BACKOFF.stableMs), 1, 'a process that ran a minute was healthy: count afresh');
 });
@@ -49,7 +59,9 @@ function harness(running: Endpoint | null = null) {
   });
   const flush = () => new Promise<void>((r) => setImmediate(r));
   return {
-    sup, children, phases,
+    sup,
+    children,
+    phases,
     setFound: (e: Endpoint | null) => (found = e),
     async advance(ms: number) {
       clock += ms;
@@ -88,7 +100,12 @@ test('a gateway that keeps dying is restarted with growing delays; a healthy run
   await h.sup.start();
   h.children[0]!.die('port 4141 is in use by another program');
   await h.flush();
-  assert.deepEqual(h.phases.at(-1), { kind: 'restarting', attempt: 1, inMs: 1000, reason: 'port 4141 is in use by another program' });
+  assert.deepEqual(h.phases.at(-1), {
+    kind: 'restarting',
+    attempt: 1,
+    inMs: 1000,
+    reason: 'port 4141 is in use by another program',
+  });
   await h.advance(999);
   assert.equal(h.children.length, 1, 'not before the delay');
   await h.advance(1);

@@ -16,15 +16,36 @@ function find(items: MenuItem[], label: string): MenuItem {
 }
 
 test('the menu of a running gateway: status, one checkbox per key, disable all, pause, copy, console, quit', () => {
-  const menu = buildTrayMenu({ state: runningState({ spentTodayMicro: 1_230_000 }), settings: settings(), launchAtLogin: false, now: NOW });
+  const menu = buildTrayMenu({
+    state: runningState({ spentTodayMicro: 1_230_000 }),
+    settings: settings(),
+    launchAtLogin: false,
+    now: NOW,
+  });
   assert.deepEqual(labels(menu).slice(0, 2), ['Tollgate on port 4141', 'Today $1.23 · Balance $5.00']);
   const laptop = find(menu, 'laptop');
-  assert.deepEqual(laptop, { type: 'checkbox', label: 'laptop', checked: true, action: { kind: 'set-key', name: 'laptop', enabled: false }, enabled: true });
+  assert.deepEqual(laptop, {
+    type: 'checkbox',
+    label: 'laptop',
+    checked: true,
+    action: { kind: 'set-key', name: 'laptop', enabled: false },
+    enabled: true,
+  });
   const ci = find(menu, 'ci');
   assert.equal(ci.type === 'checkbox' && ci.checked, false);
   assert.deepEqual(ci.type === 'checkbox' && ci.action, { kind: 'set-key', name: 'ci', enabled: true });
-  assert.deepEqual(find(menu, 'Disable all keys'), { type: 'action', label: 'Disable all keys', action: { kind: 'disable-all-keys' }, enabled: true });
-  assert.deepEqual(find(menu, 'Pause gateway'), { type: 'action', label: 'Pause gateway', action: { kind: 'set-paused', paused: true }, enabled: true });
+  assert.deepEqual(find(menu, 'Disable all keys'), {
+    type: 'action',
+    label: 'Disable all keys',
+    action: { kind: 'disable-all-keys' },
+    enabled: true,
+  });
+  assert.deepEqual(find(menu, 'Pause gateway'), {
+    type: 'action',
+    label: 'Pause gateway',
+    action: { kind: 'set-paused', paused: true },
+    enabled: true,
+  });
   const copy = find(menu, 'Copy base URL');
   assert.ok(copy.type === 'submenu');
   assert.deepEqual(
@@ -36,7 +57,11 @@ test('the menu of a running gateway: status, one checkbox per key, disable all, 
 });
 
 test('keys show quota use and expiry; deleted keys are not listed; disable-all is off when nothing is enabled', () => {
-  const keys = [key('a', { state: 'disabled', quotaMicro: 2_000_000, usedMicro: 500_000 }), key('b', { state: 'disabled', expiresAt: '2020-01-01T00:00:00Z' }), key('c', { state: 'deleted' })];
+  const keys = [
+    key('a', { state: 'disabled', quotaMicro: 2_000_000, usedMicro: 500_000 }),
+    key('b', { state: 'disabled', expiresAt: '2020-01-01T00:00:00Z' }),
+    key('c', { state: 'deleted' }),
+  ];
   const menu = buildTrayMenu({ state: runningState({ keys }), settings: settings(), launchAtLogin: false, now: NOW });
   find(menu, 'a ($0.50 of $2.00)');
   find(menu, 'b (expired)');
@@ -46,10 +71,29 @@ test('keys show quota use and expiry; deleted keys are not listed; disable-all i
 });
 
 test('paused, not pausable, attached and no keys', () => {
-  const paused = buildTrayMenu({ state: runningState({ paused: true }), settings: settings(), launchAtLogin: false, now: NOW });
+  const paused = buildTrayMenu({
+    state: runningState({ paused: true }),
+    settings: settings(),
+    launchAtLogin: false,
+    now: NOW,
+  });
   assert.equal(labels(paused)[0], 'Tollgate on port 4141 (paused)');
-  assert.deepEqual(find(paused, 'Resume gateway'), { type: 'action', label: 'Resume gateway', action: { kind: 'set-paused', paused: false }, enabled: true });
-  const old = buildTrayMenu({ state: runningState({ paused: null, keys: [], phase: { kind: 'running', url: 'http://127.0.0.1:4141', owned: false } }), settings: settings(), launchAtLogin: false, now: NOW });
+  assert.deepEqual(find(paused, 'Resume gateway'), {
+    type: 'action',
+    label: 'Resume gateway',
+    action: { kind: 'set-paused', paused: false },
+    enabled: true,
+  });
+  const old = buildTrayMenu({
+    state: runningState({
+      paused: null,
+      keys: [],
+      phase: { kind: 'running', url: 'http://127.0.0.1:4141', owned: false },
+    }),
+    settings: settings(),
+    launchAtLogin: false,
+    now: NOW,
+  });
   assert.equal(labels(old)[0], 'Tollgate on port 4141 (attached to tollgate serve)');
   const pause = find(old, 'Pause gateway');
   assert.equal(pause.type === 'action' && pause.enabled, false);
@@ -57,9 +101,14 @@ test('paused, not pausable, attached and no keys', () => {
 });
 
 test('a gateway that is restarting shows why and when, and offers no key items', () => {
-  const state = runningState({ phase: { kind: 'restarting', attempt: 3, inMs: 3_500, reason: 'port 4141 is in use by another program' } });
+  const state = runningState({
+    phase: { kind: 'restarting', attempt: 3, inMs: 3_500, reason: 'port 4141 is in use by another program' },
+  });
   const menu = buildTrayMenu({ state, settings: settings(), launchAtLogin: false, now: NOW });
-  assert.deepEqual(labels(menu).slice(0, 2), ['Gateway stopped: port 4141 is in use by another program', 'Restarting in 4 s (attempt 3)']);
+  assert.deepEqual(labels(menu).slice(0, 2), [
+    'Gateway stopped: port 4141 is in use by another program',
+    'Restarting in 4 s (attempt 3)',
+  ]);
   assert.ok(!labels(menu).includes('laptop'));
   assert.ok(!labels(menu).includes('Open console'));
   assert.equal(labels(menu).at(-1), 'Quit Tollgate');
@@ -70,12 +119,39 @@ test('notification switches, launch at login and the update item reflect their s
   const menu = buildTrayMenu({ state: runningState(), settings: s, launchAtLogin: true, now: NOW });
   const notes = find(menu, 'Notifications');
   assert.ok(notes.type === 'submenu');
-  assert.deepEqual(notes.items[0], { type: 'checkbox', label: 'Low balance', checked: false, action: { kind: 'set-notification', which: 'lowBalance', on: true }, enabled: true });
-  assert.deepEqual(find(menu, 'Launch at login'), { type: 'checkbox', label: 'Launch at login', checked: true, action: { kind: 'set-launch-at-login', on: false }, enabled: true });
+  assert.deepEqual(notes.items[0], {
+    type: 'checkbox',
+    label: 'Low balance',
+    checked: false,
+    action: { kind: 'set-notification', which: 'lowBalance', on: true },
+    enabled: true,
+  });
+  assert.deepEqual(find(menu, 'Launch at login'), {
+    type: 'checkbox',
+    label: 'Launch at login',
+    checked: true,
+    action: { kind: 'set-launch-at-login', on: false },
+    enabled: true,
+  });
   find(menu, 'Check for updates');
-  const ready = buildTrayMenu({ state: runningState({ update: { version: '0.2.0', downloaded: true } }), settings: s, launchAtLogin: false, now: NOW });
-  assert.deepEqual(find(ready, 'Restart to install'), { type: 'action', label: 'Restart to install Tollgate 0.2.0', action: { kind: 'install-update' }, enabled: true });
-  const available = buildTrayMenu({ state: runningState({ update: { version: '0.2.0', downloaded: false } }), settings: s, launchAtLogin: false, now: NOW });
+  const ready = buildTrayMenu({
+    state: runningState({ update: { version: '0.2.0', downloaded: true } }),
+    settings: s,
+    launchAtLogin: false,
+    now: NOW,
+  });
+  assert.deepEqual(find(ready, 'Restart to install'), {
+    type: 'action',
+    label: 'Restart to install Tollgate 0.2.0',
+    action: { kind: 'install-update' },
+    enabled: true,
+  });
+  const available = buildTrayMenu({
+    state: runningState({ update: { version: '0.2.0', downloaded: false } }),
+    settings: s,
+    launchAtLogin: false,
+    now: NOW,
+  });
   find(available, 'Download Tollgate 0.2.0');
 });
 
@@ -85,7 +161,10 @@ test('tray icon: error over paused over low balance over running', () => {
   assert.equal(trayIconState(runningState({ wallet: wallet(999_999) }), low), 'low');
   assert.equal(trayIconState(runningState({ wallet: wallet(1), paused: true }), low), 'paused');
   assert.equal(trayIconState(runningState({ phase: { kind: 'starting' } }), low), 'paused');
-  assert.equal(trayIconState(runningState({ phase: { kind: 'restarting', attempt: 1, inMs: 1, reason: 'x' }, paused: true }), low), 'error');
+  assert.equal(
+    trayIconState(runningState({ phase: { kind: 'restarting', attempt: 1, inMs: 1, reason: 'x' }, paused: true }), low),
+    'error',
+  );
   assert.equal(trayIconFile('low', 'darwin'), 'lowTemplate.png');
   assert.equal(trayIconFile('low', 'win32'), 'low.png');
   assert.match(trayTooltip(runningState({ wallet: wallet(10) }), low), /Low balance: \$0.00001/);
@@ -93,16 +172,42 @@ test('tray icon: error over paused over low balance over running', () => {
 
 function tool(id: string, name: string, over: Partial<ToolConnection> = {}): ToolConnection {
   return {
-    tool: id, name, aliases: [], command: id, smallModelSetting: false, connected: false, keyName: null, keyLast4: null, model: null, smallModel: null, connectedAt: null,
-    baseUrl: null, pointsAtTollgate: false, files: [], matches: false, problems: [], suggested: null, ...over,
+    tool: id,
+    name,
+    aliases: [],
+    command: id,
+    smallModelSetting: false,
+    connected: false,
+    keyName: null,
+    keyLast4: null,
+    model: null,
+    smallModel: null,
+    connectedAt: null,
+    baseUrl: null,
+    pointsAtTollgate: false,
+    files: [],
+    matches: false,
+    problems: [],
+    suggested: null,
+    ...over,
   };
 }
 
 test('connected coding tools: each with its key, marked when the wiring no longer matches; each opens the Connect page', () => {
   const open = { kind: 'open-console', page: '/connect' };
   const tools = [
-    tool('claude-code', 'Claude Code', { connected: true, keyName: 'claude-code', matches: true, pointsAtTollgate: true }),
-    tool('codex', 'Codex CLI', { connected: true, keyName: 'codex', matches: false, problems: ['~/.codex/config.toml was changed by hand.'] }),
+    tool('claude-code', 'Claude Code', {
+      connected: true,
+      keyName: 'claude-code',
+      matches: true,
+      pointsAtTollgate: true,
+    }),
+    tool('codex', 'Codex CLI', {
+      connected: true,
+      keyName: 'codex',
+      matches: false,
+      problems: ['~/.codex/config.toml was changed by hand.'],
+    }),
     tool('gemini-cli', 'Gemini CLI'),
   ];
   assert.deepEqual(toolItems(tools), [
@@ -112,13 +217,28 @@ test('connected coding tools: each with its key, marked when the wiring no longe
     { type: 'action', label: 'Connect another tool…', action: open, enabled: true },
   ]);
   const all = tools.map((t) => ({ ...t, connected: true, keyName: t.tool, matches: true }));
-  assert.deepEqual(labels(toolItems(all)), ['Coding tools', 'Claude Code (key claude-code)', 'Codex CLI (key codex)', 'Gemini CLI (key gemini-cli)']);
+  assert.deepEqual(labels(toolItems(all)), [
+    'Coding tools',
+    'Claude Code (key claude-code)',
+    'Codex CLI (key codex)',
+    'Gemini CLI (key gemini-cli)',
+  ]);
   assert.ok(!labels(toolItems(all)).some((l) => l.startsWith('Connect')), 'nothing left to connect');
-  assert.deepEqual(labels(toolItems(tools.map((t) => ({ ...t, connected: false })))), ['No coding tools connected', 'Connect a coding tool…']);
+  assert.deepEqual(labels(toolItems(tools.map((t) => ({ ...t, connected: false })))), [
+    'No coding tools connected',
+    'Connect a coding tool…',
+  ]);
   assert.deepEqual(toolItems(null), [], 'nothing until the gateway has answered');
 
   const menu = buildTrayMenu({ state: runningState({ tools }), settings: settings(), launchAtLogin: false, now: NOW });
   const at = labels(menu).indexOf('Coding tools');
-  assert.ok(at > labels(menu).indexOf('Disable all keys') && at < labels(menu).indexOf('Pause gateway'), labels(menu).join(' | '));
-  assert.ok(!labels(buildTrayMenu({ state: runningState(), settings: settings(), launchAtLogin: false, now: NOW })).includes('Coding tools'));
+  assert.ok(
+    at > labels(menu).indexOf('Disable all keys') && at < labels(menu).indexOf('Pause gateway'),
+    labels(menu).join(' | '),
+  );
+  assert.ok(
+    !labels(buildTrayMenu({ state: runningState(), settings: settings(), launchAtLogin: false, now: NOW })).includes(
+      'Coding tools',
+    ),
+  );
 });

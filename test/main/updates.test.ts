@@ -47,7 +47,13 @@ test('nothing downloads or installs without the user: auto download and install-
 test('checks soon after start and then daily', () => {
   const { u, updates, timers } = setup();
   updates.start();
-  assert.deepEqual(timers.map(([k, ms]) => [k, ms]), [['once', FIRST_CHECK_MS], ['every', CHECK_EVERY_MS]]);
+  assert.deepEqual(
+    timers.map(([k, ms]) => [k, ms]),
+    [
+      ['once', FIRST_CHECK_MS],
+      ['every', CHECK_EVERY_MS],
+    ],
+  );
   assert.equal(CHECK_EVERY_MS, 86_400_000);
   for (const [, , fn] of timers) fn();
   assert.equal(u.checks, 2);

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CONSOLE_CSP, consolePageUrl, isExternalLink, isTrustedSender, navigationVerdict, originOf, requestAllowed } from '../../main/web-security.js';
+import {
+  CONSOLE_CSP,
+  consolePageUrl,
+  isExternalLink,
+  isTrustedSender,
+  navigationVerdict,
+  originOf,
+  requestAllowed,
+} from '../../main/web-security.js';
 
 const O = 'http://127.0.0.1:4141';
 
@@ -8,7 +16,16 @@ test('navigation stays on the console origin; https links go to the browser; the
   assert.equal(navigationVerdict(`${O}/`, O), 'allow');
   assert.equal(navigationVerdict(`${O}/login?code=abc`, O), 'allow');
   assert.equal(navigationVerdict('https://platform.openai.com/api-keys', O), 'open-external');
-  for (const url of ['http://127.0.0.1:4142/', 'http://localhost:4141/', 'http://evil.example/', 'file:///etc/passwd', 'javascript:alert(1)', 'tollgate://x', 'not a url', 'https://user:pw@example.com/']) {
+  for (const url of [
+    'http://127.0.0.1:4142/',
+    'http://localhost:4141/',
+    'http://evil.example/',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'tollgate://x',
+    'not a url',
+    'https://user:pw@example.com/',
+  ]) {
     assert.equal(navigationVerdict(url, O), 'deny', url);
   }
 });

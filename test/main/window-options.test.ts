@@ -4,7 +4,12 @@ import { CONSOLE_ARG } from '../../main/bridge.js';
 import { CONSOLE_PARTITION, consoleWindowOptions } from '../../main/window-options.js';
 
 test('the console window is sandboxed, context-isolated and has no Node', () => {
-  const o = consoleWindowOptions({ preload: '/app/dist/main/preload.cjs', icon: '/app/assets/icon.png', consoleOrigin: 'http://127.0.0.1:4141', devTools: false });
+  const o = consoleWindowOptions({
+    preload: '/app/dist/main/preload.cjs',
+    icon: '/app/assets/icon.png',
+    consoleOrigin: 'http://127.0.0.1:4141',
+    devTools: false,
+  });
   const w = o.webPreferences!;
   assert.equal(w.contextIsolation, true);
   assert.equal(w.sandbox, true);

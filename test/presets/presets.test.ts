@@ -17,7 +17,20 @@ const PRESETS = join(ROOT, 'gateway', 'presets');
 const PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'];
 const AUTH = ['bearer', 'x-api-key', 'x-goog-api-key', 'none'];
 const PRICE = /^\d+(\.\d{1,6})?$/;
-const REQUIRED = ['id', 'displayName', 'baseUrl', 'protocol', 'auth', 'apiKeyEnv', 'docs', 'pricingSource', 'checked', 'quirks', 'notes', 'models'];
+const REQUIRED = [
+  'id',
+  'displayName',
+  'baseUrl',
+  'protocol',
+  'auth',
+  'apiKeyEnv',
+  'docs',
+  'pricingSource',
+  'checked',
+  'quirks',
+  'notes',
+  'models',
+];
 /** Shapes of real credentials: OpenAI/Anthropic/DeepSeek/Moonshot sk-, Groq gsk_, xAI xai-, Google AIza, OpenRouter sk-or-, bearer tokens, JWTs. */
 const SECRETS = [
   /sk-[A-Za-z0-9_-]{10,}/,
@@ -53,14 +66,32 @@ const folders = readdirSync(PRESETS, { withFileTypes: true })
   .filter((e) => e.isDirectory())
   .map((e) => e.name)
   .sort();
-const raw = new Map<string, RawPreset>(folders.map((f) => [f, JSON.parse(readFileSync(join(PRESETS, f, 'preset.json'), 'utf8')) as RawPreset]));
+const raw = new Map<string, RawPreset>(
+  folders.map((f) => [f, JSON.parse(readFileSync(join(PRESETS, f, 'preset.json'), 'utf8')) as RawPreset]),
+);
 const catalogue = loadCatalogue();
 
 test('the presets folder holds the vendors issue 5 asks for', () => {
-  for (const id of ['openai', 'anthropic', 'google', 'deepseek', 'openrouter', 'groq', 'mistral', 'xai', 'moonshot', 'ollama', 'lmstudio']) {
+  for (const id of [
+    'openai',
+    'anthropic',
+    'google',
+    'deepseek',
+    'openrouter',
+    'groq',
+    'mistral',
+    'xai',
+    'moonshot',
+    'ollama',
+    'lmstudio',
+  ]) {
     assert.ok(folders.includes(id), `gateway/presets/${id}/ is missing`);
   }
-  assert.deepEqual(readdirSync(PRESETS).filter((f) => !folders.includes(f)), [], 'gateway/presets/ holds only folders');
+  assert.deepEqual(
+    readdirSync(PRESETS).filter((f) => !folders.includes(f)),
+    [],
+    'gateway/presets/ holds only folders',
+  );
 });
 
 for (const folder of folders) {
@@ -90,7 +121,8 @@ for (const folder of folders) {
 
     test('base URL parses and follows the convention for its protocol', () => {
       const u = new URL(p.baseUrl);
-      if (u.protocol === 'http:') assert.ok(['127.0.0.1', 'localhost'].includes(u.hostname), `${where}: plain http only for a local server`);
+      if (u.protocol === 'http:')
+        assert.ok(['127.0.0.1', 'localhost'].includes(u.hostname), `${where}: plain http only for a local server`);
       else assert.equal(u.protocol, 'https:');
       assert.equal(u.search + u.hash + u.username + u.password, '');
       if (p.protocol === 'openai-chat' || p.protocol === 'openai-responses') {
@@ -103,18 +135,30 @@ for (const folder of folders) {
     test('prices are decimal strings with at most 6 decimals, and carry the four required keys', () => {
       for (const m of p.models) {
         if (m.prices === undefined) continue;
-        for (const k of ['input', 'output', 'cacheRead', 'cacheWrite']) assert.ok(k in m.prices, `${where}: ${m.id} lacks prices.${k}`);
+        for (const k of ['input', 'output', 'cacheRead', 'cacheWrite'])
+          assert.ok(k in m.prices, `${where}: ${m.id} lacks prices.${k}`);
         for (const [k, v] of Object.entries(m.prices)) {
           assert.ok(typeof v === 'string' && PRICE.test(v), `${where}: ${m.id} prices.${k} = ${JSON.stringify(v)}`);
         }
-        assert.ok(Number.isInteger(m.contextWindow) && Number.isInteger(m.maxOutputTokens) && m.maxOutputTokens! <= m.contextWindow!, `${where}: ${m.id} limits`);
-        assert.ok(m.nativeProtocols!.length > 0 && m.nativeProtocols!.every((x) => PROTOCOLS.includes(x)), `${where}: ${m.id} nativeProtocols`);
+        assert.ok(
+          Number.isInteger(m.contextWindow) &&
+            Number.isInteger(m.maxOutputTokens) &&
+            m.maxOutputTokens! <= m.contextWindow!,
+          `${where}: ${m.id} limits`,
+        );
+        assert.ok(
+          m.nativeProtocols!.length > 0 && m.nativeProtocols!.every((x) => PROTOCOLS.includes(x)),
+          `${where}: ${m.id} nativeProtocols`,
+        );
       }
     });
 
     test('model ids are unique within the preset', () => {
       const ids = p.models.map((m) => m.id);
-      assert.deepEqual(ids.filter((id, i) => ids.indexOf(id) !== i), []);
+      assert.deepEqual(
+        ids.filter((id, i) => ids.indexOf(id) !== i),
+        [],
+      );
     });
 
     test('a price-less entry is a bare reference to a model the catalogue has, owned by another preset', () => {
@@ -123,7 +167,11 @@ for (const folder of folders) {
           assert.equal(catalogue.get(m.id)?.vendor, folder, `${where}: ${m.id} is priced here, so this preset owns it`);
           continue;
         }
-        assert.deepEqual(Object.keys(m).filter((k) => k !== 'id' && k !== 'upstreamId'), [], `${where}: reference ${m.id} repeats fields of its owner`);
+        assert.deepEqual(
+          Object.keys(m).filter((k) => k !== 'id' && k !== 'upstreamId'),
+          [],
+          `${where}: reference ${m.id} repeats fields of its owner`,
+        );
         const owner = catalogue.get(m.id);
         assert.ok(owner, `${where}: ${m.id} is in no preset's catalogue`);
         assert.notEqual(owner.vendor, folder);
@@ -140,8 +188,19 @@ for (const folder of folders) {
 }
 
 test('the secret scan would catch the usual key shapes', () => {
-  const samples = ['sk-proj-abcdefghijklmnop', 'sk-ant-api03-abcdefghijkl', 'gsk_abcdefghijklmnop', 'xai-abcdefghijklmnop', 'AIzaSyA1234567890abcdefghij', '"apiKey": "x"'];
-  for (const s of samples) assert.ok(SECRETS.some((re) => re.test(s)), s);
+  const samples = [
+    'sk-proj-abcdefghijklmnop',
+    'sk-ant-api03-abcdefghijkl',
+    'gsk_abcdefghijklmnop',
+    'xai-abcdefghijklmnop',
+    'AIzaSyA1234567890abcdefghij',
+    '"apiKey": "x"',
+  ];
+  for (const s of samples)
+    assert.ok(
+      SECRETS.some((re) => re.test(s)),
+      s,
+    );
 });
 
 test('quirks name only flags the adapters implement', () => {
@@ -173,8 +232,17 @@ test('loadPresets returns every folder, typed, with upstream ids and owned defin
   assert.equal(openai.models.find((m) => m.id === 'gpt-4o-mini')?.definition?.prices.input, 150_000);
   assert.deepEqual(presets.get('ollama')!.models, []);
   assert.deepEqual([presets.get('ollama')!.local, presets.get('lmstudio')!.local, openai.local], [true, true, false]);
-  assert.deepEqual(presets.get('openai')!.retired.find((r) => r.id === 'o4-mini'), { id: 'o4-mini', retired: null, replacement: 'gpt-5.4-mini', vendor: 'openai' });
-  assert.deepEqual([openai.models.find((m) => m.id === 'gpt-5')?.definition?.retires, openai.models.find((m) => m.id === 'gpt-5')?.definition?.replacement], ['2026-12-11', 'gpt-5.5']);
+  assert.deepEqual(
+    presets.get('openai')!.retired.find((r) => r.id === 'o4-mini'),
+    { id: 'o4-mini', retired: null, replacement: 'gpt-5.4-mini', vendor: 'openai' },
+  );
+  assert.deepEqual(
+    [
+      openai.models.find((m) => m.id === 'gpt-5')?.definition?.retires,
+      openai.models.find((m) => m.id === 'gpt-5')?.definition?.replacement,
+    ],
+    ['2026-12-11', 'gpt-5.5'],
+  );
   assert.equal(presets.get('ollama')!.baseUrl, 'http://127.0.0.1:11434/v1');
   assert.equal(presets.get('lmstudio')!.baseUrl, 'http://127.0.0.1:1234/v1');
   assert.equal(presets.get('anthropic')!.baseUrl, 'https://api.anthropic.com');
@@ -194,7 +262,16 @@ describe('the loader refuses a bad preset', () => {
     checked: '2026-11-22',
     quirks: {},
     notes: [],
-    models: [{ id: 'acme-1', displayName: 'Acme 1', contextWindow: 1000, maxOutputTokens: 100, nativeProtocols: ['openai-chat'], prices: { input: '1', output: '2', cacheRead: '0.1', cacheWrite: '0' } }],
+    models: [
+      {
+        id: 'acme-1',
+        displayName: 'Acme 1',
+        contextWindow: 1000,
+        maxOutputTokens: 100,
+        nativeProtocols: ['openai-chat'],
+        prices: { input: '1', output: '2', cacheRead: '0.1', cacheWrite: '0' },
+      },
+    ],
   };
   type Edit = (p: typeof good & Record<string, unknown>) => void;
   /** Writes `good`, changed by `edit`, plus any extra presets, to a temp dir and loads the catalogue from it. */
@@ -222,29 +299,81 @@ describe('the loader refuses a bad preset', () => {
     ['an unknown protocol', (p) => (p.protocol = 'soap'), /protocol must be one of/],
     ['an unknown auth style', (p) => (p.auth = 'basic'), /auth must be one of/],
     ['an openai-chat base URL without /v1', (p) => (p.baseUrl = 'https://api.acme.test'), /must end in \/v1/],
-    ['an anthropic base URL with a path', (p) => ((p.protocol = 'anthropic'), (p.baseUrl = 'https://api.acme.test/v1')), /must be the origin/],
+    [
+      'an anthropic base URL with a path',
+      (p) => ((p.protocol = 'anthropic'), (p.baseUrl = 'https://api.acme.test/v1')),
+      /must be the origin/,
+    ],
     ['plain http to a remote host', (p) => (p.baseUrl = 'http://api.acme.test/v1'), /must use https/],
     ['a key in apiKeyEnv', (p) => (p.apiKeyEnv = 'sk-abcdefghijklmnop'), /apiKeyEnv must name an environment variable/],
     ['a key variable with auth none', (p) => (p.auth = 'none'), /apiKeyEnv must be null/],
-    ['a price as a JSON number', (p) => ((p.models[0]!.prices as Record<string, unknown>).input = 0.15), /decimal string/],
+    [
+      'a price as a JSON number',
+      (p) => ((p.models[0]!.prices as Record<string, unknown>).input = 0.15),
+      /decimal string/,
+    ],
     ['a price with 7 decimals', (p) => (p.models[0]!.prices.input = '0.0000001'), /at most 6 decimals/],
-    ['a missing cacheWrite price', (p) => delete (p.models[0]!.prices as Partial<typeof p.models[0]['prices']>).cacheWrite, /prices.cacheWrite is required/],
-    ['an unknown price key', (p) => ((p.models[0]!.prices as Record<string, unknown>).video = '1'), /unknown field video/],
+    [
+      'a missing cacheWrite price',
+      (p) => delete (p.models[0]!.prices as Partial<(typeof p.models)[0]['prices']>).cacheWrite,
+      /prices.cacheWrite is required/,
+    ],
+    [
+      'an unknown price key',
+      (p) => ((p.models[0]!.prices as Record<string, unknown>).video = '1'),
+      /unknown field video/,
+    ],
     ['a model listed twice', (p) => p.models.push(structuredClone(p.models[0]!)), /listed twice/],
     ['an unknown native protocol', (p) => (p.models[0]!.nativeProtocols = ['grpc']), /unknown protocol/],
-    ['an output cap above the context window', (p) => (p.models[0]!.maxOutputTokens = 2000), /larger than contextWindow/],
+    [
+      'an output cap above the context window',
+      (p) => (p.models[0]!.maxOutputTokens = 2000),
+      /larger than contextWindow/,
+    ],
     ['an unknown quirk', (p) => (p.quirks = { stripSystem: true } as never), /unknown quirk/],
-    ['a bad quirk value', (p) => (p.quirks = { maxTokensField: 'max_output' } as never), /quirks.maxTokensField must be one of/],
+    [
+      'a bad quirk value',
+      (p) => (p.quirks = { maxTokensField: 'max_output' } as never),
+      /quirks.maxTokensField must be one of/,
+    ],
     ['a typo in a field name', (p) => (p.baseURL = 'x'), /unknown field baseURL/],
     ['upstreamId equal to id', (p) => ((p.models[0] as Record<string, unknown>).upstreamId = 'acme-1'), /leave it out/],
     ['priced models without a pricing source', (p) => (p.pricingSource = null as never), /pricingSource is required/],
-    ['a shutdown date that is no date', (p) => ((p.models[0] as Record<string, unknown>).retires = '2026-13-40'), /retires "2026-13-40" must be a date/],
-    ['a replacement without a shutdown date', (p) => ((p.models[0] as Record<string, unknown>).replacement = 'acme-2'), /replacement is given only with retires/],
-    ['a replacement no preset defines', (p) => Object.assign(p.models[0]!, { retires: '2027-01-01', replacement: 'nowhere-2' }), /names a replacement, nowhere-2, that no preset defines/],
-    ['a retired id that is also served', (p) => (p.retired = [{ id: 'acme-1', replacement: 'acme-1' }]), /acme-1 is also listed in models/],
-    ['a retired id without a replacement', (p) => (p.retired = [{ id: 'acme-0' }]), /replacement must be a non-empty string/],
-    ['a retired id whose replacement is not in the catalogue', (p) => (p.retired = [{ id: 'acme-0', replacement: 'nowhere-3' }]), /retired acme-0 names a replacement, nowhere-3, that no preset defines/],
-    ['a typo in a retired entry', (p) => (p.retired = [{ id: 'acme-0', replacment: 'acme-1' }]), /unknown field replacment/],
+    [
+      'a shutdown date that is no date',
+      (p) => ((p.models[0] as Record<string, unknown>).retires = '2026-13-40'),
+      /retires "2026-13-40" must be a date/,
+    ],
+    [
+      'a replacement without a shutdown date',
+      (p) => ((p.models[0] as Record<string, unknown>).replacement = 'acme-2'),
+      /replacement is given only with retires/,
+    ],
+    [
+      'a replacement no preset defines',
+      (p) => Object.assign(p.models[0]!, { retires: '2027-01-01', replacement: 'nowhere-2' }),
+      /names a replacement, nowhere-2, that no preset defines/,
+    ],
+    [
+      'a retired id that is also served',
+      (p) => (p.retired = [{ id: 'acme-1', replacement: 'acme-1' }]),
+      /acme-1 is also listed in models/,
+    ],
+    [
+      'a retired id without a replacement',
+      (p) => (p.retired = [{ id: 'acme-0' }]),
+      /replacement must be a non-empty string/,
+    ],
+    [
+      'a retired id whose replacement is not in the catalogue',
+      (p) => (p.retired = [{ id: 'acme-0', replacement: 'nowhere-3' }]),
+      /retired acme-0 names a replacement, nowhere-3, that no preset defines/,
+    ],
+    [
+      'a typo in a retired entry',
+      (p) => (p.retired = [{ id: 'acme-0', replacment: 'acme-1' }]),
+      /unknown field replacment/,
+    ],
     ['a local preset that takes a key', (p) => (p.local = true), /a local preset takes no key/],
   ];
   for (const [name, edit, message] of cases) {
@@ -252,7 +381,10 @@ describe('the loader refuses a bad preset', () => {
   }
 
   test('a reference to a model no preset defines', () => {
-    assert.throws(() => load((p) => p.models.push({ id: 'nowhere-1' } as never)), /no prices and no other preset defines it/);
+    assert.throws(
+      () => load((p) => p.models.push({ id: 'nowhere-1' } as never)),
+      /no prices and no other preset defines it/,
+    );
   });
 
   test('a reference that repeats its owner’s fields', () => {
@@ -262,11 +394,19 @@ describe('the loader refuses a bad preset', () => {
 
   test('a model defined (priced) by two presets', () => {
     const twin = { ...structuredClone(good), id: 'twin' };
-    assert.throws(() => load(() => {}, { twin }), /acme-1 is defined by both gateway\/presets\/acme and gateway\/presets\/twin/);
+    assert.throws(
+      () => load(() => {}, { twin }),
+      /acme-1 is defined by both gateway\/presets\/acme and gateway\/presets\/twin/,
+    );
   });
 
   test('a bare reference to a model another preset owns loads', () => {
-    const router = { ...structuredClone(good), id: 'router', pricingSource: null, models: [{ id: 'acme-1', upstreamId: 'acme/acme-1' }] };
+    const router = {
+      ...structuredClone(good),
+      id: 'router',
+      pricingSource: null,
+      models: [{ id: 'acme-1', upstreamId: 'acme/acme-1' }],
+    };
     assert.doesNotThrow(() => load(() => {}, { router }));
   });
 

@@ -17,11 +17,18 @@ import { upstreamFailure } from '../../gateway/upstream/errors.js';
 import { waitFor } from '../helpers/gateway.js';
 import { admitted, FakeResponse, line } from '../helpers/relay-fakes.js';
 
-const OK: Outcome = { status: 200, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 2 }, usageEstimated: false, error: null };
+const OK: Outcome = {
+  status: 200,
+  usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 2 },
+  usageEstimated: false,
+  error: null,
+};
 const PROMPT = { ...emptyUsage(), inputTokens: 42 };
 
 function pool(lines: LineRecord[], health = new LineHealth()): Lines {
-  return new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore(), { health });
+  return new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore(), {
+    health,
+  });
 }
 
 type Leg = (signal: AbortSignal, res: FakeResponse) => Outcome | Promise<Outcome>;
@@ -51,42 +58,61 @@ async function request(lines: Lines, candidates: LineRecord[], legs: Record<stri
   return { ...(await result), tried, settled, exchange, res };
 }
 
-const fail = (status: number, code: string, retryAfter?: number): Leg => () => {
-  throw new GatewayError(status === 429 ? 'rate_limit' : status >= 500 ? 'upstream_error' : 'invalid_request', `upstream said ${status}`, {
-    code,
-    status,
-    ...(retryAfter === undefined ? {} : { retryAfter }),
-  });
-};
+const fail =
+  (status: number, code: string, retryAfter?: number): Leg =>
+  () => {
+    throw new GatewayError(
+      status === 429 ? 'rate_limit' : status >= 500 ? 'upstream_error' : 'invalid_request',
+      `upstream said ${status}`,
+      {
+        code,
+        status,
+        ...(retryAfter === undefined ? {} : { retryAfter }),
+      },
+    );
+  };
 const ok: Leg = () => OK;
 
 describe('failover', () => {
   test('tries the lines in order, moving on after a 5xx, and settles the one answer', async () => {
     const [a, b, c] = [line('a'), line('b'), line('c')];
     const lines = pool([a, b, c]);
-    const r = await request(lines, [a, b, c], { a: fail(502, 'upstream_error'), b: fail(503, 'upstream_unavailable'), c: ok });
+    const r = await request(lines, [a, b, c], {
+      a: fail(502, 'upstream_error'),
+      b: fail(503, 'upstream_unavailable'),
+      c: ok,
+    });
     assert.deepEqual(r.tried, ['a', 'b', 'c']);
     assert.equal(r.outcome, OK);
     assert.deepEqual(r.settled, [OK]);
     assert.equal(r.exchange.attempts, 3);
     assert.equal(r.exchange.admission!.line.id, 'c');
-    assert.deepEqual(r.exchange.notes, ['line "a" failed (502 upstream_error)', 'line "b" failed (503 upstream_unavailable)']);
+    assert.deepEqual(r.exchange.notes, [
+      'line "a" failed (502 upstream_error)',
+      'line "b" failed (503 upstream_unavailable)',
+    ]);
     assert.deepEqual(
       ['a', 'b', 'c'].map((id) => lines.health.describe(id, Date.now()).failures),
       [1, 1, 0],
     );
   });
 
-  test("each attempt asks for the model by the id the line knows it by", async () => {
+  test('each attempt asks for the model by the id the line knows it by', async () => {
     const [a, b] = [line('a', { modelMap: { 'gpt-4o': 'vendor/gpt-4o' } }), line('b')];
     const seen: string[] = [];
     const { exchange } = admitted([a, b]);
     const res = new FakeResponse();
-    await forward({ lines: pool([a, b]), settle: async () => undefined }, exchange, res.client, async () => {
-      seen.push(exchange.admission!.upstreamModel);
-      if (seen.length === 1) throw new GatewayError('upstream_error', 'down', { code: 'upstream_error' });
-      return OK;
-    }, async () => PROMPT);
+    await forward(
+      { lines: pool([a, b]), settle: async () => undefined },
+      exchange,
+      res.client,
+      async () => {
+        seen.push(exchange.admission!.upstreamModel);
+        if (seen.length === 1) throw new GatewayError('upstream_error', 'down', { code: 'upstream_error' });
+        return OK;
+      },
+      async () => PROMPT,
+    );
     assert.deepEqual(seen, ['vendor/gpt-4o', 'gpt-4o']);
   });
 
@@ -129,10 +155,18 @@ describe('failover', () => {
     const res = new FakeResponse();
     const settled: Outcome[] = [];
     const tried: string[] = [];
-    const done = forward({ lines: pool([a, b]), settle: async (_ex, o) => void settled.push(o) }, exchange, res.client, (signal) => {
-      tried.push(exchange.admission!.line.id);
-      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(upstreamFailure(signal.reason, signal))));
-    }, async () => PROMPT);
+    const done = forward(
+      { lines: pool([a, b]), settle: async (_ex, o) => void settled.push(o) },
+      exchange,
+      res.client,
+      (signal) => {
+        tried.push(exchange.admission!.line.id);
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(upstreamFailure(signal.reason, signal))),
+        );
+      },
+      async () => PROMPT,
+    );
     res.hangUp();
     const outcome = await done;
     assert.deepEqual(tried, ['a']);
@@ -145,7 +179,10 @@ describe('failover', () => {
   test("the line's total timeout aborts the attempt, which fails over", async () => {
     const [a, b] = [line('a', { timeouts: { totalMs: 20 } }), line('b')];
     const r = await request(pool([a, b]), [a, b], {
-      a: (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(upstreamFailure(signal.reason, signal)))),
+      a: (signal) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(upstreamFailure(signal.reason, signal))),
+        ),
       b: ok,
     });
     assert.deepEqual(r.tried, ['a', 'b']);
@@ -155,7 +192,7 @@ describe('failover', () => {
 });
 
 describe('upstream 429 holds', () => {
-  test("a 429 puts the line on hold for its retry-after, without counting as a failure", async () => {
+  test('a 429 puts the line on hold for its retry-after, without counting as a failure', async () => {
     const [a, b] = [line('a'), line('b')];
     const lines = pool([a, b]);
     const first = await request(lines, [a, b], { a: fail(429, 'upstream_rate_limited', 7), b: ok });
@@ -170,7 +207,10 @@ describe('upstream 429 holds', () => {
   test('with every line on hold, a 429 that says when the first one frees', async () => {
     const [a, b] = [line('a'), line('b')];
     const lines = pool([a, b]);
-    const r1 = await request(lines, [a, b], { a: fail(429, 'upstream_rate_limited', 30), b: fail(429, 'upstream_rate_limited', 3) });
+    const r1 = await request(lines, [a, b], {
+      a: fail(429, 'upstream_rate_limited', 30),
+      b: fail(429, 'upstream_rate_limited', 3),
+    });
     assert.deepEqual(r1.tried, ['a', 'b']);
     assert.equal(r1.error?.code, 'upstream_rate_limited');
     const r2 = await request(lines, [a, b], {});
@@ -180,7 +220,7 @@ describe('upstream 429 holds', () => {
     assert.equal(r2.error?.retryAfter, 3);
   });
 
-  test("a line at its own requests-per-minute limit is skipped for the next, and alone it answers 429", async () => {
+  test('a line at its own requests-per-minute limit is skipped for the next, and alone it answers 429', async () => {
     const [a, b] = [line('a', { rpm: 1 }), line('b')];
     const lines = pool([a, b]);
     assert.deepEqual((await request(lines, [a, b], { a: ok })).tried, ['a']);
@@ -188,7 +228,10 @@ describe('upstream 429 holds', () => {
     const alone = await request(lines, [a], {});
     assert.deepEqual(alone.tried, []);
     assert.equal(alone.error?.code, 'line_rate_limited');
-    assert.ok(alone.error!.retryAfter! >= 59 && alone.error!.retryAfter! <= 60, `retry after ${alone.error!.retryAfter} s`);
+    assert.ok(
+      alone.error!.retryAfter! >= 59 && alone.error!.retryAfter! <= 60,
+      `retry after ${alone.error!.retryAfter} s`,
+    );
   });
 });
 
@@ -196,7 +239,8 @@ describe('circuit breaker', () => {
   test(`${FAILURES_TO_OPEN} failures in a row open the breaker: the line is skipped, and alone it answers 503 with a retry time`, async () => {
     const [a, b] = [line('a'), line('b')];
     const lines = pool([a, b], new LineHealth(60_000));
-    for (let i = 0; i < FAILURES_TO_OPEN; i++) assert.deepEqual((await request(lines, [a, b], { a: fail(500, 'upstream_error'), b: ok })).tried, ['a', 'b']);
+    for (let i = 0; i < FAILURES_TO_OPEN; i++)
+      assert.deepEqual((await request(lines, [a, b], { a: fail(500, 'upstream_error'), b: ok })).tried, ['a', 'b']);
     assert.equal(lines.health.describe('a', Date.now()).state, 'open');
     assert.deepEqual((await request(lines, [a, b], { b: ok })).tried, ['b']);
     const alone = await request(lines, [a], {});
@@ -237,7 +281,11 @@ describe('circuit breaker', () => {
   test('an answer that ends with an in-band upstream error counts against the line', async () => {
     const a = line('a');
     const lines = pool([a]);
-    const broken: Outcome = { ...OK, status: 502, error: new GatewayError('upstream_error', 'mid-stream', { code: 'upstream_stream_error' }) };
+    const broken: Outcome = {
+      ...OK,
+      status: 502,
+      error: new GatewayError('upstream_error', 'mid-stream', { code: 'upstream_stream_error' }),
+    };
     const r = await request(lines, [a], { a: () => broken });
     assert.equal(r.outcome, broken);
     assert.deepEqual(r.settled, [broken]);
@@ -252,7 +300,10 @@ async function halfOpen(lines: Lines, a: LineRecord): Promise<void> {
 }
 
 /** A leg that waits until its attempt is aborted, then fails as the upstream client does. */
-const stall: Leg = (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(upstreamFailure(signal.reason, signal))));
+const stall: Leg = (signal) =>
+  new Promise((_resolve, reject) =>
+    signal.addEventListener('abort', () => reject(upstreamFailure(signal.reason, signal))),
+  );
 
 describe('a breaker that always recovers', () => {
   test('a probe the client hangs up on opens the breaker again (same cool-down), and the next probe goes through', async () => {
@@ -261,7 +312,13 @@ describe('a breaker that always recovers', () => {
     await halfOpen(lines, a);
     const { exchange } = admitted([a]);
     const res = new FakeResponse();
-    const done = forward({ lines, settle: async () => undefined }, exchange, res.client, async (signal) => stall(signal, res), async () => PROMPT);
+    const done = forward(
+      { lines, settle: async () => undefined },
+      exchange,
+      res.client,
+      async (signal) => stall(signal, res),
+      async () => PROMPT,
+    );
     res.hangUp();
     assert.equal((await done).status, 499);
     const after = lines.health.describe('a', Date.now());

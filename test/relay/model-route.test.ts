@@ -18,10 +18,47 @@ import type { KeyRecord, LineRecord } from '../../gateway/store/types.js';
 import { WIRE } from '../../gateway/wire/index.js';
 import { admission, fakeAnswer, FakeResponse, FakeUpstream, line, MODEL } from '../helpers/relay-fakes.js';
 
-const KEY: KeyRecord = { id: 'key_a', name: 'a', hash: 'h', last4: 'abcd', group: 'default', quotaMicro: null, expiresAt: null, state: 'enabled', createdAt: '2026-01-01T00:00:00Z' };
-const CHAT_ANSWER = JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 30, completion_tokens: 2 } });
-const MESSAGES_ANSWER = JSON.stringify({ id: 'm', type: 'message', role: 'assistant', model: 'gpt-4o', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 30, output_tokens: 2 } });
-const RESPONSES_ANSWER = JSON.stringify({ id: 'resp_1', object: 'response', status: 'completed', output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }], usage: { input_tokens: 30, output_tokens: 2 } });
+const KEY: KeyRecord = {
+  id: 'key_a',
+  name: 'a',
+  hash: 'h',
+  last4: 'abcd',
+  group: 'default',
+  quotaMicro: null,
+  expiresAt: null,
+  state: 'enabled',
+  createdAt: '2026-01-01T00:00:00Z',
+};
+const CHAT_ANSWER = JSON.stringify({
+  id: 'c',
+  object: 'chat.completion',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 30, completion_tokens: 2 },
+});
+const MESSAGES_ANSWER = JSON.stringify({
+  id: 'm',
+  type: 'message',
+  role: 'assistant',
+  model: 'gpt-4o',
+  content: [{ type: 'text', text: 'ok' }],
+  stop_reason: 'end_turn',
+  usage: { input_tokens: 30, output_tokens: 2 },
+});
+const RESPONSES_ANSWER = JSON.stringify({
+  id: 'resp_1',
+  object: 'response',
+  status: 'completed',
+  output: [
+    {
+      type: 'message',
+      id: 'msg_1',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'ok', annotations: [] }],
+    },
+  ],
+  usage: { input_tokens: 30, output_tokens: 2 },
+});
 
 interface Recorded {
   admits: AdmitInput[];
@@ -51,7 +88,8 @@ function services(lines: LineRecord[], upstream: FakeUpstream): { services: Rela
       calibration: {
         promptFromEstimate: (_m, estimated) => estimated,
         countPrompt: async () => 7,
-        learn: (model, estimated, usage, prompt) => void seen.learned.push({ model, estimated, usage, prompt: prompt() }),
+        learn: (model, estimated, usage, prompt) =>
+          void seen.learned.push({ model, estimated, usage, prompt: prompt() }),
       },
       conversations: {
         get: (id) => seen.stored.get(id),
@@ -68,45 +106,91 @@ function modelRoute(format: WireFormat, url: string): FormatRoute {
   return route;
 }
 
-async function call(format: WireFormat, url: string, req: Partial<ClientRequest>, lines: LineRecord[], answers: string[]) {
+async function call(
+  format: WireFormat,
+  url: string,
+  req: Partial<ClientRequest>,
+  lines: LineRecord[],
+  answers: string[],
+) {
   const upstream = new FakeUpstream(answers.map((a) => () => fakeAnswer(200, a)));
   const { services: s, seen } = services(lines, upstream);
   const exchange = newExchange(format.id, true);
   exchange.key = KEY;
   const res = new FakeResponse();
   const body = req.body ?? {};
-  await handleRoute(s, { format, route: modelRoute(format, url), exchange, key: KEY, req: { rawBody: JSON.stringify(body), params: {}, query: {}, headers: {}, ...req, body }, res: res.client });
+  await handleRoute(s, {
+    format,
+    route: modelRoute(format, url),
+    exchange,
+    key: KEY,
+    req: { rawBody: JSON.stringify(body), params: {}, query: {}, headers: {}, ...req, body },
+    res: res.client,
+  });
   return { seen, upstream, exchange, res };
 }
 
 const chatBody = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hello there' }] };
 
 describe('the model route', () => {
-  test('a line of the client\'s own format takes the pass-through path, and the calibration learns from it', async () => {
-    const r = await call(WIRE['openai-chat'], '/v1/chat/completions', { body: chatBody }, [line('chat')], [CHAT_ANSWER]);
+  test("a line of the client's own format takes the pass-through path, and the calibration learns from it", async () => {
+    const r = await call(
+      WIRE['openai-chat'],
+      '/v1/chat/completions',
+      { body: chatBody },
+      [line('chat')],
+      [CHAT_ANSWER],
+    );
     assert.equal(r.upstream.calls[0]!.body, JSON.stringify(chatBody), "the client's own bytes");
     assert.equal(r.res.body, CHAT_ANSWER);
-    assert.deepEqual(r.seen.learned.map((l) => [l.model, l.usage.inputTokens]), [['gpt-4o', 30]]);
+    assert.deepEqual(
+      r.seen.learned.map((l) => [l.model, l.usage.inputTokens]),
+      [['gpt-4o', 30]],
+    );
     assert.equal(r.seen.learned[0]!.prompt.messages.length, 1, 'the prompt it learns from is the decoded request');
-    assert.deepEqual(r.seen.charges.map((c) => [c.status, c.inboundProtocol, c.usage?.outputTokens]), [[200, 'openai-chat', 2]]);
+    assert.deepEqual(
+      r.seen.charges.map((c) => [c.status, c.inboundProtocol, c.usage?.outputTokens]),
+      [[200, 'openai-chat', 2]],
+    );
   });
 
   test('a line of another format is translated, and the calibration learns from that too', async () => {
-    const r = await call(WIRE['openai-chat'], '/v1/chat/completions', { body: chatBody }, [line('claude', { protocol: 'anthropic', baseUrl: 'https://a.example' })], [MESSAGES_ANSWER]);
+    const r = await call(
+      WIRE['openai-chat'],
+      '/v1/chat/completions',
+      { body: chatBody },
+      [line('claude', { protocol: 'anthropic', baseUrl: 'https://a.example' })],
+      [MESSAGES_ANSWER],
+    );
     assert.equal(r.upstream.calls[0]!.url.pathname, '/v1/messages');
     assert.equal((JSON.parse(r.res.body) as { object: string }).object, 'chat.completion');
-    assert.deepEqual(r.seen.learned.map((l) => l.usage.inputTokens), [30]);
+    assert.deepEqual(
+      r.seen.learned.map((l) => l.usage.inputTokens),
+      [30],
+    );
   });
 
   test('admission is told the output limit and the byte estimate of the body', async () => {
-    const r = await call(WIRE['openai-chat'], '/v1/chat/completions', { body: { ...chatBody, max_completion_tokens: 99 } }, [line('chat')], [CHAT_ANSWER]);
+    const r = await call(
+      WIRE['openai-chat'],
+      '/v1/chat/completions',
+      { body: { ...chatBody, max_completion_tokens: 99 } },
+      [line('chat')],
+      [CHAT_ANSWER],
+    );
     assert.equal(r.seen.admits[0]!.maxOutputTokens, 99);
     assert.ok(r.seen.admits[0]!.estimatedInputTokens > 0, 'a prompt estimate was made');
   });
 
   test('a Responses request that asks to be stored is translated even for a Responses line, and its answer is stored', async () => {
     const body = { model: 'gpt-4o', input: 'hi' };
-    const r = await call(WIRE['openai-responses'], '/v1/responses', { body }, [line('resp', { protocol: 'openai-responses' })], [RESPONSES_ANSWER]);
+    const r = await call(
+      WIRE['openai-responses'],
+      '/v1/responses',
+      { body },
+      [line('resp', { protocol: 'openai-responses' })],
+      [RESPONSES_ANSWER],
+    );
     const sent = r.upstream.bodies()[0] as { store: boolean; input: unknown[] };
     assert.equal(sent.store, false, 'Tollgate keeps the chain; the upstream never stores');
     assert.notEqual(r.upstream.calls[0]!.body, JSON.stringify(body));
@@ -121,22 +205,51 @@ describe('the model route', () => {
     seen.stored.set('resp_prev', history);
     const exchange = newExchange('openai-responses', true);
     const body = { model: 'gpt-4o', input: 'next', previous_response_id: 'resp_prev', store: false };
-    await handleRoute(s, { format: WIRE['openai-responses'], route: modelRoute(WIRE['openai-responses'], '/v1/responses'), exchange, key: KEY, req: { body, rawBody: JSON.stringify(body), params: {}, query: {}, headers: {} }, res: new FakeResponse().client });
+    await handleRoute(s, {
+      format: WIRE['openai-responses'],
+      route: modelRoute(WIRE['openai-responses'], '/v1/responses'),
+      exchange,
+      key: KEY,
+      req: { body, rawBody: JSON.stringify(body), params: {}, query: {}, headers: {} },
+      res: new FakeResponse().client,
+    });
     assert.equal((upstream.bodies()[0] as { input: unknown[] }).input.length, 21);
-    assert.ok(seen.admits[0]!.estimatedInputTokens > JSON.stringify(body).length / 3, 'the estimate covers the stored history');
+    assert.ok(
+      seen.admits[0]!.estimatedInputTokens > JSON.stringify(body).length / 3,
+      'the estimate covers the stored history',
+    );
   });
 
   test('a Gemini body no format can carry is refused before admission holds any money', async () => {
     const route = modelRoute(WIRE.gemini, '/v1beta/models/*');
     const { services: s, seen } = services([line('g', { protocol: 'gemini' })], new FakeUpstream([]));
     const body = { contents: [{ role: 'narrator', parts: [{ text: 'hi' }] }] };
-    const req = { body, rawBody: JSON.stringify(body), params: { '*': 'models/gpt-4o:generateContent' }, query: {}, headers: {} };
-    await assert.rejects(handleRoute(s, { format: WIRE.gemini, route, exchange: newExchange('gemini', true), key: KEY, req, res: new FakeResponse().client }), { status: 400 });
+    const req = {
+      body,
+      rawBody: JSON.stringify(body),
+      params: { '*': 'models/gpt-4o:generateContent' },
+      query: {},
+      headers: {},
+    };
+    await assert.rejects(
+      handleRoute(s, {
+        format: WIRE.gemini,
+        route,
+        exchange: newExchange('gemini', true),
+        key: KEY,
+        req,
+        res: new FakeResponse().client,
+      }),
+      { status: 400 },
+    );
     assert.deepEqual(seen.admits, []);
   });
 
   test('no learning from an answer whose usage had to be counted', async () => {
-    const noUsage = JSON.stringify({ id: 'c', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] });
+    const noUsage = JSON.stringify({
+      id: 'c',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    });
     const r = await call(WIRE['openai-chat'], '/v1/chat/completions', { body: chatBody }, [line('chat')], [noUsage]);
     assert.deepEqual(r.seen.learned, []);
     assert.deepEqual([r.seen.charges[0]!.usageEstimated, r.seen.charges[0]!.usage?.inputTokens], [true, 7]);
@@ -150,7 +263,20 @@ describe('local answers', () => {
     const exchange = newExchange('gemini', true);
     const res = new FakeResponse();
     const body = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
-    await handleRoute(s, { format: WIRE.gemini, route, exchange, key: KEY, req: { body, rawBody: JSON.stringify(body), params: { '*': 'models/gpt-4o:countTokens' }, query: {}, headers: {} }, res: res.client });
+    await handleRoute(s, {
+      format: WIRE.gemini,
+      route,
+      exchange,
+      key: KEY,
+      req: {
+        body,
+        rawBody: JSON.stringify(body),
+        params: { '*': 'models/gpt-4o:countTokens' },
+        query: {},
+        headers: {},
+      },
+      res: res.client,
+    });
     assert.equal(exchange.billable, false);
     assert.deepEqual(JSON.parse(res.body), { totalTokens: 7 });
     assert.deepEqual([seen.admits, seen.charges], [[], []]);
@@ -160,8 +286,17 @@ describe('local answers', () => {
     const route = WIRE['openai-chat'].routes.find((r) => r.url === '/v1/models')!;
     const { services: s } = services([], new FakeUpstream([]));
     const res = new FakeResponse();
-    await handleRoute(s, { format: WIRE['openai-chat'], route, exchange: newExchange('openai-chat', false), key: KEY, req: { body: undefined, rawBody: '', params: {}, query: {}, headers: {} }, res: res.client });
-    assert.deepEqual((JSON.parse(res.body) as { data: { id: string; owned_by: string }[] }).data, [{ id: 'gpt-4o', object: 'model', created: 1735689600, owned_by: 'openai' }]);
+    await handleRoute(s, {
+      format: WIRE['openai-chat'],
+      route,
+      exchange: newExchange('openai-chat', false),
+      key: KEY,
+      req: { body: undefined, rawBody: '', params: {}, query: {}, headers: {} },
+      res: res.client,
+    });
+    assert.deepEqual((JSON.parse(res.body) as { data: { id: string; owned_by: string }[] }).data, [
+      { id: 'gpt-4o', object: 'model', created: 1735689600, owned_by: 'openai' },
+    ]);
     assert.equal(res.statusCode, 200);
   });
 });

@@ -15,11 +15,23 @@ import { admitted, fakeAnswer, FakeResponse, FakeUpstream, line } from '../helpe
 
 const COUNTED: Usage = { ...emptyUsage(), inputTokens: 11, outputTokens: 22 };
 const sse = (data: unknown): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
-const USAGE = { id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2 } };
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+const USAGE = {
+  id: 'c',
+  object: 'chat.completion.chunk',
+  choices: [],
+  usage: { prompt_tokens: 9, completion_tokens: 2 },
+};
 
 function deps(upstream: FakeUpstream, lines: LineRecord[] = []) {
-  return { upstream, lines: new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore()) };
+  return {
+    upstream,
+    lines: new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore()),
+  };
 }
 
 interface Run {
@@ -74,8 +86,14 @@ describe('streams', () => {
   test('go to the client event by event; the ledger row is written before the terminator', async () => {
     const r = await streamed([sse(chunk({ content: 'Hi' })), sse(chunk({}, 'stop')), sse(USAGE), sse('[DONE]')]);
     assert.equal(r.res.statusCode, 200);
-    assert.equal(r.res.body, sse(chunk({ content: 'Hi' })) + sse(chunk({}, 'stop')) + sse('[DONE]'), 'the usage chunk only Tollgate asked for is left out');
-    assert.deepEqual(r.settled, [{ status: 200, usage: { ...emptyUsage(), inputTokens: 9, outputTokens: 2 }, usageEstimated: false, error: null }]);
+    assert.equal(
+      r.res.body,
+      sse(chunk({ content: 'Hi' })) + sse(chunk({}, 'stop')) + sse('[DONE]'),
+      'the usage chunk only Tollgate asked for is left out',
+    );
+    assert.deepEqual(r.settled, [
+      { status: 200, usage: { ...emptyUsage(), inputTokens: 9, outputTokens: 2 }, usageEstimated: false, error: null },
+    ]);
     assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
     assert.equal(r.res.writableFinished, true);
     assert.deepEqual(JSON.parse(r.upstream.calls[0]!.body).stream_options, { include_usage: true });
@@ -85,19 +103,32 @@ describe('streams', () => {
     const r = await streamed([sse(chunk({ content: 'Hi' })), sse(chunk({}, 'stop')), sse(USAGE)]);
     assert.ok(r.res.body.endsWith(sse(chunk({}, 'stop')) + 'data: [DONE]\n\n'), r.res.body);
     assert.equal(r.outcome?.status, 200);
-    assert.deepEqual(r.settled.map((o) => [o.status, o.usageEstimated, o.usage?.outputTokens]), [[200, false, 2]]);
+    assert.deepEqual(
+      r.settled.map((o) => [o.status, o.usageEstimated, o.usage?.outputTokens]),
+      [[200, false, 2]],
+    );
     assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
   });
 
   test('one that ends early without usage is incomplete: the client gets an error event, what was produced is billed', async () => {
     const r = await streamed([sse(chunk({ content: 'Hi' }))]);
-    const incomplete = new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+    const incomplete = new GatewayError(
+      'upstream_error',
+      'Upstream error: the upstream closed the stream before it was complete.',
+      { code: 'upstream_stream_incomplete' },
+    );
     assert.ok(r.res.body.endsWith(encodeStreamError(incomplete)), r.res.body);
-    assert.deepEqual(r.settled.map((o) => [o.status, o.error?.code, o.usageEstimated, o.usage]), [[502, 'upstream_stream_incomplete', true, COUNTED]]);
+    assert.deepEqual(
+      r.settled.map((o) => [o.status, o.error?.code, o.usageEstimated, o.usage]),
+      [[502, 'upstream_stream_incomplete', true, COUNTED]],
+    );
   });
 
   test('one cut by the network after it started ends with an in-band error, billed as counted', async () => {
-    const r = await streamed([sse(chunk({ content: 'Hi' }))], Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    const r = await streamed(
+      [sse(chunk({ content: 'Hi' }))],
+      Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+    );
     assert.match(r.res.body, /"code":"upstream_connection_error"/);
     assert.equal(r.outcome?.error?.code, 'upstream_connection_error');
     assert.equal(r.settled[0]?.usageEstimated, true);
@@ -124,7 +155,10 @@ describe('streams', () => {
       res.hangUp();
       return true;
     };
-    const r = await run({ res, answer: fakeAnswer(200, [sse(chunk({ content: 'Hi' })), sse(chunk({ content: ' there' }))]) });
+    const r = await run({
+      res,
+      answer: fakeAnswer(200, [sse(chunk({ content: 'Hi' })), sse(chunk({ content: ' there' }))]),
+    });
     assert.deepEqual([r.outcome?.status, r.outcome?.error?.code, r.outcome?.usage], [499, 'client_closed', COUNTED]);
     assert.deepEqual(r.settled, [r.outcome]);
     assert.equal(res.writableFinished, false, 'nothing more is written to a client that left');
@@ -133,18 +167,31 @@ describe('streams', () => {
 
 describe('whole answers', () => {
   const whole = async (answer: string) => {
-    const r = await run({ stream: false, answer: fakeAnswer(200, answer), count: async (produced: string) => ({ ...COUNTED, outputTokens: produced.length }) });
+    const r = await run({
+      stream: false,
+      answer: fakeAnswer(200, answer),
+      count: async (produced: string) => ({ ...COUNTED, outputTokens: produced.length }),
+    });
     if (r.error) throw r.error;
     return { ...r, outcome: r.outcome! };
   };
 
   test('go back byte for byte, billed from their usage', async () => {
-    const answer = JSON.stringify({ id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1 } });
+    const answer = JSON.stringify({
+      id: 'x',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 1 },
+    });
     const r = await whole(answer);
     assert.equal(r.res.body, answer);
     assert.equal(r.res.headers['x-request-id'], r.exchange.requestId);
     assert.deepEqual(r.settled, [r.outcome]);
-    assert.deepEqual(r.outcome, { status: 200, usage: { ...emptyUsage(), inputTokens: 3, outputTokens: 1 }, usageEstimated: false, error: null });
+    assert.deepEqual(r.outcome, {
+      status: 200,
+      usage: { ...emptyUsage(), inputTokens: 3, outputTokens: 1 },
+      usageEstimated: false,
+      error: null,
+    });
   });
 
   test('without usage are billed as counted from what they produced', async () => {
@@ -161,19 +208,31 @@ describe('the upstream request', () => {
   test("carries the line's key in the style its preset names, else in its format's usual style", async () => {
     process.env.TOLLGATE_TEST_PASSTHROUGH_KEY = 'secret-1';
     const env = { apiKeySource: 'env' as const, apiKeyEnv: 'TOLLGATE_TEST_PASSTHROUGH_KEY' };
-    const answer = () => fakeAnswer(200, JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }));
-    const headersOf = async (l: LineRecord) => (await run({ line: l, stream: false, answer: answer() })).upstream.calls[0]!.headers;
+    const answer = () =>
+      fakeAnswer(200, JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }));
+    const headersOf = async (l: LineRecord) =>
+      (await run({ line: l, stream: false, answer: answer() })).upstream.calls[0]!.headers;
     const usual = await headersOf(line('a', env));
     assert.equal(usual.authorization, 'Bearer secret-1');
     const preset = await headersOf(line('b', { ...env, auth: 'x-api-key' }));
     assert.deepEqual([preset['x-api-key'], preset.authorization], ['secret-1', undefined]);
     const none = await headersOf(line('c', { ...env, auth: 'none' }));
     assert.deepEqual([none['x-api-key'], none.authorization], [undefined, undefined]);
-    assert.deepEqual([usual['content-type'], usual.accept, usual['user-agent']], ['application/json', 'application/json', 'Tollgate']);
+    assert.deepEqual(
+      [usual['content-type'], usual.accept, usual['user-agent']],
+      ['application/json', 'application/json', 'Tollgate'],
+    );
   });
 
   test("an error answer is read by the line's format where it knows better (Gemini's invalid key is the line's fault)", async () => {
-    const invalidKey = { error: { code: 400, message: 'API key not valid.', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }] } };
+    const invalidKey = {
+      error: {
+        code: 400,
+        message: 'API key not valid.',
+        status: 'INVALID_ARGUMENT',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }],
+      },
+    };
     const r = await run({
       line: line('g', { protocol: 'gemini', baseUrl: 'https://g.example' }),
       stream: false,

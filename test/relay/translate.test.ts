@@ -24,9 +24,20 @@ const request = (over: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
   notes: [],
   ...over,
 });
-const ev = (event: string, data: Record<string, unknown>): string => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
+const ev = (event: string, data: Record<string, unknown>): string =>
+  `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
 const MESSAGE_STREAM = [
-  ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+  ev('message_start', {
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
+  }),
   ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
   ev('content_block_stop', { index: 0 }),
@@ -34,10 +45,20 @@ const MESSAGE_STREAM = [
   ev('message_stop', {}),
 ];
 
-const anthropicLine = (over: Partial<LineRecord> = {}): LineRecord => line('anthropic', { protocol: 'anthropic', baseUrl: 'https://api.anthropic.example', modelMap: { 'gpt-4o': 'claude-x' }, ...over });
+const anthropicLine = (over: Partial<LineRecord> = {}): LineRecord =>
+  line('anthropic', {
+    protocol: 'anthropic',
+    baseUrl: 'https://api.anthropic.example',
+    modelMap: { 'gpt-4o': 'claude-x' },
+    ...over,
+  });
 
 /** A chat client's request translated for an anthropic line. */
-async function chatToAnthropic(answer: ReturnType<typeof fakeAnswer>, req: CanonicalRequest, l: LineRecord = anthropicLine()) {
+async function chatToAnthropic(
+  answer: ReturnType<typeof fakeAnswer>,
+  req: CanonicalRequest,
+  l: LineRecord = anthropicLine(),
+) {
   const { exchange, settled } = admitted([l]);
   exchange.admission!.upstreamModel = 'claude-x';
   const res = new FakeResponse();
@@ -48,8 +69,20 @@ async function chatToAnthropic(answer: ReturnType<typeof fakeAnswer>, req: Canon
     await hook(o);
   };
   const upstream = new FakeUpstream([() => answer]);
-  const deps = { upstream, lines: new Lines({ data: { version: 1, keys: [], lines: [l], groups: [], aliases: [] } }, new MemorySecretStore()) };
-  const result = await translate(deps, { exchange, res: res.client, signal: new AbortController().signal, request: req, encoder: makeCodec(true), side: WIRE.anthropic.upstream, promptUsage: PROMPT, counter: { prompt: async () => PROMPT, output: countTokens } }).then(
+  const deps = {
+    upstream,
+    lines: new Lines({ data: { version: 1, keys: [], lines: [l], groups: [], aliases: [] } }, new MemorySecretStore()),
+  };
+  const result = await translate(deps, {
+    exchange,
+    res: res.client,
+    signal: new AbortController().signal,
+    request: req,
+    encoder: makeCodec(true),
+    side: WIRE.anthropic.upstream,
+    promptUsage: PROMPT,
+    counter: { prompt: async () => PROMPT, output: countTokens },
+  }).then(
     (outcome) => ({ outcome, error: undefined }),
     (error: GatewayError) => ({ outcome: undefined, error }),
   );
@@ -57,20 +90,51 @@ async function chatToAnthropic(answer: ReturnType<typeof fakeAnswer>, req: Canon
 }
 
 /** The JSON of each `data:` line the client got. */
-const dataOf = (body: string): unknown[] => body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => (l === 'data: [DONE]' ? '[DONE]' : JSON.parse(l.slice(6))));
+const dataOf = (body: string): unknown[] =>
+  body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => (l === 'data: [DONE]' ? '[DONE]' : JSON.parse(l.slice(6))));
 
 describe('translate', () => {
   test("a whole answer: the line's format up, the client's format back, billed from the upstream's usage", async () => {
     process.env.TOLLGATE_TEST_TRANSLATE_KEY = 'k-1';
-    const answer = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'Hello' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 3 } };
-    const r = await chatToAnthropic(fakeAnswer(200, JSON.stringify(answer)), request(), anthropicLine({ apiKeySource: 'env', apiKeyEnv: 'TOLLGATE_TEST_TRANSLATE_KEY' }));
+    const answer = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [{ type: 'text', text: 'Hello' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 10, output_tokens: 3 },
+    };
+    const r = await chatToAnthropic(
+      fakeAnswer(200, JSON.stringify(answer)),
+      request(),
+      anthropicLine({ apiKeySource: 'env', apiKeyEnv: 'TOLLGATE_TEST_TRANSLATE_KEY' }),
+    );
     const call = r.upstream.calls[0]!;
     assert.equal(call.url.href, 'https://api.anthropic.example/v1/messages');
-    assert.deepEqual([call.headers['x-api-key'], call.headers['anthropic-version'], call.headers.authorization], ['k-1', '2023-06-01', undefined]);
+    assert.deepEqual(
+      [call.headers['x-api-key'], call.headers['anthropic-version'], call.headers.authorization],
+      ['k-1', '2023-06-01', undefined],
+    );
     assert.equal((r.upstream.bodies()[0] as { model: string }).model, 'claude-x');
-    const body = JSON.parse(r.res.body) as { object: string; model: string; choices: { message: { content: string } }[] };
-    assert.deepEqual([body.object, body.model, body.choices[0]!.message.content], ['chat.completion', 'gpt-4o', 'Hello']);
-    assert.deepEqual(r.outcome, { status: 200, usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 3 }, usageEstimated: false, error: null });
+    const body = JSON.parse(r.res.body) as {
+      object: string;
+      model: string;
+      choices: { message: { content: string } }[];
+    };
+    assert.deepEqual(
+      [body.object, body.model, body.choices[0]!.message.content],
+      ['chat.completion', 'gpt-4o', 'Hello'],
+    );
+    assert.deepEqual(r.outcome, {
+      status: 200,
+      usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 3 },
+      usageEstimated: false,
+      error: null,
+    });
     assert.deepEqual(r.settled, [r.outcome]);
   });
 
@@ -78,45 +142,82 @@ describe('translate', () => {
     const r = await chatToAnthropic(fakeAnswer(200, MESSAGE_STREAM), request({ stream: true }));
     const data = dataOf(r.res.body);
     assert.equal(data.at(-1), '[DONE]');
-    const chunks = data.slice(0, -1) as { choices: { delta: { content?: string }; finish_reason: string | null }[]; usage?: { completion_tokens: number } }[];
+    const chunks = data.slice(0, -1) as {
+      choices: { delta: { content?: string }; finish_reason: string | null }[];
+      usage?: { completion_tokens: number };
+    }[];
     assert.equal(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), 'Hi');
     assert.equal(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason, 'stop');
     assert.equal(chunks.at(-1)?.usage?.completion_tokens, 5);
-    assert.deepEqual(r.settled.map((o) => [o.status, o.usage?.inputTokens, o.usage?.outputTokens, o.usageEstimated]), [[200, 10, 5, false]]);
+    assert.deepEqual(
+      r.settled.map((o) => [o.status, o.usage?.inputTokens, o.usage?.outputTokens, o.usageEstimated]),
+      [[200, 10, 5, false]],
+    );
     assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
     assert.equal(r.res.writableFinished, true);
   });
 
   test("a stream cut after it started ends with the client's in-band error, billed as the prompt message_start reported plus what was produced", async () => {
-    const r = await chatToAnthropic(fakeAnswer(200, MESSAGE_STREAM.slice(0, 3), { error: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }), request({ stream: true }));
+    const r = await chatToAnthropic(
+      fakeAnswer(200, MESSAGE_STREAM.slice(0, 3), { error: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+      request({ stream: true }),
+    );
     const last = dataOf(r.res.body).at(-1) as { error?: { code: string } };
     assert.equal(last.error?.code, 'upstream_connection_error');
     assert.equal(r.outcome?.error?.code, 'upstream_connection_error');
     // No stop event, so no final usage: the prompt as message_start reported it (not the admission's estimate), the output as counted ("Hi").
     assert.notEqual(PROMPT.inputTokens, 10);
-    assert.deepEqual([r.outcome?.usage?.inputTokens, r.outcome?.usage?.outputTokens, r.outcome?.usageEstimated], [10, 1, true]);
+    assert.deepEqual(
+      [r.outcome?.usage?.inputTokens, r.outcome?.usage?.outputTokens, r.outcome?.usageEstimated],
+      [10, 1, true],
+    );
   });
 
   test('a failure before the first event throws, so the next line can be tried', async () => {
-    const r = await chatToAnthropic(fakeAnswer(200, [], { error: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }), request({ stream: true }));
+    const r = await chatToAnthropic(
+      fakeAnswer(200, [], { error: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+      request({ stream: true }),
+    );
     assert.equal(r.error?.code, 'upstream_connection_error');
     assert.equal(r.res.headersSent, false);
     assert.deepEqual(r.settled, []);
   });
 
   test("an error status is the client's error, before anything is written", async () => {
-    const r = await chatToAnthropic(fakeAnswer(529, JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })), request());
+    const r = await chatToAnthropic(
+      fakeAnswer(529, JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })),
+      request(),
+    );
     assert.deepEqual([r.error?.status, r.error?.code], [503, 'upstream_unavailable']);
     assert.equal(r.res.headersSent, false);
   });
 
   test('what the line cannot carry goes to the log notes', async () => {
-    const answer = { id: 'c', choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } };
+    const answer = {
+      id: 'c',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1 },
+    };
     const l = line('chat');
     const { exchange } = admitted([l]);
     const upstream = new FakeUpstream([() => fakeAnswer(200, JSON.stringify(answer))]);
-    const deps = { upstream, lines: new Lines({ data: { version: 1, keys: [], lines: [l], groups: [], aliases: [] } }, new MemorySecretStore()) };
-    await translate(deps, { exchange, res: new FakeResponse().client, signal: new AbortController().signal, request: request({ topK: 5, notes: ['decoded note'] }), encoder: makeCodec(false), side: WIRE['openai-chat'].upstream, promptUsage: PROMPT, counter: { prompt: async () => PROMPT, output: countTokens } });
+    const deps = {
+      upstream,
+      lines: new Lines(
+        { data: { version: 1, keys: [], lines: [l], groups: [], aliases: [] } },
+        new MemorySecretStore(),
+      ),
+    };
+    await translate(deps, {
+      exchange,
+      res: new FakeResponse().client,
+      signal: new AbortController().signal,
+      request: request({ topK: 5, notes: ['decoded note'] }),
+      encoder: makeCodec(false),
+      side: WIRE['openai-chat'].upstream,
+      promptUsage: PROMPT,
+      counter: { prompt: async () => PROMPT, output: countTokens },
+    });
     assert.deepEqual(exchange.notes, ['decoded note', 'top_k has no Chat Completions field and was dropped']);
   });
 });
@@ -154,10 +255,18 @@ describe('CanonicalTap', () => {
 
   test('a break after the first event becomes an error event; before it, a throw', async () => {
     const after = new CanonicalTap();
-    const got = await drain(after.watch(events([START], Object.assign(new Error('reset'), { code: 'ECONNRESET' })), new AbortController().signal));
+    const got = await drain(
+      after.watch(
+        events([START], Object.assign(new Error('reset'), { code: 'ECONNRESET' })),
+        new AbortController().signal,
+      ),
+    );
     assert.equal(got.at(-1)?.type, 'error');
     assert.equal(after.failure?.code, 'upstream_connection_error');
-    await assert.rejects(drain(new CanonicalTap().watch(events([], new SyntaxError('x')), new AbortController().signal)), { code: 'upstream_malformed' });
+    await assert.rejects(
+      drain(new CanonicalTap().watch(events([], new SyntaxError('x')), new AbortController().signal)),
+      { code: 'upstream_malformed' },
+    );
   });
 
   test('an error event from the upstream is kept as the failure', async () => {

@@ -12,7 +12,10 @@ const counter: UsageCounter = { prompt: async () => u({ inputTokens: 40 }), outp
 test('whole figures within bounds are billed as the upstream reported them', async () => {
   const { exchange } = admitted([line('a')]);
   const final = u({ inputTokens: 100, outputTokens: 20 });
-  assert.deepEqual(await billableUsage(exchange, { final, produced: () => 'never counted' }, counter), { usage: final, usageEstimated: false });
+  assert.deepEqual(await billableUsage(exchange, { final, produced: () => 'never counted' }, counter), {
+    usage: final,
+    usageEstimated: false,
+  });
   assert.deepEqual(exchange.notes, []);
 });
 
@@ -24,7 +27,11 @@ for (const [what, bad] of [
 ] as const) {
   test(`${what} is refused: Tollgate counts the prompt and the output itself, marks it estimated and says why`, async () => {
     const { exchange } = admitted([line('a')]);
-    const billed = await billableUsage(exchange, { final: u(Object.assign({ inputTokens: 100, outputTokens: 20 }, bad)), produced: () => 'twelve chars' }, counter);
+    const billed = await billableUsage(
+      exchange,
+      { final: u(Object.assign({ inputTokens: 100, outputTokens: 20 }, bad)), produced: () => 'twelve chars' },
+      counter,
+    );
     assert.deepEqual(billed, { usage: u({ inputTokens: 40, outputTokens: 12 }), usageEstimated: true });
     assert.match(exchange.notes.join(), /upstream usage refused \(.+\): counted by Tollgate/);
   });
@@ -33,18 +40,32 @@ for (const [what, bad] of [
 test("a stream cut short is billed for what it produced: the prompt as the upstream reported it early, the output counted (not message_start's placeholder)", async () => {
   const { exchange } = admitted([line('a')]);
   const early = u({ inputTokens: 500, cacheReadTokens: 1000, cacheWrite1hTokens: 30, outputTokens: 1 });
-  const billed = await billableUsage(exchange, { final: undefined, prompt: early, produced: () => 'x'.repeat(163) }, counter);
-  assert.deepEqual(billed, { usage: u({ inputTokens: 500, cacheReadTokens: 1000, cacheWrite1hTokens: 30, outputTokens: 163 }), usageEstimated: true });
+  const billed = await billableUsage(
+    exchange,
+    { final: undefined, prompt: early, produced: () => 'x'.repeat(163) },
+    counter,
+  );
+  assert.deepEqual(billed, {
+    usage: u({ inputTokens: 500, cacheReadTokens: 1000, cacheWrite1hTokens: 30, outputTokens: 163 }),
+    usageEstimated: true,
+  });
 });
 
 test('early prompt figures that make no sense are refused too, and the prompt counted', async () => {
   const { exchange } = admitted([line('a')]);
-  const billed = await billableUsage(exchange, { final: undefined, prompt: u({ inputTokens: -5 }), produced: () => 'abc' }, counter);
+  const billed = await billableUsage(
+    exchange,
+    { final: undefined, prompt: u({ inputTokens: -5 }), produced: () => 'abc' },
+    counter,
+  );
   assert.deepEqual(billed, { usage: u({ inputTokens: 40, outputTokens: 3 }), usageEstimated: true });
   assert.match(exchange.notes.join(), /upstream prompt usage refused/);
 });
 
 test('no figures at all: all counted', async () => {
   const { exchange } = admitted([line('a')]);
-  assert.deepEqual(await billableUsage(exchange, { final: undefined, produced: () => '' }, counter), { usage: u({ inputTokens: 40 }), usageEstimated: true });
+  assert.deepEqual(await billableUsage(exchange, { final: undefined, produced: () => '' }, counter), {
+    usage: u({ inputTokens: 40 }),
+    usageEstimated: true,
+  });
 });

@@ -18,5 +18,6 @@ test('parseUsd reads what people type into integer micro-USD, and refuses the re
   assert.equal(parseUsd('0.000001'), 1);
   assert.equal(parseUsd('1,000'), 1_000_000_000);
   for (const bad of ['', 'ten', '1.0000001', '-5', '1e3', '.5']) assert.equal(parseUsd(bad), undefined, bad);
-  for (const micro of [0, 1, 43, 10_000, 12_500_000, 24_999_823]) assert.equal(parseUsd(usd(micro)), micro, String(micro));
+  for (const micro of [0, 1, 43, 10_000, 12_500_000, 24_999_823])
+    assert.equal(parseUsd(usd(micro)), micro, String(micro));
 });

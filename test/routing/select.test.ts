@@ -23,16 +23,29 @@ function tally(selector: LineSelector, lines: LineRecord[], picks: number): Reco
 
 describe('LineSelector', () => {
   test('prefers the highest priority', () => {
-    const lines = [line('low', { priority: 1, weight: 100 }), line('high', { priority: 5 }), line('mid', { priority: 3, weight: 100 })];
+    const lines = [
+      line('low', { priority: 1, weight: 100 }),
+      line('high', { priority: 5 }),
+      line('mid', { priority: 3, weight: 100 }),
+    ];
     assert.deepEqual(tally(new LineSelector(stratified(100)), lines, 100), { high: 100 });
   });
 
   test('splits by weight among lines of equal priority', () => {
-    const lines = [line('a', { weight: 2 }), line('b', { weight: 3 }), line('c', { weight: 5 }), line('backup', { priority: -1, weight: 100 })];
+    const lines = [
+      line('a', { weight: 2 }),
+      line('b', { weight: 3 }),
+      line('c', { weight: 5 }),
+      line('backup', { priority: -1, weight: 100 }),
+    ];
     assert.deepEqual(tally(new LineSelector(stratified(1_000)), lines, 1_000), { a: 200, b: 300, c: 500 });
     const counts = tally(new LineSelector(mulberry32(42)), lines, 20_000);
     assert.deepEqual(Object.keys(counts).sort(), ['a', 'b', 'c']);
-    for (const [id, share] of [['a', 0.2], ['b', 0.3], ['c', 0.5]] as const) {
+    for (const [id, share] of [
+      ['a', 0.2],
+      ['b', 0.3],
+      ['c', 0.5],
+    ] as const) {
       assert.ok(Math.abs(counts[id]! / 20_000 - share) < 0.02, `${id}: ${counts[id]} of 20000`);
     }
   });
@@ -43,14 +56,29 @@ describe('LineSelector', () => {
   });
 
   test('skips disabled lines and lines that do not serve the model', () => {
-    const lines = [line('off', { priority: 9, enabled: false }), line('other-model', { priority: 8, models: ['gpt-4o-mini'] }), line('on')];
+    const lines = [
+      line('off', { priority: 9, enabled: false }),
+      line('other-model', { priority: 8, models: ['gpt-4o-mini'] }),
+      line('on'),
+    ];
     assert.deepEqual(tally(new LineSelector(() => 0), lines, 10), { on: 10 });
   });
 
   test('orders every serving line: by priority, then by a weighted draw within a priority', () => {
-    const lines = [line('low', { priority: -1 }), line('a', { weight: 1 }), line('b', { weight: 3 }), line('top', { priority: 2 })];
-    assert.deepEqual(new LineSelector(() => 0).order('gpt-4o', lines).map((l) => l.id), ['top', 'a', 'b', 'low']);
-    assert.deepEqual(new LineSelector(() => 0.99).order('gpt-4o', lines).map((l) => l.id), ['top', 'b', 'a', 'low']);
+    const lines = [
+      line('low', { priority: -1 }),
+      line('a', { weight: 1 }),
+      line('b', { weight: 3 }),
+      line('top', { priority: 2 }),
+    ];
+    assert.deepEqual(
+      new LineSelector(() => 0).order('gpt-4o', lines).map((l) => l.id),
+      ['top', 'a', 'b', 'low'],
+    );
+    assert.deepEqual(
+      new LineSelector(() => 0.99).order('gpt-4o', lines).map((l) => l.id),
+      ['top', 'b', 'a', 'low'],
+    );
   });
 
   test("takes a slot of a line's requests-per-minute window, or says how long until one frees", () => {

@@ -77,8 +77,17 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
     const pid = gw.child.pid!;
     await gw.admin.topup(1000);
     for (const [i, l] of LINES.entries()) {
-      const baseUrl = l.protocol.startsWith('openai') ? scenarioBase(mock, l.scenario) : scenarioOrigin(mock, l.scenario);
-      await gw.admin.line({ name: `soak-${i}`, protocol: l.protocol, baseUrl, models: [l.model], apiKeyEnv: KEY_ENV, timeouts: { firstByteMs: 1000, idleMs: 500, totalMs: 10_000 } });
+      const baseUrl = l.protocol.startsWith('openai')
+        ? scenarioBase(mock, l.scenario)
+        : scenarioOrigin(mock, l.scenario);
+      await gw.admin.line({
+        name: `soak-${i}`,
+        protocol: l.protocol,
+        baseUrl,
+        models: [l.model],
+        apiKeyEnv: KEY_ENV,
+        timeouts: { firstByteMs: 1000, idleMs: 500, totalMs: 10_000 },
+      });
     }
     const key = await gw.admin.key('soak');
     const r = rng(opts.seed);
@@ -108,8 +117,14 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
         const t0 = performance.now();
         requests++;
         try {
-          await askWith(client, gw!.url, key, { model: line.model, stream, prompt: `soak ${requests}`, signal: ac.signal });
-          if (line.healthy && !ac.signal.aborted) latencies.push({ atMs: Date.now() - start, ms: performance.now() - t0 });
+          await askWith(client, gw!.url, key, {
+            model: line.model,
+            stream,
+            prompt: `soak ${requests}`,
+            signal: ac.signal,
+          });
+          if (line.healthy && !ac.signal.aborted)
+            latencies.push({ atMs: Date.now() - start, ms: performance.now() - t0 });
         } catch {
           if (ac.signal.aborted) aborted++;
           else failures++;
@@ -135,7 +150,9 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
     // Idle keep-alive connections close within seconds (the clients' and the mock's timers): a
     // descriptor still open after that is a leak.
     const fdSlack = 4;
-    await waitFor(() => procStatus(pid).fds <= fdsBefore + fdSlack, 'open descriptors to come back', 10_000).catch(() => undefined);
+    await waitFor(() => procStatus(pid).fds <= fdsBefore + fdSlack, 'open descriptors to come back', 10_000).catch(
+      () => undefined,
+    );
     const quarters = [0, 1, 2, 3].map((q) => {
       const ms = latencies
         .filter((l) => l.atMs >= (q * opts.durationMs) / 4 && l.atMs < ((q + 1) * opts.durationMs) / 4)
@@ -182,7 +199,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     workers: arg('workers', 8),
     seed: arg('seed', 20261124),
     onSample: (s) => {
-      if (Math.round(s.atMs / 1000) % 15 === 0) console.log(`${Math.round(s.atMs / 1000)} s  rss ${s.rssMb} MB  fds ${s.fds}  requests ${s.requests}`);
+      if (Math.round(s.atMs / 1000) % 15 === 0)
+        console.log(`${Math.round(s.atMs / 1000)} s  rss ${s.rssMb} MB  fds ${s.fds}  requests ${s.requests}`);
     },
   });
   console.log(JSON.stringify({ ...result, samples: undefined }, null, 2));

@@ -27,7 +27,16 @@ function row(i: number, over: Partial<RequestRow> = {}): RequestRow {
     status: i % 7 ? 200 : 503,
     errorCode: null,
     errorMessage: null,
-    usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: i, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, audioInputTokens: 0, imageInputTokens: 0 },
+    usage: {
+      inputTokens: 10,
+      outputTokens: 5,
+      cacheReadTokens: i,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 0,
+      audioInputTokens: 0,
+      imageInputTokens: 0,
+    },
     usageEstimated: false,
     costMicro: i % 7 ? 100 + i : 0,
     unchargedMicro: 0,
@@ -62,15 +71,40 @@ function expected(pred: (r: RequestRow, i: number) => boolean): string[] {
 }
 
 test('each filter, and filters combined, select exactly the matching rows, newest first', () => {
-  const ids = (f: Parameters<typeof ledger.reports.logs>[0]) => ledger.reports.logs({ limit: 1000, ...f }).map((e) => e.requestId);
-  assert.deepEqual(ids({ key: 'ci' }), expected((r) => r.keyName === 'ci'));
-  assert.deepEqual(ids({ model: 'gpt-4o' }), expected((r) => r.model === 'gpt-4o'));
-  assert.deepEqual(ids({ line: 'anthropic' }), expected((r) => r.line === 'anthropic'));
-  assert.deepEqual(ids({ status: 503 }), expected((r) => r.status === 503));
-  assert.deepEqual(ids({ status: 'error' }), expected((r) => r.status >= 400));
-  assert.deepEqual(ids({ status: 'ok' }), expected((r) => r.status < 400));
-  assert.deepEqual(ids({ protocol: 'anthropic' }), expected((r) => r.inboundProtocol === 'anthropic'));
-  assert.deepEqual(ids({ since: T0 + 10 * HOUR, until: T0 + 20 * HOUR }), expected((r) => r.ts >= T0 + 10 * HOUR && r.ts < T0 + 20 * HOUR));
+  const ids = (f: Parameters<typeof ledger.reports.logs>[0]) =>
+    ledger.reports.logs({ limit: 1000, ...f }).map((e) => e.requestId);
+  assert.deepEqual(
+    ids({ key: 'ci' }),
+    expected((r) => r.keyName === 'ci'),
+  );
+  assert.deepEqual(
+    ids({ model: 'gpt-4o' }),
+    expected((r) => r.model === 'gpt-4o'),
+  );
+  assert.deepEqual(
+    ids({ line: 'anthropic' }),
+    expected((r) => r.line === 'anthropic'),
+  );
+  assert.deepEqual(
+    ids({ status: 503 }),
+    expected((r) => r.status === 503),
+  );
+  assert.deepEqual(
+    ids({ status: 'error' }),
+    expected((r) => r.status >= 400),
+  );
+  assert.deepEqual(
+    ids({ status: 'ok' }),
+    expected((r) => r.status < 400),
+  );
+  assert.deepEqual(
+    ids({ protocol: 'anthropic' }),
+    expected((r) => r.inboundProtocol === 'anthropic'),
+  );
+  assert.deepEqual(
+    ids({ since: T0 + 10 * HOUR, until: T0 + 20 * HOUR }),
+    expected((r) => r.ts >= T0 + 10 * HOUR && r.ts < T0 + 20 * HOUR),
+  );
   assert.deepEqual(
     ids({ key: 'laptop', model: 'gpt-4o', status: 'ok', since: T0 + 5 * HOUR }),
     expected((r) => r.keyName === 'laptop' && r.model === 'gpt-4o' && r.status < 400 && r.ts >= T0 + 5 * HOUR),
@@ -87,7 +121,10 @@ test('pages follow the before cursor without gaps or repeats', () => {
     if (page.length < 7) break;
     beforeId = page[page.length - 1]!.id;
   }
-  assert.deepEqual(seen, expected((r) => r.model === 'gpt-4o'));
+  assert.deepEqual(
+    seen,
+    expected((r) => r.model === 'gpt-4o'),
+  );
 });
 
 test('iterateLogs yields every matching row across its internal pages', () => {
@@ -101,13 +138,24 @@ test('stats sum requests, errors, cost and tokens per bucket and group, in SQL',
   const day = ledger.reports.stats({ since: T0, until: T0 + 3 * 24 * HOUR, bucket: 'day', by: 'model' });
   const all = Array.from({ length: ROWS }, (_, i) => row(i)).filter((r) => r.ts < T0 + 72 * HOUR);
   for (const s of day) {
-    const mine = all.filter((r) => r.model === s.group && Math.floor((r.ts - T0) / (24 * HOUR)) * 24 * HOUR + T0 === s.start);
+    const mine = all.filter(
+      (r) => r.model === s.group && Math.floor((r.ts - T0) / (24 * HOUR)) * 24 * HOUR + T0 === s.start,
+    );
     assert.equal(s.requests, mine.length);
     assert.equal(s.errors, mine.filter((r) => r.status >= 400).length);
-    assert.equal(s.costMicro, mine.reduce((a, r) => a + r.costMicro, 0));
-    assert.equal(s.cacheReadTokens, mine.reduce((a, r) => a + r.usage.cacheReadTokens, 0));
+    assert.equal(
+      s.costMicro,
+      mine.reduce((a, r) => a + r.costMicro, 0),
+    );
+    assert.equal(
+      s.cacheReadTokens,
+      mine.reduce((a, r) => a + r.usage.cacheReadTokens, 0),
+    );
   }
-  assert.equal(day.reduce((a, s) => a + s.requests, 0), all.length);
+  assert.equal(
+    day.reduce((a, s) => a + s.requests, 0),
+    all.length,
+  );
   assert.deepEqual([...new Set(day.map((s) => s.start))], [T0, T0 + 24 * HOUR, T0 + 48 * HOUR]);
   const hourly = ledger.reports.stats({ since: T0, until: T0 + 4 * HOUR, bucket: 'hour', by: 'key' });
   assert.deepEqual(
@@ -123,9 +171,18 @@ test('stats sum requests, errors, cost and tokens per bucket and group, in SQL',
 
 test('days can start at local midnight', () => {
   // UTC+2: the local day that starts at 22:00 UTC the evening before.
-  const local = ledger.reports.stats({ since: T0, until: T0 + 24 * HOUR, bucket: 'day', by: 'line', tzOffsetMinutes: 120 });
+  const local = ledger.reports.stats({
+    since: T0,
+    until: T0 + 24 * HOUR,
+    bucket: 'day',
+    by: 'line',
+    tzOffsetMinutes: 120,
+  });
   assert.deepEqual([...new Set(local.map((s) => s.start))], [T0 - 2 * HOUR, T0 + 22 * HOUR]);
-  assert.equal(local.filter((s) => s.start === T0 - 2 * HOUR).reduce((a, s) => a + s.requests, 0), 22);
+  assert.equal(
+    local.filter((s) => s.start === T0 - 2 * HOUR).reduce((a, s) => a + s.requests, 0),
+    22,
+  );
 });
 
 test('wallet transactions list the top-ups with their notes, newest first, with paging', () => {
@@ -137,17 +194,32 @@ test('wallet transactions list the top-ups with their notes, newest first, with 
       ['topup', 5_000_000, 'first'],
     ],
   );
-  assert.deepEqual(ledger.reports.walletTransactions({ beforeId: txs[0]!.id }).map((t) => t.amountMicro), [5_000_000]);
+  assert.deepEqual(
+    ledger.reports.walletTransactions({ beforeId: txs[0]!.id }).map((t) => t.amountMicro),
+    [5_000_000],
+  );
 });
 
 test('the log filters use indexes, not a scan and a sort of the whole table', () => {
   const db = (ledger.reports as unknown as { db: import('better-sqlite3').Database }).db;
   for (const column of ['key_name', 'model', 'line', 'status', 'inbound_protocol']) {
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM requests WHERE ${column} = ? ORDER BY id DESC LIMIT 50`).all('x') as { detail: string }[]).map((p) => p.detail).join('; ');
+    const plan = (
+      db
+        .prepare(`EXPLAIN QUERY PLAN SELECT * FROM requests WHERE ${column} = ? ORDER BY id DESC LIMIT 50`)
+        .all('x') as { detail: string }[]
+    )
+      .map((p) => p.detail)
+      .join('; ');
     assert.match(plan, /USING INDEX/, `${column}: ${plan}`);
     assert.doesNotMatch(plan, /TEMP B-TREE/, `${column}: ${plan}`);
   }
-  const stats = (db.prepare('EXPLAIN QUERY PLAN SELECT COUNT(*) FROM requests WHERE ts >= ? AND ts < ?').all(0, 1) as { detail: string }[]).map((p) => p.detail).join('; ');
+  const stats = (
+    db.prepare('EXPLAIN QUERY PLAN SELECT COUNT(*) FROM requests WHERE ts >= ? AND ts < ?').all(0, 1) as {
+      detail: string;
+    }[]
+  )
+    .map((p) => p.detail)
+    .join('; ');
   assert.match(stats, /requests_ts/, stats);
 });
 
@@ -185,7 +257,11 @@ test('stats are exact for ranges that cut hours, and for time zones that are not
       .stats({ since, until, bucket, by, tzOffsetMinutes: tz })
       .map((s) => `${s.start} ${s.group} ${s.requests} ${s.errors} ${s.costMicro} ${s.cacheReadTokens}`)
       .sort();
-    assert.deepEqual(got, oracle(since, until, bucket === 'hour' ? HOUR : 24 * HOUR, by, tz), `${since}..${until} ${bucket} ${by} tz ${tz}`);
+    assert.deepEqual(
+      got,
+      oracle(since, until, bucket === 'hour' ? HOUR : 24 * HOUR, by, tz),
+      `${since}..${until} ${bucket} ${by} tz ${tz}`,
+    );
   }
 });
 

@@ -52,7 +52,11 @@ function row(over: Partial<RequestRow> = {}): RequestRow {
 test('rows settled in one turn are committed together, and the wallet and key usage follow them', async () => {
   const ledger = new Ledger(tempDir());
   ledger.topup(1_000);
-  await Promise.all([ledger.settle(row({ costMicro: 100 })), ledger.settle(row({ costMicro: 50, keyId: 'key_b', keyName: 'b' })), ledger.settle(row({ costMicro: 0, keyId: null, keyName: null, status: 401 }))]);
+  await Promise.all([
+    ledger.settle(row({ costMicro: 100 })),
+    ledger.settle(row({ costMicro: 50, keyId: 'key_b', keyName: 'b' })),
+    ledger.settle(row({ costMicro: 0, keyId: null, keyName: null, status: 401 })),
+  ]);
   assert.equal(ledger.balanceMicro(), 850);
   assert.equal(ledger.keyUsageMicro('key_a'), 100);
   assert.equal(ledger.keyUsageMicro('key_b'), 50);
@@ -105,7 +109,13 @@ test('rows an older build logged as anthropic-messages read as anthropic after t
   db.pragma('user_version = 0');
   db.close();
   const reopened = new Ledger(dir);
-  assert.deepEqual(reopened.logs({}).map((e) => e.inboundProtocol).sort(), ['anthropic', 'openai-chat']);
+  assert.deepEqual(
+    reopened
+      .logs({})
+      .map((e) => e.inboundProtocol)
+      .sort(),
+    ['anthropic', 'openai-chat'],
+  );
   reopened.close();
   const check = new Database(join(dir, 'ledger.sqlite'), { readonly: true });
   // Every step recorded: the rename, the money checks (the rows met them), adjustments allowed.
@@ -119,9 +129,21 @@ describe('integers only', () => {
     new Ledger(dir).close();
     const db = new Database(join(dir, 'ledger.sqlite'));
     for (const bad of [1.5, -1, 8e300]) {
-      assert.throws(() => db.prepare('UPDATE wallet SET balance_micro = ?').run(bad), /CHECK constraint failed/, String(bad));
-      assert.throws(() => db.prepare("INSERT INTO wallet_tx (ts, kind, amount_micro) VALUES (1, 'topup', ?)").run(bad), /CHECK constraint failed/, String(bad));
-      assert.throws(() => db.prepare('INSERT INTO key_usage VALUES (?, ?, 1)').run('k', bad), /CHECK constraint failed/, String(bad));
+      assert.throws(
+        () => db.prepare('UPDATE wallet SET balance_micro = ?').run(bad),
+        /CHECK constraint failed/,
+        String(bad),
+      );
+      assert.throws(
+        () => db.prepare("INSERT INTO wallet_tx (ts, kind, amount_micro) VALUES (1, 'topup', ?)").run(bad),
+        /CHECK constraint failed/,
+        String(bad),
+      );
+      assert.throws(
+        () => db.prepare('INSERT INTO key_usage VALUES (?, ?, 1)').run('k', bad),
+        /CHECK constraint failed/,
+        String(bad),
+      );
     }
     db.close();
   });
@@ -129,7 +151,12 @@ describe('integers only', () => {
   test('a row with a non-integer or negative figure is refused before the write, never thrown, and kept for the doctor', async () => {
     const ledger = new Ledger(tempDir());
     ledger.topup(1_000);
-    for (const bad of [row({ costMicro: 1.5 }), row({ costMicro: -8_000_000_000 }), row({ usage: { ...emptyUsage(), outputTokens: 1e300 } }), row({ unchargedMicro: -1 })]) {
+    for (const bad of [
+      row({ costMicro: 1.5 }),
+      row({ costMicro: -8_000_000_000 }),
+      row({ usage: { ...emptyUsage(), outputTokens: 1e300 } }),
+      row({ unchargedMicro: -1 }),
+    ]) {
       await assert.rejects(ledger.settle(bad), /refused/);
     }
     assert.equal(ledger.writeFailure()?.count, 4);
@@ -144,15 +171,25 @@ describe('integers only', () => {
   test('an older ledger gets the checks, its rows and indexes kept', () => {
     const dir = writeOldLedger(tempDir(), 7, 993);
     const ledger = new Ledger(dir);
-    assert.deepEqual(ledger.logs({}).map((e) => [e.requestId, e.costMicro, e.unchargedMicro, e.usage.cacheWrite1hTokens]), [['req_old', 7, 0, 0]]);
+    assert.deepEqual(
+      ledger.logs({}).map((e) => [e.requestId, e.costMicro, e.unchargedMicro, e.usage.cacheWrite1hTokens]),
+      [['req_old', 7, 0, 0]],
+    );
     assert.equal(ledger.checkInvariant().ok, true);
     ledger.close();
     const db = new Database(join(dir, 'ledger.sqlite'));
     assert.equal(db.pragma('user_version', { simple: true }), 3);
     assert.throws(() => db.prepare('UPDATE requests SET cost_micro = -1').run(), /CHECK constraint failed/);
     assert.throws(() => db.prepare('UPDATE wallet SET balance_micro = 0.5').run(), /CHECK constraint failed/);
-    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'requests'").all() as { name: string }[]).map((i) => i.name);
-    assert.ok(indexes.includes('requests_ts') && indexes.includes('requests_key') && !indexes.includes('requests_key_ts'), indexes.join());
+    const indexes = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'requests'").all() as {
+        name: string;
+      }[]
+    ).map((i) => i.name);
+    assert.ok(
+      indexes.includes('requests_ts') && indexes.includes('requests_key') && !indexes.includes('requests_key_ts'),
+      indexes.join(),
+    );
     db.close();
   });
 
@@ -170,7 +207,16 @@ describe('integers only', () => {
 });
 
 describe('pending rows', () => {
-  const pending = (requestId: string) => ({ requestId, ts: Date.now(), keyId: 'key_a', keyName: 'a', model: 'gpt-4o-mini', inboundProtocol: 'openai-chat', stream: true, heldMicro: 500 });
+  const pending = (requestId: string) => ({
+    requestId,
+    ts: Date.now(),
+    keyId: 'key_a',
+    keyName: 'a',
+    model: 'gpt-4o-mini',
+    inboundProtocol: 'openai-chat',
+    stream: true,
+    heldMicro: 500,
+  });
 
   test('a request admitted by a gateway that stopped before settling it is named by the doctor, then closed as interrupted at the next start', async () => {
     const dir = tempDir();
@@ -200,7 +246,9 @@ test('a key over its quota by more than its largest request is named', async () 
   ledger.topup(10_000);
   await Promise.all([ledger.settle(row({ costMicro: 300 })), ledger.settle(row({ costMicro: 400 }))]);
   // 700 used: within one request (400) of a 300 quota, but not of a 299 one.
-  assert.deepEqual(ledger.problems(new Map([['key_a', 299]])).overQuota, [{ keyId: 'key_a', usedMicro: 700, quotaMicro: 299, largestMicro: 400 }]);
+  assert.deepEqual(ledger.problems(new Map([['key_a', 299]])).overQuota, [
+    { keyId: 'key_a', usedMicro: 700, quotaMicro: 299, largestMicro: 400 },
+  ]);
   assert.deepEqual(ledger.problems(new Map([['key_a', 300]])).overQuota, []);
   ledger.close();
 });
@@ -221,8 +269,18 @@ test('a row keeps the prices and multiplier it was billed at; a ledger from befo
   db.close();
   const ledger = new Ledger(dir);
   ledger.topup(10_000);
-  const billedAt = { prices: { input: 2_500_000, output: 10_000_000, cacheRead: 1_250_000, cacheWrite: 0 }, multiplierPpm: 800_000 };
-  await ledger.settle(row({ requestId: 'req_new', usage: { ...emptyUsage(), inputTokens: 1000, outputTokens: 100 }, costMicro: 2_800, billedAt }));
+  const billedAt = {
+    prices: { input: 2_500_000, output: 10_000_000, cacheRead: 1_250_000, cacheWrite: 0 },
+    multiplierPpm: 800_000,
+  };
+  await ledger.settle(
+    row({
+      requestId: 'req_new',
+      usage: { ...emptyUsage(), inputTokens: 1000, outputTokens: 100 },
+      costMicro: 2_800,
+      billedAt,
+    }),
+  );
   const [fresh, old] = ledger.logs({});
   assert.deepEqual([old?.requestId, old?.billedAt, old?.breakdown, old?.costMicro], ['req_old', null, null, 7]);
   assert.deepEqual(fresh?.billedAt, billedAt);
@@ -240,7 +298,10 @@ test('the invariant counts adjustments beside top-ups: top-ups + adjustments −
   await ledger.settle(row({ costMicro: 30, keyId: 'key_b', keyName: 'b' }));
   assert.equal(ledger.balanceMicro(), 720);
   const inv = ledger.checkInvariant();
-  assert.deepEqual([inv.ok, inv.topupsMicro, inv.adjustmentsMicro, inv.balanceMicro, inv.loggedCostMicro], [true, 1_000, -150, 720, 130]);
+  assert.deepEqual(
+    [inv.ok, inv.topupsMicro, inv.adjustmentsMicro, inv.balanceMicro, inv.loggedCostMicro],
+    [true, 1_000, -150, 720, 130],
+  );
   assert.deepEqual(
     ledger.reports.walletTransactions({}).map((t) => [t.kind, t.amountMicro, t.note]),
     [

@@ -26,8 +26,10 @@ const UNDER_WRAPPER = process.env.TOLLGATE_KEYRING_SESSION === '1';
 
 async function whyNoKeychain(): Promise<string | undefined> {
   if (process.platform !== 'linux') return 'the keychain tests drive a Linux Secret Service';
-  if (!process.env.DBUS_SESSION_BUS_ADDRESS) return 'no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset); run under bash test/helpers/keyring-session.sh';
-  if (!(await keychainAvailable(SERVICE))) return 'a D-Bus session is up but no unlocked Secret Service stored a probe entry';
+  if (!process.env.DBUS_SESSION_BUS_ADDRESS)
+    return 'no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset); run under bash test/helpers/keyring-session.sh';
+  if (!(await keychainAvailable(SERVICE)))
+    return 'a D-Bus session is up but no unlocked Secret Service stored a probe entry';
   return undefined;
 }
 const noKeychain = await whyNoKeychain();
@@ -46,7 +48,9 @@ function lineId(): string {
 /** `secret-tool` reads the item as any other Secret Service client would. keyring-rs stores the account as `username`. */
 async function secretToolLookup(service: string, account: string): Promise<string | undefined> {
   try {
-    const { stdout } = await run('secret-tool', ['lookup', 'service', service, 'username', account], { encoding: 'utf8' });
+    const { stdout } = await run('secret-tool', ['lookup', 'service', service, 'username', account], {
+      encoding: 'utf8',
+    });
     return stdout;
   } catch {
     return undefined; // exit status 1: no such item
@@ -55,7 +59,14 @@ async function secretToolLookup(service: string, account: string): Promise<strin
 
 /** Runs a script that imports gateway/store/secrets.ts in a child node and returns its JSON output. */
 async function child(script: string, env: NodeJS.ProcessEnv, argv: string[] = []): Promise<unknown> {
-  const node = [process.execPath, '--import', 'tsx', '--input-type=module', '-e', `const m = await import(${JSON.stringify(MODULE_URL)});\n${script}`];
+  const node = [
+    process.execPath,
+    '--import',
+    'tsx',
+    '--input-type=module',
+    '-e',
+    `const m = await import(${JSON.stringify(MODULE_URL)});\n${script}`,
+  ];
   const [cmd, ...args] = [...argv, ...node];
   const { stdout } = await run(cmd!, args, { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
   const last = stdout.trim().split('\n').pop() ?? '';
@@ -85,13 +96,19 @@ describe('MemorySecretStore', () => {
   test('an empty credential or line id is refused without echoing anything secret', async () => {
     const store = new MemorySecretStore();
     await assert.rejects(store.set('line_a', ''), TypeError);
-    await assert.rejects(store.set('', 'sk-never-echoed'), (err: Error) => err instanceof TypeError && !everyRendering(err).includes('sk-never-echoed'));
+    await assert.rejects(
+      store.set('', 'sk-never-echoed'),
+      (err: Error) => err instanceof TypeError && !everyRendering(err).includes('sk-never-echoed'),
+    );
   });
 });
 
 test('a line id the keychain would refuse is refused first, without echoing the secret', async () => {
   const store = openKeychain(SERVICE);
-  await assert.rejects(store.set('', 'sk-refused-Hh5Jk9'), (err: unknown) => err instanceof TypeError && !everyRendering(err).includes('Hh5Jk9'));
+  await assert.rejects(
+    store.set('', 'sk-refused-Hh5Jk9'),
+    (err: unknown) => err instanceof TypeError && !everyRendering(err).includes('Hh5Jk9'),
+  );
   await assert.rejects(store.set('line_a', ''), TypeError);
 });
 
@@ -106,11 +123,18 @@ describe('the keychain without a Secret Service', { skip: process.platform === '
        }
        console.log(JSON.stringify({ available: await m.keychainAvailable('${SERVICE}'), kind: store.kind, errors }));`,
       // A bus address that leads nowhere: what a headless server without a session bus looks like.
-      { PATH: process.env.PATH, HOME: process.env.HOME, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/tollgate-test-bus' },
+      {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/tollgate-test-bus',
+      },
     )) as { available: boolean; kind: string; errors: ({ name: string; operation: string; message: string } | null)[] };
     assert.equal(out.available, false);
     assert.equal(out.kind, 'keychain');
-    assert.deepEqual(out.errors.map((e) => e?.operation), ['set', 'get', 'delete']);
+    assert.deepEqual(
+      out.errors.map((e) => e?.operation),
+      ['set', 'get', 'delete'],
+    );
     for (const e of out.errors) {
       assert.equal(e!.name, 'SecretStoreError');
       assert.match(e!.message, /line "line_nobus"/);
@@ -185,24 +209,31 @@ describe('the keychain (a real Secret Service)', () => {
       await store.delete(id);
       assert.equal(await secretToolLookup(SERVICE, id), undefined);
       // And the other way round: an item another client stored is read back.
-      await run('sh', ['-c', `printf %s 'sk-from-secret-tool' | secret-tool store --label=test service ${SERVICE} username ${id}`]);
+      await run('sh', [
+        '-c',
+        `printf %s 'sk-from-secret-tool' | secret-tool store --label=test service ${SERVICE} username ${id}`,
+      ]);
       assert.equal(await store.get(id), 'sk-from-secret-tool');
     } else {
       assert.ok(!UNDER_WRAPPER, 'secret-tool is missing: run .ci/keyring-setup.sh');
     }
   });
 
-  test(`openKeychain() uses the service "${KEYCHAIN_SERVICE}" with the line id as account`, { skip: skip || (hasTool('secret-tool') ? false : 'needs secret-tool') }, async () => {
-    const real = openKeychain();
-    const id = lineId();
-    try {
-      await real.set(id, 'sk-default-service');
-      assert.equal(await secretToolLookup('Tollgate', id), 'sk-default-service');
-    } finally {
-      await real.delete(id);
-    }
-    assert.equal(await secretToolLookup('Tollgate', id), undefined);
-  });
+  test(
+    `openKeychain() uses the service "${KEYCHAIN_SERVICE}" with the line id as account`,
+    { skip: skip || (hasTool('secret-tool') ? false : 'needs secret-tool') },
+    async () => {
+      const real = openKeychain();
+      const id = lineId();
+      try {
+        await real.set(id, 'sk-default-service');
+        assert.equal(await secretToolLookup('Tollgate', id), 'sk-default-service');
+      } finally {
+        await real.delete(id);
+      }
+      assert.equal(await secretToolLookup('Tollgate', id), undefined);
+    },
+  );
 
   test('unicode, whitespace and long credentials come back byte for byte', { skip }, async () => {
     const values = [
@@ -225,17 +256,20 @@ describe('the keychain (a real Secret Service)', () => {
     assert.deepEqual(left, []);
   });
 
-  test('a locked keychain fails fast with an error that names the line, never the secret', { skip, timeout: 60_000 }, async (t) => {
-    // Locking the collection would break every later keychain test in this session, so this runs in
-    // its own throwaway session. Headless, the unlock prompt cannot be shown and is dismissed.
-    if (!hasTool('dbus-send') || !hasTool('gnome-keyring-daemon')) {
-      assert.ok(!UNDER_WRAPPER, 'dbus-send or gnome-keyring-daemon is missing: run .ci/keyring-setup.sh');
-      t.skip('needs dbus-send and gnome-keyring-daemon');
-      return;
-    }
-    const secret = 'sk-locked-Qv7Lm2-ключ';
-    const out = (await child(
-      `const { execFileSync } = await import('node:child_process');
+  test(
+    'a locked keychain fails fast with an error that names the line, never the secret',
+    { skip, timeout: 60_000 },
+    async (t) => {
+      // Locking the collection would break every later keychain test in this session, so this runs in
+      // its own throwaway session. Headless, the unlock prompt cannot be shown and is dismissed.
+      if (!hasTool('dbus-send') || !hasTool('gnome-keyring-daemon')) {
+        assert.ok(!UNDER_WRAPPER, 'dbus-send or gnome-keyring-daemon is missing: run .ci/keyring-setup.sh');
+        t.skip('needs dbus-send and gnome-keyring-daemon');
+        return;
+      }
+      const secret = 'sk-locked-Qv7Lm2-ключ';
+      const out = (await child(
+        `const { execFileSync } = await import('node:child_process');
        const { inspect } = await import('node:util');
        const store = m.openKeychain('${SERVICE}', { timeoutMs: 20000 });
        await store.set('line_locked', ${JSON.stringify(secret)});
@@ -246,15 +280,19 @@ describe('the keychain (a real Secret Service)', () => {
          try { await f(); errors.push(null); } catch (e) { errors.push({ name: e.name, operation: e.operation, message: e.message, stack: e.stack, inspected: inspect(e) }); }
        }
        console.log(JSON.stringify({ available: await m.keychainAvailable('${SERVICE}'), errors }));`,
-      { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR },
-      ['bash', WRAPPER],
-    )) as { available: boolean; errors: ({ name: string; operation: string; message: string } | null)[] };
-    assert.equal(out.available, false);
-    assert.deepEqual(out.errors.map((e) => e?.operation), ['set', 'get', 'delete']);
-    for (const e of out.errors) {
-      assert.equal(e!.name, 'SecretStoreError');
-      assert.match(e!.message, /line "line_locked"/);
-      assert.ok(!JSON.stringify(e).includes('Qv7Lm2'), `the secret leaked: ${JSON.stringify(e)}`);
-    }
-  });
+        { PATH: process.env.PATH, TMPDIR: process.env.TMPDIR },
+        ['bash', WRAPPER],
+      )) as { available: boolean; errors: ({ name: string; operation: string; message: string } | null)[] };
+      assert.equal(out.available, false);
+      assert.deepEqual(
+        out.errors.map((e) => e?.operation),
+        ['set', 'get', 'delete'],
+      );
+      for (const e of out.errors) {
+        assert.equal(e!.name, 'SecretStoreError');
+        assert.match(e!.message, /line "line_locked"/);
+        assert.ok(!JSON.stringify(e).includes('Qv7Lm2'), `the secret leaked: ${JSON.stringify(e)}`);
+      }
+    },
+  );
 });

@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { GatewayError } from '../../gateway/core/errors.js';
-import { DEFAULT_TIMEOUTS, MAX_ANSWER_BYTES, UpstreamClient, type Timeouts, type UpstreamResponse } from '../../gateway/upstream/client.js';
+import {
+  DEFAULT_TIMEOUTS,
+  MAX_ANSWER_BYTES,
+  UpstreamClient,
+  type Timeouts,
+  type UpstreamResponse,
+} from '../../gateway/upstream/client.js';
 import { readUpstreamError, TotalTimeoutError } from '../../gateway/upstream/errors.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -35,8 +41,21 @@ after(async () => {
   await new Promise((r) => server.close(r));
 });
 
-function send(path: string, stream: boolean, timeouts: Partial<Timeouts>, signal = new AbortController().signal): Promise<UpstreamResponse> {
-  return client.send({ lineId: 'l', url: new URL(origin + path), headers: {}, body: '{}', stream, timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts }, signal });
+function send(
+  path: string,
+  stream: boolean,
+  timeouts: Partial<Timeouts>,
+  signal = new AbortController().signal,
+): Promise<UpstreamResponse> {
+  return client.send({
+    lineId: 'l',
+    url: new URL(origin + path),
+    headers: {},
+    body: '{}',
+    stream,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts },
+    signal,
+  });
 }
 
 async function failure(p: Promise<unknown>): Promise<GatewayError> {

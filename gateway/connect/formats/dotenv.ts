@@ -25,10 +25,14 @@ export const dotenv: FileFormat = {
       const defining = lines.flatMap((line, i) => (definesName(line, name) ? [i] : []));
       for (const i of defining) {
         if (opensMultilineValue(lines[i]!)) {
-          throw new GatewayError('invalid_request', `${name} in the .env file has a value over several lines; Tollgate will not edit it. Remove that line and try again.`, {
-            code: 'file_invalid',
-            status: 409,
-          });
+          throw new GatewayError(
+            'invalid_request',
+            `${name} in the .env file has a value over several lines; Tollgate will not edit it. Remove that line and try again.`,
+            {
+              code: 'file_invalid',
+              status: 409,
+            },
+          );
         }
       }
       if (value === undefined) {
@@ -62,5 +66,9 @@ function opensMultilineValue(line: string): boolean {
 function quote(name: string, value: string): string {
   if (/^[\w./:@+-]*$/.test(value)) return value;
   if (!value.includes("'") && !/[\r\n]/.test(value)) return `'${value}'`;
-  throw new GatewayError('invalid_request', `The value for ${name} cannot be written to a .env file (it has a quote or a line break).`, { code: 'invalid_value' });
+  throw new GatewayError(
+    'invalid_request',
+    `The value for ${name} cannot be written to a .env file (it has a quote or a line break).`,
+    { code: 'invalid_value' },
+  );
 }

@@ -21,10 +21,14 @@ export interface FileFormat {
 
 /** The error for a file Tollgate will not touch because it cannot read it. Nothing is written. */
 export function invalidFile(file: string, what: string, detail: string): GatewayError {
-  return new GatewayError('invalid_request', `${file} is not valid ${what} (${detail}). Tollgate changed nothing: fix the file or move it away, then try again.`, {
-    code: 'file_invalid',
-    status: 409,
-  });
+  return new GatewayError(
+    'invalid_request',
+    `${file} is not valid ${what} (${detail}). Tollgate changed nothing: fix the file or move it away, then try again.`,
+    {
+      code: 'file_invalid',
+      status: 409,
+    },
+  );
 }
 
 /** 1-based line and column of a character offset, for error messages. */

@@ -1,4 +1,13 @@
-import { applyEdits, findNodeAtLocation, modify, parse, parseTree, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
+import {
+  applyEdits,
+  findNodeAtLocation,
+  modify,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  type FormattingOptions,
+  type ParseError,
+} from 'jsonc-parser';
 import { invalidFile, isPlainObject, lineColumn, lineEnding, valueAt, type Change, type FileFormat } from './format.js';
 
 /**
@@ -15,7 +24,8 @@ export const json: FileFormat = {
     const errors: ParseError[] = [];
     const doc: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
     const first = errors[0];
-    if (first) throw invalidFile(file, 'JSON', `${printParseErrorCode(first.error)} at ${lineColumn(text, first.offset)}`);
+    if (first)
+      throw invalidFile(file, 'JSON', `${printParseErrorCode(first.error)} at ${lineColumn(text, first.offset)}`);
     if (!isPlainObject(doc)) throw invalidFile(file, 'JSON', 'the top level is not an object');
     return doc;
   },
@@ -24,7 +34,10 @@ export const json: FileFormat = {
     const formattingOptions = formatting(text);
     let out = created ? '' : text;
     for (const change of changes) {
-      out = out === '' ? applyEdits(out, modify(out, [...change.path], change.value, { formattingOptions })) : editInPlace(out, change, formattingOptions);
+      out =
+        out === ''
+          ? applyEdits(out, modify(out, [...change.path], change.value, { formattingOptions }))
+          : editInPlace(out, change, formattingOptions);
     }
     return created && out !== '' ? out + formattingOptions.eol : out;
   },
@@ -69,7 +82,8 @@ function removeEntry(text: string, path: readonly string[]): string {
   if (next) {
     const comma = skipTrivia(text, end);
     const tail = /^[ \t]*(\/\/[^\n]*)?\n/.exec(text.slice(comma + 1));
-    if (ownLine && text[comma] === ',' && tail) return text.slice(0, lineStart) + text.slice(comma + 1 + tail[0].length);
+    if (ownLine && text[comma] === ',' && tail)
+      return text.slice(0, lineStart) + text.slice(comma + 1 + tail[0].length);
     return text.slice(0, start) + text.slice(next.offset);
   }
   const from = ownLine ? lineStart - (text[lineStart - 2] === '\r' ? 2 : 1) : start;
@@ -78,11 +92,13 @@ function removeEntry(text: string, path: readonly string[]): string {
     // The only property: an object left with white space alone becomes `{}`, as an insertion found it.
     const object = property.parent!;
     const inside = [text.slice(object.offset + 1, start), text.slice(end, object.offset + object.length - 1)];
-    if (inside.every((t) => t.trim() === '')) return text.slice(0, object.offset + 1) + text.slice(object.offset + object.length - 1);
+    if (inside.every((t) => t.trim() === ''))
+      return text.slice(0, object.offset + 1) + text.slice(object.offset + object.length - 1);
     return text.slice(0, from) + text.slice(end);
   }
   const comma = skipTrivia(text, previous.offset + previous.length);
-  if (ownLine && text[comma] === ',' && comma < from) return text.slice(0, comma) + text.slice(comma + 1, from) + text.slice(end);
+  if (ownLine && text[comma] === ',' && comma < from)
+    return text.slice(0, comma) + text.slice(comma + 1, from) + text.slice(end);
   return text.slice(0, previous.offset + previous.length) + text.slice(end);
 }
 
@@ -101,7 +117,11 @@ function skipTrivia(text: string, from: number): number {
  * Where the new property sits in the formatted text: from the end of the value before it (so the
  * comma and line break come along), or from just inside the braces of an object that was empty.
  */
-function insertedSpan(formatted: string, path: readonly string[], before: unknown): { start: number; end: number } | undefined {
+function insertedSpan(
+  formatted: string,
+  path: readonly string[],
+  before: unknown,
+): { start: number; end: number } | undefined {
   let depth = 1;
   while (depth < path.length && valueAt(before, path.slice(0, depth)) !== undefined) depth++;
   const property = findNodeAtLocation(parseTree(formatted)!, [...path.slice(0, depth)])?.parent;
@@ -126,4 +146,3 @@ function formatting(text: string): FormattingOptions {
   if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
   return { insertSpaces: true, tabSize: indent?.length ?? 2, eol };
 }
-

@@ -51,7 +51,11 @@ function media(s: unknown, param: string): MediaSource {
   if (!isObject(s)) throw invalid('must be an object.', param);
   switch (s.type) {
     case 'base64':
-      return { kind: 'base64', mediaType: string(s.media_type, `${param}.media_type`), data: string(s.data, `${param}.data`) };
+      return {
+        kind: 'base64',
+        mediaType: string(s.media_type, `${param}.media_type`),
+        data: string(s.data, `${param}.data`),
+      };
     case 'url':
       return { kind: 'url', url: string(s.url, `${param}.url`) };
     case 'file':
@@ -69,10 +73,19 @@ function document(b: Json, param: string, notes: string[]): DocumentBlock {
   const s = b.source;
   let source: DocumentBlock['source'];
   if (isObject(s) && s.type === 'text') {
-    source = { kind: 'text', mediaType: typeof s.media_type === 'string' ? s.media_type : 'text/plain', data: string(s.data, `${param}.source.data`) };
+    source = {
+      kind: 'text',
+      mediaType: typeof s.media_type === 'string' ? s.media_type : 'text/plain',
+      data: string(s.data, `${param}.source.data`),
+    };
   } else if (isObject(s) && s.type === 'content') {
     // A "custom content" document has no canonical form; its text survives as plain text.
-    const parts = typeof s.content === 'string' ? [s.content] : Array.isArray(s.content) ? s.content.flatMap((c) => (isObject(c) && c.type === 'text' && typeof c.text === 'string' ? [c.text] : [])) : [];
+    const parts =
+      typeof s.content === 'string'
+        ? [s.content]
+        : Array.isArray(s.content)
+          ? s.content.flatMap((c) => (isObject(c) && c.type === 'text' && typeof c.text === 'string' ? [c.text] : []))
+          : [];
     source = { kind: 'text', mediaType: 'text/plain', data: parts.join('\n\n') };
     notes.push('anthropic: a content-source document was flattened to plain text');
   } else {
@@ -98,7 +111,11 @@ function toolResult(b: Json, param: string, notes: string[]): ToolResultBlock {
   } else if (b.content !== undefined) {
     throw invalid('must be a string or an array of blocks.', `${param}.content`);
   }
-  const block: ToolResultBlock = { type: 'tool_result', toolCallId: string(b.tool_use_id, `${param}.tool_use_id`), content };
+  const block: ToolResultBlock = {
+    type: 'tool_result',
+    toolCallId: string(b.tool_use_id, `${param}.tool_use_id`),
+    content,
+  };
   if (typeof b.is_error === 'boolean') block.isError = b.is_error;
   return cached(block, b);
 }
@@ -114,7 +131,12 @@ function block(b: unknown, param: string, notes: string[]): ContentBlock | undef
       return document(b, param, notes);
     case 'tool_use': {
       // Empty tool input is {} (docs/protocols.md §6.10).
-      const call: ToolCallBlock = { type: 'tool_call', id: string(b.id, `${param}.id`), name: string(b.name, `${param}.name`), input: isObject(b.input) ? b.input : {} };
+      const call: ToolCallBlock = {
+        type: 'tool_call',
+        id: string(b.id, `${param}.id`),
+        name: string(b.name, `${param}.name`),
+        input: isObject(b.input) ? b.input : {},
+      };
       return cached(call, b);
     }
     case 'tool_result':
@@ -128,7 +150,9 @@ function block(b: unknown, param: string, notes: string[]): ContentBlock | undef
         notes.push('anthropic: a thinking block with a damaged Tollgate mark was kept unsigned');
         return { type: 'thinking', text: t };
       }
-      return typeof b.signature === 'string' && b.signature !== '' ? { type: 'thinking', text: t, signature: b.signature, family: 'anthropic' } : { type: 'thinking', text: t, family: 'anthropic' };
+      return typeof b.signature === 'string' && b.signature !== ''
+        ? { type: 'thinking', text: t, signature: b.signature, family: 'anthropic' }
+        : { type: 'thinking', text: t, family: 'anthropic' };
     }
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: string(b.data, `${param}.data`), family: 'anthropic' };
@@ -140,9 +164,13 @@ function block(b: unknown, param: string, notes: string[]): ContentBlock | undef
 }
 
 /** A thinking block Tollgate added to carry a tool call's signature (encode.ts), rather than reasoning. */
-function callCarrier(b: unknown): { callId: string; signature: string; family: ToolCallBlock['signatureFamily'] } | undefined {
+function callCarrier(
+  b: unknown,
+): { callId: string; signature: string; family: ToolCallBlock['signatureFamily'] } | undefined {
   const carried = isObject(b) && b.type === 'thinking' ? unmark(b.signature) : undefined;
-  return carried?.kind === 'call' ? { callId: carried.callId, signature: carried.signature, family: carried.family } : undefined;
+  return carried?.kind === 'call'
+    ? { callId: carried.callId, signature: carried.signature, family: carried.family }
+    : undefined;
 }
 
 function content(v: unknown, param: string, notes: string[]): ContentBlock[] {
@@ -195,7 +223,8 @@ function tools(v: unknown, notes: string[]): ToolDefinition[] {
 function toolChoice(v: unknown): ToolChoice | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw invalid('must be an object.', 'tool_choice');
-  const parallel = typeof v.disable_parallel_tool_use === 'boolean' ? { disableParallel: v.disable_parallel_tool_use } : {};
+  const parallel =
+    typeof v.disable_parallel_tool_use === 'boolean' ? { disableParallel: v.disable_parallel_tool_use } : {};
   switch (v.type) {
     case 'auto':
     case 'any':
@@ -232,7 +261,15 @@ function effort(v: unknown, notes: string[]): ReasoningEffort | undefined {
 }
 
 /** Top-level fields that only an Anthropic upstream understands; the translated request goes without them. */
-const UNCARRIED = ['context_management', 'container', 'mcp_servers', 'service_tier', 'inference_geo', 'speed', 'cache_control'];
+const UNCARRIED = [
+  'context_management',
+  'container',
+  'mcp_servers',
+  'service_tier',
+  'inference_geo',
+  'speed',
+  'cache_control',
+];
 
 /** A Messages (or count_tokens) request body → canonical. Throws a 400 GatewayError on a body Messages does not allow. */
 export function decodeRequest(body: unknown): CanonicalRequest {
@@ -251,17 +288,26 @@ export function decodeRequest(body: unknown): CanonicalRequest {
       else messages.push({ role: 'system', content: blocks });
       return;
     }
-    if (m.role !== 'user' && m.role !== 'assistant') throw invalid('must be "user", "assistant" or "system".', `${param}.role`);
+    if (m.role !== 'user' && m.role !== 'assistant')
+      throw invalid('must be "user", "assistant" or "system".', `${param}.role`);
     messages.push({ role: m.role, content: content(m.content, `${param}.content`, notes) });
   });
-  const req: CanonicalRequest = { model: string(body.model, 'model'), system, messages, tools: tools(body.tools, notes), stream: body.stream === true, notes };
+  const req: CanonicalRequest = {
+    model: string(body.model, 'model'),
+    system,
+    messages,
+    tools: tools(body.tools, notes),
+    stream: body.stream === true,
+    notes,
+  };
   const choice = toolChoice(body.tool_choice);
   if (choice) req.toolChoice = choice;
   if (typeof body.max_tokens === 'number') req.maxOutputTokens = body.max_tokens;
   if (typeof body.temperature === 'number') req.temperature = body.temperature;
   if (typeof body.top_p === 'number') req.topP = body.top_p;
   if (typeof body.top_k === 'number') req.topK = body.top_k;
-  if (Array.isArray(body.stop_sequences)) req.stopSequences = body.stop_sequences.map((s: unknown, i) => string(s, `stop_sequences.${i}`));
+  if (Array.isArray(body.stop_sequences))
+    req.stopSequences = body.stop_sequences.map((s: unknown, i) => string(s, `stop_sequences.${i}`));
   const think = thinking(body.thinking, notes);
   if (think) req.thinking = think;
   const config = isObject(body.output_config) ? body.output_config : {};
@@ -271,6 +317,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
     req.responseFormat = { type: 'json_schema', name: 'output', schema: config.format.schema };
   }
   if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') req.user = body.metadata.user_id;
-  for (const key of UNCARRIED) if (body[key] !== undefined && body[key] !== null) notes.push(`anthropic: ${key} is not carried to other providers`);
+  for (const key of UNCARRIED)
+    if (body[key] !== undefined && body[key] !== null)
+      notes.push(`anthropic: ${key} is not carried to other providers`);
   return req;
 }

@@ -18,7 +18,16 @@ export function encodeStreamError(err: GatewayError): string {
 
 function messageStart(id: string, usage: Usage, ctx: EncodeContext): string {
   // Claude Code reads the prompt size from here, so this is the real or estimated figure the provider gave.
-  const message = { id: messageId(id, ctx), type: 'message', role: 'assistant', model: ctx.requestedModel, content: [], stop_reason: null, stop_sequence: null, usage: toMessagesUsage(usage) };
+  const message = {
+    id: messageId(id, ctx),
+    type: 'message',
+    role: 'assistant',
+    model: ctx.requestedModel,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: toMessagesUsage(usage),
+  };
   return sse('message_start', { message });
 }
 
@@ -84,28 +93,44 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
         yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'text_delta', text: ev.text } });
         break;
       case 'tool_args_delta':
-        yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'input_json_delta', partial_json: ev.json } });
+        yield sse('content_block_delta', {
+          index: ev.index + shift,
+          delta: { type: 'input_json_delta', partial_json: ev.json },
+        });
         break;
       case 'thinking_delta':
-        yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'thinking_delta', thinking: ev.text } });
+        yield sse('content_block_delta', {
+          index: ev.index + shift,
+          delta: { type: 'thinking_delta', thinking: ev.text },
+        });
         break;
       case 'signature_delta': {
         const f = foreign.get(ev.index);
         if (f) f.signature = ev.signature;
-        else yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'signature_delta', signature: ev.signature } });
+        else
+          yield sse('content_block_delta', {
+            index: ev.index + shift,
+            delta: { type: 'signature_delta', signature: ev.signature },
+          });
         break;
       }
       case 'block_stop': {
         const f = foreign.get(ev.index);
         if (f) {
           foreign.delete(ev.index);
-          yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'signature_delta', signature: thinkingSignature(f) } });
+          yield sse('content_block_delta', {
+            index: ev.index + shift,
+            delta: { type: 'signature_delta', signature: thinkingSignature(f) },
+          });
         }
         yield sse('content_block_stop', { index: ev.index + shift });
         break;
       }
       case 'stop':
-        yield sse('message_delta', { delta: { stop_reason: toMessagesStopReason(ev.stopReason), stop_sequence: ev.stopSequence ?? null }, usage: toMessagesUsage(ev.usage) });
+        yield sse('message_delta', {
+          delta: { stop_reason: toMessagesStopReason(ev.stopReason), stop_sequence: ev.stopSequence ?? null },
+          usage: toMessagesUsage(ev.usage),
+        });
         yield sse('message_stop', {});
         return;
       case 'error':

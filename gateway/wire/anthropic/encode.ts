@@ -37,7 +37,11 @@ export function toMessagesUsage(u: Usage): MessagesUsage {
     cache_creation_input_tokens: cacheWriteTokens(u),
     cache_read_input_tokens: u.cacheReadTokens,
   };
-  if (u.cacheWrite1hTokens > 0) wire.cache_creation = { ephemeral_5m_input_tokens: u.cacheWriteTokens, ephemeral_1h_input_tokens: u.cacheWrite1hTokens };
+  if (u.cacheWrite1hTokens > 0)
+    wire.cache_creation = {
+      ephemeral_5m_input_tokens: u.cacheWriteTokens,
+      ephemeral_1h_input_tokens: u.cacheWrite1hTokens,
+    };
   if (u.reasoningTokens > 0) wire.output_tokens_details = { thinking_tokens: u.reasoningTokens };
   return wire;
 }
@@ -65,7 +69,11 @@ export function thinkingSignature(b: { family?: ThinkingBlock['family']; signatu
  * block put before the call, which the client keeps with the turn.
  */
 export function callCarrier(id: string, signature: string, family: ThinkingBlock['family']): Record<string, unknown> {
-  return { type: 'thinking', thinking: '', signature: mark({ kind: 'call', family: family ?? 'gemini', callId: anthropicToolId(id), signature }) };
+  return {
+    type: 'thinking',
+    thinking: '',
+    signature: mark({ kind: 'call', family: family ?? 'gemini', callId: anthropicToolId(id), signature }),
+  };
 }
 
 /**

@@ -24,5 +24,9 @@ export function anthropicErrorType(status: number): string {
 
 /** Anthropic's error shape, `{type:"error", error:{type, message}}`, with the retry headers the SDKs read. */
 export function encodeError(err: GatewayError): EncodedError {
-  return { status: err.status, headers: retryHeaders(err), body: { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message } } };
+  return {
+    status: err.status,
+    headers: retryHeaders(err),
+    body: { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message } },
+  };
 }

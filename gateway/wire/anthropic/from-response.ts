@@ -27,9 +27,13 @@ export function fromAnthropicBlock(b: unknown): ContentBlock | undefined {
   if (!isObject(b)) return undefined;
   switch (b.type) {
     case 'text':
-      return Array.isArray(b.citations) ? { type: 'text', text: str(b.text), citations: b.citations } : { type: 'text', text: str(b.text) };
+      return Array.isArray(b.citations)
+        ? { type: 'text', text: str(b.text), citations: b.citations }
+        : { type: 'text', text: str(b.text) };
     case 'thinking':
-      return b.signature ? { type: 'thinking', text: str(b.thinking), signature: str(b.signature), family: 'anthropic' } : { type: 'thinking', text: str(b.thinking), family: 'anthropic' };
+      return b.signature
+        ? { type: 'thinking', text: str(b.thinking), signature: str(b.signature), family: 'anthropic' }
+        : { type: 'thinking', text: str(b.thinking), family: 'anthropic' };
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: str(b.data), family: 'anthropic' };
     case 'tool_use':
@@ -44,7 +48,11 @@ export function fromResponse(body: unknown): CanonicalResponse {
   if (isObject(body) && body.type === 'error') {
     // Some Anthropic-compatible upstreams report failures with a 200 and an error body.
     const err = isObject(body.error) ? body.error : {};
-    throw new GatewayError('upstream_error', `Upstream error (${str(err.type) || 'api_error'})${str(err.message) ? `: ${str(err.message).slice(0, 500)}` : ''}`, { code: 'upstream_error' });
+    throw new GatewayError(
+      'upstream_error',
+      `Upstream error (${str(err.type) || 'api_error'})${str(err.message) ? `: ${str(err.message).slice(0, 500)}` : ''}`,
+      { code: 'upstream_error' },
+    );
   }
   if (!isObject(body) || !Array.isArray(body.content)) {
     throw upstreamMalformed('the upstream sent a body that is not a Messages response.');

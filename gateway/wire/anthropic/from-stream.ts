@@ -54,7 +54,10 @@ function inBandError(raw: unknown): GatewayError {
   const err = isObject(raw) ? raw : {};
   const type = str(err.type) || 'api_error';
   const detail = str(err.message) ? `: ${str(err.message).slice(0, 500)}` : '';
-  if (type === 'overloaded_error') return new GatewayError('upstream_unavailable', `Upstream unavailable (${type})${detail}`, { code: 'upstream_unavailable' });
+  if (type === 'overloaded_error')
+    return new GatewayError('upstream_unavailable', `Upstream unavailable (${type})${detail}`, {
+      code: 'upstream_unavailable',
+    });
   return new GatewayError('upstream_error', `Upstream error (${type})${detail}`, { code: 'upstream_error' });
 }
 
@@ -89,18 +92,32 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       const message = isObject(data.message) ? data.message : {};
       usage = fromAnthropicUsage(message.usage);
       // An upstream that counts the prompt only at the end sends zeros here; Claude Code shows this figure, so use the estimate.
-      yield { type: 'start', id: str(message.id), model: str(message.model), usage: promptTokens(usage) > 0 ? usage : { ...promptUsage } };
+      yield {
+        type: 'start',
+        id: str(message.id),
+        model: str(message.model),
+        usage: promptTokens(usage) > 0 ? usage : { ...promptUsage },
+      };
       continue;
     }
     if (usage === undefined) {
-      if (type === 'message_delta' || type === 'message_stop' || type?.startsWith('content_block')) throw upstreamMalformed(`the upstream sent ${type} before message_start.`);
+      if (type === 'message_delta' || type === 'message_stop' || type?.startsWith('content_block'))
+        throw upstreamMalformed(`the upstream sent ${type} before message_start.`);
       continue;
     }
     if (type === 'message_stop') {
       // An upstream that reports no prompt figures at all is billed on the estimate.
       const reported = promptTokens(usage) > 0;
-      const final = reported ? usage : { ...promptUsage, outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens };
-      const stop: StreamEvent = { type: 'stop', stopReason, usage: final, ...(stopSequence === undefined ? {} : { stopSequence }), ...(reported ? {} : { usageEstimated: true }) };
+      const final = reported
+        ? usage
+        : { ...promptUsage, outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens };
+      const stop: StreamEvent = {
+        type: 'stop',
+        stopReason,
+        usage: final,
+        ...(stopSequence === undefined ? {} : { stopSequence }),
+        ...(reported ? {} : { usageEstimated: true }),
+      };
       yield stop;
       return;
     }
@@ -110,7 +127,8 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       const start = blockStart(b);
       if (!start) continue;
       const block: OpenBlock = { index: next++, sawArgs: false };
-      if (b.type === 'tool_use' && isObject(b.input) && Object.keys(b.input).length > 0) block.startInput = JSON.stringify(b.input);
+      if (b.type === 'tool_use' && isObject(b.input) && Object.keys(b.input).length > 0)
+        block.startInput = JSON.stringify(b.input);
       open.set(at, block);
       yield { type: 'block_start', index: block.index, block: start };
       yield* initialDeltas(block.index, b);
@@ -124,7 +142,8 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       const block = open.get(at);
       if (!block) continue;
       open.delete(at);
-      if (block.startInput !== undefined && !block.sawArgs) yield { type: 'tool_args_delta', index: block.index, json: block.startInput };
+      if (block.startInput !== undefined && !block.sawArgs)
+        yield { type: 'tool_args_delta', index: block.index, json: block.startInput };
       yield { type: 'block_stop', index: block.index };
     } else if (type === 'message_delta') {
       const d = isObject(data.delta) ? data.delta : {};
@@ -133,5 +152,7 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       usage = mergeAnthropicUsage(usage, data.usage);
     }
   }
-  throw new GatewayError('upstream_error', 'Upstream error: the stream ended before message_stop.', { code: 'upstream_stream_incomplete' });
+  throw new GatewayError('upstream_error', 'Upstream error: the stream ended before message_stop.', {
+    code: 'upstream_stream_incomplete',
+  });
 }

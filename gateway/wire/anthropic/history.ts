@@ -24,10 +24,13 @@ export function refusedReasoning(b: unknown): boolean {
 }
 
 /** The messages without refused reasoning, and how many blocks went; undefined when nothing goes. */
-export function withoutRefusedReasoning(messages: readonly unknown[]): { messages: unknown[]; dropped: number } | undefined {
+export function withoutRefusedReasoning(
+  messages: readonly unknown[],
+): { messages: unknown[]; dropped: number } | undefined {
   let dropped = 0;
   const out = messages.flatMap((m) => {
-    if (!isObject(m) || m.role !== 'assistant' || !Array.isArray(m.content) || !m.content.some(refusedReasoning)) return [m];
+    if (!isObject(m) || m.role !== 'assistant' || !Array.isArray(m.content) || !m.content.some(refusedReasoning))
+      return [m];
     const content = m.content.filter((b) => !refusedReasoning(b));
     dropped += m.content.length - content.length;
     return content.length > 0 ? [{ ...m, content }] : [];
@@ -52,7 +55,9 @@ export function loopWithoutThinking(messages: readonly unknown[]): boolean {
 }
 
 /** The log note for a request whose thinking was turned off by loopWithoutThinking. */
-export const THINKING_OFF_NOTE = 'anthropic: thinking turned off for this request: the tool loop in progress began on another family, whose reasoning Anthropic cannot verify';
+export const THINKING_OFF_NOTE =
+  'anthropic: thinking turned off for this request: the tool loop in progress began on another family, whose reasoning Anthropic cannot verify';
 
 /** The log note for blocks withoutRefusedReasoning removed. */
-export const droppedReasoningNote = (n: number): string => `anthropic: dropped ${n} thinking block(s) that were unsigned or from another family: only Anthropic's own signatures verify`;
+export const droppedReasoningNote = (n: number): string =>
+  `anthropic: dropped ${n} thinking block(s) that were unsigned or from another family: only Anthropic's own signatures verify`;

@@ -22,7 +22,10 @@ export class MessagesStreamTap extends BaseStreamTap {
     assertJsonObjectShape(data);
     switch (ev.event) {
       case 'message_start':
-        this.found = mergeAnthropicUsage(emptyUsage(), (JSON.parse(data) as { message?: { usage?: unknown } }).message?.usage);
+        this.found = mergeAnthropicUsage(
+          emptyUsage(),
+          (JSON.parse(data) as { message?: { usage?: unknown } }).message?.usage,
+        );
         break;
       case 'message_delta': {
         const usage = (JSON.parse(data) as { usage?: unknown }).usage;
@@ -75,7 +78,9 @@ export class MessagesStreamTap extends BaseStreamTap {
 /** Headers of the client that an Anthropic upstream should see too. */
 function forwardedHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const version = h['anthropic-version'];
-  const out: Record<string, string> = { 'anthropic-version': (Array.isArray(version) ? version[0] : version) ?? ANTHROPIC_VERSION };
+  const out: Record<string, string> = {
+    'anthropic-version': (Array.isArray(version) ? version[0] : version) ?? ANTHROPIC_VERSION,
+  };
   const beta = h['anthropic-beta'];
   if (beta) out['anthropic-beta'] = Array.isArray(beta) ? beta.join(',') : beta;
   return out;
@@ -95,11 +100,18 @@ function reasoningChanges(body: Record<string, unknown>): { changes: Record<stri
     notes.push(droppedReasoningNote(cleaned.dropped));
   }
   const thinking = body.thinking as { type?: unknown } | undefined;
-  if ((thinking?.type === 'enabled' || thinking?.type === 'adaptive') && loopWithoutThinking(cleaned?.messages ?? body.messages)) {
+  if (
+    (thinking?.type === 'enabled' || thinking?.type === 'adaptive') &&
+    loopWithoutThinking(cleaned?.messages ?? body.messages)
+  ) {
     changes.thinking = { type: 'disabled' };
     // Context-management edits that clear thinking need thinking on.
     const cm = body.context_management as { edits?: { type?: unknown }[] } | undefined;
-    if (Array.isArray(cm?.edits)) changes.context_management = { ...cm, edits: cm.edits.filter((e) => !String(e?.type).startsWith('clear_thinking')) };
+    if (Array.isArray(cm?.edits))
+      changes.context_management = {
+        ...cm,
+        edits: cm.edits.filter((e) => !String(e?.type).startsWith('clear_thinking')),
+      };
     notes.push(THINKING_OFF_NOTE);
   }
   return { changes, notes };
@@ -110,20 +122,30 @@ function reasoningChanges(body: Record<string, unknown>): { changes: Record<stri
  * Anthropic would refuse (reasoningChanges); the client's anthropic-version and anthropic-beta
  * headers go with it as they came.
  */
-export function messagesPassthrough(body: Record<string, unknown>, rawBody: string, clientHeaders: Record<string, string | string[] | undefined>): Passthrough {
+export function messagesPassthrough(
+  body: Record<string, unknown>,
+  rawBody: string,
+  clientHeaders: Record<string, string | string[] | undefined>,
+): Passthrough {
   let reasoning: ReturnType<typeof reasoningChanges> | undefined;
   return {
     request(upstreamModel, _quirks, outputLimit) {
       reasoning ??= reasoningChanges(body);
       const limit = outputLimit === undefined ? {} : { max_tokens: outputLimit };
-      const out = { path: '/v1/messages', headers: forwardedHeaders(clientHeaders), body: upstreamBody(rawBody, body, { model: upstreamModel, ...reasoning.changes, ...limit }) };
+      const out = {
+        path: '/v1/messages',
+        headers: forwardedHeaders(clientHeaders),
+        body: upstreamBody(rawBody, body, { model: upstreamModel, ...reasoning.changes, ...limit }),
+      };
       return reasoning.notes.length > 0 ? { ...out, notes: reasoning.notes } : out;
     },
     tap: () => new MessagesStreamTap(),
     modelField: { answer: ['model'], event: ['message', 'model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; content?: { text?: string; thinking?: string; input?: unknown }[] };
-      const produced = (p.content ?? []).map((b) => b.text ?? b.thinking ?? (b.input ? JSON.stringify(b.input) : '')).join('');
+      const produced = (p.content ?? [])
+        .map((b) => b.text ?? b.thinking ?? (b.input ? JSON.stringify(b.input) : ''))
+        .join('');
       return { usage: p.usage ? mergeAnthropicUsage(emptyUsage(), p.usage) : undefined, produced };
     },
   };

@@ -10,7 +10,11 @@ import { CountTokensRequest, MessagesRequest } from './schema.js';
 function requireVersion(req: ClientRequest): void {
   const v = req.headers['anthropic-version'];
   if (!(Array.isArray(v) ? v[0] : v)) {
-    throw new GatewayError('invalid_request', 'anthropic-version: header is required (for example "anthropic-version: 2023-06-01").', { code: 'missing_version' });
+    throw new GatewayError(
+      'invalid_request',
+      'anthropic-version: header is required (for example "anthropic-version: 2023-06-01").',
+      { code: 'missing_version' },
+    );
   }
 }
 
@@ -43,7 +47,9 @@ async function countTokens(req: ClientRequest, ctx: LocalContext): Promise<unkno
 const CREATED_AT = '2025-01-01T00:00:00Z';
 
 async function listModels(_req: ClientRequest, ctx: LocalContext): Promise<unknown> {
-  const data = ctx.models().map((m) => ({ type: 'model', id: m.id, display_name: m.displayName, created_at: CREATED_AT }));
+  const data = ctx
+    .models()
+    .map((m) => ({ type: 'model', id: m.id, display_name: m.displayName, created_at: CREATED_AT }));
   return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
 }
 
@@ -53,7 +59,8 @@ async function getModel(req: ClientRequest, ctx: LocalContext): Promise<unknown>
 }
 
 /** Anthropic SDKs and Claude Code always send anthropic-version; OpenAI clients never do. */
-const isAnthropicClient = (h: Record<string, string | string[] | undefined>): boolean => h['anthropic-version'] !== undefined;
+const isAnthropicClient = (h: Record<string, string | string[] | undefined>): boolean =>
+  h['anthropic-version'] !== undefined;
 
 export const routes: FormatRoute[] = [
   { method: 'POST', url: '/v1/messages', bodySchema: MessagesRequest, model: messages },

@@ -11,12 +11,25 @@ const Block = Type.Object({ type: Type.String() }, open);
 const Content = Type.Union([Type.String(), Type.Array(Block)]);
 
 /** Claude Code sends `role:"system"` inside `messages` (its mid-conversation-system beta; docs/protocols.md §2). */
-const Message = Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]), content: Content }, open);
+const Message = Type.Object(
+  { role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]), content: Content },
+  open,
+);
 
-const System = Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.Literal('text'), text: Type.String() }, open))]);
+const System = Type.Union([
+  Type.String(),
+  Type.Array(Type.Object({ type: Type.Literal('text'), text: Type.String() }, open)),
+]);
 
 /** Custom tools carry `input_schema`; server tools (`web_search_20250305`, `bash_20250124`, …) carry a `type` instead. */
-const Tool = Type.Object({ name: Type.String(), type: Type.Optional(Type.Union([Type.String(), Type.Null()])), input_schema: Type.Optional(Type.Object({}, open)) }, open);
+const Tool = Type.Object(
+  {
+    name: Type.String(),
+    type: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    input_schema: Type.Optional(Type.Object({}, open)),
+  },
+  open,
+);
 
 const ToolChoice = Type.Object(
   {

@@ -19,10 +19,38 @@ import type { Quirks } from '../../core/quirks.js';
 /** The header that tells a client its structured output was only asked for in the prompt. */
 export const STRUCTURED_OUTPUT_HEADER = 'x-tollgate-structured-output';
 
-const STRING_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'uri', 'ipv4', 'ipv6', 'uuid']);
+const STRING_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'uri',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
 
 /** Keywords strictSchema() handles itself; anything else on a node is described, not sent. */
-const KEPT = new Set(['type', 'description', 'title', 'enum', 'const', '$ref', '$defs', 'anyOf', 'oneOf', 'allOf', 'properties', 'required', 'additionalProperties', 'items', 'format', 'minItems']);
+const KEPT = new Set([
+  'type',
+  'description',
+  'title',
+  'enum',
+  'const',
+  '$ref',
+  '$defs',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'format',
+  'minItems',
+]);
 
 type Json = Record<string, unknown>;
 
@@ -32,14 +60,18 @@ export function strictSchema(node: unknown): unknown {
   const out: Json = {};
   const described: Json = {};
   for (const [k, v] of Object.entries(node)) if (!KEPT.has(k)) described[k] = v;
-  if (isObject(node.$defs)) out.$defs = Object.fromEntries(Object.entries(node.$defs).map(([name, d]) => [name, strictSchema(d)]));
+  if (isObject(node.$defs))
+    out.$defs = Object.fromEntries(Object.entries(node.$defs).map(([name, d]) => [name, strictSchema(d)]));
   if (typeof node.$ref === 'string') return { ...out, $ref: node.$ref };
-  for (const k of ['type', 'title', 'description', 'enum', 'const'] as const) if (node[k] !== undefined) out[k] = node[k];
+  for (const k of ['type', 'title', 'description', 'enum', 'const'] as const)
+    if (node[k] !== undefined) out[k] = node[k];
   const variants = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
   if (variants) out.anyOf = variants.map(strictSchema);
   if (Array.isArray(node.allOf)) out.allOf = node.allOf.map(strictSchema);
   if (node.type === 'object' || isObject(node.properties)) {
-    out.properties = Object.fromEntries(Object.entries(isObject(node.properties) ? node.properties : {}).map(([name, p]) => [name, strictSchema(p)]));
+    out.properties = Object.fromEntries(
+      Object.entries(isObject(node.properties) ? node.properties : {}).map(([name, p]) => [name, strictSchema(p)]),
+    );
     out.additionalProperties = false;
     if (Array.isArray(node.required)) out.required = node.required;
   }
@@ -49,16 +81,29 @@ export function strictSchema(node: unknown): unknown {
   if (typeof node.format === 'string' && STRING_FORMATS.has(node.format)) out.format = node.format;
   else if (node.format !== undefined) described.format = node.format;
   const extra = Object.entries(described).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
-  if (extra.length > 0) out.description = [out.description, `{${extra.join(', ')}}`].filter((d) => typeof d === 'string' && d !== '').join('\n\n');
+  if (extra.length > 0)
+    out.description = [out.description, `{${extra.join(', ')}}`]
+      .filter((d) => typeof d === 'string' && d !== '')
+      .join('\n\n');
   return out;
 }
 
 /** How a response format goes to an Anthropic line: natively, or as a system instruction (a fallback the client is told of). */
-export function structuredOutput(f: ResponseFormat | undefined, quirks: Quirks | undefined): { format: Json } | { instruction: TextBlock } | undefined {
-  if (f?.type === 'json_schema' && quirks?.structuredOutput === 'output_config') return { format: { type: 'json_schema', schema: strictSchema(f.schema) } };
-  if (f?.type === 'json_object') return { instruction: { type: 'text', text: 'Respond with a single JSON object and nothing else.' } };
+export function structuredOutput(
+  f: ResponseFormat | undefined,
+  quirks: Quirks | undefined,
+): { format: Json } | { instruction: TextBlock } | undefined {
+  if (f?.type === 'json_schema' && quirks?.structuredOutput === 'output_config')
+    return { format: { type: 'json_schema', schema: strictSchema(f.schema) } };
+  if (f?.type === 'json_object')
+    return { instruction: { type: 'text', text: 'Respond with a single JSON object and nothing else.' } };
   if (f?.type === 'json_schema') {
-    return { instruction: { type: 'text', text: `Respond with a single JSON object and nothing else. It must conform to this JSON Schema (named "${f.name}"):\n${JSON.stringify(f.schema)}` } };
+    return {
+      instruction: {
+        type: 'text',
+        text: `Respond with a single JSON object and nothing else. It must conform to this JSON Schema (named "${f.name}"):\n${JSON.stringify(f.schema)}`,
+      },
+    };
   }
   return undefined;
 }

@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { CacheControl, CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, MediaSource, ReasoningEffort, TextBlock, Thinking, ToolChoice, ToolDefinition } from '../../core/canonical.js';
+import type {
+  CacheControl,
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentBlock,
+  DocumentBlock,
+  MediaSource,
+  ReasoningEffort,
+  TextBlock,
+  Thinking,
+  ToolChoice,
+  ToolDefinition,
+} from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
 import type { Quirks } from '../../core/quirks.js';
 import { FILLER_USER_TEXT, fillerTurnNote } from '../../core/shaping.js';
@@ -58,7 +70,10 @@ function source(s: MediaSource | DocumentBlock['source']): Record<string, unknow
 function text(b: TextBlock): WireBlock | undefined {
   // Anthropic rejects empty text blocks; OpenAI clients send `content: ""` beside tool calls.
   if (b.text === '') return undefined;
-  return cache(b.citations ? { type: 'text', text: b.text, citations: b.citations } : { type: 'text', text: b.text }, b.cacheControl);
+  return cache(
+    b.citations ? { type: 'text', text: b.text, citations: b.citations } : { type: 'text', text: b.text },
+    b.cacheControl,
+  );
 }
 
 function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
@@ -68,7 +83,12 @@ function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
     case 'image':
       return cache({ type: 'image', source: source(b.source) }, b.cacheControl);
     case 'document':
-      return cache(b.title === undefined ? { type: 'document', source: source(b.source) } : { type: 'document', source: source(b.source), title: b.title }, b.cacheControl);
+      return cache(
+        b.title === undefined
+          ? { type: 'document', source: source(b.source) }
+          : { type: 'document', source: source(b.source), title: b.title },
+        b.cacheControl,
+      );
     case 'thinking':
       // Signatures verify only within the family that made them, and Anthropic rejects unsigned
       // thinking, so foreign or unsigned thinking is dropped (docs/protocols.md §6.6).
@@ -85,10 +105,13 @@ function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
       return { type: 'redacted_thinking', data: b.data };
     case 'tool_call':
       // tool_use has no signature field: a Gemini thought signature cannot travel to Anthropic.
-      if (b.signature) notes.push(`anthropic: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
+      if (b.signature)
+        notes.push(`anthropic: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
       return cache({ type: 'tool_use', id: anthropicToolId(b.id), name: b.name, input: b.input }, b.cacheControl);
     case 'tool_result': {
-      const content = b.content.flatMap((c) => (c.type === 'text' ? (text(c) ?? []) : [cache({ type: 'image', source: source(c.source) }, c.cacheControl)]));
+      const content = b.content.flatMap((c) =>
+        c.type === 'text' ? (text(c) ?? []) : [cache({ type: 'image', source: source(c.source) }, c.cacheControl)],
+      );
       const wire: WireBlock = { type: 'tool_result', tool_use_id: anthropicToolId(b.toolCallId) };
       if (content.length > 0) wire.content = content;
       if (b.isError !== undefined) wire.is_error = b.isError;
@@ -106,7 +129,11 @@ function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
  * inside user turns, so the model does not read them as the user speaking.
  */
 function systemAsUser(m: CanonicalMessage): WireBlock[] {
-  return m.content.flatMap((b) => (b.type === 'text' && b.text !== '' ? [cache({ type: 'text', text: `<system-reminder>\n${b.text}\n</system-reminder>` }, b.cacheControl)] : []));
+  return m.content.flatMap((b) =>
+    b.type === 'text' && b.text !== ''
+      ? [cache({ type: 'text', text: `<system-reminder>\n${b.text}\n</system-reminder>` }, b.cacheControl)]
+      : [],
+  );
 }
 
 /**
@@ -128,7 +155,11 @@ function toMessages(req: CanonicalRequest, notes: string[]): WireMessage[] {
   }
   if (hadSystem) notes.push('anthropic: mid-conversation system messages sent as <system-reminder> user text');
   for (const t of turns) {
-    if (t.role === 'user') t.content = [...t.content.filter((b) => b.type === 'tool_result'), ...t.content.filter((b) => b.type !== 'tool_result')];
+    if (t.role === 'user')
+      t.content = [
+        ...t.content.filter((b) => b.type === 'tool_result'),
+        ...t.content.filter((b) => b.type !== 'tool_result'),
+      ];
   }
   if (turns[0]?.role !== 'user') {
     turns.unshift({ role: 'user', content: [{ type: 'text', text: FILLER_USER_TEXT }] });
@@ -174,7 +205,9 @@ export function adaptiveModel(model: string): boolean {
 function thinkingOf(req: CanonicalRequest, notes: string[]): Thinking | undefined {
   if (req.thinking || !req.reasoningEffort) return req.thinking;
   if (adaptiveModel(req.model)) return { type: 'adaptive' };
-  notes.push(`anthropic: reasoning effort "${req.reasoningEffort}" sent as a thinking budget of ${EFFORT_BUDGET[req.reasoningEffort]} tokens`);
+  notes.push(
+    `anthropic: reasoning effort "${req.reasoningEffort}" sent as a thinking budget of ${EFFORT_BUDGET[req.reasoningEffort]} tokens`,
+  );
   return { type: 'enabled', budgetTokens: EFFORT_BUDGET[req.reasoningEffort] };
 }
 
@@ -185,12 +218,18 @@ export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamReque
   const structured = structuredOutput(req.responseFormat, quirks);
   if (structured && 'instruction' in structured) {
     system.push(structured.instruction);
-    notes.push(`anthropic: structured output (${req.responseFormat!.type}) only asked for in the system prompt: ${req.responseFormat!.type === 'json_object' ? 'a JSON object without a schema has no native form' : "this line's upstream has no native structured output"}`);
+    notes.push(
+      `anthropic: structured output (${req.responseFormat!.type}) only asked for in the system prompt: ${req.responseFormat!.type === 'json_object' ? 'a JSON object without a schema has no native form' : "this line's upstream has no native structured output"}`,
+    );
   }
   const thinking = thinkingOf(req, notes);
   const budget = thinking?.type === 'enabled' ? thinking.budgetTokens : 0;
   // budget_tokens must stay below max_tokens; only the default is raised, never the client's own value.
-  const body: Record<string, unknown> = { model: req.model, max_tokens: req.maxOutputTokens ?? (budget >= DEFAULT_MAX_TOKENS ? budget + DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS) };
+  const body: Record<string, unknown> = {
+    model: req.model,
+    max_tokens:
+      req.maxOutputTokens ?? (budget >= DEFAULT_MAX_TOKENS ? budget + DEFAULT_MAX_TOKENS : DEFAULT_MAX_TOKENS),
+  };
   const systemBlocks = system.flatMap((b) => text(b) ?? []);
   if (systemBlocks.length > 0) body.system = systemBlocks;
   body.messages = toMessages(req, notes);
@@ -200,31 +239,45 @@ export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamReque
     if (req.tools.length > 0) body.tool_choice = toolChoice(req.toolChoice);
     else notes.push('anthropic: dropped tool_choice (no tools)');
   }
-  if (thinking) body.thinking = thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: thinking.budgetTokens } : { type: thinking.type };
+  if (thinking)
+    body.thinking =
+      thinking.type === 'enabled' ? { type: 'enabled', budget_tokens: thinking.budgetTokens } : { type: thinking.type };
   if (thinking && thinking.type !== 'disabled' && loopWithoutThinking(body.messages as WireMessage[])) {
     body.thinking = { type: 'disabled' };
     notes.push(THINKING_OFF_NOTE);
   }
   if (req.reasoningEffort) {
     // output_config.effort goes with adaptive thinking (what Claude Code sends); elsewhere a budget or nothing decides.
-    if (thinking?.type === 'adaptive') body.output_config = { effort: req.reasoningEffort === 'minimal' ? 'low' : req.reasoningEffort };
-    else if (req.thinking) notes.push(`anthropic: dropped reasoning effort "${req.reasoningEffort}" (thinking is not adaptive)`);
+    if (thinking?.type === 'adaptive')
+      body.output_config = { effort: req.reasoningEffort === 'minimal' ? 'low' : req.reasoningEffort };
+    else if (req.thinking)
+      notes.push(`anthropic: dropped reasoning effort "${req.reasoningEffort}" (thinking is not adaptive)`);
   }
-  if (structured && 'format' in structured) body.output_config = { ...(body.output_config as object | undefined), format: structured.format };
+  if (structured && 'format' in structured)
+    body.output_config = { ...(body.output_config as object | undefined), format: structured.format };
   if (req.user !== undefined) body.metadata = { user_id: req.user };
   if (req.stopSequences !== undefined) body.stop_sequences = req.stopSequences;
   if (req.temperature !== undefined) {
     // OpenAI and Gemini allow 0–2, Anthropic 0–1 (docs/protocols.md §6.17).
     body.temperature = Math.min(1, Math.max(0, req.temperature));
-    if (body.temperature !== req.temperature) notes.push(`anthropic: temperature ${req.temperature} clamped to ${String(body.temperature)}`);
+    if (body.temperature !== req.temperature)
+      notes.push(`anthropic: temperature ${req.temperature} clamped to ${String(body.temperature)}`);
   }
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.topK !== undefined) body.top_k = req.topK;
   if (req.stream) body.stream = true;
-  for (const [name, value] of [['seed', req.seed], ['presence_penalty', req.presencePenalty], ['frequency_penalty', req.frequencyPenalty]] as const) {
+  for (const [name, value] of [
+    ['seed', req.seed],
+    ['presence_penalty', req.presencePenalty],
+    ['frequency_penalty', req.frequencyPenalty],
+  ] as const) {
     if (value !== undefined) notes.push(`anthropic: dropped ${name} (Messages has no such parameter)`);
   }
-  const out: UpstreamRequest = { path: '/v1/messages', headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' }, body };
+  const out: UpstreamRequest = {
+    path: '/v1/messages',
+    headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' },
+    body,
+  };
   if (structured && 'instruction' in structured) out.clientHeaders = { [STRUCTURED_OUTPUT_HEADER]: 'prompt' };
   return out;
 }

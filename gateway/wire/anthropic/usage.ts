@@ -26,7 +26,9 @@ export function mergeAnthropicUsage(base: Usage, raw: unknown): Usage {
   if (!isObject(raw)) return { ...base };
   const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
   const split = isObject(raw.cache_creation) ? raw.cache_creation : undefined;
-  const oneHour = split ? reportedCount(split.ephemeral_1h_input_tokens, base.cacheWrite1hTokens) : base.cacheWrite1hTokens;
+  const oneHour = split
+    ? reportedCount(split.ephemeral_1h_input_tokens, base.cacheWrite1hTokens)
+    : base.cacheWrite1hTokens;
   const splitTotal = split ? reportedCount(split.ephemeral_5m_input_tokens) + oneHour : cacheWriteTokens(base);
   const writes = reportedCount(raw.cache_creation_input_tokens, splitTotal);
   return {

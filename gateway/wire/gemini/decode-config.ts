@@ -2,7 +2,13 @@
  * The non-conversation half of a Gemini request → canonical: `tools`, `toolConfig` and
  * `generationConfig` (docs/protocols.md §4, §6.8, §6.9, §6.17).
  */
-import type { CanonicalRequest, ReasoningEffort, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/canonical.js';
+import type {
+  CanonicalRequest,
+  ReasoningEffort,
+  ResponseFormat,
+  ToolChoice,
+  ToolDefinition,
+} from '../../core/canonical.js';
 import { invalidRequest } from '../../core/errors.js';
 import { isObject } from '../../core/json.js';
 
@@ -27,7 +33,9 @@ export function toJsonSchema(schema: unknown): unknown {
   const out: Obj = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'type') {
-      const types = (Array.isArray(value) ? value : [value]).map((t) => (typeof t === 'string' ? t.toLowerCase() : t)).filter((t) => t !== 'type_unspecified');
+      const types = (Array.isArray(value) ? value : [value])
+        .map((t) => (typeof t === 'string' ? t.toLowerCase() : t))
+        .filter((t) => t !== 'type_unspecified');
       if (types.length > 0) out.type = Array.isArray(value) ? types : types[0];
     } else if (SCHEMA_MAP.has(key) && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, toJsonSchema(s)]));
@@ -42,7 +50,8 @@ export function toJsonSchema(schema: unknown): unknown {
 }
 
 function declaration(d: unknown, param: string): ToolDefinition {
-  if (!isObject(d) || typeof d.name !== 'string' || d.name === '') throw invalidRequest(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
+  if (!isObject(d) || typeof d.name !== 'string' || d.name === '')
+    throw invalidRequest(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
   let inputSchema: Obj = { type: 'object', properties: {} };
   if (isObject(d.parametersJsonSchema)) inputSchema = toJsonSchema(d.parametersJsonSchema) as Obj;
   else if (isObject(d.parameters)) inputSchema = toJsonSchema(d.parameters) as Obj;
@@ -63,7 +72,12 @@ export function decodeTools(v: unknown, notes: string[]): ToolDefinition[] {
         notes.push(`gemini: dropped the ${key} tool (only Google can run it)`);
         continue;
       }
-      if (!Array.isArray(value)) throw invalidRequest(`tools[${i}].functionDeclarations must be an array.`, `tools[${i}].functionDeclarations`, 'invalid_type');
+      if (!Array.isArray(value))
+        throw invalidRequest(
+          `tools[${i}].functionDeclarations must be an array.`,
+          `tools[${i}].functionDeclarations`,
+          'invalid_type',
+        );
       value.forEach((d: unknown, j) => out.push(declaration(d, `tools[${i}].functionDeclarations[${j}]`)));
     }
     return out;
@@ -75,8 +89,15 @@ export function decodeToolChoice(v: unknown, notes: string[]): ToolChoice | unde
   if (v === undefined || v === null) return undefined;
   const config = isObject(v) ? v.functionCallingConfig : undefined;
   if (config === undefined || config === null) return undefined;
-  if (!isObject(config)) throw invalidRequest('toolConfig.functionCallingConfig must be an object.', 'toolConfig.functionCallingConfig', 'invalid_type');
-  const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames.filter((n): n is string => typeof n === 'string') : [];
+  if (!isObject(config))
+    throw invalidRequest(
+      'toolConfig.functionCallingConfig must be an object.',
+      'toolConfig.functionCallingConfig',
+      'invalid_type',
+    );
+  const names = Array.isArray(config.allowedFunctionNames)
+    ? config.allowedFunctionNames.filter((n): n is string => typeof n === 'string')
+    : [];
   const mode = typeof config.mode === 'string' ? config.mode.toUpperCase() : 'MODE_UNSPECIFIED';
   if (names.length > 0 && mode !== 'ANY') notes.push(`gemini: allowedFunctionNames ignored with mode ${mode}`);
   switch (mode) {
@@ -96,14 +117,18 @@ export function decodeToolChoice(v: unknown, notes: string[]): ToolChoice | unde
       return { type: 'any' };
     }
     default:
-      throw invalidRequest('toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED.', 'toolConfig.functionCallingConfig.mode');
+      throw invalidRequest(
+        'toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED.',
+        'toolConfig.functionCallingConfig.mode',
+      );
   }
 }
 
 function num(g: Obj, key: string): number | undefined {
   const v = g[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidRequest(`generationConfig.${key} must be a number.`, `generationConfig.${key}`, 'invalid_type');
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw invalidRequest(`generationConfig.${key} must be a number.`, `generationConfig.${key}`, 'invalid_type');
   return v;
 }
 
@@ -116,7 +141,11 @@ function responseFormat(g: Obj, notes: string[]): ResponseFormat | undefined {
     return undefined;
   }
   // responseJsonSchema is JSON Schema (Gemini CLI's router sends it); responseSchema is the OpenAPI subset.
-  const schema = isObject(g.responseJsonSchema) ? g.responseJsonSchema : isObject(g.responseSchema) ? g.responseSchema : undefined;
+  const schema = isObject(g.responseJsonSchema)
+    ? g.responseJsonSchema
+    : isObject(g.responseSchema)
+      ? g.responseSchema
+      : undefined;
   if (schema) return { type: 'json_schema', name: 'response', schema: toJsonSchema(schema) as Obj };
   return { type: 'json_object' };
 }
@@ -130,7 +159,12 @@ const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low'
  */
 function thinking(v: unknown, req: CanonicalRequest, notes: string[]): void {
   if (v === undefined || v === null) return;
-  if (!isObject(v)) throw invalidRequest('generationConfig.thinkingConfig must be an object.', 'generationConfig.thinkingConfig', 'invalid_type');
+  if (!isObject(v))
+    throw invalidRequest(
+      'generationConfig.thinkingConfig must be an object.',
+      'generationConfig.thinkingConfig',
+      'invalid_type',
+    );
   const budget = num(v, 'thinkingBudget');
   if (budget === 0) req.thinking = { type: 'disabled' };
   else if (budget === -1) req.thinking = { type: 'adaptive' };
@@ -139,7 +173,8 @@ function thinking(v: unknown, req: CanonicalRequest, notes: string[]): void {
   if (typeof v.thinkingLevel === 'string') {
     const level = LEVELS[v.thinkingLevel.toUpperCase()];
     if (level) req.reasoningEffort = level;
-    else if (v.thinkingLevel !== 'THINKING_LEVEL_UNSPECIFIED') notes.push(`gemini: unknown thinkingLevel ${JSON.stringify(v.thinkingLevel)} ignored`);
+    else if (v.thinkingLevel !== 'THINKING_LEVEL_UNSPECIFIED')
+      notes.push(`gemini: unknown thinkingLevel ${JSON.stringify(v.thinkingLevel)} ignored`);
   }
 }
 
@@ -149,7 +184,11 @@ export function decodeGenerationConfig(v: unknown, req: CanonicalRequest, notes:
   if (!isObject(v)) throw invalidRequest('generationConfig must be an object.', 'generationConfig', 'invalid_type');
   const candidates = num(v, 'candidateCount');
   if (candidates !== undefined && candidates > 1) {
-    throw invalidRequest('generationConfig.candidateCount above 1 is not supported by this gateway.', 'generationConfig.candidateCount', 'unsupported_value');
+    throw invalidRequest(
+      'generationConfig.candidateCount above 1 is not supported by this gateway.',
+      'generationConfig.candidateCount',
+      'unsupported_value',
+    );
   }
   const fields = [
     ['maxOutputTokens', 'maxOutputTokens'],
@@ -166,7 +205,11 @@ export function decodeGenerationConfig(v: unknown, req: CanonicalRequest, notes:
   }
   if (v.stopSequences !== undefined && v.stopSequences !== null) {
     if (!Array.isArray(v.stopSequences) || !v.stopSequences.every((s) => typeof s === 'string')) {
-      throw invalidRequest('generationConfig.stopSequences must be an array of strings.', 'generationConfig.stopSequences', 'invalid_type');
+      throw invalidRequest(
+        'generationConfig.stopSequences must be an array of strings.',
+        'generationConfig.stopSequences',
+        'invalid_type',
+      );
     }
     req.stopSequences = v.stopSequences;
   }
@@ -175,8 +218,14 @@ export function decodeGenerationConfig(v: unknown, req: CanonicalRequest, notes:
   thinking(v.thinkingConfig, req, notes);
   // Output the canonical model cannot bring back: refused on the translated path (relay/translate.ts).
   const outputs: { param: string; what: string }[] = [];
-  if (Array.isArray(v.responseModalities) && v.responseModalities.some((m) => m !== 'TEXT')) outputs.push({ param: 'generationConfig.responseModalities', what: `${v.responseModalities.filter((m) => m !== 'TEXT').join(' and ')} output` });
-  if (v.responseLogprobs === true) outputs.push({ param: 'generationConfig.responseLogprobs', what: 'log probabilities' });
-  else if (v.logprobs !== undefined && v.logprobs !== null) outputs.push({ param: 'generationConfig.logprobs', what: 'log probabilities' });
+  if (Array.isArray(v.responseModalities) && v.responseModalities.some((m) => m !== 'TEXT'))
+    outputs.push({
+      param: 'generationConfig.responseModalities',
+      what: `${v.responseModalities.filter((m) => m !== 'TEXT').join(' and ')} output`,
+    });
+  if (v.responseLogprobs === true)
+    outputs.push({ param: 'generationConfig.responseLogprobs', what: 'log probabilities' });
+  else if (v.logprobs !== undefined && v.logprobs !== null)
+    outputs.push({ param: 'generationConfig.logprobs', what: 'log probabilities' });
   if (outputs.length > 0) req.uncarriedOutputs = outputs;
 }

@@ -21,7 +21,16 @@
  *   calls of the preceding model turn. Its text is `response.output` or `response.result` when a
  *   string; a response with only `error` is a failed tool; anything else is sent as JSON.
  */
-import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, TextBlock, ToolCallBlock, ToolResultBlock } from '../../core/canonical.js';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  TextBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+} from '../../core/canonical.js';
 import { isObject, str } from '../../core/json.js';
 import { isMarked, restore, thinkingFrom, unmark } from '../../core/reasoning.js';
 import { isFilesApiUri, mimeFromUrl } from './types.js';
@@ -63,10 +72,12 @@ class Calls {
   }
 }
 
-const safeId = (name: string, content: number, part: number): string => `${name.replace(/[^a-zA-Z0-9_-]/g, '_')}_${content}_${part}`;
+const safeId = (name: string, content: number, part: number): string =>
+  `${name.replace(/[^a-zA-Z0-9_-]/g, '_')}_${content}_${part}`;
 
 function requiredString(v: unknown, param: string): string {
-  if (typeof v !== 'string' || v === '') throw invalidRequest(`${param} must be a non-empty string.`, param, 'invalid_type');
+  if (typeof v !== 'string' || v === '')
+    throw invalidRequest(`${param} must be a non-empty string.`, param, 'invalid_type');
   return v;
 }
 
@@ -75,24 +86,42 @@ function media(p: Obj, param: string): ImageBlock | DocumentBlock {
   const file = isObject(p.fileData) ? p.fileData : {};
   const mimeType = inline ? requiredString(inline.mimeType, `${param}.inlineData.mimeType`) : str(file.mimeType);
   if (/^(audio|video)\//.test(mimeType)) {
-    throw invalidRequest(`${param}: ${mimeType} input is not supported by this gateway's translation; send images, PDFs or text.`, param, 'unsupported_value');
+    throw invalidRequest(
+      `${param}: ${mimeType} input is not supported by this gateway's translation; send images, PDFs or text.`,
+      param,
+      'unsupported_value',
+    );
   }
   if (inline) {
-    const source = { kind: 'base64' as const, mediaType: mimeType, data: requiredString(inline.data, `${param}.inlineData.data`) };
+    const source = {
+      kind: 'base64' as const,
+      mediaType: mimeType,
+      data: requiredString(inline.data, `${param}.inlineData.data`),
+    };
     return mimeType.startsWith('image/') ? { type: 'image', source } : { type: 'document', source };
   }
   const uri = requiredString(file.fileUri, `${param}.fileData.fileUri`);
   const source = isFilesApiUri(uri) ? { kind: 'file' as const, fileId: uri } : { kind: 'url' as const, url: uri };
-  return (mimeType || mimeFromUrl(uri) || '').startsWith('image/') ? { type: 'image', source } : { type: 'document', source };
+  return (mimeType || mimeFromUrl(uri) || '').startsWith('image/')
+    ? { type: 'image', source }
+    : { type: 'document', source };
 }
 
-function toolResult(fr: Obj, param: string, content: number, part: number, calls: Calls, notes: string[]): ToolResultBlock {
+function toolResult(
+  fr: Obj,
+  param: string,
+  content: number,
+  part: number,
+  calls: Calls,
+  notes: string[],
+): ToolResultBlock {
   const name = requiredString(fr.name, `${param}.functionResponse.name`);
   const call = calls.match(str(fr.id), name);
   if (!call) notes.push(`gemini: a functionResponse for "${name}" matches no earlier functionCall`);
   const r: Obj = isObject(fr.response) ? fr.response : {};
   const failed = r.error !== undefined && r.output === undefined && r.result === undefined;
-  const value = typeof r.output === 'string' ? r.output : typeof r.result === 'string' ? r.result : failed ? r.error : r;
+  const value =
+    typeof r.output === 'string' ? r.output : typeof r.result === 'string' ? r.result : failed ? r.error : r;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   const blocks: ToolResultBlock['content'] = text === '' ? [] : [{ type: 'text', text }];
   // Gemini 3 multimodal function responses carry their media in `parts`.
@@ -100,19 +129,39 @@ function toolResult(fr: Obj, param: string, content: number, part: number, calls
   parts.forEach((p, i) => {
     if (isObject(p)) blocks.push(media(p, `${param}.functionResponse.parts[${i}]`));
   });
-  const block: ToolResultBlock = { type: 'tool_result', toolCallId: call?.id ?? (str(fr.id) || safeId(name, content, part)), name, content: blocks };
+  const block: ToolResultBlock = {
+    type: 'tool_result',
+    toolCallId: call?.id ?? (str(fr.id) || safeId(name, content, part)),
+    name,
+    content: blocks,
+  };
   if (failed) block.isError = true;
   return block;
 }
 
-function toolCall(p: Obj, fc: Obj, param: string, content: number, part: number, calls: Calls, notes: string[]): ContentBlock[] {
+function toolCall(
+  p: Obj,
+  fc: Obj,
+  param: string,
+  content: number,
+  part: number,
+  calls: Calls,
+  notes: string[],
+): ContentBlock[] {
   const name = requiredString(fc.name, `${param}.functionCall.name`);
-  if (fc.args !== undefined && fc.args !== null && !isObject(fc.args)) throw invalidRequest(`${param}.functionCall.args must be an object.`, `${param}.functionCall.args`, 'invalid_type');
-  const call: ToolCallBlock = { type: 'tool_call', id: str(fc.id) || safeId(name, content, part), name, input: isObject(fc.args) ? fc.args : {} };
+  if (fc.args !== undefined && fc.args !== null && !isObject(fc.args))
+    throw invalidRequest(`${param}.functionCall.args must be an object.`, `${param}.functionCall.args`, 'invalid_type');
+  const call: ToolCallBlock = {
+    type: 'tool_call',
+    id: str(fc.id) || safeId(name, content, part),
+    name,
+    input: isObject(fc.args) ? fc.args : {},
+  };
   calls.add(call.id, name);
   const carried = unmark(p.thoughtSignature);
   if (carried?.kind === 'bundle') return [...carried.blocks.map(restore), call];
-  if (isMarked(p.thoughtSignature)) notes.push('gemini: a function call with a damaged Tollgate mark was kept unsigned');
+  if (isMarked(p.thoughtSignature))
+    notes.push('gemini: a function call with a damaged Tollgate mark was kept unsigned');
   else if (str(p.thoughtSignature)) {
     call.signature = str(p.thoughtSignature);
     call.signatureFamily = 'gemini';
@@ -120,7 +169,14 @@ function toolCall(p: Obj, fc: Obj, param: string, content: number, part: number,
   return [call];
 }
 
-function block(p: unknown, model: boolean, content: number, part: number, calls: Calls, notes: string[]): ContentBlock | ContentBlock[] | undefined {
+function block(
+  p: unknown,
+  model: boolean,
+  content: number,
+  part: number,
+  calls: Calls,
+  notes: string[],
+): ContentBlock | ContentBlock[] | undefined {
   const param = `contents[${content}].parts[${part}]`;
   if (!isObject(p)) throw invalidRequest(`${param} must be an object.`, param, 'invalid_type');
   if (typeof p.text === 'string') {
@@ -131,7 +187,9 @@ function block(p: unknown, model: boolean, content: number, part: number, calls:
     }
     const carried = unmark(p.thoughtSignature);
     if (carried?.kind === 'thinking') return thinkingFrom(carried, p.text);
-    return str(p.thoughtSignature) && !isMarked(p.thoughtSignature) ? { type: 'thinking', text: p.text, signature: str(p.thoughtSignature), family: 'gemini' } : { type: 'thinking', text: p.text, family: 'gemini' };
+    return str(p.thoughtSignature) && !isMarked(p.thoughtSignature)
+      ? { type: 'thinking', text: p.text, signature: str(p.thoughtSignature), family: 'gemini' }
+      : { type: 'thinking', text: p.text, family: 'gemini' };
   }
   if (isObject(p.functionCall)) return toolCall(p, p.functionCall, param, content, part, calls, notes);
   if (isObject(p.functionResponse)) return toolResult(p.functionResponse, param, content, part, calls, notes);
@@ -139,7 +197,10 @@ function block(p: unknown, model: boolean, content: number, part: number, calls:
   // Results of Google's code tool from an earlier turn: their text keeps the history readable.
   if (isObject(p.executableCode)) {
     notes.push('gemini: code-execution parts sent as text');
-    return { type: 'text', text: `\`\`\`${str(p.executableCode.language).toLowerCase()}\n${str(p.executableCode.code)}\n\`\`\`` };
+    return {
+      type: 'text',
+      text: `\`\`\`${str(p.executableCode.language).toLowerCase()}\n${str(p.executableCode.code)}\n\`\`\``,
+    };
   }
   if (isObject(p.codeExecutionResult)) {
     notes.push('gemini: code-execution parts sent as text');
@@ -150,18 +211,25 @@ function block(p: unknown, model: boolean, content: number, part: number, calls:
 }
 
 function decodeContents(v: unknown, notes: string[]): CanonicalMessage[] {
-  if (!Array.isArray(v) || v.length === 0) throw invalidRequest('contents must be a non-empty array.', 'contents', 'invalid_type');
+  if (!Array.isArray(v) || v.length === 0)
+    throw invalidRequest('contents must be a non-empty array.', 'contents', 'invalid_type');
   const calls = new Calls();
   return v.flatMap((c: unknown, i): CanonicalMessage[] => {
     if (!isObject(c)) throw invalidRequest(`contents[${i}] must be an object.`, `contents[${i}]`, 'invalid_type');
     const role = c.role ?? 'user';
-    if (role !== 'user' && role !== 'model' && role !== 'function') throw invalidRequest(`contents[${i}].role must be "user" or "model".`, `contents[${i}].role`);
-    if (!Array.isArray(c.parts)) throw invalidRequest(`contents[${i}].parts must be an array.`, `contents[${i}].parts`, 'invalid_type');
+    if (role !== 'user' && role !== 'model' && role !== 'function')
+      throw invalidRequest(`contents[${i}].role must be "user" or "model".`, `contents[${i}].role`);
+    if (!Array.isArray(c.parts))
+      throw invalidRequest(`contents[${i}].parts must be an array.`, `contents[${i}].parts`, 'invalid_type');
     const model = role === 'model';
     if (model) calls.startModelTurn();
     let content = c.parts.flatMap((p: unknown, k) => block(p, model, i, k, calls, notes) ?? []);
     // A turn whose reasoning came back in a bundle sent its unsigned thought parts only to be read.
-    const bundled = model && c.parts.some((p: unknown) => isObject(p) && isObject(p.functionCall) && unmark(p.thoughtSignature)?.kind === 'bundle');
+    const bundled =
+      model &&
+      c.parts.some(
+        (p: unknown) => isObject(p) && isObject(p.functionCall) && unmark(p.thoughtSignature)?.kind === 'bundle',
+      );
     if (bundled) content = content.filter((b) => !(b.type === 'thinking' && b.family === 'gemini' && !b.signature));
     return content.length === 0 ? [] : [{ role: model ? 'assistant' : 'user', content }];
   });
@@ -170,7 +238,12 @@ function decodeContents(v: unknown, notes: string[]): CanonicalMessage[] {
 function systemInstruction(v: unknown, notes: string[]): TextBlock[] {
   if (v === undefined || v === null || v === '') return [];
   if (typeof v === 'string') return [{ type: 'text', text: v }];
-  if (!isObject(v) || !Array.isArray(v.parts)) throw invalidRequest('systemInstruction must be a string or {parts:[{text}]}.', 'systemInstruction', 'invalid_type');
+  if (!isObject(v) || !Array.isArray(v.parts))
+    throw invalidRequest(
+      'systemInstruction must be a string or {parts:[{text}]}.',
+      'systemInstruction',
+      'invalid_type',
+    );
   return v.parts.flatMap((p: unknown): TextBlock[] => {
     if (isObject(p) && typeof p.text === 'string') return p.text === '' ? [] : [{ type: 'text', text: p.text }];
     notes.push('gemini: dropped a non-text part from systemInstruction');
@@ -182,7 +255,8 @@ function systemInstruction(v: unknown, notes: string[]): TextBlock[] {
 export function decodeRequest(body: unknown, modelFromPath: string, opts: DecodeOptions = {}): CanonicalRequest {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
   const model = modelFromPath.replace(/^models\//, '');
-  if (model === '') throw invalidRequest('The model is missing from the path (/v1beta/models/{model}:generateContent).', 'model');
+  if (model === '')
+    throw invalidRequest('The model is missing from the path (/v1beta/models/{model}:generateContent).', 'model');
   const notes: string[] = [];
   const req: CanonicalRequest = {
     model,
@@ -203,5 +277,8 @@ export function decodeRequest(body: unknown, modelFromPath: string, opts: Decode
 
 /** A countTokens body, `{contents}` or `{generateContentRequest:{…}}` → canonical, for counting the prompt. */
 export function decodeCountTokensRequest(body: unknown, modelFromPath: string): CanonicalRequest {
-  return decodeRequest(isObject(body) && isObject(body.generateContentRequest) ? body.generateContentRequest : body, modelFromPath);
+  return decodeRequest(
+    isObject(body) && isObject(body.generateContentRequest) ? body.generateContentRequest : body,
+    modelFromPath,
+  );
 }

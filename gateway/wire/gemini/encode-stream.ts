@@ -43,7 +43,10 @@ interface Thought {
 }
 
 /** The stream as Gemini response objects (and at most one error body, last). */
-export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<GeminiResponse | GeminiErrorBody> {
+export async function* encodeResponses(
+  events: AsyncIterable<StreamEvent>,
+  ctx: EncodeContext,
+): AsyncGenerator<GeminiResponse | GeminiErrorBody> {
   const chunk = (parts: GeminiPart[]): GeminiResponse => ({
     candidates: [{ content: { role: 'model', parts }, index: 0 }],
     modelVersion: ctx.requestedModel,
@@ -70,9 +73,16 @@ export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: 
     switch (ev.type) {
       case 'block_start': {
         const b = ev.block;
-        if (b.type === 'tool_call') calls.set(ev.index, { id: b.id, name: b.name, signature: b.signatureFamily === undefined || b.signatureFamily === 'gemini' ? b.signature : undefined, json: '' });
+        if (b.type === 'tool_call')
+          calls.set(ev.index, {
+            id: b.id,
+            name: b.name,
+            signature: b.signatureFamily === undefined || b.signatureFamily === 'gemini' ? b.signature : undefined,
+            json: '',
+          });
         else if (b.type === 'thinking') thoughts.set(ev.index, { text: '', ...(b.family ? { family: b.family } : {}) });
-        else if (b.type === 'redacted_thinking' && b.family !== 'gemini') foreign.push({ type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) });
+        else if (b.type === 'redacted_thinking' && b.family !== 'gemini')
+          foreign.push({ type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) });
         break;
       }
       case 'text_delta':
@@ -98,7 +108,13 @@ export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: 
         const t = thoughts.get(ev.index);
         if (t) {
           thoughts.delete(ev.index);
-          if (t.family !== 'gemini') foreign.push({ type: 'thinking', text: t.text, ...(t.signature ? { signature: t.signature } : {}), ...(t.family ? { family: t.family } : {}) });
+          if (t.family !== 'gemini')
+            foreign.push({
+              type: 'thinking',
+              text: t.text,
+              ...(t.signature ? { signature: t.signature } : {}),
+              ...(t.family ? { family: t.family } : {}),
+            });
           else if (t.signature) yield* hold(chunk([{ text: '', thought: true, thoughtSignature: t.signature }]));
         }
         const call = calls.get(ev.index);
@@ -131,7 +147,11 @@ export async function* encodeResponses(events: AsyncIterable<StreamEvent>, ctx: 
   }
   // The provider ended without `stop` or `error`: tell the client rather than fake a finish.
   yield* flush();
-  yield errorBody(new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' }));
+  yield errorBody(
+    new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+      code: 'upstream_stream_incomplete',
+    }),
+  );
 }
 
 /** `?alt=sse`: one `data:` event per chunk. */
@@ -140,7 +160,10 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
 }
 
 /** No `alt=sse`: the same chunks as one JSON array (`[`chunk`,`chunk…`]`), sent as they come; Content-Type application/json. */
-export async function* encodeStreamAsJsonArray(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+export async function* encodeStreamAsJsonArray(
+  events: AsyncIterable<StreamEvent>,
+  ctx: EncodeContext,
+): AsyncGenerator<string> {
   let first = true;
   for await (const r of encodeResponses(events, ctx)) {
     yield `${first ? '[' : ',\r\n'}${JSON.stringify(r)}`;

@@ -44,7 +44,11 @@ export function toGeminiUsage(u: Usage): GeminiUsage {
   const text = u.inputTokens + u.cacheReadTokens + cacheWriteTokens(u);
   const prompt = text + u.audioInputTokens + u.imageInputTokens;
   const thoughts = Math.min(u.reasoningTokens, u.outputTokens);
-  const wire: GeminiUsage = { promptTokenCount: prompt, candidatesTokenCount: u.outputTokens - thoughts, totalTokenCount: prompt + u.outputTokens };
+  const wire: GeminiUsage = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: u.outputTokens - thoughts,
+    totalTokenCount: prompt + u.outputTokens,
+  };
   if (u.cacheReadTokens > 0) wire.cachedContentTokenCount = u.cacheReadTokens;
   if (thoughts > 0) wire.thoughtsTokenCount = thoughts;
   if (u.audioInputTokens > 0 || u.imageInputTokens > 0) {
@@ -61,14 +65,20 @@ export function argsOf(json: string): Record<string, unknown> {
   if (json.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(json);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // kept raw below
   }
   return { _raw: json };
 }
 
-export function callPart(id: string, name: string, args: Record<string, unknown>, signature: string | undefined): GeminiPart {
+export function callPart(
+  id: string,
+  name: string,
+  args: Record<string, unknown>,
+  signature: string | undefined,
+): GeminiPart {
   const part: GeminiPart = { functionCall: { id, name, args } };
   if (signature) part.thoughtSignature = signature;
   return part;
@@ -76,8 +86,15 @@ export function callPart(id: string, name: string, args: Record<string, unknown>
 
 /** Another family's reasoning, which Gemini clients can keep only in a function call's thoughtSignature. */
 export function foreignReasoning(b: ContentBlock): CarriedBlock | undefined {
-  if (b.type === 'thinking' && b.family !== 'gemini') return { type: 'thinking', text: b.text, ...(b.signature ? { signature: b.signature } : {}), ...(b.family ? { family: b.family } : {}) };
-  if (b.type === 'redacted_thinking' && b.family !== 'gemini') return { type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) };
+  if (b.type === 'thinking' && b.family !== 'gemini')
+    return {
+      type: 'thinking',
+      text: b.text,
+      ...(b.signature ? { signature: b.signature } : {}),
+      ...(b.family ? { family: b.family } : {}),
+    };
+  if (b.type === 'redacted_thinking' && b.family !== 'gemini')
+    return { type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) };
   return undefined;
 }
 
@@ -127,7 +144,9 @@ function parts(content: ContentBlock[]): GeminiPart[] {
 
 export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext): GeminiResponse {
   return {
-    candidates: [{ content: { role: 'model', parts: parts(res.content) }, finishReason: finishReason(res.stopReason), index: 0 }],
+    candidates: [
+      { content: { role: 'model', parts: parts(res.content) }, finishReason: finishReason(res.stopReason), index: 0 },
+    ],
     usageMetadata: toGeminiUsage(res.usage),
     modelVersion: ctx.requestedModel,
     responseId: ctx.requestId,

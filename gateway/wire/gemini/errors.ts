@@ -38,8 +38,11 @@ export function grpcStatus(status: number): string {
  * hint Google's RetryInfo, which Gemini CLI reads to time its retry of a 429.
  */
 export function errorBody(err: GatewayError): GeminiErrorBody {
-  const details: Record<string, unknown>[] = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'tollgate' }];
-  if (err.retryAfter !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` });
+  const details: Record<string, unknown>[] = [
+    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'tollgate' },
+  ];
+  if (err.retryAfter !== undefined)
+    details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` });
   return { error: { code: err.status, message: err.message, status: grpcStatus(err.status), details } };
 }
 

@@ -21,7 +21,17 @@ import { fromError } from './from-error.js';
 import { fromGeminiUsage } from './usage.js';
 import { isFilesApiUri } from './types.js';
 
-const REFUSALS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'LANGUAGE', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+const REFUSALS = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'LANGUAGE',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
 const BAD_CALLS = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL']);
 
 /** Gemini's `{error:{code, message, status}}`, in a 200 body or a stream chunk, mapped by its code like an HTTP error. */
@@ -36,7 +46,11 @@ export function upstreamReported(error: unknown, inStream: boolean): GatewayErro
 export function badCallError(finish: string, detail: unknown): GatewayError | undefined {
   if (!BAD_CALLS.has(finish)) return undefined;
   const more = str(detail) ? `: ${str(detail).slice(0, 500)}` : '';
-  return new GatewayError('upstream_error', `Upstream error: the model produced an invalid function call (${finish})${more}`, { code: 'upstream_malformed_function_call' });
+  return new GatewayError(
+    'upstream_error',
+    `Upstream error: the model produced an invalid function call (${finish})${more}`,
+    { code: 'upstream_malformed_function_call' },
+  );
 }
 
 export function stopReasonOf(finish: string, hadCalls: boolean): StopReason {
@@ -79,7 +93,13 @@ function blocks(parts: unknown[], seed: string): ContentBlock[] {
       const fc = p.functionCall;
       const id = str(fc.id) || madeUpCallId(seed, calls);
       calls++;
-      out.push({ type: 'tool_call', id, name: str(fc.name), input: isObject(fc.args) ? fc.args : {}, ...(signature ? { signature, signatureFamily: 'gemini' as const } : {}) });
+      out.push({
+        type: 'tool_call',
+        id,
+        name: str(fc.name),
+        input: isObject(fc.args) ? fc.args : {},
+        ...(signature ? { signature, signatureFamily: 'gemini' as const } : {}),
+      });
     } else if (typeof p.text === 'string' && p.thought === true) {
       if (last?.type === 'thinking') last.text += p.text;
       else out.push({ type: 'thinking', text: p.text, family: 'gemini' });

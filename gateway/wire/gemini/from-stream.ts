@@ -32,10 +32,15 @@ class Blocks {
     if (this.open?.kind !== kind) {
       out.push(...this.close());
       this.open = { kind, index: this.next++ };
-      out.push({ type: 'block_start', index: this.open.index, block: kind === 'thinking' ? { type: 'thinking', family: 'gemini' } : { type: 'text' } });
+      out.push({
+        type: 'block_start',
+        index: this.open.index,
+        block: kind === 'thinking' ? { type: 'thinking', family: 'gemini' } : { type: 'text' },
+      });
     }
     const index = this.open.index;
-    if (text !== '') out.push(kind === 'text' ? { type: 'text_delta', index, text } : { type: 'thinking_delta', index, text });
+    if (text !== '')
+      out.push(kind === 'text' ? { type: 'text_delta', index, text } : { type: 'thinking_delta', index, text });
     if (signature !== '' && kind === 'thinking') out.push({ type: 'signature_delta', index, signature });
     return out;
   }
@@ -45,7 +50,13 @@ class Blocks {
     const index = this.next++;
     const id = str(fc.id) || madeUpCallId(this.seed(), this.calls);
     this.calls++;
-    out.push({ type: 'block_start', index, block: signature ? { type: 'tool_call', id, name: str(fc.name), signature, signatureFamily: 'gemini' } : { type: 'tool_call', id, name: str(fc.name) } });
+    out.push({
+      type: 'block_start',
+      index,
+      block: signature
+        ? { type: 'tool_call', id, name: str(fc.name), signature, signatureFamily: 'gemini' }
+        : { type: 'tool_call', id, name: str(fc.name) },
+    });
     out.push({ type: 'tool_args_delta', index, json: JSON.stringify(isObject(fc.args) ? fc.args : {}) });
     out.push({ type: 'block_stop', index });
     return out;
@@ -88,7 +99,9 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       started = true;
       firstData = ev.data;
       if (str(chunk.responseId)) seed = idSeed(chunk.responseId, '');
-      const prompt = hasPromptCount(chunk.usageMetadata) ? { ...fromGeminiUsage(chunk.usageMetadata), outputTokens: 0, reasoningTokens: 0 } : promptUsage;
+      const prompt = hasPromptCount(chunk.usageMetadata)
+        ? { ...fromGeminiUsage(chunk.usageMetadata), outputTokens: 0, reasoningTokens: 0 }
+        : promptUsage;
       yield { type: 'start', id: str(chunk.responseId), model: str(chunk.modelVersion), usage: prompt };
     }
     if (isObject(chunk.usageMetadata)) usage = chunk.usageMetadata;
@@ -110,9 +123,13 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
     }
   }
   if (finish === undefined && !blocked) {
-    throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+    throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+      code: 'upstream_stream_incomplete',
+    });
   }
   yield* blocks.close();
   const stopReason = blocked ? 'refusal' : stopReasonOf(finish ?? '', blocks.calls > 0);
-  yield isObject(usage) ? { type: 'stop', stopReason, usage: fromGeminiUsage(usage) } : { type: 'stop', stopReason, usage: promptUsage, usageEstimated: true };
+  yield isObject(usage)
+    ? { type: 'stop', stopReason, usage: fromGeminiUsage(usage) }
+    : { type: 'stop', stopReason, usage: promptUsage, usageEstimated: true };
 }

@@ -23,11 +23,26 @@ export const gemini = {
     models: {
       path: '/v1beta/models?pageSize=1000',
       list: (b) =>
-        ((b as { models?: { name?: unknown; displayName?: unknown; inputTokenLimit?: unknown; outputTokenLimit?: unknown }[] }).models ?? []).map((m) => ({
+        (
+          (
+            b as {
+              models?: {
+                name?: unknown;
+                displayName?: unknown;
+                inputTokenLimit?: unknown;
+                outputTokenLimit?: unknown;
+              }[];
+            }
+          ).models ?? []
+        ).map((m) => ({
           id: String(m.name).replace(/^models\//, ''),
           ...(typeof m.displayName === 'string' ? { displayName: m.displayName } : {}),
-          ...(Number.isSafeInteger(m.inputTokenLimit) && (m.inputTokenLimit as number) > 0 ? { contextWindow: m.inputTokenLimit as number } : {}),
-          ...(Number.isSafeInteger(m.outputTokenLimit) && (m.outputTokenLimit as number) > 0 ? { maxOutputTokens: m.outputTokenLimit as number } : {}),
+          ...(Number.isSafeInteger(m.inputTokenLimit) && (m.inputTokenLimit as number) > 0
+            ? { contextWindow: m.inputTokenLimit as number }
+            : {}),
+          ...(Number.isSafeInteger(m.outputTokenLimit) && (m.outputTokenLimit as number) > 0
+            ? { maxOutputTokens: m.outputTokenLimit as number }
+            : {}),
         })),
     },
   },

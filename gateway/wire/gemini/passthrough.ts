@@ -23,7 +23,8 @@ export class GeminiStreamTap extends BaseStreamTap {
       this.failure = upstreamStreamError(e?.message);
       return true;
     }
-    if (data.includes('"usageMetadata"')) this.found = fromGeminiUsage((JSON.parse(data) as { usageMetadata?: unknown }).usageMetadata);
+    if (data.includes('"usageMetadata"'))
+      this.found = fromGeminiUsage((JSON.parse(data) as { usageMetadata?: unknown }).usageMetadata);
     this.done ||= data.includes('"finishReason"');
     this.chunks.push(data);
     return true;
@@ -41,8 +42,11 @@ export class GeminiStreamTap extends BaseStreamTap {
     let out = '';
     for (const data of this.chunks) {
       try {
-        const parsed = JSON.parse(data) as { candidates?: { content?: { parts?: { text?: string; functionCall?: unknown }[] } }[] };
-        for (const p of parsed.candidates?.[0]?.content?.parts ?? []) out += p.text ?? (p.functionCall ? JSON.stringify(p.functionCall) : '');
+        const parsed = JSON.parse(data) as {
+          candidates?: { content?: { parts?: { text?: string; functionCall?: unknown }[] } }[];
+        };
+        for (const p of parsed.candidates?.[0]?.content?.parts ?? [])
+          out += p.text ?? (p.functionCall ? JSON.stringify(p.functionCall) : '');
       } catch {
         // A malformed chunk produced nothing countable.
       }
@@ -87,7 +91,11 @@ function withForeignSignaturesReplaced(contents: unknown): { contents: unknown[]
  */
 export function geminiPassthrough(body: Record<string, unknown>, rawBody: string, stream: boolean): Passthrough {
   const foreign = withForeignSignaturesReplaced(body.contents);
-  const notes = foreign ? [`gemini: "${SKIP_SIGNATURE}" put on or in place of ${foreign.replaced} thought signature(s) Gemini did not make (another family's reasoning or call)`] : undefined;
+  const notes = foreign
+    ? [
+        `gemini: "${SKIP_SIGNATURE}" put on or in place of ${foreign.replaced} thought signature(s) Gemini did not make (another family's reasoning or call)`,
+      ]
+    : undefined;
   return {
     request(upstreamModel, _quirks, outputLimit) {
       const model = encodeURIComponent(upstreamModel);
@@ -97,7 +105,13 @@ export function geminiPassthrough(body: Record<string, unknown>, rawBody: string
         ...(outputLimit === undefined ? {} : { generationConfig: { ...config, maxOutputTokens: outputLimit } }),
       };
       const sent = Object.keys(changes).length > 0 ? upstreamBody(rawBody, body, changes) : rawBody;
-      const out = { path: stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`, headers: {}, body: sent };
+      const out = {
+        path: stream
+          ? `/v1beta/models/${model}:streamGenerateContent?alt=sse`
+          : `/v1beta/models/${model}:generateContent`,
+        headers: {},
+        body: sent,
+      };
       return notes ? { ...out, notes } : out;
     },
     tap: () => new GeminiStreamTap(),

@@ -14,22 +14,33 @@ import { geminiPassthrough } from './passthrough.js';
 function target(req: ClientRequest): { model: string; method: string } {
   const rest = decodeURIComponent(req.params['*'] ?? '');
   const at = rest.lastIndexOf(':');
-  if (at <= 0) throw new GatewayError('not_found', `Not found: the path needs models/{model}:{method}, e.g. models/gemini-2.5-flash:generateContent.`, { code: 'unknown_path' });
+  if (at <= 0)
+    throw new GatewayError(
+      'not_found',
+      `Not found: the path needs models/{model}:{method}, e.g. models/gemini-2.5-flash:generateContent.`,
+      { code: 'unknown_path' },
+    );
   return { model: rest.slice(0, at).replace(/^models\//, ''), method: rest.slice(at + 1) };
 }
 
 /** Gemini routes have no body schema (the path decides what the body is): at least it must be an object. */
 function body(req: ClientRequest): JsonObject {
-  if (!isObject(req.body)) throw new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
+  if (!isObject(req.body))
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.', { code: 'invalid_body' });
   return req.body;
 }
 
 /** generateContent and streamGenerateContent are model calls; countTokens, on the same path, is answered locally. */
 function dispatch(req: ClientRequest): ModelCall | LocalAnswer {
   const { model, method } = target(req);
-  if (method === 'generateContent' || method === 'streamGenerateContent') return generate(req, model, method === 'streamGenerateContent');
+  if (method === 'generateContent' || method === 'streamGenerateContent')
+    return generate(req, model, method === 'streamGenerateContent');
   if (method === 'countTokens') return { local: (ctx) => countTokens(req, ctx, model) };
-  throw new GatewayError('not_found', `The method "${method}" is not served by Tollgate (generateContent, streamGenerateContent and countTokens are).`, { code: 'unknown_method' });
+  throw new GatewayError(
+    'not_found',
+    `The method "${method}" is not served by Tollgate (generateContent, streamGenerateContent and countTokens are).`,
+    { code: 'unknown_method' },
+  );
 }
 
 function generate(req: ClientRequest, model: string, stream: boolean): ModelCall {

@@ -22,7 +22,18 @@
  *   asked for thinking. "Disabled" sends nothing: a budget of 0 is refused by the models that
  *   always think (2.5 Pro, 3 Pro), so the model's default applies, with thoughts hidden.
  */
-import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, ReasoningEffort, TextBlock, ToolCallBlock, ToolChoice, ToolResultBlock } from '../../core/canonical.js';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  ReasoningEffort,
+  TextBlock,
+  ToolCallBlock,
+  ToolChoice,
+  ToolResultBlock,
+} from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
 import { SKIP_SIGNATURE, mimeFromUrl, type GeminiContent, type GeminiPart } from './types.js';
 import { FILLER_USER_TEXT, fillerTurnNote } from '../../core/shaping.js';
@@ -83,7 +94,10 @@ function toolResult(b: ToolResultBlock, names: Map<string, string>, turn: Turn, 
     notes.add('gemini: a tool result without a matching call was sent with the name "unknown"');
     name = 'unknown';
   }
-  turn.results.push({ response: { name, response: b.isError ? { error: text } : { output: text } }, callId: b.toolCallId });
+  turn.results.push({
+    response: { name, response: b.isError ? { error: text } : { output: text } },
+    callId: b.toolCallId,
+  });
 }
 
 function modelBlock(b: ContentBlock, turn: Turn, notes: Set<string>): void {
@@ -94,7 +108,12 @@ function modelBlock(b: ContentBlock, turn: Turn, notes: Set<string>): void {
     case 'thinking':
       // Thought signatures verify only with Gemini; other families' thinking cannot be replayed.
       if (b.family !== 'gemini') notes.add(`gemini: dropped thinking blocks from ${b.family ?? 'an unknown provider'}`);
-      else turn.parts.push(b.signature ? { text: b.text, thought: true, thoughtSignature: b.signature } : { text: b.text, thought: true });
+      else
+        turn.parts.push(
+          b.signature
+            ? { text: b.text, thought: true, thoughtSignature: b.signature }
+            : { text: b.text, thought: true },
+        );
       return;
     case 'redacted_thinking':
       notes.add(`gemini: dropped redacted thinking from ${b.family ?? 'an unknown provider'}`);
@@ -123,9 +142,17 @@ function userBlock(b: ContentBlock, turn: Turn, names: Map<string, string>, note
 }
 
 function turnOf(m: CanonicalMessage, names: Map<string, string>, notes: Set<string>): Turn {
-  const turn: Turn = { role: m.role === 'assistant' ? 'model' : 'user', results: [], resultMedia: [], parts: [], calls: [] };
+  const turn: Turn = {
+    role: m.role === 'assistant' ? 'model' : 'user',
+    results: [],
+    resultMedia: [],
+    parts: [],
+    calls: [],
+  };
   if (m.role === 'system') {
-    for (const b of m.content) if (b.type === 'text' && b.text !== '') turn.parts.push({ text: `<system-reminder>\n${b.text}\n</system-reminder>` });
+    for (const b of m.content)
+      if (b.type === 'text' && b.text !== '')
+        turn.parts.push({ text: `<system-reminder>\n${b.text}\n</system-reminder>` });
     notes.add('gemini: mid-conversation system messages sent as <system-reminder> user text');
   } else {
     for (const b of m.content) {
@@ -155,9 +182,11 @@ function finishCalls(turns: Turn[], notes: Set<string>): Set<string> {
         }
       }
     });
-    if (t.calls.length > 0 && !fromGemini) notes.add('gemini: foreign tool-call ids left out; Gemini pairs calls and responses by name and order');
+    if (t.calls.length > 0 && !fromGemini)
+      notes.add('gemini: foreign tool-call ids left out; Gemini pairs calls and responses by name and order');
   }
-  if (placeholders > 0) notes.add(`gemini: "${SKIP_SIGNATURE}" put on ${placeholders} function call(s) without a Gemini thought signature`);
+  if (placeholders > 0)
+    notes.add(`gemini: "${SKIP_SIGNATURE}" put on ${placeholders} function call(s) without a Gemini thought signature`);
   return sent;
 }
 
@@ -184,7 +213,13 @@ function contents(req: CanonicalRequest, notes: Set<string>): GeminiContent[] {
   const sent = finishCalls(turns, notes);
   const out: GeminiContent[] = turns.map((t) => ({
     role: t.role,
-    parts: [...t.results.map((r): GeminiPart => ({ functionResponse: sent.has(r.callId) ? { id: r.callId, ...r.response } : r.response })), ...t.resultMedia, ...t.parts],
+    parts: [
+      ...t.results.map((r): GeminiPart => ({
+        functionResponse: sent.has(r.callId) ? { id: r.callId, ...r.response } : r.response,
+      })),
+      ...t.resultMedia,
+      ...t.parts,
+    ],
   }));
   if (out[0]?.role !== 'user') {
     out.unshift({ role: 'user', parts: [{ text: FILLER_USER_TEXT }] });
@@ -194,7 +229,8 @@ function contents(req: CanonicalRequest, notes: Set<string>): GeminiContent[] {
 }
 
 function toolConfig(c: ToolChoice, notes: Set<string>): Record<string, unknown> {
-  if (c.type !== 'none' && c.disableParallel) notes.add('gemini: dropped disable_parallel_tool_use (Gemini has no such setting)');
+  if (c.type !== 'none' && c.disableParallel)
+    notes.add('gemini: dropped disable_parallel_tool_use (Gemini has no such setting)');
   const mode = c.type === 'auto' ? 'AUTO' : c.type === 'none' ? 'NONE' : 'ANY';
   return { functionCallingConfig: c.type === 'tool' ? { mode, allowedFunctionNames: [c.name] } : { mode } };
 }
@@ -221,13 +257,15 @@ function generationConfig(req: CanonicalRequest, model: string, notes: Set<strin
   if (req.maxOutputTokens !== undefined) g.maxOutputTokens = req.maxOutputTokens;
   if (req.temperature !== undefined) {
     g.temperature = Math.min(2, Math.max(0, req.temperature));
-    if (g.temperature !== req.temperature) notes.add(`gemini: temperature ${req.temperature} clamped to ${String(g.temperature)}`);
+    if (g.temperature !== req.temperature)
+      notes.add(`gemini: temperature ${req.temperature} clamped to ${String(g.temperature)}`);
   }
   if (req.topP !== undefined) g.topP = req.topP;
   if (req.topK !== undefined) g.topK = req.topK;
   if (req.stopSequences?.length) {
     g.stopSequences = req.stopSequences.slice(0, MAX_STOP_SEQUENCES);
-    if (req.stopSequences.length > MAX_STOP_SEQUENCES) notes.add(`gemini: only the first ${MAX_STOP_SEQUENCES} stop sequences were sent`);
+    if (req.stopSequences.length > MAX_STOP_SEQUENCES)
+      notes.add(`gemini: only the first ${MAX_STOP_SEQUENCES} stop sequences were sent`);
   }
   if (req.seed !== undefined) g.seed = req.seed;
   if (req.presencePenalty !== undefined) g.presencePenalty = req.presencePenalty;

@@ -12,7 +12,12 @@ export interface GeminiPart {
   inlineData?: { mimeType: string; data: string };
   fileData?: { mimeType?: string; fileUri: string };
   functionCall?: { id?: string; name: string; args?: Record<string, unknown> };
-  functionResponse?: { id?: string; name: string; response: Record<string, unknown>; parts?: { inlineData?: { mimeType: string; data: string } }[] };
+  functionResponse?: {
+    id?: string;
+    name: string;
+    response: Record<string, unknown>;
+    parts?: { inlineData?: { mimeType: string; data: string } }[];
+  };
   executableCode?: { language?: string; code?: string };
   codeExecutionResult?: { outcome?: string; output?: string };
 }
@@ -57,7 +62,15 @@ export interface GeminiErrorBody {
  */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
-const IMAGE_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', heic: 'image/heic', heif: 'image/heif' };
+const IMAGE_EXT: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+};
 
 /** The MIME type a URL's extension implies, for `fileData` parts made from a canonical URL source. */
 export function mimeFromUrl(url: string): string | undefined {

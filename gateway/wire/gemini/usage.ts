@@ -6,7 +6,10 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
 
 function modality(details: unknown, name: string): number {
   if (!Array.isArray(details)) return 0;
-  return details.reduce((n: number, d: unknown) => n + (isObject(d) && d.modality === name ? count(d.tokenCount) : 0), 0);
+  return details.reduce(
+    (n: number, d: unknown) => n + (isObject(d) && d.modality === name ? count(d.tokenCount) : 0),
+    0,
+  );
 }
 
 /**
@@ -33,7 +36,8 @@ export function fromGeminiUsage(raw: GeminiUsage | unknown): Usage {
   const image = Math.max(0, modality(u.promptTokensDetails, 'IMAGE') - modality(u.cacheTokensDetails, 'IMAGE'));
   const thoughts = reportedCount(u.thoughtsTokenCount);
   return {
-    inputTokens: (uncached < 0 ? uncached : Math.max(0, uncached - audio - image)) + reportedCount(u.toolUsePromptTokenCount),
+    inputTokens:
+      (uncached < 0 ? uncached : Math.max(0, uncached - audio - image)) + reportedCount(u.toolUsePromptTokenCount),
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
     cacheWrite1hTokens: 0,

@@ -48,7 +48,8 @@ function text(t: string): TextBlock {
 
 function numberField(v: unknown, param: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidRequest(`${param} must be a number.`, param, 'invalid_type');
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw invalidRequest(`${param} must be a number.`, param, 'invalid_type');
   return v;
 }
 
@@ -56,18 +57,24 @@ function numberField(v: unknown, param: string): number | undefined {
 function textContent(content: unknown, param: string): TextBlock[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of text parts.`, param, 'invalid_type');
+  if (!Array.isArray(content))
+    throw invalidRequest(`${param} must be a string or an array of text parts.`, param, 'invalid_type');
   return content.map((p, j) => {
-    if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string') throw invalidRequest(`${param}[${j}] must be a text part.`, `${param}[${j}]`);
+    if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string')
+      throw invalidRequest(`${param}[${j}] must be a text part.`, `${param}[${j}]`);
     return text(p.text);
   });
 }
 
 function imageBlock(p: Obj, param: string): ImageBlock {
   const img = p.image_url;
-  if (!isObj(img) || typeof img.url !== 'string') throw invalidRequest(`${param}.image_url.url must be a string.`, `${param}.image_url.url`, 'invalid_type');
+  if (!isObj(img) || typeof img.url !== 'string')
+    throw invalidRequest(`${param}.image_url.url must be a string.`, `${param}.image_url.url`, 'invalid_type');
   const data = parseDataUri(img.url);
-  const block: ImageBlock = { type: 'image', source: data ? { kind: 'base64', ...data } : { kind: 'url', url: img.url } };
+  const block: ImageBlock = {
+    type: 'image',
+    source: data ? { kind: 'base64', ...data } : { kind: 'url', url: img.url },
+  };
   if (img.detail === 'auto' || img.detail === 'low' || img.detail === 'high') block.detail = img.detail;
   return block;
 }
@@ -88,14 +95,20 @@ function documentBlock(p: Obj, param: string): DocumentBlock {
 
 function userContent(content: unknown, param: string): ContentBlock[] {
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content))
+    throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.map((p, j): ContentBlock => {
     const pp = `${param}[${j}]`;
     if (!isObj(p)) throw invalidRequest(`${pp} must be an object.`, pp, 'invalid_type');
     if (p.type === 'text' && typeof p.text === 'string') return text(p.text);
     if (p.type === 'image_url') return imageBlock(p, pp);
     if (p.type === 'file') return documentBlock(p, pp);
-    if (p.type === 'input_audio') throw invalidRequest(`${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`, pp, 'unsupported_value');
+    if (p.type === 'input_audio')
+      throw invalidRequest(
+        `${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`,
+        pp,
+        'unsupported_value',
+      );
     throw invalidRequest(`${pp}: unsupported content part type ${JSON.stringify(p.type)}.`, pp);
   });
 }
@@ -119,12 +132,15 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
       } else if (isObj(p) && p.type === 'refusal' && typeof p.refusal === 'string') blocks.push(text(p.refusal));
       else throw invalidRequest(`${param}.content[${j}] must be a text or refusal part.`, `${param}.content[${j}]`);
     });
-  } else if (m.content !== undefined && m.content !== null) throw invalidRequest(`${param}.content must be a string, an array or null.`, `${param}.content`, 'invalid_type');
+  } else if (m.content !== undefined && m.content !== null)
+    throw invalidRequest(`${param}.content must be a string, an array or null.`, `${param}.content`, 'invalid_type');
   if (typeof m.refusal === 'string' && m.refusal !== '') blocks.push(text(m.refusal));
   // The reasoning Tollgate or a DeepSeek-style server gave with this turn (encode.ts); it goes first, as it came first.
-  if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') blocks.unshift({ type: 'thinking', text: m.reasoning_content, family: 'openai-chat' });
+  if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '')
+    blocks.unshift({ type: 'thinking', text: m.reasoning_content, family: 'openai-chat' });
   if (m.tool_calls === undefined || m.tool_calls === null) return blocks;
-  if (!Array.isArray(m.tool_calls)) throw invalidRequest(`${param}.tool_calls must be an array.`, `${param}.tool_calls`, 'invalid_type');
+  if (!Array.isArray(m.tool_calls))
+    throw invalidRequest(`${param}.tool_calls must be an array.`, `${param}.tool_calls`, 'invalid_type');
   m.tool_calls.forEach((c, j) => {
     const pc = `${param}.tool_calls[${j}]`;
     if (isObj(c) && c.type === 'custom') {
@@ -134,7 +150,12 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
     if (!isObj(c) || typeof c.id !== 'string' || !isObj(c.function) || typeof c.function.name !== 'string') {
       throw invalidRequest(`${pc} must be {id, type:"function", function:{name, arguments}}.`, pc);
     }
-    const call: ToolCallBlock = { type: 'tool_call', id: c.id, name: c.function.name, input: parseToolArguments(c.function.arguments, `${pc}.function.arguments`) };
+    const call: ToolCallBlock = {
+      type: 'tool_call',
+      id: c.id,
+      name: c.function.name,
+      input: parseToolArguments(c.function.arguments, `${pc}.function.arguments`),
+    };
     const signature = geminiSignature(c.extra_content);
     if (signature) Object.assign(call, { signature, signatureFamily: 'gemini' });
     toolNames.set(call.id, call.name);
@@ -144,7 +165,8 @@ function assistantContent(m: Obj, param: string, toolNames: Map<string, string>,
 }
 
 function toolResult(m: Obj, param: string, toolNames: Map<string, string>): ToolResultBlock {
-  if (typeof m.tool_call_id !== 'string') throw invalidRequest(`${param}.tool_call_id must be a string.`, `${param}.tool_call_id`, 'invalid_type');
+  if (typeof m.tool_call_id !== 'string')
+    throw invalidRequest(`${param}.tool_call_id must be a string.`, `${param}.tool_call_id`, 'invalid_type');
   let content: (TextBlock | ImageBlock)[];
   if (typeof m.content === 'string') content = m.content === '' ? [] : [text(m.content)];
   else if (Array.isArray(m.content)) {
@@ -170,7 +192,8 @@ function legacy(param: string): GatewayError {
 }
 
 function decodeMessages(raw: unknown, notes: Set<string>): { system: TextBlock[]; messages: CanonicalMessage[] } {
-  if (!Array.isArray(raw) || raw.length === 0) throw invalidRequest('messages must be a non-empty array.', 'messages', 'invalid_type');
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw invalidRequest('messages must be a non-empty array.', 'messages', 'invalid_type');
   const system: TextBlock[] = [];
   const messages: CanonicalMessage[] = [];
   const toolNames = new Map<string, string>();
@@ -216,8 +239,12 @@ function decodeTools(raw: unknown, notes: Set<string>): ToolDefinition[] {
       return;
     }
     const fn = t.function;
-    if (!isObj(fn) || typeof fn.name !== 'string') throw invalidRequest(`tools[${j}].function.name must be a string.`, `tools[${j}].function.name`, 'invalid_type');
-    const def: ToolDefinition = { name: fn.name, inputSchema: isObj(fn.parameters) ? fn.parameters : { type: 'object', properties: {} } };
+    if (!isObj(fn) || typeof fn.name !== 'string')
+      throw invalidRequest(`tools[${j}].function.name must be a string.`, `tools[${j}].function.name`, 'invalid_type');
+    const def: ToolDefinition = {
+      name: fn.name,
+      inputSchema: isObj(fn.parameters) ? fn.parameters : { type: 'object', properties: {} },
+    };
     if (typeof fn.description === 'string') def.description = fn.description;
     if (typeof fn.strict === 'boolean') def.strict = fn.strict;
     out.push(def);
@@ -230,11 +257,16 @@ function decodeToolChoice(raw: unknown, parallel: unknown, notes: Set<string>): 
   if (raw === 'none') return { type: 'none' };
   if (raw === 'auto') choice = { type: 'auto' };
   else if (raw === 'required') choice = { type: 'any' };
-  else if (isObj(raw) && raw.type === 'function' && isObj(raw.function) && typeof raw.function.name === 'string') choice = { type: 'tool', name: raw.function.name };
+  else if (isObj(raw) && raw.type === 'function' && isObj(raw.function) && typeof raw.function.name === 'string')
+    choice = { type: 'tool', name: raw.function.name };
   else if (isObj(raw) && raw.type === 'allowed_tools' && isObj(raw.allowed_tools)) {
     notes.add('tool_choice allowed_tools: the allowed list is not carried, only its mode');
     choice = { type: raw.allowed_tools.mode === 'required' ? 'any' : 'auto' };
-  } else if (raw !== undefined && raw !== null) throw invalidRequest('tool_choice must be "none", "auto", "required" or {type:"function", function:{name}}.', 'tool_choice');
+  } else if (raw !== undefined && raw !== null)
+    throw invalidRequest(
+      'tool_choice must be "none", "auto", "required" or {type:"function", function:{name}}.',
+      'tool_choice',
+    );
   if (parallel === false) return { ...(choice ?? { type: 'auto' }), disableParallel: true };
   return choice;
 }
@@ -245,11 +277,18 @@ function decodeResponseFormat(raw: unknown): ResponseFormat | undefined {
   if (raw.type === 'text' || raw.type === 'json_object') return { type: raw.type };
   if (raw.type === 'json_schema' && isObj(raw.json_schema) && typeof raw.json_schema.name === 'string') {
     const js = raw.json_schema;
-    const out: ResponseFormat = { type: 'json_schema', name: js.name as string, schema: isObj(js.schema) ? js.schema : {} };
+    const out: ResponseFormat = {
+      type: 'json_schema',
+      name: js.name as string,
+      schema: isObj(js.schema) ? js.schema : {},
+    };
     if (typeof js.strict === 'boolean') out.strict = js.strict;
     return out;
   }
-  throw invalidRequest('response_format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", json_schema:{name, schema}}.', 'response_format');
+  throw invalidRequest(
+    'response_format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", json_schema:{name, schema}}.',
+    'response_format',
+  );
 }
 
 /** OpenAI's wider effort scale onto the canonical one: `none` turns thinking off, above `high` is `high`. */
@@ -265,12 +304,19 @@ function decodeEffort(raw: unknown, notes: Set<string>): { reasoningEffort?: Rea
 }
 
 /** Numeric fields copied as they are: wire name → canonical name. */
-const NUMBERS = { temperature: 'temperature', top_p: 'topP', seed: 'seed', presence_penalty: 'presencePenalty', frequency_penalty: 'frequencyPenalty' } as const;
+const NUMBERS = {
+  temperature: 'temperature',
+  top_p: 'topP',
+  seed: 'seed',
+  presence_penalty: 'presencePenalty',
+  frequency_penalty: 'frequencyPenalty',
+} as const;
 
 function decodeStop(raw: unknown): string[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === 'string') return [raw];
-  if (!Array.isArray(raw) || !raw.every((s) => typeof s === 'string')) throw invalidRequest('stop must be a string or an array of strings.', 'stop', 'invalid_type');
+  if (!Array.isArray(raw) || !raw.every((s) => typeof s === 'string'))
+    throw invalidRequest('stop must be a string or an array of strings.', 'stop', 'invalid_type');
   return raw.length > 0 ? (raw as string[]) : undefined;
 }
 
@@ -280,25 +326,35 @@ const UNCARRIED = ['logit_bias', 'prediction', 'web_search_options'] as const;
 /** Output asked for that the canonical model cannot bring back (refused on the translated path, relay/translate.ts). */
 function uncarriedOutputs(body: Obj): { param: string; what: string }[] {
   const out: { param: string; what: string }[] = [];
-  if (Array.isArray(body.modalities) && body.modalities.includes('audio')) out.push({ param: 'modalities', what: 'audio output' });
+  if (Array.isArray(body.modalities) && body.modalities.includes('audio'))
+    out.push({ param: 'modalities', what: 'audio output' });
   else if (body.audio !== undefined && body.audio !== null) out.push({ param: 'audio', what: 'audio output' });
   if (body.logprobs === true) out.push({ param: 'logprobs', what: 'log probabilities' });
-  else if (body.top_logprobs !== undefined && body.top_logprobs !== null) out.push({ param: 'top_logprobs', what: 'log probabilities' });
+  else if (body.top_logprobs !== undefined && body.top_logprobs !== null)
+    out.push({ param: 'top_logprobs', what: 'log probabilities' });
   return out;
 }
 
 export function decodeRequest(body: unknown): CanonicalRequest {
   if (!isObj(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
-  if (typeof body.model !== 'string' || body.model === '') throw invalidRequest('model must be a non-empty string.', 'model', 'invalid_type');
-  if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalidRequest('n other than 1 is not supported: this model is served through another protocol, which returns a single choice.', 'n', 'unsupported_value');
-  if (body.functions !== undefined || body.function_call !== undefined) throw legacy(body.functions !== undefined ? 'functions' : 'function_call');
+  if (typeof body.model !== 'string' || body.model === '')
+    throw invalidRequest('model must be a non-empty string.', 'model', 'invalid_type');
+  if (body.n !== undefined && body.n !== null && body.n !== 1)
+    throw invalidRequest(
+      'n other than 1 is not supported: this model is served through another protocol, which returns a single choice.',
+      'n',
+      'unsupported_value',
+    );
+  if (body.functions !== undefined || body.function_call !== undefined)
+    throw legacy(body.functions !== undefined ? 'functions' : 'function_call');
   const notes = new Set<string>();
   const { system, messages } = decodeMessages(body.messages, notes);
   const tools = decodeTools(body.tools, notes);
   const req: CanonicalRequest = { model: body.model, system, messages, tools, stream: body.stream === true, notes: [] };
   const toolChoice = decodeToolChoice(body.tool_choice, body.parallel_tool_calls, notes);
   if (toolChoice) req.toolChoice = toolChoice;
-  const maxOut = numberField(body.max_completion_tokens, 'max_completion_tokens') ?? numberField(body.max_tokens, 'max_tokens');
+  const maxOut =
+    numberField(body.max_completion_tokens, 'max_completion_tokens') ?? numberField(body.max_tokens, 'max_tokens');
   if (maxOut !== undefined) req.maxOutputTokens = maxOut;
   for (const [wire, key] of Object.entries(NUMBERS)) {
     const v = numberField(body[wire], wire);
@@ -312,7 +368,9 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   Object.assign(req, decodeEffort(body.reasoning_effort, notes));
   const format = decodeResponseFormat(body.response_format);
   if (format) req.responseFormat = format;
-  for (const k of UNCARRIED) if (body[k] !== undefined && body[k] !== null && body[k] !== false) notes.add(`${k} is not carried to this upstream`);
+  for (const k of UNCARRIED)
+    if (body[k] !== undefined && body[k] !== null && body[k] !== false)
+      notes.add(`${k} is not carried to this upstream`);
   const outputs = uncarriedOutputs(body);
   if (outputs.length > 0) req.uncarriedOutputs = outputs;
   req.notes = [...notes];

@@ -26,7 +26,11 @@ function line(value: unknown): string {
   return formatSse({ data: JSON.stringify(value) });
 }
 
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext, opts: EncodeStreamOptions): AsyncGenerator<string> {
+export async function* encodeStream(
+  events: AsyncIterable<StreamEvent>,
+  ctx: EncodeContext,
+  opts: EncodeStreamOptions,
+): AsyncGenerator<string> {
   let id = completionId('', ctx);
   const created = Math.floor(Date.now() / 1000);
   const model = ctx.requestedModel;
@@ -61,7 +65,17 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
         if (ev.block.type === 'tool_call') {
           const k = toolIndex.size;
           toolIndex.set(ev.index, k);
-          yield chunk({ tool_calls: [{ index: k, id: ev.block.id, type: 'function', function: { name: ev.block.name, arguments: '' }, ...geminiExtra(ev.block) }] });
+          yield chunk({
+            tool_calls: [
+              {
+                index: k,
+                id: ev.block.id,
+                type: 'function',
+                function: { name: ev.block.name, arguments: '' },
+                ...geminiExtra(ev.block),
+              },
+            ],
+          });
         }
         break;
       case 'text_delta':
@@ -74,13 +88,22 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
         break;
       case 'tool_args_delta': {
         const k = toolIndex.get(ev.index);
-        if (k !== undefined && ev.json !== '') yield chunk({ tool_calls: [{ index: k, function: { arguments: ev.json } }] });
+        if (k !== undefined && ev.json !== '')
+          yield chunk({ tool_calls: [{ index: k, function: { arguments: ev.json } }] });
         break;
       }
       case 'stop':
         yield* opening();
         yield chunk({}, finishReason(ev.stopReason));
-        if (opts.includeUsage) yield line({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: toOpenAIUsage(ev.usage) });
+        if (opts.includeUsage)
+          yield line({
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model,
+            choices: [],
+            usage: toOpenAIUsage(ev.usage),
+          });
         yield formatSse({ data: '[DONE]' });
         return;
       case 'error':
@@ -92,6 +115,10 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
     }
   }
   // The provider ended without `stop` or `error`: tell the client rather than fake a finish.
-  const err = new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+  const err = new GatewayError(
+    'upstream_error',
+    'Upstream error: the upstream closed the stream before it was complete.',
+    { code: 'upstream_stream_incomplete' },
+  );
   yield line(encodeError(err).body);
 }

@@ -39,8 +39,13 @@ export interface GeminiExtra {
 }
 
 /** A tool call's Gemini signature in its Chat Completions place; other families' have none. */
-export function geminiExtra(b: { signature?: string; signatureFamily?: string }): { extra_content: GeminiExtra } | Record<string, never> {
-  return b.signature && b.signatureFamily === 'gemini' ? { extra_content: { google: { thought_signature: b.signature } } } : {};
+export function geminiExtra(b: {
+  signature?: string;
+  signatureFamily?: string;
+}): { extra_content: GeminiExtra } | Record<string, never> {
+  return b.signature && b.signatureFamily === 'gemini'
+    ? { extra_content: { google: { thought_signature: b.signature } } }
+    : {};
 }
 
 export interface ChatCompletionBody {
@@ -50,7 +55,13 @@ export interface ChatCompletionBody {
   model: string;
   choices: {
     index: number;
-    message: { role: 'assistant'; content: string | null; refusal: null; reasoning_content?: string; tool_calls?: ChatToolCall[] };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      refusal: null;
+      reasoning_content?: string;
+      tool_calls?: ChatToolCall[];
+    };
     finish_reason: FinishReason;
     logprobs: null;
   }[];
@@ -93,7 +104,12 @@ export function completionId(id: string, ctx: EncodeContext): string {
 }
 
 export function toolCallOf(b: ToolCallBlock): ChatToolCall {
-  return { id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) }, ...geminiExtra(b) };
+  return {
+    id: b.id,
+    type: 'function',
+    function: { name: b.name, arguments: JSON.stringify(b.input) },
+    ...geminiExtra(b),
+  };
 }
 
 export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext): ChatCompletionBody {

@@ -26,7 +26,11 @@ export function encodeError(err: GatewayError): EncodedError {
     default:
       break;
   }
-  return { status: err.status, headers: retryHeaders(err), body: { error: { message: err.message, type, param: err.param ?? null, code } } };
+  return {
+    status: err.status,
+    headers: retryHeaders(err),
+    body: { error: { message: err.message, type, param: err.param ?? null, code } },
+  };
 }
 
 /** A failure after a stream has started: OpenAI sends a `data: {"error":…}` chunk, which the SDKs raise. */

@@ -20,9 +20,16 @@ type Obj = Record<string, unknown>;
 
 /** The upstream's `{error:{message}}` (or `{error:"…"}`) in a 200 answer or a stream, as a GatewayError. */
 export function upstreamReported(error: unknown, inStream: boolean): GatewayError {
-  const message = typeof error === 'string' ? error : isObj(error) && typeof error.message === 'string' ? error.message : 'unknown error';
+  const message =
+    typeof error === 'string'
+      ? error
+      : isObj(error) && typeof error.message === 'string'
+        ? error.message
+        : 'unknown error';
   return inStream
-    ? new GatewayError('upstream_error', `Upstream error during the stream: ${message}`, { code: 'upstream_stream_error' })
+    ? new GatewayError('upstream_error', `Upstream error during the stream: ${message}`, {
+        code: 'upstream_stream_error',
+      })
     : new GatewayError('upstream_error', `Upstream error: ${message}`, { code: 'upstream_error' });
 }
 
@@ -61,7 +68,8 @@ export function fromResponse(body: unknown): CanonicalResponse {
   if (!isObj(body)) throw upstreamMalformed('the upstream answer is not a JSON object.');
   if (body.error !== undefined && body.error !== null) throw upstreamReported(body.error, false);
   const choice = Array.isArray(body.choices) ? body.choices.find((c) => isObj(c) && (c.index ?? 0) === 0) : undefined;
-  if (!isObj(choice) || !isObj(choice.message)) throw upstreamMalformed('the upstream answer has no choices[0].message.');
+  if (!isObj(choice) || !isObj(choice.message))
+    throw upstreamMalformed('the upstream answer has no choices[0].message.');
   const m = choice.message;
   const content: ContentBlock[] = [];
   const reasoning = reasoningOf(m);
@@ -74,7 +82,12 @@ export function fromResponse(body: unknown): CanonicalResponse {
   for (const c of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
     if (!isObj(c) || !isObj(c.function) || typeof c.function.name !== 'string') continue;
     const args = typeof c.function.arguments === 'string' ? c.function.arguments : '';
-    content.push({ type: 'tool_call', id: typeof c.id === 'string' ? c.id : `call_${calls}`, name: c.function.name, input: parseArguments(args) });
+    content.push({
+      type: 'tool_call',
+      id: typeof c.id === 'string' ? c.id : `call_${calls}`,
+      name: c.function.name,
+      input: parseArguments(args),
+    });
     calls++;
   }
   return {

@@ -31,7 +31,11 @@ interface ChatChunk {
   model?: string;
   error?: unknown;
   usage?: OpenAIUsage | null;
-  choices?: { index?: number; delta?: Record<string, unknown> & { content?: unknown; refusal?: unknown; tool_calls?: ToolFragment[] }; finish_reason?: string | null }[];
+  choices?: {
+    index?: number;
+    delta?: Record<string, unknown> & { content?: unknown; refusal?: unknown; tool_calls?: ToolFragment[] };
+    finish_reason?: string | null;
+  }[];
 }
 
 interface Call {
@@ -70,7 +74,11 @@ class BlockWriter {
     if (this.open?.kind !== kind) {
       this.closeAll();
       this.open = { kind, index: this.next++ };
-      this.out.push({ type: 'block_start', index: this.open.index, block: kind === 'thinking' ? { type: 'thinking', family: 'openai-chat' } : { type: 'text' } });
+      this.out.push({
+        type: 'block_start',
+        index: this.open.index,
+        block: kind === 'thinking' ? { type: 'thinking', family: 'openai-chat' } : { type: 'text' },
+      });
     }
     const index = this.open.index;
     this.out.push(kind === 'text' ? { type: 'text_delta', index, text } : { type: 'thinking_delta', index, text });
@@ -110,7 +118,11 @@ class BlockWriter {
     const index = this.next++;
     this.open = { kind: 'tool', index, call };
     // A server that sends no call id gets one made up, as in fromResponse: results must refer to it.
-    this.out.push({ type: 'block_start', index, block: { type: 'tool_call', id: call.id || `call_${index}`, name: call.name } });
+    this.out.push({
+      type: 'block_start',
+      index,
+      block: { type: 'tool_call', id: call.id || `call_${index}`, name: call.name },
+    });
     if (call.args !== '') this.out.push({ type: 'tool_args_delta', index, json: call.args });
     return true;
   }
@@ -175,10 +187,17 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
   }
   // Some compatible servers omit [DONE]; a finish_reason shows the answer was complete.
   if (!done && finish === null) {
-    throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' });
+    throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+      code: 'upstream_stream_incomplete',
+    });
   }
   start();
   blocks.closeAll();
-  out.push({ type: 'stop', stopReason: stopReasonOf(finish, blocks.sawToolCall, refused), usage: usage ?? promptUsage, ...(usage ? {} : { usageEstimated: true }) });
+  out.push({
+    type: 'stop',
+    stopReason: stopReasonOf(finish, blocks.sawToolCall, refused),
+    usage: usage ?? promptUsage,
+    ...(usage ? {} : { usageEstimated: true }),
+  });
   yield* out.splice(0);
 }

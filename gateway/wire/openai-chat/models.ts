@@ -8,7 +8,12 @@
 import type { ListedModel } from '../../core/format.js';
 import { isObject } from '../../core/json.js';
 
-const PRICE_FIELDS = { input: 'prompt', output: 'completion', cacheRead: 'input_cache_read', cacheWrite: 'input_cache_write' } as const;
+const PRICE_FIELDS = {
+  input: 'prompt',
+  output: 'completion',
+  cacheRead: 'input_cache_read',
+  cacheWrite: 'input_cache_write',
+} as const;
 const PRICE_TEXT = /^\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
 function tokens(v: unknown): number | undefined {
@@ -36,5 +41,8 @@ function listed(entry: Record<string, unknown>): ListedModel {
 
 export const openaiModelList = {
   path: '/models',
-  list: (b: unknown): ListedModel[] => (isObject(b) && Array.isArray(b.data) ? b.data : []).filter((e): e is Record<string, unknown> => isObject(e) && e.id != null).map(listed),
+  list: (b: unknown): ListedModel[] =>
+    (isObject(b) && Array.isArray(b.data) ? b.data : [])
+      .filter((e): e is Record<string, unknown> => isObject(e) && e.id != null)
+      .map(listed),
 };

@@ -97,13 +97,23 @@ export function chatPassthrough(body: ChatBody, rawBody: string): Passthrough {
       const reasoning = quirks?.reasoningField ? withReasoningField(body.messages) : undefined;
       if (reasoning) changes.messages = reasoning.messages;
       const out = { path: '/chat/completions', headers: {}, body: upstreamBody(rawBody, body, changes) };
-      return reasoning ? { ...out, notes: [`openai-chat: empty reasoning_content put on ${reasoning.added} assistant message(s) without one, as the vendor requires`] } : out;
+      return reasoning
+        ? {
+            ...out,
+            notes: [
+              `openai-chat: empty reasoning_content put on ${reasoning.added} assistant message(s) without one, as the vendor requires`,
+            ],
+          }
+        : out;
     },
     tap: () => new ChatStreamTap(body.stream_options?.include_usage === true),
     modelField: { answer: ['model'], event: ['model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: OpenAIUsage };
-      return { usage: p.usage ? fromOpenAIUsage(p.usage) : undefined, produced: producedByCompletion(parsed as Parameters<typeof producedByCompletion>[0]) };
+      return {
+        usage: p.usage ? fromOpenAIUsage(p.usage) : undefined,
+        produced: producedByCompletion(parsed as Parameters<typeof producedByCompletion>[0]),
+      };
     },
   };
 }

@@ -10,7 +10,9 @@ interface ChatMessageLike {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((p: { type?: string; text?: string }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
+  return content
+    .map((p: { type?: string; text?: string }) => (p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+    .join('\n');
 }
 
 /** The text a chunk of a Chat Completions stream produced (all choices). */
@@ -27,7 +29,9 @@ export function producedByChunk(chunk: { choices?: { delta?: Record<string, unkn
 }
 
 /** The text a whole (non-streamed) completion produced. */
-export function producedByCompletion(body: { choices?: { message?: ChatMessageLike & { refusal?: string | null } }[] }): string {
+export function producedByCompletion(body: {
+  choices?: { message?: ChatMessageLike & { refusal?: string | null } }[];
+}): string {
   let out = '';
   for (const c of body.choices ?? []) {
     const m = c.message;

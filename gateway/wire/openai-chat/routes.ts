@@ -21,7 +21,10 @@ function chatCompletions(req: ClientRequest): ModelCall {
 const CREATED = Math.floor(Date.parse('2025-01-01T00:00:00Z') / 1000);
 
 async function listModels(_req: ClientRequest, ctx: LocalContext): Promise<unknown> {
-  return { object: 'list', data: ctx.models().map((m) => ({ id: m.id, object: 'model', created: CREATED, owned_by: m.vendor })) };
+  return {
+    object: 'list',
+    data: ctx.models().map((m) => ({ id: m.id, object: 'model', created: CREATED, owned_by: m.vendor })),
+  };
 }
 
 async function getModel(req: ClientRequest, ctx: LocalContext): Promise<unknown> {

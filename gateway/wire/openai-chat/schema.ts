@@ -6,7 +6,14 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 const Message = Type.Object(
   {
-    role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool'), Type.Literal('function')]),
+    role: Type.Union([
+      Type.Literal('system'),
+      Type.Literal('developer'),
+      Type.Literal('user'),
+      Type.Literal('assistant'),
+      Type.Literal('tool'),
+      Type.Literal('function'),
+    ]),
     content: Type.Optional(Type.Union([Type.String(), Type.Null(), Type.Array(Type.Object({ type: Type.String() }))])),
   },
   { additionalProperties: true },
@@ -17,7 +24,9 @@ export const ChatRequest = Type.Object(
     model: Type.String({ minLength: 1 }),
     messages: Type.Array(Message, { minItems: 1 }),
     stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-    stream_options: Type.Optional(Type.Union([Type.Null(), Type.Object({ include_usage: Type.Optional(Type.Boolean()) })])),
+    stream_options: Type.Optional(
+      Type.Union([Type.Null(), Type.Object({ include_usage: Type.Optional(Type.Boolean()) })]),
+    ),
     max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
     max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
     tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }))),

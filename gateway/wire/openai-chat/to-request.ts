@@ -23,7 +23,15 @@
  *   refused by non-reasoning models and Claude Code sends adaptive on every request.
  * - top_k and cache_control have no Chat Completions field and are dropped.
  */
-import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, ReasoningEffort, TextBlock } from '../../core/canonical.js';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  ReasoningEffort,
+  TextBlock,
+} from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
 import type { Quirks } from '../../core/quirks.js';
 import { effortOf } from '../../core/shaping.js';
@@ -48,7 +56,10 @@ export type ChatMessage =
 export interface ChatRequestBody {
   model: string;
   messages: ChatMessage[];
-  tools?: { type: 'function'; function: { name: string; description?: string; parameters: Record<string, unknown>; strict?: boolean } }[];
+  tools?: {
+    type: 'function';
+    function: { name: string; description?: string; parameters: Record<string, unknown>; strict?: boolean };
+  }[];
   tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
   parallel_tool_calls?: false;
   max_tokens?: number;
@@ -61,7 +72,10 @@ export interface ChatRequestBody {
   frequency_penalty?: number;
   user?: string;
   reasoning_effort?: ReasoningEffort;
-  response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
+  response_format?:
+    | { type: 'text' }
+    | { type: 'json_object' }
+    | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
   stream?: true;
   stream_options?: { include_usage: true };
   /** DeepSeek's and Kimi's switch (the `reasoningField` quirk): sent only to turn thinking off. */
@@ -88,7 +102,10 @@ function imagePart(b: ImageBlock, notes: Set<string>): ChatPart {
 
 function documentPart(b: DocumentBlock, notes: Set<string>): ChatPart {
   const s = b.source;
-  const named = (file: { file_data?: string; file_id?: string }): ChatPart => ({ type: 'file', file: b.title === undefined ? file : { ...file, filename: b.title } });
+  const named = (file: { file_data?: string; file_id?: string }): ChatPart => ({
+    type: 'file',
+    file: b.title === undefined ? file : { ...file, filename: b.title },
+  });
   if (s.kind === 'base64') return named({ file_data: `data:${s.mediaType};base64,${s.data}` });
   if (s.kind === 'file') return named({ file_id: s.fileId });
   if (s.kind === 'text') {
@@ -106,7 +123,11 @@ function toolMessage(b: Extract<ContentBlock, { type: 'tool_result' }>, notes: S
     return '[image omitted]';
   });
   const text = pieces.join('\n\n');
-  return { role: 'tool', tool_call_id: b.toolCallId, content: b.isError ? (text === '' ? 'Error' : `Error: ${text}`) : text };
+  return {
+    role: 'tool',
+    tool_call_id: b.toolCallId,
+    content: b.isError ? (text === '' ? 'Error' : `Error: ${text}`) : text,
+  };
 }
 
 function userMessages(m: CanonicalMessage, out: ChatMessage[], notes: Set<string>): void {
@@ -129,14 +150,19 @@ function assistantMessage(m: CanonicalMessage, notes: Set<string>, reasoningFiel
   const thoughts: string[] = [];
   for (const b of m.content) {
     if (b.type === 'text') texts.push(b);
-    else if (b.type === 'tool_call') calls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } });
+    else if (b.type === 'tool_call')
+      calls.push({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } });
     else if (b.type === 'thinking' && reasoningField) thoughts.push(b.text);
-    else if (b.type === 'thinking' || b.type === 'redacted_thinking') notes.add(`dropped ${b.type} blocks from the history: this line takes no reasoning back`);
+    else if (b.type === 'thinking' || b.type === 'redacted_thinking')
+      notes.add(`dropped ${b.type} blocks from the history: this line takes no reasoning back`);
     else notes.add(`dropped a ${b.type} block from an assistant message`);
   }
   const text = joinText(texts, '');
   // OpenAI wants content or tool_calls; null content is the norm next to tool calls.
-  const message: Extract<ChatMessage, { role: 'assistant' }> = calls.length === 0 ? { role: 'assistant', content: text } : { role: 'assistant', content: text === '' ? null : text, tool_calls: calls };
+  const message: Extract<ChatMessage, { role: 'assistant' }> =
+    calls.length === 0
+      ? { role: 'assistant', content: text }
+      : { role: 'assistant', content: text === '' ? null : text, tool_calls: calls };
   if (reasoningField) message.reasoning_content = thoughts.join('\n\n');
   return message;
 }
@@ -161,7 +187,14 @@ function toolFields(req: CanonicalRequest, body: ChatRequestBody): void {
   }));
   const c = req.toolChoice;
   if (!c) return;
-  body.tool_choice = c.type === 'none' ? 'none' : c.type === 'auto' ? 'auto' : c.type === 'any' ? 'required' : { type: 'function', function: { name: c.name } };
+  body.tool_choice =
+    c.type === 'none'
+      ? 'none'
+      : c.type === 'auto'
+        ? 'auto'
+        : c.type === 'any'
+          ? 'required'
+          : { type: 'function', function: { name: c.name } };
   if (c.type !== 'none' && c.disableParallel) body.parallel_tool_calls = false;
 }
 
@@ -193,7 +226,12 @@ export function toRequest(req: CanonicalRequest, opts: Quirks = {}): ChatUpstrea
   const f = req.responseFormat;
   if (f) {
     body.response_format =
-      f.type === 'json_schema' ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, ...(f.strict !== undefined ? { strict: f.strict } : {}) } } : { type: f.type };
+      f.type === 'json_schema'
+        ? {
+            type: 'json_schema',
+            json_schema: { name: f.name, schema: f.schema, ...(f.strict !== undefined ? { strict: f.strict } : {}) },
+          }
+        : { type: f.type };
   }
   if (req.topK !== undefined) notes.add('top_k has no Chat Completions field and was dropped');
   if (req.stream) {

@@ -22,7 +22,10 @@ export function fromOpenAIUsage(u: OpenAIUsage): Usage {
   const prompt = reportedCount(u.prompt_tokens);
   const cached = reportedCount(u.prompt_tokens_details?.cached_tokens, reportedCount(u.prompt_cache_hit_tokens));
   const audio = reportedCount(u.prompt_tokens_details?.audio_tokens);
-  const written = reportedCount(u.prompt_tokens_details?.cache_write_tokens, reportedCount(u.cache_creation_input_tokens));
+  const written = reportedCount(
+    u.prompt_tokens_details?.cache_write_tokens,
+    reportedCount(u.cache_creation_input_tokens),
+  );
   return {
     // Negative when the parts exceed the whole: relay/usage.ts then refuses the figures.
     inputTokens: prompt - cached - audio - written,

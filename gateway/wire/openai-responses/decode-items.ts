@@ -19,7 +19,17 @@
  * - Item types that only OpenAI can run (web_search_call, local_shell_call, custom_tool_call,
  *   item_reference…) are dropped with a note.
  */
-import type { CanonicalMessage, ContentBlock, DocumentBlock, ImageBlock, RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock } from '../../core/canonical.js';
+import type {
+  CanonicalMessage,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  RedactedThinkingBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+} from '../../core/canonical.js';
 import { invalidRequest } from '../../core/errors.js';
 import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
 import { isMarked, thinkingFrom, unmark } from '../../core/reasoning.js';
@@ -46,7 +56,10 @@ function file(p: Obj, param: string): DocumentBlock {
   if (typeof p.file_id === 'string') block = { type: 'document', source: { kind: 'file', fileId: p.file_id } };
   else if (typeof p.file_data === 'string') {
     // OpenAI documents a data URI here; raw base64 is read as PDF, the file type Responses takes inline.
-    block = { type: 'document', source: { kind: 'base64', ...(parseDataUri(p.file_data) ?? { mediaType: 'application/pdf', data: p.file_data }) } };
+    block = {
+      type: 'document',
+      source: { kind: 'base64', ...(parseDataUri(p.file_data) ?? { mediaType: 'application/pdf', data: p.file_data }) },
+    };
   } else if (typeof p.file_url === 'string') block = { type: 'document', source: { kind: 'url', url: p.file_url } };
   else throw invalidRequest(`${param} needs file_id, file_data or file_url.`, param);
   if (typeof p.filename === 'string') block.title = p.filename;
@@ -56,50 +69,66 @@ function file(p: Obj, param: string): DocumentBlock {
 /** User content, and the parts of a function_call_output array. */
 function inputParts(content: unknown, param: string): (TextBlock | ImageBlock | DocumentBlock)[] {
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content))
+    throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.map((p, j) => {
     const pp = `${param}[${j}]`;
     if (!isObj(p)) throw invalidRequest(`${pp} must be an object.`, pp, 'invalid_type');
     if (p.type === 'input_text' && typeof p.text === 'string') return text(p.text);
     if (p.type === 'input_image') return image(p, pp);
     if (p.type === 'input_file') return file(p, pp);
-    if (p.type === 'input_audio') throw invalidRequest(`${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`, pp, 'unsupported_value');
+    if (p.type === 'input_audio')
+      throw invalidRequest(
+        `${pp}: audio input cannot be translated for this model's upstream; send text, images or files.`,
+        pp,
+        'unsupported_value',
+      );
     throw invalidRequest(`${pp}: unsupported content part type ${partType(p)}.`, pp);
   });
 }
 
 function systemParts(content: unknown, param: string, notes: Set<string>): TextBlock[] {
   if (typeof content === 'string') return [text(content)];
-  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content))
+    throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.flatMap((p) => {
     if (isObj(p) && p.type === 'input_text' && typeof p.text === 'string') return [text(p.text)];
-    notes.add(`openai-responses: dropped a ${partType(p)} part from a system/developer message: only text is carried there`);
+    notes.add(
+      `openai-responses: dropped a ${partType(p)} part from a system/developer message: only text is carried there`,
+    );
     return [];
   });
 }
 
 function assistantParts(content: unknown, param: string): TextBlock[] {
   if (typeof content === 'string') return content === '' ? [] : [text(content)];
-  if (!Array.isArray(content)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
+  if (!Array.isArray(content))
+    throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
   return content.flatMap((p, j) => {
     const pp = `${param}[${j}]`;
     // The SDK's EasyInputMessage lets an assistant message carry input_text parts too.
-    if (isObj(p) && (p.type === 'output_text' || p.type === 'input_text') && typeof p.text === 'string') return p.text === '' ? [] : [text(p.text)];
+    if (isObj(p) && (p.type === 'output_text' || p.type === 'input_text') && typeof p.text === 'string')
+      return p.text === '' ? [] : [text(p.text)];
     // A refusal is what the model said.
     if (isObj(p) && p.type === 'refusal' && typeof p.refusal === 'string') return [text(p.refusal)];
     throw invalidRequest(`${pp} must be an output_text or refusal part.`, pp);
   });
 }
 
-
 function requiredString(v: unknown, param: string): string {
-  if (typeof v !== 'string' || v === '') throw invalidRequest(`${param} must be a non-empty string.`, param, 'invalid_type');
+  if (typeof v !== 'string' || v === '')
+    throw invalidRequest(`${param} must be a non-empty string.`, param, 'invalid_type');
   return v;
 }
 
 function toolCall(item: Obj, param: string): ToolCallBlock {
   const id = requiredString(item.call_id, `${param}.call_id`);
-  return { type: 'tool_call', id, name: requiredString(item.name, `${param}.name`), input: parseToolArguments(item.arguments, `${param}.arguments`) };
+  return {
+    type: 'tool_call',
+    id,
+    name: requiredString(item.name, `${param}.name`),
+    input: parseToolArguments(item.arguments, `${param}.arguments`),
+  };
 }
 
 function toolResult(item: Obj, param: string, names: Map<string, string>): ToolResultBlock {
@@ -119,7 +148,11 @@ function summaryText(parts: unknown, kind: string): string {
 /** Signatures of tool calls, by call id, carried in reasoning items (encode.ts). */
 type CallSignatures = Map<string, { signature: string; family: ToolCallBlock['signatureFamily'] }>;
 
-function thinking(item: Obj, calls: CallSignatures, notes: Set<string>): ThinkingBlock | RedactedThinkingBlock | undefined {
+function thinking(
+  item: Obj,
+  calls: CallSignatures,
+  notes: Set<string>,
+): ThinkingBlock | RedactedThinkingBlock | undefined {
   // Models that show their raw reasoning (gpt-oss) send `content` reasoning_text instead of a summary.
   const t = summaryText(item.summary, 'summary_text') || summaryText(item.content, 'reasoning_text');
   const carried = unmark(item.encrypted_content);
@@ -133,12 +166,15 @@ function thinking(item: Obj, calls: CallSignatures, notes: Set<string>): Thinkin
     notes.add('openai-responses: a reasoning item with a damaged Tollgate mark was kept unsigned');
     return t === '' ? undefined : { type: 'thinking', text: t };
   }
-  const signature = typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
+  const signature =
+    typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
   if (t === '' && signature === undefined) {
     notes.add('openai-responses: dropped a reasoning item with neither summary text nor encrypted_content');
     return undefined;
   }
-  return signature === undefined ? { type: 'thinking', text: t, family: 'openai' } : { type: 'thinking', text: t, signature, family: 'openai' };
+  return signature === undefined
+    ? { type: 'thinking', text: t, family: 'openai' }
+    : { type: 'thinking', text: t, signature, family: 'openai' };
 }
 
 export interface DecodedInput {
@@ -156,7 +192,10 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
   let open: { kind: 'assistant' | 'results'; message: CanonicalMessage } | undefined;
   const join = (kind: 'assistant' | 'results', blocks: ContentBlock[]): void => {
     if (open?.kind === kind) open.message.content.push(...blocks);
-    else messages.push((open = { kind, message: { role: kind === 'assistant' ? 'assistant' : 'user', content: blocks } }).message);
+    else
+      messages.push(
+        (open = { kind, message: { role: kind === 'assistant' ? 'assistant' : 'user', content: blocks } }).message,
+      );
   };
   items.forEach((item, i) => {
     const p = `input[${i}]`;
@@ -192,7 +231,9 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
       if (block) join('assistant', [block]);
       return;
     }
-    notes.add(`openai-responses: dropped an input item of type ${JSON.stringify(type)}: only messages, function calls and their outputs, and reasoning translate`);
+    notes.add(
+      `openai-responses: dropped an input item of type ${JSON.stringify(type)}: only messages, function calls and their outputs, and reasoning translate`,
+    );
   });
   for (const m of messages) {
     for (const b of m.content) {

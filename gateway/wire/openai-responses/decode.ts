@@ -12,7 +12,15 @@
  *   business or OpenAI's, not the model's: they are not read here. The route resolves
  *   previous_response_id by putting the stored items in front of inputItems(body).
  */
-import type { CanonicalRequest, ReasoningEffort, ResponseFormat, TextBlock, Thinking, ToolChoice, ToolDefinition } from '../../core/canonical.js';
+import type {
+  CanonicalRequest,
+  ReasoningEffort,
+  ResponseFormat,
+  TextBlock,
+  Thinking,
+  ToolChoice,
+  ToolDefinition,
+} from '../../core/canonical.js';
 import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
 import { decodeItems } from './decode-items.js';
 import { invalidRequest } from '../../core/errors.js';
@@ -28,13 +36,18 @@ export function inputItems(body: unknown): unknown[] {
 
 function numberField(v: unknown, param: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidRequest(`${param} must be a number.`, param, 'invalid_type');
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw invalidRequest(`${param} must be a number.`, param, 'invalid_type');
   return v;
 }
 
 function functionTool(t: Obj, param: string): ToolDefinition {
-  if (typeof t.name !== 'string' || t.name === '') throw invalidRequest(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
-  const def: ToolDefinition = { name: t.name, inputSchema: isObj(t.parameters) ? t.parameters : { type: 'object', properties: {} } };
+  if (typeof t.name !== 'string' || t.name === '')
+    throw invalidRequest(`${param}.name must be a non-empty string.`, `${param}.name`, 'invalid_type');
+  const def: ToolDefinition = {
+    name: t.name,
+    inputSchema: isObj(t.parameters) ? t.parameters : { type: 'object', properties: {} },
+  };
   if (typeof t.description === 'string') def.description = t.description;
   if (typeof t.strict === 'boolean') def.strict = t.strict;
   return def;
@@ -54,8 +67,11 @@ function functionTools(raw: unknown, notes: Set<string>): { def: ToolDefinition;
       const namespace = t.name;
       notes.add(`openai-responses: flattened namespace tool "${namespace}" into its function tools`);
       return t.tools.flatMap((inner, k) => {
-        if (isObj(inner) && inner.type === 'function') return [{ def: functionTool(inner, `${param}.tools[${k}]`), namespace }];
-        notes.add(`openai-responses: dropped a ${toolType(inner)} tool from namespace "${namespace}": only function tools translate`);
+        if (isObj(inner) && inner.type === 'function')
+          return [{ def: functionTool(inner, `${param}.tools[${k}]`), namespace }];
+        notes.add(
+          `openai-responses: dropped a ${toolType(inner)} tool from namespace "${namespace}": only function tools translate`,
+        );
         return [];
       });
     }
@@ -91,12 +107,15 @@ function decodeToolChoice(raw: unknown, parallel: unknown, notes: Set<string>): 
   if (raw === 'none') return { type: 'none' };
   if (raw === 'auto') choice = { type: 'auto' };
   else if (raw === 'required') choice = { type: 'any' };
-  else if (isObj(raw) && raw.type === 'function' && typeof raw.name === 'string') choice = { type: 'tool', name: raw.name };
+  else if (isObj(raw) && raw.type === 'function' && typeof raw.name === 'string')
+    choice = { type: 'tool', name: raw.name };
   else if (isObj(raw) && raw.type === 'allowed_tools') {
     notes.add('openai-responses: tool_choice allowed_tools: the allowed list is not carried, only its mode');
     choice = { type: raw.mode === 'required' ? 'any' : 'auto' };
-  } else if (isObj(raw)) notes.add(`openai-responses: tool_choice ${toolType(raw)} names a tool that does not translate; the model chooses`);
-  else if (raw !== undefined && raw !== null) throw invalidRequest('tool_choice must be "none", "auto", "required" or {type:"function", name}.', 'tool_choice');
+  } else if (isObj(raw))
+    notes.add(`openai-responses: tool_choice ${toolType(raw)} names a tool that does not translate; the model chooses`);
+  else if (raw !== undefined && raw !== null)
+    throw invalidRequest('tool_choice must be "none", "auto", "required" or {type:"function", name}.', 'tool_choice');
   if (parallel === false) return { ...(choice ?? { type: 'auto' }), disableParallel: true };
   return choice;
 }
@@ -115,7 +134,8 @@ function decodeEffort(raw: unknown, notes: Set<string>): { reasoningEffort?: Rea
 
 function decodeFormat(text: unknown, notes: Set<string>): ResponseFormat | undefined {
   if (!isObj(text)) return undefined;
-  if (text.verbosity !== undefined && text.verbosity !== null) notes.add('openai-responses: text.verbosity is not carried to this upstream');
+  if (text.verbosity !== undefined && text.verbosity !== null)
+    notes.add('openai-responses: text.verbosity is not carried to this upstream');
   const f = text.format;
   if (f === undefined || f === null) return undefined;
   if (!isObj(f)) throw invalidRequest('text.format must be an object.', 'text.format', 'invalid_type');
@@ -125,7 +145,10 @@ function decodeFormat(text: unknown, notes: Set<string>): ResponseFormat | undef
     if (typeof f.strict === 'boolean') out.strict = f.strict;
     return out;
   }
-  throw invalidRequest('text.format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", name, schema}.', 'text.format');
+  throw invalidRequest(
+    'text.format must be {type:"text"}, {type:"json_object"} or {type:"json_schema", name, schema}.',
+    'text.format',
+  );
 }
 
 /** Fields with no canonical counterpart; each one present is logged as a note. */
@@ -133,20 +156,34 @@ const UNCARRIED = ['background', 'conversation', 'prompt'] as const;
 
 /** Output asked for that the canonical model cannot bring back (refused on the translated path, relay/translate.ts). */
 function uncarriedOutputs(body: Obj): { param: string; what: string }[] {
-  if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.top_logprobs !== 0) return [{ param: 'top_logprobs', what: 'log probabilities' }];
-  if (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs')) return [{ param: 'include', what: 'log probabilities' }];
+  if (body.top_logprobs !== undefined && body.top_logprobs !== null && body.top_logprobs !== 0)
+    return [{ param: 'top_logprobs', what: 'log probabilities' }];
+  if (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs'))
+    return [{ param: 'include', what: 'log probabilities' }];
   return [];
 }
 
 export function decodeRequest(body: unknown): CanonicalRequest {
   if (!isObj(body)) throw invalidRequest('The request body must be a JSON object.', 'body', 'invalid_type');
-  if (typeof body.model !== 'string' || body.model === '') throw invalidRequest('model must be a non-empty string.', 'model', 'invalid_type');
-  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string') throw invalidRequest('instructions must be a string.', 'instructions', 'invalid_type');
+  if (typeof body.model !== 'string' || body.model === '')
+    throw invalidRequest('model must be a non-empty string.', 'model', 'invalid_type');
+  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string')
+    throw invalidRequest('instructions must be a string.', 'instructions', 'invalid_type');
   const notes = new Set<string>();
   const decoded = decodeItems(inputItems(body), notes);
-  const system: TextBlock[] = typeof body.instructions === 'string' && body.instructions !== '' ? [{ type: 'text', text: body.instructions }] : [];
+  const system: TextBlock[] =
+    typeof body.instructions === 'string' && body.instructions !== ''
+      ? [{ type: 'text', text: body.instructions }]
+      : [];
   system.push(...decoded.system);
-  const req: CanonicalRequest = { model: body.model, system, messages: decoded.messages, tools: decodeTools(body.tools, notes), stream: body.stream === true, notes: [] };
+  const req: CanonicalRequest = {
+    model: body.model,
+    system,
+    messages: decoded.messages,
+    tools: decodeTools(body.tools, notes),
+    stream: body.stream === true,
+    notes: [],
+  };
   const toolChoice = decodeToolChoice(body.tool_choice, body.parallel_tool_calls, notes);
   if (toolChoice) req.toolChoice = toolChoice;
   const maxOut = numberField(body.max_output_tokens, 'max_output_tokens');
@@ -161,7 +198,9 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   if (isObj(body.reasoning)) Object.assign(req, decodeEffort(body.reasoning.effort, notes));
   const format = decodeFormat(body.text, notes);
   if (format) req.responseFormat = format;
-  for (const k of UNCARRIED) if (body[k] !== undefined && body[k] !== null && body[k] !== false && body[k] !== 0) notes.add(`openai-responses: ${k} is not carried to this upstream`);
+  for (const k of UNCARRIED)
+    if (body[k] !== undefined && body[k] !== null && body[k] !== false && body[k] !== 0)
+      notes.add(`openai-responses: ${k} is not carried to this upstream`);
   const outputs = uncarriedOutputs(body);
   if (outputs.length > 0) req.uncarriedOutputs = outputs;
   req.notes = [...notes];

@@ -55,7 +55,11 @@ function frame(type: string, sequenceNumber: number, data: Record<string, unknow
 
 /** A failure after the 200 on the pass-through path: one `error` event (the caller knows the next sequence number). */
 export function encodeStreamError(err: GatewayError, sequenceNumber = 0): string {
-  return frame('error', sequenceNumber, { code: responsesErrorCode(err), message: err.message, param: err.param ?? null });
+  return frame('error', sequenceNumber, {
+    code: responsesErrorCode(err),
+    message: err.message,
+    param: err.param ?? null,
+  });
 }
 
 type Open =
@@ -92,7 +96,10 @@ class Writer {
   open(): string[] {
     if (this.started) return [];
     this.started = true;
-    const response = responseShell(this.ctx, this.opts, this.createdAt, { status: 'in_progress', incomplete_details: null });
+    const response = responseShell(this.ctx, this.opts, this.createdAt, {
+      status: 'in_progress',
+      incomplete_details: null,
+    });
     return [this.emit('response.created', { response }), this.emit('response.in_progress', { response })];
   }
 
@@ -103,16 +110,44 @@ class Writer {
       let item = this.item;
       if (item?.kind !== 'message') {
         out.push(...this.closeItem());
-        item = this.item = { kind: 'message', id: itemId('msg', this.ctx, this.output.length), index: this.output.length, content: [] };
-        out.push(this.emit('response.output_item.added', { output_index: item.index, item: { type: 'message', id: item.id, role: 'assistant', status: 'in_progress', content: [] } }));
+        item = this.item = {
+          kind: 'message',
+          id: itemId('msg', this.ctx, this.output.length),
+          index: this.output.length,
+          content: [],
+        };
+        out.push(
+          this.emit('response.output_item.added', {
+            output_index: item.index,
+            item: { type: 'message', id: item.id, role: 'assistant', status: 'in_progress', content: [] },
+          }),
+        );
       }
       item.part = { type: 'output_text', text: '', annotations: [] };
-      out.push(this.emit('response.content_part.added', { ...this.at(item), content_index: item.content.length, part: { ...item.part } }));
+      out.push(
+        this.emit('response.content_part.added', {
+          ...this.at(item),
+          content_index: item.content.length,
+          part: { ...item.part },
+        }),
+      );
     } else if (b.type === 'tool_call') {
       out.push(...this.closeItem());
       if (b.signature) out.push(...this.wholeReasoning(callCarrier(b.id, b.signature, b.signatureFamily)));
-      const item: Open = (this.item = { kind: 'function_call', id: itemId('fc', this.ctx, this.output.length), index: this.output.length, callId: b.id, name: b.name, args: '' });
-      out.push(this.emit('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, b.id, b.name, '', 'in_progress', this.opts) }));
+      const item: Open = (this.item = {
+        kind: 'function_call',
+        id: itemId('fc', this.ctx, this.output.length),
+        index: this.output.length,
+        callId: b.id,
+        name: b.name,
+        args: '',
+      });
+      out.push(
+        this.emit('response.output_item.added', {
+          output_index: item.index,
+          item: functionCallItem(item.id, b.id, b.name, '', 'in_progress', this.opts),
+        }),
+      );
     } else if (b.type === 'redacted_thinking') {
       out.push(...this.closeItem(), ...this.wholeReasoning(redactedCarrier(b.data, b.family)));
     } else {
@@ -128,7 +163,10 @@ class Writer {
     const index = this.output.length;
     const done = reasoningItem(id, '', encrypted);
     this.output.push(done);
-    return [this.emit('response.output_item.added', { output_index: index, item: reasoningItem(id, '', undefined) }), this.emit('response.output_item.done', { output_index: index, item: done })];
+    return [
+      this.emit('response.output_item.added', { output_index: index, item: reasoningItem(id, '', undefined) }),
+      this.emit('response.output_item.done', { output_index: index, item: done }),
+    ];
   }
 
   signature(signature: string): void {
@@ -139,7 +177,14 @@ class Writer {
     const item = this.item;
     if (this.block !== 'text' || item?.kind !== 'message' || !item.part || delta === '') return [];
     item.part.text += delta;
-    return [this.emit('response.output_text.delta', { ...this.at(item), content_index: item.content.length, delta, logprobs: [] })];
+    return [
+      this.emit('response.output_text.delta', {
+        ...this.at(item),
+        content_index: item.content.length,
+        delta,
+        logprobs: [],
+      }),
+    ];
   }
 
   thinking(delta: string): string[] {
@@ -148,9 +193,25 @@ class Writer {
     let item = this.item;
     if (item?.kind !== 'reasoning') {
       out.push(...this.closeItem());
-      item = this.item = { kind: 'reasoning', id: itemId('rs', this.ctx, this.output.length), index: this.output.length, text: '' };
-      out.push(this.emit('response.output_item.added', { output_index: item.index, item: reasoningItem(item.id, '', undefined) }));
-      out.push(this.emit('response.reasoning_summary_part.added', { ...this.at(item), summary_index: 0, part: { type: 'summary_text', text: '' } }));
+      item = this.item = {
+        kind: 'reasoning',
+        id: itemId('rs', this.ctx, this.output.length),
+        index: this.output.length,
+        text: '',
+      };
+      out.push(
+        this.emit('response.output_item.added', {
+          output_index: item.index,
+          item: reasoningItem(item.id, '', undefined),
+        }),
+      );
+      out.push(
+        this.emit('response.reasoning_summary_part.added', {
+          ...this.at(item),
+          summary_index: 0,
+          part: { type: 'summary_text', text: '' },
+        }),
+      );
     }
     item.text += delta;
     out.push(this.emit('response.reasoning_summary_text.delta', { ...this.at(item), summary_index: 0, delta }));
@@ -185,7 +246,10 @@ class Writer {
     const at = { ...this.at(item), content_index: item.content.length };
     item.content.push(part);
     item.part = undefined;
-    return [this.emit('response.output_text.done', { ...at, text: part.text, logprobs: [] }), this.emit('response.content_part.done', { ...at, part: { ...part } })];
+    return [
+      this.emit('response.output_text.done', { ...at, text: part.text, logprobs: [] }),
+      this.emit('response.content_part.done', { ...at, part: { ...part } }),
+    ];
   }
 
   private closeItem(encrypted?: string): string[] {
@@ -194,15 +258,20 @@ class Writer {
     const out = this.closePart();
     this.item = undefined;
     let done: OutputItem;
-    if (item.kind === 'message') done = { type: 'message', id: item.id, role: 'assistant', status: 'completed', content: item.content };
+    if (item.kind === 'message')
+      done = { type: 'message', id: item.id, role: 'assistant', status: 'completed', content: item.content };
     else if (item.kind === 'function_call') {
       done = functionCallItem(item.id, item.callId, item.name, item.args, 'completed', this.opts);
-      out.push(this.emit('response.function_call_arguments.done', { ...this.at(item), name: item.name, arguments: item.args }));
+      out.push(
+        this.emit('response.function_call_arguments.done', { ...this.at(item), name: item.name, arguments: item.args }),
+      );
     } else {
       done = reasoningItem(item.id, item.text, encrypted);
       const at = { ...this.at(item), summary_index: 0 };
       out.push(this.emit('response.reasoning_summary_text.done', { ...at, text: item.text }));
-      out.push(this.emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: item.text } }));
+      out.push(
+        this.emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: item.text } }),
+      );
     }
     this.output.push(done);
     out.push(this.emit('response.output_item.done', { output_index: item.index, item: done }));
@@ -222,14 +291,25 @@ class Writer {
   /** An item still open is left out of the failed response: it never finished. */
   fail(err: GatewayError): string[] {
     const code = responsesErrorCode(err);
-    const response: ResponsesBody = { ...responseShell(this.ctx, this.opts, this.createdAt, { status: 'failed', incomplete_details: null }), output: this.output, error: { code, message: err.message } };
-    const out = [this.emit('error', { code, message: err.message, param: err.param ?? null }), this.emit('response.failed', { response })];
+    const response: ResponsesBody = {
+      ...responseShell(this.ctx, this.opts, this.createdAt, { status: 'failed', incomplete_details: null }),
+      output: this.output,
+      error: { code, message: err.message },
+    };
+    const out = [
+      this.emit('error', { code, message: err.message, param: err.param ?? null }),
+      this.emit('response.failed', { response }),
+    ];
     this.opts.onResponse?.(response);
     return out;
   }
 }
 
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext, opts: ResponsesEncodeOptions = {}): AsyncGenerator<string> {
+export async function* encodeStream(
+  events: AsyncIterable<StreamEvent>,
+  ctx: EncodeContext,
+  opts: ResponsesEncodeOptions = {},
+): AsyncGenerator<string> {
   const w = new Writer(ctx, opts);
   for await (const ev of events) {
     yield* w.open();
@@ -265,5 +345,9 @@ export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: Enc
   }
   // The provider ended without `stop` or `error`: tell the client rather than fake a completion.
   yield* w.open();
-  yield* w.fail(new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', { code: 'upstream_stream_incomplete' }));
+  yield* w.fail(
+    new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+      code: 'upstream_stream_incomplete',
+    }),
+  );
 }

@@ -36,7 +36,15 @@ export interface SummaryText {
 export type OutputItem =
   | { type: 'reasoning'; id: string; summary: SummaryText[]; encrypted_content?: string }
   | { type: 'message'; id: string; role: 'assistant'; status: ItemStatus; content: OutputText[] }
-  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus; namespace?: string };
+  | {
+      type: 'function_call';
+      id: string;
+      call_id: string;
+      name: string;
+      arguments: string;
+      status: ItemStatus;
+      namespace?: string;
+    };
 
 export interface ResponsesUsage {
   input_tokens: number;
@@ -99,17 +107,24 @@ export function toResponsesUsage(u: Usage): ResponsesUsage {
 
 /** docs/protocols.md §6.5: a cut-off answer is `incomplete` with a reason; everything else is `completed`. */
 export function statusOf(r: StopReason): Pick<ResponsesBody, 'status' | 'incomplete_details'> {
-  if (r === 'max_tokens' || r === 'context_exceeded') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (r === 'max_tokens' || r === 'context_exceeded')
+    return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (r === 'refusal') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
 }
 
 const idBase = (ctx: EncodeContext): string => ctx.requestId.replace(/^req_/, '').replace(/[^a-zA-Z0-9_-]/g, '');
 export const responseId = (ctx: EncodeContext): string => `resp_${idBase(ctx)}`;
-export const itemId = (prefix: 'msg' | 'fc' | 'rs', ctx: EncodeContext, outputIndex: number): string => `${prefix}_${idBase(ctx)}_${outputIndex}`;
+export const itemId = (prefix: 'msg' | 'fc' | 'rs', ctx: EncodeContext, outputIndex: number): string =>
+  `${prefix}_${idBase(ctx)}_${outputIndex}`;
 
 /** The response object around `output`; `usage` is added by the caller when it is known. */
-export function responseShell(ctx: EncodeContext, opts: ResponsesEncodeOptions, createdAt: number, state: Pick<ResponsesBody, 'status' | 'incomplete_details'>): ResponsesBody {
+export function responseShell(
+  ctx: EncodeContext,
+  opts: ResponsesEncodeOptions,
+  createdAt: number,
+  state: Pick<ResponsesBody, 'status' | 'incomplete_details'>,
+): ResponsesBody {
   return {
     id: responseId(ctx),
     object: 'response',
@@ -131,13 +146,33 @@ export function responseShell(ctx: EncodeContext, opts: ResponsesEncodeOptions, 
   };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: ItemStatus, opts: ResponsesEncodeOptions): OutputItem {
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  status: ItemStatus,
+  opts: ResponsesEncodeOptions,
+): OutputItem {
   const namespace = opts.namespaces?.get(name);
-  return { type: 'function_call', id, call_id: callId, name, arguments: args, status, ...(namespace === undefined ? {} : { namespace }) };
+  return {
+    type: 'function_call',
+    id,
+    call_id: callId,
+    name,
+    arguments: args,
+    status,
+    ...(namespace === undefined ? {} : { namespace }),
+  };
 }
 
 export function reasoningItem(id: string, text: string, encrypted: string | undefined): OutputItem {
-  return { type: 'reasoning', id, summary: text === '' ? [] : [{ type: 'summary_text', text }], ...(encrypted === undefined ? {} : { encrypted_content: encrypted }) };
+  return {
+    type: 'reasoning',
+    id,
+    summary: text === '' ? [] : [{ type: 'summary_text', text }],
+    ...(encrypted === undefined ? {} : { encrypted_content: encrypted }),
+  };
 }
 
 /** The `encrypted_content` of a thinking block's reasoning item: OpenAI's own, else Tollgate's mark; undefined for OpenAI's unsigned. */
@@ -156,16 +191,32 @@ export function redactedCarrier(data: string, family: ProviderFamily | undefined
 }
 
 /** The `output` array alone, as the route's response store keeps it. */
-export function outputItems(res: CanonicalResponse, ctx: EncodeContext = { requestedModel: res.model, requestId: res.id }, opts: ResponsesEncodeOptions = {}): OutputItem[] {
+export function outputItems(
+  res: CanonicalResponse,
+  ctx: EncodeContext = { requestedModel: res.model, requestId: res.id },
+  opts: ResponsesEncodeOptions = {},
+): OutputItem[] {
   const out: OutputItem[] = [];
   let message: Extract<OutputItem, { type: 'message' }> | undefined;
   for (const b of res.content) {
     if (b.type === 'text') {
-      if (!message) out.push((message = { type: 'message', id: itemId('msg', ctx, out.length), role: 'assistant', status: 'completed', content: [] }));
+      if (!message)
+        out.push(
+          (message = {
+            type: 'message',
+            id: itemId('msg', ctx, out.length),
+            role: 'assistant',
+            status: 'completed',
+            content: [],
+          }),
+        );
       message.content.push({ type: 'output_text', text: b.text, annotations: [] });
     } else if (b.type === 'tool_call') {
-      if (b.signature) out.push(reasoningItem(itemId('rs', ctx, out.length), '', callCarrier(b.id, b.signature, b.signatureFamily)));
-      out.push(functionCallItem(itemId('fc', ctx, out.length), b.id, b.name, JSON.stringify(b.input), 'completed', opts));
+      if (b.signature)
+        out.push(reasoningItem(itemId('rs', ctx, out.length), '', callCarrier(b.id, b.signature, b.signatureFamily)));
+      out.push(
+        functionCallItem(itemId('fc', ctx, out.length), b.id, b.name, JSON.stringify(b.input), 'completed', opts),
+      );
       message = undefined;
     } else if (b.type === 'thinking') {
       const encrypted = encryptedOf(b);
@@ -180,7 +231,11 @@ export function outputItems(res: CanonicalResponse, ctx: EncodeContext = { reque
   return out;
 }
 
-export function encodeResponse(res: CanonicalResponse, ctx: EncodeContext, opts: ResponsesEncodeOptions = {}): ResponsesBody {
+export function encodeResponse(
+  res: CanonicalResponse,
+  ctx: EncodeContext,
+  opts: ResponsesEncodeOptions = {},
+): ResponsesBody {
   const body = responseShell(ctx, opts, Math.floor(Date.now() / 1000), statusOf(res.stopReason));
   body.output = outputItems(res, ctx, opts);
   body.usage = toResponsesUsage(res.usage);

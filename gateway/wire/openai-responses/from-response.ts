@@ -31,7 +31,12 @@ export function upstreamReported(error: unknown, inStream: boolean): GatewayErro
   return new GatewayError('upstream_error', detail, { code: inStream ? 'upstream_stream_error' : 'upstream_error' });
 }
 
-export function stopReasonOf(status: unknown, incompleteReason: unknown, hadToolCalls: boolean, refused: boolean): StopReason {
+export function stopReasonOf(
+  status: unknown,
+  incompleteReason: unknown,
+  hadToolCalls: boolean,
+  refused: boolean,
+): StopReason {
   if (status === 'incomplete') return incompleteReason === 'content_filter' ? 'refusal' : 'max_tokens';
   if (refused) return 'refusal';
   return hadToolCalls ? 'tool_use' : 'end_turn';
@@ -44,9 +49,12 @@ export function partsText(parts: unknown, kind: string): string {
 
 export function thinkingOf(item: Obj): ThinkingBlock | undefined {
   const text = partsText(item.summary, 'summary_text') || partsText(item.content, 'reasoning_text');
-  const signature = typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
+  const signature =
+    typeof item.encrypted_content === 'string' && item.encrypted_content !== '' ? item.encrypted_content : undefined;
   if (text === '' && signature === undefined) return undefined;
-  return signature === undefined ? { type: 'thinking', text, family: 'openai' } : { type: 'thinking', text, signature, family: 'openai' };
+  return signature === undefined
+    ? { type: 'thinking', text, family: 'openai' }
+    : { type: 'thinking', text, signature, family: 'openai' };
 }
 
 export function fromResponse(body: unknown): CanonicalResponse {
@@ -61,15 +69,22 @@ export function fromResponse(body: unknown): CanonicalResponse {
     if (!isObj(item)) continue;
     if (item.type === 'message' && Array.isArray(item.content)) {
       for (const p of item.content) {
-        if (isObj(p) && p.type === 'output_text' && typeof p.text === 'string') content.push({ type: 'text', text: p.text });
+        if (isObj(p) && p.type === 'output_text' && typeof p.text === 'string')
+          content.push({ type: 'text', text: p.text });
         else if (isObj(p) && p.type === 'refusal' && typeof p.refusal === 'string') {
           refused = true;
           content.push({ type: 'text', text: p.refusal });
         }
       }
     } else if (item.type === 'function_call' && typeof item.name === 'string') {
-      const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : `call_${calls}`;
-      content.push({ type: 'tool_call', id, name: item.name, input: parseArguments(typeof item.arguments === 'string' ? item.arguments : '') });
+      const id =
+        typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : `call_${calls}`;
+      content.push({
+        type: 'tool_call',
+        id,
+        name: item.name,
+        input: parseArguments(typeof item.arguments === 'string' ? item.arguments : ''),
+      });
       calls++;
     } else if (item.type === 'reasoning') {
       const block = thinkingOf(item);

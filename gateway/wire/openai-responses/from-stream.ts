@@ -48,7 +48,10 @@ class Blocks {
 
   /** The open block of `item` and `kind`, opening one if needed; it is about to get a delta. */
   ensure(item: Item, kind: 'text' | 'thinking'): number {
-    const open = this.open?.item === item && this.open.kind === kind ? this.open : this.start(item, kind === 'thinking' ? { type: 'thinking', family: 'openai' } : { type: 'text' });
+    const open =
+      this.open?.item === item && this.open.kind === kind
+        ? this.open
+        : this.start(item, kind === 'thinking' ? { type: 'thinking', family: 'openai' } : { type: 'text' });
     open.sent = true;
     return open.index;
   }
@@ -93,7 +96,11 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
   const openCall = (key: unknown, raw: Obj): Item => {
     const item: Item = { type: 'function_call', sent: false };
     items.set(key, item);
-    blocks.start(item, { type: 'tool_call', id: str(raw.call_id) || str(raw.id) || `call_${calls}`, name: str(raw.name) });
+    blocks.start(item, {
+      type: 'tool_call',
+      id: str(raw.call_id) || str(raw.id) || `call_${calls}`,
+      name: str(raw.name),
+    });
     calls++;
     if (str(raw.arguments)) args(item, str(raw.arguments));
     return item;
@@ -135,7 +142,8 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       case 'response.content_part.done':
         if (item?.type !== 'message') break;
         // A server that sent no deltas for this part gives its text here.
-        if (!(blocks.open?.item === item && blocks.open.sent)) text(item, str(data.text) || str(data.refusal) || str(part.text) || str(part.refusal));
+        if (!(blocks.open?.item === item && blocks.open.sent))
+          text(item, str(data.text) || str(data.refusal) || str(part.text) || str(part.refusal));
         if (type === 'response.content_part.done') blocks.close(item);
         break;
       case 'response.function_call_arguments.delta':
@@ -145,7 +153,8 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
         if (item?.type === 'function_call' && !item.sent) args(item, str(data.arguments));
         break;
       case 'response.reasoning_summary_part.added':
-        if (item?.type === 'reasoning' && typeof data.summary_index === 'number' && data.summary_index > 0) item.separate = true;
+        if (item?.type === 'reasoning' && typeof data.summary_index === 'number' && data.summary_index > 0)
+          item.separate = true;
         break;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
@@ -192,7 +201,12 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
         const reported = isObj(response.usage);
         out.push({
           type: 'stop',
-          stopReason: stopReasonOf(type === 'response.incomplete' ? 'incomplete' : response.status, details.reason, calls > 0, refused),
+          stopReason: stopReasonOf(
+            type === 'response.incomplete' ? 'incomplete' : response.status,
+            details.reason,
+            calls > 0,
+            refused,
+          ),
           usage: reported ? fromResponsesUsage(response.usage) : promptUsage,
           ...(reported ? {} : { usageEstimated: true }),
         });
@@ -213,5 +227,9 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
     }
     yield* out.splice(0);
   }
-  throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before response.completed.', { code: 'upstream_stream_incomplete' });
+  throw new GatewayError(
+    'upstream_error',
+    'Upstream error: the upstream closed the stream before response.completed.',
+    { code: 'upstream_stream_incomplete' },
+  );
 }

@@ -20,7 +20,8 @@ export class ResponsesStreamTap extends BaseStreamTap {
     assertJsonObjectShape(data);
     const type = ev.event ?? /"type":"([^"]+)"/.exec(data)?.[1];
     if (type !== undefined && TERMINAL.has(type)) {
-      const response = (JSON.parse(data) as { response?: { usage?: unknown; error?: { message?: string } | null } }).response;
+      const response = (JSON.parse(data) as { response?: { usage?: unknown; error?: { message?: string } | null } })
+        .response;
       if (response?.usage) this.found = fromResponsesUsage(response.usage);
       if (type === 'response.failed') this.failure = upstreamStreamError(response?.error?.message);
       this.done = true;
@@ -53,7 +54,15 @@ export class ResponsesStreamTap extends BaseStreamTap {
  */
 function withoutForeignReasoning(input: unknown): { input: unknown[]; dropped: number } | undefined {
   if (!Array.isArray(input)) return undefined;
-  const kept = input.filter((i: unknown) => !(typeof i === 'object' && i !== null && (i as { type?: unknown }).type === 'reasoning' && isMarked((i as { encrypted_content?: unknown }).encrypted_content)));
+  const kept = input.filter(
+    (i: unknown) =>
+      !(
+        typeof i === 'object' &&
+        i !== null &&
+        (i as { type?: unknown }).type === 'reasoning' &&
+        isMarked((i as { encrypted_content?: unknown }).encrypted_content)
+      ),
+  );
   return kept.length < input.length ? { input: kept, dropped: input.length - kept.length } : undefined;
 }
 
@@ -61,20 +70,30 @@ function withoutForeignReasoning(input: unknown): { input: unknown[]; dropped: n
 export function responsesPassthrough(body: Record<string, unknown>, rawBody: string): Passthrough {
   const foreign = withoutForeignReasoning(body.input);
   const changes = foreign ? { input: foreign.input } : {};
-  const notes = foreign ? [`openai-responses: dropped ${foreign.dropped} reasoning item(s) of another family: only the family that made them can verify them`] : undefined;
+  const notes = foreign
+    ? [
+        `openai-responses: dropped ${foreign.dropped} reasoning item(s) of another family: only the family that made them can verify them`,
+      ]
+    : undefined;
   return {
     request: (upstreamModel, _quirks, outputLimit) => ({
       path: '/responses',
       headers: {},
       // OpenAI refuses max_output_tokens below 16.
-      body: upstreamBody(rawBody, body, { model: upstreamModel, ...changes, ...(outputLimit === undefined ? {} : { max_output_tokens: Math.max(16, outputLimit) }) }),
+      body: upstreamBody(rawBody, body, {
+        model: upstreamModel,
+        ...changes,
+        ...(outputLimit === undefined ? {} : { max_output_tokens: Math.max(16, outputLimit) }),
+      }),
       ...(notes ? { notes } : {}),
     }),
     tap: () => new ResponsesStreamTap(),
     modelField: { answer: ['model'], event: ['response', 'model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; output?: { content?: { text?: string }[]; arguments?: string }[] };
-      const produced = (p.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');
+      const produced = (p.output ?? [])
+        .map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? ''))
+        .join('');
       return { usage: p.usage ? fromResponsesUsage(p.usage) : undefined, produced };
     },
   };

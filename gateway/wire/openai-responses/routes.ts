@@ -22,7 +22,10 @@ function responses(req: ClientRequest, env: ModelEnv): ModelCall {
   if (previous !== undefined) {
     const stored = env.conversations.get(previous);
     if (!stored) {
-      throw new GatewayError('invalid_request', `Previous response with id '${previous}' not found.`, { code: 'previous_response_not_found', param: 'previous_response_id' });
+      throw new GatewayError('invalid_request', `Previous response with id '${previous}' not found.`, {
+        code: 'previous_response_not_found',
+        param: 'previous_response_id',
+      });
     }
     history = stored;
   }
@@ -31,7 +34,12 @@ function responses(req: ClientRequest, env: ModelEnv): ModelCall {
   const keep = (response: Pick<ResponsesBody, 'id' | 'output' | 'status'>): void => {
     if (store && response.status !== 'failed') env.conversations.put(response.id, [...items, ...response.output]);
   };
-  const opts = { namespaces: toolNamespaces(body), store, ...(previous === undefined ? {} : { previousResponseId: previous }), onResponse: keep };
+  const opts = {
+    namespaces: toolNamespaces(body),
+    store,
+    ...(previous === undefined ? {} : { previousResponseId: previous }),
+    onResponse: keep,
+  };
   return {
     model: body.model,
     stream: body.stream === true,
@@ -44,4 +52,6 @@ function responses(req: ClientRequest, env: ModelEnv): ModelCall {
   };
 }
 
-export const routes: FormatRoute[] = [{ method: 'POST', url: '/v1/responses', bodySchema: ResponsesRequest, model: responses }];
+export const routes: FormatRoute[] = [
+  { method: 'POST', url: '/v1/responses', bodySchema: ResponsesRequest, model: responses },
+];

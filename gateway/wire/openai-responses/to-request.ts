@@ -21,7 +21,16 @@
  *   medium, else high); `reasoning.summary` is not requested, as it needs a verified organisation.
  * - Responses has no stop sequences, top_k, seed or penalties: dropped with a note.
  */
-import type { CanonicalMessage, CanonicalRequest, ContentBlock, DocumentBlock, ImageBlock, ReasoningEffort, TextBlock, ToolResultBlock } from '../../core/canonical.js';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  ReasoningEffort,
+  TextBlock,
+  ToolResultBlock,
+} from '../../core/canonical.js';
 import type { UpstreamRequest } from '../../core/codec.js';
 import { effortOf } from '../../core/shaping.js';
 
@@ -37,13 +46,22 @@ export type InputItem =
   | { type: 'function_call_output'; call_id: string; output: string | InputPart[] }
   | { type: 'reasoning'; summary: { type: 'summary_text'; text: string }[]; encrypted_content: string };
 
-export type TextFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+export type TextFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
 
 export interface ResponsesRequestBody {
   model: string;
   instructions?: string;
   input: InputItem[];
-  tools?: { type: 'function'; name: string; description?: string; parameters: Record<string, unknown>; strict: boolean }[];
+  tools?: {
+    type: 'function';
+    name: string;
+    description?: string;
+    parameters: Record<string, unknown>;
+    strict: boolean;
+  }[];
   tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; name: string };
   parallel_tool_calls?: false;
   max_output_tokens?: number;
@@ -70,7 +88,10 @@ const joinText = (blocks: readonly TextBlock[]): string => blocks.map((b) => b.t
 
 function imagePart(b: ImageBlock): InputPart {
   const s = b.source;
-  const where = s.kind === 'file' ? { file_id: s.fileId } : { image_url: s.kind === 'base64' ? `data:${s.mediaType};base64,${s.data}` : s.url };
+  const where =
+    s.kind === 'file'
+      ? { file_id: s.fileId }
+      : { image_url: s.kind === 'base64' ? `data:${s.mediaType};base64,${s.data}` : s.url };
   return { type: 'input_image', ...where, detail: b.detail ?? 'auto' };
 }
 
@@ -80,7 +101,11 @@ function documentPart(b: DocumentBlock, notes: Notes): InputPart {
   switch (s.kind) {
     case 'base64':
       // file_data needs a filename beside it.
-      return { type: 'input_file', file_data: `data:${s.mediaType};base64,${s.data}`, filename: b.title ?? (s.mediaType === 'application/pdf' ? 'document.pdf' : 'document') };
+      return {
+        type: 'input_file',
+        file_data: `data:${s.mediaType};base64,${s.data}`,
+        filename: b.title ?? (s.mediaType === 'application/pdf' ? 'document.pdf' : 'document'),
+      };
     case 'file':
       return { type: 'input_file', file_id: s.fileId, ...named };
     case 'url':
@@ -134,13 +159,20 @@ function assistantItems(m: CanonicalMessage, out: InputItem[], notes: Notes): vo
     }
     message = undefined;
     if (b.type === 'tool_call') {
-      if (b.signature) notes.add(`openai-responses: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
+      if (b.signature)
+        notes.add(`openai-responses: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
       out.push({ type: 'function_call', call_id: b.id, name: b.name, arguments: JSON.stringify(b.input) });
     } else if (b.type === 'thinking' && b.family === 'openai' && b.signature) {
-      out.push({ type: 'reasoning', summary: b.text === '' ? [] : [{ type: 'summary_text', text: b.text }], encrypted_content: b.signature });
+      out.push({
+        type: 'reasoning',
+        summary: b.text === '' ? [] : [{ type: 'summary_text', text: b.text }],
+        encrypted_content: b.signature,
+      });
     } else if (b.type === 'thinking' || b.type === 'redacted_thinking') {
       // Signatures verify only within the family that made them (docs/protocols.md §6.6).
-      notes.add(`openai-responses: dropped a ${b.type} block from ${b.family ?? 'an unknown provider'}${b.type === 'thinking' && !b.signature ? ' (unsigned)' : ''}`);
+      notes.add(
+        `openai-responses: dropped a ${b.type} block from ${b.family ?? 'an unknown provider'}${b.type === 'thinking' && !b.signature ? ' (unsigned)' : ''}`,
+      );
     } else notes.add(`openai-responses: dropped a ${b.type} block from an assistant message`);
   }
 }
@@ -154,10 +186,23 @@ function developerItem(m: CanonicalMessage, notes: Notes): InputItem {
 function toolFields(req: CanonicalRequest, body: ResponsesRequestBody): void {
   // tool_choice and parallel_tool_calls mean nothing without tools.
   if (req.tools.length === 0) return;
-  body.tools = req.tools.map((t) => ({ type: 'function', name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.inputSchema, strict: t.strict ?? false }));
+  body.tools = req.tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    parameters: t.inputSchema,
+    strict: t.strict ?? false,
+  }));
   const c = req.toolChoice;
   if (!c) return;
-  body.tool_choice = c.type === 'none' ? 'none' : c.type === 'auto' ? 'auto' : c.type === 'any' ? 'required' : { type: 'function', name: c.name };
+  body.tool_choice =
+    c.type === 'none'
+      ? 'none'
+      : c.type === 'auto'
+        ? 'auto'
+        : c.type === 'any'
+          ? 'required'
+          : { type: 'function', name: c.name };
   if (c.type !== 'none' && c.disableParallel) body.parallel_tool_calls = false;
 }
 
@@ -175,19 +220,39 @@ export function toRequest(req: CanonicalRequest): ResponsesUpstreamRequest {
   toolFields(req, body);
   if (req.maxOutputTokens !== undefined) {
     body.max_output_tokens = Math.max(MIN_OUTPUT_TOKENS, req.maxOutputTokens);
-    if (body.max_output_tokens !== req.maxOutputTokens) notes.add(`openai-responses: max_output_tokens ${req.maxOutputTokens} raised to ${MIN_OUTPUT_TOKENS}, the upstream's minimum`);
+    if (body.max_output_tokens !== req.maxOutputTokens)
+      notes.add(
+        `openai-responses: max_output_tokens ${req.maxOutputTokens} raised to ${MIN_OUTPUT_TOKENS}, the upstream's minimum`,
+      );
   }
   const effort = effortOf(req);
   if (effort) body.reasoning = { effort };
   if (effort || input.some((i) => i.type === 'reasoning')) body.include = ['reasoning.encrypted_content'];
   const f = req.responseFormat;
-  if (f) body.text = { format: f.type === 'json_schema' ? { type: 'json_schema', name: f.name, schema: f.schema, ...(f.strict !== undefined ? { strict: f.strict } : {}) } : { type: f.type } };
+  if (f)
+    body.text = {
+      format:
+        f.type === 'json_schema'
+          ? {
+              type: 'json_schema',
+              name: f.name,
+              schema: f.schema,
+              ...(f.strict !== undefined ? { strict: f.strict } : {}),
+            }
+          : { type: f.type },
+    };
   // OpenAI's range is 0–2; a value from another protocol's scale is clamped, not refused.
   if (req.temperature !== undefined) body.temperature = Math.min(2, Math.max(0, req.temperature));
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.user !== undefined) body.user = req.user;
   if (req.stream) body.stream = true;
-  for (const [name, value] of [['stop sequences', req.stopSequences?.length ? req.stopSequences : undefined], ['top_k', req.topK], ['seed', req.seed], ['presence_penalty', req.presencePenalty], ['frequency_penalty', req.frequencyPenalty]] as const) {
+  for (const [name, value] of [
+    ['stop sequences', req.stopSequences?.length ? req.stopSequences : undefined],
+    ['top_k', req.topK],
+    ['seed', req.seed],
+    ['presence_penalty', req.presencePenalty],
+    ['frequency_penalty', req.frequencyPenalty],
+  ] as const) {
     if (value !== undefined) notes.add(`openai-responses: dropped ${name} (Responses has no such parameter)`);
   }
   return { path: '/responses', headers: {}, body, notes: [...notes] };

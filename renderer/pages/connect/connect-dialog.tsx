@@ -25,11 +25,17 @@ export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose
   const qc = useQueryClient();
   const toast = useToast();
   const body = { ...(model ? { model } : {}), ...(tool.smallModelSetting && small ? { smallModel: small } : {}) };
-  const dry = useMutation({ mutationFn: () => api.connect(tool.tool, { ...body, dryRun: true }), onSuccess: setPreview });
+  const dry = useMutation({
+    mutationFn: () => api.connect(tool.tool, { ...body, dryRun: true }),
+    onSuccess: setPreview,
+  });
   const write = useMutation({
     mutationFn: (p: ConnectView) => api.connect(tool.tool, { ...body, expect: p.expect }),
     onSuccess: async (done) => {
-      await Promise.all([qc.invalidateQueries({ queryKey: qk.connections }), qc.invalidateQueries({ queryKey: qk.keys })]);
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: qk.connections }),
+        qc.invalidateQueries({ queryKey: qk.keys }),
+      ]);
       toast.show(`${done.name} now points at Tollgate with the key "${done.key.name}".`);
       onClose();
     },
@@ -40,7 +46,13 @@ export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose
   };
 
   return (
-    <Dialog open onOpenChange={(open) => !open && onClose()} title={`Connect ${tool.name}`} wide description="Pick its models, preview the change to its files, then write it.">
+    <Dialog
+      open
+      onOpenChange={(open) => !open && onClose()}
+      title={`Connect ${tool.name}`}
+      wide
+      description="Pick its models, preview the change to its files, then write it."
+    >
       <div className="form">
         <div className={tool.smallModelSetting ? 'form-grid' : ''}>
           <Field label="Main model" htmlFor="connect-model" hint="Models your lines serve.">
@@ -61,9 +73,13 @@ export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose
           <div className="connect-preview" aria-label="Preview">
             <p>
               Key <strong>{preview.key.name}</strong>: this {KEY_ACTION[preview.key.action]}
-              {preview.key.action === 'create' ? '; its secret goes straight into the files below (masked here) and is not shown.' : '.'}
+              {preview.key.action === 'create'
+                ? '; its secret goes straight into the files below (masked here) and is not shown.'
+                : '.'}
             </p>
-            {!preview.changes ? <p className="muted">The files already hold exactly these settings; nothing will change.</p> : null}
+            {!preview.changes ? (
+              <p className="muted">The files already hold exactly these settings; nothing will change.</p>
+            ) : null}
             {preview.files.map((f) => (
               <div key={f.id} className="connect-file">
                 <p className="mono">
@@ -72,7 +88,16 @@ export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose
                 {f.diff ? (
                   <pre className="code-block diff" tabIndex={0} aria-label={`Changes to ${f.path}`}>
                     {f.diff.split('\n').map((line, i) => (
-                      <span key={i} className={line.startsWith('+') && !line.startsWith('+++') ? 'diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'diff-del' : undefined}>
+                      <span
+                        key={i}
+                        className={
+                          line.startsWith('+') && !line.startsWith('+++')
+                            ? 'diff-add'
+                            : line.startsWith('-') && !line.startsWith('---')
+                              ? 'diff-del'
+                              : undefined
+                        }
+                      >
                         {line}
                         {'\n'}
                       </span>
@@ -99,11 +124,21 @@ export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose
             Cancel
           </button>
           {preview ? (
-            <button type="button" className="button button-primary" disabled={write.isPending || !preview.changes} onClick={() => write.mutate(preview)}>
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={write.isPending || !preview.changes}
+              onClick={() => write.mutate(preview)}
+            >
               Write changes
             </button>
           ) : (
-            <button type="button" className="button button-primary" disabled={dry.isPending || served.length === 0} onClick={() => dry.mutate()}>
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={dry.isPending || served.length === 0}
+              onClick={() => dry.mutate()}
+            >
               Preview changes
             </button>
           )}

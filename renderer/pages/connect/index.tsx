@@ -21,7 +21,8 @@ export function Connect() {
   const disconnect = useAction(
     (t: ConnectionView) => api.disconnect(t.tool),
     [qk.connections, qk.keys],
-    (d) => `${d.name} disconnected: its files are as they were${d.key.action === 'deleted' ? `, and the key "${d.key.name}" is deleted` : ''}.`,
+    (d) =>
+      `${d.name} disconnected: its files are as they were${d.key.action === 'deleted' ? `, and the key "${d.key.name}" is deleted` : ''}.`,
   );
 
   return (
@@ -55,7 +56,13 @@ export function Connect() {
                     <dd>{t.keyName ? `${t.keyName}${t.keyLast4 ? ` (…${t.keyLast4})` : ''}` : '—'}</dd>
                     <dt>Model</dt>
                     <dd className="mono">
-                      {t.model ? `${t.model}${t.smallModel ? `, small/fast ${t.smallModel}` : ''}` : <span className="muted">{t.suggested ? `none yet (would use ${t.suggested.model})` : 'none yet'}</span>}
+                      {t.model ? (
+                        `${t.model}${t.smallModel ? `, small/fast ${t.smallModel}` : ''}`
+                      ) : (
+                        <span className="muted">
+                          {t.suggested ? `none yet (would use ${t.suggested.model})` : 'none yet'}
+                        </span>
+                      )}
                     </dd>
                     <dt>Files</dt>
                     <dd className="mono">
@@ -77,7 +84,11 @@ export function Connect() {
                   ) : null}
                 </div>
                 <div className="tool-actions">
-                  <button type="button" className={t.connected ? 'button' : 'button button-primary'} onClick={() => setConnecting(t)}>
+                  <button
+                    type="button"
+                    className={t.connected ? 'button' : 'button button-primary'}
+                    onClick={() => setConnecting(t)}
+                  >
                     {t.connected ? 'Reconnect' : 'Connect'}
                     <span className="sr-only"> {t.name}</span>
                   </button>
@@ -104,8 +115,8 @@ export function Connect() {
           if (leaving) disconnect.mutate(leaving, { onSettled: () => setLeaving(null) });
         }}
       >
-        Its files go back to how they were before Tollgate connected it (a file you edited since keeps your edits; only Tollgate's entries come out),
-        and the key made for it is deleted.
+        Its files go back to how they were before Tollgate connected it (a file you edited since keeps your edits; only
+        Tollgate's entries come out), and the key made for it is deleted.
       </Confirm>
     </>
   );

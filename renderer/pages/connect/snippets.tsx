@@ -9,7 +9,10 @@ import { ModelOptions, useServedModels } from './served-models.js';
 export function Snippets() {
   const served = useServedModels();
   const [model, setModel] = useState('');
-  const snippets = useQuery({ queryKey: ['connect', 'snippets', model], queryFn: () => api.snippets(model || undefined) });
+  const snippets = useQuery({
+    queryKey: ['connect', 'snippets', model],
+    queryFn: () => api.snippets(model || undefined),
+  });
   return (
     <section className="panel" aria-labelledby="snippets-title">
       <div className="panel-head">

@@ -12,7 +12,11 @@ export function Groups() {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<GroupView | null>(null);
   const [removing, setRemoving] = useState<GroupView | null>(null);
-  const remove = useAction((name: string) => api.removeGroup(name), [qk.groups], (g) => (setRemoving(null), `Group "${g.name}" removed.`));
+  const remove = useAction(
+    (name: string) => api.removeGroup(name),
+    [qk.groups],
+    (g) => (setRemoving(null), `Group "${g.name}" removed.`),
+  );
   return (
     <>
       <PageHeader title="Groups" subtitle="A key's group decides which models it may use and multiplies their prices.">
@@ -42,14 +46,29 @@ export function Groups() {
                   <strong>{g.name}</strong>
                 </td>
                 <td className="num mono">×{g.multiplier}</td>
-                <td>{g.models.includes('*') ? <span className="muted">all models</span> : g.models.map((m) => <code key={m} className="tag">{m}</code>)}</td>
+                <td>
+                  {g.models.includes('*') ? (
+                    <span className="muted">all models</span>
+                  ) : (
+                    g.models.map((m) => (
+                      <code key={m} className="tag">
+                        {m}
+                      </code>
+                    ))
+                  )}
+                </td>
                 <td className="num mono">{keys.data?.filter((k) => k.group === g.name).length ?? '—'}</td>
                 <td className="actions">
                   <RowMenu
                     label={`Actions for group ${g.name}`}
                     items={[
                       { label: 'Edit…', onSelect: () => setEditing(g) },
-                      { label: 'Remove…', danger: true, disabled: g.name === 'default', onSelect: () => setRemoving(g) },
+                      {
+                        label: 'Remove…',
+                        danger: true,
+                        disabled: g.name === 'default',
+                        onSelect: () => setRemoving(g),
+                      },
                     ]}
                   />
                 </td>
@@ -59,7 +78,11 @@ export function Groups() {
         </table>
       </div>
       <AddGroupDialog open={adding} onOpenChange={setAdding} />
-      <Dialog open={editing !== null} onOpenChange={(o) => !o && setEditing(null)} title={`Edit group "${editing?.name ?? ''}"`}>
+      <Dialog
+        open={editing !== null}
+        onOpenChange={(o) => !o && setEditing(null)}
+        title={`Edit group "${editing?.name ?? ''}"`}
+      >
         {editing ? <GroupForm key={editing.name} group={editing} onDone={() => setEditing(null)} /> : null}
       </Dialog>
       <Confirm
@@ -91,14 +114,20 @@ function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
   const [multiplier, setMultiplier] = useState(group?.multiplier ?? '1');
   const [list, setList] = useState(group && !group.models.includes('*') ? group.models.join(', ') : '');
   const save = useAction(
-    (body: CreateGroupBody) => (group ? api.updateGroup(group.name, { multiplier: body.multiplier, models: body.models ?? ['*'] }) : api.addGroup(body)),
+    (body: CreateGroupBody) =>
+      group
+        ? api.updateGroup(group.name, { multiplier: body.multiplier, models: body.models ?? ['*'] })
+        : api.addGroup(body),
     [qk.groups],
     (g) => `Group "${g.name}" ${group ? 'saved' : 'added'}.`,
   );
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const ids = list.split(/[,\s]+/).filter(Boolean);
-    save.mutate({ name: name.trim(), multiplier: multiplier.trim(), ...(ids.length > 0 ? { models: ids } : {}) }, { onSuccess: onDone });
+    save.mutate(
+      { name: name.trim(), multiplier: multiplier.trim(), ...(ids.length > 0 ? { models: ids } : {}) },
+      { onSuccess: onDone },
+    );
   };
   return (
     <form className="form" onSubmit={submit} autoComplete="off">
@@ -107,16 +136,39 @@ function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
           <input id="group-name" required autoFocus value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
       )}
-      <Field label="Price multiplier" htmlFor="group-multiplier" hint="1 = catalogue prices; 1.2 = 20% more. Up to six decimals.">
-        <input id="group-multiplier" inputMode="decimal" required value={multiplier} onChange={(e) => setMultiplier(e.target.value)} />
+      <Field
+        label="Price multiplier"
+        htmlFor="group-multiplier"
+        hint="1 = catalogue prices; 1.2 = 20% more. Up to six decimals."
+      >
+        <input
+          id="group-multiplier"
+          inputMode="decimal"
+          required
+          value={multiplier}
+          onChange={(e) => setMultiplier(e.target.value)}
+        />
       </Field>
       <Field label="Models" htmlFor="group-models" hint="Catalogue ids, comma-separated; empty for all models.">
-        <input id="group-models" list="group-model-ids" placeholder="all models" value={list} onChange={(e) => setList(e.target.value)} />
+        <input
+          id="group-models"
+          list="group-model-ids"
+          placeholder="all models"
+          value={list}
+          onChange={(e) => setList(e.target.value)}
+        />
         <datalist id="group-model-ids">
-          {models.data?.map((m) => <option key={m.id} value={m.id} />)}
+          {models.data?.map((m) => (
+            <option key={m.id} value={m.id} />
+          ))}
         </datalist>
       </Field>
-      <FormFooter error={save.error} onCancel={onDone} busy={save.isPending} submitLabel={group ? 'Save' : 'Add group'} />
+      <FormFooter
+        error={save.error}
+        onCancel={onDone}
+        busy={save.isPending}
+        submitLabel={group ? 'Save' : 'Add group'}
+      />
     </form>
   );
 }

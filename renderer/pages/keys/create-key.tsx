@@ -23,7 +23,11 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const parsed = parseSettings(settings);
-    const problemText = !NAME.test(name) ? 'Name: letters, digits and . _ @ -, starting with a letter or digit.' : typeof parsed === 'string' ? parsed : null;
+    const problemText = !NAME.test(name)
+      ? 'Name: letters, digits and . _ @ -, starting with a letter or digit.'
+      : typeof parsed === 'string'
+        ? parsed
+        : null;
     setProblem(problemText);
     if (problemText || typeof parsed === 'string') return;
     create.mutate(
@@ -42,10 +46,24 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
     <Dialog open={open} onOpenChange={onOpenChange} title="Create a key">
       <form className="form" onSubmit={submit}>
         <Field label="Name" htmlFor="key-name" hint="One per tool or machine, e.g. laptop-claude. Unique.">
-          <input id="key-name" required autoComplete="off" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+          <input
+            id="key-name"
+            required
+            autoComplete="off"
+            maxLength={64}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            autoFocus
+          />
         </Field>
         <SettingsFields form={settings} onChange={setSettings} idPrefix="key" />
-        <FormFooter problem={problem} error={create.error} onCancel={() => onOpenChange(false)} busy={create.isPending} submitLabel="Create key" />
+        <FormFooter
+          problem={problem}
+          error={create.error}
+          onCancel={() => onOpenChange(false)}
+          busy={create.isPending}
+          submitLabel="Create key"
+        />
       </form>
     </Dialog>
   );

@@ -18,7 +18,11 @@ export function EditKeyDialog({ keyView, onClose }: { keyView: KeyView | null; o
 function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
   const [settings, setSettings] = useState(() => settingsOf(k));
   const [problem, setProblem] = useState<string | null>(null);
-  const save = useAction((body: UpdateKeyBody) => api.updateKey(k.name, body), [qk.keys], (key) => `Key "${key.name}" saved.`);
+  const save = useAction(
+    (body: UpdateKeyBody) => api.updateKey(k.name, body),
+    [qk.keys],
+    (key) => `Key "${key.name}" saved.`,
+  );
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const parsed = parseSettings(settings);
@@ -26,7 +30,9 @@ function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
     setProblem(null);
     // An unchanged expiry is not sent: the form shows only its day.
     const { expiresAt, ...rest } = parsed;
-    const sameDay = (expiresAt === null && k.expiresAt === null) || (settings.expires !== '' && settingsOf(k).expires === settings.expires);
+    const sameDay =
+      (expiresAt === null && k.expiresAt === null) ||
+      (settings.expires !== '' && settingsOf(k).expires === settings.expires);
     save.mutate(sameDay ? rest : parsed, { onSuccess: onClose });
   };
   return (

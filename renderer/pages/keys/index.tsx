@@ -23,16 +23,27 @@ export function Keys() {
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [deleting, setDeleting] = useState<KeyView | null>(null);
   const [editing, setEditing] = useState<KeyView | null>(null);
-  const toggle = useAction((a: { name: string; enabled: boolean }) => api.setKeyEnabled(a.name, a.enabled), [qk.keys], (k) => `Key "${k.name}" ${k.state}.`);
-  const remove = useAction((name: string) => api.deleteKey(name), [qk.keys], (k) => {
-    forgetSecret(k.name);
-    setDeleting(null);
-    return `Key "${k.name}" deleted.`;
-  });
+  const toggle = useAction(
+    (a: { name: string; enabled: boolean }) => api.setKeyEnabled(a.name, a.enabled),
+    [qk.keys],
+    (k) => `Key "${k.name}" ${k.state}.`,
+  );
+  const remove = useAction(
+    (name: string) => api.deleteKey(name),
+    [qk.keys],
+    (k) => {
+      forgetSecret(k.name);
+      setDeleting(null);
+      return `Key "${k.name}" deleted.`;
+    },
+  );
 
   return (
     <>
-      <PageHeader title="Keys" subtitle="Tools authenticate with these sk- keys. Tollgate keeps only a hash; a secret is shown once, at creation.">
+      <PageHeader
+        title="Keys"
+        subtitle="Tools authenticate with these sk- keys. Tollgate keeps only a hash; a secret is shown once, at creation."
+      >
         <NewButton label="Create key" onNew={() => setCreating(true)} />
       </PageHeader>
       {keys.data && keys.data.length === 0 ? (
@@ -81,7 +92,14 @@ export function Keys() {
                     <QuotaBar used={k.usedMicro} quota={k.quotaMicro} />
                   </td>
                   <td className="muted">
-                    {k.rpm === null && k.maxConcurrent === null ? 'none' : [k.rpm !== null ? `${k.rpm}/min` : null, k.maxConcurrent !== null ? `${k.maxConcurrent} at once` : null].filter(Boolean).join(' · ')}
+                    {k.rpm === null && k.maxConcurrent === null
+                      ? 'none'
+                      : [
+                          k.rpm !== null ? `${k.rpm}/min` : null,
+                          k.maxConcurrent !== null ? `${k.maxConcurrent} at once` : null,
+                        ]
+                          .filter(Boolean)
+                          .join(' · ')}
                   </td>
                   <td className="muted">{k.expiresAt ? date(k.expiresAt) : 'never'}</td>
                   <td className="muted" title={k.createdAt}>
@@ -92,8 +110,17 @@ export function Keys() {
                       label={`Actions for key ${k.name}`}
                       items={[
                         { label: 'Edit…', onSelect: () => setEditing(k) },
-                        { label: k.state === 'enabled' ? 'Disable' : 'Enable', onSelect: () => toggle.mutate({ name: k.name, enabled: k.state !== 'enabled' }) },
-                        { label: 'Copy key id', onSelect: () => void navigator.clipboard.writeText(k.id).then(() => toast.show(`Copied the id of key "${k.name}".`)) },
+                        {
+                          label: k.state === 'enabled' ? 'Disable' : 'Enable',
+                          onSelect: () => toggle.mutate({ name: k.name, enabled: k.state !== 'enabled' }),
+                        },
+                        {
+                          label: 'Copy key id',
+                          onSelect: () =>
+                            void navigator.clipboard
+                              .writeText(k.id)
+                              .then(() => toast.show(`Copied the id of key "${k.name}".`)),
+                        },
                         { label: 'Delete…', danger: true, onSelect: () => setDeleting(k) },
                       ]}
                     />
@@ -104,7 +131,11 @@ export function Keys() {
           </table>
         </div>
       )}
-      <CreateKeyDialog open={creating} onOpenChange={setCreating} onCreated={(c) => (setCreating(false), setCreated(c))} />
+      <CreateKeyDialog
+        open={creating}
+        onOpenChange={setCreating}
+        onCreated={(c) => (setCreating(false), setCreated(c))}
+      />
       <SecretDialog created={created} onClose={() => setCreated(null)} />
       <EditKeyDialog keyView={editing} onClose={() => setEditing(null)} />
       <Confirm
@@ -115,7 +146,8 @@ export function Keys() {
         busy={remove.isPending}
         onConfirm={() => deleting && remove.mutate(deleting.name)}
       >
-        Tools using it get 401 from now on. Its log rows and spend stay. This cannot be undone; to pause a key, disable it instead.
+        Tools using it get 401 from now on. Its log rows and spend stay. This cannot be undone; to pause a key, disable
+        it instead.
       </Confirm>
     </>
   );

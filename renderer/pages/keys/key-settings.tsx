@@ -52,12 +52,25 @@ export function parseSettings(f: SettingsForm): Settings | string {
   return { group: f.group, quotaMicro, expiresAt, rpm, maxConcurrent };
 }
 
-export function SettingsFields({ form, onChange, idPrefix }: { form: SettingsForm; onChange(f: SettingsForm): void; idPrefix: string }) {
+export function SettingsFields({
+  form,
+  onChange,
+  idPrefix,
+}: {
+  form: SettingsForm;
+  onChange(f: SettingsForm): void;
+  idPrefix: string;
+}) {
   const groups = useGroups();
-  const set = (k: keyof SettingsForm) => (e: { target: { value: string } }) => onChange({ ...form, [k]: e.target.value });
+  const set = (k: keyof SettingsForm) => (e: { target: { value: string } }) =>
+    onChange({ ...form, [k]: e.target.value });
   return (
     <>
-      <Field label="Group" htmlFor={`${idPrefix}-group`} hint="Decides which models the key may use and the price multiplier.">
+      <Field
+        label="Group"
+        htmlFor={`${idPrefix}-group`}
+        hint="Decides which models the key may use and the price multiplier."
+      >
         <select id={`${idPrefix}-group`} value={form.group} onChange={set('group')}>
           {(groups.data ?? [{ name: 'default', multiplier: '1', models: ['*'] }]).map((g) => (
             <option key={g.name} value={g.name}>
@@ -68,16 +81,37 @@ export function SettingsFields({ form, onChange, idPrefix }: { form: SettingsFor
       </Field>
       <div className="form-grid">
         <Field label="Quota (USD)" htmlFor={`${idPrefix}-quota`} hint="Spending cap; empty for none.">
-          <input id={`${idPrefix}-quota`} inputMode="decimal" autoComplete="off" placeholder="none" value={form.quota} onChange={set('quota')} />
+          <input
+            id={`${idPrefix}-quota`}
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="none"
+            value={form.quota}
+            onChange={set('quota')}
+          />
         </Field>
         <Field label="Expires" htmlFor={`${idPrefix}-expires`} hint="End of that day; empty for never.">
           <input id={`${idPrefix}-expires`} type="date" value={form.expires} onChange={set('expires')} />
         </Field>
         <Field label="Requests per minute" htmlFor={`${idPrefix}-rpm`}>
-          <input id={`${idPrefix}-rpm`} inputMode="numeric" autoComplete="off" placeholder="no limit" value={form.rpm} onChange={set('rpm')} />
+          <input
+            id={`${idPrefix}-rpm`}
+            inputMode="numeric"
+            autoComplete="off"
+            placeholder="no limit"
+            value={form.rpm}
+            onChange={set('rpm')}
+          />
         </Field>
         <Field label="At once" htmlFor={`${idPrefix}-concurrent`} hint="Requests in flight.">
-          <input id={`${idPrefix}-concurrent`} inputMode="numeric" autoComplete="off" placeholder="no limit" value={form.concurrent} onChange={set('concurrent')} />
+          <input
+            id={`${idPrefix}-concurrent`}
+            inputMode="numeric"
+            autoComplete="off"
+            placeholder="no limit"
+            value={form.concurrent}
+            onChange={set('concurrent')}
+          />
         </Field>
       </div>
     </>

@@ -8,11 +8,16 @@ import { rememberSecret } from '../../lib/secret-memory.js';
 export function SecretDialog({ created, onClose }: { created: CreatedKey | null; onClose(): void }) {
   const navigate = useNavigate();
   return (
-    <Dialog open={created !== null} onOpenChange={(o) => !o && onClose()} title={`Key "${created?.key.name ?? ''}" created`}>
+    <Dialog
+      open={created !== null}
+      onOpenChange={(o) => !o && onClose()}
+      title={`Key "${created?.key.name ?? ''}" created`}
+    >
       {created ? (
         <div className="form">
           <p className="warning" role="note">
-            Copy the secret now. Tollgate keeps only its hash: it cannot show it again. If you lose it, delete the key and create another.
+            Copy the secret now. Tollgate keeps only its hash: it cannot show it again. If you lose it, delete the key
+            and create another.
           </p>
           <div className="secret-row">
             <code className="secret" data-testid="new-secret">

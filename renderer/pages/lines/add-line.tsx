@@ -44,7 +44,11 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   const presets = usePresets();
   const models = useModels();
   const [f, setF] = useState<Form>(fresh(undefined));
-  const add = useAction((body: CreateLineBody) => api.addLine(body), [qk.lines, qk.models], (l) => `Line "${l.name}" added with ${l.models.length} models.`);
+  const add = useAction(
+    (body: CreateLineBody) => api.addLine(body),
+    [qk.lines, qk.models],
+    (l) => `Line "${l.name}" added with ${l.models.length} models.`,
+  );
   const preset = presets.data?.find((p) => p.id === f.preset);
   const set = <K extends keyof Form>(k: K, v: Form[K]): void => setF((old) => ({ ...old, [k]: v }));
 
@@ -67,7 +71,11 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
     const body: CreateLineBody = {
       ...(preset ? { preset: preset.id } : { protocol: f.protocol, baseUrl: f.baseUrl.trim() }),
       ...(f.name.trim() ? { name: f.name.trim() } : {}),
-      ...(listed ? { models: f.chosen } : typed.models.length > 0 ? { models: typed.models, modelMap: typed.modelMap } : {}),
+      ...(listed
+        ? { models: f.chosen }
+        : typed.models.length > 0
+          ? { models: typed.models, modelMap: typed.modelMap }
+          : {}),
       ...(f.keyMode === 'keychain' && f.apiKey ? { apiKey: f.apiKey } : {}),
       ...(f.keyMode === 'env' ? { apiKeyEnv: f.apiKeyEnv.trim() } : {}),
       ...(f.keyMode === 'none' ? { apiKeyEnv: null } : {}),
@@ -85,8 +93,25 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   return (
     <Dialog open={open} onOpenChange={close} title="Add a line" wide>
       <form className="form" onSubmit={submit} autoComplete="off">
-        <Field label="Provider" htmlFor="line-preset" hint={preset ? <>Base URL {preset.baseUrl} · speaks {preset.protocol}</> : 'Any OpenAI-, Anthropic- or Gemini-compatible server.'}>
-          <select id="line-preset" value={f.preset} autoFocus onChange={(e) => setF(fresh(presets.data?.find((p) => p.id === e.target.value)))}>
+        <Field
+          label="Provider"
+          htmlFor="line-preset"
+          hint={
+            preset ? (
+              <>
+                Base URL {preset.baseUrl} · speaks {preset.protocol}
+              </>
+            ) : (
+              'Any OpenAI-, Anthropic- or Gemini-compatible server.'
+            )
+          }
+        >
+          <select
+            id="line-preset"
+            value={f.preset}
+            autoFocus
+            onChange={(e) => setF(fresh(presets.data?.find((p) => p.id === e.target.value)))}
+          >
             <option value="">Custom (no preset)</option>
             {presets.data?.map((p) => (
               <option key={p.id} value={p.id}>
@@ -101,7 +126,11 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
           </Field>
           {!preset ? (
             <Field label="Protocol" htmlFor="line-protocol">
-              <select id="line-protocol" value={f.protocol} onChange={(e) => set('protocol', e.target.value as Form['protocol'])}>
+              <select
+                id="line-protocol"
+                value={f.protocol}
+                onChange={(e) => set('protocol', e.target.value as Form['protocol'])}
+              >
                 {PROTOCOLS.map((p) => (
                   <option key={p}>{p}</option>
                 ))}
@@ -110,20 +139,34 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
           ) : null}
         </div>
         {!preset ? (
-          <Field label="Base URL" htmlFor="line-url" hint="OpenAI-style servers: ending in /v1. Anthropic and Gemini: the origin.">
-            <input id="line-url" required placeholder="https://api.example.com/v1" value={f.baseUrl} onChange={(e) => set('baseUrl', e.target.value)} />
+          <Field
+            label="Base URL"
+            htmlFor="line-url"
+            hint="OpenAI-style servers: ending in /v1. Anthropic and Gemini: the origin."
+          >
+            <input
+              id="line-url"
+              required
+              placeholder="https://api.example.com/v1"
+              value={f.baseUrl}
+              onChange={(e) => set('baseUrl', e.target.value)}
+            />
           </Field>
         ) : null}
         {preset && preset.models.length > 0 ? (
           <fieldset className="field">
-            <legend>Models ({f.chosen.length} of {preset.models.length})</legend>
+            <legend>
+              Models ({f.chosen.length} of {preset.models.length})
+            </legend>
             <div className="check-grid">
               {preset.models.map((m) => (
                 <label key={m} className="check">
                   <input
                     type="checkbox"
                     checked={f.chosen.includes(m)}
-                    onChange={(e) => set('chosen', e.target.checked ? [...f.chosen, m] : f.chosen.filter((x) => x !== m))}
+                    onChange={(e) =>
+                      set('chosen', e.target.checked ? [...f.chosen, m] : f.chosen.filter((x) => x !== m))
+                    }
                   />
                   <code>{m}</code>
                 </label>
@@ -131,10 +174,23 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
             </div>
           </fieldset>
         ) : (
-          <Field label="Models" htmlFor="line-models" hint="Catalogue ids, comma-separated; id=upstream-id when the server names a model differently.">
-            <input id="line-models" list="line-model-ids" required placeholder="gpt-4o, llama-3.3-70b=llama3.3:70b" value={f.modelsText} onChange={(e) => set('modelsText', e.target.value)} />
+          <Field
+            label="Models"
+            htmlFor="line-models"
+            hint="Catalogue ids, comma-separated; id=upstream-id when the server names a model differently."
+          >
+            <input
+              id="line-models"
+              list="line-model-ids"
+              required
+              placeholder="gpt-4o, llama-3.3-70b=llama3.3:70b"
+              value={f.modelsText}
+              onChange={(e) => set('modelsText', e.target.value)}
+            />
             <datalist id="line-model-ids">
-              {models.data?.map((m) => <option key={m.id} value={m.id} />)}
+              {models.data?.map((m) => (
+                <option key={m.id} value={m.id} />
+              ))}
             </datalist>
           </Field>
         )}
@@ -144,31 +200,65 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
             {(['keychain', 'env', 'none'] as const).map((m) => (
               <label key={m} className="check">
                 <input type="radio" name="key-mode" checked={f.keyMode === m} onChange={() => set('keyMode', m)} />
-                {m === 'keychain' ? 'Store in the OS keychain' : m === 'env' ? 'Environment variable' : 'No key (local server)'}
+                {m === 'keychain'
+                  ? 'Store in the OS keychain'
+                  : m === 'env'
+                    ? 'Environment variable'
+                    : 'No key (local server)'}
               </label>
             ))}
           </div>
           {f.keyMode === 'keychain' ? (
             <>
-              <input id="line-key" type="password" aria-label="API key" placeholder="paste the provider's API key" value={f.apiKey} onChange={(e) => set('apiKey', e.target.value)} />
+              <input
+                id="line-key"
+                type="password"
+                aria-label="API key"
+                placeholder="paste the provider's API key"
+                value={f.apiKey}
+                onChange={(e) => set('apiKey', e.target.value)}
+              />
               <p className="field-hint">Write-only: Tollgate hands it to the OS keychain and never shows it again.</p>
             </>
           ) : f.keyMode === 'env' ? (
             <>
-              <input id="line-env" aria-label="Environment variable" className="mono" placeholder="OPENAI_API_KEY" value={f.apiKeyEnv} onChange={(e) => set('apiKeyEnv', e.target.value)} />
+              <input
+                id="line-env"
+                aria-label="Environment variable"
+                className="mono"
+                placeholder="OPENAI_API_KEY"
+                value={f.apiKeyEnv}
+                onChange={(e) => set('apiKeyEnv', e.target.value)}
+              />
               <p className="field-hint">Read from the gateway's environment at each request.</p>
             </>
           ) : null}
         </fieldset>
         <div className="form-grid">
           <Field label="Priority" htmlFor="line-priority" hint="Higher is tried first.">
-            <input id="line-priority" inputMode="numeric" value={f.priority} onChange={(e) => set('priority', e.target.value)} />
+            <input
+              id="line-priority"
+              inputMode="numeric"
+              value={f.priority}
+              onChange={(e) => set('priority', e.target.value)}
+            />
           </Field>
           <Field label="Weight" htmlFor="line-weight" hint="Share among equal priorities.">
-            <input id="line-weight" inputMode="numeric" value={f.weight} onChange={(e) => set('weight', e.target.value)} />
+            <input
+              id="line-weight"
+              inputMode="numeric"
+              value={f.weight}
+              onChange={(e) => set('weight', e.target.value)}
+            />
           </Field>
         </div>
-        <FormFooter problem={problem} error={add.error} onCancel={() => close(false)} busy={add.isPending} submitLabel="Add line" />
+        <FormFooter
+          problem={problem}
+          error={add.error}
+          onCancel={() => close(false)}
+          busy={add.isPending}
+          submitLabel="Add line"
+        />
       </form>
     </Dialog>
   );

@@ -16,7 +16,14 @@ interface Form {
 }
 
 function from(l: LineView): Form {
-  return { baseUrl: l.baseUrl, models: formatModels(l.models, l.modelMap), priority: String(l.priority), weight: String(l.weight), rpm: l.rpm === null ? '' : String(l.rpm), apiKey: '' };
+  return {
+    baseUrl: l.baseUrl,
+    models: formatModels(l.models, l.modelMap),
+    priority: String(l.priority),
+    weight: String(l.weight),
+    rpm: l.rpm === null ? '' : String(l.rpm),
+    apiKey: '',
+  };
 }
 
 /** Changes what the admin API lets change; only fields that differ are sent. A new API key replaces the stored one. */
@@ -31,7 +38,11 @@ export function EditLineDialog({ line, onClose }: { line: LineView | null; onClo
 function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
   const [f, setF] = useState<Form>(() => from(line));
   const [problem, setProblem] = useState<string | null>(null);
-  const save = useAction((a: { name: string; body: UpdateLineBody }) => api.updateLine(a.name, a.body), [qk.lines, qk.models], (l) => `Line "${l.name}" saved.`);
+  const save = useAction(
+    (a: { name: string; body: UpdateLineBody }) => api.updateLine(a.name, a.body),
+    [qk.lines, qk.models],
+    (l) => `Line "${l.name}" saved.`,
+  );
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();
@@ -39,8 +50,15 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
     const priority = Number(f.priority);
     const weight = Number(f.weight);
     const rpm = f.rpm.trim() === '' ? null : Number(f.rpm);
-    if (!Number.isInteger(priority) || !Number.isInteger(weight) || weight < 0 || (rpm !== null && !(Number.isInteger(rpm) && rpm >= 1))) {
-      setProblem('Priority is a whole number, weight a whole number of 0 or more, requests per minute 1 or more (or empty).');
+    if (
+      !Number.isInteger(priority) ||
+      !Number.isInteger(weight) ||
+      weight < 0 ||
+      (rpm !== null && !(Number.isInteger(rpm) && rpm >= 1))
+    ) {
+      setProblem(
+        'Priority is a whole number, weight a whole number of 0 or more, requests per minute 1 or more (or empty).',
+      );
       return;
     }
     setProblem(null);
@@ -63,17 +81,39 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
         <input id="edit-url" value={f.baseUrl} onChange={(e) => setF({ ...f, baseUrl: e.target.value })} />
       </Field>
       <Field label="Models" htmlFor="edit-models" hint="Catalogue ids, comma-separated; id=upstream-id to map one.">
-        <textarea id="edit-models" rows={3} className="mono" value={f.models} onChange={(e) => setF({ ...f, models: e.target.value })} />
+        <textarea
+          id="edit-models"
+          rows={3}
+          className="mono"
+          value={f.models}
+          onChange={(e) => setF({ ...f, models: e.target.value })}
+        />
       </Field>
       <div className="form-grid form-grid-3">
         <Field label="Priority" htmlFor="edit-priority">
-          <input id="edit-priority" inputMode="numeric" value={f.priority} onChange={(e) => setF({ ...f, priority: e.target.value })} />
+          <input
+            id="edit-priority"
+            inputMode="numeric"
+            value={f.priority}
+            onChange={(e) => setF({ ...f, priority: e.target.value })}
+          />
         </Field>
         <Field label="Weight" htmlFor="edit-weight">
-          <input id="edit-weight" inputMode="numeric" value={f.weight} onChange={(e) => setF({ ...f, weight: e.target.value })} />
+          <input
+            id="edit-weight"
+            inputMode="numeric"
+            value={f.weight}
+            onChange={(e) => setF({ ...f, weight: e.target.value })}
+          />
         </Field>
         <Field label="Requests / minute" htmlFor="edit-rpm">
-          <input id="edit-rpm" inputMode="numeric" placeholder="no limit" value={f.rpm} onChange={(e) => setF({ ...f, rpm: e.target.value })} />
+          <input
+            id="edit-rpm"
+            inputMode="numeric"
+            placeholder="no limit"
+            value={f.rpm}
+            onChange={(e) => setF({ ...f, rpm: e.target.value })}
+          />
         </Field>
       </div>
       <Field
@@ -81,7 +121,13 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
         htmlFor="edit-key"
         hint={`Now: ${line.apiKeySource === 'keychain' ? 'a key in the OS keychain (never shown)' : line.apiKeySource === 'env' ? `the variable ${line.apiKeyEnv}` : 'no key'}. Leave empty to keep it.`}
       >
-        <input id="edit-key" type="password" placeholder="new key (write-only)" value={f.apiKey} onChange={(e) => setF({ ...f, apiKey: e.target.value })} />
+        <input
+          id="edit-key"
+          type="password"
+          placeholder="new key (write-only)"
+          value={f.apiKey}
+          onChange={(e) => setF({ ...f, apiKey: e.target.value })}
+        />
       </Field>
       <FormFooter problem={problem} error={save.error} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
     </form>

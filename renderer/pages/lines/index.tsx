@@ -27,25 +27,40 @@ export function Lines() {
   const [editing, setEditing] = useState<LineView | null>(null);
   const [removing, setRemoving] = useState<LineView | null>(null);
   const [tests, setTests] = useState<Record<string, LineTestView | 'running'>>({});
-  const toggle = useAction((a: { name: string; enabled: boolean }) => api.updateLine(a.name, { enabled: a.enabled }), [qk.lines, qk.models], (l) => `Line "${l.name}" ${l.enabled ? 'enabled' : 'disabled'}.`);
-  const remove = useAction((name: string) => api.deleteLine(name), [qk.lines, qk.models], (l) => (setRemoving(null), `Line "${l.name}" removed.`));
+  const toggle = useAction(
+    (a: { name: string; enabled: boolean }) => api.updateLine(a.name, { enabled: a.enabled }),
+    [qk.lines, qk.models],
+    (l) => `Line "${l.name}" ${l.enabled ? 'enabled' : 'disabled'}.`,
+  );
+  const remove = useAction(
+    (name: string) => api.deleteLine(name),
+    [qk.lines, qk.models],
+    (l) => (setRemoving(null), `Line "${l.name}" removed.`),
+  );
 
   const test = (name: string): void => {
     setTests((t) => ({ ...t, [name]: 'running' }));
     api.testLine(name).then(
       (r) => setTests((t) => ({ ...t, [name]: r })),
-      (err: Error) => setTests((t) => ({ ...t, [name]: { ok: false, status: null, latencyMs: 0, message: err.message } })),
+      (err: Error) =>
+        setTests((t) => ({ ...t, [name]: { ok: false, status: null, latencyMs: 0, message: err.message } })),
     );
   };
 
   return (
     <>
-      <PageHeader title="Lines" subtitle="Upstream providers that serve catalogue models. Higher priority is tried first; failures move on to the next line.">
+      <PageHeader
+        title="Lines"
+        subtitle="Upstream providers that serve catalogue models. Higher priority is tried first; failures move on to the next line."
+      >
         <NewButton label="Add line" onNew={() => setAdding(true)} />
       </PageHeader>
       {lines.data && lines.data.length === 0 ? (
         <Empty title="No lines yet">
-          <p>Add a provider from a preset (OpenAI, Anthropic, Google, OpenRouter, a local Ollama…). Its API key goes to the OS keychain.</p>
+          <p>
+            Add a provider from a preset (OpenAI, Anthropic, Google, OpenRouter, a local Ollama…). Its API key goes to
+            the OS keychain.
+          </p>
           <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
             Add line
           </button>
@@ -80,7 +95,11 @@ export function Lines() {
                 return (
                   <tr key={l.id} data-line={l.name} className={l.enabled ? '' : 'row-off'}>
                     <td>
-                      <Switch checked={l.enabled} label={`Line ${l.name} enabled`} onChange={(enabled) => toggle.mutate({ name: l.name, enabled })} />
+                      <Switch
+                        checked={l.enabled}
+                        label={`Line ${l.name} enabled`}
+                        onChange={(enabled) => toggle.mutate({ name: l.name, enabled })}
+                      />
                     </td>
                     <td>
                       <strong>{l.name}</strong>
@@ -89,18 +108,29 @@ export function Lines() {
                     <td className="mono muted truncate" title={l.baseUrl}>
                       {l.baseUrl}
                     </td>
-                    <td title={l.models.join(', ')}>{l.models.length === 1 ? <code>{l.models[0]}</code> : `${l.models.length} models`}</td>
+                    <td title={l.models.join(', ')}>
+                      {l.models.length === 1 ? <code>{l.models[0]}</code> : `${l.models.length} models`}
+                    </td>
                     <td className="muted">{l.apiKeySource === 'env' ? `$${l.apiKeyEnv}` : SOURCE[l.apiKeySource]}</td>
                     <td className="num mono">{l.priority}</td>
                     <td className="num mono">{l.weight}</td>
                     <td>
                       <Health l={l} />{' '}
-                      <Link className="link" to={`/logs?line=${encodeURIComponent(l.name)}&status=error`} aria-label={`Recent errors of line ${l.name}`}>
+                      <Link
+                        className="link"
+                        to={`/logs?line=${encodeURIComponent(l.name)}&status=error`}
+                        aria-label={`Recent errors of line ${l.name}`}
+                      >
                         errors
                       </Link>
                     </td>
                     <td className="test-cell">
-                      <button type="button" className="button button-small" disabled={t === 'running'} onClick={() => test(l.name)}>
+                      <button
+                        type="button"
+                        className="button button-small"
+                        disabled={t === 'running'}
+                        onClick={() => test(l.name)}
+                      >
                         {t === 'running' ? 'Testing…' : 'Test'}
                       </button>
                       {t && t !== 'running' ? (
@@ -114,7 +144,10 @@ export function Lines() {
                         label={`Actions for line ${l.name}`}
                         items={[
                           { label: 'Edit…', onSelect: () => setEditing(l) },
-                          { label: l.enabled ? 'Disable' : 'Enable', onSelect: () => toggle.mutate({ name: l.name, enabled: !l.enabled }) },
+                          {
+                            label: l.enabled ? 'Disable' : 'Enable',
+                            onSelect: () => toggle.mutate({ name: l.name, enabled: !l.enabled }),
+                          },
                           { label: 'Remove…', danger: true, onSelect: () => setRemoving(l) },
                         ]}
                       />

@@ -29,8 +29,8 @@ export function Login({ error }: { error?: unknown }) {
             <p>The console opens from a one-time login link. In a terminal on this machine, run:</p>
             <pre className="code-block">npx tollgate open</pre>
             <p className="muted">
-              It prints a fresh link and opens it in your browser. <code>tollgate serve</code> prints one when it starts, and the Tollgate app
-              logs in by itself.
+              It prints a fresh link and opens it in your browser. <code>tollgate serve</code> prints one when it
+              starts, and the Tollgate app logs in by itself.
             </p>
           </>
         )}

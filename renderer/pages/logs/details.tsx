@@ -16,7 +16,15 @@ const USAGE_ROWS: [keyof LogEntry['usage'], string][] = [
 ];
 
 /** One request in full: a side sheet over the log, closed with Escape, focus back on the row. */
-export function LogDetails({ entry, onClose, returnFocus }: { entry: LogEntry | null; onClose(): void; returnFocus?: () => void }) {
+export function LogDetails({
+  entry,
+  onClose,
+  returnFocus,
+}: {
+  entry: LogEntry | null;
+  onClose(): void;
+  returnFocus?: () => void;
+}) {
   return (
     <RadixDialog.Root open={entry !== null} onOpenChange={(o) => !o && onClose()}>
       <RadixDialog.Portal>
@@ -45,7 +53,8 @@ function Body({ e }: { e: LogEntry }) {
     <>
       <div className="dialog-head">
         <RadixDialog.Title className="dialog-title">
-          Request <span className="mono">#{e.id}</span> <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
+          Request <span className="mono">#{e.id}</span>{' '}
+          <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
         </RadixDialog.Title>
         <RadixDialog.Close className="icon-button" aria-label="Close">
           ×
@@ -68,11 +77,17 @@ function Body({ e }: { e: LogEntry }) {
         </dd>
         <dt>Protocols</dt>
         <dd>
-          {e.upstreamProtocol ? `${e.inboundProtocol} in → ${e.upstreamProtocol} upstream` : `${e.inboundProtocol} in; not forwarded`}
+          {e.upstreamProtocol
+            ? `${e.inboundProtocol} in → ${e.upstreamProtocol} upstream`
+            : `${e.inboundProtocol} in; not forwarded`}
           {e.stream ? ', streamed' : ''}
         </dd>
         <dt>Line</dt>
-        <dd>{e.line ? `${e.line} · ${e.attempts} ${e.attempts === 1 ? 'attempt' : 'attempts'}` : 'none (refused before forwarding)'}</dd>
+        <dd>
+          {e.line
+            ? `${e.line} · ${e.attempts} ${e.attempts === 1 ? 'attempt' : 'attempts'}`
+            : 'none (refused before forwarding)'}
+        </dd>
       </dl>
       {e.errorCode ? (
         <section className="sheet-section">
@@ -146,13 +161,15 @@ function Charge({ e }: { e: LogEntry }) {
                   <td className="num mono">${t.usd}</td>
                 </tr>
               ))
-            : USAGE_ROWS.filter(([k]) => e.usage[k] > 0 || k === 'inputTokens' || k === 'outputTokens').map(([k, label]) => (
-                <tr key={k}>
-                  <th scope="row">{label}</th>
-                  <td className="num mono">{tokens(e.usage[k])} tokens</td>
-                  <td />
-                </tr>
-              ))}
+            : USAGE_ROWS.filter(([k]) => e.usage[k] > 0 || k === 'inputTokens' || k === 'outputTokens').map(
+                ([k, label]) => (
+                  <tr key={k}>
+                    <th scope="row">{label}</th>
+                    <td className="num mono">{tokens(e.usage[k])} tokens</td>
+                    <td />
+                  </tr>
+                ),
+              )}
           {b && b.multiplier !== '1' ? (
             <tr>
               <th scope="row">Group multiplier</th>
@@ -189,6 +206,8 @@ function Charge({ e }: { e: LogEntry }) {
 /** micro-USD per million tokens as USD text, exact: 3_000_001 → "3.000001". */
 function price(micro: number): string {
   const whole = Math.floor(micro / 1_000_000);
-  const frac = String(micro % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  const frac = String(micro % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return frac ? `${whole}.${frac}` : String(whole);
 }

@@ -10,7 +10,19 @@ import { LogDetails } from './details.js';
 import { useLogRows } from './use-log-rows.js';
 
 const ROW_HEIGHT = 32;
-const COLUMNS = ['Time', 'Key', 'Model', 'Line', 'Protocol', 'Status', 'In', 'Out', 'Cache', 'Cost', 'Latency'] as const;
+const COLUMNS = [
+  'Time',
+  'Key',
+  'Model',
+  'Line',
+  'Protocol',
+  'Status',
+  'In',
+  'Out',
+  'Cache',
+  'Cost',
+  'Latency',
+] as const;
 const NUMERIC = new Set<string>(['In', 'Out', 'Cache', 'Cost', 'Latency']);
 
 function statusTone(status: number): 'ok' | 'warn' | 'bad' {
@@ -76,7 +88,13 @@ export function Logs() {
   }, [modelInput]);
 
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual's API is not memoisable; this component is not compiled.
-  const v = useVirtualizer({ count: log.rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 20, scrollPaddingEnd: ROW_HEIGHT });
+  const v = useVirtualizer({
+    count: log.rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 20,
+    scrollPaddingEnd: ROW_HEIGHT,
+  });
   const items = v.getVirtualItems();
   const last = items[items.length - 1];
   useEffect(() => {
@@ -103,7 +121,10 @@ export function Logs() {
 
   return (
     <>
-      <PageHeader title="Usage log" subtitle="Every model request, newest first, with what it cost. New requests appear as they finish." />
+      <PageHeader
+        title="Usage log"
+        subtitle="Every model request, newest first, with what it cost. New requests appear as they finish."
+      />
       <div className="toolbar" role="search">
         <label className="toolbar-field">
           <span>Key</span>
@@ -118,9 +139,18 @@ export function Logs() {
         </label>
         <label className="toolbar-field">
           <span>Model</span>
-          <input ref={modelRef} aria-label="Filter by model" list="log-models" placeholder="any model  ( / )" value={modelInput} onChange={(e) => setModelInput(e.target.value)} />
+          <input
+            ref={modelRef}
+            aria-label="Filter by model"
+            list="log-models"
+            placeholder="any model  ( / )"
+            value={modelInput}
+            onChange={(e) => setModelInput(e.target.value)}
+          />
           <datalist id="log-models">
-            {models.data?.map((m) => <option key={m.id} value={m.id} />)}
+            {models.data?.map((m) => (
+              <option key={m.id} value={m.id} />
+            ))}
           </datalist>
         </label>
         <label className="toolbar-field">
@@ -201,7 +231,14 @@ export function Logs() {
             {items.map((item) => {
               const e = log.rows[item.index]!;
               return (
-                <LogRow key={e.id} e={e} index={item.index} start={item.start} selected={item.index === cursor} onOpen={() => (setCursor(item.index), setOpen(e))} />
+                <LogRow
+                  key={e.id}
+                  e={e}
+                  index={item.index}
+                  start={item.start}
+                  selected={item.index === cursor}
+                  onOpen={() => (setCursor(item.index), setOpen(e))}
+                />
               );
             })}
           </div>
@@ -236,7 +273,11 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
         {dateTime(e.ts).slice(5)}
       </span>
       <span role="gridcell">{e.keyName ?? '—'}</span>
-      <span role="gridcell" className="mono" title={e.servedModel && e.servedModel !== e.model ? `served as ${e.servedModel}` : undefined}>
+      <span
+        role="gridcell"
+        className="mono"
+        title={e.servedModel && e.servedModel !== e.model ? `served as ${e.servedModel}` : undefined}
+      >
         {e.model ?? '—'}
         {e.servedModel && e.servedModel !== e.model ? <span className="muted"> → {e.servedModel}</span> : null}
       </span>
@@ -264,7 +305,9 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
         {tokens(e.usage.outputTokens)}
       </span>
       <span role="gridcell" className="num mono muted">
-        {e.usage.cacheReadTokens || e.usage.cacheWriteTokens ? `${tokens(e.usage.cacheReadTokens)}/${tokens(e.usage.cacheWriteTokens)}` : '—'}
+        {e.usage.cacheReadTokens || e.usage.cacheWriteTokens
+          ? `${tokens(e.usage.cacheReadTokens)}/${tokens(e.usage.cacheWriteTokens)}`
+          : '—'}
       </span>
       <span role="gridcell" className="num mono" data-testid="row-cost">
         {usd(e.costMicro)}

@@ -6,7 +6,12 @@ import { useSettings } from '../../lib/queries.js';
 /** The request's body as the client sent it, when the storeBodies setting kept it. */
 export function RequestBody({ requestId }: { requestId: string }) {
   const on = useSettings().data?.storeBodies ?? false;
-  const body = useQuery({ queryKey: ['logs', 'body', requestId], queryFn: () => api.requestBody(requestId), retry: false, staleTime: Infinity });
+  const body = useQuery({
+    queryKey: ['logs', 'body', requestId],
+    queryFn: () => api.requestBody(requestId),
+    retry: false,
+    staleTime: Infinity,
+  });
   if (!body.data && !on) {
     return (
       <p className="muted">

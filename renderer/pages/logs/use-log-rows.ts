@@ -13,7 +13,8 @@ export const PAGE = 200;
 export function useLogRows(filter: LogFilter) {
   const pages = useInfiniteQuery({
     queryKey: ['logs', 'pages', filter],
-    queryFn: ({ pageParam }) => api.logs({ ...filter, limit: PAGE, ...(pageParam === undefined ? {} : { before: pageParam }) }),
+    queryFn: ({ pageParam }) =>
+      api.logs({ ...filter, limit: PAGE, ...(pageParam === undefined ? {} : { before: pageParam }) }),
     initialPageParam: undefined as number | undefined,
     getNextPageParam: (last) => (last.length < PAGE ? undefined : last[last.length - 1]!.id),
     staleTime: Infinity,

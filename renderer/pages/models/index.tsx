@@ -53,12 +53,20 @@ export function Models() {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<ModelView | null>(null);
   const [removing, setRemoving] = useState<ModelView | null>(null);
-  const reset = useAction((id: string) => admin.call('resetModel', { params: { id } }), [qk.models], ({ model }) => `Model "${model.id}" is back at its preset prices.`);
+  const reset = useAction(
+    (id: string) => admin.call('resetModel', { params: { id } }),
+    [qk.models],
+    ({ model }) => `Model "${model.id}" is back at its preset prices.`,
+  );
   // Lines, groups and aliases that name the model lose it too (the confirmation says so).
-  const remove = useAction((id: string) => admin.call('removeModel', { params: { id }, query: { force: true } }), [qk.models, qk.lines, qk.groups], ({ model }) => {
-    setRemoving(null);
-    return `Model "${model.id}" removed.`;
-  });
+  const remove = useAction(
+    (id: string) => admin.call('removeModel', { params: { id }, query: { force: true } }),
+    [qk.models, qk.lines, qk.groups],
+    ({ model }) => {
+      setRemoving(null);
+      return `Model "${model.id}" removed.`;
+    },
+  );
 
   const vendors = useMemo(() => [...new Set(models.data?.map((m) => m.vendor))].sort(), [models.data]);
   const shown = useMemo(() => {
@@ -73,13 +81,22 @@ export function Models() {
 
   return (
     <>
-      <PageHeader title="Models" subtitle="The catalogue: prices in USD per million tokens. Any client protocol reaches any model a line serves.">
+      <PageHeader
+        title="Models"
+        subtitle="The catalogue: prices in USD per million tokens. Any client protocol reaches any model a line serves."
+      >
         <NewButton label="Add model" onNew={() => setAdding(true)} />
       </PageHeader>
       <div className="toolbar" role="search">
         <label className="toolbar-field toolbar-grow">
           <span>Search</span>
-          <input ref={search} type="search" placeholder="id or name  ( / )" value={query} onChange={(e) => setQuery(e.target.value)} />
+          <input
+            ref={search}
+            type="search"
+            placeholder="id or name  ( / )"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+          />
         </label>
         <label className="toolbar-field">
           <span>Vendor</span>
@@ -91,7 +108,8 @@ export function Models() {
           </select>
         </label>
         <label className="toolbar-check">
-          <input type="checkbox" checked={servedOnly} onChange={(e) => setServedOnly(e.target.checked)} /> served by a line
+          <input type="checkbox" checked={servedOnly} onChange={(e) => setServedOnly(e.target.checked)} /> served by a
+          line
         </label>
         <span className="toolbar-spacer" />
         <span className="legend">
@@ -137,7 +155,11 @@ export function Models() {
                   <td>
                     <div className="model-id">
                       <code>{m.id}</code>
-                      {m.origin === 'custom' ? <Badge tone="info">custom</Badge> : m.presetPrices ? <Badge tone="warn">overridden</Badge> : null}
+                      {m.origin === 'custom' ? (
+                        <Badge tone="info">custom</Badge>
+                      ) : m.presetPrices ? (
+                        <Badge tone="warn">overridden</Badge>
+                      ) : null}
                       <CopyButton value={m.id} label="Copy" what={`model id ${m.id}`} />
                     </div>
                     <div className="model-name" title={m.displayName}>
@@ -150,7 +172,9 @@ export function Models() {
                   <td className="num mono">{perMillion(m.prices.cacheRead)}</td>
                   <td className="num mono">{perMillion(m.prices.cacheWrite)}</td>
                   <td className="num mono">{compact(m.contextWindow)}</td>
-                  <td className="model-lines">{m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}</td>
+                  <td className="model-lines">
+                    {m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}
+                  </td>
                   <td>
                     <Access m={m} />
                   </td>
@@ -159,8 +183,12 @@ export function Models() {
                       label={`Actions for model ${m.id}`}
                       items={[
                         { label: 'Edit prices…', onSelect: () => setEditing(m) },
-                        ...(m.presetPrices ? [{ label: 'Reset to preset prices', onSelect: () => reset.mutate(m.id) }] : []),
-                        ...(m.origin === 'custom' ? [{ label: 'Remove…', danger: true, onSelect: () => setRemoving(m) }] : []),
+                        ...(m.presetPrices
+                          ? [{ label: 'Reset to preset prices', onSelect: () => reset.mutate(m.id) }]
+                          : []),
+                        ...(m.origin === 'custom'
+                          ? [{ label: 'Remove…', danger: true, onSelect: () => setRemoving(m) }]
+                          : []),
                       ]}
                     />
                   </td>
@@ -180,8 +208,11 @@ export function Models() {
         busy={remove.isPending}
         onConfirm={() => removing && remove.mutate(removing.id)}
       >
-        Requests for it are refused from now on{removing && removing.lines.length > 0 ? `, and it is taken off ${removing.lines.length === 1 ? 'line' : 'lines'} ${removing.lines.join(', ')}` : ''}. Its log rows and their
-        costs stay.
+        Requests for it are refused from now on
+        {removing && removing.lines.length > 0
+          ? `, and it is taken off ${removing.lines.length === 1 ? 'line' : 'lines'} ${removing.lines.join(', ')}`
+          : ''}
+        . Its log rows and their costs stay.
       </Confirm>
     </>
   );

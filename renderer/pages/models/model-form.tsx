@@ -29,7 +29,14 @@ interface ModelForm {
   prices: Record<PriceField, string>;
 }
 
-const EMPTY: ModelForm = { id: '', vendor: '', displayName: '', contextWindow: '', maxOutputTokens: '', prices: { input: '', output: '', cacheRead: '', cacheWrite: '' } };
+const EMPTY: ModelForm = {
+  id: '',
+  vendor: '',
+  displayName: '',
+  contextWindow: '',
+  maxOutputTokens: '',
+  prices: { input: '', output: '', cacheRead: '', cacheWrite: '' },
+};
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 const VENDOR = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -42,7 +49,12 @@ function formOf(m: ModelView): ModelForm {
     displayName: m.displayName,
     contextWindow: String(m.contextWindow),
     maxOutputTokens: String(m.maxOutputTokens),
-    prices: { input: priceText(m.prices.input), output: priceText(m.prices.output), cacheRead: priceText(m.prices.cacheRead), cacheWrite: priceText(m.prices.cacheWrite) },
+    prices: {
+      input: priceText(m.prices.input),
+      output: priceText(m.prices.output),
+      cacheRead: priceText(m.prices.cacheRead),
+      cacheWrite: priceText(m.prices.cacheWrite),
+    },
   };
 }
 
@@ -63,16 +75,20 @@ function tokens(text: string): number | null | undefined {
 
 /** The form as API values, or what is wrong with it in words. */
 function parse(f: ModelForm): Parsed | string {
-  if (f.vendor.trim() && !VENDOR.test(f.vendor.trim())) return 'Vendor: letters, digits and . _ -, starting with a letter or digit.';
+  if (f.vendor.trim() && !VENDOR.test(f.vendor.trim()))
+    return 'Vendor: letters, digits and . _ -, starting with a letter or digit.';
   const contextWindow = tokens(f.contextWindow);
   const maxOutputTokens = tokens(f.maxOutputTokens);
-  if (contextWindow === undefined || maxOutputTokens === undefined) return 'Context and max output: whole numbers of tokens, 1 or more.';
-  if (contextWindow !== null && maxOutputTokens !== null && maxOutputTokens > contextWindow) return 'Max output cannot exceed the context window.';
+  if (contextWindow === undefined || maxOutputTokens === undefined)
+    return 'Context and max output: whole numbers of tokens, 1 or more.';
+  if (contextWindow !== null && maxOutputTokens !== null && maxOutputTokens > contextWindow)
+    return 'Max output cannot exceed the context window.';
   const prices = {} as Record<PriceField, number | null>;
   for (const [k, label] of PRICE_FIELDS) {
     const text = f.prices[k].trim();
     const micro = text === '' ? null : parseUsd(text);
-    if (micro === undefined) return `${label} price: USD per million tokens, such as 2.5 or 0.075 (at most 6 decimals).`;
+    if (micro === undefined)
+      return `${label} price: USD per million tokens, such as 2.5 or 0.075 (at most 6 decimals).`;
     if (micro === null && (k === 'input' || k === 'output')) return `${label} price is required (0 for a free model).`;
     prices[k] = micro;
   }
@@ -85,37 +101,112 @@ function parse(f: ModelForm): Parsed | string {
   };
 }
 
-function FormFields({ form, onChange, locked }: { form: ModelForm; onChange(f: ModelForm): void; locked: { id: boolean; details: boolean } }) {
-  const set = (k: Exclude<keyof ModelForm, 'prices'>) => (e: { target: { value: string } }) => onChange({ ...form, [k]: e.target.value });
-  const setPrice = (k: PriceField) => (e: { target: { value: string } }) => onChange({ ...form, prices: { ...form.prices, [k]: e.target.value } });
+function FormFields({
+  form,
+  onChange,
+  locked,
+}: {
+  form: ModelForm;
+  onChange(f: ModelForm): void;
+  locked: { id: boolean; details: boolean };
+}) {
+  const set = (k: Exclude<keyof ModelForm, 'prices'>) => (e: { target: { value: string } }) =>
+    onChange({ ...form, [k]: e.target.value });
+  const setPrice = (k: PriceField) => (e: { target: { value: string } }) =>
+    onChange({ ...form, prices: { ...form.prices, [k]: e.target.value } });
   return (
     <>
       <div className="form-grid">
-        <Field label="Model id" htmlFor="model-id" hint={locked.id ? undefined : 'What clients send as "model", e.g. qwen3-coder:30b.'}>
-          <input id="model-id" required autoComplete="off" spellCheck={false} maxLength={200} readOnly={locked.id} value={form.id} onChange={set('id')} autoFocus={!locked.id} />
+        <Field
+          label="Model id"
+          htmlFor="model-id"
+          hint={locked.id ? undefined : 'What clients send as "model", e.g. qwen3-coder:30b.'}
+        >
+          <input
+            id="model-id"
+            required
+            autoComplete="off"
+            spellCheck={false}
+            maxLength={200}
+            readOnly={locked.id}
+            value={form.id}
+            onChange={set('id')}
+            autoFocus={!locked.id}
+          />
         </Field>
         <Field label="Vendor" htmlFor="model-vendor" hint={locked.details ? undefined : 'Empty: custom.'}>
-          <input id="model-vendor" autoComplete="off" maxLength={64} placeholder="custom" readOnly={locked.details} value={form.vendor} onChange={set('vendor')} />
+          <input
+            id="model-vendor"
+            autoComplete="off"
+            maxLength={64}
+            placeholder="custom"
+            readOnly={locked.details}
+            value={form.vendor}
+            onChange={set('vendor')}
+          />
         </Field>
       </div>
       <Field label="Display name" htmlFor="model-name">
-        <input id="model-name" autoComplete="off" maxLength={200} placeholder="the id" readOnly={locked.details} value={form.displayName} onChange={set('displayName')} />
+        <input
+          id="model-name"
+          autoComplete="off"
+          maxLength={200}
+          placeholder="the id"
+          readOnly={locked.details}
+          value={form.displayName}
+          onChange={set('displayName')}
+        />
       </Field>
       <div className="form-grid">
-        <Field label="Context window (tokens)" htmlFor="model-context" hint={locked.details ? undefined : 'Empty: 128,000.'}>
-          <input id="model-context" inputMode="numeric" autoComplete="off" placeholder="128000" readOnly={locked.details} value={form.contextWindow} onChange={set('contextWindow')} />
+        <Field
+          label="Context window (tokens)"
+          htmlFor="model-context"
+          hint={locked.details ? undefined : 'Empty: 128,000.'}
+        >
+          <input
+            id="model-context"
+            inputMode="numeric"
+            autoComplete="off"
+            placeholder="128000"
+            readOnly={locked.details}
+            value={form.contextWindow}
+            onChange={set('contextWindow')}
+          />
         </Field>
-        <Field label="Max output (tokens)" htmlFor="model-max-output" hint={locked.details ? undefined : 'Empty: the context window.'}>
-          <input id="model-max-output" inputMode="numeric" autoComplete="off" placeholder="context" readOnly={locked.details} value={form.maxOutputTokens} onChange={set('maxOutputTokens')} />
+        <Field
+          label="Max output (tokens)"
+          htmlFor="model-max-output"
+          hint={locked.details ? undefined : 'Empty: the context window.'}
+        >
+          <input
+            id="model-max-output"
+            inputMode="numeric"
+            autoComplete="off"
+            placeholder="context"
+            readOnly={locked.details}
+            value={form.maxOutputTokens}
+            onChange={set('maxOutputTokens')}
+          />
         </Field>
       </div>
-      {locked.details ? <p className="field-hint">A preset model keeps its details; the prices you set override the preset's until you reset them.</p> : null}
+      {locked.details ? (
+        <p className="field-hint">
+          A preset model keeps its details; the prices you set override the preset's until you reset them.
+        </p>
+      ) : null}
       <fieldset className="field model-prices">
         <legend>Prices (USD per million tokens)</legend>
         <div className="form-grid">
           {PRICE_FIELDS.map(([k, label, hint]) => (
             <Field key={k} label={label} htmlFor={`model-price-${k}`} hint={hint}>
-              <input id={`model-price-${k}`} inputMode="decimal" autoComplete="off" required={k === 'input' || k === 'output'} value={form.prices[k]} onChange={setPrice(k)} />
+              <input
+                id={`model-price-${k}`}
+                inputMode="decimal"
+                autoComplete="off"
+                required={k === 'input' || k === 'output'}
+                value={form.prices[k]}
+                onChange={setPrice(k)}
+              />
             </Field>
           ))}
         </div>
@@ -136,14 +227,23 @@ export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenCh
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const p = parse(form);
-    const problemText = !ID.test(form.id.trim()) ? 'Model id: letters, digits and . _ : / @ + -, starting with a letter or digit.' : typeof p === 'string' ? p : null;
+    const problemText = !ID.test(form.id.trim())
+      ? 'Model id: letters, digits and . _ : / @ + -, starting with a letter or digit.'
+      : typeof p === 'string'
+        ? p
+        : null;
     setProblem(problemText);
     if (problemText || typeof p === 'string') return;
     const { prices, ...details } = p;
     const body: AddModelBody = {
       id: form.id.trim(),
       ...details,
-      prices: { input: prices.input ?? 0, output: prices.output ?? 0, ...(prices.cacheRead !== null ? { cacheRead: prices.cacheRead } : {}), ...(prices.cacheWrite !== null ? { cacheWrite: prices.cacheWrite } : {}) },
+      prices: {
+        input: prices.input ?? 0,
+        output: prices.output ?? 0,
+        ...(prices.cacheRead !== null ? { cacheRead: prices.cacheRead } : {}),
+        ...(prices.cacheWrite !== null ? { cacheWrite: prices.cacheWrite } : {}),
+      },
     };
     add.mutate(body, {
       onSuccess: () => {
@@ -156,7 +256,13 @@ export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenCh
     <Dialog open={open} onOpenChange={onOpenChange} title="Add a model">
       <form className="form" onSubmit={submit}>
         <FormFields form={form} onChange={setForm} locked={{ id: false, details: false }} />
-        <FormFooter problem={problem} error={add.error} onCancel={() => onOpenChange(false)} busy={add.isPending} submitLabel="Add model" />
+        <FormFooter
+          problem={problem}
+          error={add.error}
+          onCancel={() => onOpenChange(false)}
+          busy={add.isPending}
+          submitLabel="Add model"
+        />
       </form>
     </Dialog>
   );

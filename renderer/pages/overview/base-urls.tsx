@@ -7,7 +7,12 @@ import { CopyButton } from '../../components/copy.js';
 export function BaseUrls({ url }: { url: string | undefined }) {
   if (!url) return null;
   const rows = [
-    { label: 'OpenAI Chat & Responses', value: `${url}/v1`, env: 'OPENAI_BASE_URL', tools: 'openai SDK, Codex CLI, OpenCode' },
+    {
+      label: 'OpenAI Chat & Responses',
+      value: `${url}/v1`,
+      env: 'OPENAI_BASE_URL',
+      tools: 'openai SDK, Codex CLI, OpenCode',
+    },
     { label: 'Anthropic Messages', value: url, env: 'ANTHROPIC_BASE_URL', tools: 'Claude Code, @anthropic-ai/sdk' },
     { label: 'Gemini', value: url, env: 'GOOGLE_GEMINI_BASE_URL', tools: 'Gemini CLI, @google/genai' },
   ];

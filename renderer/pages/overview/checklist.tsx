@@ -12,10 +12,34 @@ interface Props {
 export function Checklist({ wallet, keys, lines, hasTraffic }: Props) {
   if (!wallet || !keys || !lines) return null;
   const steps = [
-    { done: wallet.topupsMicro > 0, title: 'Top up the wallet', body: 'Requests are billed against it; with no balance they get 402.', to: '/wallet', action: 'Top up' },
-    { done: lines.length > 0, title: 'Add a line', body: 'An upstream provider that serves models, from a preset. Its API key goes to the OS keychain.', to: '/lines', action: 'Add a line' },
-    { done: keys.length > 0, title: 'Create a key', body: 'Your tools authenticate with an sk- key; it is shown once.', to: '/keys', action: 'Create a key' },
-    { done: hasTraffic, title: 'Connect a tool', body: 'Point Claude Code, Codex or Gemini CLI at Tollgate in one step, or copy a snippet for an SDK.', to: '/connect', action: 'Connect a tool' },
+    {
+      done: wallet.topupsMicro > 0,
+      title: 'Top up the wallet',
+      body: 'Requests are billed against it; with no balance they get 402.',
+      to: '/wallet',
+      action: 'Top up',
+    },
+    {
+      done: lines.length > 0,
+      title: 'Add a line',
+      body: 'An upstream provider that serves models, from a preset. Its API key goes to the OS keychain.',
+      to: '/lines',
+      action: 'Add a line',
+    },
+    {
+      done: keys.length > 0,
+      title: 'Create a key',
+      body: 'Your tools authenticate with an sk- key; it is shown once.',
+      to: '/keys',
+      action: 'Create a key',
+    },
+    {
+      done: hasTraffic,
+      title: 'Connect a tool',
+      body: 'Point Claude Code, Codex or Gemini CLI at Tollgate in one step, or copy a snippet for an SDK.',
+      to: '/connect',
+      action: 'Connect a tool',
+    },
   ];
   if (steps.every((s) => s.done)) return null;
   const next = steps.findIndex((s) => !s.done);

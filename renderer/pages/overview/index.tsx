@@ -28,14 +28,25 @@ export function Overview() {
 
   return (
     <>
-      <PageHeader title="Overview" subtitle={status.data ? <>Gateway at <code>{status.data.url}</code></> : null} />
+      <PageHeader
+        title="Overview"
+        subtitle={
+          status.data ? (
+            <>
+              Gateway at <code>{status.data.url}</code>
+            </>
+          ) : null
+        }
+      />
       <LowBalanceNote />
       <Checklist wallet={wallet.data} keys={keys.data} lines={lines.data} hasTraffic={(recent.data?.length ?? 0) > 0} />
       <section className="stats stats-5" aria-label="Summary">
         <Link to="/wallet" className="stat">
           <span className="stat-label">Balance</span>
           <span className="stat-value">{wallet.data ? usd(wallet.data.balanceMicro) : '—'}</span>
-          <span className="stat-note">{wallet.data ? `${usd(wallet.data.heldMicro)} held for requests in flight` : ''}</span>
+          <span className="stat-note">
+            {wallet.data ? `${usd(wallet.data.heldMicro)} held for requests in flight` : ''}
+          </span>
         </Link>
         {[
           ['Spent today', today],
@@ -50,8 +61,12 @@ export function Overview() {
         ))}
         <Link to="/logs" className="stat">
           <span className="stat-label">Errors, 30 days</span>
-          <span className="stat-value">{month ? (month.requests === 0 ? '—' : `${((month.errors / month.requests) * 100).toFixed(1)}%`) : '—'}</span>
-          <span className="stat-note">{month ? `${month.errors.toLocaleString('en-US')} failed of ${month.requests.toLocaleString('en-US')}` : ''}</span>
+          <span className="stat-value">
+            {month ? (month.requests === 0 ? '—' : `${((month.errors / month.requests) * 100).toFixed(1)}%`) : '—'}
+          </span>
+          <span className="stat-note">
+            {month ? `${month.errors.toLocaleString('en-US')} failed of ${month.requests.toLocaleString('en-US')}` : ''}
+          </span>
         </Link>
       </section>
       <section className="panel" aria-labelledby="spend-title">
@@ -59,13 +74,24 @@ export function Overview() {
           <h2 id="spend-title">Spend per day, last 30 days</h2>
           <div className="segmented" role="radiogroup" aria-label="Group spend by">
             {(['model', 'key', 'line'] as const).map((b) => (
-              <button key={b} type="button" role="radio" aria-checked={by === b} className={by === b ? 'active' : ''} onClick={() => setBy(b)}>
+              <button
+                key={b}
+                type="button"
+                role="radio"
+                aria-checked={by === b}
+                className={by === b ? 'active' : ''}
+                onClick={() => setBy(b)}
+              >
                 by {b}
               </button>
             ))}
           </div>
         </div>
-        {stats.data ? <SpendChart rows={stats.data.rows} since={stats.data.since} days={30} /> : <div className="chart" />}
+        {stats.data ? (
+          <SpendChart rows={stats.data.rows} since={stats.data.since} days={30} />
+        ) : (
+          <div className="chart" />
+        )}
       </section>
       <div className="grid-2">
         <BaseUrls url={status.data?.url} />
@@ -104,7 +130,9 @@ export function Overview() {
               </tbody>
             </table>
           ) : (
-            <p className="muted panel-pad">No requests yet. Point a tool at one of the base URLs and they show up here.</p>
+            <p className="muted panel-pad">
+              No requests yet. Point a tool at one of the base URLs and they show up here.
+            </p>
           )}
         </section>
       </div>

@@ -19,7 +19,10 @@ function toSeries(rows: readonly StatsRowView[], since: number, days: number): {
   const x = Array.from({ length: days }, (_, i) => (since + i * DAY) / 1000);
   const total = new Map<string, number>();
   for (const r of rows) total.set(r.group ?? '(none)', (total.get(r.group ?? '(none)') ?? 0) + r.costMicro);
-  const top = [...total.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([g]) => g);
+  const top = [...total.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, TOP)
+    .map(([g]) => g);
   const series: Series[] = top.map((label) => ({ label, values: new Array<number>(days).fill(0) }));
   const other: Series = { label: 'other', values: new Array<number>(days).fill(0) };
   for (const r of rows) {
@@ -60,14 +63,42 @@ export function SpendChart({ rows, since, days }: { rows: readonly StatsRowView[
           y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
         },
         axes: [
-          { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { show: false }, values: (_u, ticks) => ticks.map((t) => date(t * 1000).slice(5)) },
-          { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 76, values: (_u, ticks) => ticks.map((t) => usd(Math.round(t * 1e6))) },
+          {
+            stroke: axis,
+            grid: { stroke: grid, width: 1 },
+            ticks: { show: false },
+            values: (_u, ticks) => ticks.map((t) => date(t * 1000).slice(5)),
+          },
+          {
+            stroke: axis,
+            grid: { stroke: grid, width: 1 },
+            ticks: { show: false },
+            size: 76,
+            values: (_u, ticks) => ticks.map((t) => usd(Math.round(t * 1e6))),
+          },
         ],
         // Drawn last first, so the tallest (the total) is at the back.
-        series: [{}, ...series.map((s, i) => ({ label: s.label, fill: COLOURS[i] ?? COLOURS[5], stroke: COLOURS[i] ?? COLOURS[5], paths: bars, points: { show: false } })).reverse()],
+        series: [
+          {},
+          ...series
+            .map((s, i) => ({
+              label: s.label,
+              fill: COLOURS[i] ?? COLOURS[5],
+              stroke: COLOURS[i] ?? COLOURS[5],
+              paths: bars,
+              points: { show: false },
+            }))
+            .reverse(),
+        ],
       },
       // A day with nothing is no bar (null), not a sliver on the axis.
-      [x, ...stacked.slice().reverse().map((s) => s.map((v) => (v === 0 ? null : v)))],
+      [
+        x,
+        ...stacked
+          .slice()
+          .reverse()
+          .map((s) => s.map((v) => (v === 0 ? null : v))),
+      ],
       el,
     );
     const onResize = (): void => plot.setSize({ width: el.clientWidth, height: 200 });
@@ -81,7 +112,12 @@ export function SpendChart({ rows, since, days }: { rows: readonly StatsRowView[
   if (series.length === 0) return <p className="muted panel-pad">No spend in the last {days} days.</p>;
   return (
     <>
-      <div ref={ref} className="chart" role="img" aria-label={`Spend per day over the last ${days} days, by ${series.map((s) => s.label).join(', ')}`} />
+      <div
+        ref={ref}
+        className="chart"
+        role="img"
+        aria-label={`Spend per day over the last ${days} days, by ${series.map((s) => s.label).join(', ')}`}
+      />
       <ul className="chart-legend">
         {series.map((s, i) => (
           <li key={s.label}>

@@ -20,7 +20,9 @@ export function useStats(by: StatsBy) {
     queryFn: async () => {
       const since = localMidnight(29);
       const until = localMidnight(-1);
-      const { rows } = await admin.call('getStats', { query: { since, until, bucket: 'day', by, tz: -new Date().getTimezoneOffset() } });
+      const { rows } = await admin.call('getStats', {
+        query: { since, until, bucket: 'day', by, tz: -new Date().getTimezoneOffset() },
+      });
       return { since, until, rows };
     },
     staleTime: 10_000,

@@ -55,11 +55,15 @@ export function Playground() {
 
   const known = keyName ? secretFor(keyName) : undefined;
   const secret = known ?? pasted.trim();
-  const createKey = useAction(() => api.createKey({ name: `playground-${stamp()}` }), [qk.keys], (c) => {
-    rememberSecret(c.key.name, c.secret);
-    setKeyName(c.key.name);
-    return `Key "${c.key.name}" created for the playground; delete it on the Keys page when done.`;
-  });
+  const createKey = useAction(
+    () => api.createKey({ name: `playground-${stamp()}` }),
+    [qk.keys],
+    (c) => {
+      rememberSecret(c.key.name, c.secret);
+      setKeyName(c.key.name);
+      return `Key "${c.key.name}" created for the playground; delete it on the Keys page when done.`;
+    },
+  );
 
   const run = async (): Promise<void> => {
     const wire = WIRES.find((w) => w.id === wireId)!;
@@ -71,7 +75,12 @@ export function Playground() {
     setRow(null);
     setRunning(true);
     try {
-      const result = await send(wire, { model, prompt, maxTokens: Number(maxTokens) || 256, stream, secret }, (t) => setOutput((o) => o + t), ctl.signal);
+      const result = await send(
+        wire,
+        { model, prompt, maxTokens: Number(maxTokens) || 256, stream, secret },
+        (t) => setOutput((o) => o + t),
+        ctl.signal,
+      );
       if (result.error) setFailure(`${result.status}: ${result.error}`);
       if (result.requestId) {
         setRow('pending');
@@ -93,7 +102,10 @@ export function Playground() {
 
   return (
     <>
-      <PageHeader title="Playground" subtitle="Send a prompt through the gateway, as a tool would, and see the log row it made." />
+      <PageHeader
+        title="Playground"
+        subtitle="Send a prompt through the gateway, as a tool would, and see the log row it made."
+      />
       <div className="playground">
         <section className="panel panel-pad form" aria-label="Request">
           <div className="key-row">
@@ -107,7 +119,12 @@ export function Playground() {
                 ))}
               </select>
             </Field>
-            <button type="button" className="button" disabled={createKey.isPending} onClick={() => createKey.mutate(undefined)}>
+            <button
+              type="button"
+              className="button"
+              disabled={createKey.isPending}
+              onClick={() => createKey.mutate(undefined)}
+            >
               Create a playground key
             </button>
           </div>
@@ -118,11 +135,22 @@ export function Playground() {
           </p>
           {!known ? (
             <Field label="Key secret" htmlFor="pg-secret">
-              <input id="pg-secret" type="password" autoComplete="off" placeholder="sk-…" value={pasted} onChange={(e) => setPasted(e.target.value)} />
+              <input
+                id="pg-secret"
+                type="password"
+                autoComplete="off"
+                placeholder="sk-…"
+                value={pasted}
+                onChange={(e) => setPasted(e.target.value)}
+              />
             </Field>
           ) : null}
           <div className="form-grid">
-            <Field label="Model" htmlFor="pg-model" hint={served.length === 0 ? 'No line serves a model yet: add one on the Lines page.' : undefined}>
+            <Field
+              label="Model"
+              htmlFor="pg-model"
+              hint={served.length === 0 ? 'No line serves a model yet: add one on the Lines page.' : undefined}
+            >
               <select id="pg-model" value={model} onChange={(e) => setModel(e.target.value)}>
                 {served.map((m) => (
                   <option key={m.id} value={m.id}>
@@ -142,7 +170,13 @@ export function Playground() {
             </Field>
           </div>
           <Field label="Prompt" htmlFor="pg-prompt" hint="Ctrl+Enter sends.">
-            <textarea id="pg-prompt" rows={6} value={prompt} onChange={(e) => setPrompt(e.target.value)} onKeyDown={onKey} />
+            <textarea
+              id="pg-prompt"
+              rows={6}
+              value={prompt}
+              onChange={(e) => setPrompt(e.target.value)}
+              onKeyDown={onKey}
+            />
           </Field>
           <div className="form-row">
             <Field label="Max output tokens" htmlFor="pg-max">

@@ -11,7 +11,12 @@ export interface SendResult {
  * Sends one prompt and feeds the reply's text to `onText` as it arrives. Resolves when the reply
  * is complete (or failed); `signal` aborts it, which the gateway bills up to what was produced.
  */
-export async function send(wire: Wire, args: Parameters<Wire['request']>[0], onText: (t: string) => void, signal: AbortSignal): Promise<SendResult> {
+export async function send(
+  wire: Wire,
+  args: Parameters<Wire['request']>[0],
+  onText: (t: string) => void,
+  signal: AbortSignal,
+): Promise<SendResult> {
   const { url, init } = wire.request(args);
   const res = await fetch(url, { ...init, signal });
   const requestId = res.headers.get('x-request-id');
@@ -36,7 +41,8 @@ export async function send(wire: Wire, args: Parameters<Wire['request']>[0], onT
       if (ev.data === '[DONE]') return;
       try {
         const data = JSON.parse(ev.data) as Record<string, unknown>;
-        if (ev.event === 'error' || data.type === 'error' || (data.error && typeof data.error === 'object')) streamError = errorMessage(data, res.status);
+        if (ev.event === 'error' || data.type === 'error' || (data.error && typeof data.error === 'object'))
+          streamError = errorMessage(data, res.status);
         const t = wire.delta(data);
         if (t) onText(t);
       } catch {

@@ -8,7 +8,10 @@ type Json = Record<string, unknown>;
 export interface Wire {
   id: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
   label: string;
-  request(a: { model: string; prompt: string; maxTokens: number; stream: boolean; secret: string }): { url: string; init: RequestInit };
+  request(a: { model: string; prompt: string; maxTokens: number; stream: boolean; secret: string }): {
+    url: string;
+    init: RequestInit;
+  };
   /** Text in one parsed stream event (SSE `data:`), if any. */
   delta(data: Json): string;
   /** Text of a whole (non-streamed) response. */
@@ -16,13 +19,21 @@ export interface Wire {
 }
 
 const get = (v: unknown, ...path: (string | number)[]): unknown =>
-  path.reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string | number, unknown>)[k] : undefined), v);
+  path.reduce<unknown>(
+    (o, k) => (o !== null && typeof o === 'object' ? (o as Record<string | number, unknown>)[k] : undefined),
+    v,
+  );
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const post = (url: string, headers: Record<string, string>, body: Json): { url: string; init: RequestInit } => ({
   url,
-  init: { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), credentials: 'omit' },
+  init: {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    credentials: 'omit',
+  },
 });
 
 export const WIRES: Wire[] = [
@@ -30,13 +41,17 @@ export const WIRES: Wire[] = [
     id: 'openai-chat',
     label: 'OpenAI Chat Completions',
     request: ({ model, prompt, maxTokens, stream, secret }) =>
-      post('/v1/chat/completions', { authorization: `Bearer ${secret}` }, {
-        model,
-        messages: [{ role: 'user', content: prompt }],
-        max_tokens: maxTokens,
-        stream,
-        ...(stream ? { stream_options: { include_usage: true } } : {}),
-      }),
+      post(
+        '/v1/chat/completions',
+        { authorization: `Bearer ${secret}` },
+        {
+          model,
+          messages: [{ role: 'user', content: prompt }],
+          max_tokens: maxTokens,
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+        },
+      ),
     delta: (d) => str(get(d, 'choices', 0, 'delta', 'content')),
     text: (b) => str(get(b, 'choices', 0, 'message', 'content')),
   },
@@ -44,7 +59,11 @@ export const WIRES: Wire[] = [
     id: 'openai-responses',
     label: 'OpenAI Responses',
     request: ({ model, prompt, maxTokens, stream, secret }) =>
-      post('/v1/responses', { authorization: `Bearer ${secret}` }, { model, input: prompt, max_output_tokens: maxTokens, stream, store: false }),
+      post(
+        '/v1/responses',
+        { authorization: `Bearer ${secret}` },
+        { model, input: prompt, max_output_tokens: maxTokens, stream, store: false },
+      ),
     delta: (d) => (d.type === 'response.output_text.delta' ? str(d.delta) : ''),
     text: (b) =>
       arr(b.output)
@@ -56,7 +75,11 @@ export const WIRES: Wire[] = [
     id: 'anthropic',
     label: 'Anthropic Messages',
     request: ({ model, prompt, maxTokens, stream, secret }) =>
-      post('/v1/messages', { 'x-api-key': secret, 'anthropic-version': '2023-06-01' }, { model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt }], stream }),
+      post(
+        '/v1/messages',
+        { 'x-api-key': secret, 'anthropic-version': '2023-06-01' },
+        { model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt }], stream },
+      ),
     delta: (d) => (d.type === 'content_block_delta' ? str(get(d, 'delta', 'text')) : ''),
     text: (b) =>
       arr(b.content)

@@ -33,9 +33,11 @@ function changes(d: Draft, s: SettingsView): UpdateSettingsBody | string {
   const port = Number(d.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) return 'The port is a whole number from 1 to 65535.';
   const days = d.retentionDays.trim() === '' ? null : Number(d.retentionDays);
-  if (days !== null && (!Number.isInteger(days) || days < 1)) return 'Retention is a whole number of days, at least 1 (empty keeps every row).';
+  if (days !== null && (!Number.isInteger(days) || days < 1))
+    return 'Retention is a whole number of days, at least 1 (empty keeps every row).';
   const low = d.lowBalance.trim() === '' ? null : parseUsd(d.lowBalance);
-  if (low === undefined) return 'The low-balance threshold is an amount in dollars, such as 5 or 0.50 (empty: no warning).';
+  if (low === undefined)
+    return 'The low-balance threshold is an amount in dollars, such as 5 or 0.50 (empty: no warning).';
   if (d.host.trim() === '') return 'Enter an address to bind, such as 127.0.0.1.';
   if (d.host.trim() !== s.host) out.host = d.host.trim();
   if (port !== s.port) out.port = port;
@@ -50,7 +52,10 @@ export function Settings() {
   const settings = useSettings();
   return (
     <>
-      <PageHeader title="Settings" subtitle="Stored in the data dir's config.json; the gateway and the desktop tray read them." />
+      <PageHeader
+        title="Settings"
+        subtitle="Stored in the data dir's config.json; the gateway and the desktop tray read them."
+      />
       {settings.data ? <SettingsForm s={settings.data} /> : <ErrorNote error={settings.error} />}
     </>
   );
@@ -70,7 +75,8 @@ function SettingsForm({ s }: { s: SettingsView }) {
       toast.show('Settings saved.');
     },
     onError: (err) => {
-      if (!(err instanceof AdminError && err.code === 'lan_confirmation_required')) toast.show((err as Error).message, 'error');
+      if (!(err instanceof AdminError && err.code === 'lan_confirmation_required'))
+        toast.show((err as Error).message, 'error');
     },
   });
 
@@ -95,83 +101,131 @@ function SettingsForm({ s }: { s: SettingsView }) {
   return (
     <>
       <form className="settings-form" onSubmit={submit} aria-label="Settings">
-          <section className="panel" aria-labelledby="net-title">
-            <div className="panel-head">
-              <h2 id="net-title">Network</h2>
-              <span className="muted">
-                listening now on <code>{s.listening}</code>
-              </span>
-            </div>
-            <div className="panel-pad form">
-              <div className="form-grid">
-                <Field label="Bind address" htmlFor="set-host" hint="127.0.0.1 keeps the gateway on this machine.">
-                  <input id="set-host" autoComplete="off" spellCheck={false} value={draft.host} onChange={(e) => set('host', e.target.value)} />
-                </Field>
-                <Field label="Port" htmlFor="set-port">
-                  <input id="set-port" inputMode="numeric" autoComplete="off" value={draft.port} onChange={(e) => set('port', e.target.value)} />
-                </Field>
-              </div>
-              <p className="field-hint">Address and port apply at the next start of the gateway (a --host or --port flag overrides them).</p>
-              {s.lan ? (
-                <p className="warning" role="note">
-                  Set to {s.host}: after the next start, other machines on your network can reach the model API (keys are still required; the
-                  admin API and this console stay loopback-only).
-                </p>
-              ) : null}
-            </div>
-          </section>
-          <section className="panel" aria-labelledby="data-title">
-            <div className="panel-head">
-              <h2 id="data-title">Data kept</h2>
-            </div>
-            <div className="panel-pad form">
-              <Field
-                label="Keep usage-log rows for (days)"
-                htmlFor="set-retention"
-                hint="Empty keeps every row. Older rows are pruned at start and hourly; their costs stay in daily totals, so the balance, spend and charts still add up."
-              >
-                <input id="set-retention" inputMode="numeric" autoComplete="off" placeholder="keep every row" value={draft.retentionDays} onChange={(e) => set('retentionDays', e.target.value)} />
-              </Field>
-              <div className="setting-row">
-                <Switch label="Store request bodies" checked={draft.storeBodies} onChange={(v) => set('storeBodies', v)} />
-                <div>
-                  <strong>Store request bodies</strong>
-                  <p className="field-hint">Keeps each prompt as sent, shown in the usage log's details. Off by default; turning it off deletes the bodies kept.</p>
-                </div>
-              </div>
-              <div className="setting-row">
-                <Switch label="Store Responses conversations" checked={draft.storeResponses} onChange={(v) => set('storeResponses', v)} />
-                <div>
-                  <strong>Store Responses conversations</strong>
-                  <p className="field-hint">Lets clients of the Responses API continue with previous_response_id when they ask to store. Turning it off deletes them.</p>
-                </div>
-              </div>
-            </div>
-          </section>
-          <section className="panel" aria-labelledby="wallet-title">
-            <div className="panel-head">
-              <h2 id="wallet-title">Wallet</h2>
-            </div>
-            <div className="panel-pad form">
-              <Field label="Warn below (USD)" htmlFor="set-low" hint="The Overview and Wallet pages and the tray warn when the balance is below this. Empty: never.">
-                <input id="set-low" inputMode="decimal" autoComplete="off" placeholder="no warning" value={draft.lowBalance} onChange={(e) => set('lowBalance', e.target.value)} />
-              </Field>
-            </div>
-          </section>
-          {problem ? (
-            <p className="error-note" role="alert">
-              {problem}
-            </p>
-          ) : null}
-          {save.error && !(save.error instanceof AdminError && save.error.code === 'lan_confirmation_required') ? <ErrorNote error={save.error} /> : null}
-          <div className="settings-actions">
-            <button type="button" className="button" onClick={() => (setDraft(draftOf(s)), setProblem(null))}>
-              Revert
-            </button>
-            <button type="submit" className="button button-primary" disabled={save.isPending}>
-              Save changes
-            </button>
+        <section className="panel" aria-labelledby="net-title">
+          <div className="panel-head">
+            <h2 id="net-title">Network</h2>
+            <span className="muted">
+              listening now on <code>{s.listening}</code>
+            </span>
           </div>
+          <div className="panel-pad form">
+            <div className="form-grid">
+              <Field label="Bind address" htmlFor="set-host" hint="127.0.0.1 keeps the gateway on this machine.">
+                <input
+                  id="set-host"
+                  autoComplete="off"
+                  spellCheck={false}
+                  value={draft.host}
+                  onChange={(e) => set('host', e.target.value)}
+                />
+              </Field>
+              <Field label="Port" htmlFor="set-port">
+                <input
+                  id="set-port"
+                  inputMode="numeric"
+                  autoComplete="off"
+                  value={draft.port}
+                  onChange={(e) => set('port', e.target.value)}
+                />
+              </Field>
+            </div>
+            <p className="field-hint">
+              Address and port apply at the next start of the gateway (a --host or --port flag overrides them).
+            </p>
+            {s.lan ? (
+              <p className="warning" role="note">
+                Set to {s.host}: after the next start, other machines on your network can reach the model API (keys are
+                still required; the admin API and this console stay loopback-only).
+              </p>
+            ) : null}
+          </div>
+        </section>
+        <section className="panel" aria-labelledby="data-title">
+          <div className="panel-head">
+            <h2 id="data-title">Data kept</h2>
+          </div>
+          <div className="panel-pad form">
+            <Field
+              label="Keep usage-log rows for (days)"
+              htmlFor="set-retention"
+              hint="Empty keeps every row. Older rows are pruned at start and hourly; their costs stay in daily totals, so the balance, spend and charts still add up."
+            >
+              <input
+                id="set-retention"
+                inputMode="numeric"
+                autoComplete="off"
+                placeholder="keep every row"
+                value={draft.retentionDays}
+                onChange={(e) => set('retentionDays', e.target.value)}
+              />
+            </Field>
+            <div className="setting-row">
+              <Switch
+                label="Store request bodies"
+                checked={draft.storeBodies}
+                onChange={(v) => set('storeBodies', v)}
+              />
+              <div>
+                <strong>Store request bodies</strong>
+                <p className="field-hint">
+                  Keeps each prompt as sent, shown in the usage log's details. Off by default; turning it off deletes
+                  the bodies kept.
+                </p>
+              </div>
+            </div>
+            <div className="setting-row">
+              <Switch
+                label="Store Responses conversations"
+                checked={draft.storeResponses}
+                onChange={(v) => set('storeResponses', v)}
+              />
+              <div>
+                <strong>Store Responses conversations</strong>
+                <p className="field-hint">
+                  Lets clients of the Responses API continue with previous_response_id when they ask to store. Turning
+                  it off deletes them.
+                </p>
+              </div>
+            </div>
+          </div>
+        </section>
+        <section className="panel" aria-labelledby="wallet-title">
+          <div className="panel-head">
+            <h2 id="wallet-title">Wallet</h2>
+          </div>
+          <div className="panel-pad form">
+            <Field
+              label="Warn below (USD)"
+              htmlFor="set-low"
+              hint="The Overview and Wallet pages and the tray warn when the balance is below this. Empty: never."
+            >
+              <input
+                id="set-low"
+                inputMode="decimal"
+                autoComplete="off"
+                placeholder="no warning"
+                value={draft.lowBalance}
+                onChange={(e) => set('lowBalance', e.target.value)}
+              />
+            </Field>
+          </div>
+        </section>
+        {problem ? (
+          <p className="error-note" role="alert">
+            {problem}
+          </p>
+        ) : null}
+        {save.error && !(save.error instanceof AdminError && save.error.code === 'lan_confirmation_required') ? (
+          <ErrorNote error={save.error} />
+        ) : null}
+        <div className="settings-actions">
+          <button type="button" className="button" onClick={() => (setDraft(draftOf(s)), setProblem(null))}>
+            Revert
+          </button>
+          <button type="submit" className="button button-primary" disabled={save.isPending}>
+            Save changes
+          </button>
+        </div>
       </form>
       <Confirm
         open={lanAsk !== null}
@@ -184,8 +238,9 @@ function SettingsForm({ s }: { s: SettingsView }) {
           setLanAsk(null);
         }}
       >
-        Binding to {lanAsk?.host} lets other machines on your network send requests to the model API, billed to your wallet: anyone with one of your
-        keys, on any machine that can reach this one. The admin API and this console stay loopback-only. It applies at the next start.
+        Binding to {lanAsk?.host} lets other machines on your network send requests to the model API, billed to your
+        wallet: anyone with one of your keys, on any machine that can reach this one. The admin API and this console
+        stay loopback-only. It applies at the next start.
       </Confirm>
     </>
   );

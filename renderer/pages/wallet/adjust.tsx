@@ -26,7 +26,8 @@ export function AdjustPanel() {
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const micro = parseSigned(amount);
-    if (micro === undefined || micro === 0) return setProblem('Enter a signed amount in dollars other than 0, such as -2.50 or 5.');
+    if (micro === undefined || micro === 0)
+      return setProblem('Enter a signed amount in dollars other than 0, such as -2.50 or 5.');
     if (note.trim() === '') return setProblem('Say why in the note: it is kept with the adjustment.');
     setProblem(null);
     adjust.mutate({ micro, note: note.trim() }, { onSuccess: () => (setAmount(''), setNote('')) });
@@ -39,11 +40,26 @@ export function AdjustPanel() {
       </div>
       <form className="panel-pad topup-form" onSubmit={submit}>
         <Field label="Adjustment (USD, signed)" htmlFor="adjust-amount">
-          <input id="adjust-amount" inputMode="decimal" autoComplete="off" placeholder="-2.50" value={amount} aria-invalid={problem !== null} onChange={(e) => setAmount(e.target.value)} />
+          <input
+            id="adjust-amount"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="-2.50"
+            value={amount}
+            aria-invalid={problem !== null}
+            onChange={(e) => setAmount(e.target.value)}
+          />
         </Field>
         <div className="field field-note">
           <label htmlFor="adjust-note">Reason (required)</label>
-          <input id="adjust-note" maxLength={200} aria-required="true" placeholder="kept with the transaction" value={note} onChange={(e) => setNote(e.target.value)} />
+          <input
+            id="adjust-note"
+            maxLength={200}
+            aria-required="true"
+            placeholder="kept with the transaction"
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+          />
         </div>
         <button type="submit" className="button" disabled={adjust.isPending}>
           Adjust balance

@@ -38,7 +38,10 @@ export function Wallet() {
   const settled = w ? w.balanceMicro - w.heldMicro : 0;
   return (
     <>
-      <PageHeader title="Wallet" subtitle="Every request is billed here, at the catalogue's prices times the key's group multiplier." />
+      <PageHeader
+        title="Wallet"
+        subtitle="Every request is billed here, at the catalogue's prices times the key's group multiplier."
+      />
       <LowBalanceNote onWallet />
       <section className="stats" aria-label="Wallet">
         <div className="stat stat-hero">
@@ -61,7 +64,11 @@ export function Wallet() {
         <div className="stat">
           <span className="stat-label">Topped up</span>
           <span className="stat-value">{w ? usd(w.topupsMicro) : '—'}</span>
-          <span className="stat-note">{w && w.adjustmentsMicro !== 0 ? `in all; adjustments ${usd(w.adjustmentsMicro)}` : 'in all, since the start'}</span>
+          <span className="stat-note">
+            {w && w.adjustmentsMicro !== 0
+              ? `in all; adjustments ${usd(w.adjustmentsMicro)}`
+              : 'in all, since the start'}
+          </span>
         </div>
       </section>
       <section className="panel" aria-labelledby="topup-title">
@@ -89,14 +96,26 @@ export function Wallet() {
           </div>
           <div className="field field-note">
             <label htmlFor="topup-note">Note</label>
-            <input id="topup-note" maxLength={200} placeholder="optional, kept with the transaction" value={note} onChange={(e) => setNote(e.target.value)} />
+            <input
+              id="topup-note"
+              maxLength={200}
+              placeholder="optional, kept with the transaction"
+              value={note}
+              onChange={(e) => setNote(e.target.value)}
+            />
           </div>
           <button type="submit" className="button button-primary" disabled={topup.isPending}>
             Add funds
           </button>
         </form>
-        <p className="field-hint panel-pad-x">Amounts in dollars, up to six decimals (0.000001 is one micro-dollar, the ledger's unit).</p>
-        {invalid ? <p className="error-note panel-pad" role="alert">Enter an amount in dollars greater than 0, such as 10 or 2.50.</p> : null}
+        <p className="field-hint panel-pad-x">
+          Amounts in dollars, up to six decimals (0.000001 is one micro-dollar, the ledger's unit).
+        </p>
+        {invalid ? (
+          <p className="error-note panel-pad" role="alert">
+            Enter an amount in dollars greater than 0, such as 10 or 2.50.
+          </p>
+        ) : null}
         <ErrorNote error={topup.error} />
       </section>
       <AdjustPanel />
@@ -121,8 +140,17 @@ export function Wallet() {
               {history.data.map((t) => (
                 <tr key={t.id}>
                   <td className="mono muted">{dateTime(t.ts)}</td>
-                  <td>{t.kind === 'topup' ? 'top-up' : <Badge tone={t.amountMicro < 0 ? 'warn' : 'info'}>adjustment</Badge>}</td>
-                  <td className="num mono">{t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}{usd(t.amountMicro)}</td>
+                  <td>
+                    {t.kind === 'topup' ? (
+                      'top-up'
+                    ) : (
+                      <Badge tone={t.amountMicro < 0 ? 'warn' : 'info'}>adjustment</Badge>
+                    )}
+                  </td>
+                  <td className="num mono">
+                    {t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}
+                    {usd(t.amountMicro)}
+                  </td>
                   <td>{t.note ?? <span className="muted">—</span>}</td>
                 </tr>
               ))}

@@ -14,8 +14,16 @@ test('a set rewrites only the line defining the name; a new name is appended', (
     { path: ['GEMINI_API_KEY'], value: 'sk-new' },
     { path: ['GOOGLE_GEMINI_BASE_URL'], value: 'http://127.0.0.1:4141' },
   ]);
-  assert.equal(out, '# my gemini env\nGOOGLE_CLOUD_PROJECT=my-project\nGEMINI_API_KEY=sk-new\nexport OTHER="a b"\nGOOGLE_GEMINI_BASE_URL=http://127.0.0.1:4141\n');
-  assert.deepEqual(dotenv.read(out, 'f'), { GOOGLE_CLOUD_PROJECT: 'my-project', GEMINI_API_KEY: 'sk-new', OTHER: 'a b', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:4141' });
+  assert.equal(
+    out,
+    '# my gemini env\nGOOGLE_CLOUD_PROJECT=my-project\nGEMINI_API_KEY=sk-new\nexport OTHER="a b"\nGOOGLE_GEMINI_BASE_URL=http://127.0.0.1:4141\n',
+  );
+  assert.deepEqual(dotenv.read(out, 'f'), {
+    GOOGLE_CLOUD_PROJECT: 'my-project',
+    GEMINI_API_KEY: 'sk-new',
+    OTHER: 'a b',
+    GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:4141',
+  });
 });
 
 test('the last definition is the one dotenv uses, and the one rewritten', () => {
@@ -25,7 +33,10 @@ test('the last definition is the one dotenv uses, and the one rewritten', () => 
 });
 
 test('removing a name drops its lines and nothing else', () => {
-  assert.equal(dotenv.edit(ENV, [{ path: ['GEMINI_API_KEY'], value: undefined }]), '# my gemini env\nGOOGLE_CLOUD_PROJECT=my-project\nexport OTHER="a b"\n');
+  assert.equal(
+    dotenv.edit(ENV, [{ path: ['GEMINI_API_KEY'], value: undefined }]),
+    '# my gemini env\nGOOGLE_CLOUD_PROJECT=my-project\nexport OTHER="a b"\n',
+  );
   assert.equal(dotenv.edit('X=1\n', [{ path: ['X'], value: undefined }]), '');
 });
 

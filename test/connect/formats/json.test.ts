@@ -20,11 +20,24 @@ test('setting entries changes only their own lines; removing them gives back the
     { path: ['env', 'ANTHROPIC_MODEL'], value: 'm' },
   ];
   const after = json.edit(SETTINGS, changes);
-  assert.deepEqual(json.read(after, 'f'), { ...json.read(SETTINGS, 'f'), env: { DEBUG: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:4141', ANTHROPIC_MODEL: 'm' } });
-  for (const line of SETTINGS.split('\n').filter((l) => !l.includes('"DEBUG"'))) assert.ok(after.includes(line), `kept: ${line}`);
+  assert.deepEqual(json.read(after, 'f'), {
+    ...json.read(SETTINGS, 'f'),
+    env: { DEBUG: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:4141', ANTHROPIC_MODEL: 'm' },
+  });
+  for (const line of SETTINGS.split('\n').filter((l) => !l.includes('"DEBUG"')))
+    assert.ok(after.includes(line), `kept: ${line}`);
   // jsonc-parser appends after the last value, so that value's line comment follows the new entries.
-  assert.match(after, /"DEBUG": "1",\n    "ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:4141",\n    "ANTHROPIC_MODEL": "m" \/\/ mine\n/);
-  assert.equal(json.edit(after, changes.map((c) => ({ path: c.path, value: undefined }))), SETTINGS);
+  assert.match(
+    after,
+    /"DEBUG": "1",\n    "ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:4141",\n    "ANTHROPIC_MODEL": "m" \/\/ mine\n/,
+  );
+  assert.equal(
+    json.edit(
+      after,
+      changes.map((c) => ({ path: c.path, value: undefined })),
+    ),
+    SETTINGS,
+  );
 });
 
 test('a new file becomes an object with the entries, ending with a newline', () => {
@@ -42,7 +55,10 @@ test('tabs and CRLF line endings are kept for inserted entries', () => {
 test('a file that is not JSON is refused with the place of the problem', () => {
   assert.throws(
     () => json.read('{\n  "a": 1,\n  "b" 2\n}\n', '/home/u/.claude/settings.json'),
-    (e: unknown) => e instanceof GatewayError && e.code === 'file_invalid' && /settings\.json is not valid JSON \(ColonExpected at line 3, column 7\)/.test(e.message),
+    (e: unknown) =>
+      e instanceof GatewayError &&
+      e.code === 'file_invalid' &&
+      /settings\.json is not valid JSON \(ColonExpected at line 3, column 7\)/.test(e.message),
   );
   assert.throws(() => json.read('[1, 2]', 'f'), /the top level is not an object/);
   assert.deepEqual(json.read('  \n', 'f'), {});
@@ -55,8 +71,14 @@ test("a new table leaves the user's lines as they are, inline objects and arrays
     { path: ['env', 'ANTHROPIC_MODEL'], value: 'm' },
   ];
   const after = json.edit(text, changes);
-  assert.equal(after, '{\n  // mine\n  "permissions": { "allow": ["Read"] }, "x": [1,2],\n  "env": {\n    "ANTHROPIC_BASE_URL": "http://127.0.0.1:4141",\n    "ANTHROPIC_MODEL": "m"\n  }\n}\n');
-  const removed = json.edit(after, [...changes.map((c) => ({ path: c.path, value: undefined })), { path: ['env'], value: undefined }]);
+  assert.equal(
+    after,
+    '{\n  // mine\n  "permissions": { "allow": ["Read"] }, "x": [1,2],\n  "env": {\n    "ANTHROPIC_BASE_URL": "http://127.0.0.1:4141",\n    "ANTHROPIC_MODEL": "m"\n  }\n}\n',
+  );
+  const removed = json.edit(after, [
+    ...changes.map((c) => ({ path: c.path, value: undefined })),
+    { path: ['env'], value: undefined },
+  ]);
   assert.equal(removed, text);
   const empty = json.edit('{}\n', [{ path: ['env', 'A'], value: 'x' }]);
   assert.equal(empty, '{\n  "env": {\n    "A": "x"\n  }\n}\n');
@@ -82,9 +104,13 @@ test('entries in and out again give back the same bytes, whatever the layout aro
     ['env', 'ANTHROPIC_MODEL'],
   ];
   for (const text of layouts) {
-    const after = json.edit(text, entries.map((path, i) => ({ path, value: `v${i}` })));
+    const after = json.edit(
+      text,
+      entries.map((path, i) => ({ path, value: `v${i}` })),
+    );
     const doc = json.read(after, 'f');
-    for (const [i, path] of entries.entries()) assert.equal((doc.env as Record<string, string>)[path[1]!], `v${i}`, text);
+    for (const [i, path] of entries.entries())
+      assert.equal((doc.env as Record<string, string>)[path[1]!], `v${i}`, text);
     const hadEnv = json.read(text, 'f').env !== undefined;
     const undo = [...entries].reverse().map((path) => ({ path, value: undefined }));
     const back = json.edit(after, hadEnv ? undo : [...undo, { path: ['env'], value: undefined }]);

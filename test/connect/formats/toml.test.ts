@@ -31,14 +31,22 @@ const OURS = [
 
 test('our entries go in; comments, spacing and unknown tables stay byte for byte', () => {
   const after = toml.edit(CONFIG, OURS);
-  const doc = plain(toml.read(after, "f")) as any;
+  const doc = plain(toml.read(after, 'f')) as any;
   assert.equal(doc.model, 'claude-sonnet-4-6');
   assert.equal(doc.model_provider, 'tollgate');
-  assert.deepEqual(doc.model_providers.tollgate, { name: 'Tollgate', base_url: 'http://127.0.0.1:4141/v1', wire_api: 'responses' });
+  assert.deepEqual(doc.model_providers.tollgate, {
+    name: 'Tollgate',
+    base_url: 'http://127.0.0.1:4141/v1',
+    wire_api: 'responses',
+  });
   assert.deepEqual(doc.model_providers.other, { name: 'Other', base_url: 'https://other.example/v1' });
   assert.equal(doc.profiles.fast.model, 'o4-mini', 'a table key with the same name is not ours');
-  for (const line of CONFIG.split('\n').filter((l) => !l.startsWith('model ='))) assert.ok(after.includes(line), `kept: ${line}`);
-  assert.ok(after.includes('model = "claude-sonnet-4-6"   # my usual model'), 'the comment after a changed value stays');
+  for (const line of CONFIG.split('\n').filter((l) => !l.startsWith('model =')))
+    assert.ok(after.includes(line), `kept: ${line}`);
+  assert.ok(
+    after.includes('model = "claude-sonnet-4-6"   # my usual model'),
+    'the comment after a changed value stays',
+  );
 });
 
 test('putting the old values back gives the same bytes', () => {
@@ -56,7 +64,11 @@ test('a new file gets a [model_providers.tollgate] section and a final newline',
   assert.ok(out.includes('\n[model_providers.tollgate]\nname = "Tollgate"\n'), out);
   assert.ok(out.startsWith('model = "claude-sonnet-4-6"\nmodel_provider = "tollgate"\n'), out);
   assert.ok(out.endsWith('\n'));
-  assert.deepEqual(plain(parse(out)), { model: 'claude-sonnet-4-6', model_provider: 'tollgate', model_providers: { tollgate: { name: 'Tollgate', base_url: 'http://127.0.0.1:4141/v1', wire_api: 'responses' } } });
+  assert.deepEqual(plain(parse(out)), {
+    model: 'claude-sonnet-4-6',
+    model_provider: 'tollgate',
+    model_providers: { tollgate: { name: 'Tollgate', base_url: 'http://127.0.0.1:4141/v1', wire_api: 'responses' } },
+  });
 });
 
 test('root keys go before the first table, so they stay root keys', () => {
@@ -74,7 +86,10 @@ test('CRLF files stay CRLF', () => {
 test('a file that is not TOML is refused, naming the line', () => {
   assert.throws(
     () => toml.read('model = "x"\nmodel = "y"\n', '/home/u/.codex/config.toml'),
-    (e: unknown) => e instanceof GatewayError && e.code === 'file_invalid' && /config\.toml is not valid TOML \(at \(2, 1\).*Value already defined for model/.test(e.message),
+    (e: unknown) =>
+      e instanceof GatewayError &&
+      e.code === 'file_invalid' &&
+      /config\.toml is not valid TOML \(at \(2, 1\).*Value already defined for model/.test(e.message),
   );
   assert.throws(() => toml.read('[table\n', 'f'), /not valid TOML/);
 });

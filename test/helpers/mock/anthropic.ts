@@ -2,7 +2,16 @@
  * Anthropic Messages (`POST /v1/messages`, `/v1/messages/count_tokens`), its error body and the Anthropic shape
  * of `GET /v1/models`. Wire format: docs/protocols.md §2.
  */
-import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';
+import {
+  isObject,
+  randomId,
+  sendJson,
+  sendStream,
+  writeWhole,
+  type Exchange,
+  type Json,
+  type SseFrame,
+} from './http.js';
 import { anthropicSignature, anthropicSignatureValid, redactedData, redactedDataValid, thought } from './reasoning.js';
 import { planReply, resolveUsage, splitInto, stopList, type ToolSpec } from './reply.js';
 
@@ -17,27 +26,50 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   // Claude Code may append role:"system" messages after the user's turn; they do not end the conversation.
   const last = messages.filter((m) => m.role !== 'system').at(-1);
   const toolResults = (last ? blocks(last.content) : []).filter((b) => b.type === 'tool_result');
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user' && blocks(m.content).some((b) => b.type === 'text'));
+  const lastUser = [...messages]
+    .reverse()
+    .find((m) => m.role === 'user' && blocks(m.content).some((b) => b.type === 'text'));
   const tools: ToolSpec[] = (Array.isArray(body.tools) ? body.tools : [])
     .filter((t: any) => typeof t?.name === 'string')
     .map((t: any) => ({ name: t.name, schema: t.input_schema }));
   const choice: Json = isObject(body.tool_choice) ? body.tool_choice : {};
 
-  const { calls, text: reply, usage: u } = planReply(ex.scenario, {
-    userText: lastUser ? text(lastUser.content) : '',
-    toolResults: toolResults.map((b) => text(b.content)),
-    endsWithUserText: last?.role === 'user' && toolResults.length === 0,
-    tools,
-    toolChoice: choice.type === 'none' ? 'none' : choice.type === 'tool' && typeof choice.name === 'string' ? { name: choice.name } : 'auto',
-    parallel: choice.disable_parallel_tool_use !== true,
-    maxTokens: body.max_tokens,
-    stops: stopList(body.stop_sequences),
-    promptChars: promptChars(body),
-    ...(isObject(body.output_config?.format) && body.output_config.format.type === 'json_schema' ? { json: { schema: body.output_config.format.schema } } : {}),
-  }, 'toolu_');
+  const {
+    calls,
+    text: reply,
+    usage: u,
+  } = planReply(
+    ex.scenario,
+    {
+      userText: lastUser ? text(lastUser.content) : '',
+      toolResults: toolResults.map((b) => text(b.content)),
+      endsWithUserText: last?.role === 'user' && toolResults.length === 0,
+      tools,
+      toolChoice:
+        choice.type === 'none'
+          ? 'none'
+          : choice.type === 'tool' && typeof choice.name === 'string'
+            ? { name: choice.name }
+            : 'auto',
+      parallel: choice.disable_parallel_tool_use !== true,
+      maxTokens: body.max_tokens,
+      stops: stopList(body.stop_sequences),
+      promptChars: promptChars(body),
+      ...(isObject(body.output_config?.format) && body.output_config.format.type === 'json_schema'
+        ? { json: { schema: body.output_config.format.schema } }
+        : {}),
+    },
+    'toolu_',
+  );
   // A thinking model thinks when the request turns thinking on; its blocks open the answer.
-  const thinks = ex.scenario.think !== undefined && (body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive');
-  const thinking = thinks ? thought(lastUser ? text(lastUser.content) : '', toolResults.map((b) => text(b.content))) : '';
+  const thinks =
+    ex.scenario.think !== undefined && (body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive');
+  const thinking = thinks
+    ? thought(
+        lastUser ? text(lastUser.content) : '',
+        toolResults.map((b) => text(b.content)),
+      )
+    : '';
   const reasoning: Json[] = thinks ? [{ type: 'thinking', thinking, signature: anthropicSignature(thinking) }] : [];
   if (thinks && ex.scenario.think === 'redacted') reasoning.push({ type: 'redacted_thinking', data: redactedData() });
 
@@ -49,11 +81,20 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   };
   const fullUsage = (outputTokens: number) => ({
     ...inputUsage,
-    cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite - u.cacheWrite1h, ephemeral_1h_input_tokens: u.cacheWrite1h },
+    cache_creation: {
+      ephemeral_5m_input_tokens: u.cacheWrite - u.cacheWrite1h,
+      ephemeral_1h_input_tokens: u.cacheWrite1h,
+    },
     output_tokens: outputTokens,
     service_tier: 'standard',
   });
-  const stopReason = calls.length ? 'tool_use' : reply.end === 'length' ? 'max_tokens' : reply.end === 'stop_sequence' ? 'stop_sequence' : 'end_turn';
+  const stopReason = calls.length
+    ? 'tool_use'
+    : reply.end === 'length'
+      ? 'max_tokens'
+      : reply.end === 'stop_sequence'
+        ? 'stop_sequence'
+        : 'end_turn';
   const stopSequence = stopReason === 'stop_sequence' ? reply.stopSequence : null;
   const message = (content: Json[], stop: string | null, usage: Json): Json => ({
     id: `msg_${randomId(24)}`,
@@ -70,7 +111,9 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   if (body.stream !== true) {
     const content = [
       ...reasoning,
-      ...(calls.length ? calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args) })) : [{ type: 'text', text: reply.text }]),
+      ...(calls.length
+        ? calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args) }))
+        : [{ type: 'text', text: reply.text }]),
     ];
     return sendJson(ex, 200, message(content, stopReason, fullUsage(u.output)), headers);
   }
@@ -86,7 +129,8 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
     } else {
       // A signature comes once, in a signature_delta just before the block stops (protocols.md §2).
       event({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      for (const piece of splitInto(b.thinking, 2)) event({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+      for (const piece of splitInto(b.thinking, 2))
+        event({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
       event({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: b.signature } });
     }
     event({ type: 'content_block_stop', index });
@@ -95,13 +139,19 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   if (calls.length) {
     calls.forEach((c, i) => {
       const index = first + i;
-      event({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } });
-      for (const partial_json of splitInto(c.args, 3)) event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
+      event({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} },
+      });
+      for (const partial_json of splitInto(c.args, 3))
+        event({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
       event({ type: 'content_block_stop', index });
     });
   } else {
     event({ type: 'content_block_start', index: first, content_block: { type: 'text', text: '' } });
-    for (const fragment of reply.fragments) event({ type: 'content_block_delta', index: first, delta: { type: 'text_delta', text: fragment } });
+    for (const fragment of reply.fragments)
+      event({ type: 'content_block_delta', index: first, delta: { type: 'text_delta', text: fragment } });
     event({ type: 'content_block_stop', index: first });
   }
   // message_delta usage is cumulative (totals so far), never an increment.
@@ -124,7 +174,12 @@ export function anthropicCountTokens(ex: Exchange, body: unknown): void {
 export function anthropicModels(ex: Exchange, models: readonly string[], rest: string): void {
   const shape = (id: string) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' });
   if (rest === '' || rest === '/') {
-    return sendJson(ex, 200, { data: models.map(shape), has_more: false, first_id: models[0] ?? null, last_id: models.at(-1) ?? null });
+    return sendJson(ex, 200, {
+      data: models.map(shape),
+      has_more: false,
+      first_id: models[0] ?? null,
+      last_id: models.at(-1) ?? null,
+    });
   }
   const id = decodeURIComponent(rest.slice(1));
   if (models.includes(id)) return sendJson(ex, 200, shape(id));
@@ -132,15 +187,26 @@ export function anthropicModels(ex: Exchange, models: readonly string[], rest: s
 }
 
 /** `{type:"error", error:{type,message}, request_id}` with the `request-id` header. */
-export function anthropicError(ex: Exchange, status: number, message: string, headers: Record<string, string> = {}): void {
+export function anthropicError(
+  ex: Exchange,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = { type: 'error', error: { type: errorType(status), message }, request_id: `req_${ex.requestId}` };
   writeWhole(ex, status, JSON.stringify(body), { ...headers, 'request-id': `req_${ex.requestId}` });
 }
 
 function errorType(status: number): string {
   const known: Record<number, string> = {
-    401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error',
-    413: 'request_too_large', 429: 'rate_limit_error', 504: 'timeout_error', 529: 'overloaded_error',
+    401: 'authentication_error',
+    402: 'billing_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    504: 'timeout_error',
+    529: 'overloaded_error',
   };
   return known[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
@@ -169,8 +235,10 @@ function checkHeaders(ex: Exchange): boolean {
 function reasoningRefusal(messages: Json[], thinking: unknown): string | undefined {
   for (const [i, m] of messages.entries()) {
     for (const [j, b] of blocks(m.content).entries()) {
-      if (b.type === 'thinking' && !anthropicSignatureValid(b.thinking, b.signature)) return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
-      if (b.type === 'redacted_thinking' && !redactedDataValid(b.data)) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
+      if (b.type === 'thinking' && !anthropicSignatureValid(b.thinking, b.signature))
+        return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+      if (b.type === 'redacted_thinking' && !redactedDataValid(b.data))
+        return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
     }
   }
   if (!isObject(thinking) || thinking.type !== 'enabled') return undefined;
@@ -179,7 +247,8 @@ function reasoningRefusal(messages: Json[], thinking: unknown): string | undefin
   if (last?.role !== 'user' || !blocks(last.content).some((b) => b.type === 'tool_result')) return undefined;
   const at = messages.lastIndexOf(turns.at(-2)!);
   const opener = at >= 0 ? blocks(messages[at]!.content)[0] : undefined;
-  if (messages[at]?.role !== 'assistant' || opener?.type === 'thinking' || opener?.type === 'redacted_thinking') return undefined;
+  if (messages[at]?.role !== 'assistant' || opener?.type === 'thinking' || opener?.type === 'redacted_thinking')
+    return undefined;
   return `messages.${at}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(opener?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
 }
 
@@ -203,5 +272,8 @@ function promptChars(body: Json): number {
     return typeof b.text === 'string' ? b.text.length : 0;
   };
   const sum = (content: unknown) => blocks(content).reduce((n, b) => n + blockChars(b), 0);
-  return sum(body.system) + (body.messages as unknown[]).filter(isObject).reduce((n: number, m: Json) => n + sum(m.content), 0);
+  return (
+    sum(body.system) +
+    (body.messages as unknown[]).filter(isObject).reduce((n: number, m: Json) => n + sum(m.content), 0)
+  );
 }

@@ -16,17 +16,35 @@ beforeEach(() => mock.reset());
 
 // The SDK appends /v1beta/models/… (its default API version) to the origin; apiVersion 'v1' gives /v1/models/….
 const genai = (scenario = '', apiVersion?: string) =>
-  new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: scenarioOrigin(mock, scenario), ...(apiVersion ? { apiVersion } : {}) } });
+  new GoogleGenAI({
+    apiKey: 'x',
+    httpOptions: { baseUrl: scenarioOrigin(mock, scenario), ...(apiVersion ? { apiVersion } : {}) },
+  });
 
 const weather = {
   name: 'get_weather',
-  parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] },
+  parametersJsonSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city', 'days'],
+  },
 };
-const clock = { name: 'get_time', parameters: { type: Type.OBJECT, properties: { zone: { type: Type.STRING }, utc: { type: Type.BOOLEAN } }, required: ['zone', 'utc'] } };
+const clock = {
+  name: 'get_time',
+  parameters: {
+    type: Type.OBJECT,
+    properties: { zone: { type: Type.STRING }, utc: { type: Type.BOOLEAN } },
+    required: ['zone', 'utc'],
+  },
+};
 
 describe('Gemini', () => {
   test('generateContent returns text, STOP and usage; the key arrives as x-goog-api-key', async () => {
-    const res = await genai().models.generateContent({ model: 'gemini-test', contents: 'hello there', config: { systemInstruction: 'be brief' } });
+    const res = await genai().models.generateContent({
+      model: 'gemini-test',
+      contents: 'hello there',
+      config: { systemInstruction: 'be brief' },
+    });
     assert.equal(res.text, 'mock reply to: hello there');
     const candidate = res.candidates![0]!;
     assert.equal(candidate.finishReason, 'STOP');
@@ -36,7 +54,10 @@ describe('Gemini', () => {
     assert.ok(res.responseId);
     // systemInstruction (8) + text (11) = 19 chars -> 5 tokens; the reply is 5 words.
     assert.deepEqual(res.usageMetadata, {
-      promptTokenCount: 5, candidatesTokenCount: 5, totalTokenCount: 10, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 5 }],
+      promptTokenCount: 5,
+      candidatesTokenCount: 5,
+      totalTokenCount: 10,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 5 }],
     });
     const recorded = mock.requests[0]!;
     assert.equal(recorded.method, 'POST');
@@ -46,15 +67,22 @@ describe('Gemini', () => {
   });
 
   test('generateContentStream: one word per chunk, finishReason and final usage only on the last', async () => {
-    const stream = await genai('usage-in=100,usage-cached=40,usage-out=7,usage-reasoning=3').models.generateContentStream({
-      model: 'gemini-test', contents: 'abc def',
+    const stream = await genai(
+      'usage-in=100,usage-cached=40,usage-out=7,usage-reasoning=3',
+    ).models.generateContentStream({
+      model: 'gemini-test',
+      contents: 'abc def',
     });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     assert.equal(chunks.length, 5);
     assert.equal(chunks.map((c) => c.text).join(''), 'mock reply to: abc def');
     assert.ok(chunks.slice(0, -1).every((c) => c.candidates![0]!.finishReason === undefined));
-    assert.ok(chunks.slice(0, -1).every((c) => c.usageMetadata?.promptTokenCount === 100 && c.usageMetadata.candidatesTokenCount === undefined));
+    assert.ok(
+      chunks
+        .slice(0, -1)
+        .every((c) => c.usageMetadata?.promptTokenCount === 100 && c.usageMetadata.candidatesTokenCount === undefined),
+    );
     const last = chunks.at(-1)!;
     assert.equal(last.candidates![0]!.finishReason, 'STOP');
     // Cached tokens are inside promptTokenCount; thoughts are outside candidatesTokenCount but inside the total.
@@ -71,7 +99,10 @@ describe('Gemini', () => {
     const counted = await genai().models.countTokens({ model: 'gemini-test', contents: 'count these words' });
     assert.equal(counted.totalTokens, 5); // 17 chars
     assert.equal(counted.cachedContentTokenCount, undefined);
-    const forced = await genai('usage-in=42,usage-cached=2').models.countTokens({ model: 'gemini-test', contents: 'x' });
+    const forced = await genai('usage-in=42,usage-cached=2').models.countTokens({
+      model: 'gemini-test',
+      contents: 'x',
+    });
     assert.equal(forced.totalTokens, 42);
     assert.equal(forced.cachedContentTokenCount, 2);
     assert.equal(mock.requests[0]!.path, '/v1beta/models/gemini-test:countTokens');
@@ -114,39 +145,62 @@ describe('Gemini', () => {
 
     // `parameters` uses upper-case OpenAPI types; ANY with one allowed name forces that function.
     const forced = await genai().models.generateContent({
-      model: 'g', contents: 'time?',
-      config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_time'] } } },
+      model: 'g',
+      contents: 'time?',
+      config: {
+        tools,
+        toolConfig: {
+          functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_time'] },
+        },
+      },
     });
     assert.deepEqual(forced.functionCalls, [{ name: 'get_time', args: { zone: 'x', utc: true } }]);
     const none = await genai().models.generateContent({
-      model: 'g', contents: 'time?', config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.NONE } } },
+      model: 'g',
+      contents: 'time?',
+      config: { tools, toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.NONE } } },
     });
     assert.equal(none.text, 'mock reply to: time?');
   });
 
   test('maxOutputTokens gives MAX_TOKENS; stopSequences cut; apiVersion v1 is served too', async () => {
-    const cut = await genai('words=10', 'v1').models.generateContent({ model: 'g', contents: 'hi', config: { maxOutputTokens: 3 } });
+    const cut = await genai('words=10', 'v1').models.generateContent({
+      model: 'g',
+      contents: 'hi',
+      config: { maxOutputTokens: 3 },
+    });
     assert.equal(cut.text, 'w1 w2 w3');
     assert.equal(cut.candidates![0]!.finishReason, 'MAX_TOKENS');
     assert.equal(cut.usageMetadata?.candidatesTokenCount, 3);
     assert.equal(mock.requests[0]!.path, '/v1/models/g:generateContent');
 
-    const stopped = await genai('reply=one two STOP three').models.generateContent({ model: 'g', contents: 'hi', config: { stopSequences: ['STOP'] } });
+    const stopped = await genai('reply=one two STOP three').models.generateContent({
+      model: 'g',
+      contents: 'hi',
+      config: { stopSequences: ['STOP'] },
+    });
     assert.equal(stopped.text, 'one two');
     assert.equal(stopped.candidates![0]!.finishReason, 'STOP');
   });
 
   test('status=429 raises ApiError 429 with a RESOURCE_EXHAUSTED body; 503 is UNAVAILABLE', async () => {
-    await assert.rejects(genai('status=429,retry-after=2').models.generateContent({ model: 'g', contents: 'x' }), (err) => {
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.status, 429);
-      const body = JSON.parse(err.message) as { error: { code: number; status: string; message: string; details: unknown[] } };
-      assert.equal(body.error.code, 429);
-      assert.equal(body.error.status, 'RESOURCE_EXHAUSTED');
-      assert.equal(body.error.message, 'mock error');
-      assert.deepEqual(body.error.details, [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' }]);
-      return true;
-    });
+    await assert.rejects(
+      genai('status=429,retry-after=2').models.generateContent({ model: 'g', contents: 'x' }),
+      (err) => {
+        assert.ok(err instanceof ApiError);
+        assert.equal(err.status, 429);
+        const body = JSON.parse(err.message) as {
+          error: { code: number; status: string; message: string; details: unknown[] };
+        };
+        assert.equal(body.error.code, 429);
+        assert.equal(body.error.status, 'RESOURCE_EXHAUSTED');
+        assert.equal(body.error.message, 'mock error');
+        assert.deepEqual(body.error.details, [
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' },
+        ]);
+        return true;
+      },
+    );
     await assert.rejects(genai('status=503').models.generateContentStream({ model: 'g', contents: 'x' }), (err) => {
       assert.ok(err instanceof ApiError);
       assert.equal(err.status, 503);
@@ -158,9 +212,14 @@ describe('Gemini', () => {
 });
 
 describe('Gemini over raw fetch', () => {
-  const url = (scenario: string, action: string, query = '') => `${scenarioOrigin(mock, scenario)}/v1beta/models/g:${action}${query}`;
+  const url = (scenario: string, action: string, query = '') =>
+    `${scenarioOrigin(mock, scenario)}/v1beta/models/g:${action}${query}`;
   const post = (target: string, headers: Record<string, string> = { 'x-goog-api-key': 'x' }) =>
-    fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'one two' }] }] }) });
+    fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'one two' }] }] }),
+    });
 
   test('a missing key is 400 INVALID_ARGUMENT; ?key= is accepted', async () => {
     const missing = await post(url('', 'generateContent'), {});
@@ -173,7 +232,9 @@ describe('Gemini over raw fetch', () => {
   });
 
   test('without alt=sse the stream is one JSON array; with it, bare data lines and no [DONE]', async () => {
-    const array = (await (await post(url('', 'streamGenerateContent'))).json()) as { candidates: { content: { parts: { text: string }[] } }[] }[];
+    const array = (await (await post(url('', 'streamGenerateContent'))).json()) as {
+      candidates: { content: { parts: { text: string }[] } }[];
+    }[];
     assert.equal(array.length, 5);
     assert.equal(array.map((c) => c.candidates[0]!.content.parts[0]!.text).join(''), 'mock reply to: one two');
 
@@ -188,8 +249,14 @@ describe('Gemini over raw fetch', () => {
   test('GET models under /v1beta and /v1 (told from OpenAI by the key); an unknown model is NOT_FOUND', async () => {
     const get = (path: string) => fetch(`${mock.url}${path}`, { headers: { 'x-goog-api-key': 'x' } });
     const list = (await (await get('/v1/models')).json()) as { models: { name: string }[] };
-    assert.deepEqual(list.models.map((m) => m.name), ['models/mock-small', 'models/mock-large']);
-    const one = (await (await get('/v1beta/models/mock-large')).json()) as { name: string; supportedGenerationMethods: string[] };
+    assert.deepEqual(
+      list.models.map((m) => m.name),
+      ['models/mock-small', 'models/mock-large'],
+    );
+    const one = (await (await get('/v1beta/models/mock-large')).json()) as {
+      name: string;
+      supportedGenerationMethods: string[];
+    };
     assert.equal(one.name, 'models/mock-large');
     assert.ok(one.supportedGenerationMethods.includes('generateContent'));
     const unknown = await get('/v1beta/models/nope');

@@ -3,7 +3,16 @@
  * JSON array), `:countTokens` and `GET models`, under `/v1beta` and `/v1`. Wire format: docs/protocols.md
  * §4, checked against the `@google/genai` SDK's types.
  */
-import { isObject, randomId, sendJson, sendStream, writeWhole, type Exchange, type Json, type SseFrame } from './http.js';
+import {
+  isObject,
+  randomId,
+  sendJson,
+  sendStream,
+  writeWhole,
+  type Exchange,
+  type Json,
+  type SseFrame,
+} from './http.js';
 import { geminiSignature, geminiSignatureValid, thought } from './reasoning.js';
 import { planReply, resolveUsage, stopList, type Usage } from './reply.js';
 
@@ -15,7 +24,13 @@ export function isGeminiPath(path: string): boolean {
 }
 
 /** Routes one Gemini request; `path` is past the scenario prefix. */
-export function gemini(ex: Exchange, method: string, path: string, body: unknown, models: readonly string[]): void | Promise<void> {
+export function gemini(
+  ex: Exchange,
+  method: string,
+  path: string,
+  body: unknown,
+  models: readonly string[],
+): void | Promise<void> {
   const route = ROUTE.exec(path);
   if (!route) return geminiError(ex, 404, `Method not found: ${method} ${path}`);
   const [, version = 'v1beta', rawModel, action] = route;
@@ -23,7 +38,12 @@ export function gemini(ex: Exchange, method: string, path: string, body: unknown
   const key = ex.req.headers['x-goog-api-key'] ?? ex.query.get('key');
   if (!key) {
     return geminiError(ex, 400, 'API key not valid. Please pass a valid API key.', {}, [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' },
+      },
     ]);
   }
   const model = rawModel === undefined ? undefined : decodeURIComponent(rawModel);
@@ -39,7 +59,8 @@ export function gemini(ex: Exchange, method: string, path: string, body: unknown
 function generate(ex: Exchange, model: string, body: unknown, stream: boolean): void | Promise<void> {
   if (!isObject(body)) return geminiError(ex, 400, 'Invalid JSON payload received.');
   const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];
-  if (contents.length === 0) return geminiError(ex, 400, '* GenerateContentRequest.contents: contents is not specified\n');
+  if (contents.length === 0)
+    return geminiError(ex, 400, '* GenerateContentRequest.contents: contents is not specified\n');
   const refused = signatureRefusal(contents, ex.scenario.think !== undefined);
   if (refused) return geminiError(ex, 400, refused);
   const last = contents.at(-1);
@@ -55,43 +76,90 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
   const allowed: unknown = calling.allowedFunctionNames;
   const config: Json = isObject(body.generationConfig) ? body.generationConfig : {};
 
-  const { calls, text: reply, usage: u } = planReply(ex.scenario, {
-    userText: lastUser ? text(lastUser) : '',
-    toolResults: results.map((p) => resultText(p.functionResponse.response)),
-    endsWithUserText: last !== undefined && isUser(last) && results.length === 0 && parts(last).some((p) => typeof p.text === 'string'),
-    tools,
-    // Gemini has no parallel flag; ANY with exactly one allowed name is how a client forces one function.
-    toolChoice: mode === 'NONE' ? 'none' : mode === 'ANY' && Array.isArray(allowed) && allowed.length === 1 && typeof allowed[0] === 'string' ? { name: allowed[0] } : 'auto',
-    parallel: true,
-    maxTokens: config.maxOutputTokens,
-    stops: stopList(config.stopSequences),
-    promptChars: promptChars(body),
-    ...(config.responseMimeType === 'application/json' ? { json: { schema: config.responseJsonSchema ?? config.responseSchema } } : {}),
-  }, '');
+  const {
+    calls,
+    text: reply,
+    usage: u,
+  } = planReply(
+    ex.scenario,
+    {
+      userText: lastUser ? text(lastUser) : '',
+      toolResults: results.map((p) => resultText(p.functionResponse.response)),
+      endsWithUserText:
+        last !== undefined &&
+        isUser(last) &&
+        results.length === 0 &&
+        parts(last).some((p) => typeof p.text === 'string'),
+      tools,
+      // Gemini has no parallel flag; ANY with exactly one allowed name is how a client forces one function.
+      toolChoice:
+        mode === 'NONE'
+          ? 'none'
+          : mode === 'ANY' && Array.isArray(allowed) && allowed.length === 1 && typeof allowed[0] === 'string'
+            ? { name: allowed[0] }
+            : 'auto',
+      parallel: true,
+      maxTokens: config.maxOutputTokens,
+      stops: stopList(config.stopSequences),
+      promptChars: promptChars(body),
+      ...(config.responseMimeType === 'application/json'
+        ? { json: { schema: config.responseJsonSchema ?? config.responseSchema } }
+        : {}),
+    },
+    '',
+  );
   // A thinking model (Gemini 3) signs the first function call of its turn, or its answer text; its
   // thoughts are shown only when includeThoughts asks for them.
   const thinks = ex.scenario.think !== undefined;
   const shown = thinks && config.thinkingConfig?.includeThoughts === true;
-  const thoughtPart: Json[] = shown ? [{ text: thought(lastUser ? text(lastUser) : '', results.map((p) => resultText(p.functionResponse.response))), thought: true, thoughtSignature: geminiSignature() }] : [];
+  const thoughtPart: Json[] = shown
+    ? [
+        {
+          text: thought(
+            lastUser ? text(lastUser) : '',
+            results.map((p) => resultText(p.functionResponse.response)),
+          ),
+          thought: true,
+          thoughtSignature: geminiSignature(),
+        },
+      ]
+    : [];
 
   const responseId = randomId(22);
   // A function call ends with STOP too: there is no separate tool-call reason (protocols.md §4, §6.5).
   const finishReason = calls.length === 0 && reply.end === 'length' ? 'MAX_TOKENS' : 'STOP';
   const response = (partList: Json[], finish: string | undefined, final: boolean): Json => ({
-    candidates: [{ content: { parts: partList, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0 }],
+    candidates: [
+      { content: { parts: partList, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0 },
+    ],
     ...(ex.scenario.noUsage ? {} : { usageMetadata: usageMetadata(u, final) }),
     modelVersion: model,
     responseId,
   });
   // Function calls are whole parts, never split; older models send no `id`, and neither does the mock.
-  const callParts = calls.map((c, i) => ({ functionCall: { name: c.name, args: JSON.parse(c.args) }, ...(thinks && i === 0 ? { thoughtSignature: geminiSignature() } : {}) }));
+  const callParts = calls.map((c, i) => ({
+    functionCall: { name: c.name, args: JSON.parse(c.args) },
+    ...(thinks && i === 0 ? { thoughtSignature: geminiSignature() } : {}),
+  }));
   const signed = (part: Json, sign: boolean): Json => (sign ? { ...part, thoughtSignature: geminiSignature() } : part);
 
-  if (!stream) return sendJson(ex, 200, response([...thoughtPart, ...(calls.length ? callParts : [signed({ text: reply.text }, thinks)])], finishReason, true));
+  if (!stream)
+    return sendJson(
+      ex,
+      200,
+      response(
+        [...thoughtPart, ...(calls.length ? callParts : [signed({ text: reply.text }, thinks)])],
+        finishReason,
+        true,
+      ),
+    );
 
   // Each chunk holds the next parts only; the last one carries finishReason and the final usage.
   const chunks: Json[] = calls.length
-    ? [...(thoughtPart.length ? [response(thoughtPart, undefined, false)] : []), response(callParts, finishReason, true)]
+    ? [
+        ...(thoughtPart.length ? [response(thoughtPart, undefined, false)] : []),
+        response(callParts, finishReason, true),
+      ]
     : [
         ...(thoughtPart.length ? [response(thoughtPart, undefined, false)] : []),
         ...(reply.fragments.length ? reply.fragments : ['']).map((fragment, i, all) => {
@@ -111,7 +179,8 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
 function signatureRefusal(contents: Json[], thinking: boolean): string | undefined {
   for (const c of contents) {
     for (const p of parts(c)) {
-      if (p.thoughtSignature !== undefined && !geminiSignatureValid(p.thoughtSignature)) return 'Corrupted thought signature.';
+      if (p.thoughtSignature !== undefined && !geminiSignatureValid(p.thoughtSignature))
+        return 'Corrupted thought signature.';
     }
   }
   if (!thinking) return undefined;
@@ -148,7 +217,8 @@ function usageMetadata(u: Usage, final: boolean): Json {
 /** Body `{contents}` or `{generateContentRequest:{model, contents, …}}`. */
 function countTokens(ex: Exchange, body: unknown): void {
   const request: unknown = isObject(body) && isObject(body.generateContentRequest) ? body.generateContentRequest : body;
-  if (!isObject(request) || !Array.isArray(request.contents)) return geminiError(ex, 400, '* CountTokensRequest.contents: contents is not specified\n');
+  if (!isObject(request) || !Array.isArray(request.contents))
+    return geminiError(ex, 400, '* CountTokensRequest.contents: contents is not specified\n');
   const u = resolveUsage(ex.scenario, promptChars(request), 0);
   return sendJson(ex, 200, {
     totalTokens: u.prompt,
@@ -174,11 +244,21 @@ function listModels(ex: Exchange, models: readonly string[], version: string, id
   });
   if (id === undefined) return sendJson(ex, 200, { models: models.map(shape) });
   if (models.includes(id)) return sendJson(ex, 200, shape(id));
-  return geminiError(ex, 404, `models/${id} is not found for API version ${version}, or is not supported for generateContent.`);
+  return geminiError(
+    ex,
+    404,
+    `models/${id} is not found for API version ${version}, or is not supported for generateContent.`,
+  );
 }
 
 /** `{error:{code,message,status}}`; a 429 with a numeric retry-after also carries Google's RetryInfo detail. */
-export function geminiError(ex: Exchange, status: number, message: string, headers: Record<string, string> = {}, details: Json[] = []): void {
+export function geminiError(
+  ex: Exchange,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  details: Json[] = [],
+): void {
   const retry = headers['retry-after'];
   if (status === 429 && retry !== undefined && /^\d+$/.test(retry)) {
     details = [...details, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }];
@@ -189,8 +269,17 @@ export function geminiError(ex: Exchange, status: number, message: string, heade
 
 function grpcStatus(status: number): string {
   const known: Record<number, string> = {
-    400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 402: 'RESOURCE_EXHAUSTED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND',
-    409: 'ABORTED', 429: 'RESOURCE_EXHAUSTED', 499: 'CANCELLED', 500: 'INTERNAL', 501: 'UNIMPLEMENTED', 503: 'UNAVAILABLE',
+    400: 'INVALID_ARGUMENT',
+    401: 'UNAUTHENTICATED',
+    402: 'RESOURCE_EXHAUSTED',
+    403: 'PERMISSION_DENIED',
+    404: 'NOT_FOUND',
+    409: 'ABORTED',
+    429: 'RESOURCE_EXHAUSTED',
+    499: 'CANCELLED',
+    500: 'INTERNAL',
+    501: 'UNIMPLEMENTED',
+    503: 'UNAVAILABLE',
     504: 'DEADLINE_EXCEEDED',
   };
   return known[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
@@ -224,5 +313,8 @@ function promptChars(request: Json): number {
     return 0;
   };
   const contents: unknown[] = Array.isArray(request.contents) ? request.contents : [];
-  return [request.systemInstruction, ...contents].reduce((n: number, c) => n + parts(c).reduce((m, p) => m + partChars(p), 0), 0);
+  return [request.systemInstruction, ...contents].reduce(
+    (n: number, c) => n + parts(c).reduce((m, p) => m + partChars(p), 0),
+    0,
+  );
 }

@@ -79,7 +79,8 @@ function sendLyingLength(ex: Exchange, status: number, text: string, declared: n
 /** An HTML page with status 200, where the vendor's JSON or stream was expected. */
 export function sendHtml(ex: Exchange): void {
   if (ex.signal.aborted) return;
-  const page = '<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body><h1>Please sign in</h1></body></html>';
+  const page =
+    '<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body><h1>Please sign in</h1></body></html>';
   ex.res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
   ex.res.end(page);
 }
@@ -98,10 +99,16 @@ export function writeWhole(ex: Exchange, status: number, text: string, headers: 
  * `drop-after=N` cuts the connection after N frames; `first-chunk-delay` pauses before the first frame and
  * `chunk-delay` before every other one.
  */
-export async function sendStream(ex: Exchange, frames: SseFrame[], headers: Record<string, string>, framing: StreamFraming = 'sse'): Promise<void> {
+export async function sendStream(
+  ex: Exchange,
+  frames: SseFrame[],
+  headers: Record<string, string>,
+  framing: StreamFraming = 'sse',
+): Promise<void> {
   const { malformed, malformedAt = 1, dropAfter, chunkDelayMs, firstChunkDelayMs } = ex.scenario;
   const next = frames[malformedAt];
-  if (malformed && next) frames.splice(malformedAt, 0, { ...next, data: next.data.slice(0, Math.ceil(next.data.length / 2)) });
+  if (malformed && next)
+    frames.splice(malformedAt, 0, { ...next, data: next.data.slice(0, Math.ceil(next.data.length / 2)) });
   if (ex.signal.aborted) return;
   const contentType = framing === 'sse' ? 'text/event-stream; charset=utf-8' : 'application/json; charset=UTF-8';
   ex.res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache', ...headers });
@@ -126,7 +133,9 @@ export async function sendStream(ex: Exchange, frames: SseFrame[], headers: Reco
 async function sendEndless(ex: Exchange, frames: SseFrame[], framing: StreamFraming): Promise<void> {
   const middle = Math.floor(frames.length / 2);
   const encode = (frame: SseFrame, i: number): string =>
-    framing === 'sse' ? `${frame.event ? `event: ${frame.event}\n` : ''}data: ${frame.data}\n\n` : `${i === 0 ? '[' : ',\r\n'}${frame.data}`;
+    framing === 'sse'
+      ? `${frame.event ? `event: ${frame.event}\n` : ''}data: ${frame.data}\n\n`
+      : `${i === 0 ? '[' : ',\r\n'}${frame.data}`;
   for (let i = 0; !ex.signal.aborted; i++) {
     const chunk = encode(frames[Math.min(i, middle)]!, i);
     ex.stats.endlessBytes += Buffer.byteLength(chunk);

@@ -20,9 +20,18 @@ const weatherTool = {
   type: 'function' as const,
   name: 'get_weather',
   strict: false,
-  parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city', 'days'],
+  },
 };
-const timeTool = { type: 'function' as const, name: 'get_time', strict: false, parameters: { type: 'object', properties: {} } };
+const timeTool = {
+  type: 'function' as const,
+  name: 'get_time',
+  strict: false,
+  parameters: { type: 'object', properties: {} },
+};
 
 describe('OpenAI responses', () => {
   test('responses.create returns a completed response with the real shape and usage', async () => {
@@ -41,7 +50,9 @@ describe('OpenAI responses', () => {
     assert.match(item.id, /^msg_/);
     assert.equal(item.role, 'assistant');
     assert.equal(item.status, 'completed');
-    assert.deepEqual(item.content, [{ type: 'output_text', annotations: [], logprobs: [], text: 'mock reply to: hello there' }]);
+    assert.deepEqual(item.content, [
+      { type: 'output_text', annotations: [], logprobs: [], text: 'mock reply to: hello there' },
+    ]);
     // instructions (8) + input (11) = 19 chars -> 5 tokens; the reply is 5 words.
     assert.deepEqual(res.usage, {
       input_tokens: 5,
@@ -58,7 +69,9 @@ describe('OpenAI responses', () => {
 
   test('a function_call round trip: fc_/call_ ids, then function_call_output answers', async () => {
     const res = await openai().responses.create({
-      model: 'm', tools: [weatherTool, timeTool], input: [{ role: 'user', content: [{ type: 'input_text', text: 'weather?' }] }],
+      model: 'm',
+      tools: [weatherTool, timeTool],
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'weather?' }] }],
     });
     assert.equal(res.status, 'completed');
     assert.equal(res.output_text, '');
@@ -87,26 +100,54 @@ describe('OpenAI responses', () => {
 
     const none = await openai().responses.create({ model: 'm', tools: [weatherTool], tool_choice: 'none', input: 'x' });
     assert.equal(none.output_text, 'mock reply to: x');
-    const parallel = await openai().responses.create({ model: 'm', tools: [weatherTool, timeTool], input: 'in parallel' });
-    assert.deepEqual(parallel.output.map((o) => (o.type === 'function_call' ? o.name : o.type)), ['get_weather', 'get_time']);
-    const forced = await openai().responses.create({
-      model: 'm', tools: [weatherTool, timeTool], tool_choice: { type: 'function', name: 'get_time' }, input: 'x',
+    const parallel = await openai().responses.create({
+      model: 'm',
+      tools: [weatherTool, timeTool],
+      input: 'in parallel',
     });
-    assert.deepEqual(forced.output.map((o) => (o.type === 'function_call' ? o.name : o.type)), ['get_time']);
+    assert.deepEqual(
+      parallel.output.map((o) => (o.type === 'function_call' ? o.name : o.type)),
+      ['get_weather', 'get_time'],
+    );
+    const forced = await openai().responses.create({
+      model: 'm',
+      tools: [weatherTool, timeTool],
+      tool_choice: { type: 'function', name: 'get_time' },
+      input: 'x',
+    });
+    assert.deepEqual(
+      forced.output.map((o) => (o.type === 'function_call' ? o.name : o.type)),
+      ['get_time'],
+    );
   });
 
   test('responses.stream(): ordered events with sequence numbers, usage only in response.completed', async () => {
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
-    const stream = openai('usage-in=100,usage-cached=40,usage-out=7,usage-reasoning=2').responses.stream({ model: 'm', input: 'abc def' });
+    const stream = openai('usage-in=100,usage-cached=40,usage-out=7,usage-reasoning=2').responses.stream({
+      model: 'm',
+      input: 'abc def',
+    });
     stream.on('event', (event) => events.push(event));
     const done = await stream.finalResponse();
     assert.equal(done.output_text, 'mock reply to: abc def');
-    assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
-    assert.deepEqual(events.map((e) => e.type), [
-      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
-      ...Array<string>(5).fill('response.output_text.delta'),
-      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
-    ]);
+    assert.deepEqual(
+      events.map((e) => e.sequence_number),
+      events.map((_, i) => i),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      [
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        ...Array<string>(5).fill('response.output_text.delta'),
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ],
+    );
     const created = events[0]!;
     assert.ok(created.type === 'response.created');
     assert.equal(created.response.status, 'in_progress');
@@ -126,7 +167,12 @@ describe('OpenAI responses', () => {
   });
 
   test('a streamed function call: arguments in 3 deltas, done carries name and arguments', async () => {
-    const stream = await openai().responses.create({ model: 'm', stream: true, tools: [weatherTool], input: 'weather?' });
+    const stream = await openai().responses.create({
+      model: 'm',
+      stream: true,
+      tools: [weatherTool],
+      input: 'weather?',
+    });
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of stream) events.push(event);
     const added = events.find((e) => e.type === 'response.output_item.added');
@@ -167,21 +213,30 @@ describe('OpenAI responses', () => {
       assert.equal(err.headers?.get('retry-after'), '3');
       return true;
     });
-    await assert.rejects(openai().responses.create({ model: 'm', input: 'x', previous_response_id: 'resp_gone' }), (err) => {
-      assert.ok(err instanceof OpenAI.BadRequestError);
-      assert.equal(err.code, 'previous_response_not_found');
-      assert.equal(err.param, 'previous_response_id');
-      return true;
-    });
+    await assert.rejects(
+      openai().responses.create({ model: 'm', input: 'x', previous_response_id: 'resp_gone' }),
+      (err) => {
+        assert.ok(err instanceof OpenAI.BadRequestError);
+        assert.equal(err.code, 'previous_response_not_found');
+        assert.equal(err.param, 'previous_response_id');
+        return true;
+      },
+    );
   });
 
   test('raw SSE: event names match data.type, no [DONE]; drop-after, malformed and chunk-delay apply', async () => {
-    const post = (scenario: string) => fetch(`${scenarioBase(mock, scenario)}/responses`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: JSON.stringify({ model: 'm', stream: true, input: 'one two' }),
-    });
+    const post = (scenario: string) =>
+      fetch(`${scenarioBase(mock, scenario)}/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+        body: JSON.stringify({ model: 'm', stream: true, input: 'one two' }),
+      });
     const started = Date.now();
     const text = await (await post('chunk-delay=10')).text();
-    const frames = text.split('\n\n').filter(Boolean).map((f) => /^event: (.+)\ndata: (.+)$/.exec(f));
+    const frames = text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((f) => /^event: (.+)\ndata: (.+)$/.exec(f));
     assert.ok(frames.every((m) => m && (JSON.parse(m[2]!) as { type: string }).type === m[1]));
     assert.equal(frames.length, 4 + 5 + 4); // created, in_progress, item and part added; 5 deltas; text, part, item done, completed
     assert.ok(!text.includes('[DONE]'));
@@ -200,14 +255,17 @@ describe('OpenAI responses', () => {
     assert.equal(received.match(/^event: /gm)?.length, 3);
 
     const malformed = await (await post('malformed')).text();
-    const bad = malformed.split('\n\n').filter(Boolean).filter((f) => {
-      try {
-        JSON.parse(f.split('\ndata: ')[1]!);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    const bad = malformed
+      .split('\n\n')
+      .filter(Boolean)
+      .filter((f) => {
+        try {
+          JSON.parse(f.split('\ndata: ')[1]!);
+          return false;
+        } catch {
+          return true;
+        }
+      });
     assert.equal(bad.length, 1);
   });
 });

@@ -23,32 +23,55 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
   const lastUser = [...items].reverse().find((it) => isMessage(it) && it.role === 'user');
   // Consecutive trailing function_call_output items answer one (possibly parallel) turn of calls.
   const toolResults: string[] = [];
-  for (let i = items.length - 1; i >= 0 && items[i]?.type === 'function_call_output'; i--) toolResults.unshift(partsText(items[i]?.output));
+  for (let i = items.length - 1; i >= 0 && items[i]?.type === 'function_call_output'; i--)
+    toolResults.unshift(partsText(items[i]?.output));
   // Function tools are flat here ({type, name, parameters}), not nested under `function` as in Chat Completions.
   const tools: ToolSpec[] = (Array.isArray(body.tools) ? body.tools : [])
     .filter((t: any) => t?.type === 'function' && typeof t.name === 'string')
     .map((t: any) => ({ name: t.name, schema: t.parameters }));
   const choice = body.tool_choice;
 
-  const { calls, text: reply, usage: u } = planReply(ex.scenario, {
-    userText: lastUser ? partsText(lastUser.content) : '',
-    toolResults,
-    endsWithUserText: last !== undefined && isMessage(last) && last.role === 'user',
-    tools,
-    toolChoice: choice === 'none' ? 'none' : isObject(choice) && choice.type === 'function' && typeof choice.name === 'string' ? { name: choice.name } : 'auto',
-    parallel: body.parallel_tool_calls !== false,
-    maxTokens: body.max_output_tokens,
-    stops: [], // the Responses API has no stop sequences
-    promptChars: String(body.instructions ?? '').length + items.reduce((n, it) => n + itemChars(it), 0),
-    ...(isObject(body.text?.format) && (body.text.format.type === 'json_schema' || body.text.format.type === 'json_object') ? { json: { schema: body.text.format.schema } } : {}),
-  }, 'call_');
+  const {
+    calls,
+    text: reply,
+    usage: u,
+  } = planReply(
+    ex.scenario,
+    {
+      userText: lastUser ? partsText(lastUser.content) : '',
+      toolResults,
+      endsWithUserText: last !== undefined && isMessage(last) && last.role === 'user',
+      tools,
+      toolChoice:
+        choice === 'none'
+          ? 'none'
+          : isObject(choice) && choice.type === 'function' && typeof choice.name === 'string'
+            ? { name: choice.name }
+            : 'auto',
+      parallel: body.parallel_tool_calls !== false,
+      maxTokens: body.max_output_tokens,
+      stops: [], // the Responses API has no stop sequences
+      promptChars: String(body.instructions ?? '').length + items.reduce((n, it) => n + itemChars(it), 0),
+      ...(isObject(body.text?.format) &&
+      (body.text.format.type === 'json_schema' || body.text.format.type === 'json_object')
+        ? { json: { schema: body.text.format.schema } }
+        : {}),
+    },
+    'call_',
+  );
   // A reasoning model reasons unless told not to; the summary is shown only when asked for, and the
   // encrypted reasoning is returned only when `include` asks for it (store:false clients need it).
   const thinks = ex.scenario.think !== undefined && body.reasoning?.effort !== 'none';
-  const summary = thinks && body.reasoning?.summary ? thought(lastUser ? partsText(lastUser.content) : '', toolResults) : '';
+  const summary =
+    thinks && body.reasoning?.summary ? thought(lastUser ? partsText(lastUser.content) : '', toolResults) : '';
   const encrypted = thinks && Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
   const reasoningItem: Json | undefined = thinks
-    ? { id: `rs_${randomId(40)}`, type: 'reasoning', summary: summary ? [{ type: 'summary_text', text: summary }] : [], ...(encrypted ? { encrypted_content: encryptedReasoning(summary) } : {}) }
+    ? {
+        id: `rs_${randomId(40)}`,
+        type: 'reasoning',
+        summary: summary ? [{ type: 'summary_text', text: summary }] : [],
+        ...(encrypted ? { encrypted_content: encryptedReasoning(summary) } : {}),
+      }
     : undefined;
 
   const incomplete = calls.length === 0 && reply.end === 'length';
@@ -56,7 +79,14 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
   const output: Json[] = [
     ...(reasoningItem ? [reasoningItem] : []),
     ...(calls.length
-      ? calls.map((c) => ({ id: `fc_${randomId(40)}`, type: 'function_call', status: 'completed', arguments: c.args, call_id: c.id, name: c.name }))
+      ? calls.map((c) => ({
+          id: `fc_${randomId(40)}`,
+          type: 'function_call',
+          status: 'completed',
+          arguments: c.args,
+          call_id: c.id,
+          name: c.name,
+        }))
       : [{ id: `msg_${randomId(40)}`, type: 'message', status, content: [outputText(reply.text)], role: 'assistant' }]),
   ];
   // input_tokens includes the cached part (protocols.md §6.11); reasoning_tokens is part of output_tokens.
@@ -107,7 +137,8 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
   if (body.stream !== true) return sendJson(ex, 200, response(status, output, reportUsage), headers);
 
   const frames: SseFrame[] = [];
-  const event = (type: string, data: Json) => frames.push({ event: type, data: JSON.stringify({ type, sequence_number: frames.length, ...data }) });
+  const event = (type: string, data: Json) =>
+    frames.push({ event: type, data: JSON.stringify({ type, sequence_number: frames.length, ...data }) });
   event('response.created', { response: response('in_progress', [], false) });
   event('response.in_progress', { response: response('in_progress', [], false) });
   output.forEach((item, output_index) => {
@@ -115,15 +146,27 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
     if (item.type === 'reasoning') {
       event('response.output_item.added', { output_index, item: { id: item_id, type: 'reasoning', summary: [] } });
       for (const [summary_index, part] of (item.summary as Json[]).entries()) {
-        event('response.reasoning_summary_part.added', { item_id, output_index, summary_index, part: { type: 'summary_text', text: '' } });
-        for (const delta of splitInto(part.text, 2)) event('response.reasoning_summary_text.delta', { item_id, output_index, summary_index, delta });
+        event('response.reasoning_summary_part.added', {
+          item_id,
+          output_index,
+          summary_index,
+          part: { type: 'summary_text', text: '' },
+        });
+        for (const delta of splitInto(part.text, 2))
+          event('response.reasoning_summary_text.delta', { item_id, output_index, summary_index, delta });
         event('response.reasoning_summary_text.done', { item_id, output_index, summary_index, text: part.text });
         event('response.reasoning_summary_part.done', { item_id, output_index, summary_index, part });
       }
     } else if (item.type === 'function_call') {
       event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
-      for (const delta of splitInto(item.arguments, 3)) event('response.function_call_arguments.delta', { item_id, output_index, delta });
-      event('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: item.arguments });
+      for (const delta of splitInto(item.arguments, 3))
+        event('response.function_call_arguments.delta', { item_id, output_index, delta });
+      event('response.function_call_arguments.done', {
+        item_id,
+        output_index,
+        name: item.name,
+        arguments: item.arguments,
+      });
     } else {
       const at = { item_id, output_index, content_index: 0 };
       event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
@@ -150,11 +193,24 @@ function reasoningRefusal(ex: Exchange, items: Json[], store: unknown): true | u
     const id = typeof it.id === 'string' ? it.id : '';
     if (it.encrypted_content !== undefined && it.encrypted_content !== null) {
       if (encryptedReasoningValid(it.encrypted_content)) continue;
-      openAIError(ex, 400, `The encrypted content for item ${id || `input[${i}]`} could not be verified.`, {}, null, 'invalid_encrypted_content');
+      openAIError(
+        ex,
+        400,
+        `The encrypted content for item ${id || `input[${i}]`} could not be verified.`,
+        {},
+        null,
+        'invalid_encrypted_content',
+      );
       return true;
     }
     if (store === false) {
-      openAIError(ex, 404, `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`, {}, 'input');
+      openAIError(
+        ex,
+        404,
+        `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+        {},
+        'input',
+      );
       return true;
     }
   }

@@ -23,7 +23,9 @@ function mac(kind: string, content: string): string {
 
 /** What the mock thinks before answering: short, and different for each prompt so signatures differ. */
 export function thought(userText: string, toolResults: string[]): string {
-  return toolResults.length ? `The tool returned ${JSON.stringify(toolResults.join('; ').slice(0, 40))}; now I can answer.` : `The user asks ${JSON.stringify(userText.slice(0, 40))}; I should work it out step by step.`;
+  return toolResults.length
+    ? `The tool returned ${JSON.stringify(toolResults.join('; ').slice(0, 40))}; now I can answer.`
+    : `The user asks ${JSON.stringify(userText.slice(0, 40))}; I should work it out step by step.`;
 }
 
 /** Anthropic-style signature of a thinking text (base64, as Anthropic's are). */

@@ -90,7 +90,11 @@ export function planReply(s: Scenario, c: Conversation, callIdPrefix: string): R
     if (s.args !== undefined && s.tool !== undefined && calls[0]?.name === s.tool) calls[0].args = s.args;
   }
   const plain = replyText(s, c.toolResults.length ? c.toolResults.join('; ') : undefined, c.userText);
-  const text = shapeText(c.json ? JSON.stringify(c.json.schema === undefined ? { reply: plain } : sampleArguments(c.json.schema)) : plain, c.maxTokens, c.stops);
+  const text = shapeText(
+    c.json ? JSON.stringify(c.json.schema === undefined ? { reply: plain } : sampleArguments(c.json.schema)) : plain,
+    c.maxTokens,
+    c.stops,
+  );
   const usage = resolveUsage(s, c.promptChars, calls.length ? calls.length * TOKENS_PER_CALL : text.fragments.length);
   return { calls, text, usage };
 }
@@ -126,10 +130,24 @@ export function stopList(stop: unknown): string[] {
   return Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
 }
 
-function pickToolCalls(tools: ToolSpec[], forced: string | undefined, userText: string, parallel: boolean, idPrefix: string): ToolCall[] {
+function pickToolCalls(
+  tools: ToolSpec[],
+  forced: string | undefined,
+  userText: string,
+  parallel: boolean,
+  idPrefix: string,
+): ToolCall[] {
   const named = forced === undefined ? undefined : tools.find((t) => t.name === forced);
-  const chosen = named ? [named] : parallel && tools.length >= 2 && /parallel/i.test(userText) ? tools.slice(0, 2) : tools.slice(0, 1);
-  return chosen.map((t) => ({ id: `${idPrefix}${randomId(24)}`, name: t.name, args: JSON.stringify(sampleArguments(t.schema)) }));
+  const chosen = named
+    ? [named]
+    : parallel && tools.length >= 2 && /parallel/i.test(userText)
+      ? tools.slice(0, 2)
+      : tools.slice(0, 1);
+  return chosen.map((t) => ({
+    id: `${idPrefix}${randomId(24)}`,
+    name: t.name,
+    args: JSON.stringify(sampleArguments(t.schema)),
+  }));
 }
 
 /**
@@ -154,7 +172,15 @@ function sampleValue(schema: unknown): unknown {
   const declared: unknown = schema.type;
   const first = Array.isArray(declared) ? declared.find((t) => String(t).toLowerCase() !== 'null') : declared;
   const type = String(first ?? '').toLowerCase();
-  return type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? sampleArguments(schema) : 'x';
+  return type === 'number' || type === 'integer'
+    ? 1
+    : type === 'boolean'
+      ? true
+      : type === 'array'
+        ? []
+        : type === 'object'
+          ? sampleArguments(schema)
+          : 'x';
 }
 
 /** Scenario usage wins; otherwise the prompt is 4 characters a token and the output is what was generated. */

@@ -34,7 +34,14 @@ export interface Scenario {
    * OpenAI's `reasoning_tokens` is a subset of its output tokens, while Gemini reports `thoughtsTokenCount`
    * beside `candidatesTokenCount = output - reasoning`.
    */
-  usage: { input?: number; output?: number; cached?: number; cacheWrite?: number; cacheWrite1h?: number; reasoning?: number };
+  usage: {
+    input?: number;
+    output?: number;
+    cached?: number;
+    cacheWrite?: number;
+    cacheWrite1h?: number;
+    reasoning?: number;
+  };
   /**
    * Usage figures no sane upstream sends, written into the vendor's usage as they are: any number JSON can carry
    * (negative, fractional, 1e300), to test that Tollgate refuses them. `outputRaw` replaces the output count,
@@ -77,7 +84,19 @@ export class ScenarioError extends Error {}
 /** Throws ScenarioError on an unknown key or a bad value, so a typo fails the test instead of being ignored. */
 export function parseScenario(raw: string): Scenario {
   const s: Scenario = {
-    name: raw, delayMs: 0, chunkDelayMs: 0, firstChunkDelayMs: 0, noUsage: false, noDone: false, malformed: false, html: false, endless: false, holdOpen: false, openrouter: false, usage: {}, rawUsage: {},
+    name: raw,
+    delayMs: 0,
+    chunkDelayMs: 0,
+    firstChunkDelayMs: 0,
+    noUsage: false,
+    noDone: false,
+    malformed: false,
+    html: false,
+    endless: false,
+    holdOpen: false,
+    openrouter: false,
+    usage: {},
+    rawUsage: {},
   };
   for (const part of raw.split(',')) {
     if (part === '') continue;
@@ -91,48 +110,109 @@ export function parseScenario(raw: string): Scenario {
     }
     const int = (): number => {
       const n = Number(value);
-      if (value === '' || !Number.isInteger(n) || n < 0) throw new ScenarioError(`"${key}" needs a non-negative integer, got "${value}"`);
+      if (value === '' || !Number.isInteger(n) || n < 0)
+        throw new ScenarioError(`"${key}" needs a non-negative integer, got "${value}"`);
       return n;
     };
     const num = (): number => {
       const n = Number(value);
-      if (value === '' || !Number.isFinite(n)) throw new ScenarioError(`"${key}" needs a finite number, got "${value}"`);
+      if (value === '' || !Number.isFinite(n))
+        throw new ScenarioError(`"${key}" needs a finite number, got "${value}"`);
       return n;
     };
     switch (key) {
-      case 'delay': s.delayMs = int(); break;
-      case 'status': s.status = int(); break;
-      case 'retry-after': s.retryAfter = value; break;
-      case 'drop-after': s.dropAfter = int(); break;
-      case 'chunk-delay': s.chunkDelayMs = int(); break;
-      case 'first-chunk-delay': s.firstChunkDelayMs = int(); break;
-      case 'no-usage': s.noUsage = true; break;
-      case 'no-done': s.noDone = true; break;
-      case 'usage-in': s.usage.input = int(); break;
-      case 'usage-out': s.usage.output = int(); break;
-      case 'usage-cached': s.usage.cached = int(); break;
-      case 'usage-cache-write': s.usage.cacheWrite = int(); break;
-      case 'usage-reasoning': s.usage.reasoning = int(); break;
-      case 'usage-cache-write-1h': s.usage.cacheWrite1h = int(); break;
-      case 'usage-in-raw': s.rawUsage.input = num(); break;
-      case 'usage-out-raw': s.rawUsage.output = num(); break;
-      case 'malformed': s.malformed = true; break;
-      case 'malformed-at': s.malformed = true; s.malformedAt = int(); break;
-      case 'html': s.html = true; break;
-      case 'endless': s.endless = true; break;
-      case 'content-length': s.contentLength = int(); break;
-      case 'hold-open': s.holdOpen = true; break;
-      case 'reply': s.reply = value; break;
-      case 'words': s.words = int(); break;
-      case 'tool': s.tool = value; break;
-      case 'args': s.args = value; break;
-      case 'models': s.models = value.split('|').filter(Boolean); break;
-      case 'openrouter': s.openrouter = true; break;
+      case 'delay':
+        s.delayMs = int();
+        break;
+      case 'status':
+        s.status = int();
+        break;
+      case 'retry-after':
+        s.retryAfter = value;
+        break;
+      case 'drop-after':
+        s.dropAfter = int();
+        break;
+      case 'chunk-delay':
+        s.chunkDelayMs = int();
+        break;
+      case 'first-chunk-delay':
+        s.firstChunkDelayMs = int();
+        break;
+      case 'no-usage':
+        s.noUsage = true;
+        break;
+      case 'no-done':
+        s.noDone = true;
+        break;
+      case 'usage-in':
+        s.usage.input = int();
+        break;
+      case 'usage-out':
+        s.usage.output = int();
+        break;
+      case 'usage-cached':
+        s.usage.cached = int();
+        break;
+      case 'usage-cache-write':
+        s.usage.cacheWrite = int();
+        break;
+      case 'usage-reasoning':
+        s.usage.reasoning = int();
+        break;
+      case 'usage-cache-write-1h':
+        s.usage.cacheWrite1h = int();
+        break;
+      case 'usage-in-raw':
+        s.rawUsage.input = num();
+        break;
+      case 'usage-out-raw':
+        s.rawUsage.output = num();
+        break;
+      case 'malformed':
+        s.malformed = true;
+        break;
+      case 'malformed-at':
+        s.malformed = true;
+        s.malformedAt = int();
+        break;
+      case 'html':
+        s.html = true;
+        break;
+      case 'endless':
+        s.endless = true;
+        break;
+      case 'content-length':
+        s.contentLength = int();
+        break;
+      case 'hold-open':
+        s.holdOpen = true;
+        break;
+      case 'reply':
+        s.reply = value;
+        break;
+      case 'words':
+        s.words = int();
+        break;
+      case 'tool':
+        s.tool = value;
+        break;
+      case 'args':
+        s.args = value;
+        break;
+      case 'models':
+        s.models = value.split('|').filter(Boolean);
+        break;
+      case 'openrouter':
+        s.openrouter = true;
+        break;
       case 'think':
-        if (value !== '' && value !== 'kimi' && value !== 'redacted') throw new ScenarioError(`"think" takes no value, "kimi" or "redacted", got "${value}"`);
+        if (value !== '' && value !== 'kimi' && value !== 'redacted')
+          throw new ScenarioError(`"think" takes no value, "kimi" or "redacted", got "${value}"`);
         s.think = value === '' ? 'on' : value;
         break;
-      default: throw new ScenarioError(`unknown key "${key}"`);
+      default:
+        throw new ScenarioError(`unknown key "${key}"`);
     }
   }
   return s;

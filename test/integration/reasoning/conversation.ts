@@ -44,7 +44,13 @@ function messages(c: Anthropic, stream: boolean): Conversation {
   const history: Anthropic.MessageParam[] = [];
   let pending = '';
   const ask = async (model: string): Promise<Turn> => {
-    const params = { model, max_tokens: 4096, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, tools: [{ name: 'get_weather', input_schema: WEATHER as Anthropic.Tool.InputSchema }], messages: history };
+    const params = {
+      model,
+      max_tokens: 4096,
+      thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+      tools: [{ name: 'get_weather', input_schema: WEATHER as Anthropic.Tool.InputSchema }],
+      messages: history,
+    };
     const m = stream ? await c.messages.stream(params).finalMessage() : await c.messages.create(params);
     history.push({ role: 'assistant', content: m.content as Anthropic.ContentBlockParam[] });
     const call = m.content.find((b) => b.type === 'tool_use');
@@ -53,7 +59,10 @@ function messages(c: Anthropic, stream: boolean): Conversation {
   };
   return {
     say: (model, text) => (history.push({ role: 'user', content: text }), ask(model)),
-    toolResult: (model, result) => (history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: pending, content: result }] }), ask(model)),
+    toolResult: (model, result) => (
+      history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: pending, content: result }] }),
+      ask(model)
+    ),
   };
 }
 
@@ -78,7 +87,10 @@ function responses(c: OpenAI, stream: boolean): Conversation {
   };
   return {
     say: (model, text) => (input.push({ role: 'user', content: text }), ask(model)),
-    toolResult: (model, result) => (input.push({ type: 'function_call_output', call_id: pending, output: result }), ask(model)),
+    toolResult: (model, result) => (
+      input.push({ type: 'function_call_output', call_id: pending, output: result }),
+      ask(model)
+    ),
   };
 }
 
@@ -87,10 +99,18 @@ function gemini(c: GoogleGenAI, stream: boolean): Conversation {
   const contents: Content[] = [];
   let pending: { id?: string; name: string } | undefined;
   const ask = async (model: string): Promise<Turn> => {
-    const config = { tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: WEATHER }] }], thinkingConfig: { includeThoughts: true, thinkingLevel: ThinkingLevel.HIGH } };
+    const config = {
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: WEATHER }] }],
+      thinkingConfig: { includeThoughts: true, thinkingLevel: ThinkingLevel.HIGH },
+    };
     const parts: Part[] = [];
-    if (stream) for await (const chunk of await c.models.generateContentStream({ model, contents, config })) parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
-    else parts.push(...((await c.models.generateContent({ model, contents, config })).candidates?.[0]?.content?.parts ?? []));
+    if (stream)
+      for await (const chunk of await c.models.generateContentStream({ model, contents, config }))
+        parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+    else
+      parts.push(
+        ...((await c.models.generateContent({ model, contents, config })).candidates?.[0]?.content?.parts ?? []),
+      );
     contents.push({ role: 'model', parts });
     const call = parts.find((p) => p.functionCall)?.functionCall;
     pending = call ? { ...(call.id ? { id: call.id } : {}), name: call.name ?? '' } : undefined;
@@ -98,7 +118,10 @@ function gemini(c: GoogleGenAI, stream: boolean): Conversation {
   };
   return {
     say: (model, text) => (contents.push({ role: 'user', parts: [{ text }] }), ask(model)),
-    toolResult: (model, result) => (contents.push({ role: 'user', parts: [{ functionResponse: { ...pending!, response: { output: result } } }] }), ask(model)),
+    toolResult: (model, result) => (
+      contents.push({ role: 'user', parts: [{ functionResponse: { ...pending!, response: { output: result } } }] }),
+      ask(model)
+    ),
   };
 }
 
@@ -107,12 +130,23 @@ function chat(c: OpenAI, stream: boolean): Conversation {
   const messages: OpenAI.ChatCompletionMessageParam[] = [];
   let pending = '';
   const ask = async (model: string): Promise<Turn> => {
-    const params = { model, messages, tools: [{ type: 'function' as const, function: { name: 'get_weather', parameters: WEATHER } }] };
+    const params = {
+      model,
+      messages,
+      tools: [{ type: 'function' as const, function: { name: 'get_weather', parameters: WEATHER } }],
+    };
     let message: OpenAI.ChatCompletionMessage & { reasoning_content?: string };
     if (stream) {
       // The SDK's accumulator keeps only the last fragment of a field it does not know; DeepSeek-aware clients join them.
       let reasoning = '';
-      const s = c.chat.completions.stream(params).on('chunk', (chunk) => (reasoning += (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? ''));
+      const s = c.chat.completions
+        .stream(params)
+        .on(
+          'chunk',
+          (chunk) =>
+            (reasoning +=
+              (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? ''),
+        );
       message = (await s.finalChatCompletion()).choices[0]!.message;
       if (reasoning !== '') message.reasoning_content = reasoning;
     } else message = (await c.chat.completions.create(params)).choices[0]!.message;
@@ -123,6 +157,9 @@ function chat(c: OpenAI, stream: boolean): Conversation {
   };
   return {
     say: (model, text) => (messages.push({ role: 'user', content: text }), ask(model)),
-    toolResult: (model, result) => (messages.push({ role: 'tool', tool_call_id: pending, content: result }), ask(model)),
+    toolResult: (model, result) => (
+      messages.push({ role: 'tool', tool_call_id: pending, content: result }),
+      ask(model)
+    ),
   };
 }

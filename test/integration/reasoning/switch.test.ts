@@ -14,7 +14,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream, type RecordedRequest } from '../../helpers/mock-upstream.js';
+import {
+  scenarioBase,
+  scenarioOrigin,
+  startMockUpstream,
+  type MockUpstream,
+  type RecordedRequest,
+} from '../../helpers/mock-upstream.js';
 import { CLIENTS, conversation, type ClientKind } from './conversation.js';
 
 let mock: MockUpstream;
@@ -22,7 +28,12 @@ let gw: TestGateway;
 let key: string;
 
 type Family = 'anthropic' | 'deepseek' | 'responses' | 'gemini';
-const MODEL: Record<Family, string> = { anthropic: 'claude-sonnet-4-6', deepseek: 'deepseek-v4-flash', responses: 'gpt-5.4', gemini: 'gemini-3.1-pro-preview' };
+const MODEL: Record<Family, string> = {
+  anthropic: 'claude-sonnet-4-6',
+  deepseek: 'deepseek-v4-flash',
+  responses: 'gpt-5.4',
+  gemini: 'gemini-3.1-pro-preview',
+};
 const FAMILIES = Object.keys(MODEL) as Family[];
 
 before(async () => {
@@ -31,11 +42,35 @@ before(async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.topup(20);
   const auth = { apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' };
-  await gw.admin.line({ name: 'claude', protocol: 'anthropic', baseUrl: scenarioOrigin(mock, 'think'), models: [MODEL.anthropic], ...auth });
+  await gw.admin.line({
+    name: 'claude',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, 'think'),
+    models: [MODEL.anthropic],
+    ...auth,
+  });
   // The DeepSeek preset brings its quirks: reasoning goes back in reasoning_content.
-  await gw.admin.line({ preset: 'deepseek', name: 'deepseek', baseUrl: scenarioBase(mock, 'think'), models: [MODEL.deepseek], ...auth });
-  await gw.admin.line({ name: 'openai', protocol: 'openai-responses', baseUrl: scenarioBase(mock, 'think'), models: [MODEL.responses], ...auth });
-  await gw.admin.line({ name: 'google', protocol: 'gemini', baseUrl: scenarioOrigin(mock, 'think'), models: [MODEL.gemini], ...auth });
+  await gw.admin.line({
+    preset: 'deepseek',
+    name: 'deepseek',
+    baseUrl: scenarioBase(mock, 'think'),
+    models: [MODEL.deepseek],
+    ...auth,
+  });
+  await gw.admin.line({
+    name: 'openai',
+    protocol: 'openai-responses',
+    baseUrl: scenarioBase(mock, 'think'),
+    models: [MODEL.responses],
+    ...auth,
+  });
+  await gw.admin.line({
+    name: 'google',
+    protocol: 'gemini',
+    baseUrl: scenarioOrigin(mock, 'think'),
+    models: [MODEL.gemini],
+    ...auth,
+  });
   key = await gw.admin.key('reasoning');
 });
 
@@ -57,17 +92,26 @@ function assertOwnReasoningBack(family: Family, sent: RecordedRequest): void {
     case 'anthropic': {
       const first = body.messages.find((m: any) => m.role === 'assistant');
       const thinking = first.content.find((b: any) => b.type === 'thinking');
-      assert.ok(thinking && thinking.signature.startsWith('EqMock'), `Claude's signed thinking of step 1 came back: ${JSON.stringify(first.content)}`);
+      assert.ok(
+        thinking && thinking.signature.startsWith('EqMock'),
+        `Claude's signed thinking of step 1 came back: ${JSON.stringify(first.content)}`,
+      );
       return;
     }
     case 'gemini': {
       const call = body.contents.find((c: any) => c.role === 'model').parts.find((p: any) => p.functionCall);
-      assert.ok(call.thoughtSignature?.startsWith('CiMock'), `Gemini's own signature of step 1, not a placeholder: ${JSON.stringify(call)}`);
+      assert.ok(
+        call.thoughtSignature?.startsWith('CiMock'),
+        `Gemini's own signature of step 1, not a placeholder: ${JSON.stringify(call)}`,
+      );
       return;
     }
     case 'responses': {
       const reasoning = body.input.find((i: any) => i.type === 'reasoning');
-      assert.ok(reasoning?.encrypted_content?.startsWith('gAAAAMock'), `OpenAI's encrypted reasoning of step 1 came back: ${JSON.stringify(body.input)}`);
+      assert.ok(
+        reasoning?.encrypted_content?.startsWith('gAAAAMock'),
+        `OpenAI's encrypted reasoning of step 1 came back: ${JSON.stringify(body.input)}`,
+      );
       return;
     }
     case 'deepseek': {
@@ -100,7 +144,13 @@ for (const client of CLIENTS) {
 }
 
 test('Kimi: a tool-call turn from another family gets reasoning_content, so the session goes on', async () => {
-  await gw.admin.line({ preset: 'moonshot', name: 'kimi', baseUrl: scenarioBase(mock, 'think=kimi'), models: ['kimi-k2.6'], apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' });
+  await gw.admin.line({
+    preset: 'moonshot',
+    name: 'kimi',
+    baseUrl: scenarioBase(mock, 'think=kimi'),
+    models: ['kimi-k2.6'],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+  });
   for (const client of CLIENTS) {
     const c = conversation(client, gw.url, key, false);
     assert.ok((await c.say(MODEL.anthropic, 'weather in Oslo?')).called);

@@ -171,7 +171,13 @@ export class FakeBrowserWindow extends EventEmitter {
 export { FakeBrowserWindow as BrowserWindow };
 
 export const nativeImage = {
-  createFromPath: (path: string) => ({ path, template: false, setTemplateImage(this: { template: boolean }, v: boolean) { this.template = v; } }),
+  createFromPath: (path: string) => ({
+    path,
+    template: false,
+    setTemplateImage(this: { template: boolean }, v: boolean) {
+      this.template = v;
+    },
+  }),
 };
 
 export const Menu = {
@@ -208,7 +214,11 @@ export class FakeUtilityProcess extends EventEmitter {
   constructor(modulePath: string, args: string[], options: { stdio?: unknown }) {
     super();
     const shim = fileURLToPath(new URL('./parent-port.mjs', import.meta.url));
-    this.child = fork(modulePath, args, { execArgv: ['--import', shim], stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: process.env });
+    this.child = fork(modulePath, args, {
+      execArgv: ['--import', shim],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: process.env,
+    });
     void options;
     this.child.on('message', (m) => this.emit('message', m));
     this.child.on('exit', (code) => this.emit('exit', code ?? 1));
@@ -237,4 +247,16 @@ export const utilityProcess = {
   },
 };
 
-export default { app, clipboard, shell, ipcMain, Notification, session, BrowserWindow: FakeBrowserWindow, nativeImage, Menu, Tray: FakeTray, utilityProcess };
+export default {
+  app,
+  clipboard,
+  shell,
+  ipcMain,
+  Notification,
+  session,
+  BrowserWindow: FakeBrowserWindow,
+  nativeImage,
+  Menu,
+  Tray: FakeTray,
+  utilityProcess,
+};

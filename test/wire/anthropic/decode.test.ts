@@ -14,7 +14,11 @@ type ClaudeCodeBody = Anthropic.MessageCreateParamsStreaming & { context_managem
 /** Sampling fields older clients send; SDK 1.x deprecated them and dropped them from its types. */
 type Sampling = { temperature?: number; top_p?: number; top_k?: number };
 
-const USER_ID = JSON.stringify({ device_id: '4f1c9a0e7b', account_uuid: '', session_id: '5f0c2d8e-1b7a-4c1e-9d2f-3a6b8c0e1f24' });
+const USER_ID = JSON.stringify({
+  device_id: '4f1c9a0e7b',
+  account_uuid: '',
+  session_id: '5f0c2d8e-1b7a-4c1e-9d2f-3a6b8c0e1f24',
+});
 
 /** Shaped after the [OBSERVED] Claude Code 2.1.197 traffic in docs/protocols.md §2. */
 const claudeCodeBody: ClaudeCodeBody = {
@@ -22,14 +26,25 @@ const claudeCodeBody: ClaudeCodeBody = {
   max_tokens: 64000,
   system: [
     { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.197.3f2; cc_entrypoint=sdk-cli; cch=00000;' },
-    { type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: 'ephemeral' } },
-    { type: 'text', text: 'You are an interactive CLI tool that helps users with software engineering tasks.', cache_control: { type: 'ephemeral', ttl: '1h' } },
+    {
+      type: 'text',
+      text: "You are Claude Code, Anthropic's official CLI for Claude.",
+      cache_control: { type: 'ephemeral' },
+    },
+    {
+      type: 'text',
+      text: 'You are an interactive CLI tool that helps users with software engineering tasks.',
+      cache_control: { type: 'ephemeral', ttl: '1h' },
+    },
   ],
   messages: [
     {
       role: 'user',
       content: [
-        { type: 'text', text: '<system-reminder>\nAs you answer the user, you can use the following context: …\n</system-reminder>' },
+        {
+          type: 'text',
+          text: '<system-reminder>\nAs you answer the user, you can use the following context: …\n</system-reminder>',
+        },
         { type: 'text', text: 'What is the package name?', cache_control: { type: 'ephemeral' } },
       ],
     },
@@ -38,10 +53,25 @@ const claudeCodeBody: ClaudeCodeBody = {
       content: [
         { type: 'thinking', thinking: 'I should read package.json.', signature: 'EqQBCkYIBxgCKkBsig==' },
         { type: 'text', text: "I'll read it." },
-        { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'Read', input: { file_path: '/repo/package.json' } },
+        {
+          type: 'tool_use',
+          id: 'toolu_01A09q90qw90lq917835lq9',
+          name: 'Read',
+          input: { file_path: '/repo/package.json' },
+        },
       ],
     },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01A09q90qw90lq917835lq9', content: '     1\t{"name":"demo"}', cache_control: { type: 'ephemeral' } }] },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_01A09q90qw90lq917835lq9',
+          content: '     1\t{"name":"demo"}',
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
+    },
     { role: 'system', content: 'The user switched the output style to Explanatory.' },
     {
       role: 'assistant',
@@ -53,16 +83,39 @@ const claudeCodeBody: ClaudeCodeBody = {
     {
       role: 'user',
       content: [
-        { type: 'tool_result', tool_use_id: 'toolu_02B', content: [{ type: 'text', text: 'a.txt\nb.txt' }], is_error: false },
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_02B',
+          content: [{ type: 'text', text: 'a.txt\nb.txt' }],
+          is_error: false,
+        },
         { type: 'text', text: 'Thanks. Now list them.', cache_control: { type: 'ephemeral' } },
       ],
     },
   ],
   tools: [
-    { name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'], additionalProperties: false } },
-    { name: 'Bash', description: 'Runs a command.', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
+    {
+      name: 'Read',
+      description: 'Reads a file.',
+      input_schema: {
+        type: 'object',
+        properties: { file_path: { type: 'string' } },
+        required: ['file_path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'Bash',
+      description: 'Runs a command.',
+      input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+    },
     { name: 'web_search', type: 'web_search_20250305', max_uses: 5 },
-    { name: 'Edit', description: 'Edits a file.', input_schema: { type: 'object', properties: { old_string: { type: 'string' } } }, cache_control: { type: 'ephemeral' } },
+    {
+      name: 'Edit',
+      description: 'Edits a file.',
+      input_schema: { type: 'object', properties: { old_string: { type: 'string' } } },
+      cache_control: { type: 'ephemeral' },
+    },
   ],
   thinking: { type: 'adaptive' },
   output_config: { effort: 'high' },
@@ -75,26 +128,57 @@ const claudeCodeCanonical: CanonicalRequest = {
   model: 'claude-opus-4-8',
   system: [
     { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.197.3f2; cc_entrypoint=sdk-cli; cch=00000;' },
-    { type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude.", cacheControl: { type: 'ephemeral' } },
-    { type: 'text', text: 'You are an interactive CLI tool that helps users with software engineering tasks.', cacheControl: { type: 'ephemeral', ttl: '1h' } },
+    {
+      type: 'text',
+      text: "You are Claude Code, Anthropic's official CLI for Claude.",
+      cacheControl: { type: 'ephemeral' },
+    },
+    {
+      type: 'text',
+      text: 'You are an interactive CLI tool that helps users with software engineering tasks.',
+      cacheControl: { type: 'ephemeral', ttl: '1h' },
+    },
   ],
   messages: [
     {
       role: 'user',
       content: [
-        { type: 'text', text: '<system-reminder>\nAs you answer the user, you can use the following context: …\n</system-reminder>' },
+        {
+          type: 'text',
+          text: '<system-reminder>\nAs you answer the user, you can use the following context: …\n</system-reminder>',
+        },
         { type: 'text', text: 'What is the package name?', cacheControl: { type: 'ephemeral' } },
       ],
     },
     {
       role: 'assistant',
       content: [
-        { type: 'thinking', text: 'I should read package.json.', signature: 'EqQBCkYIBxgCKkBsig==', family: 'anthropic' },
+        {
+          type: 'thinking',
+          text: 'I should read package.json.',
+          signature: 'EqQBCkYIBxgCKkBsig==',
+          family: 'anthropic',
+        },
         { type: 'text', text: "I'll read it." },
-        { type: 'tool_call', id: 'toolu_01A09q90qw90lq917835lq9', name: 'Read', input: { file_path: '/repo/package.json' } },
+        {
+          type: 'tool_call',
+          id: 'toolu_01A09q90qw90lq917835lq9',
+          name: 'Read',
+          input: { file_path: '/repo/package.json' },
+        },
       ],
     },
-    { role: 'user', content: [{ type: 'tool_result', toolCallId: 'toolu_01A09q90qw90lq917835lq9', content: [{ type: 'text', text: '     1\t{"name":"demo"}' }], cacheControl: { type: 'ephemeral' } }] },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          toolCallId: 'toolu_01A09q90qw90lq917835lq9',
+          content: [{ type: 'text', text: '     1\t{"name":"demo"}' }],
+          cacheControl: { type: 'ephemeral' },
+        },
+      ],
+    },
     { role: 'system', content: [{ type: 'text', text: 'The user switched the output style to Explanatory.' }] },
     {
       role: 'assistant',
@@ -106,22 +190,48 @@ const claudeCodeCanonical: CanonicalRequest = {
     {
       role: 'user',
       content: [
-        { type: 'tool_result', toolCallId: 'toolu_02B', content: [{ type: 'text', text: 'a.txt\nb.txt' }], isError: false },
+        {
+          type: 'tool_result',
+          toolCallId: 'toolu_02B',
+          content: [{ type: 'text', text: 'a.txt\nb.txt' }],
+          isError: false,
+        },
         { type: 'text', text: 'Thanks. Now list them.', cacheControl: { type: 'ephemeral' } },
       ],
     },
   ],
   tools: [
-    { name: 'Read', description: 'Reads a file.', inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'], additionalProperties: false } },
-    { name: 'Bash', description: 'Runs a command.', inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
-    { name: 'Edit', description: 'Edits a file.', inputSchema: { type: 'object', properties: { old_string: { type: 'string' } } }, cacheControl: { type: 'ephemeral' } },
+    {
+      name: 'Read',
+      description: 'Reads a file.',
+      inputSchema: {
+        type: 'object',
+        properties: { file_path: { type: 'string' } },
+        required: ['file_path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'Bash',
+      description: 'Runs a command.',
+      inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+    },
+    {
+      name: 'Edit',
+      description: 'Edits a file.',
+      inputSchema: { type: 'object', properties: { old_string: { type: 'string' } } },
+      cacheControl: { type: 'ephemeral' },
+    },
   ],
   maxOutputTokens: 64000,
   stream: true,
   thinking: { type: 'adaptive' },
   reasoningEffort: 'high',
   user: USER_ID,
-  notes: ['anthropic: dropped server tool "web_search" (web_search_20250305)', 'anthropic: context_management is not carried to other providers'],
+  notes: [
+    'anthropic: dropped server tool "web_search" (web_search_20250305)',
+    'anthropic: context_management is not carried to other providers',
+  ],
 };
 
 function rejects(body: unknown, param: string): void {
@@ -143,12 +253,20 @@ describe('decodeRequest', () => {
     const expected = structuredClone(claudeCodeCanonical);
     // The system message becomes <system-reminder> user text, merged into the tool_result turn before it.
     expected.messages.splice(3, 1);
-    expected.messages[2]?.content.push({ type: 'text', text: '<system-reminder>\nThe user switched the output style to Explanatory.\n</system-reminder>' });
+    expected.messages[2]?.content.push({
+      type: 'text',
+      text: '<system-reminder>\nThe user switched the output style to Explanatory.\n</system-reminder>',
+    });
     assert.deepEqual(decodeRequest(JSON.parse(JSON.stringify(wire))), { ...expected, notes: [] });
   });
 
   test('string system and string content become text blocks; optional fields stay absent', () => {
-    const body: Anthropic.MessageCreateParams = { model: 'm', max_tokens: 10, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] };
+    const body: Anthropic.MessageCreateParams = {
+      model: 'm',
+      max_tokens: 10,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hi' }],
+    };
     assert.deepEqual(decodeRequest(body), {
       model: 'm',
       system: [{ type: 'text', text: 'Be brief.' }],
@@ -173,23 +291,47 @@ describe('decodeRequest', () => {
       ],
     };
     const req = decodeRequest(body);
-    assert.deepEqual(req.system, [{ type: 'text', text: 'A' }, { type: 'text', text: 'B', cacheControl: { type: 'ephemeral' } }, { type: 'text', text: 'C' }]);
-    assert.deepEqual(req.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'system', content: [{ type: 'text', text: 'D' }] }]);
+    assert.deepEqual(req.system, [
+      { type: 'text', text: 'A' },
+      { type: 'text', text: 'B', cacheControl: { type: 'ephemeral' } },
+      { type: 'text', text: 'C' },
+    ]);
+    assert.deepEqual(req.messages, [
+      { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+      { role: 'system', content: [{ type: 'text', text: 'D' }] },
+    ]);
   });
 
   test('images and documents in every source form', () => {
     const content: Anthropic.ContentBlockParam[] = [
-      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' }, cache_control: { type: 'ephemeral' } },
+      {
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
+        cache_control: { type: 'ephemeral' },
+      },
       { type: 'image', source: { type: 'url', url: 'https://example.com/a.jpg' } },
       { type: 'image', source: { type: 'file', file_id: 'file_011' } },
       { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, title: 'Spec' },
       { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain' } },
       { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
-      { type: 'document', source: { type: 'content', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] } },
+      {
+        type: 'document',
+        source: {
+          type: 'content',
+          content: [
+            { type: 'text', text: 'one' },
+            { type: 'text', text: 'two' },
+          ],
+        },
+      },
     ];
     const req = decodeRequest({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content }] });
     assert.deepEqual(req.messages[0]?.content, [
-      { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, cacheControl: { type: 'ephemeral' } },
+      {
+        type: 'image',
+        source: { kind: 'base64', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+        cacheControl: { type: 'ephemeral' },
+      },
       { type: 'image', source: { kind: 'url', url: 'https://example.com/a.jpg' } },
       { type: 'image', source: { kind: 'file', fileId: 'file_011' } },
       { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0=' }, title: 'Spec' },
@@ -204,14 +346,34 @@ describe('decodeRequest', () => {
     const content: Anthropic.ContentBlockParam[] = [
       { type: 'tool_result', tool_use_id: 't1', content: '' },
       { type: 'tool_result', tool_use_id: 't2' },
-      { type: 'tool_result', tool_use_id: 't3', is_error: true, content: [{ type: 'text', text: 'boom' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
-      { type: 'tool_result', tool_use_id: 't4', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }] },
+      {
+        type: 'tool_result',
+        tool_use_id: 't3',
+        is_error: true,
+        content: [
+          { type: 'text', text: 'boom' },
+          { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+        ],
+      },
+      {
+        type: 'tool_result',
+        tool_use_id: 't4',
+        content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }],
+      },
     ];
     const req = decodeRequest({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content }] });
     assert.deepEqual(req.messages[0]?.content, [
       { type: 'tool_result', toolCallId: 't1', content: [] },
       { type: 'tool_result', toolCallId: 't2', content: [] },
-      { type: 'tool_result', toolCallId: 't3', content: [{ type: 'text', text: 'boom' }, { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } }], isError: true },
+      {
+        type: 'tool_result',
+        toolCallId: 't3',
+        content: [
+          { type: 'text', text: 'boom' },
+          { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
+        ],
+        isError: true,
+      },
       { type: 'tool_result', toolCallId: 't4', content: [] },
     ]);
     assert.deepEqual(req.notes, ['anthropic: dropped a document block from a tool_result']);
@@ -221,25 +383,70 @@ describe('decodeRequest', () => {
     const content: Anthropic.ContentBlockParam[] = [
       { type: 'thinking', thinking: 'hm', signature: '' },
       { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } },
-      { type: 'text', text: 'done', citations: [{ type: 'char_location', cited_text: 'd', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 1 }] },
+      {
+        type: 'text',
+        text: 'done',
+        citations: [
+          {
+            type: 'char_location',
+            cited_text: 'd',
+            document_index: 0,
+            document_title: null,
+            start_char_index: 0,
+            end_char_index: 1,
+          },
+        ],
+      },
     ];
-    const req = decodeRequest({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content }] });
+    const req = decodeRequest({
+      model: 'm',
+      max_tokens: 1,
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content },
+      ],
+    });
     assert.deepEqual(req.messages[1]?.content, [
       { type: 'thinking', text: 'hm', family: 'anthropic' },
-      { type: 'text', text: 'done', citations: [{ type: 'char_location', cited_text: 'd', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 1 }] },
+      {
+        type: 'text',
+        text: 'done',
+        citations: [
+          {
+            type: 'char_location',
+            cited_text: 'd',
+            document_index: 0,
+            document_title: null,
+            start_char_index: 0,
+            end_char_index: 1,
+          },
+        ],
+      },
     ]);
     assert.deepEqual(req.notes, ['anthropic: dropped a server_tool_use block']);
   });
 
   test('tool_choice, thinking, effort, output format and sampling parameters', () => {
-    const base = { model: 'm', max_tokens: 2048, messages: [{ role: 'user' as const, content: 'q' }], tools: [{ name: 'f', input_schema: { type: 'object' as const }, strict: true }] };
+    const base = {
+      model: 'm',
+      max_tokens: 2048,
+      messages: [{ role: 'user' as const, content: 'q' }],
+      tools: [{ name: 'f', input_schema: { type: 'object' as const }, strict: true }],
+    };
     const choices: [Anthropic.ToolChoice, unknown][] = [
       [{ type: 'auto' }, { type: 'auto' }],
-      [{ type: 'any', disable_parallel_tool_use: true }, { type: 'any', disableParallel: true }],
+      [
+        { type: 'any', disable_parallel_tool_use: true },
+        { type: 'any', disableParallel: true },
+      ],
       [{ type: 'none' }, { type: 'none' }],
-      [{ type: 'tool', name: 'f', disable_parallel_tool_use: false }, { type: 'tool', name: 'f', disableParallel: false }],
+      [
+        { type: 'tool', name: 'f', disable_parallel_tool_use: false },
+        { type: 'tool', name: 'f', disableParallel: false },
+      ],
     ];
-    for (const [wire, canonical] of choices) assert.deepEqual(decodeRequest({ ...base, tool_choice: wire }).toolChoice, canonical);
+    for (const [wire, canonical] of choices)
+      assert.deepEqual(decodeRequest({ ...base, tool_choice: wire }).toolChoice, canonical);
     const body: Anthropic.MessageCreateParams & Sampling = {
       ...base,
       thinking: { type: 'enabled', budget_tokens: 1024 },
@@ -254,7 +461,10 @@ describe('decodeRequest', () => {
     assert.deepEqual(req.thinking, { type: 'enabled', budgetTokens: 1024 });
     assert.equal(req.reasoningEffort, 'high');
     assert.deepEqual(req.responseFormat, { type: 'json_schema', name: 'output', schema: { type: 'object' } });
-    assert.deepEqual([req.stopSequences, req.temperature, req.topP, req.topK, req.maxOutputTokens], [['END'], 0.5, 0.9, 40, 2048]);
+    assert.deepEqual(
+      [req.stopSequences, req.temperature, req.topP, req.topK, req.maxOutputTokens],
+      [['END'], 0.5, 0.9, 40, 2048],
+    );
     assert.deepEqual(req.notes, ['anthropic: effort "max" sent as "high"']);
     assert.deepEqual(decodeRequest({ ...base, thinking: { type: 'disabled' } }).thinking, { type: 'disabled' });
     const between = decodeRequest({ ...base, thinking: { type: 'between_tools' } });
@@ -276,7 +486,10 @@ describe('decodeRequest', () => {
     rejects({ model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.role');
     rejects({ model: 'm', messages: [{ role: 'user', content: 7 }] }, 'messages.0.content');
     rejects({ model: 'm', messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages.0.content.0.text');
-    rejects({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'ftp' } }] }] }, 'messages.0.content.0.source.type');
+    rejects(
+      { model: 'm', messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'ftp' } }] }] },
+      'messages.0.content.0.source.type',
+    );
     rejects({ model: 'm', system: [{ type: 'image' }], messages: [] }, 'system.0');
     rejects({ model: 'm', messages: [], tools: [{ name: 'f' }] }, 'tools.0.input_schema');
     rejects({ model: 'm', messages: [], tool_choice: { type: 'tool' } }, 'tool_choice.name');
@@ -285,7 +498,10 @@ describe('decodeRequest', () => {
 
 describe('schema', () => {
   test('accepts the Claude Code body, including role:"system" in messages and server tools', () => {
-    assert.ok(Value.Check(MessagesRequest, claudeCodeBody), [...Value.Errors(MessagesRequest, claudeCodeBody)].map((e) => `${e.path} ${e.message}`).join('\n'));
+    assert.ok(
+      Value.Check(MessagesRequest, claudeCodeBody),
+      [...Value.Errors(MessagesRequest, claudeCodeBody)].map((e) => `${e.path} ${e.message}`).join('\n'),
+    );
   });
 
   test('requires max_tokens ≥ 1 for messages but not for count_tokens', () => {
@@ -297,7 +513,17 @@ describe('schema', () => {
   });
 
   test('rejects blocks without a type and unknown roles', () => {
-    assert.equal(Value.Check(MessagesRequest, { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ text: 'x' }] }] }), false);
-    assert.equal(Value.Check(MessagesRequest, { model: 'm', max_tokens: 1, messages: [{ role: 'tool', content: 'x' }] }), false);
+    assert.equal(
+      Value.Check(MessagesRequest, {
+        model: 'm',
+        max_tokens: 1,
+        messages: [{ role: 'user', content: [{ text: 'x' }] }],
+      }),
+      false,
+    );
+    assert.equal(
+      Value.Check(MessagesRequest, { model: 'm', max_tokens: 1, messages: [{ role: 'tool', content: 'x' }] }),
+      false,
+    );
   });
 });

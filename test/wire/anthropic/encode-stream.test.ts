@@ -22,13 +22,19 @@ async function text(events: StreamEvent[]): Promise<string> {
 
 async function wire(events: StreamEvent[]): Promise<{ event: string | undefined; data: Record<string, unknown> }[]> {
   const out = [];
-  for await (const e of readSse(from([await text(events)]))) out.push({ event: e.event, data: JSON.parse(e.data) as Record<string, unknown> });
+  for await (const e of readSse(from([await text(events)])))
+    out.push({ event: e.event, data: JSON.parse(e.data) as Record<string, unknown> });
   return out;
 }
 
 /** Answers every request with `body` as an event stream, so the official SDK reads what encodeStream wrote. */
 function sdkReading(body: string): Anthropic {
-  return new Anthropic({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9', maxRetries: 0, fetch: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }) });
+  return new Anthropic({
+    apiKey: 'sk-test',
+    baseURL: 'http://127.0.0.1:9',
+    maxRetries: 0,
+    fetch: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
+  });
 }
 
 const prompt = { ...emptyUsage(), inputTokens: 1200, cacheReadTokens: 30_000, cacheWriteTokens: 500 };
@@ -42,7 +48,17 @@ const toolTurn: StreamEvent[] = [
   { type: 'block_start', index: 1, block: { type: 'text' } },
   { type: 'text_delta', index: 1, text: 'Reading the file.' },
   { type: 'block_stop', index: 1 },
-  { type: 'block_start', index: 2, block: { type: 'tool_call', id: 'functions.Read:0', name: 'Read', signature: 'gemini-sig', signatureFamily: 'gemini' } },
+  {
+    type: 'block_start',
+    index: 2,
+    block: {
+      type: 'tool_call',
+      id: 'functions.Read:0',
+      name: 'Read',
+      signature: 'gemini-sig',
+      signatureFamily: 'gemini',
+    },
+  },
   { type: 'tool_args_delta', index: 2, json: '{"file_path":' },
   { type: 'tool_args_delta', index: 2, json: '"/repo/a.ts"}' },
   { type: 'block_stop', index: 2 },
@@ -69,7 +85,13 @@ describe('encodeStream', () => {
       events.map((e) => e.event),
       [
         'message_start',
-        ...['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop'],
+        ...[
+          'content_block_start',
+          'content_block_delta',
+          'content_block_delta',
+          'content_block_delta',
+          'content_block_stop',
+        ],
         ...['content_block_start', 'content_block_delta', 'content_block_stop'],
         ...['content_block_start', 'content_block_delta', 'content_block_stop'],
         ...['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop'],
@@ -81,28 +103,63 @@ describe('encodeStream', () => {
     const start = events[0]?.data as unknown as Anthropic.RawMessageStartEvent;
     assert.equal(start.message.id, 'msg_req_42');
     assert.equal(start.message.model, 'claude-opus-4-8');
-    assert.deepEqual(start.message.usage, { input_tokens: 1200, output_tokens: 0, cache_creation_input_tokens: 500, cache_read_input_tokens: 30_000 });
-    assert.deepEqual(events[1]?.data, { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } });
-    assert.deepEqual(events[4]?.data, { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EqQBsig==' } });
+    assert.deepEqual(start.message.usage, {
+      input_tokens: 1200,
+      output_tokens: 0,
+      cache_creation_input_tokens: 500,
+      cache_read_input_tokens: 30_000,
+    });
+    assert.deepEqual(events[1]?.data, {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    });
+    assert.deepEqual(events[4]?.data, {
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'signature_delta', signature: 'EqQBsig==' },
+    });
     // The Gemini signature of the call rides in an empty thinking block before it (docs/protocols.md §6.6).
-    assert.deepEqual(events[9]?.data, { type: 'content_block_start', index: 2, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    assert.deepEqual(events[9]?.data, {
+      type: 'content_block_start',
+      index: 2,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    });
     const carrier = (events[10]?.data as { delta: { signature: string } }).delta.signature;
     // The id is made Anthropic-safe.
-    const toolBlock = (events[12]?.data as unknown as Anthropic.RawContentBlockStartEvent).content_block as Anthropic.ToolUseBlock;
+    const toolBlock = (events[12]?.data as unknown as Anthropic.RawContentBlockStartEvent)
+      .content_block as Anthropic.ToolUseBlock;
     assert.match(toolBlock.id, /^functions_Read_0_[0-9a-f]{12}$/);
-    assert.deepEqual(unmark(carrier), { kind: 'call', family: 'gemini', callId: toolBlock.id, signature: 'gemini-sig' });
+    assert.deepEqual(unmark(carrier), {
+      kind: 'call',
+      family: 'gemini',
+      callId: toolBlock.id,
+      signature: 'gemini-sig',
+    });
     assert.deepEqual(toolBlock, { type: 'tool_use', id: toolBlock.id, name: 'Read', input: {} });
-    assert.deepEqual(events[13]?.data, { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{"file_path":' } });
+    assert.deepEqual(events[13]?.data, {
+      type: 'content_block_delta',
+      index: 3,
+      delta: { type: 'input_json_delta', partial_json: '{"file_path":' },
+    });
     assert.deepEqual(events[16]?.data, {
       type: 'message_delta',
       delta: { stop_reason: 'tool_use', stop_sequence: null },
-      usage: { input_tokens: 1200, output_tokens: 87, cache_creation_input_tokens: 500, cache_read_input_tokens: 30_000, output_tokens_details: { thinking_tokens: 20 } },
+      usage: {
+        input_tokens: 1200,
+        output_tokens: 87,
+        cache_creation_input_tokens: 500,
+        cache_read_input_tokens: 30_000,
+        output_tokens_details: { thinking_tokens: 20 },
+      },
     });
   });
 
   test('the official SDK assembles the stream into the final message', async () => {
     const client = sdkReading(await text(toolTurn));
-    const final = await client.messages.stream({ model: 'claude-opus-4-8', max_tokens: 100, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
+    const final = await client.messages
+      .stream({ model: 'claude-opus-4-8', max_tokens: 100, messages: [{ role: 'user', content: 'go' }] })
+      .finalMessage();
     assert.equal(final.stop_reason, 'tool_use');
     assert.equal(final.usage.input_tokens, 1200);
     assert.equal(final.usage.output_tokens, 87);
@@ -122,17 +179,33 @@ describe('encodeStream', () => {
       { type: 'start', id: 'msg_1', model: 'x', usage: prompt },
       { type: 'block_start', index: 0, block: { type: 'text' } },
       { type: 'text_delta', index: 0, text: 'Hal' },
-      { type: 'error', error: new GatewayError('upstream_unavailable', 'Upstream unavailable (overloaded_error): Overloaded') },
+      {
+        type: 'error',
+        error: new GatewayError('upstream_unavailable', 'Upstream unavailable (overloaded_error): Overloaded'),
+      },
       { type: 'text_delta', index: 0, text: 'never sent' },
     ]);
-    assert.ok(out.endsWith('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Upstream unavailable (overloaded_error): Overloaded"}}\n\n'));
+    assert.ok(
+      out.endsWith(
+        'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Upstream unavailable (overloaded_error): Overloaded"}}\n\n',
+      ),
+    );
     assert.ok(!out.includes('message_stop') && !out.includes('never sent'));
-    const stream = sdkReading(out).messages.stream({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'q' }] });
-    await assert.rejects(stream.finalMessage(), (err: unknown) => err instanceof Anthropic.APIError && /Overloaded/.test(err.message));
+    const stream = sdkReading(out).messages.stream({
+      model: 'm',
+      max_tokens: 1,
+      messages: [{ role: 'user', content: 'q' }],
+    });
+    await assert.rejects(
+      stream.finalMessage(),
+      (err: unknown) => err instanceof Anthropic.APIError && /Overloaded/.test(err.message),
+    );
   });
 
   test('an error before anything else is the only event', async () => {
-    assert.deepEqual(await wire([{ type: 'error', error: new GatewayError('upstream_timeout', 'late') }]), [{ event: 'error', data: { type: 'error', error: { type: 'timeout_error', message: 'late' } } }]);
+    assert.deepEqual(await wire([{ type: 'error', error: new GatewayError('upstream_timeout', 'late') }]), [
+      { event: 'error', data: { type: 'error', error: { type: 'timeout_error', message: 'late' } } },
+    ]);
   });
 
   test('a stream that skips start still opens with message_start', async () => {
@@ -141,7 +214,10 @@ describe('encodeStream', () => {
       { type: 'block_stop', index: 0 },
       { type: 'stop', stopReason: 'context_exceeded', stopSequence: undefined, usage: emptyUsage() },
     ]);
-    assert.deepEqual(events.map((e) => e.event), ['message_start', 'content_block_start', 'content_block_stop', 'message_delta', 'message_stop']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['message_start', 'content_block_start', 'content_block_stop', 'message_delta', 'message_stop'],
+    );
     assert.deepEqual(events[1]?.data.content_block, { type: 'redacted_thinking', data: 'opaque' });
     assert.deepEqual((events[3]?.data.delta as Record<string, unknown>).stop_reason, 'model_context_window_exceeded');
   });

@@ -10,8 +10,16 @@ const ctx = { requestedModel: 'claude-sonnet-4-6', requestId: 'req_7f3a' };
 
 /** The fields of a Messages response Tollgate writes (the SDK type also lists container, diagnostics, …, which we leave out). */
 type Written = Pick<Anthropic.Message, 'id' | 'type' | 'role' | 'model' | 'stop_reason' | 'stop_sequence'> & {
-  content: (Omit<Anthropic.TextBlock, 'citations'> | Anthropic.ThinkingBlock | Anthropic.RedactedThinkingBlock | Omit<Anthropic.ToolUseBlock, 'caller'>)[];
-  usage: Pick<Anthropic.Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'> & { output_tokens_details?: { thinking_tokens: number } };
+  content: (
+    | Omit<Anthropic.TextBlock, 'citations'>
+    | Anthropic.ThinkingBlock
+    | Anthropic.RedactedThinkingBlock
+    | Omit<Anthropic.ToolUseBlock, 'caller'>
+  )[];
+  usage: Pick<
+    Anthropic.Usage,
+    'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'
+  > & { output_tokens_details?: { thinking_tokens: number } };
 };
 
 describe('encodeResponse', () => {
@@ -27,7 +35,15 @@ describe('encodeResponse', () => {
         { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } },
       ],
       stopReason: 'tool_use',
-      usage: { ...emptyUsage(), inputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 50, outputTokens: 40, reasoningTokens: 10, imageInputTokens: 5 },
+      usage: {
+        ...emptyUsage(),
+        inputTokens: 100,
+        cacheReadTokens: 900,
+        cacheWriteTokens: 50,
+        outputTokens: 40,
+        reasoningTokens: 10,
+        imageInputTokens: 5,
+      },
     };
     const expected: Written = {
       id: 'msg_req_7f3a',
@@ -43,14 +59,39 @@ describe('encodeResponse', () => {
       stop_reason: 'tool_use',
       stop_sequence: null,
       // input_tokens is the uncached prompt only (image input folded back in); cache figures sit beside it.
-      usage: { input_tokens: 105, output_tokens: 40, cache_creation_input_tokens: 50, cache_read_input_tokens: 900, output_tokens_details: { thinking_tokens: 10 } },
+      usage: {
+        input_tokens: 105,
+        output_tokens: 40,
+        cache_creation_input_tokens: 50,
+        cache_read_input_tokens: 900,
+        output_tokens_details: { thinking_tokens: 10 },
+      },
     };
     assert.deepEqual(encodeResponse(res, ctx), expected);
   });
 
   test('keeps an upstream msg_ id, the matched stop sequence and citations', () => {
-    const citations = [{ type: 'char_location', cited_text: 'x', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 1 }];
-    const out = encodeResponse({ id: 'msg_abc', model: 'x', content: [{ type: 'text', text: 'hi', citations }], stopReason: 'stop_sequence', stopSequence: 'END', usage: emptyUsage() }, ctx);
+    const citations = [
+      {
+        type: 'char_location',
+        cited_text: 'x',
+        document_index: 0,
+        document_title: null,
+        start_char_index: 0,
+        end_char_index: 1,
+      },
+    ];
+    const out = encodeResponse(
+      {
+        id: 'msg_abc',
+        model: 'x',
+        content: [{ type: 'text', text: 'hi', citations }],
+        stopReason: 'stop_sequence',
+        stopSequence: 'END',
+        usage: emptyUsage(),
+      },
+      ctx,
+    );
     assert.equal(out.id, 'msg_abc');
     assert.equal(out.stop_sequence, 'END');
     assert.deepEqual(out.content, [{ type: 'text', text: 'hi', citations }]);
@@ -68,12 +109,22 @@ describe('encodeResponse', () => {
       ['context_exceeded', 'model_context_window_exceeded'],
     ];
     for (const [canonical, wire] of cases) {
-      assert.equal(encodeResponse({ id: 'msg_1', model: 'x', content: [], stopReason: canonical, usage: emptyUsage() }, ctx).stop_reason, wire);
+      assert.equal(
+        encodeResponse({ id: 'msg_1', model: 'x', content: [], stopReason: canonical, usage: emptyUsage() }, ctx)
+          .stop_reason,
+        wire,
+      );
     }
   });
 
   test('tool ids outside ^[a-zA-Z0-9_-]+$ are rewritten the same way every time', () => {
-    const res = (id: string): CanonicalResponse => ({ id: 'msg_1', model: 'x', content: [{ type: 'tool_call', id, name: 'f', input: { a: 1 } }], stopReason: 'tool_use', usage: emptyUsage() });
+    const res = (id: string): CanonicalResponse => ({
+      id: 'msg_1',
+      model: 'x',
+      content: [{ type: 'tool_call', id, name: 'f', input: { a: 1 } }],
+      stopReason: 'tool_use',
+      usage: emptyUsage(),
+    });
     const idOf = (id: string): unknown => (encodeResponse(res(id), ctx).content[0] as { id: string }).id;
     const kimi = idOf('functions.bash:0');
     assert.match(String(kimi), /^[a-zA-Z0-9_-]+$/);

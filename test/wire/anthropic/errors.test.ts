@@ -23,14 +23,20 @@ test('every status gets the error.type the Anthropic SDKs expect', () => {
   ];
   for (const [err, status, type] of cases) {
     const encoded = encodeError(err);
-    const body: Anthropic.ErrorResponse | { type: 'error'; error: { type: string; message: string } } = { type: 'error', error: { type, message: err.message } };
+    const body: Anthropic.ErrorResponse | { type: 'error'; error: { type: string; message: string } } = {
+      type: 'error',
+      error: { type, message: err.message },
+    };
     assert.equal(encoded.status, status);
     assert.deepEqual(encoded.body, body, `status ${status}`);
   }
 });
 
 test('retry hints: retry-after on 429, and a 402 is marked as not retryable', () => {
-  assert.deepEqual(encodeError(new GatewayError('rate_limit', 'x', { retryAfter: 3 })).headers, { 'retry-after': '3', 'retry-after-ms': '3000' });
+  assert.deepEqual(encodeError(new GatewayError('rate_limit', 'x', { retryAfter: 3 })).headers, {
+    'retry-after': '3',
+    'retry-after-ms': '3000',
+  });
   assert.deepEqual(encodeError(new GatewayError('insufficient_funds', 'x')).headers, { 'x-should-retry': 'false' });
   assert.deepEqual(encodeError(new GatewayError('invalid_request', 'x')).headers, {});
 });

@@ -7,11 +7,14 @@ import { readSse } from '../../../gateway/core/sse.js';
 import { emptyUsage, type Usage } from '../../../gateway/core/usage.js';
 import { fromStream } from '../../../gateway/wire/anthropic/from-stream.js';
 
-type Wire = Anthropic.RawMessageStreamEvent | { type: 'ping' } | { type: 'error'; error: { type: string; message: string } };
+type Wire =
+  Anthropic.RawMessageStreamEvent | { type: 'ping' } | { type: 'error'; error: { type: string; message: string } };
 
 /** Writes events as Anthropic does and reads them back in 7-byte network chunks (splitting multi-byte characters). */
 async function* sse(events: Wire[], tail = ''): AsyncGenerator<Uint8Array> {
-  const bytes = new TextEncoder().encode(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('') + tail);
+  const bytes = new TextEncoder().encode(
+    events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('') + tail,
+  );
   for (let i = 0; i < bytes.length; i += 7) yield bytes.slice(i, i + 7);
 }
 
@@ -37,15 +40,39 @@ const startUsage: Anthropic.Usage = {
 function messageStart(usage: Anthropic.Usage = startUsage): Anthropic.RawMessageStartEvent {
   return {
     type: 'message_start',
-    message: { id: 'msg_014p7', type: 'message', role: 'assistant', model: 'claude-opus-4-8', container: null, diagnostics: null, stop_details: null, content: [], stop_reason: null, stop_sequence: null, usage },
+    message: {
+      id: 'msg_014p7',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-opus-4-8',
+      container: null,
+      diagnostics: null,
+      stop_details: null,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
   };
 }
 
-function messageDelta(stop: Anthropic.StopReason, usage: Partial<Anthropic.MessageDeltaUsage>, stopSequence: string | null = null): Anthropic.RawMessageDeltaEvent {
+function messageDelta(
+  stop: Anthropic.StopReason,
+  usage: Partial<Anthropic.MessageDeltaUsage>,
+  stopSequence: string | null = null,
+): Anthropic.RawMessageDeltaEvent {
   return {
     type: 'message_delta',
     delta: { stop_reason: stop, stop_sequence: stopSequence, container: null, stop_details: null },
-    usage: { input_tokens: null, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null, output_tokens_details: null, server_tool_use: null, ...usage },
+    usage: {
+      input_tokens: null,
+      output_tokens: 0,
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+      output_tokens_details: null,
+      server_tool_use: null,
+      ...usage,
+    },
   };
 }
 
@@ -60,13 +87,21 @@ describe('fromStream', () => {
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm, 你好 🙂' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EqQBsig==' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {}, caller } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {}, caller },
+      },
       { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"query":"x"}' } },
       { type: 'content_block_stop', index: 1 },
       { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '', citations: null } },
       { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: 'Reading.' } },
       { type: 'content_block_stop', index: 2 },
-      { type: 'content_block_start', index: 3, content_block: { type: 'tool_use', id: 'toolu_01', name: 'Read', input: {}, caller } },
+      {
+        type: 'content_block_start',
+        index: 3,
+        content_block: { type: 'tool_use', id: 'toolu_01', name: 'Read', input: {}, caller },
+      },
       { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '' } },
       { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{"file_path": "/a' } },
       { type: 'ping' },
@@ -74,7 +109,12 @@ describe('fromStream', () => {
       { type: 'content_block_stop', index: 3 },
       messageDelta('tool_use', { output_tokens: 40 }),
       // Totals are cumulative: the last message_delta wins; nothing is added up.
-      messageDelta('tool_use', { output_tokens: 95, input_tokens: 472, cache_read_input_tokens: 25_000, output_tokens_details: { thinking_tokens: 30 } }),
+      messageDelta('tool_use', {
+        output_tokens: 95,
+        input_tokens: 472,
+        cache_read_input_tokens: 25_000,
+        output_tokens_details: { thinking_tokens: 30 },
+      }),
       { type: 'message_stop' },
     ];
     const prompt = { ...emptyUsage(), inputTokens: 472, cacheReadTokens: 25_000 };
@@ -97,10 +137,23 @@ describe('fromStream', () => {
 
   test('zero prompt usage in message_start: the estimate goes in start and in the final usage', async () => {
     const estimate = { ...emptyUsage(), inputTokens: 1_234 };
-    const events = await run([messageStart({ ...startUsage, input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }), messageDelta('stop_sequence', { output_tokens: 7 }, 'END'), { type: 'message_stop' }], estimate);
+    const events = await run(
+      [
+        messageStart({ ...startUsage, input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }),
+        messageDelta('stop_sequence', { output_tokens: 7 }, 'END'),
+        { type: 'message_stop' },
+      ],
+      estimate,
+    );
     assert.deepEqual(events, [
       { type: 'start', id: 'msg_014p7', model: 'claude-opus-4-8', usage: estimate },
-      { type: 'stop', stopReason: 'stop_sequence', stopSequence: 'END', usage: { ...estimate, outputTokens: 7 }, usageEstimated: true },
+      {
+        type: 'stop',
+        stopReason: 'stop_sequence',
+        stopSequence: 'END',
+        usage: { ...estimate, outputTokens: 7 },
+        usageEstimated: true,
+      },
     ]);
   });
 
@@ -109,7 +162,11 @@ describe('fromStream', () => {
       messageStart(),
       { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: 'EmwK' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_9', name: 'Now', input: { tz: 'UTC' }, caller } },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'toolu_9', name: 'Now', input: { tz: 'UTC' }, caller },
+      },
       { type: 'content_block_stop', index: 1 },
       messageDelta('model_context_window_exceeded', { output_tokens: 3 }),
       { type: 'message_stop' },
@@ -125,28 +182,56 @@ describe('fromStream', () => {
   });
 
   test('event: error after the 200 becomes an error event and ends the stream', async () => {
-    const overloaded = await run([messageStart(), { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { type: 'message_stop' }]);
+    const overloaded = await run([
+      messageStart(),
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      { type: 'message_stop' },
+    ]);
     assert.equal(overloaded.length, 2);
     const err = (overloaded[1] as { error: GatewayError }).error;
     assert.ok(err instanceof GatewayError);
-    assert.deepEqual([err.kind, err.status, err.code, err.message], ['upstream_unavailable', 503, 'upstream_unavailable', 'Upstream unavailable (overloaded_error): Overloaded']);
+    assert.deepEqual(
+      [err.kind, err.status, err.code, err.message],
+      ['upstream_unavailable', 503, 'upstream_unavailable', 'Upstream unavailable (overloaded_error): Overloaded'],
+    );
     const api = await run([{ type: 'error', error: { type: 'api_error', message: 'Internal server error' } }]);
-    assert.deepEqual(api.map((e) => e.type === 'error' && [e.error.kind, e.error.status]), [['upstream_error', 502]]);
+    assert.deepEqual(
+      api.map((e) => e.type === 'error' && [e.error.kind, e.error.status]),
+      [['upstream_error', 502]],
+    );
   });
 
   test('a stream that ends without message_stop is incomplete', async () => {
     const seen: StreamEvent[] = [];
     await assert.rejects(
       async () => {
-        for await (const ev of fromStream(readSse(sse([messageStart(), { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } }])), emptyUsage())) seen.push(ev);
+        for await (const ev of fromStream(
+          readSse(
+            sse([
+              messageStart(),
+              { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } },
+            ]),
+          ),
+          emptyUsage(),
+        ))
+          seen.push(ev);
       },
       (e: unknown) => e instanceof GatewayError && e.code === 'upstream_stream_incomplete' && e.status === 502,
     );
-    assert.deepEqual(seen.map((e) => e.type), ['start', 'block_start']);
+    assert.deepEqual(
+      seen.map((e) => e.type),
+      ['start', 'block_start'],
+    );
   });
 
   test('malformed streams are upstream errors', async () => {
-    await assert.rejects(run([messageStart()], emptyUsage(), 'event: content_block_delta\ndata: {"type":\n\n'), (e: unknown) => e instanceof GatewayError && e.code === 'upstream_malformed');
-    await assert.rejects(run([{ type: 'content_block_stop', index: 0 }]), (e: unknown) => e instanceof GatewayError && /before message_start/.test(e.message));
+    await assert.rejects(
+      run([messageStart()], emptyUsage(), 'event: content_block_delta\ndata: {"type":\n\n'),
+      (e: unknown) => e instanceof GatewayError && e.code === 'upstream_malformed',
+    );
+    await assert.rejects(
+      run([{ type: 'content_block_stop', index: 0 }]),
+      (e: unknown) => e instanceof GatewayError && /before message_start/.test(e.message),
+    );
   });
 });

@@ -4,12 +4,17 @@ import { describe, test } from 'node:test';
 import { emptyUsage } from '../../../gateway/core/usage.js';
 import { MessagesStreamTap, messagesPassthrough } from '../../../gateway/wire/anthropic/passthrough.js';
 
-const ev = (event: string, data: Record<string, unknown>) => ({ event, data: JSON.stringify({ type: event, ...data }) });
+const ev = (event: string, data: Record<string, unknown>) => ({
+  event,
+  data: JSON.stringify({ type: event, ...data }),
+});
 
 describe('MessagesStreamTap', () => {
   test('message_start gives the prompt, message_delta the cumulative output, message_stop the end', () => {
     const tap = new MessagesStreamTap();
-    tap.onEvent(ev('message_start', { message: { usage: { input_tokens: 20, cache_read_input_tokens: 5, output_tokens: 1 } } }));
+    tap.onEvent(
+      ev('message_start', { message: { usage: { input_tokens: 20, cache_read_input_tokens: 5, output_tokens: 1 } } }),
+    );
     tap.onEvent(ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
     tap.onEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi ' } }));
     tap.onEvent(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'there' } }));
@@ -43,7 +48,10 @@ describe('MessagesStreamTap', () => {
 
   test('a truncated event is refused, and a stream without message_stop has no tail to repair', () => {
     const tap = new MessagesStreamTap();
-    assert.throws(() => tap.onEvent({ event: 'content_block_delta', data: '{"type":"content_block_delta"' }), SyntaxError);
+    assert.throws(
+      () => tap.onEvent({ event: 'content_block_delta', data: '{"type":"content_block_delta"' }),
+      SyntaxError,
+    );
     assert.equal(tap.repairTail(), undefined);
   });
 });
@@ -53,8 +61,15 @@ describe('messagesPassthrough', () => {
   const raw = JSON.stringify(body);
 
   test("passes the client's anthropic-version and anthropic-beta on, and its bytes when the model id is the same", () => {
-    const up = messagesPassthrough(body, raw, { 'anthropic-version': '2024-01-01', 'anthropic-beta': ['a', 'b'] }).request('claude-haiku-4-5');
-    assert.deepEqual(up, { path: '/v1/messages', headers: { 'anthropic-version': '2024-01-01', 'anthropic-beta': 'a,b' }, body: raw });
+    const up = messagesPassthrough(body, raw, {
+      'anthropic-version': '2024-01-01',
+      'anthropic-beta': ['a', 'b'],
+    }).request('claude-haiku-4-5');
+    assert.deepEqual(up, {
+      path: '/v1/messages',
+      headers: { 'anthropic-version': '2024-01-01', 'anthropic-beta': 'a,b' },
+      body: raw,
+    });
   });
 
   test('sends the default version when the client sent none, and rewrites a mapped model', () => {
@@ -64,7 +79,17 @@ describe('messagesPassthrough', () => {
   });
 
   test('reads usage and what was produced from a whole answer', () => {
-    const answer = { content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'ok' }, { type: 'tool_use', input: { a: 1 } }], usage: { input_tokens: 3, output_tokens: 4 } };
-    assert.deepEqual(messagesPassthrough(body, raw, {}).readAnswer(answer), { usage: { ...emptyUsage(), inputTokens: 3, outputTokens: 4 }, produced: 'hmok{"a":1}' });
+    const answer = {
+      content: [
+        { type: 'thinking', thinking: 'hm' },
+        { type: 'text', text: 'ok' },
+        { type: 'tool_use', input: { a: 1 } },
+      ],
+      usage: { input_tokens: 3, output_tokens: 4 },
+    };
+    assert.deepEqual(messagesPassthrough(body, raw, {}).readAnswer(answer), {
+      usage: { ...emptyUsage(), inputTokens: 3, outputTokens: 4 },
+      produced: 'hmok{"a":1}',
+    });
   });
 });

@@ -14,7 +14,16 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CanonicalMessage, CanonicalRequest, CanonicalResponse, ContentBlock, ImageBlock, StopReason, StreamEvent, TextBlock } from '../../../gateway/core/canonical.js';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  CanonicalResponse,
+  ContentBlock,
+  ImageBlock,
+  StopReason,
+  StreamEvent,
+  TextBlock,
+} from '../../../gateway/core/canonical.js';
 import { GatewayError } from '../../../gateway/core/errors.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import { emptyUsage, type Usage } from '../../../gateway/core/usage.js';
@@ -61,22 +70,45 @@ class Gen {
     return this.object(depth + 1);
   }
   object(depth = 0): Record<string, unknown> {
-    return Object.fromEntries(this.many(0, 3, () => [this.pick(['a', 'path', 'ключ', 'x y', 'n']) + String(this.int(0, 9)), this.json(depth)]));
+    return Object.fromEntries(
+      this.many(0, 3, () => [this.pick(['a', 'path', 'ключ', 'x y', 'n']) + String(this.int(0, 9)), this.json(depth)]),
+    );
   }
   maybe<T extends object>(p: number, extra: () => T): T | Record<string, never> {
     return this.bool(p) ? extra() : {};
   }
   cache(): { cacheControl?: { type: 'ephemeral'; ttl?: '5m' | '1h' } } {
-    return this.maybe(0.2, () => ({ cacheControl: this.bool() ? { type: 'ephemeral' as const } : { type: 'ephemeral' as const, ttl: this.pick(['5m', '1h'] as const) } }));
+    return this.maybe(0.2, () => ({
+      cacheControl: this.bool()
+        ? { type: 'ephemeral' as const }
+        : { type: 'ephemeral' as const, ttl: this.pick(['5m', '1h'] as const) },
+    }));
   }
   usage(): Usage {
     const output = this.int(0, 5000);
-    return { ...emptyUsage(), inputTokens: this.int(1, 90_000), cacheReadTokens: this.pick([0, this.int(1, 200_000)]), cacheWriteTokens: this.pick([0, this.int(1, 9_000)]), cacheWrite1hTokens: this.pick([0, this.int(1, 9_000)]), outputTokens: output, reasoningTokens: this.pick([0, this.int(0, output)]) };
+    return {
+      ...emptyUsage(),
+      inputTokens: this.int(1, 90_000),
+      cacheReadTokens: this.pick([0, this.int(1, 200_000)]),
+      cacheWriteTokens: this.pick([0, this.int(1, 9_000)]),
+      cacheWrite1hTokens: this.pick([0, this.int(1, 9_000)]),
+      outputTokens: output,
+      reasoningTokens: this.pick([0, this.int(0, output)]),
+    };
   }
 }
 
 function textBlock(g: Gen): TextBlock {
-  return { type: 'text', text: g.text(), ...g.cache(), ...g.maybe(0.1, () => ({ citations: [{ type: 'char_location', cited_text: g.text(), document_index: 0, start_char_index: 0, end_char_index: 3 }] })) };
+  return {
+    type: 'text',
+    text: g.text(),
+    ...g.cache(),
+    ...g.maybe(0.1, () => ({
+      citations: [
+        { type: 'char_location', cited_text: g.text(), document_index: 0, start_char_index: 0, end_char_index: 3 },
+      ],
+    })),
+  };
 }
 
 function image(g: Gen): ImageBlock {
@@ -133,11 +165,30 @@ function request(g: Gen): CanonicalRequest {
       messages.push({ role: 'assistant', content: g.many(1, 4, () => assistantBlock(g, calls)) });
     }
   }
-  const tools = g.many(0, 3, () => ({ name: g.id('tool_'), inputSchema: { type: 'object', properties: g.object() }, ...g.maybe(0.5, () => ({ description: g.text() })), ...g.maybe(0.3, () => ({ strict: g.bool() })), ...g.cache() }));
-  const req: CanonicalRequest = { model: g.pick(['claude-opus-4-8', 'claude-haiku-4-5']), system: g.many(0, 3, () => textBlock(g)), messages, tools, maxOutputTokens: g.int(1, 64_000), stream: g.bool(), notes: [] };
+  const tools = g.many(0, 3, () => ({
+    name: g.id('tool_'),
+    inputSchema: { type: 'object', properties: g.object() },
+    ...g.maybe(0.5, () => ({ description: g.text() })),
+    ...g.maybe(0.3, () => ({ strict: g.bool() })),
+    ...g.cache(),
+  }));
+  const req: CanonicalRequest = {
+    model: g.pick(['claude-opus-4-8', 'claude-haiku-4-5']),
+    system: g.many(0, 3, () => textBlock(g)),
+    messages,
+    tools,
+    maxOutputTokens: g.int(1, 64_000),
+    stream: g.bool(),
+    notes: [],
+  };
   if (tools.length > 0 && g.bool()) {
     const parallel = g.maybe(0.5, () => ({ disableParallel: g.bool() }));
-    req.toolChoice = g.pick([{ type: 'auto', ...parallel }, { type: 'any', ...parallel }, { type: 'none' }, { type: 'tool', name: g.pick(tools).name, ...parallel }]);
+    req.toolChoice = g.pick([
+      { type: 'auto', ...parallel },
+      { type: 'any', ...parallel },
+      { type: 'none' },
+      { type: 'tool', name: g.pick(tools).name, ...parallel },
+    ]);
   }
   const thinking = g.int(0, 3);
   if (thinking === 1) req.thinking = { type: 'enabled', budgetTokens: g.int(1024, 32_000) };
@@ -148,7 +199,13 @@ function request(g: Gen): CanonicalRequest {
   }
   // Anthropic wants a tool loop in progress to open with thinking when thinking is on (docs/protocols.md §6.6).
   const opener = messages.at(-2);
-  if (req.thinking && req.thinking.type !== 'disabled' && opener?.role === 'assistant' && messages.at(-1)?.content.some((b) => b.type === 'tool_result') && opener.content[0]?.type !== 'thinking') {
+  if (
+    req.thinking &&
+    req.thinking.type !== 'disabled' &&
+    opener?.role === 'assistant' &&
+    messages.at(-1)?.content.some((b) => b.type === 'tool_result') &&
+    opener.content[0]?.type !== 'thinking'
+  ) {
     opener.content.unshift({ type: 'thinking', text: g.text(), signature: g.id('Eq'), family: 'anthropic' });
   }
   if (g.bool()) req.temperature = g.int(0, 10) / 10;
@@ -159,38 +216,91 @@ function request(g: Gen): CanonicalRequest {
   return req;
 }
 
-const STOP_REASONS: StopReason[] = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'pause_turn', 'context_exceeded'];
+const STOP_REASONS: StopReason[] = [
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'refusal',
+  'pause_turn',
+  'context_exceeded',
+];
 
 function response(g: Gen): CanonicalResponse {
-  const content = g.many(0, 5, () => assistantBlock(g, [])).map((b) => (b.type === 'tool_call' ? { type: b.type, id: b.id, name: b.name, input: b.input } : b.type === 'text' ? { ...b, cacheControl: undefined } : b));
-  const res: CanonicalResponse = { id: g.id('msg_'), model: 'claude-opus-4-8', content: JSON.parse(JSON.stringify(content)) as ContentBlock[], stopReason: g.pick(STOP_REASONS), usage: g.usage() };
+  const content = g
+    .many(0, 5, () => assistantBlock(g, []))
+    .map((b) =>
+      b.type === 'tool_call'
+        ? { type: b.type, id: b.id, name: b.name, input: b.input }
+        : b.type === 'text'
+          ? { ...b, cacheControl: undefined }
+          : b,
+    );
+  const res: CanonicalResponse = {
+    id: g.id('msg_'),
+    model: 'claude-opus-4-8',
+    content: JSON.parse(JSON.stringify(content)) as ContentBlock[],
+    stopReason: g.pick(STOP_REASONS),
+    usage: g.usage(),
+  };
   if (g.bool(0.2)) res.stopSequence = g.text();
   return res;
 }
 
 function stream(g: Gen): StreamEvent[] {
-  const events: StreamEvent[] = [{ type: 'start', id: g.id('msg_'), model: 'claude-opus-4-8', usage: { ...g.usage(), outputTokens: g.int(0, 3), reasoningTokens: 0 } }];
+  const events: StreamEvent[] = [
+    {
+      type: 'start',
+      id: g.id('msg_'),
+      model: 'claude-opus-4-8',
+      usage: { ...g.usage(), outputTokens: g.int(0, 3), reasoningTokens: 0 },
+    },
+  ];
   for (let index = 0, n = g.int(0, 5); index < n; index++) {
     const kind = g.int(0, 3);
     if (kind === 0) {
-      events.push({ type: 'block_start', index, block: { type: 'text' } }, ...g.many(1, 3, (): StreamEvent => ({ type: 'text_delta', index, text: g.text() })));
+      events.push(
+        { type: 'block_start', index, block: { type: 'text' } },
+        ...g.many(1, 3, (): StreamEvent => ({ type: 'text_delta', index, text: g.text() })),
+      );
     } else if (kind === 1) {
-      events.push({ type: 'block_start', index, block: { type: 'thinking', family: 'anthropic' } }, ...g.many(1, 3, (): StreamEvent => ({ type: 'thinking_delta', index, text: g.text() })), { type: 'signature_delta', index, signature: g.id('Eq') });
+      events.push(
+        { type: 'block_start', index, block: { type: 'thinking', family: 'anthropic' } },
+        ...g.many(1, 3, (): StreamEvent => ({ type: 'thinking_delta', index, text: g.text() })),
+        { type: 'signature_delta', index, signature: g.id('Eq') },
+      );
     } else if (kind === 2) {
-      events.push({ type: 'block_start', index, block: { type: 'redacted_thinking', data: g.id('Em'), family: 'anthropic' } });
+      events.push({
+        type: 'block_start',
+        index,
+        block: { type: 'redacted_thinking', data: g.id('Em'), family: 'anthropic' },
+      });
     } else {
       const json = JSON.stringify(g.object());
-      const cuts = [...new Set(g.many(0, 3, () => g.int(1, json.length - 1)))].filter((c) => c > 0 && c < json.length).sort((a, b) => a - b);
+      const cuts = [...new Set(g.many(0, 3, () => g.int(1, json.length - 1)))]
+        .filter((c) => c > 0 && c < json.length)
+        .sort((a, b) => a - b);
       const pieces = [0, ...cuts].map((from, i) => json.slice(from, [...cuts, json.length][i]));
-      events.push({ type: 'block_start', index, block: { type: 'tool_call', id: g.id('toolu_'), name: 'Read' } }, ...pieces.map((piece): StreamEvent => ({ type: 'tool_args_delta', index, json: piece })));
+      events.push(
+        { type: 'block_start', index, block: { type: 'tool_call', id: g.id('toolu_'), name: 'Read' } },
+        ...pieces.map((piece): StreamEvent => ({ type: 'tool_args_delta', index, json: piece })),
+      );
     }
     events.push({ type: 'block_stop', index });
   }
   if (g.bool(0.15)) {
-    events.push({ type: 'error', error: new GatewayError(g.pick(['upstream_error', 'upstream_unavailable'] as const), g.text()) });
+    events.push({
+      type: 'error',
+      error: new GatewayError(g.pick(['upstream_error', 'upstream_unavailable'] as const), g.text()),
+    });
   } else {
     const stopSequence = g.maybe(0.2, () => ({ stopSequence: g.text() }));
-    events.push({ type: 'stop', stopReason: g.pick(STOP_REASONS), ...stopSequence, usage: { ...(events[0] as { usage: Usage }).usage, outputTokens: g.int(3, 9000) } });
+    events.push({
+      type: 'stop',
+      stopReason: g.pick(STOP_REASONS),
+      ...stopSequence,
+      usage: { ...(events[0] as { usage: Usage }).usage, outputTokens: g.int(3, 9000) },
+    });
   }
   return events;
 }
@@ -198,7 +308,7 @@ function stream(g: Gen): StreamEvent[] {
 /** Splits text at random byte offsets, as a network would (multi-byte characters included). */
 async function* chunks(g: Gen, text: string): AsyncGenerator<Uint8Array> {
   const bytes = new TextEncoder().encode(text);
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const n = g.int(1, 64);
     yield bytes.slice(i, i + n);
     i += n;
@@ -223,7 +333,9 @@ describe('round trips', () => {
   test(`responses: fromResponse(encodeResponse(x)) deep-equals x (${RUNS} seeds)`, () => {
     for (let seed = 1; seed <= RUNS; seed++) {
       const x = response(new Gen(mulberry32(seed)));
-      const wire = JSON.parse(JSON.stringify(encodeResponse(x, { requestedModel: x.model, requestId: 'req_1' }))) as unknown;
+      const wire = JSON.parse(
+        JSON.stringify(encodeResponse(x, { requestedModel: x.model, requestId: 'req_1' })),
+      ) as unknown;
       assert.deepEqual(fromResponse(wire), x, `seed ${seed}`);
     }
   });
@@ -234,7 +346,8 @@ describe('round trips', () => {
       const x = stream(g);
       const start = x[0] as { model: string };
       let text = '';
-      for await (const chunk of encodeStream(from(x), { requestedModel: start.model, requestId: 'req_1' })) text += chunk;
+      for await (const chunk of encodeStream(from(x), { requestedModel: start.model, requestId: 'req_1' }))
+        text += chunk;
       const back: StreamEvent[] = [];
       for await (const ev of fromStream(readSse(chunks(g, text)), emptyUsage())) back.push(ev);
       const last = x.at(-1);

@@ -1,6 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FunctionCallingConfigMode, ThinkingLevel, Type, type Content, type GenerationConfig, type Tool } from '@google/genai';
+import {
+  FunctionCallingConfigMode,
+  ThinkingLevel,
+  Type,
+  type Content,
+  type GenerationConfig,
+  type Tool,
+} from '@google/genai';
 import { decodeCountTokensRequest, decodeRequest } from '../../../gateway/wire/gemini/decode.js';
 
 const user = (text: string): Content => ({ role: 'user', parts: [{ text }] });
@@ -10,22 +17,50 @@ describe('decodeRequest: tools and configuration', () => {
     const body: { contents: Content[]; tools: Tool[] } = {
       contents: [user('x')],
       tools: [
-        { functionDeclarations: [{ name: 'f', parameters: { type: Type.OBJECT, properties: { type: { type: Type.STRING, enum: ['a'] }, n: { type: Type.NUMBER, nullable: true } }, required: ['type'] } }, { name: 'g' }] },
+        {
+          functionDeclarations: [
+            {
+              name: 'f',
+              parameters: {
+                type: Type.OBJECT,
+                properties: { type: { type: Type.STRING, enum: ['a'] }, n: { type: Type.NUMBER, nullable: true } },
+                required: ['type'],
+              },
+            },
+            { name: 'g' },
+          ],
+        },
         { googleSearch: {} },
         { codeExecution: {} },
       ],
     };
     const req = decodeRequest(body, 'm');
     assert.deepEqual(req.tools, [
-      { name: 'f', inputSchema: { type: 'object', properties: { type: { type: 'string', enum: ['a'] }, n: { type: ['number', 'null'] } }, required: ['type'] } },
+      {
+        name: 'f',
+        inputSchema: {
+          type: 'object',
+          properties: { type: { type: 'string', enum: ['a'] }, n: { type: ['number', 'null'] } },
+          required: ['type'],
+        },
+      },
       { name: 'g', inputSchema: { type: 'object', properties: {} } },
     ]);
-    assert.deepEqual(req.notes, ['gemini: dropped the googleSearch tool (only Google can run it)', 'gemini: dropped the codeExecution tool (only Google can run it)']);
+    assert.deepEqual(req.notes, [
+      'gemini: dropped the googleSearch tool (only Google can run it)',
+      'gemini: dropped the codeExecution tool (only Google can run it)',
+    ]);
   });
 
   test('function-calling modes', () => {
     const choice = (mode: FunctionCallingConfigMode, allowedFunctionNames?: string[]) =>
-      decodeRequest({ contents: [user('x')], toolConfig: { functionCallingConfig: { mode, ...(allowedFunctionNames ? { allowedFunctionNames } : {}) } } }, 'm').toolChoice;
+      decodeRequest(
+        {
+          contents: [user('x')],
+          toolConfig: { functionCallingConfig: { mode, ...(allowedFunctionNames ? { allowedFunctionNames } : {}) } },
+        },
+        'm',
+      ).toolChoice;
     assert.deepEqual(choice(FunctionCallingConfigMode.AUTO), { type: 'auto' });
     assert.deepEqual(choice(FunctionCallingConfigMode.ANY), { type: 'any' });
     assert.deepEqual(choice(FunctionCallingConfigMode.ANY, ['f']), { type: 'tool', name: 'f' });
@@ -41,9 +76,15 @@ describe('decodeRequest: tools and configuration', () => {
     };
     assert.deepEqual(think({ thinkingBudget: 0 }), [{ type: 'disabled' }, undefined]);
     assert.deepEqual(think({ thinkingBudget: -1 }), [{ type: 'adaptive' }, undefined]);
-    assert.deepEqual(think({ thinkingBudget: 2048, includeThoughts: true }), [{ type: 'enabled', budgetTokens: 2048 }, undefined]);
+    assert.deepEqual(think({ thinkingBudget: 2048, includeThoughts: true }), [
+      { type: 'enabled', budgetTokens: 2048 },
+      undefined,
+    ]);
     assert.deepEqual(think({ thinkingLevel: ThinkingLevel.LOW }), [undefined, 'low']);
-    assert.deepEqual(think({ thinkingLevel: ThinkingLevel.MINIMAL, includeThoughts: true }), [{ type: 'adaptive' }, 'minimal']);
+    assert.deepEqual(think({ thinkingLevel: ThinkingLevel.MINIMAL, includeThoughts: true }), [
+      { type: 'adaptive' },
+      'minimal',
+    ]);
     assert.deepEqual(think({ includeThoughts: false }), [undefined, undefined]);
   });
 
@@ -51,16 +92,48 @@ describe('decodeRequest: tools and configuration', () => {
     const req = decodeRequest(
       {
         contents: [user('x')],
-        generationConfig: { maxOutputTokens: 99, temperature: 1.5, topP: 0.5, topK: 3, stopSequences: ['END'], seed: 7, presencePenalty: 0.1, frequencyPenalty: -0.2, candidateCount: 1 },
+        generationConfig: {
+          maxOutputTokens: 99,
+          temperature: 1.5,
+          topP: 0.5,
+          topK: 3,
+          stopSequences: ['END'],
+          seed: 7,
+          presencePenalty: 0.1,
+          frequencyPenalty: -0.2,
+          candidateCount: 1,
+        },
         safetySettings: [{ category: 'HARM_CATEGORY_HATE_SPEECH', threshold: 'BLOCK_NONE' }],
         cachedContent: 'cachedContents/abc',
         model: 'models/ignored',
       },
       'models/m',
     );
-    const { model, maxOutputTokens, temperature, topP, topK, stopSequences, seed, presencePenalty, frequencyPenalty, notes } = req;
+    const {
+      model,
+      maxOutputTokens,
+      temperature,
+      topP,
+      topK,
+      stopSequences,
+      seed,
+      presencePenalty,
+      frequencyPenalty,
+      notes,
+    } = req;
     assert.deepEqual(
-      { model, maxOutputTokens, temperature, topP, topK, stopSequences, seed, presencePenalty, frequencyPenalty, notes },
+      {
+        model,
+        maxOutputTokens,
+        temperature,
+        topP,
+        topK,
+        stopSequences,
+        seed,
+        presencePenalty,
+        frequencyPenalty,
+        notes,
+      },
       {
         model: 'm',
         maxOutputTokens: 99,
@@ -71,14 +144,22 @@ describe('decodeRequest: tools and configuration', () => {
         seed: 7,
         presencePenalty: 0.1,
         frequencyPenalty: -0.2,
-        notes: ['gemini: cachedContent is not carried to other providers', 'gemini: safetySettings is not carried to other providers'],
+        notes: [
+          'gemini: cachedContent is not carried to other providers',
+          'gemini: safetySettings is not carried to other providers',
+        ],
       },
     );
   });
 
   test('countTokens bodies: {contents} and {generateContentRequest}', () => {
-    assert.deepEqual(decodeCountTokensRequest({ contents: [user('hi')] }, 'm').messages, [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
-    const wrapped = decodeCountTokensRequest({ generateContentRequest: { model: 'models/m', contents: [user('hi')], systemInstruction: 'sys' } }, 'm');
+    assert.deepEqual(decodeCountTokensRequest({ contents: [user('hi')] }, 'm').messages, [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+    ]);
+    const wrapped = decodeCountTokensRequest(
+      { generateContentRequest: { model: 'models/m', contents: [user('hi')], systemInstruction: 'sys' } },
+      'm',
+    );
     assert.deepEqual([wrapped.system, wrapped.messages.length], [[{ type: 'text', text: 'sys' }], 1]);
   });
 });

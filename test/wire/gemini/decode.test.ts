@@ -43,8 +43,27 @@ describe('decodeRequest: Gemini CLI', () => {
         user('This is the Gemini CLI. We are setting up the context for our chat.'),
         { role: 'model', parts: [{ text: 'Got it. Thanks for the context!' }] },
         user('What is in this folder?'),
-        { role: 'model', parts: [{ functionCall: { id, name: 'list_directory', args: { dir_path: '.' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
-        { role: 'user', parts: [{ functionResponse: { id, name: 'list_directory', response: { output: 'Directory listing for /w:\nREADME.md\nsrc' } } }] },
+        {
+          role: 'model',
+          parts: [
+            {
+              functionCall: { id, name: 'list_directory', args: { dir_path: '.' } },
+              thoughtSignature: 'skip_thought_signature_validator',
+            },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            {
+              functionResponse: {
+                id,
+                name: 'list_directory',
+                response: { output: 'Directory listing for /w:\nREADME.md\nsrc' },
+              },
+            },
+          ],
+        },
       ],
       systemInstruction: { role: 'user', parts: [{ text: 'You are an interactive CLI agent.' }] },
       tools: [
@@ -53,31 +72,81 @@ describe('decodeRequest: Gemini CLI', () => {
             {
               name: 'list_directory',
               description: 'Lists the names of files and subdirectories.',
-              parametersJsonSchema: { type: 'object', properties: { dir_path: { type: 'string', description: 'The path.' } }, required: ['dir_path'] },
+              parametersJsonSchema: {
+                type: 'object',
+                properties: { dir_path: { type: 'string', description: 'The path.' } },
+                required: ['dir_path'],
+              },
             },
-            { name: 'read_file', description: 'Reads a file.', parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } },
+            {
+              name: 'read_file',
+              description: 'Reads a file.',
+              parametersJsonSchema: {
+                type: 'object',
+                properties: { file_path: { type: 'string' } },
+                required: ['file_path'],
+              },
+            },
           ],
         },
       ],
-      generationConfig: { temperature: 1, topP: 0.95, topK: 64, thinkingConfig: { includeThoughts: true, thinkingLevel: ThinkingLevel.HIGH } },
+      generationConfig: {
+        temperature: 1,
+        topP: 0.95,
+        topK: 64,
+        thinkingConfig: { includeThoughts: true, thinkingLevel: ThinkingLevel.HIGH },
+      },
     };
     const expected: CanonicalRequest = {
       model: 'gemini-3.1-pro-preview',
       system: [{ type: 'text', text: 'You are an interactive CLI agent.' }],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'This is the Gemini CLI. We are setting up the context for our chat.' }] },
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'This is the Gemini CLI. We are setting up the context for our chat.' }],
+        },
         { role: 'assistant', content: [{ type: 'text', text: 'Got it. Thanks for the context!' }] },
         { role: 'user', content: [{ type: 'text', text: 'What is in this folder?' }] },
-        { role: 'assistant', content: [{ type: 'tool_call', id, name: 'list_directory', input: { dir_path: '.' }, signature: 'skip_thought_signature_validator', signatureFamily: 'gemini' }] },
-        { role: 'user', content: [{ type: 'tool_result', toolCallId: id, name: 'list_directory', content: [{ type: 'text', text: 'Directory listing for /w:\nREADME.md\nsrc' }] }] },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool_call',
+              id,
+              name: 'list_directory',
+              input: { dir_path: '.' },
+              signature: 'skip_thought_signature_validator',
+              signatureFamily: 'gemini',
+            },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              toolCallId: id,
+              name: 'list_directory',
+              content: [{ type: 'text', text: 'Directory listing for /w:\nREADME.md\nsrc' }],
+            },
+          ],
+        },
       ],
       tools: [
         {
           name: 'list_directory',
           description: 'Lists the names of files and subdirectories.',
-          inputSchema: { type: 'object', properties: { dir_path: { type: 'string', description: 'The path.' } }, required: ['dir_path'] },
+          inputSchema: {
+            type: 'object',
+            properties: { dir_path: { type: 'string', description: 'The path.' } },
+            required: ['dir_path'],
+          },
         },
-        { name: 'read_file', description: 'Reads a file.', inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } },
+        {
+          name: 'read_file',
+          description: 'Reads a file.',
+          inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+        },
       ],
       stream: true,
       temperature: 1,
@@ -112,20 +181,34 @@ describe('decodeRequest: Gemini CLI', () => {
     assert.deepEqual(req.responseFormat, {
       type: 'json_schema',
       name: 'response',
-      schema: { type: 'object', properties: { complexity_reasoning: { type: 'string' }, complexity_score: { type: 'integer' } }, required: ['complexity_reasoning', 'complexity_score'] },
+      schema: {
+        type: 'object',
+        properties: { complexity_reasoning: { type: 'string' }, complexity_score: { type: 'integer' } },
+        required: ['complexity_reasoning', 'complexity_score'],
+      },
     });
-    assert.deepEqual([req.temperature, req.maxOutputTokens, req.thinking], [0, 1024, { type: 'enabled', budgetTokens: 512 }]);
+    assert.deepEqual(
+      [req.temperature, req.maxOutputTokens, req.thinking],
+      [0, 1024, { type: 'enabled', budgetTokens: 512 }],
+    );
   });
 
   test('JSON mode without a schema is json_object; text/plain is text; responseSchema (OpenAPI) is converted', () => {
-    const fmt = (generationConfig: GenerationConfig) => decodeRequest({ contents: [user('x')], generationConfig }, 'm').responseFormat;
+    const fmt = (generationConfig: GenerationConfig) =>
+      decodeRequest({ contents: [user('x')], generationConfig }, 'm').responseFormat;
     assert.deepEqual(fmt({ responseMimeType: 'application/json' }), { type: 'json_object' });
     assert.deepEqual(fmt({ responseMimeType: 'text/plain' }), { type: 'text' });
-    assert.deepEqual(fmt({ responseMimeType: 'application/json', responseSchema: { type: Type.ARRAY, items: { type: Type.STRING, nullable: true }, propertyOrdering: ['a'] } }), {
-      type: 'json_schema',
-      name: 'response',
-      schema: { type: 'array', items: { type: ['string', 'null'] } },
-    });
+    assert.deepEqual(
+      fmt({
+        responseMimeType: 'application/json',
+        responseSchema: { type: Type.ARRAY, items: { type: Type.STRING, nullable: true }, propertyOrdering: ['a'] },
+      }),
+      {
+        type: 'json_schema',
+        name: 'response',
+        schema: { type: 'array', items: { type: ['string', 'null'] } },
+      },
+    );
   });
 });
 
@@ -155,14 +238,32 @@ describe('decodeRequest: function calls and responses', () => {
     };
     const [, model, results] = decodeRequest(body, 'm').messages;
     assert.deepEqual(model?.content.slice(1), [
-      { type: 'tool_call', id: 'read_file_1_1', name: 'read_file', input: { path: 'a' }, signature: 'sig-1', signatureFamily: 'gemini' },
+      {
+        type: 'tool_call',
+        id: 'read_file_1_1',
+        name: 'read_file',
+        input: { path: 'a' },
+        signature: 'sig-1',
+        signatureFamily: 'gemini',
+      },
       { type: 'tool_call', id: 'read_file_1_2', name: 'read_file', input: { path: 'b' } },
       { type: 'tool_call', id: 'mcp_search_1_3', name: 'mcp.search', input: {} },
     ]);
     assert.deepEqual(results?.content, [
-      { type: 'tool_result', toolCallId: 'mcp_search_1_3', name: 'mcp.search', content: [{ type: 'text', text: 'none' }] },
+      {
+        type: 'tool_result',
+        toolCallId: 'mcp_search_1_3',
+        name: 'mcp.search',
+        content: [{ type: 'text', text: 'none' }],
+      },
       { type: 'tool_result', toolCallId: 'read_file_1_1', name: 'read_file', content: [{ type: 'text', text: 'A' }] },
-      { type: 'tool_result', toolCallId: 'read_file_1_2', name: 'read_file', content: [{ type: 'text', text: 'ENOENT: b' }], isError: true },
+      {
+        type: 'tool_result',
+        toolCallId: 'read_file_1_2',
+        name: 'read_file',
+        content: [{ type: 'text', text: 'ENOENT: b' }],
+        isError: true,
+      },
     ]);
   });
 
@@ -170,25 +271,55 @@ describe('decodeRequest: function calls and responses', () => {
     const body: Body = {
       contents: [
         user('go'),
-        { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'f', args: { n: 1 } } }, { functionCall: { id: 'c2', name: 'f', args: { n: 2 } } }] },
+        {
+          role: 'model',
+          parts: [
+            { functionCall: { id: 'c1', name: 'f', args: { n: 1 } } },
+            { functionCall: { id: 'c2', name: 'f', args: { n: 2 } } },
+          ],
+        },
         {
           role: 'user',
           parts: [
             { functionResponse: { id: 'c2', name: 'f', response: { rows: [1, 2], ok: true } } },
-            { functionResponse: { name: 'f', response: {}, parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }] } },
+            {
+              functionResponse: {
+                name: 'f',
+                response: {},
+                parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }],
+              },
+            },
           ],
         },
       ],
     };
     assert.deepEqual(decodeRequest(body, 'm').messages[2]?.content, [
-      { type: 'tool_result', toolCallId: 'c2', name: 'f', content: [{ type: 'text', text: '{"rows":[1,2],"ok":true}' }] },
-      { type: 'tool_result', toolCallId: 'c1', name: 'f', content: [{ type: 'text', text: '{}' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: PNG } }] },
+      {
+        type: 'tool_result',
+        toolCallId: 'c2',
+        name: 'f',
+        content: [{ type: 'text', text: '{"rows":[1,2],"ok":true}' }],
+      },
+      {
+        type: 'tool_result',
+        toolCallId: 'c1',
+        name: 'f',
+        content: [
+          { type: 'text', text: '{}' },
+          { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: PNG } },
+        ],
+      },
     ]);
   });
 
   test('a response that matches no call keeps its own id and is noted', () => {
-    const req = decodeRequest({ contents: [{ parts: [{ functionResponse: { id: 'x9', name: 'f', response: { output: 'o' } } }] }] }, 'm');
-    assert.deepEqual(req.messages[0]?.content, [{ type: 'tool_result', toolCallId: 'x9', name: 'f', content: [{ type: 'text', text: 'o' }] }]);
+    const req = decodeRequest(
+      { contents: [{ parts: [{ functionResponse: { id: 'x9', name: 'f', response: { output: 'o' } } }] }] },
+      'm',
+    );
+    assert.deepEqual(req.messages[0]?.content, [
+      { type: 'tool_result', toolCallId: 'x9', name: 'f', content: [{ type: 'text', text: 'o' }] },
+    ]);
     assert.match(req.notes.join('\n'), /matches no earlier functionCall/);
   });
 });
@@ -202,13 +333,24 @@ describe('decodeRequest: parts', () => {
             { text: 'look' },
             { inlineData: { mimeType: 'image/png', data: PNG } },
             { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
-            { fileData: { mimeType: 'image/jpeg', fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
+            {
+              fileData: {
+                mimeType: 'image/jpeg',
+                fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc',
+              },
+            },
             { fileData: { fileUri: 'https://example.com/cat.png' } },
             { fileData: { mimeType: 'application/pdf', fileUri: 'gs://bucket/doc.pdf' } },
             { text: '' },
           ],
         },
-        { role: 'model', parts: [{ text: 'pondering', thought: true, thoughtSignature: 'ts1' }, { text: 'Done.', thoughtSignature: 'dropped' }] },
+        {
+          role: 'model',
+          parts: [
+            { text: 'pondering', thought: true, thoughtSignature: 'ts1' },
+            { text: 'Done.', thoughtSignature: 'dropped' },
+          ],
+        },
         { role: 'function', parts: [{ text: 'legacy' }] },
       ],
     };
@@ -219,7 +361,10 @@ describe('decodeRequest: parts', () => {
           { type: 'text', text: 'look' },
           { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: PNG } },
           { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0=' } },
-          { type: 'image', source: { kind: 'file', fileId: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
+          {
+            type: 'image',
+            source: { kind: 'file', fileId: 'https://generativelanguage.googleapis.com/v1beta/files/abc' },
+          },
           { type: 'image', source: { kind: 'url', url: 'https://example.com/cat.png' } },
           { type: 'document', source: { kind: 'url', url: 'gs://bucket/doc.pdf' } },
         ],
@@ -236,17 +381,37 @@ describe('decodeRequest: parts', () => {
   });
 
   test('audio and video input are refused with the part named', () => {
-    rejects({ contents: [{ role: 'user', parts: [{ text: 'hi' }, { inlineData: { mimeType: 'audio/wav', data: 'AAAA' } }] }] }, { param: 'contents[0].parts[1]', code: 'unsupported_value', message: /audio/ });
-    rejects({ contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'files/v' } }] }] }, { param: 'contents[0].parts[0]', code: 'unsupported_value' });
+    rejects(
+      {
+        contents: [{ role: 'user', parts: [{ text: 'hi' }, { inlineData: { mimeType: 'audio/wav', data: 'AAAA' } }] }],
+      },
+      { param: 'contents[0].parts[1]', code: 'unsupported_value', message: /audio/ },
+    );
+    rejects(
+      { contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'files/v' } }] }] },
+      { param: 'contents[0].parts[0]', code: 'unsupported_value' },
+    );
   });
 
   test('malformed bodies name the field at fault', () => {
     rejects([], { param: 'body' });
     rejects({ contents: [] }, { param: 'contents' });
     rejects({ contents: [{ role: 'assistant', parts: [] }] }, { param: 'contents[0].role' });
-    rejects({ contents: [{ role: 'model', parts: [{ functionCall: { args: {} } }] }] }, { param: 'contents[0].parts[0].functionCall.name' });
-    rejects({ contents: [user('x')], generationConfig: { candidateCount: 2 } }, { param: 'generationConfig.candidateCount', code: 'unsupported_value' });
-    rejects({ contents: [user('x')], generationConfig: { temperature: 'hot' } }, { param: 'generationConfig.temperature' });
-    rejects({ contents: [user('x')], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }, { param: 'toolConfig.functionCallingConfig.mode' });
+    rejects(
+      { contents: [{ role: 'model', parts: [{ functionCall: { args: {} } }] }] },
+      { param: 'contents[0].parts[0].functionCall.name' },
+    );
+    rejects(
+      { contents: [user('x')], generationConfig: { candidateCount: 2 } },
+      { param: 'generationConfig.candidateCount', code: 'unsupported_value' },
+    );
+    rejects(
+      { contents: [user('x')], generationConfig: { temperature: 'hot' } },
+      { param: 'generationConfig.temperature' },
+    );
+    rejects(
+      { contents: [user('x')], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } },
+      { param: 'toolConfig.functionCallingConfig.mode' },
+    );
   });
 });

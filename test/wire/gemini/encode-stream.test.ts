@@ -14,7 +14,13 @@ type Wire = Pick<GenerateContentResponse, 'candidates' | 'usageMetadata' | 'mode
 
 const ctx = { requestedModel: 'gemini-alias', requestId: 'req_s' };
 const usage: Usage = { ...emptyUsage(), inputTokens: 20, cacheReadTokens: 5, outputTokens: 9, reasoningTokens: 3 };
-const finalUsage = { promptTokenCount: 25, candidatesTokenCount: 6, totalTokenCount: 34, cachedContentTokenCount: 5, thoughtsTokenCount: 3 };
+const finalUsage = {
+  promptTokenCount: 25,
+  candidatesTokenCount: 6,
+  totalTokenCount: 34,
+  cachedContentTokenCount: 5,
+  thoughtsTokenCount: 3,
+};
 
 async function* from<T>(items: T[]): AsyncGenerator<T> {
   yield* items;
@@ -70,8 +76,20 @@ test('text deltas go out as incremental parts; tool calls whole; finish and usag
     resp([{ text: 'Checking ' }]),
     resp([{ text: 'both.' }]),
     // Another family's thinking rides, signature and all, under Tollgate's mark on the next call.
-    resp([{ functionCall: { id: 'toolu_a', name: 'weather', args: { city: 'Paris' } }, thoughtSignature: mark({ kind: 'bundle', blocks: [{ type: 'thinking', text: 'I should check.', signature: 'anthropic-sig' }] }) }]),
-    resp([{ functionCall: { id: 'call_b', name: 'now', args: {} }, thoughtSignature: 'g-sig' }], { finishReason: FinishReason.STOP }, { usageMetadata: finalUsage }),
+    resp([
+      {
+        functionCall: { id: 'toolu_a', name: 'weather', args: { city: 'Paris' } },
+        thoughtSignature: mark({
+          kind: 'bundle',
+          blocks: [{ type: 'thinking', text: 'I should check.', signature: 'anthropic-sig' }],
+        }),
+      },
+    ]),
+    resp(
+      [{ functionCall: { id: 'call_b', name: 'now', args: {} }, thoughtSignature: 'g-sig' }],
+      { finishReason: FinishReason.STOP },
+      { usageMetadata: finalUsage },
+    ),
   ]);
 });
 
@@ -99,7 +117,9 @@ test('an answer with no content still ends with a finish chunk', async () => {
     { type: 'start', id: '', model: 'up', usage },
     { type: 'stop', stopReason: 'max_tokens', usage },
   ];
-  assert.deepEqual(await chunks(events), [resp([], { finishReason: FinishReason.MAX_TOKENS }, { usageMetadata: finalUsage })]);
+  assert.deepEqual(await chunks(events), [
+    resp([], { finishReason: FinishReason.MAX_TOKENS }, { usageMetadata: finalUsage }),
+  ]);
 });
 
 test('an error event ends the stream with an error chunk after what was held back', async () => {
@@ -111,12 +131,24 @@ test('an error event ends the stream with an error chunk after what was held bac
   ];
   assert.deepEqual(await chunks(events), [
     resp([{ text: 'Hi' }]),
-    { error: { code: 503, message: 'Upstream unavailable (HTTP 503)', status: 'UNAVAILABLE', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'upstream_unavailable', domain: 'tollgate' }] } },
+    {
+      error: {
+        code: 503,
+        message: 'Upstream unavailable (HTTP 503)',
+        status: 'UNAVAILABLE',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'upstream_unavailable', domain: 'tollgate' },
+        ],
+      },
+    },
   ]);
 });
 
 test('a provider stream that ends without stop gets an error chunk, not a fake finish', async () => {
-  const out = await chunks([{ type: 'block_start', index: 0, block: { type: 'text' } }, { type: 'text_delta', index: 0, text: 'Hi' }]);
+  const out = await chunks([
+    { type: 'block_start', index: 0, block: { type: 'text' } },
+    { type: 'text_delta', index: 0, text: 'Hi' },
+  ]);
   assert.equal(out.length, 2);
   assert.equal(out[1]?.error.code, 502);
   assert.equal(out[1]?.error.details[0].reason, 'upstream_stream_incomplete');
@@ -129,8 +161,24 @@ test('without alt=sse the same chunks form one JSON array, written incrementally
   assert.equal(pieces.at(-1), ']');
   const parsed = JSON.parse(pieces.join('')) as Wire[];
   assert.deepEqual(parsed, await chunks(toolEvents));
-  const incomplete = { error: { code: 502, message: 'Upstream error: the upstream closed the stream before it was complete.', status: 'INTERNAL', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'upstream_stream_incomplete', domain: 'tollgate' }] } };
-  assert.deepEqual(await collect(makeCodec('m', { stream: true, sse: false }).encodeStream(from<StreamEvent>([]), ctx)), [`[${JSON.stringify(incomplete)}`, ']']);
+  const incomplete = {
+    error: {
+      code: 502,
+      message: 'Upstream error: the upstream closed the stream before it was complete.',
+      status: 'INTERNAL',
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'upstream_stream_incomplete',
+          domain: 'tollgate',
+        },
+      ],
+    },
+  };
+  assert.deepEqual(
+    await collect(makeCodec('m', { stream: true, sse: false }).encodeStream(from<StreamEvent>([]), ctx)),
+    [`[${JSON.stringify(incomplete)}`, ']'],
+  );
 });
 
 test('@google/genai streams it: text, function calls and usage; the chat helper keeps the turn in its history', async () => {
@@ -182,7 +230,8 @@ test('@google/genai raises an error chunk as an ApiError', async () => {
       const got: string[] = [];
       await assert.rejects(
         (async () => {
-          for await (const c of await ai.models.generateContentStream({ model: 'm', contents: 'x' })) got.push(c.text ?? '');
+          for await (const c of await ai.models.generateContentStream({ model: 'm', contents: 'x' }))
+            got.push(c.text ?? '');
         })(),
         (err: unknown) => err instanceof ApiError && err.status === 429 && /Upstream rate limit/.test(err.message),
       );

@@ -25,7 +25,14 @@ const answer: CanonicalResponse = {
     { type: 'tool_call', id: 'call_2', name: 'now', input: {}, signature: 'g-call-sig', signatureFamily: 'gemini' },
   ],
   stopReason: 'tool_use',
-  usage: { ...emptyUsage(), inputTokens: 100, cacheReadTokens: 40, cacheWriteTokens: 10, outputTokens: 30, reasoningTokens: 12 },
+  usage: {
+    ...emptyUsage(),
+    inputTokens: 100,
+    cacheReadTokens: 40,
+    cacheWriteTokens: 10,
+    outputTokens: 30,
+    reasoningTokens: 12,
+  },
 };
 
 test('a tool-calling answer: parts, STOP, usage with cache inside the prompt and thoughts outside the candidates', () => {
@@ -56,7 +63,13 @@ test('a tool-calling answer: parts, STOP, usage with cache inside the prompt and
         index: 0,
       },
     ],
-    usageMetadata: { promptTokenCount: 150, candidatesTokenCount: 18, totalTokenCount: 180, cachedContentTokenCount: 40, thoughtsTokenCount: 12 },
+    usageMetadata: {
+      promptTokenCount: 150,
+      candidatesTokenCount: 18,
+      totalTokenCount: 180,
+      cachedContentTokenCount: 40,
+      thoughtsTokenCount: 12,
+    },
     modelVersion: 'gemini-alias',
     responseId: 'req_abc',
   };
@@ -79,18 +92,32 @@ test('finish reasons (docs/protocols.md §6.5)', () => {
 });
 
 test('usage: audio and image input come back as modality details; no optional fields when zero', () => {
-  assert.deepEqual(toGeminiUsage({ ...emptyUsage(), inputTokens: 5, outputTokens: 2 }), { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 });
-  assert.deepEqual(toGeminiUsage({ ...emptyUsage(), inputTokens: 5, cacheReadTokens: 1, audioInputTokens: 3, imageInputTokens: 4, outputTokens: 2 }), {
-    promptTokenCount: 13,
+  assert.deepEqual(toGeminiUsage({ ...emptyUsage(), inputTokens: 5, outputTokens: 2 }), {
+    promptTokenCount: 5,
     candidatesTokenCount: 2,
-    totalTokenCount: 15,
-    cachedContentTokenCount: 1,
-    promptTokensDetails: [
-      { modality: 'TEXT', tokenCount: 6 },
-      { modality: 'AUDIO', tokenCount: 3 },
-      { modality: 'IMAGE', tokenCount: 4 },
-    ],
+    totalTokenCount: 7,
   });
+  assert.deepEqual(
+    toGeminiUsage({
+      ...emptyUsage(),
+      inputTokens: 5,
+      cacheReadTokens: 1,
+      audioInputTokens: 3,
+      imageInputTokens: 4,
+      outputTokens: 2,
+    }),
+    {
+      promptTokenCount: 13,
+      candidatesTokenCount: 2,
+      totalTokenCount: 15,
+      cachedContentTokenCount: 1,
+      promptTokensDetails: [
+        { modality: 'TEXT', tokenCount: 6 },
+        { modality: 'AUDIO', tokenCount: 3 },
+        { modality: 'IMAGE', tokenCount: 4 },
+      ],
+    },
+  );
 });
 
 test('@google/genai reads the answer: text, function calls, usage, finish reason', async () => {

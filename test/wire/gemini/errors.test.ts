@@ -24,14 +24,24 @@ test('every status gets the gRPC status name Google sends with it (docs/protocol
   for (const [err, status, grpc] of cases) {
     const encoded = encodeError(err);
     assert.equal(encoded.status, status);
-    const details: unknown[] = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'tollgate' }];
-    if (err.retryAfter !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` });
-    assert.deepEqual(encoded.body, { error: { code: status, message: err.message, status: grpc, details } }, `status ${status}`);
+    const details: unknown[] = [
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'tollgate' },
+    ];
+    if (err.retryAfter !== undefined)
+      details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfter}s` });
+    assert.deepEqual(
+      encoded.body,
+      { error: { code: status, message: err.message, status: grpc, details } },
+      `status ${status}`,
+    );
   }
 });
 
 test('retry hints: retry-after on 429, and a 402 is marked as not retryable', () => {
-  assert.deepEqual(encodeError(new GatewayError('rate_limit', 'x', { retryAfter: 3 })).headers, { 'retry-after': '3', 'retry-after-ms': '3000' });
+  assert.deepEqual(encodeError(new GatewayError('rate_limit', 'x', { retryAfter: 3 })).headers, {
+    'retry-after': '3',
+    'retry-after-ms': '3000',
+  });
   assert.deepEqual(encodeError(new GatewayError('insufficient_funds', 'x')).headers, { 'x-should-retry': 'false' });
   assert.deepEqual(encodeError(new GatewayError('invalid_request', 'x')).headers, {});
 });

@@ -7,7 +7,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CanonicalMessage, CanonicalRequest, CanonicalResponse, ContentBlock, StopReason, StreamEvent, TextBlock, ToolCallBlock, ToolResultBlock } from '../../../gateway/core/canonical.js';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  CanonicalResponse,
+  ContentBlock,
+  StopReason,
+  StreamEvent,
+  TextBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+} from '../../../gateway/core/canonical.js';
 import { mark, type CarriedBlock } from '../../../gateway/core/reasoning.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import type { Usage } from '../../../gateway/core/usage.js';
@@ -25,9 +35,24 @@ const SKIP = 'skip_thought_signature_validator';
 
 type R = Rng;
 
-const WORDS = ['hello', 'naïve café', '你好', '🙂 emoji', 'line\nbreak', 'quote "q"', 'back\\slash', 'tab\there', '{"json":1}', 'data: x', '  spaced  '];
+const WORDS = [
+  'hello',
+  'naïve café',
+  '你好',
+  '🙂 emoji',
+  'line\nbreak',
+  'quote "q"',
+  'back\\slash',
+  'tab\there',
+  '{"json":1}',
+  'data: x',
+  '  spaced  ',
+];
 const text = (r: R): string => r.many(1, 4, () => r.pick(WORDS)).join(' ');
-const textBlock = (r: R): TextBlock => (r.chance(0.2) ? { type: 'text', text: text(r), cacheControl: { type: 'ephemeral' } } : { type: 'text', text: text(r) });
+const textBlock = (r: R): TextBlock =>
+  r.chance(0.2)
+    ? { type: 'text', text: text(r), cacheControl: { type: 'ephemeral' } }
+    : { type: 'text', text: text(r) };
 
 function json(r: R, depth = 0): unknown {
   const kind = r.int(0, depth > 2 ? 3 : 5);
@@ -38,32 +63,69 @@ function json(r: R, depth = 0): unknown {
   if (kind === 4) return r.many(0, 3, () => json(r, depth + 1));
   return object(r, depth + 1);
 }
-const object = (r: R, depth = 0): Record<string, unknown> => Object.fromEntries(r.many(0, 3, () => [r.pick(['a', 'path', 'ünï', 'deep key', 'x']) + r.int(0, 9), json(r, depth)]));
+const object = (r: R, depth = 0): Record<string, unknown> =>
+  Object.fromEntries(r.many(0, 3, () => [r.pick(['a', 'path', 'ünï', 'deep key', 'x']) + r.int(0, 9), json(r, depth)]));
 const schema = (r: R): Record<string, unknown> => ({
   type: 'object',
-  properties: Object.fromEntries(r.many(0, 3, () => [r.pick(['path', 'n', 'type', 'nullable']) + r.int(0, 9), r.chance(0.5) ? { type: r.pick(['string', 'integer']) } : { type: 'array', items: { type: 'string' }, description: text(r) }])),
+  properties: Object.fromEntries(
+    r.many(0, 3, () => [
+      r.pick(['path', 'n', 'type', 'nullable']) + r.int(0, 9),
+      r.chance(0.5)
+        ? { type: r.pick(['string', 'integer']) }
+        : { type: 'array', items: { type: 'string' }, description: text(r) },
+    ]),
+  ),
 });
 
 const PNG = { kind: 'base64' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' };
 function media(r: R): ContentBlock {
   const n = r.int(0, 3);
-  if (n === 0) return r.chance(0.5) ? { type: 'image', source: PNG, detail: 'low' } : { type: 'image', source: { ...PNG, mediaType: 'image/jpeg' } };
+  if (n === 0)
+    return r.chance(0.5)
+      ? { type: 'image', source: PNG, detail: 'low' }
+      : { type: 'image', source: { ...PNG, mediaType: 'image/jpeg' } };
   if (n === 1) return { type: 'image', source: { kind: 'url', url: 'https://example.com/i.png' } };
-  if (n === 2) return { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0=' }, title: 'doc.pdf' };
+  if (n === 2)
+    return {
+      type: 'document',
+      source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBERi0=' },
+      title: 'doc.pdf',
+    };
   return { type: 'document', source: { kind: 'file', fileId: 'files/abc' } };
 }
 
 let callSeq = 0;
 function genRequest(r: R): CanonicalRequest {
-  const tools = r.many(0, 3, () => ({ name: `tool_${r.int(0, 99)}`, inputSchema: schema(r), ...(r.chance(0.5) ? { description: text(r) } : {}), ...(r.chance(0.3) ? { strict: true } : {}) }));
-  const messages: CanonicalMessage[] = [{ role: 'user', content: r.many(1, 3, () => (r.chance(0.7) ? textBlock(r) : media(r))) }];
+  const tools = r.many(0, 3, () => ({
+    name: `tool_${r.int(0, 99)}`,
+    inputSchema: schema(r),
+    ...(r.chance(0.5) ? { description: text(r) } : {}),
+    ...(r.chance(0.3) ? { strict: true } : {}),
+  }));
+  const messages: CanonicalMessage[] = [
+    { role: 'user', content: r.many(1, 3, () => (r.chance(0.7) ? textBlock(r) : media(r))) },
+  ];
   for (let turn = r.int(0, 4); turn > 0; turn--) {
     const gemini = r.chance(0.4);
-    const calls: ToolCallBlock[] = r.many(0, 3, () => ({ type: 'tool_call', id: gemini ? `g${callSeq++}` : `toolu_${callSeq++}`, name: r.pick(['read', 'write', 'ls']), input: object(r) }));
+    const calls: ToolCallBlock[] = r.many(0, 3, () => ({
+      type: 'tool_call',
+      id: gemini ? `g${callSeq++}` : `toolu_${callSeq++}`,
+      name: r.pick(['read', 'write', 'ls']),
+      input: object(r),
+    }));
     if (gemini && calls[0]) Object.assign(calls[0], { signature: `sig${r.int(0, 9)}`, signatureFamily: 'gemini' });
-    const thinking: ContentBlock[] = r.chance(0.3) ? [r.chance(0.5) ? { type: 'thinking', text: text(r), signature: 'g', family: 'gemini' } : { type: 'thinking', text: text(r), signature: 'a', family: 'anthropic' }] : [];
+    const thinking: ContentBlock[] = r.chance(0.3)
+      ? [
+          r.chance(0.5)
+            ? { type: 'thinking', text: text(r), signature: 'g', family: 'gemini' }
+            : { type: 'thinking', text: text(r), signature: 'a', family: 'anthropic' },
+        ]
+      : [];
     const texts = r.many(calls.length ? 0 : 1, 2, () => textBlock(r));
-    messages.push({ role: 'assistant', content: [...thinking, ...(r.chance(0.5) ? [...texts, ...calls] : [...calls, ...texts])] });
+    messages.push({
+      role: 'assistant',
+      content: [...thinking, ...(r.chance(0.5) ? [...texts, ...calls] : [...calls, ...texts])],
+    });
     if (r.chance(0.2)) messages.push({ role: 'system', content: r.many(1, 2, () => textBlock(r)) });
     const results: ToolResultBlock[] = calls.map((c) => ({
       type: 'tool_result',
@@ -76,8 +138,21 @@ function genRequest(r: R): CanonicalRequest {
     const rest = r.many(results.length ? 0 : 1, 2, () => (r.chance(0.7) ? textBlock(r) : media(r)));
     messages.push({ role: 'user', content: r.chance(0.5) ? [...shuffled, ...rest] : [...rest, ...shuffled] });
   }
-  const req: CanonicalRequest = { model: r.pick(['gemini-3-pro-preview', 'gemini-2.5-flash']), system: r.many(0, 3, () => textBlock(r)), messages, tools, stream: r.chance(0.5), notes: [] };
-  if (r.chance(0.6)) req.toolChoice = r.pick([{ type: 'none' }, { type: 'auto', disableParallel: true }, { type: 'any' }, { type: 'tool', name: tools[0]?.name ?? 'x' }]);
+  const req: CanonicalRequest = {
+    model: r.pick(['gemini-3-pro-preview', 'gemini-2.5-flash']),
+    system: r.many(0, 3, () => textBlock(r)),
+    messages,
+    tools,
+    stream: r.chance(0.5),
+    notes: [],
+  };
+  if (r.chance(0.6))
+    req.toolChoice = r.pick([
+      { type: 'none' },
+      { type: 'auto', disableParallel: true },
+      { type: 'any' },
+      { type: 'tool', name: tools[0]?.name ?? 'x' },
+    ]);
   if (r.chance(0.5)) req.maxOutputTokens = r.int(1, 100_000);
   if (r.chance(0.5)) req.temperature = r.int(0, 200) / 100;
   if (r.chance(0.5)) req.topP = r.int(1, 100) / 100;
@@ -87,14 +162,29 @@ function genRequest(r: R): CanonicalRequest {
   if (r.chance(0.3)) req.frequencyPenalty = r.int(-200, 200) / 100;
   if (r.chance(0.3)) req.stopSequences = r.many(1, 7, () => text(r));
   if (r.chance(0.2)) req.user = 'u';
-  if (r.chance(0.4)) req.thinking = r.pick([{ type: 'enabled', budgetTokens: r.int(1, 30000) }, { type: 'disabled' }, { type: 'adaptive' }]);
+  if (r.chance(0.4))
+    req.thinking = r.pick([
+      { type: 'enabled', budgetTokens: r.int(1, 30000) },
+      { type: 'disabled' },
+      { type: 'adaptive' },
+    ]);
   if (r.chance(0.4)) req.reasoningEffort = r.pick(['minimal', 'low', 'medium', 'high'] as const);
-  if (r.chance(0.3)) req.responseFormat = r.pick([{ type: 'text' }, { type: 'json_object' }, { type: 'json_schema', name: 'out', schema: schema(r), strict: true }]);
+  if (r.chance(0.3))
+    req.responseFormat = r.pick([
+      { type: 'text' },
+      { type: 'json_object' },
+      { type: 'json_schema', name: 'out', schema: schema(r), strict: true },
+    ]);
   return req;
 }
 
 function strip<T extends object>(b: T): T {
-  const { cacheControl: _c, detail: _d, title: _t, ...rest } = b as T & { cacheControl?: unknown; detail?: unknown; title?: unknown };
+  const {
+    cacheControl: _c,
+    detail: _d,
+    title: _t,
+    ...rest
+  } = b as T & { cacheControl?: unknown; detail?: unknown; title?: unknown };
   return rest as T;
 }
 
@@ -103,22 +193,32 @@ const BUDGET = { minimal: 512, low: 1024, medium: 8192, high: 24576 };
 /** The documented normalisations of toRequest → decodeRequest (see to-request.ts and decode.ts). */
 function expectedRequest(x: CanonicalRequest): CanonicalRequest {
   type Turn = { role: 'user' | 'assistant'; results: ToolResultBlock[]; media: ContentBlock[]; rest: ContentBlock[] };
-  const names = new Map(x.messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_call' ? [[b.id, b.name] as const] : []))));
+  const names = new Map(
+    x.messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_call' ? [[b.id, b.name] as const] : []))),
+  );
   const turns: Turn[] = [];
   for (const m of x.messages) {
     const t: Turn = { role: m.role === 'assistant' ? 'assistant' : 'user', results: [], media: [], rest: [] };
     for (const b of m.content) {
-      if (m.role === 'system') t.rest.push({ type: 'text', text: `<system-reminder>\n${(b as TextBlock).text}\n</system-reminder>` });
+      if (m.role === 'system')
+        t.rest.push({ type: 'text', text: `<system-reminder>\n${(b as TextBlock).text}\n</system-reminder>` });
       else if (b.type === 'thinking') {
         if (b.family === 'gemini') t.rest.push(b);
       } else if (b.type === 'tool_result') {
         const body = b.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n\n');
-        t.results.push({ type: 'tool_result', toolCallId: b.toolCallId, name: names.get(b.toolCallId)!, content: body ? [{ type: 'text', text: body }] : [], ...(b.isError ? { isError: true } : {}) });
+        t.results.push({
+          type: 'tool_result',
+          toolCallId: b.toolCallId,
+          name: names.get(b.toolCallId)!,
+          content: body ? [{ type: 'text', text: body }] : [],
+          ...(b.isError ? { isError: true } : {}),
+        });
         t.media.push(...b.content.filter((c) => c.type !== 'text'));
       } else t.rest.push(strip(b));
     }
     const last = turns.at(-1);
-    if (last?.role === t.role) (['results', 'media', 'rest'] as const).forEach((k) => last[k].push(...(t[k] as never[])));
+    if (last?.role === t.role)
+      (['results', 'media', 'rest'] as const).forEach((k) => last[k].push(...(t[k] as never[])));
     else turns.push(t);
   }
   const order = turns.flatMap((t) => t.rest.flatMap((b) => (b.type === 'tool_call' ? [b.id] : [])));
@@ -134,14 +234,28 @@ function expectedRequest(x: CanonicalRequest): CanonicalRequest {
     });
     return { role: t.role, content };
   });
-  for (const m of messages) m.content = m.content.map((b) => (b.type === 'tool_call' ? { ...b, id: ids.get(b.id) ?? b.id } : b.type === 'tool_result' ? { ...b, toolCallId: ids.get(b.toolCallId) ?? b.toolCallId } : b));
-  const out: CanonicalRequest = { ...x, model: x.model, system: x.system.map(strip), messages, tools: x.tools.map(({ strict: _s, ...t }) => t) };
+  for (const m of messages)
+    m.content = m.content.map((b) =>
+      b.type === 'tool_call'
+        ? { ...b, id: ids.get(b.id) ?? b.id }
+        : b.type === 'tool_result'
+          ? { ...b, toolCallId: ids.get(b.toolCallId) ?? b.toolCallId }
+          : b,
+    );
+  const out: CanonicalRequest = {
+    ...x,
+    model: x.model,
+    system: x.system.map(strip),
+    messages,
+    tools: x.tools.map(({ strict: _s, ...t }) => t),
+  };
   delete out.user;
   if (x.stopSequences) out.stopSequences = x.stopSequences.slice(0, 5);
   const c = x.toolChoice;
   if (!x.tools.length || !c) delete out.toolChoice;
   else out.toolChoice = c.type === 'tool' || c.type === 'none' ? c : { type: c.type };
-  if (x.responseFormat?.type === 'json_schema') out.responseFormat = { type: 'json_schema', name: 'response', schema: x.responseFormat.schema };
+  if (x.responseFormat?.type === 'json_schema')
+    out.responseFormat = { type: 'json_schema', name: 'response', schema: x.responseFormat.schema };
   delete out.thinking;
   delete out.reasoningEffort;
   const t = x.thinking;
@@ -161,18 +275,44 @@ test(`requests: decodeRequest(toRequest(x).body) equals x up to the documented n
     const up = toRequest(x);
     const model = /^\/v1beta\/models\/([^:]+):/.exec(up.path)?.[1] ?? '';
     const wire = JSON.parse(JSON.stringify(up.body)) as unknown;
-    assert.deepEqual(decodeRequest(wire, model, { stream: up.path.includes(':streamGenerateContent') }), expectedRequest(x), `seed ${seed}`);
+    assert.deepEqual(
+      decodeRequest(wire, model, { stream: up.path.includes(':streamGenerateContent') }),
+      expectedRequest(x),
+      `seed ${seed}`,
+    );
   }
 });
 
-const STOPS: StopReason[] = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'pause_turn', 'context_exceeded'];
+const STOPS: StopReason[] = [
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'refusal',
+  'pause_turn',
+  'context_exceeded',
+];
 function genUsage(r: R): Usage {
   const n = () => r.int(0, 5000);
   const outputTokens = n();
-  return { inputTokens: n(), cacheReadTokens: n(), cacheWriteTokens: n(), cacheWrite1hTokens: n(), outputTokens, reasoningTokens: r.int(0, outputTokens), audioInputTokens: n(), imageInputTokens: n() };
+  return {
+    inputTokens: n(),
+    cacheReadTokens: n(),
+    cacheWriteTokens: n(),
+    cacheWrite1hTokens: n(),
+    outputTokens,
+    reasoningTokens: r.int(0, outputTokens),
+    audioInputTokens: n(),
+    imageInputTokens: n(),
+  };
 }
 /** Gemini has no cache-write bucket: writes come back as plain input. */
-const expectedUsage = (u: Usage): Usage => ({ ...u, inputTokens: u.inputTokens + u.cacheWriteTokens + u.cacheWrite1hTokens, cacheWriteTokens: 0, cacheWrite1hTokens: 0 });
+const expectedUsage = (u: Usage): Usage => ({
+  ...u,
+  inputTokens: u.inputTokens + u.cacheWriteTokens + u.cacheWrite1hTokens,
+  cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
+});
 function expectedStop(s: StopReason, hadCalls: boolean): StopReason {
   if (s === 'max_tokens' || s === 'context_exceeded') return 'max_tokens';
   if (s === 'refusal') return 'refusal';
@@ -188,7 +328,13 @@ function merged(content: ContentBlock[]): ContentBlock[] {
   const out: ContentBlock[] = [];
   let pending: CarriedBlock[] = [];
   for (const b of content) {
-    if (b.type === 'thinking' && b.family !== 'gemini') pending.push({ type: 'thinking', text: b.text, ...(b.signature ? { signature: b.signature } : {}), ...(b.family ? { family: b.family } : {}) });
+    if (b.type === 'thinking' && b.family !== 'gemini')
+      pending.push({
+        type: 'thinking',
+        text: b.text,
+        ...(b.signature ? { signature: b.signature } : {}),
+        ...(b.family ? { family: b.family } : {}),
+      });
     if (b.type === 'redacted_thinking') pending.push({ type: 'redacted_thinking', data: b.data });
     const last = out.at(-1);
     if (b.type === 'text' && last?.type === 'text') last.text += b.text;
@@ -200,7 +346,15 @@ function merged(content: ContentBlock[]): ContentBlock[] {
       } else out.push({ type: 'thinking', text: b.text, ...(sig ? { signature: sig } : {}), family: 'gemini' });
     } else if (b.type === 'tool_call' && b.signatureFamily === 'gemini') out.push(b);
     else if (b.type === 'tool_call') {
-      out.push({ type: 'tool_call', id: b.id, name: b.name, input: b.input, ...(pending.length > 0 ? { signature: mark({ kind: 'bundle', blocks: pending }), signatureFamily: 'gemini' as const } : {}) });
+      out.push({
+        type: 'tool_call',
+        id: b.id,
+        name: b.name,
+        input: b.input,
+        ...(pending.length > 0
+          ? { signature: mark({ kind: 'bundle', blocks: pending }), signatureFamily: 'gemini' as const }
+          : {}),
+      });
       pending = [];
     } else if (b.type !== 'redacted_thinking') out.push({ ...b });
   }
@@ -213,17 +367,47 @@ test(`responses: fromResponse(encodeResponse(x)) equals x up to merges and usage
     const content = r.many(0, 6, (): ContentBlock =>
       r.pick([
         () => ({ type: 'text' as const, text: text(r) }),
-        () => ({ type: 'thinking' as const, text: text(r), signature: 's', family: r.pick(['gemini', 'anthropic'] as const) }),
+        () => ({
+          type: 'thinking' as const,
+          text: text(r),
+          signature: 's',
+          family: r.pick(['gemini', 'anthropic'] as const),
+        }),
         () => ({ type: 'thinking' as const, text: text(r), family: 'openai' as const }),
         () => ({ type: 'redacted_thinking' as const, data: 'r' }),
-        () => ({ type: 'tool_call' as const, id: `toolu_${r.int(0, 999)}`, name: 'f', input: object(r), ...(r.chance(0.5) ? { signature: 'cs', signatureFamily: r.pick(['gemini', 'anthropic'] as const) } : {}) }),
+        () => ({
+          type: 'tool_call' as const,
+          id: `toolu_${r.int(0, 999)}`,
+          name: 'f',
+          input: object(r),
+          ...(r.chance(0.5) ? { signature: 'cs', signatureFamily: r.pick(['gemini', 'anthropic'] as const) } : {}),
+        }),
         () => ({ type: 'image' as const, source: PNG }),
       ])(),
     );
-    const x: CanonicalResponse = { id: 'up', model: 'upstream', content, stopReason: r.pick(STOPS), usage: genUsage(r) };
+    const x: CanonicalResponse = {
+      id: 'up',
+      model: 'upstream',
+      content,
+      stopReason: r.pick(STOPS),
+      usage: genUsage(r),
+    };
     const back = fromResponse(JSON.parse(JSON.stringify(encodeResponse(structuredClone(x), ctx))));
     const want = merged(structuredClone(content));
-    assert.deepEqual(back, { id: 'req_42', model: 'client-alias', content: want, stopReason: expectedStop(x.stopReason, want.some((b) => b.type === 'tool_call')), usage: expectedUsage(x.usage) }, `seed ${seed}`);
+    assert.deepEqual(
+      back,
+      {
+        id: 'req_42',
+        model: 'client-alias',
+        content: want,
+        stopReason: expectedStop(
+          x.stopReason,
+          want.some((b) => b.type === 'tool_call'),
+        ),
+        usage: expectedUsage(x.usage),
+      },
+      `seed ${seed}`,
+    );
   }
 });
 
@@ -233,11 +417,23 @@ function genStream(r: R): StreamEvent[] {
     if (kind === 'tool') {
       const args = r.chance(0.2) ? '' : JSON.stringify(object(r));
       const cuts = [...new Set(r.many(0, 3, () => r.int(1, Math.max(1, args.length - 1))))].sort((a, b) => a - b);
-      events.push({ type: 'block_start', index, block: r.chance(0.5) ? { type: 'tool_call', id: `toolu_${index}`, name: 'f', signature: 'gs' } : { type: 'tool_call', id: `toolu_${index}`, name: 'f' } });
-      [0, ...cuts].forEach((c, i) => events.push({ type: 'tool_args_delta', index, json: args.slice(c, [...cuts, args.length][i]) }));
+      events.push({
+        type: 'block_start',
+        index,
+        block: r.chance(0.5)
+          ? { type: 'tool_call', id: `toolu_${index}`, name: 'f', signature: 'gs' }
+          : { type: 'tool_call', id: `toolu_${index}`, name: 'f' },
+      });
+      [0, ...cuts].forEach((c, i) =>
+        events.push({ type: 'tool_args_delta', index, json: args.slice(c, [...cuts, args.length][i]) }),
+      );
     } else {
       events.push({ type: 'block_start', index, block: { type: kind } });
-      r.many(1, 3, () => text(r)).forEach((t) => events.push(kind === 'text' ? { type: 'text_delta', index, text: t } : { type: 'thinking_delta', index, text: t }));
+      r.many(1, 3, () => text(r)).forEach((t) =>
+        events.push(
+          kind === 'text' ? { type: 'text_delta', index, text: t } : { type: 'thinking_delta', index, text: t },
+        ),
+      );
       if (kind === 'thinking' && r.chance(0.5)) events.push({ type: 'signature_delta', index, signature: 'sig' });
     }
     events.push({ type: 'block_stop', index });
@@ -253,7 +449,12 @@ function genStream(r: R): StreamEvent[] {
 function expectedStream(x: StreamEvent[], promptUsage: Usage): StreamEvent[] {
   // With at most one content chunk the finish chunk is the first one, and its prompt count is the start usage.
   const stop = x.at(-1);
-  const chunks = x.filter((e) => e.type === 'text_delta' || e.type === 'thinking_delta' || (e.type === 'block_start' && e.block.type === 'tool_call')).length;
+  const chunks = x.filter(
+    (e) =>
+      e.type === 'text_delta' ||
+      e.type === 'thinking_delta' ||
+      (e.type === 'block_start' && e.block.type === 'tool_call'),
+  ).length;
   const only = chunks <= 1 && stop?.type === 'stop';
   const start = only ? { ...expectedUsage(stop.usage), outputTokens: 0, reasoningTokens: 0 } : promptUsage;
   const out: StreamEvent[] = [{ type: 'start', id: 'req_42', model: 'client-alias', usage: start }];
@@ -279,15 +480,31 @@ function expectedStream(x: StreamEvent[], promptUsage: Usage): StreamEvent[] {
       const { signature } = e.block;
       const carried = signature ?? (pending.length > 0 ? mark({ kind: 'bundle', blocks: pending }) : undefined);
       if (!signature) pending = [];
-      out.push({ type: 'block_start', index: ++index, block: { type: 'tool_call', id: e.block.id, name: e.block.name, ...(carried ? { signature: carried, signatureFamily: 'gemini' as const } : {}) } });
+      out.push({
+        type: 'block_start',
+        index: ++index,
+        block: {
+          type: 'tool_call',
+          id: e.block.id,
+          name: e.block.name,
+          ...(carried ? { signature: carried, signatureFamily: 'gemini' as const } : {}),
+        },
+      });
     } else if (e.type === 'block_start' && e.block.type !== open) {
       if (open !== undefined) out.push({ type: 'block_stop', index });
       open = e.block.type;
-      out.push({ type: 'block_start', index: ++index, block: e.block.type === 'thinking' ? { type: 'thinking', family: 'gemini' } : { type: 'text' } });
+      out.push({
+        type: 'block_start',
+        index: ++index,
+        block: e.block.type === 'thinking' ? { type: 'thinking', family: 'gemini' } : { type: 'text' },
+      });
     } else if (e.type === 'text_delta' || e.type === 'thinking_delta') out.push({ ...e, index });
     else if (e.type === 'tool_args_delta') args += e.json;
     else if (e.type === 'block_stop' && open === undefined) {
-      out.push({ type: 'tool_args_delta', index, json: JSON.stringify(args ? JSON.parse(args) : {}) }, { type: 'block_stop', index });
+      out.push(
+        { type: 'tool_args_delta', index, json: JSON.stringify(args ? JSON.parse(args) : {}) },
+        { type: 'block_stop', index },
+      );
     } else if (e.type === 'stop') {
       if (open !== undefined) out.push({ type: 'block_stop', index });
       out.push({ type: 'stop', stopReason: expectedStop(e.stopReason, hadCalls), usage: expectedUsage(e.usage) });

@@ -27,7 +27,10 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** Runs `use` with an SDK client whose base URL is the stub; `answer` decides each reply. */
-export async function withSdk<T>(answer: (seen: Seen) => Answer | Promise<Answer>, use: (ai: GoogleGenAI, seen: Seen[]) => Promise<T>): Promise<T> {
+export async function withSdk<T>(
+  answer: (seen: Seen) => Answer | Promise<Answer>,
+  use: (ai: GoogleGenAI, seen: Seen[]) => Promise<T>,
+): Promise<T> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     void (async () => {
@@ -45,7 +48,10 @@ export async function withSdk<T>(answer: (seen: Seen) => Answer | Promise<Answer
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   try {
-    const ai = new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: `http://127.0.0.1:${port}`, retryOptions: { attempts: 1 } } });
+    const ai = new GoogleGenAI({
+      apiKey: 'x',
+      httpOptions: { baseUrl: `http://127.0.0.1:${port}`, retryOptions: { attempts: 1 } },
+    });
     return await use(ai, seen);
   } finally {
     server.closeAllConnections();

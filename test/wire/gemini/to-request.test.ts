@@ -1,6 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FunctionCallingConfigMode, ThinkingLevel, type Content, type GenerationConfig, type Tool, type ToolConfig } from '@google/genai';
+import {
+  FunctionCallingConfigMode,
+  ThinkingLevel,
+  type Content,
+  type GenerationConfig,
+  type Tool,
+  type ToolConfig,
+} from '@google/genai';
 import type { CanonicalRequest } from '../../../gateway/core/canonical.js';
 import { decodeRequest } from '../../../gateway/wire/gemini/decode.js';
 import { toRequest } from '../../../gateway/wire/gemini/to-request.js';
@@ -16,12 +23,23 @@ interface Body {
 
 const SKIP = 'skip_thought_signature_validator';
 const PNG = 'iVBORw0KGgo=';
-const base = (over: Partial<CanonicalRequest>): CanonicalRequest => ({ model: 'gemini-3-pro-preview', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], stream: false, notes: [], ...over });
+const base = (over: Partial<CanonicalRequest>): CanonicalRequest => ({
+  model: 'gemini-3-pro-preview',
+  system: [],
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+  tools: [],
+  stream: false,
+  notes: [],
+  ...over,
+});
 
 describe('toRequest: history from another provider (Claude Code through Tollgate)', () => {
   const req: CanonicalRequest = {
     model: 'models/gemini-3-pro-preview',
-    system: [{ type: 'text', text: 'You are Claude Code.', cacheControl: { type: 'ephemeral' } }, { type: 'text', text: '' }],
+    system: [
+      { type: 'text', text: 'You are Claude Code.', cacheControl: { type: 'ephemeral' } },
+      { type: 'text', text: '' },
+    ],
     messages: [
       { role: 'user', content: [{ type: 'text', text: 'Read a and b.' }] },
       {
@@ -37,15 +55,35 @@ describe('toRequest: history from another provider (Claude Code through Tollgate
         role: 'user',
         content: [
           { type: 'text', text: 'Here:' },
-          { type: 'tool_result', toolCallId: 'toolu_b', content: [{ type: 'text', text: 'B' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: PNG } }] },
-          { type: 'tool_result', toolCallId: 'toolu_a', content: [{ type: 'text', text: 'no such file' }], isError: true, cacheControl: { type: 'ephemeral' } },
+          {
+            type: 'tool_result',
+            toolCallId: 'toolu_b',
+            content: [
+              { type: 'text', text: 'B' },
+              { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: PNG } },
+            ],
+          },
+          {
+            type: 'tool_result',
+            toolCallId: 'toolu_a',
+            content: [{ type: 'text', text: 'no such file' }],
+            isError: true,
+            cacheControl: { type: 'ephemeral' },
+          },
         ],
       },
       { role: 'assistant', content: [{ type: 'text', text: 'b is a PNG.' }] },
       { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
       { role: 'user', content: [{ type: 'text', text: 'Thanks' }] },
     ],
-    tools: [{ name: 'Read', description: 'Reads a file', inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] }, cacheControl: { type: 'ephemeral' } }],
+    tools: [
+      {
+        name: 'Read',
+        description: 'Reads a file',
+        inputSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+        cacheControl: { type: 'ephemeral' },
+      },
+    ],
     toolChoice: { type: 'any', disableParallel: true },
     maxOutputTokens: 64000,
     temperature: 1,
@@ -66,7 +104,11 @@ describe('toRequest: history from another provider (Claude Code through Tollgate
         { role: 'user', parts: [{ text: 'Read a and b.' }] },
         {
           role: 'model',
-          parts: [{ text: 'Reading both.' }, { functionCall: { name: 'Read', args: { file_path: 'a' } }, thoughtSignature: SKIP }, { functionCall: { name: 'Read', args: { file_path: 'b' } } }],
+          parts: [
+            { text: 'Reading both.' },
+            { functionCall: { name: 'Read', args: { file_path: 'a' } }, thoughtSignature: SKIP },
+            { functionCall: { name: 'Read', args: { file_path: 'b' } } },
+          ],
         },
         {
           role: 'user',
@@ -80,9 +122,27 @@ describe('toRequest: history from another provider (Claude Code through Tollgate
         { role: 'model', parts: [{ text: 'b is a PNG.' }] },
         { role: 'user', parts: [{ text: '<system-reminder>\nBe brief.\n</system-reminder>' }, { text: 'Thanks' }] },
       ],
-      tools: [{ functionDeclarations: [{ name: 'Read', description: 'Reads a file', parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'Read',
+              description: 'Reads a file',
+              parametersJsonSchema: {
+                type: 'object',
+                properties: { file_path: { type: 'string' } },
+                required: ['file_path'],
+              },
+            },
+          ],
+        },
+      ],
       toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY } },
-      generationConfig: { maxOutputTokens: 64000, temperature: 1, thinkingConfig: { thinkingLevel: ThinkingLevel.HIGH, includeThoughts: true } },
+      generationConfig: {
+        maxOutputTokens: 64000,
+        temperature: 1,
+        thinkingConfig: { thinkingLevel: ThinkingLevel.HIGH, includeThoughts: true },
+      },
     };
     assert.deepEqual(up.body, expected);
     assert.deepEqual(up.notes, [
@@ -107,7 +167,14 @@ describe('toRequest: history Gemini made', () => {
             role: 'assistant',
             content: [
               { type: 'thinking', text: 'plan', signature: 'ts-0', family: 'gemini' },
-              { type: 'tool_call', id: 'call_r1_0', name: 'ls', input: {}, signature: 'ts-1', signatureFamily: 'gemini' },
+              {
+                type: 'tool_call',
+                id: 'call_r1_0',
+                name: 'ls',
+                input: {},
+                signature: 'ts-1',
+                signatureFamily: 'gemini',
+              },
               { type: 'tool_call', id: 'call_r1_1', name: 'pwd', input: {} },
             ],
           },
@@ -132,7 +199,10 @@ describe('toRequest: history Gemini made', () => {
       },
       {
         role: 'user',
-        parts: [{ functionResponse: { id: 'call_r1_0', name: 'ls', response: { output: '' } } }, { functionResponse: { id: 'call_r1_1', name: 'pwd', response: { output: '/w' } } }],
+        parts: [
+          { functionResponse: { id: 'call_r1_0', name: 'ls', response: { output: '' } } },
+          { functionResponse: { id: 'call_r1_1', name: 'pwd', response: { output: '/w' } } },
+        ],
       },
     ]);
     assert.deepEqual(up.notes, []);
@@ -161,21 +231,38 @@ describe('toRequest: edges', () => {
     assert.deepEqual((up.body as unknown as Body).contents, [
       { role: 'user', parts: [{ text: '.' }] },
       { role: 'model', parts: [{ text: 'Hello.' }] },
-      { role: 'user', parts: [{ fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg' } }, { fileData: { fileUri: 'files/abc' } }, { text: 'notes' }] },
+      {
+        role: 'user',
+        parts: [
+          { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.jpg' } },
+          { fileData: { fileUri: 'files/abc' } },
+          { text: 'notes' },
+        ],
+      },
     ]);
     assert.match(up.notes.join('\n'), /did not start with a user turn/);
   });
 
   test('thinking and effort, by model generation', () => {
-    const config = (over: Partial<CanonicalRequest>) => (toRequest(base(over)).body as unknown as Body).generationConfig?.thinkingConfig;
-    assert.deepEqual(config({ thinking: { type: 'enabled', budgetTokens: 2048 } }), { thinkingBudget: 2048, includeThoughts: true });
+    const config = (over: Partial<CanonicalRequest>) =>
+      (toRequest(base(over)).body as unknown as Body).generationConfig?.thinkingConfig;
+    assert.deepEqual(config({ thinking: { type: 'enabled', budgetTokens: 2048 } }), {
+      thinkingBudget: 2048,
+      includeThoughts: true,
+    });
     assert.deepEqual(config({ thinking: { type: 'adaptive' } }), { includeThoughts: true });
     assert.deepEqual(config({ reasoningEffort: 'low' }), { thinkingLevel: 'LOW' });
     assert.deepEqual(config({ model: 'gemini-2.5-flash', reasoningEffort: 'medium' }), { thinkingBudget: 8192 });
-    assert.deepEqual(config({ model: 'gemini-2.5-pro', reasoningEffort: 'high', thinking: { type: 'adaptive' } }), { thinkingBudget: 24576, includeThoughts: true });
+    assert.deepEqual(config({ model: 'gemini-2.5-pro', reasoningEffort: 'high', thinking: { type: 'adaptive' } }), {
+      thinkingBudget: 24576,
+      includeThoughts: true,
+    });
     assert.equal(config({ thinking: { type: 'disabled' } }), undefined);
     assert.equal(config({}), undefined);
-    assert.match(toRequest(base({ thinking: { type: 'enabled', budgetTokens: 9 }, reasoningEffort: 'low' })).notes.join('\n'), /dropped reasoning effort "low"/);
+    assert.match(
+      toRequest(base({ thinking: { type: 'enabled', budgetTokens: 9 }, reasoningEffort: 'low' })).notes.join('\n'),
+      /dropped reasoning effort "low"/,
+    );
   });
 
   test('sampling, JSON mode, stop sequences and tool choice', () => {
@@ -207,12 +294,20 @@ describe('toRequest: edges', () => {
       responseJsonSchema: { type: 'object' },
     });
     assert.deepEqual(body.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['f'] } });
-    assert.deepEqual(body.tools, [{ functionDeclarations: [{ name: 'f', parametersJsonSchema: { type: 'object', properties: {} } }] }]);
-    assert.deepEqual(up.notes, ['gemini: temperature 2.5 clamped to 2', 'gemini: only the first 5 stop sequences were sent']);
-    const json = (responseFormat: CanonicalRequest['responseFormat']) => (toRequest(base({ responseFormat })).body as unknown as Body).generationConfig;
+    assert.deepEqual(body.tools, [
+      { functionDeclarations: [{ name: 'f', parametersJsonSchema: { type: 'object', properties: {} } }] },
+    ]);
+    assert.deepEqual(up.notes, [
+      'gemini: temperature 2.5 clamped to 2',
+      'gemini: only the first 5 stop sequences were sent',
+    ]);
+    const json = (responseFormat: CanonicalRequest['responseFormat']) =>
+      (toRequest(base({ responseFormat })).body as unknown as Body).generationConfig;
     assert.deepEqual(json({ type: 'json_object' }), { responseMimeType: 'application/json' });
     assert.deepEqual(json({ type: 'text' }), { responseMimeType: 'text/plain' });
-    assert.deepEqual(toRequest(base({ toolChoice: { type: 'none' } })).notes, ['gemini: dropped tool_choice (no tools)']);
+    assert.deepEqual(toRequest(base({ toolChoice: { type: 'none' } })).notes, [
+      'gemini: dropped tool_choice (no tools)',
+    ]);
   });
 });
 
@@ -221,12 +316,37 @@ test('a Gemini CLI body survives decodeRequest → toRequest: ids, the signature
   const body = {
     contents: [
       { role: 'user', parts: [{ text: 'Read a.txt' }] },
-      { role: 'model', parts: [{ text: 'Reading.' }, { functionCall: { id, name: 'read_file', args: { file_path: 'a.txt' } }, thoughtSignature: SKIP }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'Reading.' },
+          { functionCall: { id, name: 'read_file', args: { file_path: 'a.txt' } }, thoughtSignature: SKIP },
+        ],
+      },
       { role: 'user', parts: [{ functionResponse: { id, name: 'read_file', response: { output: 'hello' } } }] },
     ],
     systemInstruction: { parts: [{ text: 'You are an interactive CLI agent.' }] },
-    tools: [{ functionDeclarations: [{ name: 'read_file', description: 'Reads a file.', parametersJsonSchema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } }] }],
-    generationConfig: { temperature: 1, topP: 0.95, topK: 64, thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true } },
+    tools: [
+      {
+        functionDeclarations: [
+          {
+            name: 'read_file',
+            description: 'Reads a file.',
+            parametersJsonSchema: {
+              type: 'object',
+              properties: { file_path: { type: 'string' } },
+              required: ['file_path'],
+            },
+          },
+        ],
+      },
+    ],
+    generationConfig: {
+      temperature: 1,
+      topP: 0.95,
+      topK: 64,
+      thinkingConfig: { thinkingLevel: 'HIGH', includeThoughts: true },
+    },
   };
   const up = toRequest(decodeRequest(structuredClone(body), 'gemini-3.1-pro-preview', { stream: true }));
   assert.equal(up.path, '/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse');

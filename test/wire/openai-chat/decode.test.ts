@@ -28,7 +28,13 @@ describe('decodeRequest: messages', () => {
       model: 'gpt-x',
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'developer', content: [{ type: 'text', text: 'Use metric.' }, { type: 'text', text: 'No emoji.' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'text', text: 'Use metric.' },
+            { type: 'text', text: 'No emoji.' },
+          ],
+        },
         { role: 'user', content: 'hi' },
         { role: 'developer', content: 'Now answer in French.' },
       ],
@@ -73,7 +79,10 @@ describe('decodeRequest: messages', () => {
   });
 
   test('audio input is refused with the part named', () => {
-    const body: Params = { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] };
+    const body: Params = {
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }],
+    };
     rejects(body, { param: 'messages[0].content[0]', code: 'unsupported_value', message: /audio/ });
   });
 
@@ -86,7 +95,11 @@ describe('decodeRequest: messages', () => {
           role: 'assistant',
           content: 'Checking.',
           tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","days":[1,2]}' } },
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Paris","days":[1,2]}' },
+            },
             { id: 'call_2', type: 'function', function: { name: 'now', arguments: '' } },
           ],
         },
@@ -102,7 +115,10 @@ describe('decodeRequest: messages', () => {
         { type: 'tool_call', id: 'call_2', name: 'now', input: {} },
       ],
     });
-    assert.deepEqual(req.messages[2], { role: 'assistant', content: [{ type: 'text', text: 'I cannot help with that.' }] });
+    assert.deepEqual(req.messages[2], {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'I cannot help with that.' }],
+    });
   });
 
   test('unparsable or non-object tool arguments are a 400 naming the field', () => {
@@ -110,7 +126,14 @@ describe('decodeRequest: messages', () => {
       model: 'm',
       messages: [
         { role: 'user', content: 'x' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }, { id: 'b', type: 'function', function: { name: 'f', arguments: args } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } },
+            { id: 'b', type: 'function', function: { name: 'f', arguments: args } },
+          ],
+        },
       ],
     });
     rejects(call('{"a":'), { param: 'messages[1].tool_calls[1].function.arguments' });
@@ -131,7 +154,14 @@ describe('decodeRequest: messages', () => {
           ],
         },
         { role: 'tool', tool_call_id: 'c1', content: 'file a' },
-        { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }] },
+        {
+          role: 'tool',
+          tool_call_id: 'c2',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'text', text: 'y' },
+          ],
+        },
         { role: 'tool', tool_call_id: 'unknown', content: '' },
         { role: 'user', content: 'thanks' },
       ],
@@ -142,7 +172,15 @@ describe('decodeRequest: messages', () => {
       role: 'user',
       content: [
         { type: 'tool_result', toolCallId: 'c1', name: 'read', content: [{ type: 'text', text: 'file a' }] },
-        { type: 'tool_result', toolCallId: 'c2', name: 'list', content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }] },
+        {
+          type: 'tool_result',
+          toolCallId: 'c2',
+          name: 'list',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'text', text: 'y' },
+          ],
+        },
         { type: 'tool_result', toolCallId: 'unknown', content: [] },
       ],
     });
@@ -150,9 +188,18 @@ describe('decodeRequest: messages', () => {
   });
 
   test('the legacy function-calling format is refused with a pointer to tools', () => {
-    rejects({ model: 'm', messages: [{ role: 'function', name: 'f', content: 'x' }] }, { param: 'messages[0].role', code: 'unsupported_parameter', message: /tools/ });
-    rejects({ model: 'm', messages: [{ role: 'user', content: 'x' }], functions: [{ name: 'f' }] }, { param: 'functions' });
-    rejects({ model: 'm', messages: [{ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }] }, { param: 'messages[0].function_call' });
+    rejects(
+      { model: 'm', messages: [{ role: 'function', name: 'f', content: 'x' }] },
+      { param: 'messages[0].role', code: 'unsupported_parameter', message: /tools/ },
+    );
+    rejects(
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], functions: [{ name: 'f' }] },
+      { param: 'functions' },
+    );
+    rejects(
+      { model: 'm', messages: [{ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }] },
+      { param: 'messages[0].function_call' },
+    );
   });
 
   test('malformed bodies are 400s', () => {
@@ -171,7 +218,19 @@ describe('decodeRequest: reasoning the client kept', () => {
       model: 'm',
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: null, reasoning_content: 'look it up', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: { google: { thought_signature: 'CiG' } } }] },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'look it up',
+          tool_calls: [
+            {
+              id: 'c1',
+              type: 'function',
+              function: { name: 'f', arguments: '{}' },
+              extra_content: { google: { thought_signature: 'CiG' } },
+            },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'ok' },
         { role: 'assistant', content: 'done', reasoning_content: '' },
       ],
@@ -180,7 +239,11 @@ describe('decodeRequest: reasoning the client kept', () => {
       { type: 'thinking', text: 'look it up', family: 'openai-chat' },
       { type: 'tool_call', id: 'c1', name: 'f', input: {}, signature: 'CiG', signatureFamily: 'gemini' },
     ]);
-    assert.deepEqual(req.messages[3]!.content, [{ type: 'text', text: 'done' }], 'an empty reasoning_content is no block');
+    assert.deepEqual(
+      req.messages[3]!.content,
+      [{ type: 'text', text: 'done' }],
+      'an empty reasoning_content is no block',
+    );
   });
 });
 
@@ -191,14 +254,27 @@ describe('decodeRequest: parameters', () => {
     const body: Params = {
       ...base,
       tools: [
-        { type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: true } },
+        {
+          type: 'function',
+          function: {
+            name: 'f',
+            description: 'does f',
+            parameters: { type: 'object', properties: { a: { type: 'string' } } },
+            strict: true,
+          },
+        },
         { type: 'function', function: { name: 'g' } },
         { type: 'custom', custom: { name: 'grammar' } },
       ],
     };
     const req = decodeRequest(body);
     assert.deepEqual(req.tools, [
-      { name: 'f', description: 'does f', inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true },
+      {
+        name: 'f',
+        description: 'does f',
+        inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+        strict: true,
+      },
       { name: 'g', inputSchema: { type: 'object', properties: {} } },
     ]);
     assert.equal(req.notes.length, 1);
@@ -206,12 +282,17 @@ describe('decodeRequest: parameters', () => {
   });
 
   test('tool_choice forms and parallel_tool_calls:false', () => {
-    const tc = (tool_choice: unknown, parallel_tool_calls?: boolean) => decodeRequest({ ...base, tool_choice, parallel_tool_calls }).toolChoice;
+    const tc = (tool_choice: unknown, parallel_tool_calls?: boolean) =>
+      decodeRequest({ ...base, tool_choice, parallel_tool_calls }).toolChoice;
     assert.deepEqual(tc('none'), { type: 'none' });
     assert.deepEqual(tc('none', false), { type: 'none' });
     assert.deepEqual(tc('auto'), { type: 'auto' });
     assert.deepEqual(tc('required'), { type: 'any' });
-    assert.deepEqual(tc({ type: 'function', function: { name: 'f' } }, false), { type: 'tool', name: 'f', disableParallel: true });
+    assert.deepEqual(tc({ type: 'function', function: { name: 'f' } }, false), {
+      type: 'tool',
+      name: 'f',
+      disableParallel: true,
+    });
     assert.deepEqual(tc(undefined, false), { type: 'auto', disableParallel: true });
     assert.equal(tc(undefined, true), undefined);
   });
@@ -249,7 +330,9 @@ describe('decodeRequest: parameters', () => {
     assert.deepEqual([model, messages.length, system, tools, notes], ['gpt-x', 1, [], [], []]);
     assert.equal(decodeRequest({ ...base, max_tokens: 50 }).maxOutputTokens, 50);
     assert.deepEqual(decodeRequest({ ...base, stop: ['a', 'b'] }).stopSequences, ['a', 'b']);
-    assert.deepEqual(decodeRequest({ ...base, response_format: { type: 'json_object' } }).responseFormat, { type: 'json_object' });
+    assert.deepEqual(decodeRequest({ ...base, response_format: { type: 'json_object' } }).responseFormat, {
+      type: 'json_object',
+    });
   });
 
   test('reasoning_effort outside the canonical scale', () => {
@@ -265,12 +348,27 @@ describe('decodeRequest: parameters', () => {
   });
 
   test('input-side fields with no canonical place are noted; asked-for output it cannot bring back is marked for refusal', () => {
-    const req = decodeRequest({ ...base, logprobs: true, top_logprobs: 3, logit_bias: { '1': 2 }, metadata: { a: 'b' }, store: false });
+    const req = decodeRequest({
+      ...base,
+      logprobs: true,
+      top_logprobs: 3,
+      logit_bias: { '1': 2 },
+      metadata: { a: 'b' },
+      store: false,
+    });
     assert.deepEqual(req.notes, ['logit_bias is not carried to this upstream']);
     assert.deepEqual(req.uncarriedOutputs, [{ param: 'logprobs', what: 'log probabilities' }]);
-    assert.deepEqual(decodeRequest({ ...base, top_logprobs: 2 }).uncarriedOutputs, [{ param: 'top_logprobs', what: 'log probabilities' }]);
-    assert.deepEqual(decodeRequest({ ...base, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }).uncarriedOutputs, [{ param: 'modalities', what: 'audio output' }]);
-    assert.deepEqual(decodeRequest({ ...base, audio: { voice: 'alloy', format: 'wav' } }).uncarriedOutputs, [{ param: 'audio', what: 'audio output' }]);
+    assert.deepEqual(decodeRequest({ ...base, top_logprobs: 2 }).uncarriedOutputs, [
+      { param: 'top_logprobs', what: 'log probabilities' },
+    ]);
+    assert.deepEqual(
+      decodeRequest({ ...base, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } })
+        .uncarriedOutputs,
+      [{ param: 'modalities', what: 'audio output' }],
+    );
+    assert.deepEqual(decodeRequest({ ...base, audio: { voice: 'alloy', format: 'wav' } }).uncarriedOutputs, [
+      { param: 'audio', what: 'audio output' },
+    ]);
     assert.equal(decodeRequest({ ...base, logprobs: false, modalities: ['text'] }).uncarriedOutputs, undefined);
   });
 });

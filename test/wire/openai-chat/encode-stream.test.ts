@@ -32,7 +32,10 @@ async function chunks(text: string): Promise<(Record<string, any> | '[DONE]')[]>
 
 /** What the official SDK makes of the stream: its own SSE parser and chunk accumulator. */
 async function sdkFinal(text: string): Promise<OpenAI.Chat.ChatCompletion> {
-  const s = Stream.fromSSEResponse<OpenAI.Chat.ChatCompletionChunk>(new Response(text, { headers: { 'content-type': 'text/event-stream' } }), new AbortController());
+  const s = Stream.fromSSEResponse<OpenAI.Chat.ChatCompletionChunk>(
+    new Response(text, { headers: { 'content-type': 'text/event-stream' } }),
+    new AbortController(),
+  );
   return ChatCompletionStream.fromReadableStream(s.toReadableStream()).finalChatCompletion();
 }
 
@@ -109,7 +112,9 @@ test('the openai SDK assembles the stream into the expected completion', async (
   const choice = final.choices[0]!;
   assert.equal(choice.message.content, 'Checking both.');
   assert.deepEqual(
-    choice.message.tool_calls?.map((t) => (t.type === 'function' ? [t.id, t.function.name, JSON.parse(t.function.arguments)] : [])),
+    choice.message.tool_calls?.map((t) =>
+      t.type === 'function' ? [t.id, t.function.name, JSON.parse(t.function.arguments)] : [],
+    ),
     [
       ['toolu_a', 'weather', { city: 'Paris' }],
       ['toolu_b', 'now', {}],
@@ -124,12 +129,24 @@ test('an error event ends the stream with an error chunk and no [DONE]; the SDK 
     { type: 'start', id: 'chatcmpl-up', model: 'up', usage: emptyUsage() },
     { type: 'block_start', index: 0, block: { type: 'text' } },
     { type: 'text_delta', index: 0, text: 'partial' },
-    { type: 'error', error: new GatewayError('upstream_error', 'Upstream error during the stream: overloaded', { code: 'upstream_stream_error' }) },
+    {
+      type: 'error',
+      error: new GatewayError('upstream_error', 'Upstream error during the stream: overloaded', {
+        code: 'upstream_stream_error',
+      }),
+    },
   ];
   const text = await collect(events, true);
   const cs = await chunks(text);
   assert.equal((cs[0] as Record<string, any>).id, 'chatcmpl-up');
-  assert.deepEqual(cs.at(-1), { error: { message: 'Upstream error during the stream: overloaded', type: 'server_error', param: null, code: 'upstream_stream_error' } });
+  assert.deepEqual(cs.at(-1), {
+    error: {
+      message: 'Upstream error during the stream: overloaded',
+      type: 'server_error',
+      param: null,
+      code: 'upstream_stream_error',
+    },
+  });
   assert.doesNotMatch(text, /\[DONE\]/);
   await assert.rejects(sdkFinal(text), /overloaded/);
 });

@@ -23,7 +23,14 @@ test('text and tool calls become one chat.completion the SDK type accepts', () =
         { type: 'tool_call', id: 'toolu_2', name: 'now', input: {}, signature: 'CiG', signatureFamily: 'gemini' },
       ],
       stopReason: 'tool_use',
-      usage: { ...emptyUsage(), inputTokens: 100, cacheReadTokens: 50, cacheWriteTokens: 25, outputTokens: 40, reasoningTokens: 10 },
+      usage: {
+        ...emptyUsage(),
+        inputTokens: 100,
+        cacheReadTokens: 50,
+        cacheWriteTokens: 25,
+        outputTokens: 40,
+        reasoningTokens: 10,
+      },
     }),
     ctx,
   );
@@ -46,7 +53,12 @@ test('text and tool calls become one chat.completion the SDK type accepts', () =
             tool_calls: [
               { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
               // Gemini's signature where Gemini's OpenAI-compatible endpoint puts it.
-              { id: 'toolu_2', type: 'function', function: { name: 'now', arguments: '{}' }, extra_content: { google: { thought_signature: 'CiG' } } } as OpenAI.Chat.ChatCompletionMessageToolCall,
+              {
+                id: 'toolu_2',
+                type: 'function',
+                function: { name: 'now', arguments: '{}' },
+                extra_content: { google: { thought_signature: 'CiG' } },
+              } as OpenAI.Chat.ChatCompletionMessageToolCall,
             ],
           },
           finish_reason: 'tool_calls',
@@ -66,9 +78,15 @@ test('text and tool calls become one chat.completion the SDK type accepts', () =
 });
 
 test('content is null next to tool calls only, and "" for an empty answer', () => {
-  const calls = encodeResponse(response({ content: [{ type: 'tool_call', id: 'c', name: 'f', input: { a: [1] } }], stopReason: 'tool_use' }), ctx);
+  const calls = encodeResponse(
+    response({ content: [{ type: 'tool_call', id: 'c', name: 'f', input: { a: [1] } }], stopReason: 'tool_use' }),
+    ctx,
+  );
   assert.equal(calls.choices[0]!.message.content, null);
-  const empty = encodeResponse(response({ content: [{ type: 'thinking', text: 'only thoughts' }], stopReason: 'max_tokens' }), ctx);
+  const empty = encodeResponse(
+    response({ content: [{ type: 'thinking', text: 'only thoughts' }], stopReason: 'max_tokens' }),
+    ctx,
+  );
   assert.equal(empty.choices[0]!.message.content, '');
   assert.equal(empty.choices[0]!.message.tool_calls, undefined);
 });
@@ -88,12 +106,21 @@ test('every stop reason maps to a finish_reason (docs/protocols.md §6.5)', () =
     refusal: 'content_filter',
   };
   for (const [reason, finish] of Object.entries(table)) {
-    assert.equal(encodeResponse(response({ stopReason: reason as StopReason }), ctx).choices[0]!.finish_reason, finish, reason);
+    assert.equal(
+      encodeResponse(response({ stopReason: reason as StopReason }), ctx).choices[0]!.finish_reason,
+      finish,
+      reason,
+    );
   }
 });
 
 test('audio and image input tokens are prompt tokens too', () => {
-  const u = encodeResponse(response({ usage: { ...emptyUsage(), inputTokens: 10, audioInputTokens: 5, imageInputTokens: 7, outputTokens: 1 } }), ctx).usage;
+  const u = encodeResponse(
+    response({
+      usage: { ...emptyUsage(), inputTokens: 10, audioInputTokens: 5, imageInputTokens: 7, outputTokens: 1 },
+    }),
+    ctx,
+  ).usage;
   assert.equal(u.prompt_tokens, 22);
   assert.equal(u.prompt_tokens_details.audio_tokens, 5);
   assert.equal(u.total_tokens, 23);

@@ -6,13 +6,24 @@ import { emptyUsage } from '../../../gateway/core/usage.js';
 import { openaiChat } from '../../../gateway/wire/openai-chat/index.js';
 import { fromResponse } from '../../../gateway/wire/openai-chat/from-response.js';
 
-function completion(message: Partial<OpenAI.Chat.ChatCompletionMessage> & Record<string, unknown>, finish: string, usage?: OpenAI.CompletionUsage): OpenAI.Chat.ChatCompletion {
+function completion(
+  message: Partial<OpenAI.Chat.ChatCompletionMessage> & Record<string, unknown>,
+  finish: string,
+  usage?: OpenAI.CompletionUsage,
+): OpenAI.Chat.ChatCompletion {
   return {
     id: 'chatcmpl-1',
     object: 'chat.completion',
     created: 1,
     model: 'gpt-up',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, ...message }, finish_reason: finish as 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, refusal: null, ...message },
+        finish_reason: finish as 'stop',
+        logprobs: null,
+      },
+    ],
     ...(usage ? { usage } : {}),
   };
 }
@@ -28,7 +39,13 @@ test('text, tool calls and usage', () => {
         ],
       },
       'tool_calls',
-      { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 5 } },
+      {
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        total_tokens: 120,
+        prompt_tokens_details: { cached_tokens: 60 },
+        completion_tokens_details: { reasoning_tokens: 5 },
+      },
     ),
   );
   assert.deepEqual(res, {
@@ -46,7 +63,14 @@ test('text, tool calls and usage', () => {
 
 test('finish reasons map back; tool calls under "stop" are still tool_use', () => {
   const stop = (finish: string, withCall = false) =>
-    fromResponse(completion(withCall ? { tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] } : { content: 'x' }, finish)).stopReason;
+    fromResponse(
+      completion(
+        withCall
+          ? { tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }
+          : { content: 'x' },
+        finish,
+      ),
+    ).stopReason;
   assert.equal(stop('stop'), 'end_turn');
   assert.equal(stop('length'), 'max_tokens');
   assert.equal(stop('tool_calls', true), 'tool_use');
@@ -95,7 +119,8 @@ test('an error body or a body without choices is an upstream error', () => {
   const fails = (body: unknown, code: string, message?: RegExp) =>
     assert.throws(
       () => fromResponse(body),
-      (e: unknown) => e instanceof GatewayError && e.status === 502 && e.code === code && (!message || message.test(e.message)),
+      (e: unknown) =>
+        e instanceof GatewayError && e.status === 502 && e.code === code && (!message || message.test(e.message)),
     );
   fails({ error: { message: 'model overloaded' } }, 'upstream_error', /model overloaded/);
   fails({ id: 'x', choices: [] }, 'upstream_malformed');
@@ -106,7 +131,14 @@ test('the format object wires the openai-chat upstream functions', () => {
   const openaiChatProvider = openaiChat.upstream.codec;
   assert.equal(openaiChat.id, 'openai-chat');
   assert.equal(openaiChatProvider.family, 'openai-chat');
-  assert.deepEqual(openaiChatProvider.usage({ prompt_tokens: 3, completion_tokens: 1 }), { ...emptyUsage(), inputTokens: 3, outputTokens: 1 });
+  assert.deepEqual(openaiChatProvider.usage({ prompt_tokens: 3, completion_tokens: 1 }), {
+    ...emptyUsage(),
+    inputTokens: 3,
+    outputTokens: 1,
+  });
   assert.deepEqual(openaiChatProvider.usage(null), emptyUsage());
-  assert.equal(openaiChatProvider.toRequest({ model: 'm', system: [], messages: [], tools: [], stream: false, notes: [] }).path, '/chat/completions');
+  assert.equal(
+    openaiChatProvider.toRequest({ model: 'm', system: [], messages: [], tools: [], stream: false, notes: [] }).path,
+    '/chat/completions',
+  );
 });

@@ -13,14 +13,31 @@ type Fragment = OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall;
 const estimate: Usage = { ...emptyUsage(), inputTokens: 77 };
 
 function chunk(delta: Delta, finish: OpenAI.Chat.ChatCompletionChunk.Choice['finish_reason'] = null): SseEvent {
-  const c: OpenAI.Chat.ChatCompletionChunk = { id: 'chatcmpl-9', object: 'chat.completion.chunk', created: 1, model: 'gpt-up', choices: [{ index: 0, delta, finish_reason: finish }] };
+  const c: OpenAI.Chat.ChatCompletionChunk = {
+    id: 'chatcmpl-9',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-up',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
   return { data: JSON.stringify({ ...c, usage: null }) };
 }
-const usageChunk = (u: OpenAI.CompletionUsage): SseEvent => ({ data: JSON.stringify({ id: 'chatcmpl-9', object: 'chat.completion.chunk', created: 1, model: 'gpt-up', choices: [], usage: u }) });
+const usageChunk = (u: OpenAI.CompletionUsage): SseEvent => ({
+  data: JSON.stringify({
+    id: 'chatcmpl-9',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-up',
+    choices: [],
+    usage: u,
+  }),
+});
 const DONE: SseEvent = { data: '[DONE]' };
 const role = chunk({ role: 'assistant', content: '' });
-const call = (index: number, id: string, name: string): SseEvent => chunk({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
-const args = (...parts: [number, string][]): SseEvent => chunk({ tool_calls: parts.map(([index, a]): Fragment => ({ index, function: { arguments: a } })) });
+const call = (index: number, id: string, name: string): SseEvent =>
+  chunk({ tool_calls: [{ index, id, type: 'function', function: { name, arguments: '' } }] });
+const args = (...parts: [number, string][]): SseEvent =>
+  chunk({ tool_calls: parts.map(([index, a]): Fragment => ({ index, function: { arguments: a } })) });
 
 async function* from<T>(items: T[]): AsyncGenerator<T> {
   yield* items;
@@ -63,7 +80,12 @@ test('text then a tool call, usage chunk after the finish chunk', async () => {
     args([0, '{"path"']),
     args([0, ':"a.txt"}']),
     chunk({}, 'tool_calls'),
-    usageChunk({ prompt_tokens: 90, completion_tokens: 12, total_tokens: 102, prompt_tokens_details: { cached_tokens: 40 } }),
+    usageChunk({
+      prompt_tokens: 90,
+      completion_tokens: 12,
+      total_tokens: 102,
+      prompt_tokens_details: { cached_tokens: 40 },
+    }),
     DONE,
   ]);
   assert.deepEqual(events, [
@@ -76,7 +98,11 @@ test('text then a tool call, usage chunk after the finish chunk', async () => {
     { type: 'tool_args_delta', index: 1, json: '{"path"' },
     { type: 'tool_args_delta', index: 1, json: ':"a.txt"}' },
     { type: 'block_stop', index: 1 },
-    { type: 'stop', stopReason: 'tool_use', usage: { ...emptyUsage(), inputTokens: 50, cacheReadTokens: 40, outputTokens: 12 } },
+    {
+      type: 'stop',
+      stopReason: 'tool_use',
+      usage: { ...emptyUsage(), inputTokens: 50, cacheReadTokens: 40, outputTokens: 12 },
+    },
   ]);
 });
 
@@ -96,7 +122,10 @@ test('two parallel tool calls with interleaved fragments become two consecutive 
   assert.deepEqual(
     bs.map(([start, json]) => [start, JSON.parse(json)]),
     [
-      [{ type: 'tool_call', id: 'call_a', name: 'weather' }, { city: 'Paris', days: 2 }],
+      [
+        { type: 'tool_call', id: 'call_a', name: 'weather' },
+        { city: 'Paris', days: 2 },
+      ],
       [{ type: 'tool_call', id: 'call_b', name: 'time' }, { tz: 'CET' }],
     ],
   );
@@ -111,9 +140,21 @@ test('two parallel tool calls with interleaved fragments become two consecutive 
 });
 
 test('parallel calls sent one after another all stream live', async () => {
-  const events = await run([role, call(0, 'a', 'f'), args([0, '{"x"']), args([0, ':1}']), call(1, 'b', 'g'), args([1, '{"y"']), args([1, ':2}']), chunk({}, 'tool_calls'), DONE]);
+  const events = await run([
+    role,
+    call(0, 'a', 'f'),
+    args([0, '{"x"']),
+    args([0, ':1}']),
+    call(1, 'b', 'g'),
+    args([1, '{"y"']),
+    args([1, ':2}']),
+    chunk({}, 'tool_calls'),
+    DONE,
+  ]);
   assert.deepEqual(
-    events.filter((e) => e.type === 'tool_args_delta').map((e) => (e.type === 'tool_args_delta' ? [e.index, e.json] : null)),
+    events
+      .filter((e) => e.type === 'tool_args_delta')
+      .map((e) => (e.type === 'tool_args_delta' ? [e.index, e.json] : null)),
     [
       [0, '{"x"'],
       [0, ':1}'],
@@ -130,7 +171,14 @@ test('a tool call with no arguments yields {}', async () => {
 });
 
 test('reasoning_content is a thinking block before the text', async () => {
-  const events = await run([role, chunk({ reasoning_content: 'Hmm, ' }), chunk({ reasoning_content: '6*7.' }), chunk({ content: '42' }), chunk({}, 'stop'), DONE]);
+  const events = await run([
+    role,
+    chunk({ reasoning_content: 'Hmm, ' }),
+    chunk({ reasoning_content: '6*7.' }),
+    chunk({ content: '42' }),
+    chunk({}, 'stop'),
+    DONE,
+  ]);
   assert.deepEqual(blocks(events), [
     [{ type: 'thinking', family: 'openai-chat' }, 'Hmm, 6*7.'],
     [{ type: 'text' }, '42'],
@@ -139,10 +187,26 @@ test('reasoning_content is a thinking block before the text', async () => {
 });
 
 test('finish reasons map back', async () => {
-  const stopOf = async (finish: 'stop' | 'length' | 'content_filter') => (await run([role, chunk({ content: 'x' }), chunk({}, finish), DONE])).at(-1);
-  assert.deepEqual(await stopOf('length'), { type: 'stop', stopReason: 'max_tokens', usage: estimate, usageEstimated: true });
-  assert.deepEqual(await stopOf('content_filter'), { type: 'stop', stopReason: 'refusal', usage: estimate, usageEstimated: true });
-  assert.deepEqual(await stopOf('stop'), { type: 'stop', stopReason: 'end_turn', usage: estimate, usageEstimated: true });
+  const stopOf = async (finish: 'stop' | 'length' | 'content_filter') =>
+    (await run([role, chunk({ content: 'x' }), chunk({}, finish), DONE])).at(-1);
+  assert.deepEqual(await stopOf('length'), {
+    type: 'stop',
+    stopReason: 'max_tokens',
+    usage: estimate,
+    usageEstimated: true,
+  });
+  assert.deepEqual(await stopOf('content_filter'), {
+    type: 'stop',
+    stopReason: 'refusal',
+    usage: estimate,
+    usageEstimated: true,
+  });
+  assert.deepEqual(await stopOf('stop'), {
+    type: 'stop',
+    stopReason: 'end_turn',
+    usage: estimate,
+    usageEstimated: true,
+  });
 });
 
 test('text streams live: the first delta comes out before the upstream sends more', async () => {
@@ -166,20 +230,33 @@ test('text streams live: the first delta comes out before the upstream sends mor
 test('missing [DONE]: complete after a finish_reason, an error without one', async () => {
   const ok = await run([role, chunk({ content: 'hi' }), chunk({}, 'stop')]);
   assert.equal(ok.at(-1)?.type, 'stop');
-  await assert.rejects(run([role, chunk({ content: 'hi' })]), (e: unknown) => e instanceof GatewayError && e.code === 'upstream_stream_incomplete' && e.status === 502);
+  await assert.rejects(
+    run([role, chunk({ content: 'hi' })]),
+    (e: unknown) => e instanceof GatewayError && e.code === 'upstream_stream_incomplete' && e.status === 502,
+  );
   await assert.rejects(run([]), (e: unknown) => e instanceof GatewayError && e.code === 'upstream_stream_incomplete');
 });
 
 test('an in-band error chunk becomes an error event and ends the stream', async () => {
-  const events = await run([role, chunk({ content: 'par' }), { data: '{"error":{"message":"The server is overloaded","type":"server_error","code":null}}' }, chunk({ content: 'never' })]);
+  const events = await run([
+    role,
+    chunk({ content: 'par' }),
+    { data: '{"error":{"message":"The server is overloaded","type":"server_error","code":null}}' },
+    chunk({ content: 'never' }),
+  ]);
   const last = events.at(-1);
   assert.equal(last?.type, 'error');
-  assert.ok(last?.type === 'error' && /overloaded/.test(last.error.message) && last.error.code === 'upstream_stream_error');
+  assert.ok(
+    last?.type === 'error' && /overloaded/.test(last.error.message) && last.error.code === 'upstream_stream_error',
+  );
   assert.equal(events.filter((e) => e.type === 'text_delta').length, 1);
 });
 
 test('non-JSON data is a malformed upstream', async () => {
-  await assert.rejects(run([role, { data: '{"id":"chatcmpl-9","choices":[{"delta":{"content":"tru' }]), (e: unknown) => e instanceof GatewayError && e.code === 'upstream_malformed');
+  await assert.rejects(
+    run([role, { data: '{"id":"chatcmpl-9","choices":[{"delta":{"content":"tru' }]),
+    (e: unknown) => e instanceof GatewayError && e.code === 'upstream_malformed',
+  );
 });
 
 test('[DONE] without a finish chunk still ends with start and stop', async () => {

@@ -4,7 +4,13 @@ import { test } from 'node:test';
 import { openaiModelList } from '../../../gateway/wire/openai-chat/models.js';
 
 test("OpenAI's own list: ids only", () => {
-  assert.deepEqual(openaiModelList.list({ object: 'list', data: [{ id: 'gpt-5.4', object: 'model', created: 1, owned_by: 'openai' }, { id: 'o3' }] }), [{ id: 'gpt-5.4' }, { id: 'o3' }]);
+  assert.deepEqual(
+    openaiModelList.list({
+      object: 'list',
+      data: [{ id: 'gpt-5.4', object: 'model', created: 1, owned_by: 'openai' }, { id: 'o3' }],
+    }),
+    [{ id: 'gpt-5.4' }, { id: 'o3' }],
+  );
 });
 
 test("OpenRouter's entries: name, context, the top provider's output cap, and per-token prices as written", () => {
@@ -14,10 +20,22 @@ test("OpenRouter's entries: name, context, the top provider's output cap, and pe
         id: 'anthropic/claude-opus-4.7',
         name: 'Anthropic: Claude Opus 4.7',
         context_length: 1_000_000,
-        pricing: { prompt: '0.000005', completion: '0.000025', web_search: '0.01', input_cache_read: '0.0000005', input_cache_write: '0.00000625' },
+        pricing: {
+          prompt: '0.000005',
+          completion: '0.000025',
+          web_search: '0.01',
+          input_cache_read: '0.0000005',
+          input_cache_write: '0.00000625',
+        },
         top_provider: { context_length: 1_000_000, max_completion_tokens: 128_000, is_moderated: false },
       },
-      { id: 'openrouter/auto', name: 'Auto Router', context_length: 2_000_000, pricing: { prompt: '-1', completion: '-1' }, top_provider: { max_completion_tokens: null } },
+      {
+        id: 'openrouter/auto',
+        name: 'Auto Router',
+        context_length: 2_000_000,
+        pricing: { prompt: '-1', completion: '-1' },
+        top_provider: { max_completion_tokens: null },
+      },
       { id: 'x/odd', pricing: { prompt: 3, completion: 'free' }, context_length: -5 },
     ],
   };

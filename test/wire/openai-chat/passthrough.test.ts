@@ -6,12 +6,21 @@ import { ChatStreamTap, chatPassthrough, type ChatBody } from '../../../gateway/
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
   JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
-const USAGE = JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } } });
+const USAGE = JSON.stringify({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  choices: [],
+  usage: { prompt_tokens: 12, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } },
+});
 
 describe('ChatStreamTap', () => {
   test('reads usage from the usage chunk, the end from [DONE], and what was produced from the deltas', () => {
     const tap = new ChatStreamTap(true);
-    for (const data of [chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }), chunk({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] }, 'tool_calls')]) {
+    for (const data of [
+      chunk({ role: 'assistant', content: 'Hel' }),
+      chunk({ content: 'lo' }),
+      chunk({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] }, 'tool_calls'),
+    ]) {
       assert.equal(tap.onEvent({ data }), true);
     }
     assert.equal(tap.usage(), undefined);
@@ -68,8 +77,11 @@ describe('chatPassthrough', () => {
     assert.deepEqual(up.headers, {});
   });
 
-  test("rewrites the model for a line that knows it by another id, and asks a stream for usage", () => {
-    assert.deepEqual(JSON.parse(chatPassthrough(body, raw).request('vendor/gpt-4o').body), { ...body, model: 'vendor/gpt-4o' });
+  test('rewrites the model for a line that knows it by another id, and asks a stream for usage', () => {
+    assert.deepEqual(JSON.parse(chatPassthrough(body, raw).request('vendor/gpt-4o').body), {
+      ...body,
+      model: 'vendor/gpt-4o',
+    });
     const streamed = { ...body, stream: true, stream_options: { include_usage: false } };
     const up = JSON.parse(chatPassthrough(streamed, JSON.stringify(streamed)).request('gpt-4o').body) as ChatBody;
     assert.deepEqual(up.stream_options, { include_usage: true });
@@ -80,7 +92,11 @@ describe('chatPassthrough', () => {
       model: 'deepseek-v4-flash',
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' },
         { role: 'assistant', content: 'done', reasoning_content: 'mine' },
       ] as unknown as ChatBody['messages'],
@@ -88,7 +104,10 @@ describe('chatPassthrough', () => {
     const raw2 = JSON.stringify(history);
     const up = chatPassthrough(history, raw2).request('deepseek-v4-flash', { reasoningField: 'reasoning_content' });
     const sent = JSON.parse(up.body) as { messages: { reasoning_content?: string }[] };
-    assert.deepEqual(sent.messages.map((m) => m.reasoning_content), [undefined, '', undefined, 'mine']);
+    assert.deepEqual(
+      sent.messages.map((m) => m.reasoning_content),
+      [undefined, '', undefined, 'mine'],
+    );
     assert.match(up.notes?.[0] ?? '', /empty reasoning_content put on 1 assistant message/);
     const plain = chatPassthrough(history, raw2).request('deepseek-v4-flash');
     assert.equal(plain.body, raw2);
@@ -97,8 +116,23 @@ describe('chatPassthrough', () => {
 
   test('reads usage and what was produced from a whole answer', () => {
     const p = chatPassthrough(body, raw);
-    const answer = { choices: [{ index: 0, message: { role: 'assistant', content: 'hello', tool_calls: [{ function: { name: 'f', arguments: '{"a":1}' } }] } }], usage: { prompt_tokens: 5, completion_tokens: 2 } };
-    assert.deepEqual(p.readAnswer(answer), { usage: { ...emptyUsage(), inputTokens: 5, outputTokens: 2 }, produced: 'hellof{"a":1}' });
+    const answer = {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'hello',
+            tool_calls: [{ function: { name: 'f', arguments: '{"a":1}' } }],
+          },
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 2 },
+    };
+    assert.deepEqual(p.readAnswer(answer), {
+      usage: { ...emptyUsage(), inputTokens: 5, outputTokens: 2 },
+      produced: 'hellof{"a":1}',
+    });
     assert.deepEqual(p.readAnswer({ choices: [{ message: { content: 'x' } }] }), { usage: undefined, produced: 'x' });
   });
 });

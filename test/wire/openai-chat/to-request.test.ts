@@ -5,7 +5,15 @@ import type { CanonicalRequest } from '../../../gateway/core/canonical.js';
 import { toRequest } from '../../../gateway/wire/openai-chat/to-request.js';
 
 function request(over: Partial<CanonicalRequest>): CanonicalRequest {
-  return { model: 'gpt-up', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], stream: false, notes: [], ...over };
+  return {
+    model: 'gpt-up',
+    system: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    stream: false,
+    notes: [],
+    ...over,
+  };
 }
 
 describe('toRequest: messages', () => {
@@ -18,7 +26,13 @@ describe('toRequest: messages', () => {
         ],
         messages: [
           { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-          { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
         ],
       }),
     );
@@ -43,7 +57,11 @@ describe('toRequest: messages', () => {
               { type: 'image', source: { kind: 'base64', mediaType: 'image/jpeg', data: 'AAA' }, detail: 'high' },
               { type: 'image', source: { kind: 'url', url: 'https://x/y.png' } },
               { type: 'image', source: { kind: 'file', fileId: 'file_1' } },
-              { type: 'document', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVB' }, title: 'r.pdf' },
+              {
+                type: 'document',
+                source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVB' },
+                title: 'r.pdf',
+              },
               { type: 'document', source: { kind: 'file', fileId: 'file-9' } },
             ],
           },
@@ -83,8 +101,21 @@ describe('toRequest: messages', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'also this' },
-              { type: 'tool_result', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'PNG' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'x' } }] },
-              { type: 'tool_result', toolCallId: 'toolu_2', content: [{ type: 'text', text: 'no such dir' }], isError: true, cacheControl: { type: 'ephemeral' } },
+              {
+                type: 'tool_result',
+                toolCallId: 'toolu_1',
+                content: [
+                  { type: 'text', text: 'PNG' },
+                  { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'x' } },
+                ],
+              },
+              {
+                type: 'tool_result',
+                toolCallId: 'toolu_2',
+                content: [{ type: 'text', text: 'no such dir' }],
+                isError: true,
+                cacheControl: { type: 'ephemeral' },
+              },
             ],
           },
           { role: 'assistant', content: [{ type: 'tool_call', id: 't3', name: 'ls', input: { d: 1 } }] },
@@ -104,7 +135,11 @@ describe('toRequest: messages', () => {
       { role: 'tool', tool_call_id: 'toolu_1', content: 'PNG\n\n[image omitted]' },
       { role: 'tool', tool_call_id: 'toolu_2', content: 'Error: no such dir' },
       { role: 'user', content: 'also this' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 't3', type: 'function', function: { name: 'ls', arguments: '{"d":1}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 't3', type: 'function', function: { name: 'ls', arguments: '{"d":1}' } }],
+      },
       { role: 'tool', tool_call_id: 't3', content: 'Error' },
     ]);
     assert.equal(up.notes.length, 2);
@@ -113,14 +148,27 @@ describe('toRequest: messages', () => {
   });
 
   test('an assistant turn with only dropped blocks still has string content', () => {
-    const up = toRequest(request({ messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'x' }] }] }));
+    const up = toRequest(
+      request({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'q' }] },
+          { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'x' }] },
+        ],
+      }),
+    );
     assert.deepEqual(up.body.messages[1], { role: 'assistant', content: '' });
   });
 });
 
 describe('toRequest: parameters', () => {
   const tools: CanonicalRequest['tools'] = [
-    { name: 'f', description: 'does f', inputSchema: { type: 'object' }, strict: true, cacheControl: { type: 'ephemeral' } },
+    {
+      name: 'f',
+      description: 'does f',
+      inputSchema: { type: 'object' },
+      strict: true,
+      cacheControl: { type: 'ephemeral' },
+    },
     { name: 'g', inputSchema: { type: 'object', properties: {} } },
   ];
 
@@ -130,16 +178,25 @@ describe('toRequest: parameters', () => {
       return [b.tool_choice, b.parallel_tool_calls];
     };
     assert.deepEqual(toRequest(request({ tools })).body.tools, [
-      { type: 'function', function: { name: 'f', description: 'does f', parameters: { type: 'object' }, strict: true } },
+      {
+        type: 'function',
+        function: { name: 'f', description: 'does f', parameters: { type: 'object' }, strict: true },
+      },
       { type: 'function', function: { name: 'g', parameters: { type: 'object', properties: {} } } },
     ]);
     assert.deepEqual(tc(undefined), [undefined, undefined]);
     assert.deepEqual(tc({ type: 'auto' }), ['auto', undefined]);
     assert.deepEqual(tc({ type: 'any', disableParallel: true }), ['required', false]);
     assert.deepEqual(tc({ type: 'none' }), ['none', undefined]);
-    assert.deepEqual(tc({ type: 'tool', name: 'g', disableParallel: false }), [{ type: 'function', function: { name: 'g' } }, undefined]);
+    assert.deepEqual(tc({ type: 'tool', name: 'g', disableParallel: false }), [
+      { type: 'function', function: { name: 'g' } },
+      undefined,
+    ]);
     // OpenAI refuses tool_choice without tools.
-    assert.equal(toRequest(request({ toolChoice: { type: 'any', disableParallel: true } })).body.tool_choice, undefined);
+    assert.equal(
+      toRequest(request({ toolChoice: { type: 'any', disableParallel: true } })).body.tool_choice,
+      undefined,
+    );
   });
 
   test('sampling and limits; temperature clamped; max_tokens unless the line asks otherwise', () => {
@@ -177,7 +234,10 @@ describe('toRequest: parameters', () => {
 
   test('reasoning_effort from the effort or the thinking budget; adaptive and disabled send none', () => {
     const effort = (over: Partial<CanonicalRequest>) => toRequest(request(over)).body.reasoning_effort;
-    assert.equal(effort({ reasoningEffort: 'minimal', thinking: { type: 'enabled', budgetTokens: 50_000 } }), 'minimal');
+    assert.equal(
+      effort({ reasoningEffort: 'minimal', thinking: { type: 'enabled', budgetTokens: 50_000 } }),
+      'minimal',
+    );
     assert.equal(effort({ thinking: { type: 'enabled', budgetTokens: 1024 } }), 'low');
     assert.equal(effort({ thinking: { type: 'enabled', budgetTokens: 2048 } }), 'low');
     assert.equal(effort({ thinking: { type: 'enabled', budgetTokens: 8192 } }), 'medium');

@@ -11,13 +11,54 @@ import type OpenAI from 'openai';
 const params: OpenAI.Responses.ResponseCreateParamsStreaming = {
   model: 'gpt-5-codex',
   input: [
-    { type: 'message', id: 'msg_dev_0', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>\nFilesystem sandboxing: workspace-write.\n</permissions instructions>' }] },
-    { type: 'message', id: 'msg_dev_1', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex, a coding agent.' }] },
-    { type: 'message', id: 'msg_ctx_0', role: 'user', content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/work/demo</cwd>\n</environment_context>' }] },
-    { type: 'message', id: 'msg_user_0', role: 'user', content: [{ type: 'input_text', text: 'What files are here?' }] },
-    { type: 'reasoning', id: 'rs_68f1', summary: [{ type: 'summary_text', text: '**Listing the directory**' }], encrypted_content: 'gAAAAABo8-encrypted' },
-    { type: 'function_call', id: 'fc_68f1a2', call_id: 'call_Xq1', name: 'exec_command', arguments: '{"cmd":"ls -1","yield_time_ms":1000}' },
-    { type: 'function_call_output', id: 'fco_68f1a3', call_id: 'call_Xq1', output: 'Chunk ID: 1\nOutput:\nREADME.md\nsrc\n' },
+    {
+      type: 'message',
+      id: 'msg_dev_0',
+      role: 'developer',
+      content: [
+        {
+          type: 'input_text',
+          text: '<permissions instructions>\nFilesystem sandboxing: workspace-write.\n</permissions instructions>',
+        },
+      ],
+    },
+    {
+      type: 'message',
+      id: 'msg_dev_1',
+      role: 'developer',
+      content: [{ type: 'input_text', text: 'You are Codex, a coding agent.' }],
+    },
+    {
+      type: 'message',
+      id: 'msg_ctx_0',
+      role: 'user',
+      content: [{ type: 'input_text', text: '<environment_context>\n  <cwd>/work/demo</cwd>\n</environment_context>' }],
+    },
+    {
+      type: 'message',
+      id: 'msg_user_0',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'What files are here?' }],
+    },
+    {
+      type: 'reasoning',
+      id: 'rs_68f1',
+      summary: [{ type: 'summary_text', text: '**Listing the directory**' }],
+      encrypted_content: 'gAAAAABo8-encrypted',
+    },
+    {
+      type: 'function_call',
+      id: 'fc_68f1a2',
+      call_id: 'call_Xq1',
+      name: 'exec_command',
+      arguments: '{"cmd":"ls -1","yield_time_ms":1000}',
+    },
+    {
+      type: 'function_call_output',
+      id: 'fco_68f1a3',
+      call_id: 'call_Xq1',
+      output: 'Chunk ID: 1\nOutput:\nREADME.md\nsrc\n',
+    },
   ] as OpenAI.Responses.ResponseInput,
   tools: [
     {
@@ -25,14 +66,36 @@ const params: OpenAI.Responses.ResponseCreateParamsStreaming = {
       name: 'exec_command',
       description: 'Runs a command in a PTY, returning output or a session ID for ongoing interaction.',
       strict: false,
-      parameters: { type: 'object', properties: { cmd: { type: 'string' }, yield_time_ms: { type: 'number' } }, required: ['cmd'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { cmd: { type: 'string' }, yield_time_ms: { type: 'number' } },
+        required: ['cmd'],
+        additionalProperties: false,
+      },
     },
-    { type: 'function', name: 'write_stdin', description: 'Writes characters to an existing exec session.', strict: false, parameters: { type: 'object', properties: { session_id: { type: 'number' }, chars: { type: 'string' } }, required: ['session_id'] } },
+    {
+      type: 'function',
+      name: 'write_stdin',
+      description: 'Writes characters to an existing exec session.',
+      strict: false,
+      parameters: {
+        type: 'object',
+        properties: { session_id: { type: 'number' }, chars: { type: 'string' } },
+        required: ['session_id'],
+      },
+    },
     {
       type: 'namespace',
       name: 'mcp__docs__',
       description: 'Tools of the docs MCP server.',
-      tools: [{ type: 'function', name: 'search_docs', description: 'Searches the docs.', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }],
+      tools: [
+        {
+          type: 'function',
+          name: 'search_docs',
+          description: 'Searches the docs.',
+          parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        },
+      ],
     },
     { type: 'web_search', external_web_access: false } as OpenAI.Responses.WebSearchTool,
   ],

@@ -37,7 +37,10 @@ describe('decodeRequest: a Codex request', () => {
       ['<permissions instructions>', 'You are Codex, a coding agent.'],
     );
     assert.deepEqual(req.messages, [
-      { role: 'user', content: [{ type: 'text', text: '<environment_context>\n  <cwd>/work/demo</cwd>\n</environment_context>' }] },
+      {
+        role: 'user',
+        content: [{ type: 'text', text: '<environment_context>\n  <cwd>/work/demo</cwd>\n</environment_context>' }],
+      },
       { role: 'user', content: [{ type: 'text', text: 'What files are here?' }] },
       {
         role: 'assistant',
@@ -46,7 +49,17 @@ describe('decodeRequest: a Codex request', () => {
           { type: 'tool_call', id: 'call_Xq1', name: 'exec_command', input: { cmd: 'ls -1', yield_time_ms: 1000 } },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', toolCallId: 'call_Xq1', name: 'exec_command', content: [{ type: 'text', text: 'Chunk ID: 1\nOutput:\nREADME.md\nsrc\n' }] }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            toolCallId: 'call_Xq1',
+            name: 'exec_command',
+            content: [{ type: 'text', text: 'Chunk ID: 1\nOutput:\nREADME.md\nsrc\n' }],
+          },
+        ],
+      },
     ]);
     assert.deepEqual(
       req.tools.map((t) => [t.name, t.strict]),
@@ -59,13 +72,19 @@ describe('decodeRequest: a Codex request', () => {
     assert.deepEqual(req.toolChoice, { type: 'auto' });
     // reasoning.summary, store, include, prompt_cache_key and client_metadata have no canonical place and need none.
     assert.equal(req.reasoningEffort, undefined);
-    assert.deepEqual(req.notes, ['openai-responses: flattened namespace tool "mcp__docs__" into its function tools', 'openai-responses: dropped a "web_search" tool: only function tools translate']);
+    assert.deepEqual(req.notes, [
+      'openai-responses: flattened namespace tool "mcp__docs__" into its function tools',
+      'openai-responses: dropped a "web_search" tool: only function tools translate',
+    ]);
     assert.deepEqual([...toolNamespaces(codexBody)], [['search_docs', 'mcp__docs__']]);
   });
 
   test('the schema Fastify validates with accepts it, and refuses what decode cannot start from', () => {
     assert.equal(Value.Check(ResponsesRequest, codexBody), true);
-    assert.equal(Value.Check(ResponsesRequest, { model: 'm', input: 'hi', instructions: null, max_output_tokens: null }), true);
+    assert.equal(
+      Value.Check(ResponsesRequest, { model: 'm', input: 'hi', instructions: null, max_output_tokens: null }),
+      true,
+    );
     assert.equal(Value.Check(ResponsesRequest, { input: 'hi' }), false);
     assert.equal(Value.Check(ResponsesRequest, { model: 'm', input: 42 }), false);
     assert.equal(Value.Check(ResponsesRequest, { model: 'm', tools: [{ name: 'no type' }] }), false);
@@ -84,7 +103,12 @@ describe('decodeRequest: input items', () => {
 
   test('messages without a type; leading system/developer items join system, later ones stay in place', () => {
     const req = decodeRequest(
-      items({ role: 'system', content: 'A' }, { role: 'developer', content: [{ type: 'input_text', text: 'B' }] }, { role: 'user', content: 'hi' }, { role: 'developer', content: 'Now in French.' }),
+      items(
+        { role: 'system', content: 'A' },
+        { role: 'developer', content: [{ type: 'input_text', text: 'B' }] },
+        { role: 'user', content: 'hi' },
+        { role: 'developer', content: 'Now in French.' },
+      ),
     );
     assert.deepEqual(req.system, [
       { type: 'text', text: 'A' },
@@ -121,8 +145,24 @@ describe('decodeRequest: input items', () => {
     const req = decodeRequest(
       items(
         { role: 'user', content: 'weather?' },
-        { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Two' }, { type: 'summary_text', text: 'parts' }] },
-        { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Checking.', annotations: [] }, { type: 'refusal', refusal: 'Not that.' }] },
+        {
+          type: 'reasoning',
+          id: 'rs_1',
+          summary: [
+            { type: 'summary_text', text: 'Two' },
+            { type: 'summary_text', text: 'parts' },
+          ],
+        },
+        {
+          type: 'message',
+          id: 'msg_1',
+          role: 'assistant',
+          status: 'completed',
+          content: [
+            { type: 'output_text', text: 'Checking.', annotations: [] },
+            { type: 'refusal', refusal: 'Not that.' },
+          ],
+        },
         { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
         { type: 'function_call', call_id: 'call_2', name: 'now', arguments: '' },
         { type: 'reasoning', id: 'rs_2', summary: [], encrypted_content: 'enc' },
@@ -149,7 +189,14 @@ describe('decodeRequest: input items', () => {
         { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' },
         { type: 'function_call', call_id: 'c2', name: 'shot', arguments: '{}' },
         { type: 'function_call_output', id: 'fco_1', call_id: 'c1', output: 'file a' },
-        { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'see' }, { type: 'input_image', image_url: 'https://example.com/s.png', detail: 'low' }] },
+        {
+          type: 'function_call_output',
+          call_id: 'c2',
+          output: [
+            { type: 'input_text', text: 'see' },
+            { type: 'input_image', image_url: 'https://example.com/s.png', detail: 'low' },
+          ],
+        },
         { type: 'function_call_output', call_id: 'unknown', output: '' },
         { role: 'user', content: 'thanks' },
       ),
@@ -159,7 +206,15 @@ describe('decodeRequest: input items', () => {
         role: 'user',
         content: [
           { type: 'tool_result', toolCallId: 'c1', name: 'read', content: [{ type: 'text', text: 'file a' }] },
-          { type: 'tool_result', toolCallId: 'c2', name: 'shot', content: [{ type: 'text', text: 'see' }, { type: 'image', source: { kind: 'url', url: 'https://example.com/s.png' }, detail: 'low' }] },
+          {
+            type: 'tool_result',
+            toolCallId: 'c2',
+            name: 'shot',
+            content: [
+              { type: 'text', text: 'see' },
+              { type: 'image', source: { kind: 'url', url: 'https://example.com/s.png' }, detail: 'low' },
+            ],
+          },
           { type: 'tool_result', toolCallId: 'unknown', content: [] },
         ],
       },
@@ -174,7 +229,13 @@ describe('decodeRequest: input items', () => {
         { role: 'user', content: 'hi' },
         { type: 'reasoning', id: 'rs_0', summary: [] },
         { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
-        { type: 'local_shell_call', id: 'lsc_1', call_id: 'c', status: 'completed', action: { type: 'exec', command: ['ls'], env: {} } },
+        {
+          type: 'local_shell_call',
+          id: 'lsc_1',
+          call_id: 'c',
+          status: 'completed',
+          action: { type: 'exec', command: ['ls'], env: {} },
+        },
         { type: 'custom_tool_call', call_id: 'c9', name: 'apply_patch', input: '*** Begin Patch' },
         { type: 'item_reference', id: 'msg_old' },
       ],
@@ -186,14 +247,36 @@ describe('decodeRequest: input items', () => {
   });
 
   test('malformed items are 400s naming the field', () => {
-    rejects(items({ type: 'function_call', call_id: 'a', name: 'f', arguments: '{"a":' }), { param: 'input[0].arguments' });
-    rejects(items({ type: 'function_call', call_id: 'a', name: 'f', arguments: '[1]' }), { param: 'input[0].arguments' });
-    rejects({ model: 'm', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] }, { param: 'input[0].call_id' });
-    rejects({ model: 'm', input: [{ type: 'function_call_output', call_id: 'a', output: 7 }] }, { param: 'input[0].output', code: 'invalid_type' });
+    rejects(items({ type: 'function_call', call_id: 'a', name: 'f', arguments: '{"a":' }), {
+      param: 'input[0].arguments',
+    });
+    rejects(items({ type: 'function_call', call_id: 'a', name: 'f', arguments: '[1]' }), {
+      param: 'input[0].arguments',
+    });
+    rejects(
+      { model: 'm', input: [{ type: 'function_call', name: 'f', arguments: '{}' }] },
+      { param: 'input[0].call_id' },
+    );
+    rejects(
+      { model: 'm', input: [{ type: 'function_call_output', call_id: 'a', output: 7 }] },
+      { param: 'input[0].output', code: 'invalid_type' },
+    );
     rejects({ model: 'm', input: [{ role: 'robot', content: 'x' }] }, { param: 'input[0].role' });
-    rejects({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA', format: 'wav' } }] }] }, { param: 'input[0].content[0]', code: 'unsupported_value' });
-    rejects({ model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', detail: 'auto' }] }] }, { param: 'input[0].content[0]' });
-    rejects({ model: 'm', input: [{ role: 'assistant', content: [{ type: 'input_image', image_url: 'x' }] }] }, { param: 'input[0].content[0]' });
+    rejects(
+      {
+        model: 'm',
+        input: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA', format: 'wav' } }] }],
+      },
+      { param: 'input[0].content[0]', code: 'unsupported_value' },
+    );
+    rejects(
+      { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', detail: 'auto' }] }] },
+      { param: 'input[0].content[0]' },
+    );
+    rejects(
+      { model: 'm', input: [{ role: 'assistant', content: [{ type: 'input_image', image_url: 'x' }] }] },
+      { param: 'input[0].content[0]' },
+    );
     rejects({ model: 'm', input: 5 }, { param: 'input', code: 'invalid_type' });
     rejects({ input: 'x' }, { param: 'model' });
     rejects({ model: 'm', instructions: ['x'] }, { param: 'instructions' });
@@ -207,15 +290,34 @@ describe('decodeRequest: parameters', () => {
     const req = decodeRequest({
       ...base,
       tools: [
-        { type: 'function', name: 'f', description: 'does f', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: true },
+        {
+          type: 'function',
+          name: 'f',
+          description: 'does f',
+          parameters: { type: 'object', properties: { a: { type: 'string' } } },
+          strict: true,
+        },
         { type: 'function', name: 'g', parameters: null, strict: null },
-        { type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'function', name: 'f' }, { type: 'custom', name: 'grammar' }] },
+        {
+          type: 'namespace',
+          name: 'ns',
+          description: 'd',
+          tools: [
+            { type: 'function', name: 'f' },
+            { type: 'custom', name: 'grammar' },
+          ],
+        },
         { type: 'file_search', vector_store_ids: ['vs'] },
         { type: 'local_shell' },
       ],
     });
     assert.deepEqual(req.tools, [
-      { name: 'f', description: 'does f', inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, strict: true },
+      {
+        name: 'f',
+        description: 'does f',
+        inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+        strict: true,
+      },
       { name: 'g', inputSchema: { type: 'object', properties: {} } },
     ]);
     assert.equal(req.notes.length, 5);
@@ -223,11 +325,16 @@ describe('decodeRequest: parameters', () => {
   });
 
   test('tool_choice forms and parallel_tool_calls:false', () => {
-    const tc = (tool_choice: unknown, parallel_tool_calls?: boolean) => decodeRequest({ ...base, tool_choice, parallel_tool_calls });
+    const tc = (tool_choice: unknown, parallel_tool_calls?: boolean) =>
+      decodeRequest({ ...base, tool_choice, parallel_tool_calls });
     assert.deepEqual(tc('none', false).toolChoice, { type: 'none' });
     assert.deepEqual(tc('auto').toolChoice, { type: 'auto' });
     assert.deepEqual(tc('required').toolChoice, { type: 'any' });
-    assert.deepEqual(tc({ type: 'function', name: 'f' }, false).toolChoice, { type: 'tool', name: 'f', disableParallel: true });
+    assert.deepEqual(tc({ type: 'function', name: 'f' }, false).toolChoice, {
+      type: 'tool',
+      name: 'f',
+      disableParallel: true,
+    });
     assert.deepEqual(tc(undefined, false).toolChoice, { type: 'auto', disableParallel: true });
     assert.deepEqual(tc({ type: 'allowed_tools', mode: 'required', tools: [] }).toolChoice, { type: 'any' });
     const hosted = tc({ type: 'web_search_preview' });
@@ -261,7 +368,9 @@ describe('decodeRequest: parameters', () => {
       responseFormat: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
     });
     assert.deepEqual([model, messages.length, system, tools, notes], ['gpt-x', 1, [], [], []]);
-    assert.deepEqual(decodeRequest({ ...base, text: { format: { type: 'json_object' } } }).responseFormat, { type: 'json_object' });
+    assert.deepEqual(decodeRequest({ ...base, text: { format: { type: 'json_object' } } }).responseFormat, {
+      type: 'json_object',
+    });
     assert.deepEqual(decodeRequest({ ...base, reasoning: { effort: 'none' } }).thinking, { type: 'disabled' });
     assert.equal(decodeRequest({ ...base, reasoning: { effort: 'xhigh' } }).reasoningEffort, 'high');
     assert.equal(decodeRequest({ ...base, safety_identifier: 'sid' }).user, 'sid');
@@ -271,12 +380,19 @@ describe('decodeRequest: parameters', () => {
 
   test('fields with no canonical place are noted, not refused', () => {
     const req = decodeRequest({ ...base, background: true, top_logprobs: 0, text: { verbosity: 'low' } });
-    assert.deepEqual(req.notes, ['openai-responses: text.verbosity is not carried to this upstream', 'openai-responses: background is not carried to this upstream']);
+    assert.deepEqual(req.notes, [
+      'openai-responses: text.verbosity is not carried to this upstream',
+      'openai-responses: background is not carried to this upstream',
+    ]);
     assert.equal(req.uncarriedOutputs, undefined, 'top_logprobs 0 asks for nothing');
   });
 
   test('asked-for log probabilities are marked for refusal on the translated path', () => {
-    assert.deepEqual(decodeRequest({ ...base, top_logprobs: 5 }).uncarriedOutputs, [{ param: 'top_logprobs', what: 'log probabilities' }]);
-    assert.deepEqual(decodeRequest({ ...base, include: ['message.output_text.logprobs'] }).uncarriedOutputs, [{ param: 'include', what: 'log probabilities' }]);
+    assert.deepEqual(decodeRequest({ ...base, top_logprobs: 5 }).uncarriedOutputs, [
+      { param: 'top_logprobs', what: 'log probabilities' },
+    ]);
+    assert.deepEqual(decodeRequest({ ...base, include: ['message.output_text.logprobs'] }).uncarriedOutputs, [
+      { param: 'include', what: 'log probabilities' },
+    ]);
   });
 });

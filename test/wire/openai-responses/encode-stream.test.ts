@@ -34,9 +34,11 @@ async function parsed(text: string): Promise<[string | undefined, Record<string,
 function client(events: StreamEvent[]): OpenAI {
   const bytes = new TextEncoder();
   const fetch = async (): Promise<Response> => {
-    const body = ReadableStream.from((async function* () {
-      for await (const s of encodeStream(from(events), ctx)) yield bytes.encode(s);
-    })());
+    const body = ReadableStream.from(
+      (async function* () {
+        for await (const s of encodeStream(from(events), ctx)) yield bytes.encode(s);
+      })(),
+    );
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   };
   return new OpenAI({ apiKey: 'sk-test', baseURL: 'http://gateway.test/v1', fetch, maxRetries: 0 });
@@ -111,9 +113,20 @@ test('event order, names, sequence numbers, and usage in response.completed', as
   const done = events.at(-1)![1].response as ResponsesBody;
   assert.equal(done.id, 'resp_xyz');
   assert.equal(done.status, 'completed');
-  assert.deepEqual(done.usage, { input_tokens: 25, input_tokens_details: { cached_tokens: 5, cache_write_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 34 });
+  assert.deepEqual(done.usage, {
+    input_tokens: 25,
+    input_tokens_details: { cached_tokens: 5, cache_write_tokens: 0 },
+    output_tokens: 9,
+    output_tokens_details: { reasoning_tokens: 3 },
+    total_tokens: 34,
+  });
   assert.deepEqual(done.output, [
-    { type: 'reasoning', id: 'rs_xyz_0', summary: [{ type: 'summary_text', text: 'Need both.' }], encrypted_content: 'gAAAAenc' },
+    {
+      type: 'reasoning',
+      id: 'rs_xyz_0',
+      summary: [{ type: 'summary_text', text: 'Need both.' }],
+      encrypted_content: 'gAAAAenc',
+    },
     {
       type: 'message',
       id: 'msg_xyz_1',
@@ -124,7 +137,14 @@ test('event order, names, sequence numbers, and usage in response.completed', as
         { type: 'output_text', text: 'both.', annotations: [] },
       ],
     },
-    { type: 'function_call', id: 'fc_xyz_2', call_id: 'toolu_a', name: 'weather', arguments: '{"city":"Paris"}', status: 'completed' },
+    {
+      type: 'function_call',
+      id: 'fc_xyz_2',
+      call_id: 'toolu_a',
+      name: 'weather',
+      arguments: '{"city":"Paris"}',
+      status: 'completed',
+    },
     { type: 'function_call', id: 'fc_xyz_3', call_id: 'toolu_b', name: 'now', arguments: '{}', status: 'completed' },
   ]);
   // The function call's done event names the function; OpenAI's own encrypted reasoning goes out as it is.
@@ -161,7 +181,13 @@ test('an error event becomes error + response.failed; the SDK iterator sees both
   const parsedEvents = await parsed(await collect(events));
   const [errName, err] = parsedEvents.at(-2)!;
   assert.equal(errName, 'error');
-  assert.deepEqual(err, { type: 'error', sequence_number: parsedEvents.length - 2, code: 'rate_limit_exceeded', message: 'Upstream rate limit', param: null });
+  assert.deepEqual(err, {
+    type: 'error',
+    sequence_number: parsedEvents.length - 2,
+    code: 'rate_limit_exceeded',
+    message: 'Upstream rate limit',
+    param: null,
+  });
   const failed = parsedEvents.at(-1)![1];
   assert.equal(failed.type, 'response.failed');
   assert.equal(failed.response.status, 'failed');
@@ -170,7 +196,8 @@ test('an error event becomes error + response.failed; the SDK iterator sees both
   assert.deepEqual(failed.response.output, []);
 
   const seen: string[] = [];
-  for await (const e of await client(events).responses.create({ model: 'my-alias', input: 'x', stream: true })) seen.push(e.type);
+  for await (const e of await client(events).responses.create({ model: 'my-alias', input: 'x', stream: true }))
+    seen.push(e.type);
   assert.deepEqual(seen.slice(-2), ['error', 'response.failed']);
 });
 
@@ -201,7 +228,9 @@ test('a stream that just ends, or starts with stop or error, still opens with re
     bare.map(([n]) => n),
     ['response.created', 'response.in_progress', 'response.completed'],
   );
-  const early = await parsed(await collect([{ type: 'error', error: new GatewayError('upstream_unavailable', 'down') }]));
+  const early = await parsed(
+    await collect([{ type: 'error', error: new GatewayError('upstream_unavailable', 'down') }]),
+  );
   assert.deepEqual(
     early.map(([n]) => n),
     ['response.created', 'response.in_progress', 'error', 'response.failed'],
@@ -228,7 +257,9 @@ test('a signature alone makes a reasoning item with encrypted_content; redacted 
   let text = '';
   const codec = makeCodec({ namespaces: new Map([['search_docs', 'mcp__docs__']]), onResponse: (r) => (final = r) });
   for await (const s of codec.encodeStream(from(events), ctx)) text += s;
-  const names = (await parsed(text)).map(([n, d]) => (n === 'response.output_item.added' ? `${n}:${d.item.type}:${d.item.namespace}` : n));
+  const names = (await parsed(text)).map(([n, d]) =>
+    n === 'response.output_item.added' ? `${n}:${d.item.type}:${d.item.namespace}` : n,
+  );
   assert.deepEqual(names, [
     'response.created',
     'response.in_progress',
@@ -242,19 +273,37 @@ test('a signature alone makes a reasoning item with encrypted_content; redacted 
     'response.output_item.done',
     'response.completed',
   ]);
-  assert.deepEqual(final?.output.slice(0, 1), [{ type: 'reasoning', id: 'rs_xyz_0', summary: [], encrypted_content: 'gAAAAsig' }]);
-  assert.deepEqual(unmark((final?.output[1] as { encrypted_content?: string }).encrypted_content), { kind: 'redacted', family: 'anthropic', data: 'zz' });
-  assert.deepEqual(final?.output[2], { type: 'function_call', id: 'fc_xyz_2', call_id: 'call_1', name: 'search_docs', arguments: '{"q":"x"}', status: 'completed', namespace: 'mcp__docs__' });
+  assert.deepEqual(final?.output.slice(0, 1), [
+    { type: 'reasoning', id: 'rs_xyz_0', summary: [], encrypted_content: 'gAAAAsig' },
+  ]);
+  assert.deepEqual(unmark((final?.output[1] as { encrypted_content?: string }).encrypted_content), {
+    kind: 'redacted',
+    family: 'anthropic',
+    data: 'zz',
+  });
+  assert.deepEqual(final?.output[2], {
+    type: 'function_call',
+    id: 'fc_xyz_2',
+    call_id: 'call_1',
+    name: 'search_docs',
+    arguments: '{"q":"x"}',
+    status: 'completed',
+    namespace: 'mcp__docs__',
+  });
 });
 
-test('another family\'s thinking streams its text, then its mark in output_item.done; a signed call is preceded by its carrier', async () => {
+test("another family's thinking streams its text, then its mark in output_item.done; a signed call is preceded by its carrier", async () => {
   const events: StreamEvent[] = [
     { type: 'start', id: 'x', model: 'up', usage: emptyUsage() },
     { type: 'block_start', index: 0, block: { type: 'thinking', family: 'anthropic' } },
     { type: 'thinking_delta', index: 0, text: 'claude thinks' },
     { type: 'signature_delta', index: 0, signature: 'EqSig' },
     { type: 'block_stop', index: 0 },
-    { type: 'block_start', index: 1, block: { type: 'tool_call', id: 'call_2', name: 'f', signature: 'CiSig', signatureFamily: 'gemini' } },
+    {
+      type: 'block_start',
+      index: 1,
+      block: { type: 'tool_call', id: 'call_2', name: 'f', signature: 'CiSig', signatureFamily: 'gemini' },
+    },
     { type: 'tool_args_delta', index: 1, json: '{}' },
     { type: 'block_stop', index: 1 },
     { type: 'stop', stopReason: 'tool_use', usage },
@@ -262,14 +311,20 @@ test('another family\'s thinking streams its text, then its mark in output_item.
   let text = '';
   for await (const s of makeCodec({}).encodeStream(from(events), ctx)) text += s;
   const done = (await parsed(text)).filter(([n]) => n === 'response.output_item.done').map(([, d]) => d.item);
-  assert.deepEqual(done.map((i) => [i.type, i.summary?.[0]?.text, unmark(i.encrypted_content)]), [
-    ['reasoning', 'claude thinks', { kind: 'thinking', family: 'anthropic', signature: 'EqSig' }],
-    ['reasoning', undefined, { kind: 'call', family: 'gemini', callId: 'call_2', signature: 'CiSig' }],
-    ['function_call', undefined, undefined],
-  ]);
+  assert.deepEqual(
+    done.map((i) => [i.type, i.summary?.[0]?.text, unmark(i.encrypted_content)]),
+    [
+      ['reasoning', 'claude thinks', { kind: 'thinking', family: 'anthropic', signature: 'EqSig' }],
+      ['reasoning', undefined, { kind: 'call', family: 'gemini', callId: 'call_2', signature: 'CiSig' }],
+      ['function_call', undefined, undefined],
+    ],
+  );
 });
 
 test('encodeStreamError: one error event for the pass-through path', () => {
   const text = encodeStreamError(new GatewayError('insufficient_funds', 'Wallet empty'), 17);
-  assert.equal(text, 'event: error\ndata: {"type":"error","sequence_number":17,"code":"insufficient_quota","message":"Wallet empty","param":null}\n\n');
+  assert.equal(
+    text,
+    'event: error\ndata: {"type":"error","sequence_number":17,"code":"insufficient_quota","message":"Wallet empty","param":null}\n\n',
+  );
 });

@@ -8,7 +8,15 @@ import { makeCodec } from '../../../gateway/wire/openai-responses/client-codec.j
 import { encodeResponse, outputItems } from '../../../gateway/wire/openai-responses/encode.js';
 
 const ctx = { requestedModel: 'my-alias', requestId: 'req_abc' };
-const usage: Usage = { ...emptyUsage(), inputTokens: 20, cacheReadTokens: 5, cacheWriteTokens: 2, imageInputTokens: 3, outputTokens: 9, reasoningTokens: 4 };
+const usage: Usage = {
+  ...emptyUsage(),
+  inputTokens: 20,
+  cacheReadTokens: 5,
+  cacheWriteTokens: 2,
+  imageInputTokens: 3,
+  outputTokens: 9,
+  reasoningTokens: 4,
+};
 
 const answer: CanonicalResponse = {
   id: 'msg_up',
@@ -26,7 +34,11 @@ const answer: CanonicalResponse = {
 
 /** What the official SDK makes of a JSON body: it adds output_text itself. */
 async function sdkRead(body: unknown): Promise<OpenAI.Responses.Response> {
-  const client = new OpenAI({ apiKey: 'sk-test', baseURL: 'http://gateway.test/v1', fetch: async () => Response.json(body) });
+  const client = new OpenAI({
+    apiKey: 'sk-test',
+    baseURL: 'http://gateway.test/v1',
+    fetch: async () => Response.json(body),
+  });
   return client.responses.create({ model: 'my-alias', input: 'hi' });
 }
 
@@ -41,7 +53,12 @@ test('a full answer: reasoning, one message with a part per text block, function
   assert.equal(typeof body.created_at, 'number');
   assert.equal('output_text' in body, false);
   assert.deepEqual(body.output, [
-    { type: 'reasoning', id: 'rs_abc_0', summary: [{ type: 'summary_text', text: 'Plan: check.' }], encrypted_content: 'enc-1' },
+    {
+      type: 'reasoning',
+      id: 'rs_abc_0',
+      summary: [{ type: 'summary_text', text: 'Plan: check.' }],
+      encrypted_content: 'enc-1',
+    },
     {
       type: 'message',
       id: 'msg_abc_1',
@@ -52,10 +69,30 @@ test('a full answer: reasoning, one message with a part per text block, function
         { type: 'output_text', text: 'both.', annotations: [] },
       ],
     },
-    { type: 'function_call', id: 'fc_abc_2', call_id: 'toolu_a', name: 'weather', arguments: '{"city":"Paris"}', status: 'completed' },
-    { type: 'function_call', id: 'fc_abc_3', call_id: 'toolu_b', name: 'search_docs', arguments: '{}', status: 'completed' },
+    {
+      type: 'function_call',
+      id: 'fc_abc_2',
+      call_id: 'toolu_a',
+      name: 'weather',
+      arguments: '{"city":"Paris"}',
+      status: 'completed',
+    },
+    {
+      type: 'function_call',
+      id: 'fc_abc_3',
+      call_id: 'toolu_b',
+      name: 'search_docs',
+      arguments: '{}',
+      status: 'completed',
+    },
   ]);
-  assert.deepEqual(body.usage, { input_tokens: 30, input_tokens_details: { cached_tokens: 5, cache_write_tokens: 2 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 39 });
+  assert.deepEqual(body.usage, {
+    input_tokens: 30,
+    input_tokens_details: { cached_tokens: 5, cache_write_tokens: 2 },
+    output_tokens: 9,
+    output_tokens_details: { reasoning_tokens: 4 },
+    total_tokens: 39,
+  });
   assert.deepEqual(outputItems(answer, ctx), body.output);
 });
 
@@ -84,7 +121,7 @@ test('stop reasons: max_tokens and context_exceeded are incomplete for max_outpu
   for (const r of ['end_turn', 'stop_sequence', 'pause_turn'] as const) assert.deepEqual(state(r), ['completed', null]);
 });
 
-test('foreign reasoning keeps its text, with its proof under Tollgate\'s mark; a call signature rides before its call; images are dropped', () => {
+test("foreign reasoning keeps its text, with its proof under Tollgate's mark; a call signature rides before its call; images are dropped", () => {
   const res: CanonicalResponse = {
     ...answer,
     content: [
@@ -110,13 +147,22 @@ test('foreign reasoning keeps its text, with its proof under Tollgate\'s mark; a
       ['function_call', 'fc_abc_5', undefined],
     ],
   );
-  assert.deepEqual(items[0], { type: 'reasoning', id: 'rs_abc_0', summary: [{ type: 'summary_text', text: 'claude thoughts' }], encrypted_content: (items[0] as { encrypted_content: string }).encrypted_content });
+  assert.deepEqual(items[0], {
+    type: 'reasoning',
+    id: 'rs_abc_0',
+    summary: [{ type: 'summary_text', text: 'claude thoughts' }],
+    encrypted_content: (items[0] as { encrypted_content: string }).encrypted_content,
+  });
 });
 
 test('makeCodec puts Codex namespaces back on calls and echoes store and previous_response_id', () => {
   const plain = makeCodec({}).encodeResponse(answer, ctx) as ReturnType<typeof encodeResponse>;
   assert.deepEqual([plain.store, plain.previous_response_id], [false, null]);
-  const per = makeCodec({ namespaces: new Map([['search_docs', 'mcp__docs__']]), store: true, previousResponseId: 'resp_prev' });
+  const per = makeCodec({
+    namespaces: new Map([['search_docs', 'mcp__docs__']]),
+    store: true,
+    previousResponseId: 'resp_prev',
+  });
   const body = per.encodeResponse(answer, ctx) as ReturnType<typeof encodeResponse>;
   assert.deepEqual([body.store, body.previous_response_id], [true, 'resp_prev']);
   assert.deepEqual(

@@ -25,16 +25,46 @@ const base: Wire = {
   tool_choice: 'auto',
   tools: [],
   top_p: 1,
-  usage: { input_tokens: 1200, input_tokens_details: { cached_tokens: 1024, cache_write_tokens: 0 }, output_tokens: 300, output_tokens_details: { reasoning_tokens: 256 }, total_tokens: 1500 },
+  usage: {
+    input_tokens: 1200,
+    input_tokens_details: { cached_tokens: 1024, cache_write_tokens: 0 },
+    output_tokens: 300,
+    output_tokens_details: { reasoning_tokens: 256 },
+    total_tokens: 1500,
+  },
 };
 
 test('reasoning, text parts and function calls in order; call ids are call_id; usage without cached input', () => {
   const res = fromResponse({
     ...base,
     output: [
-      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'First.' }, { type: 'summary_text', text: 'Second.' }], encrypted_content: 'gAAAA-enc' },
-      { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Looking', annotations: [] }, { type: 'output_text', text: ' now.', annotations: [] }] },
-      { type: 'function_call', id: 'fc_1', call_id: 'call_A', name: 'read', arguments: '{"path":"a.txt"}', status: 'completed' },
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        summary: [
+          { type: 'summary_text', text: 'First.' },
+          { type: 'summary_text', text: 'Second.' },
+        ],
+        encrypted_content: 'gAAAA-enc',
+      },
+      {
+        type: 'message',
+        id: 'msg_1',
+        role: 'assistant',
+        status: 'completed',
+        content: [
+          { type: 'output_text', text: 'Looking', annotations: [] },
+          { type: 'output_text', text: ' now.', annotations: [] },
+        ],
+      },
+      {
+        type: 'function_call',
+        id: 'fc_1',
+        call_id: 'call_A',
+        name: 'read',
+        arguments: '{"path":"a.txt"}',
+        status: 'completed',
+      },
       { type: 'function_call', id: 'fc_2', call_id: 'call_B', name: 'ls', arguments: '', status: 'completed' },
       { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
     ],
@@ -55,10 +85,22 @@ test('reasoning, text parts and function calls in order; call ids are call_id; u
 });
 
 test('incomplete is max_tokens, or refusal for content_filter; a refusal part is text and a refusal', () => {
-  const incomplete = (reason: 'max_output_tokens' | 'content_filter') => fromResponse({ ...base, status: 'incomplete', incomplete_details: { reason } } satisfies Wire).stopReason;
+  const incomplete = (reason: 'max_output_tokens' | 'content_filter') =>
+    fromResponse({ ...base, status: 'incomplete', incomplete_details: { reason } } satisfies Wire).stopReason;
   assert.equal(incomplete('max_output_tokens'), 'max_tokens');
   assert.equal(incomplete('content_filter'), 'refusal');
-  const refused = fromResponse({ ...base, output: [{ type: 'message', id: 'm', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I cannot help.' }] }] } satisfies Wire);
+  const refused = fromResponse({
+    ...base,
+    output: [
+      {
+        type: 'message',
+        id: 'm',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'refusal', refusal: 'I cannot help.' }],
+      },
+    ],
+  } satisfies Wire);
   assert.deepEqual([refused.content, refused.stopReason], [[{ type: 'text', text: 'I cannot help.' }], 'refusal']);
 });
 
@@ -96,17 +138,37 @@ test('errors in the body, a failed status and malformed bodies are upstream erro
   const failed = err({ ...base, status: 'failed', error: { code: 'server_error', message: 'boom' } });
   assert.deepEqual([failed.kind, failed.code, failed.status], ['upstream_error', 'upstream_error', 502]);
   assert.match(failed.message, /server_error.*boom/);
-  assert.equal(err({ ...base, status: 'failed', error: { code: 'server_is_overloaded', message: 'busy' } }).kind, 'upstream_unavailable');
+  assert.equal(
+    err({ ...base, status: 'failed', error: { code: 'server_is_overloaded', message: 'busy' } }).kind,
+    'upstream_unavailable',
+  );
   assert.equal(err({ ...base, status: 'failed' }).kind, 'upstream_error');
   assert.equal(err('nope').code, 'upstream_malformed');
   assert.equal(err({ id: 'x' }).code, 'upstream_malformed');
 });
 
 test('usage: cached tokens are inside input_tokens, reasoning inside output_tokens', () => {
-  assert.deepEqual(fromResponsesUsage(base.usage), { ...emptyUsage(), inputTokens: 176, cacheReadTokens: 1024, outputTokens: 300, reasoningTokens: 256 });
-  assert.deepEqual(fromResponsesUsage({ input_tokens: 10, output_tokens: 2 }), { ...emptyUsage(), inputTokens: 10, outputTokens: 2 });
-  assert.deepEqual(fromResponsesUsage({ input_tokens: 100, input_tokens_details: { cached_tokens: 30, cache_write_tokens: 50 } }), { ...emptyUsage(), inputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 50 });
+  assert.deepEqual(fromResponsesUsage(base.usage), {
+    ...emptyUsage(),
+    inputTokens: 176,
+    cacheReadTokens: 1024,
+    outputTokens: 300,
+    reasoningTokens: 256,
+  });
+  assert.deepEqual(fromResponsesUsage({ input_tokens: 10, output_tokens: 2 }), {
+    ...emptyUsage(),
+    inputTokens: 10,
+    outputTokens: 2,
+  });
+  assert.deepEqual(
+    fromResponsesUsage({ input_tokens: 100, input_tokens_details: { cached_tokens: 30, cache_write_tokens: 50 } }),
+    { ...emptyUsage(), inputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 50 },
+  );
   // A cached count larger than the prompt is carried as it came (input negative): relay/usage.ts refuses it.
-  assert.deepEqual(fromResponsesUsage({ input_tokens: 10, input_tokens_details: { cached_tokens: 50 } }), { ...emptyUsage(), inputTokens: -40, cacheReadTokens: 50 });
+  assert.deepEqual(fromResponsesUsage({ input_tokens: 10, input_tokens_details: { cached_tokens: 50 } }), {
+    ...emptyUsage(),
+    inputTokens: -40,
+    cacheReadTokens: 50,
+  });
   assert.deepEqual(fromResponsesUsage(null), emptyUsage());
 });

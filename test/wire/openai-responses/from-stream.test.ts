@@ -11,10 +11,19 @@ type Ev = OpenAI.Responses.ResponseStreamEvent;
 type NoSeq<T> = T extends unknown ? Omit<T, 'sequence_number'> : never;
 
 const estimate: Usage = { ...emptyUsage(), inputTokens: 77 };
-const usage: OpenAI.Responses.ResponseUsage = { input_tokens: 900, input_tokens_details: { cached_tokens: 512, cache_write_tokens: 0 }, output_tokens: 120, output_tokens_details: { reasoning_tokens: 64 }, total_tokens: 1020 };
+const usage: OpenAI.Responses.ResponseUsage = {
+  input_tokens: 900,
+  input_tokens_details: { cached_tokens: 512, cache_write_tokens: 0 },
+  output_tokens: 120,
+  output_tokens_details: { reasoning_tokens: 64 },
+  total_tokens: 1020,
+};
 
 /** A response object as the wire has it (no SDK-computed output_text). */
-function response(status: OpenAI.Responses.ResponseStatus, extra: Partial<OpenAI.Responses.Response> = {}): OpenAI.Responses.Response {
+function response(
+  status: OpenAI.Responses.ResponseStatus,
+  extra: Partial<OpenAI.Responses.Response> = {},
+): OpenAI.Responses.Response {
   const wire: Omit<OpenAI.Responses.Response, 'output_text'> = {
     id: 'resp_up',
     object: 'response',
@@ -57,29 +66,74 @@ const opening: NoSeq<Ev>[] = [
 ];
 const at = (output_index: number, item_id: string) => ({ output_index, item_id });
 const text = (t: string): OpenAI.Responses.ResponseOutputText => ({ type: 'output_text', text: t, annotations: [] });
-const call: OpenAI.Responses.ResponseFunctionToolCall = { type: 'function_call', id: 'fc_1', call_id: 'call_A', name: 'exec_command', arguments: '{"cmd":"ls"}', status: 'completed' };
+const call: OpenAI.Responses.ResponseFunctionToolCall = {
+  type: 'function_call',
+  id: 'fc_1',
+  call_id: 'call_A',
+  name: 'exec_command',
+  arguments: '{"cmd":"ls"}',
+  status: 'completed',
+};
 
 test('reasoning with a summary and encrypted content, a message, a function call; usage from response.completed', async () => {
   const events = await run(
     sse(
       ...opening,
       { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [] } },
-      { type: 'response.reasoning_summary_part.added', ...at(0, 'rs_1'), summary_index: 0, part: { type: 'summary_text', text: '' } },
+      {
+        type: 'response.reasoning_summary_part.added',
+        ...at(0, 'rs_1'),
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      },
       { type: 'response.reasoning_summary_text.delta', ...at(0, 'rs_1'), summary_index: 0, delta: '**Plan**' },
       { type: 'response.reasoning_summary_text.done', ...at(0, 'rs_1'), summary_index: 0, text: '**Plan**' },
-      { type: 'response.reasoning_summary_part.done', ...at(0, 'rs_1'), summary_index: 0, part: { type: 'summary_text', text: '**Plan**' } },
-      { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: '**Plan**' }], encrypted_content: 'gAAAA-enc' } },
-      { type: 'response.output_item.added', output_index: 1, item: { type: 'message', id: 'msg_1', role: 'assistant', status: 'in_progress', content: [] } },
+      {
+        type: 'response.reasoning_summary_part.done',
+        ...at(0, 'rs_1'),
+        summary_index: 0,
+        part: { type: 'summary_text', text: '**Plan**' },
+      },
+      {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: {
+          type: 'reasoning',
+          id: 'rs_1',
+          summary: [{ type: 'summary_text', text: '**Plan**' }],
+          encrypted_content: 'gAAAA-enc',
+        },
+      },
+      {
+        type: 'response.output_item.added',
+        output_index: 1,
+        item: { type: 'message', id: 'msg_1', role: 'assistant', status: 'in_progress', content: [] },
+      },
       { type: 'response.content_part.added', ...at(1, 'msg_1'), content_index: 0, part: text('') },
       { type: 'response.output_text.delta', ...at(1, 'msg_1'), content_index: 0, delta: 'Listing ', logprobs: [] },
       { type: 'response.output_text.delta', ...at(1, 'msg_1'), content_index: 0, delta: 'files.', logprobs: [] },
       { type: 'response.output_text.done', ...at(1, 'msg_1'), content_index: 0, text: 'Listing files.', logprobs: [] },
       { type: 'response.content_part.done', ...at(1, 'msg_1'), content_index: 0, part: text('Listing files.') },
-      { type: 'response.output_item.done', output_index: 1, item: { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [text('Listing files.')] } },
+      {
+        type: 'response.output_item.done',
+        output_index: 1,
+        item: {
+          type: 'message',
+          id: 'msg_1',
+          role: 'assistant',
+          status: 'completed',
+          content: [text('Listing files.')],
+        },
+      },
       { type: 'response.output_item.added', output_index: 2, item: { ...call, arguments: '', status: 'in_progress' } },
       { type: 'response.function_call_arguments.delta', ...at(2, 'fc_1'), delta: '{"cmd":' },
       { type: 'response.function_call_arguments.delta', ...at(2, 'fc_1'), delta: '"ls"}' },
-      { type: 'response.function_call_arguments.done', ...at(2, 'fc_1'), name: 'exec_command', arguments: '{"cmd":"ls"}' },
+      {
+        type: 'response.function_call_arguments.done',
+        ...at(2, 'fc_1'),
+        name: 'exec_command',
+        arguments: '{"cmd":"ls"}',
+      },
       { type: 'response.output_item.done', output_index: 2, item: call },
       { type: 'response.completed', response: response('completed', { usage }) },
     ),
@@ -98,7 +152,11 @@ test('reasoning with a summary and encrypted content, a message, a function call
     { type: 'tool_args_delta', index: 2, json: '{"cmd":' },
     { type: 'tool_args_delta', index: 2, json: '"ls"}' },
     { type: 'block_stop', index: 2 },
-    { type: 'stop', stopReason: 'tool_use', usage: { ...emptyUsage(), inputTokens: 388, cacheReadTokens: 512, outputTokens: 120, reasoningTokens: 64 } },
+    {
+      type: 'stop',
+      stopReason: 'tool_use',
+      usage: { ...emptyUsage(), inputTokens: 388, cacheReadTokens: 512, outputTokens: 120, reasoningTokens: 64 },
+    },
   ]);
 });
 
@@ -109,9 +167,19 @@ test('summary parts are joined with a blank line; empty reasoning makes no block
       { type: 'response.output_item.added', output_index: 0, item: { type: 'reasoning', id: 'rs_0', summary: [] } },
       { type: 'response.output_item.done', output_index: 0, item: { type: 'reasoning', id: 'rs_0', summary: [] } },
       { type: 'response.output_item.added', output_index: 1, item: { type: 'reasoning', id: 'rs_1', summary: [] } },
-      { type: 'response.reasoning_summary_part.added', ...at(1, 'rs_1'), summary_index: 0, part: { type: 'summary_text', text: '' } },
+      {
+        type: 'response.reasoning_summary_part.added',
+        ...at(1, 'rs_1'),
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      },
       { type: 'response.reasoning_summary_text.delta', ...at(1, 'rs_1'), summary_index: 0, delta: 'One.' },
-      { type: 'response.reasoning_summary_part.added', ...at(1, 'rs_1'), summary_index: 1, part: { type: 'summary_text', text: '' } },
+      {
+        type: 'response.reasoning_summary_part.added',
+        ...at(1, 'rs_1'),
+        summary_index: 1,
+        part: { type: 'summary_text', text: '' },
+      },
       { type: 'response.reasoning_summary_text.delta', ...at(1, 'rs_1'), summary_index: 1, delta: 'Two.' },
       { type: 'response.output_item.done', output_index: 1, item: { type: 'reasoning', id: 'rs_1', summary: [] } },
       { type: 'response.output_item.added', output_index: 2, item: { ...call, arguments: '' } },
@@ -136,10 +204,29 @@ test('a server that sends only the .done events still gives its text and argumen
   const events = await run(
     sse(
       ...opening,
-      { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'm', role: 'assistant', status: 'in_progress', content: [] } },
-      { type: 'response.output_item.done', output_index: 0, item: { type: 'message', id: 'm', role: 'assistant', status: 'completed', content: [text('Hello'), text(' there')] } },
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { type: 'message', id: 'm', role: 'assistant', status: 'in_progress', content: [] },
+      },
+      {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: {
+          type: 'message',
+          id: 'm',
+          role: 'assistant',
+          status: 'completed',
+          content: [text('Hello'), text(' there')],
+        },
+      },
       { type: 'response.output_item.added', output_index: 1, item: { ...call, arguments: '' } },
-      { type: 'response.function_call_arguments.done', ...at(1, 'fc_1'), name: 'exec_command', arguments: '{"cmd":"pwd"}' },
+      {
+        type: 'response.function_call_arguments.done',
+        ...at(1, 'fc_1'),
+        name: 'exec_command',
+        arguments: '{"cmd":"pwd"}',
+      },
       { type: 'response.output_item.done', output_index: 1, item: { ...call, arguments: '{"cmd":"pwd"}' } },
       { type: 'response.completed', response: response('completed', { usage }) },
     ),
@@ -159,19 +246,30 @@ test('a server that sends only the .done events still gives its text and argumen
 
 test('response.incomplete is max_tokens; refusal deltas are text with a refusal stop', async () => {
   const msg = (kind: 'text' | 'refusal'): NoSeq<Ev>[] => [
-    { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'm', role: 'assistant', status: 'in_progress', content: [] } },
+    {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { type: 'message', id: 'm', role: 'assistant', status: 'in_progress', content: [] },
+    },
     kind === 'text'
       ? { type: 'response.output_text.delta', ...at(0, 'm'), content_index: 0, delta: 'cut', logprobs: [] }
       : { type: 'response.refusal.delta', ...at(0, 'm'), content_index: 0, delta: 'No.' },
   ];
-  const cut = await run(sse(...opening, ...msg('text'), { type: 'response.incomplete', response: response('incomplete', { incomplete_details: { reason: 'max_output_tokens' }, usage }) }));
+  const cut = await run(
+    sse(...opening, ...msg('text'), {
+      type: 'response.incomplete',
+      response: response('incomplete', { incomplete_details: { reason: 'max_output_tokens' }, usage }),
+    }),
+  );
   assert.deepEqual(cut.slice(1, 4), [
     { type: 'block_start', index: 0, block: { type: 'text' } },
     { type: 'text_delta', index: 0, text: 'cut' },
     { type: 'block_stop', index: 0 },
   ]);
   assert.equal((cut.at(-1) as Extract<StreamEvent, { type: 'stop' }>).stopReason, 'max_tokens');
-  const refused = await run(sse(...opening, ...msg('refusal'), { type: 'response.completed', response: response('completed', { usage }) }));
+  const refused = await run(
+    sse(...opening, ...msg('refusal'), { type: 'response.completed', response: response('completed', { usage }) }),
+  );
   assert.deepEqual(refused[2], { type: 'text_delta', index: 0, text: 'No.' });
   assert.equal((refused.at(-1) as Extract<StreamEvent, { type: 'stop' }>).stopReason, 'refusal');
 });
@@ -180,9 +278,16 @@ test('response.failed and error events become an error event after what was alre
   const failed = await run(
     sse(
       ...opening,
-      { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'm', role: 'assistant', status: 'in_progress', content: [] } },
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { type: 'message', id: 'm', role: 'assistant', status: 'in_progress', content: [] },
+      },
       { type: 'response.output_text.delta', ...at(0, 'm'), content_index: 0, delta: 'par', logprobs: [] },
-      { type: 'response.failed', response: response('failed', { error: { code: 'server_error', message: 'The server had an error.' } }) },
+      {
+        type: 'response.failed',
+        response: response('failed', { error: { code: 'server_error', message: 'The server had an error.' } }),
+      },
     ),
   );
   assert.deepEqual(
@@ -193,9 +298,13 @@ test('response.failed and error events become an error event after what was alre
   assert.deepEqual([err.kind, err.code], ['upstream_error', 'upstream_stream_error']);
   assert.match(err.message, /server_error.*The server had an error/);
 
-  const overloaded = await run(sse(...opening, { type: 'error', code: 'server_is_overloaded', message: 'Busy', param: null }));
+  const overloaded = await run(
+    sse(...opening, { type: 'error', code: 'server_is_overloaded', message: 'Busy', param: null }),
+  );
   assert.equal((overloaded.at(-1) as Extract<StreamEvent, { type: 'error' }>).error.kind, 'upstream_unavailable');
-  const nested = await run([{ event: 'error', data: '{"type":"error","error":{"type":"server_error","code":null,"message":"Oops"}}' }]);
+  const nested = await run([
+    { event: 'error', data: '{"type":"error","error":{"type":"server_error","code":null,"message":"Oops"}}' },
+  ]);
   assert.match((nested[0] as Extract<StreamEvent, { type: 'error' }>).error.message, /Oops/);
 });
 
@@ -212,7 +321,11 @@ test('a stream without a terminal event, or with an event that is not JSON, thro
   assert.equal(await code(sse(...opening)), 'upstream_stream_incomplete');
   assert.equal(await code([{ event: 'response.created', data: '{"type":"response.cre' }]), 'upstream_malformed');
   // Keepalives, annotations and [DONE] from compatible servers are ignored.
-  const ok = await run([{ event: 'keepalive', data: '{"type":"keepalive"}' }, ...sse(...opening, { type: 'response.completed', response: response('completed', { usage }) }), { data: '[DONE]' }]);
+  const ok = await run([
+    { event: 'keepalive', data: '{"type":"keepalive"}' },
+    ...sse(...opening, { type: 'response.completed', response: response('completed', { usage }) }),
+    { data: '[DONE]' },
+  ]);
   assert.deepEqual(
     ok.map((e) => e.type),
     ['start', 'stop'],

@@ -3,10 +3,22 @@ import assert from 'node:assert/strict';
 import type OpenAI from 'openai';
 import type { CanonicalRequest } from '../../../gateway/core/canonical.js';
 import { openaiResponses } from '../../../gateway/wire/openai-responses/index.js';
-import { toRequest, type InputItem, type ResponsesRequestBody } from '../../../gateway/wire/openai-responses/to-request.js';
+import {
+  toRequest,
+  type InputItem,
+  type ResponsesRequestBody,
+} from '../../../gateway/wire/openai-responses/to-request.js';
 
 function request(over: Partial<CanonicalRequest>): CanonicalRequest {
-  return { model: 'gpt-up', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], stream: false, notes: [], ...over };
+  return {
+    model: 'gpt-up',
+    system: [],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: [],
+    stream: false,
+    notes: [],
+    ...over,
+  };
 }
 
 /**
@@ -14,7 +26,9 @@ function request(over: Partial<CanonicalRequest>): CanonicalRequest {
  * difference: Tollgate sends assistant messages and reasoning items without an item id or status,
  * as Codex does with store:false; the SDK types them as stored output items that have both.
  */
-type SdkShaped = Omit<ResponsesRequestBody, 'input' | 'stream'> & { input: Exclude<InputItem, { type: 'reasoning' } | { role: 'assistant' }>[] };
+type SdkShaped = Omit<ResponsesRequestBody, 'input' | 'stream'> & {
+  input: Exclude<InputItem, { type: 'reasoning' } | { role: 'assistant' }>[];
+};
 const sdkShape = (b: SdkShaped): Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, 'stream'> => b;
 
 describe('toRequest: input', () => {
@@ -27,7 +41,13 @@ describe('toRequest: input', () => {
         ],
         messages: [
           { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-          { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+          {
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
         ],
       }),
     );
@@ -38,7 +58,14 @@ describe('toRequest: input', () => {
       instructions: 'billing header\n\nYou are helpful.',
       input: [
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
-        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }] },
+        {
+          type: 'message',
+          role: 'developer',
+          content: [
+            { type: 'input_text', text: 'a' },
+            { type: 'input_text', text: 'b' },
+          ],
+        },
       ],
       store: false,
     });
@@ -105,8 +132,23 @@ describe('toRequest: input', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'and?' },
-              { type: 'tool_result', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'a' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'PNG' } }] },
-              { type: 'tool_result', toolCallId: 'call_2', content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }], isError: true },
+              {
+                type: 'tool_result',
+                toolCallId: 'toolu_1',
+                content: [
+                  { type: 'text', text: 'a' },
+                  { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'PNG' } },
+                ],
+              },
+              {
+                type: 'tool_result',
+                toolCallId: 'call_2',
+                content: [
+                  { type: 'text', text: 'x' },
+                  { type: 'text', text: 'y' },
+                ],
+                isError: true,
+              },
               { type: 'tool_result', toolCallId: 'call_3', content: [] },
             ],
           },
@@ -115,10 +157,24 @@ describe('toRequest: input', () => {
     );
     assert.deepEqual(up.body.input.slice(1), [
       { type: 'reasoning', summary: [{ type: 'summary_text', text: 'plan' }], encrypted_content: 'gAAAA-enc' },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'On ' }, { type: 'output_text', text: 'it.' }] },
+      {
+        type: 'message',
+        role: 'assistant',
+        content: [
+          { type: 'output_text', text: 'On ' },
+          { type: 'output_text', text: 'it.' },
+        ],
+      },
       { type: 'function_call', call_id: 'toolu_1', name: 'read', arguments: '{"path":"a.png"}' },
       { type: 'function_call', call_id: 'call_2', name: 'ls', arguments: '{}' },
-      { type: 'function_call_output', call_id: 'toolu_1', output: [{ type: 'input_text', text: 'a' }, { type: 'input_image', image_url: 'data:image/png;base64,PNG', detail: 'auto' }] },
+      {
+        type: 'function_call_output',
+        call_id: 'toolu_1',
+        output: [
+          { type: 'input_text', text: 'a' },
+          { type: 'input_image', image_url: 'data:image/png;base64,PNG', detail: 'auto' },
+        ],
+      },
       { type: 'function_call_output', call_id: 'call_2', output: 'Error: x\n\ny' },
       { type: 'function_call_output', call_id: 'call_3', output: '' },
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and?' }] },
@@ -139,7 +195,11 @@ describe('toRequest: parameters', () => {
       request({
         tools: [
           { name: 'f', description: 'does f', inputSchema: { type: 'object', properties: {} }, strict: true },
-          { name: 'g', inputSchema: { type: 'object', properties: { a: { type: 'string' } } }, cacheControl: { type: 'ephemeral' } },
+          {
+            name: 'g',
+            inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+            cacheControl: { type: 'ephemeral' },
+          },
         ],
         toolChoice: { type: 'tool', name: 'f', disableParallel: true },
         maxOutputTokens: 1000,
@@ -156,8 +216,19 @@ describe('toRequest: parameters', () => {
     assert.deepEqual(rest, {
       model: 'gpt-up',
       tools: [
-        { type: 'function', name: 'f', description: 'does f', parameters: { type: 'object', properties: {} }, strict: true },
-        { type: 'function', name: 'g', parameters: { type: 'object', properties: { a: { type: 'string' } } }, strict: false },
+        {
+          type: 'function',
+          name: 'f',
+          description: 'does f',
+          parameters: { type: 'object', properties: {} },
+          strict: true,
+        },
+        {
+          type: 'function',
+          name: 'g',
+          parameters: { type: 'object', properties: { a: { type: 'string' } } },
+          strict: false,
+        },
       ],
       tool_choice: { type: 'function', name: 'f' },
       parallel_tool_calls: false,
@@ -176,7 +247,8 @@ describe('toRequest: parameters', () => {
 
   test('tool_choice forms; none of them without tools', () => {
     const tools = [{ name: 'f', inputSchema: { type: 'object' } }];
-    const tc = (toolChoice: CanonicalRequest['toolChoice'], withTools = true) => toRequest(request({ tools: withTools ? tools : [], ...(toolChoice ? { toolChoice } : {}) })).body;
+    const tc = (toolChoice: CanonicalRequest['toolChoice'], withTools = true) =>
+      toRequest(request({ tools: withTools ? tools : [], ...(toolChoice ? { toolChoice } : {}) })).body;
     assert.equal(tc({ type: 'none' }).tool_choice, 'none');
     assert.equal(tc({ type: 'auto' }).tool_choice, 'auto');
     assert.equal(tc({ type: 'any', disableParallel: false }).tool_choice, 'required');
@@ -196,11 +268,21 @@ describe('toRequest: parameters', () => {
   });
 
   test('what Responses cannot carry is dropped with a note; tiny output limits are raised to 16', () => {
-    const up = toRequest(request({ stopSequences: ['END'], topK: 40, seed: 0, presencePenalty: 0.5, frequencyPenalty: 0.1, maxOutputTokens: 1, responseFormat: { type: 'json_object' } }));
+    const up = toRequest(
+      request({
+        stopSequences: ['END'],
+        topK: 40,
+        seed: 0,
+        presencePenalty: 0.5,
+        frequencyPenalty: 0.1,
+        maxOutputTokens: 1,
+        responseFormat: { type: 'json_object' },
+      }),
+    );
     assert.equal(up.body.max_output_tokens, 16);
     assert.deepEqual(up.body.text, { format: { type: 'json_object' } });
     assert.deepEqual(up.notes, [
-      'openai-responses: max_output_tokens 1 raised to 16, the upstream\'s minimum',
+      "openai-responses: max_output_tokens 1 raised to 16, the upstream's minimum",
       'openai-responses: dropped stop sequences (Responses has no such parameter)',
       'openai-responses: dropped top_k (Responses has no such parameter)',
       'openai-responses: dropped seed (Responses has no such parameter)',
