@@ -17,6 +17,7 @@ const FASTIFY = {
   regex: '^(fastify(/|$)|@fastify/)',
   message: 'Fastify stays in the shell (gateway/*.ts) and gateway/admin.',
 };
+const NODE = { regex: '^node:', message: 'contract/ runs in the browser and the Electron shell too: no Node APIs.' };
 // A path that climbs out of gateway/ into main/ or renderer/.
 const SHELLS = {
   regex: '^(\\.\\./)+(main|renderer)(/|$)',
@@ -64,7 +65,11 @@ function layerBlocks() {
   for (const [folder, allowed] of Object.entries(MAY_IMPORT)) {
     if (!folder.startsWith('gateway')) continue;
     const packages =
-      folder === 'gateway' || folder === 'gateway/admin' ? [ELECTRON, SHELLS] : [ELECTRON, SHELLS, FASTIFY];
+      folder === 'gateway' || folder === 'gateway/admin'
+        ? [ELECTRON, SHELLS]
+        : folder === 'gateway/contract'
+          ? [ELECTRON, SHELLS, FASTIFY, NODE]
+          : [ELECTRON, SHELLS, FASTIFY];
     const files = folder === 'gateway' ? ['gateway/*.ts'] : [`${folder}/*.ts`];
     blocks.push({ files, rules: restrict(...packages, ...layerPatterns(folder, allowed)) });
     if (folder === 'gateway/wire/*') {

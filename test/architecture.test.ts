@@ -32,6 +32,8 @@ const RENDERER_MAY_IMPORT_TYPES = LAYERS.rendererMayImportTypes;
 /** Packages a folder must not import, and why. */
 function packageRule(layer: string, pkg: string): string | undefined {
   if (layer.startsWith('gateway') && pkg === 'electron') return 'no electron under gateway/';
+  if (layer === 'gateway/contract' && (pkg.startsWith('node:') || pkg === 'fastify' || pkg.startsWith('@fastify/')))
+    return 'contract/ runs in the browser and the Electron shell too: no Node or Fastify APIs';
   if (
     (pkg === 'fastify' || pkg.startsWith('@fastify/')) &&
     layer !== 'gateway' &&
@@ -411,11 +413,11 @@ test('every folder under gateway/wire/ exports its WireFormat from index.ts, and
   const { WIRE } = (await import(pathToFileURL(join(base, 'index.ts')).href)) as {
     WIRE: Record<string, { id: string; routes: unknown[] }>;
   };
-  const { FORMATS } = (await import(pathToFileURL(join(ROOT, 'gateway/core/formats.ts')).href)) as {
+  const { FORMATS } = (await import(pathToFileURL(join(ROOT, 'gateway/contract/formats.ts')).href)) as {
     FORMATS: readonly string[];
   };
   assert.deepEqual(Object.keys(WIRE).sort(), folders, 'gateway/wire/index.ts must list exactly the format folders');
-  assert.deepEqual([...FORMATS].sort(), folders, 'gateway/core/formats.ts must list exactly the format folders');
+  assert.deepEqual([...FORMATS].sort(), folders, 'gateway/contract/formats.ts must list exactly the format folders');
   for (const id of folders) {
     const index = join(base, id, 'index.ts');
     assert.ok(existsSync(index), `gateway/wire/${id}/ has no index.ts`);

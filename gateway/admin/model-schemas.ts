@@ -4,7 +4,7 @@
  * (core/prices.ts), so a new kind reaches every body at once.
  */
 import { Type, type Static, type TInteger, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
-import { FORMATS } from '../core/formats.js';
+import { FORMATS } from '../contract/formats.js';
 import { PRICE_KEYS, type PriceKey } from '../core/prices.js';
 
 /** $1,000 per token: far above any real price, far below where integers lose precision. */

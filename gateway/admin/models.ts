@@ -7,7 +7,7 @@
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import { modelStatus } from '../catalogue/lifecycle.js';
 import { customProblem } from '../catalogue/user-models.js';
-import { FORMATS, type FormatId } from '../core/formats.js';
+import { FORMATS, type FormatId } from '../contract/formats.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { ConfigData, CustomModelRecord, PriceRecord } from '../store/types.js';

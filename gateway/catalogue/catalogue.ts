@@ -1,4 +1,4 @@
-import type { FormatId } from '../core/formats.js';
+import type { FormatId } from '../contract/formats.js';
 import { loadPresets, presetsDir, type Preset, type Prices, type RetiredModel } from './presets.js';
 
 export { loadPresets, type ModelDefinition, type Preset, type PresetModel, type RetiredModel } from './presets.js';

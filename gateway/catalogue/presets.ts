@@ -12,7 +12,7 @@ import { parseUsd } from '../core/money.js';
 import { AUTH_STYLES, type AuthStyle } from '../core/auth.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';
-import { FORMATS, type FormatId } from '../core/formats.js';
+import { FORMATS, type FormatId } from '../contract/formats.js';
 import { QUIRK_VALUES, type Quirks } from '../core/quirks.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../core/prices.js';
 

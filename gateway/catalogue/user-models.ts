@@ -3,7 +3,7 @@
  * the presets' catalogue. Preset files are never edited; a preset model whose prices the user
  * changed keeps the preset's prices beside them (`presetPrices`), so `reset` can bring them back.
  */
-import { FORMATS } from '../core/formats.js';
+import { FORMATS } from '../contract/formats.js';
 import type { CustomModelRecord, PriceOverrideRecord, PriceRecord } from '../store/types.js';
 import type { CatalogueModel } from './catalogue.js';
 import { isDate, MODEL_ID, PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from './presets.js';

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { AdminClient } from '../admin/client.js';
 import type { UpdateLineBody } from '../admin/contract.js';
-import { FORMATS, type FormatId } from '../core/formats.js';
+import { FORMATS, type FormatId } from '../contract/formats.js';
 import { duration, int, list } from './args.js';
 import { CliError } from './client.js';
 import { duration as showDuration, perMillion, table } from './format.js';

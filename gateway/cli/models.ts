@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { AdminClient } from '../admin/client.js';
 import type { ModelView, PriceImportView, UpdateModelBody } from '../admin/contract.js';
-import { FORMATS, type FormatId } from '../core/formats.js';
+import { FORMATS, type FormatId } from '../contract/formats.js';
 import { PRICE_KEYS } from '../core/prices.js';
 import { int, list } from './args.js';
 import { CliError } from './client.js';

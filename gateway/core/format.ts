@@ -11,7 +11,7 @@ import type { AuthStyle } from './auth.js';
 import type { CanonicalRequest } from './canonical.js';
 import type { ClientEncoder, UpstreamCodec } from './codec.js';
 import type { GatewayError } from './errors.js';
-import type { FormatId } from './formats.js';
+import type { FormatId } from '../contract/formats.js';
 import type { Passthrough } from './passthrough.js';
 
 export interface WireFormat {

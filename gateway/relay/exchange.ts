@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Admission } from '../billing/billing.js';
 import { GatewayError } from '../core/errors.js';
-import type { FormatId } from '../core/formats.js';
+import type { FormatId } from '../contract/formats.js';
 import type { Usage } from '../core/usage.js';
 import type { KeyRecord } from '../store/types.js';
 

@@ -1,7 +1,7 @@
 /** What config.json holds: keys (hashes only), lines (no credentials), groups, aliases and the user's catalogue entries. */
 import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
-import type { FormatId } from '../core/formats.js';
+import type { FormatId } from '../contract/formats.js';
 import type { Timeouts } from '../upstream/client.js';
 import type { Settings } from './settings.js';
 

@@ -2,7 +2,7 @@
  * The registry of wire formats: one entry per folder under gateway/wire/. The server mounts every
  * format's routes, and the relay finds a line's format here by the line's protocol id.
  */
-import type { FormatId } from '../core/formats.js';
+import type { FormatId } from '../contract/formats.js';
 import type { WireFormat } from '../core/format.js';
 import { anthropic } from './anthropic/index.js';
 import { gemini } from './gemini/index.js';
