@@ -1,16 +1,23 @@
 /**
- * Attach-or-start: is a gateway already serving this data dir? The runtime file says where one
- * listened; only a live answer from `GET /api/status`, with this data dir's admin token and this
- * data dir in the answer, says it still does. A pid alone proves nothing (pids are reused).
+ * Attach-or-start: is a gateway already serving this data dir? First the data dir's lock
+ * (store/data-dir-lock.ts): unless a live process holds it, no gateway runs here, whatever the
+ * runtime file says, and nothing is asked. The runtime file left by a gateway that was killed
+ * names a URL some other program may listen on by now; the admin token must never be sent there.
+ * Only then the runtime file says where the gateway listens, and only a live answer from
+ * `GET /api/status`, with this data dir's admin token and this data dir in the answer, says it is
+ * ours. A pid alone proves nothing (pids are reused).
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readAdminToken } from '../gateway/admin/token.js';
 import { readRuntime } from '../gateway/runtime.js';
+import { dataDirInUse } from '../gateway/store/data-dir-lock.js';
 import { GatewayApi, type StatusView } from './gateway-api.js';
 import type { Endpoint } from './supervisor.js';
 
 export interface AttachDeps {
+  /** Whether a live process holds the data dir's lock. */
+  locked(dataDir: string): boolean;
   readUrl(dataDir: string): string | undefined;
   readToken(dataDir: string): string | undefined;
   status(url: string, token: string): Promise<StatusView>;
@@ -19,6 +26,13 @@ export interface AttachDeps {
 const PROBE_TIMEOUT_MS = 2_000;
 
 export const realDeps: AttachDeps = {
+  locked: (dir) => {
+    try {
+      return dataDirInUse(dir);
+    } catch {
+      return false; // an unreadable lock file: nothing is known to run here
+    }
+  },
   readUrl: (dir) => readRuntime(dir)?.url,
   readToken: readAdminToken,
   status: (url, token) => new GatewayApi(url, token).status(PROBE_TIMEOUT_MS),
@@ -33,6 +47,7 @@ function canonical(dir: string): string {
 }
 
 export async function findRunningGateway(dataDir: string, deps: AttachDeps = realDeps): Promise<Endpoint | null> {
+  if (!deps.locked(dataDir)) return null;
   const url = deps.readUrl(dataDir);
   const token = deps.readToken(dataDir);
   if (!url || !token) return null;

@@ -19,6 +19,9 @@ export interface Shell {
   checkUpdates(): void;
   downloadUpdate(): void;
   installUpdate(): void;
+  /** Starts the gateway again after the supervisor gave up. */
+  retryGateway(): void;
+  openLogFolder(): void;
   quit(): void;
   log(message: string): void;
 }
@@ -103,6 +106,12 @@ export class Controller {
         return;
       case 'install-update':
         this.shell.installUpdate();
+        return;
+      case 'retry-gateway':
+        this.shell.retryGateway();
+        return;
+      case 'open-log-folder':
+        this.shell.openLogFolder();
         return;
       case 'quit':
         this.shell.quit();

@@ -1,20 +1,24 @@
 /**
  * The Electron main process: lifecycle wiring only. The logic is in the modules it wires:
- * supervisor.ts (the gateway), live-feed.ts and state.ts (what the tray shows), tray.ts,
- * window.ts, ipc.ts, updates.ts, lifecycle.ts. docs/desktop.md describes the whole.
+ * supervisor.ts and gateway-process.ts (the gateway), live-feed.ts and state.ts (what the tray
+ * shows), tray.ts, window.ts, ipc.ts, updates.ts, quit-stages.ts (how the app ends), platform.ts,
+ * app-log.ts. docs/desktop.md describes the whole.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { app, clipboard, ipcMain, Notification, shell } from 'electron';
+import { app, BrowserWindow, clipboard, ipcMain, Notification, powerMonitor, shell } from 'electron';
+import { AppLog, logDir } from './app-log.js';
 import { findRunningGateway } from './attach.js';
 import { Controller } from './controller.js';
 import { GatewayApi } from './gateway-api.js';
 import { spawnGateway } from './gateway-host.js';
 import { registerIpc } from './ipc.js';
-import { claimSingleInstance, createQuitHandler } from './lifecycle.js';
+import { claimSingleInstance } from './lifecycle.js';
 import { LiveFeed } from './live-feed.js';
 import { LoginItem } from './login-item.js';
 import { appFiles, resolveDataDir, sessionDataDir } from './paths.js';
+import { HIDDEN_ARG, launchedAtLogin, startCommand } from './platform.js';
+import { createQuitStages } from './quit-stages.js';
 import { loadSettings } from './settings.js';
 import { Supervisor } from './supervisor.js';
 import { TrayView } from './tray.js';
@@ -23,10 +27,8 @@ import { ConsoleWindow } from './window.js';
 
 /** How long quitting waits for requests in flight before the gateway process is killed. */
 const QUIT_GRACE_MS = 30_000;
-
-function log(message: string): void {
-  process.stdout.write(`[tollgate] ${message}\n`);
-}
+/** The same at the end of the OS session, which does not wait half a minute. */
+const SESSION_END_GRACE_MS = 4_000;
 
 function setTimer(fn: () => void, ms: number): () => void {
   const t = setTimeout(fn, ms);
@@ -46,31 +48,43 @@ mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 // Chromium's cookies and caches go to a folder of their own, not beside the ledger.
 app.setPath('sessionData', sessionDataDir(dataDir));
 const files = appFiles(app.getAppPath());
-/** Started by the OS at login: stay in the tray. */
-const LOGIN_ARGS = ['--hidden'];
-const startHidden =
-  process.argv.includes(LOGIN_ARGS[0]!) ||
-  (process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin);
+
+// A closed terminal must not turn the echo of the log into an exception in main.
+process.stdout.on('error', () => undefined);
+const appLog = new AppLog(
+  logDir(process.env, process.env.TOLLGATE_DATA_DIR ? dataDir : app.getPath('logs'), dataDir),
+  undefined,
+  undefined,
+  (line) => process.stdout.write(`[tollgate] ${line}`),
+);
+function log(message: string): void {
+  appLog.write(message);
+}
+log(`Tollgate ${app.getVersion()} starting (${process.platform} ${process.arch}); data dir ${dataDir}`);
+process.on('uncaughtException', (err) => log(`uncaught exception in main: ${err.stack ?? String(err)}`));
+process.on('unhandledRejection', (reason) =>
+  log(`unhandled rejection in main: ${(reason as Error)?.stack ?? String(reason)}`),
+);
 
 const loginItem = new LoginItem({
   platform: process.platform,
   // Windows keys its login items by their arguments: ask with the same ones we register.
-  getOs: () => app.getLoginItemSettings(process.platform === 'win32' ? { args: LOGIN_ARGS } : undefined).openAtLogin,
+  getOs: () => app.getLoginItemSettings(process.platform === 'win32' ? { args: [HIDDEN_ARG] } : undefined).openAtLogin,
   setOs: (on) =>
-    app.setLoginItemSettings({ openAtLogin: on, ...(process.platform === 'win32' ? { args: LOGIN_ARGS } : {}) }),
+    app.setLoginItemSettings({ openAtLogin: on, ...(process.platform === 'win32' ? { args: [HIDDEN_ARG] } : {}) }),
   autostartDir: join(process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'), 'autostart'),
-  // An AppImage runs from a temporary mount: autostart must name the AppImage file itself. From
-  // source, the Electron binary needs the app's folder.
-  command: process.env.APPIMAGE
-    ? [process.env.APPIMAGE]
-    : app.isPackaged
-      ? [process.execPath]
-      : [process.execPath, app.getAppPath()],
+  command: startCommand({
+    appImage: process.env.APPIMAGE,
+    packaged: app.isPackaged,
+    execPath: process.execPath,
+    appPath: app.getAppPath(),
+    noSandbox: app.commandLine.hasSwitch('no-sandbox'),
+  }),
 });
 
 let tray: TrayView | null = null;
-/** The window opens by itself once, when the gateway first runs, unless started at login. */
-let openWhenRunning = !startHidden;
+/** The window opens by itself once, when the gateway first runs, unless started at login (decided after ready). */
+let openWhenRunning = false;
 let updates: Updates | null = null;
 let feed: LiveFeed | null = null;
 
@@ -85,7 +99,7 @@ const consoleWindow = new ConsoleWindow({
   preload: files.preload,
   icon: files.icon,
   devTools: !app.isPackaged,
-  quitting: () => quit.quitting(),
+  quitting: () => quitStages.quitting(),
   log,
 });
 
@@ -99,6 +113,13 @@ function openConsole(page?: string): void {
   consoleWindow.show(api, page).catch((err: unknown) => {
     log(`opening the console failed: ${(err as Error).message}`);
     notify('Tollgate: the console did not open', (err as Error).message);
+  });
+}
+
+function openLogFolder(): void {
+  mkdirSync(appLog.dir, { recursive: true });
+  void shell.openPath(appLog.dir).then((error) => {
+    if (error) notify('Tollgate: the log folder did not open', `${error} (${appLog.dir})`);
   });
 }
 
@@ -131,6 +152,8 @@ const controller = new Controller(dataDir, loaded.settings, {
   checkUpdates: () => void updates?.check(),
   downloadUpdate: () => void updates?.download(),
   installUpdate: () => void updates?.install(),
+  retryGateway: () => void supervisor.retry(),
+  openLogFolder,
   quit: () => app.quit(),
   log,
 });
@@ -143,8 +166,13 @@ const supervisor = new Supervisor({
     feed = null;
     controller.api = endpoint ? new GatewayApi(endpoint.url, endpoint.token) : null;
     controller.dispatch({ type: 'phase', phase });
+    if (phase.kind === 'running') log(`gateway running at ${phase.url}${phase.owned ? '' : ' (attached)'}`);
     if (phase.kind === 'restarting')
       log(`gateway stopped (${phase.reason}); restart ${phase.attempt} in ${phase.inMs} ms`);
+    if (phase.kind === 'failed') {
+      log(`gateway failed ${phase.failures} times in a row (${phase.reason}); not restarting until asked`);
+      notify('Tollgate: the gateway cannot start', `${phase.reason}. The tray menu can try again.`);
+    }
     if (controller.api) {
       feed = new LiveFeed(
         controller.api,
@@ -162,23 +190,65 @@ const supervisor = new Supervisor({
   now: Date.now,
 });
 
-const quit = createQuitHandler({
+const quitStages = createQuitStages({
   stopGateway: async () => {
     updates?.stop();
     feed?.stop();
     await supervisor.stop(QUIT_GRACE_MS);
   },
+  stopGatewayNow: async () => {
+    updates?.stop();
+    feed?.stop();
+    await supervisor.stop(SESSION_END_GRACE_MS);
+  },
+  resumeGateway: async () => {
+    updates?.start();
+    await supervisor.resume();
+  },
   quit: () => app.quit(),
+  setTimer,
+  notify,
   log,
 });
 
+/**
+ * The end of the OS session. Windows tells windows only, and the console window may never have
+ * been opened: a window that is never shown or loaded (it has no renderer process) listens for it.
+ * Linux and macOS tell `powerMonitor`. Either way the app holds the OS back where it can and quits
+ * with a short grace for the gateway (quit-stages.ts).
+ */
+function watchSessionEnd(): void {
+  const ending = (why: string) => (event?: { preventDefault?: () => void }) => {
+    event?.preventDefault?.();
+    log(`the session is ending (${why}); stopping the gateway`);
+    void quitStages.sessionEnding();
+  };
+  if (process.platform === 'win32') {
+    const watcher = new BrowserWindow({
+      show: false,
+      width: 1,
+      height: 1,
+      skipTaskbar: true,
+      focusable: false,
+      webPreferences: { sandbox: true, contextIsolation: true, nodeIntegration: false },
+    });
+    watcher.on('query-session-end', (e) => ending(`query-session-end: ${e.reasons.join(', ')}`)(e));
+    watcher.on('session-end', (e) => ending(`session-end: ${e.reasons.join(', ')}`)(e));
+  } else {
+    powerMonitor.on('shutdown', ending('shutdown') as () => void);
+  }
+}
+
 async function whenReady(): Promise<void> {
+  // Read after ready: macOS knows whether this was a login launch only then (platform.ts).
+  openWhenRunning = !(await launchedAtLogin(app, process.argv, process.platform));
   await app.whenReady();
   tray = new TrayView(
     files.trayDir,
     (action) => void controller.run(action),
     () => openConsole(),
   );
+  log('tray created');
   controller.render();
   registerIpc({
     ipcMain,
@@ -194,17 +264,21 @@ async function whenReady(): Promise<void> {
     notify,
     log,
   });
+  watchSessionEnd();
   await supervisor.start();
   setRepeat(() => controller.dispatch({ type: 'clock', now: Date.now() }), 60_000);
   if (app.isPackaged) {
     // Loaded only when packaged: unpackaged runs have no release feed to check.
     const { Updates } = await import('./updates.js');
     const { autoUpdater } = (await import('electron-updater')).default;
+    const say = (m: unknown): void => log(`updater: ${String(m)}`);
+    autoUpdater.logger = { info: say, warn: say, error: say, debug: () => undefined };
     updates = new Updates(autoUpdater, {
       report: (update) => controller.dispatch({ type: 'update', update }),
       notify,
       log,
-      beforeInstall: () => supervisor.stop(QUIT_GRACE_MS),
+      handOver: (install) => quitStages.installUpdate(install),
+      failed: (message) => quitStages.updateFailed(message),
       setTimer,
       setRepeat,
     });
@@ -214,9 +288,11 @@ async function whenReady(): Promise<void> {
 
 if (!claimSingleInstance(app, () => openConsole())) {
   // Another Tollgate runs for this user; it opens its window instead.
+  log('another Tollgate runs for this user; quitting');
   app.quit();
 } else {
-  app.on('before-quit', (event) => quit.onBeforeQuit(event));
+  app.on('before-quit', (event) => quitStages.onBeforeQuit(event));
+  app.on('will-quit', () => log('quitting'));
   // Closing the last window leaves Tollgate in the tray.
   app.on('window-all-closed', () => undefined);
   app.on('activate', () => openConsole());

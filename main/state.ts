@@ -12,6 +12,8 @@ export type GatewayPhase =
   /** `owned`: our own gateway process; false when attached to a `tollgate serve` for the same data dir. */
   | { kind: 'running'; url: string; owned: boolean }
   | { kind: 'restarting'; attempt: number; inMs: number; reason: string }
+  /** Died `failures` times in a row without running a minute: no more restarts until the user asks. */
+  | { kind: 'failed'; failures: number; reason: string }
   | { kind: 'stopping' }
   | { kind: 'stopped' };
 

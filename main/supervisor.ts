@@ -1,6 +1,9 @@
 /**
  * Keeps one gateway running for the data dir: attaches to a `tollgate serve` that already runs for
  * it, else starts our own gateway process, and restarts that process with backoff when it dies.
+ * A gateway that dies every time it starts (a port another program holds, a native module built
+ * for the wrong runtime) is not restarted for ever: after `maxFailures` quick deaths in a row the
+ * supervisor stops trying and says why, until the user asks it to try again.
  * Electron-free (the process comes from an injected `spawn`), so it is unit-tested with fakes.
  */
 import type { GatewayPhase } from './state.js';
@@ -37,6 +40,8 @@ export const BACKOFF = {
   maxMs: 60_000,
   /** A process that ran this long was healthy: the next failure starts the count afresh. */
   stableMs: 60_000,
+  /** After this many quick deaths in a row (about half a minute of trying), stop and say why. */
+  maxFailures: 6,
 };
 
 /** Delay before restart attempt `attempt` (1, 2, 3…): 1 s, 2 s, 4 s … capped at a minute. */
@@ -55,6 +60,7 @@ export class Supervisor {
   private attempt = 0;
   private cancelTimer: (() => void) | null = null;
   private stopping = false;
+  private stopped: Promise<void> | null = null;
   private phase: GatewayPhase = { kind: 'starting' };
 
   constructor(
@@ -93,8 +99,17 @@ export class Supervisor {
   }
 
   private launch(): void {
-    const child = this.deps.spawn();
     const startedAt = this.deps.now();
+    let child: GatewayChild;
+    try {
+      child = this.deps.spawn();
+    } catch (err) {
+      // The process could not even be created (a missing entry file, a refused fork): a failure
+      // like any other, counted and retried.
+      this.attempt = nextAttempt(this.attempt, 0, this.policy);
+      this.afterFailure(`could not start the gateway process: ${(err as Error).message}`);
+      return;
+    }
     this.child = child;
     void child.ready.then((ep) => {
       if (this.child === child && !this.stopping) this.set({ kind: 'running', url: ep.url, owned: true }, ep);
@@ -104,8 +119,13 @@ export class Supervisor {
       this.child = null;
       if (this.stopping) return;
       this.attempt = nextAttempt(this.attempt, this.deps.now() - startedAt, this.policy);
-      this.scheduleRestart(reason);
+      this.afterFailure(reason);
     });
+  }
+
+  private afterFailure(reason: string): void {
+    if (this.attempt >= this.policy.maxFailures) this.set({ kind: 'failed', failures: this.attempt, reason }, null);
+    else this.scheduleRestart(reason);
   }
 
   private scheduleRestart(reason: string): void {
@@ -126,16 +146,40 @@ export class Supervisor {
     await this.start();
   }
 
+  /** The user's "Try again": a fresh count, and a start now rather than after the pending delay. */
+  async retry(): Promise<void> {
+    if (this.stopping || this.child) return;
+    if (this.phase.kind !== 'failed' && this.phase.kind !== 'restarting') return;
+    this.attempt = 0;
+    await this.start();
+  }
+
+  /**
+   * Runs again after `stop()`: an update that was to replace the app did not install, so the app
+   * stays and needs its gateway back.
+   */
+  async resume(): Promise<void> {
+    if (!this.stopping || this.phase.kind !== 'stopped') return;
+    this.stopping = false;
+    this.stopped = null;
+    this.attempt = 0;
+    await this.start();
+  }
+
   /** Stops our gateway (an attached one is left running: it is not ours). */
-  async stop(graceMs: number): Promise<void> {
-    if (this.stopping) return;
+  stop(graceMs: number): Promise<void> {
+    // A second stop while the first runs waits for the same one.
+    if (this.stopping) return this.stopped ?? Promise.resolve();
     this.stopping = true;
     this.cancelTimer?.();
     this.cancelTimer = null;
     const child = this.child;
     this.set({ kind: 'stopping' }, null);
-    if (child) await child.stop(graceMs);
-    this.child = null;
-    this.set({ kind: 'stopped' }, null);
+    this.stopped = (async () => {
+      if (child) await child.stop(graceMs);
+      this.child = null;
+      this.set({ kind: 'stopped' }, null);
+    })();
+    return this.stopped;
   }
 }

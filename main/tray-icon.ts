@@ -11,7 +11,7 @@ export type TrayIconState = 'running' | 'paused' | 'low' | 'error';
 /** Error beats paused beats low balance: the most urgent thing shows. */
 export function trayIconState(state: AppState, lowBalanceMicro: number): TrayIconState {
   const p = state.phase.kind;
-  if (p === 'restarting' || p === 'stopped') return 'error';
+  if (p === 'restarting' || p === 'stopped' || p === 'failed') return 'error';
   if (p !== 'running' || state.paused) return 'paused';
   if (state.wallet && state.wallet.balanceMicro < lowBalanceMicro) return 'low';
   return 'running';

@@ -19,6 +19,9 @@ export type MenuAction =
   | { kind: 'download-update' }
   | { kind: 'install-update' }
   | { kind: 'check-updates' }
+  /** Start the gateway again after the supervisor gave up on it. */
+  | { kind: 'retry-gateway' }
+  | { kind: 'open-log-folder' }
   | { kind: 'quit' };
 
 export type MenuItem =
@@ -57,6 +60,8 @@ export function statusLines(state: AppState): string[] {
       return ['Tollgate: gateway stopped'];
     case 'restarting':
       return [`Gateway stopped: ${p.reason}`, `Restarting in ${Math.ceil(p.inMs / 1000)} s (attempt ${p.attempt})`];
+    case 'failed':
+      return [`Gateway cannot start: ${p.reason}`, `Stopped trying after ${p.failures} failures in a row`];
     case 'running': {
       const head = `Tollgate on port ${portOf(p.url)}${state.paused ? ' (paused)' : ''}${p.owned ? '' : ' (attached to tollgate serve)'}`;
       const money = state.wallet
@@ -182,6 +187,8 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
     });
     items.push({ type: 'action', label: 'Open console', action: { kind: 'open-console' }, enabled: true });
   }
+  if (state.phase.kind === 'failed' || state.phase.kind === 'restarting')
+    items.push(SEP, { type: 'action', label: 'Try again now', action: { kind: 'retry-gateway' }, enabled: true });
 
   items.push(SEP);
   items.push({
@@ -218,6 +225,7 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
       enabled: true,
     });
   else items.push({ type: 'action', label: 'Check for updates', action: { kind: 'check-updates' }, enabled: true });
+  items.push({ type: 'action', label: 'Open log folder', action: { kind: 'open-log-folder' }, enabled: true });
   items.push(SEP);
   items.push({ type: 'action', label: 'Quit Tollgate', action: { kind: 'quit' }, enabled: true });
   return items;

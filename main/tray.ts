@@ -1,6 +1,7 @@
 /** The tray icon and its menu, rebuilt from the app state (tray-menu.ts) on every change. */
 import { join } from 'node:path';
 import { Menu, nativeImage, Tray, type MenuItemConstructorOptions } from 'electron';
+import { trayClickOpensConsole } from './platform.js';
 import type { AppState } from './state.js';
 import { buildTrayMenu, type MenuAction, type MenuInput, type MenuItem } from './tray-menu.js';
 import { trayIconFile, trayIconState, trayTooltip } from './tray-icon.js';
@@ -39,7 +40,7 @@ export class TrayView {
     onClick: () => void,
   ) {
     this.tray = new Tray(this.image('paused'));
-    this.tray.on('click', onClick);
+    if (trayClickOpensConsole(process.platform)) this.tray.on('click', onClick);
   }
 
   private image(name: Parameters<typeof trayIconFile>[0]): Electron.NativeImage {

@@ -25,8 +25,13 @@ export interface UpdatesDeps {
   report(update: UpdateInfo | null): void;
   notify(title: string, body: string): void;
   log(message: string): void;
-  /** Stops the gateway before the installer replaces the app. */
-  beforeInstall(): Promise<void>;
+  /**
+   * Runs an install: stops the gateway, then calls `install` (the updater's quitAndInstall), and
+   * restarts the gateway if the app is not replaced after all (quit-stages.ts).
+   */
+  handOver(install: () => void): Promise<void>;
+  /** The updater reported an error; ends an install under way as failed. */
+  failed(message: string): void;
   setTimer(fn: () => void, ms: number): () => void;
   setRepeat(fn: () => void, ms: number): () => void;
 }
@@ -54,7 +59,10 @@ export class Updates {
         'Choose "Restart to install" in the tray menu when it suits you.',
       );
     });
-    updater.on('error', (err) => deps.log(`update check failed: ${err.message}`));
+    updater.on('error', (err) => {
+      deps.log(`updater: ${err.message}`);
+      deps.failed(err.message);
+    });
   }
 
   private set(update: UpdateInfo | null): void {
@@ -90,7 +98,6 @@ export class Updates {
   /** On the user's word only: the gateway stops cleanly first, then the installer runs. */
   async install(): Promise<void> {
     if (!this.current?.downloaded) return;
-    await this.deps.beforeInstall();
-    this.updater.quitAndInstall(false, true);
+    await this.deps.handOver(() => this.updater.quitAndInstall(false, true));
   }
 }

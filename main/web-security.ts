@@ -78,6 +78,24 @@ export function requestAllowed(url: string, consoleOrigin: string): boolean {
   return originOf(url) === consoleOrigin;
 }
 
+/**
+ * The one permission the console gets: writing the clipboard through the standard API
+ * (`clipboard-sanitized-write`, what `navigator.clipboard.writeText` asks for), from its own top
+ * frame on the gateway origin. The console copies through the bridge's `copyText` inside the app
+ * (renderer/lib/clipboard.ts); this keeps the standard API working too, since a write grants
+ * nothing the bridge does not. Everything else (clipboard reads, camera, notifications, …) is
+ * refused. `requesting` is the requesting frame's URL or origin; either reduces to its origin.
+ */
+export function permissionAllowed(
+  permission: string,
+  requesting: string | undefined,
+  isMainFrame: boolean,
+  consoleOrigin: string | undefined,
+): boolean {
+  if (permission !== 'clipboard-sanitized-write' || !isMainFrame || consoleOrigin === undefined) return false;
+  return requesting !== undefined && originOf(requesting) === consoleOrigin;
+}
+
 export interface IpcSender {
   /** The id of the webContents that sent the message. */
   webContentsId: number;

@@ -12,6 +12,7 @@ import {
   isExternalLink,
   navigationVerdict,
   originOf,
+  permissionAllowed,
   requestAllowed,
 } from './web-security.js';
 
@@ -25,11 +26,14 @@ export interface ConsoleWindowDeps {
 
 /** Applies the rules of web-security.ts to the console's session; `origin()` is read per request. */
 export function hardenSession(ses: Session, origin: () => string | undefined, log: (m: string) => void): void {
-  ses.setPermissionRequestHandler((_wc, permission, callback) => {
-    log(`denied the console's permission request: ${permission}`);
-    callback(false);
+  ses.setPermissionRequestHandler((_wc, permission, callback, details) => {
+    const ok = permissionAllowed(permission, details?.requestingUrl, details?.isMainFrame ?? false, origin());
+    if (!ok) log(`denied the console's permission request: ${permission}`);
+    callback(ok);
   });
-  ses.setPermissionCheckHandler(() => false);
+  ses.setPermissionCheckHandler((_wc, permission, requestingOrigin, details) =>
+    permissionAllowed(permission, details?.requestingUrl ?? requestingOrigin, details?.isMainFrame ?? false, origin()),
+  );
   ses.webRequest.onBeforeRequest((details, callback) => {
     const o = origin();
     const ok = o !== undefined && requestAllowed(details.url, o);

@@ -1,5 +1,8 @@
 import { useState } from 'react';
+import { copyText } from '../lib/clipboard.js';
 import { useToast } from './toast.js';
+
+export const CLIPBOARD_REFUSED = 'The browser refused clipboard access; select the text and copy it by hand.';
 
 /** Copies a value to the clipboard and says so; the value itself is never logged or stored. */
 export function CopyButton({ value, label = 'Copy', what }: { value: string; label?: string; what?: string }) {
@@ -11,12 +14,12 @@ export function CopyButton({ value, label = 'Copy', what }: { value: string; lab
       className="button button-small"
       aria-label={what ? `Copy ${what}` : label}
       onClick={() => {
-        navigator.clipboard.writeText(value).then(
+        copyText(value).then(
           () => {
             setCopied(true);
             window.setTimeout(() => setCopied(false), 1500);
           },
-          () => toast.show('The browser refused clipboard access; select the text and copy it by hand.', 'error'),
+          () => toast.show(CLIPBOARD_REFUSED, 'error'),
         );
       }}
     >

@@ -1,15 +1,17 @@
 /**
  * The secret scan: no sk- key, upstream credential or admin token appears in the config, the
- * ledger, the gateway log, admin answers or error bodies, even when an upstream echoes the request
- * (headers and all) in an error answer of any status.
+ * ledger, the gateway log, the desktop app's log, admin answers or error bodies, even when an
+ * upstream echoes the request (headers and all) in an error answer of any status.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
+import { AppLog } from '../../main/app-log.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
 const UPSTREAM_KEY = 'upstream-credential-7f3a9c2e1b';
@@ -129,5 +131,36 @@ test('no secret anywhere: config, ledger, gateway log, admin answers', async () 
   }
   for (const [where, text] of places) {
     for (const [what, secret] of Object.entries(secrets)) assert.ok(!text.includes(secret), `${what} is in ${where}`);
+  }
+});
+
+test("the desktop app's log (main and the gateway process's output) holds none of them", () => {
+  const admin = gw.running.adminToken;
+  const loginUrl = gw.running.loginUrl();
+  const code = new URL(loginUrl).searchParams.get('code')!;
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-applog-scan-'));
+  try {
+    const log = new AppLog(dir);
+    // What the gateway process printed in this run goes to the app log line by line, as
+    // gateway-process.ts forwards it, and so do the kinds of line main writes that carry URLs
+    // and messages from elsewhere (a blocked navigation, a refused IPC call, an updater error).
+    for (const line of logged.split('\n')) if (line.trim()) log.write(`[gateway] ${line}`);
+    for (const body of seen) log.write(`[gateway] upstream error: ${body}`);
+    log.write(`blocked navigation of the console to ${loginUrl}#/connect`);
+    log.write(`refused IPC tollgate:copy-text from ${gw.url}/?token=${admin}`);
+    log.write(`updater: request failed: {"authorization":"Bearer ${admin}","x-api-key":"${key}"}`);
+    log.write(`tray action set-key failed: The key ${key} does not exist.`);
+    log.close();
+    const text = readFileSync(join(dir, 'main.log'), 'utf8');
+    assert.ok(text.length > 0);
+    for (const [what, secret] of Object.entries({
+      'the sk- key': key.slice(3),
+      'the admin token': admin.slice(4),
+      'the upstream credential': UPSTREAM_KEY,
+      'the login code': code,
+    }))
+      assert.ok(!text.includes(secret), `${what} is in the app log`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -22,6 +22,8 @@ function setup() {
     checkUpdates: () => void log.push('check'),
     downloadUpdate: () => void log.push('download'),
     installUpdate: () => void log.push('install'),
+    retryGateway: () => void log.push('retry'),
+    openLogFolder: () => void log.push('logs'),
     quit: () => void log.push('quit'),
     log: () => undefined,
   };
@@ -62,13 +64,31 @@ test('pause, copy, console, updates and quit go where they should', async () => 
     await c.run({ kind: 'set-paused', paused: true });
     assert.deepEqual(calls, ['paused=true']);
     assert.equal(c.state.paused, true);
-    for (const kind of ['open-console', 'check-updates', 'download-update', 'install-update', 'quit'] as const)
+    for (const kind of [
+      'open-console',
+      'check-updates',
+      'download-update',
+      'install-update',
+      'retry-gateway',
+      'open-log-folder',
+      'quit',
+    ] as const)
       await c.run({ kind });
     await c.run({ kind: 'copy', text: 'http://127.0.0.1:4141/v1' });
     await c.run({ kind: 'set-launch-at-login', on: true });
     assert.deepEqual(
       log.filter((l) => l !== 'render'),
-      ['console', 'check', 'download', 'install', 'quit', 'copy http://127.0.0.1:4141/v1', 'login true'],
+      [
+        'console',
+        'check',
+        'download',
+        'install',
+        'retry',
+        'logs',
+        'quit',
+        'copy http://127.0.0.1:4141/v1',
+        'login true',
+      ],
     );
   } finally {
     cleanup();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { claimSingleInstance, closeToTray, createQuitHandler } from '../../main/lifecycle.js';
+import { claimSingleInstance, closeToTray } from '../../main/lifecycle.js';
 
 function fakeApp(lock: boolean) {
   const listeners: Record<string, (() => void)[]> = {};
@@ -50,47 +50,4 @@ test('closing the window hides it to the tray unless the app is quitting', () =>
   const q = event();
   closeToTray(q, true, () => hidden++);
   assert.deepEqual([q.prevented, hidden], [0, 1]);
-});
-
-test('quit waits for the gateway to stop, absorbs repeated quits, then lets the quit through', async () => {
-  let finish!: () => void;
-  let quits = 0;
-  let stops = 0;
-  const h = createQuitHandler({
-    stopGateway: () => {
-      stops++;
-      return new Promise<void>((r) => (finish = r));
-    },
-    quit: () => quits++,
-    log: () => undefined,
-  });
-  const first = event();
-  h.onBeforeQuit(first);
-  assert.equal(first.prevented, 1, 'held back while the gateway stops');
-  assert.equal(h.quitting(), true);
-  const second = event();
-  h.onBeforeQuit(second);
-  assert.equal(second.prevented, 1);
-  assert.equal(stops, 1, 'one stop only');
-  assert.equal(quits, 0);
-  finish();
-  await new Promise((r) => setImmediate(r));
-  assert.equal(quits, 1, 'quits again once stopped');
-  const last = event();
-  h.onBeforeQuit(last);
-  assert.equal(last.prevented, 0, 'and that quit goes through');
-});
-
-test('a failing stop still quits, and says why', async () => {
-  const logs: string[] = [];
-  let quits = 0;
-  const h = createQuitHandler({
-    stopGateway: () => Promise.reject(new Error('boom')),
-    quit: () => quits++,
-    log: (m) => logs.push(m),
-  });
-  h.onBeforeQuit(event());
-  await new Promise((r) => setImmediate(r));
-  assert.equal(quits, 1);
-  assert.match(logs[0]!, /boom/);
 });

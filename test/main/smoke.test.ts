@@ -7,7 +7,7 @@
  * resumes the gateway, a dead gateway is restarted, and quitting lets a request in flight finish.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -37,6 +37,7 @@ let mock: MockUpstream;
 let url: string;
 let admin: Admin;
 let laptop: string;
+let ci: string;
 let realHome: string | undefined;
 
 function menu(): Item[] {
@@ -120,9 +121,25 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
 
     const ses = rec.sessions.get(prefs.partition)!;
     let granted: boolean | undefined;
-    ses.permissionRequest!({}, 'media', (ok: boolean) => (granted = ok));
+    ses.permissionRequest!({}, 'media', (ok: boolean) => (granted = ok), {
+      requestingUrl: `${url}/`,
+      isMainFrame: true,
+    });
     assert.equal(granted, false, 'permission requests are denied');
     assert.equal(ses.permissionCheck!(), false);
+    ses.permissionRequest!({}, 'clipboard-sanitized-write', (ok: boolean) => (granted = ok), {
+      requestingUrl: `${url}/#/keys`,
+      isMainFrame: true,
+    });
+    assert.equal(granted, true, "but the console's own top frame may write the clipboard");
+    assert.equal(
+      ses.permissionCheck!({}, 'clipboard-sanitized-write', url, { requestingUrl: `${url}/`, isMainFrame: true }),
+      true,
+    );
+    assert.equal(
+      ses.permissionCheck!({}, 'clipboard-read', url, { requestingUrl: `${url}/`, isMainFrame: true }),
+      false,
+    );
     const cancel = (u: string) => {
       let out: { cancel: boolean } | undefined;
       ses.beforeRequest!({ url: u }, (r: { cancel: boolean }) => (out = r));
@@ -165,7 +182,7 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     await admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
     await admin.line({ name: 'slow', baseUrl: scenarioBase(mock, 'chunk-delay=100,words=15'), models: ['gpt-4o'] });
     laptop = await admin.key('laptop');
-    const ci = await admin.key('ci');
+    ci = await admin.key('ci');
     await waitFor(
       () => item('laptop')?.checked === true && item('ci')?.checked === true,
       'both keys in the tray',
@@ -344,5 +361,19 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     } finally {
       await reopened.running.close();
     }
+  });
+
+  it('kept an app log of main and the gateway process, with no secret in it', () => {
+    const text = readFileSync(join(dir, 'logs', 'main.log'), 'utf8');
+    for (const line of ['tray created', 'gateway running at', 'gateway stopped', 'refused IPC', 'quitting'])
+      assert.ok(text.includes(line), `the log says "${line}"`);
+    const codes = rec.windows.flatMap((w) => w.loaded).map((u) => new URL(u).searchParams.get('code')!);
+    const secrets: [string, string][] = [
+      ['the key laptop', laptop.slice(3)],
+      ['the key ci', ci.slice(3)],
+      ['the admin token', readAdminToken(dir)!.slice(4)],
+      ...codes.map((c, i): [string, string] => [`login code ${i}`, c]),
+    ];
+    for (const [what, secret] of secrets) assert.ok(!text.includes(secret), `${what} is in the app log`);
   });
 });

@@ -36,7 +36,7 @@ class FakeChild implements GatewayChild {
   }
 }
 
-function harness(running: Endpoint | null = null) {
+function harness(running: Endpoint | null = null, spawnError?: Error) {
   let clock = 0;
   const timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
   const children: FakeChild[] = [];
@@ -45,6 +45,7 @@ function harness(running: Endpoint | null = null) {
   const sup = new Supervisor({
     findRunning: async () => found,
     spawn: () => {
+      if (spawnError) throw spawnError;
       const c = new FakeChild();
       children.push(c);
       return c;
@@ -149,4 +150,60 @@ test('an attached gateway is left running on stop', async () => {
   await h.sup.stop(1000);
   assert.equal(h.children.length, 0);
   assert.deepEqual(h.phases.at(-1), { kind: 'stopped' });
+});
+
+test('a gateway that can never start is not restarted for ever: after maxFailures quick deaths it stops and says why', async () => {
+  const h = harness();
+  await h.sup.start();
+  for (let i = 0; i < BACKOFF.maxFailures; i++) {
+    h.children.at(-1)!.die('port 4141 is in use by another program');
+    await h.flush();
+    if (i < BACKOFF.maxFailures - 1) await h.advance(restartDelayMs(i + 1));
+  }
+  assert.equal(h.children.length, BACKOFF.maxFailures);
+  assert.deepEqual(h.phases.at(-1), {
+    kind: 'failed',
+    failures: BACKOFF.maxFailures,
+    reason: 'port 4141 is in use by another program',
+  });
+  await h.advance(10 * 60_000);
+  assert.equal(h.children.length, BACKOFF.maxFailures, 'no more restarts by itself');
+
+  // The user fixed it and chose "Try again now": a fresh count.
+  await h.sup.retry();
+  assert.equal(h.children.length, BACKOFF.maxFailures + 1);
+  h.children.at(-1)!.die('still busy');
+  await h.flush();
+  assert.deepEqual(h.phases.at(-1), { kind: 'restarting', attempt: 1, inMs: 1000, reason: 'still busy' });
+  await h.sup.retry();
+  assert.equal(h.children.length, BACKOFF.maxFailures + 2, '"Try again now" skips the pending delay');
+});
+
+test('a process that cannot even be created counts as a failure, with its reason', async () => {
+  const h = harness(null, new Error('ENOENT: gateway-child.js'));
+  await h.sup.start();
+  assert.deepEqual(h.phases.at(-1), {
+    kind: 'restarting',
+    attempt: 1,
+    inMs: 1000,
+    reason: 'could not start the gateway process: ENOENT: gateway-child.js',
+  });
+});
+
+test('resume after stop runs the gateway again (an update that did not install); a second stop waits for the first', async () => {
+  const h = harness();
+  await h.sup.start();
+  h.children[0]!.listen({ url: 'u', token: 't' });
+  await h.flush();
+  const first = h.sup.stop(1000);
+  const second = h.sup.stop(1000);
+  await Promise.all([first, second]);
+  assert.deepEqual(h.children[0]!.stopCalls, [1000], 'one stop');
+  await h.sup.resume();
+  assert.equal(h.children.length, 2);
+  h.children[1]!.listen({ url: 'u2', token: 't' });
+  await h.flush();
+  assert.deepEqual(h.phases.at(-1), { kind: 'running', url: 'u2', owned: true });
+  await h.sup.resume();
+  assert.equal(h.children.length, 2, 'resume does nothing while it runs');
 });

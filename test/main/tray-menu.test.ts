@@ -111,7 +111,35 @@ test('a gateway that is restarting shows why and when, and offers no key items',
   ]);
   assert.ok(!labels(menu).includes('laptop'));
   assert.ok(!labels(menu).includes('Open console'));
+  assert.deepEqual(find(menu, 'Try again now'), {
+    type: 'action',
+    label: 'Try again now',
+    action: { kind: 'retry-gateway' },
+    enabled: true,
+  });
   assert.equal(labels(menu).at(-1), 'Quit Tollgate');
+});
+
+test('a gateway the supervisor gave up on says why, offers to try again and points to the log', () => {
+  const state = runningState({
+    phase: { kind: 'failed', failures: 6, reason: 'port 4141 is in use by another program' },
+  });
+  const menu = buildTrayMenu({ state, settings: settings(), launchAtLogin: false, now: NOW });
+  assert.deepEqual(labels(menu).slice(0, 2), [
+    'Gateway cannot start: port 4141 is in use by another program',
+    'Stopped trying after 6 failures in a row',
+  ]);
+  find(menu, 'Try again now');
+  assert.deepEqual(find(menu, 'Open log folder'), {
+    type: 'action',
+    label: 'Open log folder',
+    action: { kind: 'open-log-folder' },
+    enabled: true,
+  });
+  assert.equal(trayIconState(state, 0), 'error');
+  const running = buildTrayMenu({ state: runningState(), settings: settings(), launchAtLogin: false, now: NOW });
+  assert.ok(!labels(running).includes('Try again now'), 'nothing to retry while it runs');
+  find(running, 'Open log folder');
 });
 
 test('notification switches, launch at login and the update item reflect their state', () => {

@@ -31,7 +31,11 @@ function setup() {
     report: (x) => reports.push(x),
     notify: (t) => notes.push(t),
     log: () => undefined,
-    beforeInstall: async () => void order.push('gateway stopped'),
+    handOver: async (install: () => void) => {
+      order.push('gateway stopped');
+      install();
+    },
+    failed: (m: string) => void order.push(`failed: ${m}`),
     setTimer: (fn, ms) => (timers.push(['once', ms, fn]), () => undefined),
     setRepeat: (fn, ms) => (timers.push(['every', ms, fn]), () => undefined),
   });
@@ -75,4 +79,10 @@ test('available → downloaded on request → installed on request, after the ga
   await install;
   assert.deepEqual(order, ['gateway stopped']);
   assert.deepEqual(u.installs, [[false, true]]);
+});
+
+test('an updater error is logged and ends an install under way as failed (the gateway runs again)', () => {
+  const { u, order } = setup();
+  u.emit('error', new Error('Code signature at URL did not pass validation'));
+  assert.deepEqual(order, ['failed: Code signature at URL did not pass validation']);
 });

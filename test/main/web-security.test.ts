@@ -7,6 +7,7 @@ import {
   isTrustedSender,
   navigationVerdict,
   originOf,
+  permissionAllowed,
   requestAllowed,
 } from '../../main/web-security.js';
 
@@ -82,4 +83,28 @@ test('a console page is the login URL with the route as its fragment; anything b
   assert.equal(consolePageUrl(login, undefined), login);
   assert.equal(consolePageUrl(login, 'javascript:alert(1)'), login);
   assert.equal(consolePageUrl(login, '/connect?x=<b>'), login);
+});
+
+test('the console may write the clipboard through the standard API, from its own top frame only; every other permission is refused', () => {
+  assert.equal(permissionAllowed('clipboard-sanitized-write', `${O}/#/keys`, true, O), true);
+  assert.equal(
+    permissionAllowed('clipboard-sanitized-write', O, true, O),
+    true,
+    'a bare origin (the check handler) counts',
+  );
+  assert.equal(permissionAllowed('clipboard-sanitized-write', `${O}/`, false, O), false, 'not from a subframe');
+  assert.equal(permissionAllowed('clipboard-sanitized-write', 'http://127.0.0.1:4142/', true, O), false);
+  assert.equal(permissionAllowed('clipboard-sanitized-write', 'http://evil.example/', true, O), false);
+  assert.equal(permissionAllowed('clipboard-sanitized-write', undefined, true, O), false);
+  assert.equal(permissionAllowed('clipboard-sanitized-write', `${O}/`, true, undefined), false, 'no console yet');
+  for (const p of [
+    'clipboard-read',
+    'deprecated-sync-clipboard-read',
+    'media',
+    'notifications',
+    'geolocation',
+    'openExternal',
+    'unknown',
+  ])
+    assert.equal(permissionAllowed(p, `${O}/`, true, O), false, p);
 });

@@ -1,9 +1,11 @@
 import { useState } from 'react';
 import { api, type CreatedKey, type KeyView } from '../../lib/api.js';
+import { CLIPBOARD_REFUSED } from '../../components/copy.js';
 import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { useToast } from '../../components/toast.js';
 import { Badge, Empty, NewButton, PageHeader, QuotaBar, Switch } from '../../components/ui.js';
+import { copyText } from '../../lib/clipboard.js';
 import { ago, date } from '../../lib/format.js';
 import { qk, useKeys } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
@@ -117,9 +119,10 @@ export function Keys() {
                         {
                           label: 'Copy key id',
                           onSelect: () =>
-                            void navigator.clipboard
-                              .writeText(k.id)
-                              .then(() => toast.show(`Copied the id of key "${k.name}".`)),
+                            void copyText(k.id).then(
+                              () => toast.show(`Copied the id of key "${k.name}".`),
+                              () => toast.show(CLIPBOARD_REFUSED, 'error'),
+                            ),
                         },
                         { label: 'Delete…', danger: true, onSelect: () => setDeleting(k) },
                       ]}

@@ -51,6 +51,10 @@ export const recorder: Recorder = {
 
 class FakeApp extends EventEmitter {
   isPackaged = false;
+  commandLine = { hasSwitch: (name: string) => process.argv.includes(`--${name}`) };
+  getVersion(): string {
+    return '0.0.0-smoke';
+  }
   private loginItem = false;
   getPath(name: string): string {
     if (recorder.paths[name]) return recorder.paths[name];
@@ -83,6 +87,7 @@ class FakeApp extends EventEmitter {
     this.emit('before-quit', { preventDefault: () => (prevented = true) });
     if (prevented) return;
     for (const w of recorder.windows) w.emit('close', { preventDefault: () => undefined });
+    this.emit('will-quit', { preventDefault: () => undefined });
     markQuitted();
   }
   exit(code = 0): void {
@@ -91,6 +96,9 @@ class FakeApp extends EventEmitter {
   }
 }
 export const app = new FakeApp();
+
+/** `shutdown` on Linux and macOS. */
+export const powerMonitor = new EventEmitter();
 
 export const clipboard = { writeText: (t: string) => void recorder.clipboard.push(t) };
 export const shell = { openExternal: async (url: string) => void recorder.opened.push(url) };
@@ -259,4 +267,5 @@ export default {
   Menu,
   Tray: FakeTray,
   utilityProcess,
+  powerMonitor,
 };
