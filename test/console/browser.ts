@@ -53,7 +53,14 @@ export interface ConsolePage {
 export async function openConsole(
   browser: Browser,
   gw: TestGateway,
-  opts: { theme?: 'light' | 'dark'; login?: boolean } = {},
+  opts: {
+    theme?: 'light' | 'dark';
+    login?: boolean;
+    /** Grant the page clipboard access (as a user's browser would); on unless false. */
+    clipboard?: boolean;
+    /** A script run in the page before its own (as the desktop app's preload is). */
+    initScript?: string;
+  } = {},
 ): Promise<ConsolePage> {
   const context = await browser.newContext({
     colorScheme: opts.theme ?? 'light',
@@ -61,7 +68,9 @@ export async function openConsole(
     deviceScaleFactor: 1,
     acceptDownloads: true,
   });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
+  if (opts.clipboard !== false)
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
+  if (opts.initScript) await context.addInitScript(opts.initScript);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
