@@ -47,6 +47,9 @@ const dataDir = resolveDataDir(process.env, app.getPath('userData'));
 mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 // Chromium's cookies and caches go to a folder of their own, not beside the ledger.
 app.setPath('sessionData', sessionDataDir(dataDir));
+// A data dir chosen with TOLLGATE_DATA_DIR is an instance of its own (a test, a portable setup):
+// Electron's userData, which holds the single-instance lock, goes with it.
+if (process.env.TOLLGATE_DATA_DIR) app.setPath('userData', sessionDataDir(dataDir));
 const files = appFiles(app.getAppPath());
 
 // A closed terminal must not turn the echo of the log into an exception in main.
