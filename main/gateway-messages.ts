@@ -24,5 +24,9 @@ export function describeStartError(err: unknown, port: number): string {
   const code = (err as { code?: string }).code;
   if (code === 'EADDRINUSE') return `port ${port} is in use by another program`;
   if (code === 'EACCES') return `not allowed to listen on port ${port}`;
+  const message = (err as Error).message ?? '';
+  // A native module built for another Node ABI (from source: better-sqlite3 built for Node, not Electron).
+  if (/NODE_MODULE_VERSION/.test(message))
+    return 'a native module was built for another runtime (from source, run "npm start": it builds better-sqlite3 for Electron)';
   return (err as Error).message ?? String(err);
 }

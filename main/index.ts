@@ -4,7 +4,7 @@
  * shows), tray.ts, window.ts, ipc.ts, updates.ts, quit-stages.ts (how the app ends), platform.ts,
  * app-log.ts. docs/desktop.md describes the whole.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, BrowserWindow, clipboard, ipcMain, Notification, powerMonitor, shell } from 'electron';
 import { AppLog, logDir } from './app-log.js';
@@ -16,7 +16,8 @@ import { registerIpc } from './ipc.js';
 import { claimSingleInstance } from './lifecycle.js';
 import { LiveFeed } from './live-feed.js';
 import { LoginItem } from './login-item.js';
-import { appFiles, resolveDataDir, sessionDataDir } from './paths.js';
+import { SQLITE_BINDING_ENV } from '../gateway/store/sqlite.js';
+import { appFiles, electronSqliteBinding, resolveDataDir, sessionDataDir } from './paths.js';
 import { HIDDEN_ARG, launchedAtLogin, startCommand } from './platform.js';
 import { createQuitStages } from './quit-stages.js';
 import { loadSettings } from './settings.js';
@@ -51,6 +52,14 @@ app.setPath('sessionData', sessionDataDir(dataDir));
 // Electron's userData, which holds the single-instance lock, goes with it.
 if (process.env.TOLLGATE_DATA_DIR) app.setPath('userData', sessionDataDir(dataDir));
 const files = appFiles(app.getAppPath());
+// From source, better-sqlite3 must load the copy built for Electron's ABI (scripts/electron-native.ts,
+// which `npm start` runs); main's data-dir lock check and the gateway process both read this.
+const electronVersion = process.versions.electron;
+const sqliteForElectron =
+  app.isPackaged || !electronVersion
+    ? undefined
+    : electronSqliteBinding(app.getAppPath(), electronVersion, process.platform, process.arch);
+if (sqliteForElectron && existsSync(sqliteForElectron)) process.env[SQLITE_BINDING_ENV] = sqliteForElectron;
 
 // A closed terminal must not turn the echo of the log into an exception in main.
 process.stdout.on('error', () => undefined);
@@ -64,6 +73,8 @@ function log(message: string): void {
   appLog.write(message);
 }
 log(`Tollgate ${app.getVersion()} starting (${process.platform} ${process.arch}); data dir ${dataDir}`);
+if (sqliteForElectron && !process.env[SQLITE_BINDING_ENV])
+  log(`no better-sqlite3 built for this Electron at ${sqliteForElectron}: run "npm start", which builds it`);
 process.on('uncaughtException', (err) => log(`uncaught exception in main: ${err.stack ?? String(err)}`));
 process.on('unhandledRejection', (reason) =>
   log(`unhandled rejection in main: ${(reason as Error)?.stack ?? String(reason)}`),

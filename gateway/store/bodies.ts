@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.js';
 
 /** Bodies above this are kept cut short (a pasted file can be megabytes; the log needs the start). */
 export const MAX_BODY_CHARS = 1_000_000;
@@ -15,7 +16,7 @@ export class BodyStore {
   private readonly select: Database.Statement;
 
   constructor(dataDir: string) {
-    this.db = new Database(join(dataDir, 'bodies.sqlite'));
+    this.db = openSqlite(join(dataDir, 'bodies.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS bodies (

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.js';
 
 /** The lock file in every data dir; its content does not matter, only who holds its lock. */
 export const LOCK_FILE = 'gateway.lock';
@@ -35,7 +36,7 @@ export interface DataDirLock {
  */
 export function lockDataDir(dataDir: string, waitMs = 2000): DataDirLock {
   const path = join(dataDir, LOCK_FILE);
-  const db = new Database(path, { timeout: waitMs });
+  const db = openSqlite(path, { timeout: waitMs });
   try {
     // No rollback journal file beside the lock: nothing is ever written to it.
     db.pragma('journal_mode = MEMORY');
@@ -65,7 +66,7 @@ export function lockDataDir(dataDir: string, waitMs = 2000): DataDirLock {
 export function dataDirInUse(dataDir: string): boolean {
   let db: Database.Database;
   try {
-    db = new Database(join(dataDir, LOCK_FILE), { readonly: true, fileMustExist: true, timeout: 0 });
+    db = openSqlite(join(dataDir, LOCK_FILE), { readonly: true, fileMustExist: true, timeout: 0 });
   } catch {
     return false; // no lock file: no gateway ever ran here with this build
   }

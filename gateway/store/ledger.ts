@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.js';
 import { emptyUsage, USAGE_KEYS, type Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
@@ -132,7 +133,7 @@ export class Ledger {
   private readonly rollup: (row: RequestRow) => void;
 
   constructor(dataDir: string) {
-    this.db = new Database(join(dataDir, 'ledger.sqlite'));
+    this.db = openSqlite(join(dataDir, 'ledger.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');

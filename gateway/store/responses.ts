@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.js';
 
 /** How long a stored response can be chained from, as OpenAI keeps them. */
 export const RESPONSE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -18,7 +19,7 @@ export class ResponseStore {
   private writes = 0;
 
   constructor(dataDir: string) {
-    this.db = new Database(join(dataDir, 'responses.sqlite'));
+    this.db = openSqlite(join(dataDir, 'responses.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS responses (

@@ -140,4 +140,13 @@ test('gateway process arguments round-trip; start errors read as words', () => {
     'port 4141 is in use by another program',
   );
   assert.equal(describeStartError(new Error('config.json is corrupt'), 4141), 'config.json is corrupt');
+  assert.match(
+    describeStartError(
+      new Error(
+        "The module 'better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 140.",
+      ),
+      4141,
+    ),
+    /another runtime \(from source, run "npm start"/,
+  );
 });
