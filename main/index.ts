@@ -4,7 +4,7 @@
  * shows), tray.ts, window.ts, ipc.ts, updates.ts, quit-stages.ts (how the app ends), platform.ts,
  * app-log.ts. docs/desktop.md describes the whole.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, BrowserWindow, clipboard, ipcMain, Notification, powerMonitor, shell } from 'electron';
 import { AppLog, logDir } from './app-log.js';
@@ -283,11 +283,15 @@ async function whenReady(): Promise<void> {
   setRepeat(() => controller.dispatch({ type: 'clock', now: Date.now() }), 60_000);
   if (app.isPackaged) {
     // Loaded only when packaged: unpackaged runs have no release feed to check.
-    const { Updates } = await import('./updates.js');
+    const { Updates, installModeOf } = await import('./updates.js');
     const { autoUpdater } = (await import('electron-updater')).default;
     const say = (m: unknown): void => log(`updater: ${String(m)}`);
     autoUpdater.logger = { info: say, warn: say, error: say, debug: () => undefined };
+    const mode = installModeOf(JSON.parse(readFileSync(join(app.getAppPath(), 'package.json'), 'utf8')));
+    if (mode.kind === 'download-page') log(`updates: offered from ${mode.releasesUrl} (this build is signed ad hoc)`);
     updates = new Updates(autoUpdater, {
+      mode,
+      openExternal: (url) => shell.openExternal(url),
       report: (update) => controller.dispatch({ type: 'update', update }),
       notify,
       log,

@@ -21,6 +21,25 @@ export const CHECK_EVERY_MS = 24 * 60 * 60 * 1000;
 /** The first check waits a little: start-up has more urgent work. */
 export const FIRST_CHECK_MS = 15_000;
 
+/**
+ * How an update reaches this copy of the app. `in-place`: electron-updater downloads and installs
+ * it. `download-page`: the user downloads the new version from the release page; for a macOS
+ * build signed ad hoc, whose updates the native updater refuses (it accepts only a new version
+ * signed by the same Developer ID), so offering "Restart to install" there would only fail.
+ */
+export type InstallMode = { kind: 'in-place' } | { kind: 'download-page'; releasesUrl: string };
+
+/**
+ * The install mode a packaged app was built for: the release workflow marks an ad-hoc signed
+ * macOS build in its package.json (`tollgate.updates`, scripts/package-app.ts).
+ */
+export function installModeOf(packageJson: unknown): InstallMode {
+  const t = (packageJson as { tollgate?: { updates?: unknown; releasesUrl?: unknown } } | null)?.tollgate;
+  if (t?.updates === 'download-page' && typeof t.releasesUrl === 'string' && t.releasesUrl.startsWith('https://'))
+    return { kind: 'download-page', releasesUrl: t.releasesUrl };
+  return { kind: 'in-place' };
+}
+
 export interface UpdatesDeps {
   report(update: UpdateInfo | null): void;
   notify(title: string, body: string): void;
@@ -34,6 +53,9 @@ export interface UpdatesDeps {
   failed(message: string): void;
   setTimer(fn: () => void, ms: number): () => void;
   setRepeat(fn: () => void, ms: number): () => void;
+  mode?: InstallMode;
+  /** Opens a release page in the browser (download-page mode). */
+  openExternal?(url: string): Promise<void>;
 }
 
 export class Updates {
@@ -88,6 +110,12 @@ export class Updates {
   }
 
   async download(): Promise<void> {
+    const mode = this.deps.mode ?? { kind: 'in-place' };
+    if (mode.kind === 'download-page') {
+      if (!this.current) return;
+      await this.deps.openExternal?.(`${mode.releasesUrl}/tag/v${encodeURIComponent(this.current.version)}`);
+      return;
+    }
     try {
       await this.updater.downloadUpdate();
     } catch (err) {

@@ -84,7 +84,14 @@ export function configOverrides(
   mac: MacSigning['kind'] | null,
 ): Record<string, unknown> {
   const config: Record<string, unknown> = { publish: { owner: target.owner, repo: target.repo } };
-  if (mac === 'ad-hoc') config.mac = { identity: '-', hardenedRuntime: false, notarize: false };
+  if (mac === 'ad-hoc') {
+    config.mac = { identity: '-', hardenedRuntime: false, notarize: false };
+    // macOS's native updater installs only a version signed by the same Developer ID: an ad-hoc
+    // build offers its updates on the release page instead (main/updates.ts, installModeOf).
+    config.extraMetadata = {
+      tollgate: { updates: 'download-page', releasesUrl: `https://github.com/${target.owner}/${target.repo}/releases` },
+    };
+  }
   if (mac === 'developer-id') config.mac = { notarize: true };
   return config;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { CHECK_EVERY_MS, FIRST_CHECK_MS, Updates, type Updater } from '../../main/updates.js';
+import { CHECK_EVERY_MS, FIRST_CHECK_MS, installModeOf, Updates, type Updater } from '../../main/updates.js';
 import type { UpdateInfo } from '../../main/state.js';
 
 class FakeUpdater extends EventEmitter implements Updater {
@@ -85,4 +85,36 @@ test('an updater error is logged and ends an install under way as failed (the ga
   const { u, order } = setup();
   u.emit('error', new Error('Code signature at URL did not pass validation'));
   assert.deepEqual(order, ['failed: Code signature at URL did not pass validation']);
+});
+
+test('an ad-hoc signed macOS build offers updates on the release page instead of installing them', async () => {
+  const u = new FakeUpdater();
+  const opened: string[] = [];
+  const updates = new Updates(u, {
+    report: () => undefined,
+    notify: () => undefined,
+    log: () => undefined,
+    handOver: async () => assert.fail('nothing is installed in place'),
+    failed: () => undefined,
+    setTimer: () => () => undefined,
+    setRepeat: () => () => undefined,
+    mode: { kind: 'download-page', releasesUrl: 'https://github.com/acme/tollgate/releases' },
+    openExternal: async (url) => void opened.push(url),
+  });
+  await updates.download();
+  assert.deepEqual(opened, [], 'nothing to download before an update is known');
+  u.emit('update-available', { version: '0.2.0' });
+  await updates.download();
+  assert.deepEqual(opened, ['https://github.com/acme/tollgate/releases/tag/v0.2.0']);
+  assert.equal(u.downloads, 0);
+});
+
+test('the install mode is read from the packaged package.json; anything unexpected installs in place', () => {
+  const url = 'https://github.com/acme/tollgate/releases';
+  assert.deepEqual(installModeOf({ tollgate: { updates: 'download-page', releasesUrl: url } }), {
+    kind: 'download-page',
+    releasesUrl: url,
+  });
+  for (const pkg of [null, {}, { tollgate: {} }, { tollgate: { updates: 'download-page', releasesUrl: 'http://x' } }])
+    assert.deepEqual(installModeOf(pkg), { kind: 'in-place' }, JSON.stringify(pkg));
 });

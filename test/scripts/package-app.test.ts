@@ -75,6 +75,11 @@ describe('macOS signing', () => {
     assert.equal(config.mac.identity, '-');
     assert.equal(config.mac.hardenedRuntime, false);
     assert.equal(config.mac.notarize, false);
+    assert.deepEqual(
+      config.extraMetadata,
+      { tollgate: { updates: 'download-page', releasesUrl: 'https://github.com/acme/tollgate/releases' } },
+      "its updates are offered on the release page: macOS's updater takes only a Developer ID's",
+    );
     assert.equal(
       config.mac.category,
       'public.app-category.developer-tools',
@@ -88,6 +93,7 @@ describe('macOS signing', () => {
     assert.equal(config.mac.hardenedRuntime, true);
     assert.equal(config.mac.entitlements, 'assets/entitlements.mac.plist');
     assert.equal(config.mac.notarize, true);
+    assert.equal(config.extraMetadata, undefined, 'updates install in place');
   });
 });
 
