@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { AdminClient, AdminError, bearer } from '../../gateway/admin/client.js';
@@ -25,7 +26,9 @@ import { readRuntime } from '../../gateway/runtime.js';
 import { serve, type Running, type ServeOptions } from '../../gateway/serve.js';
 import { MemorySecretStore, type SecretStore } from '../../gateway/store/secrets.js';
 
-export const REPO = new URL('../..', import.meta.url).pathname;
+// A file path on every OS (a URL's pathname would read /D:/… on Windows, where the release
+// workflow runs the packaged-app test).
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The day the tests' gateways read shutdown dates against (gateway/catalogue/live.ts): the tests use

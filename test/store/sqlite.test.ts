@@ -17,7 +17,7 @@ const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-sqlite-binding-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const packaged = join(
-  dirname(createRequire(REPO + '/').resolve('better-sqlite3/package.json')),
+  dirname(createRequire(join(REPO, 'package.json')).resolve('better-sqlite3/package.json')),
   'build',
   'Release',
   'better_sqlite3.node',
