@@ -68,7 +68,11 @@ export class AppLog {
 
   write(message: string): void {
     const line = `${this.now().toISOString()} ${sanitiseLogLine(message)}\n`;
-    this.echo?.(line);
+    try {
+      this.echo?.(line);
+    } catch {
+      // A console that is gone is no reason to lose the line in the file.
+    }
     if (this.broken) return;
     try {
       const bytes = Buffer.byteLength(line);
