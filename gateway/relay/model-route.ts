@@ -7,12 +7,11 @@ import { echo } from '../core/input.js';
 import { emptyUsage, type Usage } from '../core/usage.js';
 import type { KeyRecord } from '../store/types.js';
 import { wireFormat } from '../wire/index.js';
-import type { Exchange, Outcome } from './exchange.js';
+import type { Exchange } from './exchange.js';
 import { forward } from './forward.js';
 import { passthrough } from './passthrough.js';
 import type { RelayServices } from './ports.js';
 import type { ClientResponse } from './respond.js';
-import { settle } from './settle.js';
 import { translate } from './translate.js';
 
 /** One model request, as the route hands it over. */
@@ -64,13 +63,8 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
     inputTokens: await services.calibration.countPrompt(model, decode()),
   });
   const output = (text: string): Promise<number> => countTokens(text);
-  const deps = {
-    lines: services.lines,
-    upstream: services.upstream,
-    settle: (ex: Exchange, o: Outcome) => settle(services.billing, ex, o),
-  };
   const outcome = await forward(
-    deps,
+    services,
     exchange,
     res,
     (signal) => {
@@ -84,7 +78,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
         );
       if (call.passthrough && line.protocol === format.id) {
         const counter = { prompt: countPrompt, output };
-        return passthrough(deps, {
+        return passthrough(services, {
           exchange,
           res,
           signal,
@@ -100,7 +94,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
         inputTokens: services.calibration.promptFromEstimate(model, admission.estimatedInputTokens),
       };
       const counter = { prompt: () => Promise.resolve(promptUsage), output };
-      return translate(deps, {
+      return translate(services, {
         exchange,
         res,
         signal,
