@@ -27,15 +27,16 @@ export interface ModelRequest {
   res: ClientResponse;
 }
 
+/** Longer than any model id in any catalogue. */
+const MAX_MODEL_ID = 256;
+
 /**
  * The one model route, for every wire format: the format has read the request into a ModelCall;
  * here it is admitted (model, lines, key limits, money), forwarded line after line, passed
  * through when the line speaks the client's format or translated through the canonical model
- * when it does not, settled, and learnt from for the token calibration.
+ * when it does not, settled, and learnt from for the token calibration. A refusal before the
+ * upstream leg (admission) is thrown, for the HTTP layer to answer and settle (gateway/http/).
  */
-/** Longer than any model id in any catalogue. */
-const MAX_MODEL_ID = 256;
-
 export async function runModelCall(services: RelayServices, r: ModelRequest): Promise<void> {
   const { format, exchange, key, call, res } = r;
   // A model id is short; a huge one is not stored or repeated whole (it cannot exist anyway).
