@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Gateway } from '../compose/gateway.js';
+import fp from 'fastify-plugin';
 import { asGatewayError, GatewayError } from '../core/errors.js';
 import type { FormatRoute, WireFormat } from '../core/format.js';
+import type { RelayServices } from '../relay/ports.js';
 import { sendJson } from '../relay/respond.js';
 import { handleRoute } from '../relay/route.js';
 import { FORMAT_LIST } from '../wire/index.js';
@@ -27,29 +28,40 @@ export function choose(entries: readonly Mounted[], headers: Record<string, stri
 }
 
 export interface FormatRoutesOptions {
-  gateway: Pick<Gateway, 'relay' | 'billing'>;
+  /** The relay's services, and the billing a failure is settled with. */
+  gateway: { relay: RelayServices; billing: Failures['billing'] };
   errorLog: NodeJS.WritableStream;
 }
 
 /**
  * Every wire format's routes (wire/index.ts), one Fastify route per method and path; formats that
  * share a path are told apart by headers (choose). Each route names its formats in
- * `config.formats`, which puts the request guard (guard.ts) in front of it. The handler writes to
- * the socket itself (streams), so it answers its own failures.
+ * `config.formats`, which puts the request guard (guard.ts) in front of it: the plugin refuses to
+ * load unless the guard, body parsing and the error handler are registered first. fastify-plugin
+ * keeps the routes in the server's root scope (no encapsulated scope, so no request class of their
+ * own on the request path). The handler writes to the socket itself (streams), so it answers its
+ * own failures.
  */
-export async function formatRoutes(app: FastifyInstance, opts: FormatRoutesOptions): Promise<void> {
-  const failures: Failures = { billing: opts.gateway.billing, errorLog: opts.errorLog };
-  const byPath = new Map<string, Mounted[]>();
-  for (const format of FORMAT_LIST) {
-    for (const route of format.routes) {
-      const key = `${route.method} ${route.url}`;
-      byPath.set(key, [...(byPath.get(key) ?? []), { format, route }]);
+export const formatRoutes = fp<FormatRoutesOptions>(
+  async (app, opts) => {
+    const failures: Failures = { billing: opts.gateway.billing, errorLog: opts.errorLog };
+    const byPath = new Map<string, Mounted[]>();
+    for (const format of FORMAT_LIST) {
+      for (const route of format.routes) {
+        const key = `${route.method} ${route.url}`;
+        byPath.set(key, [...(byPath.get(key) ?? []), { format, route }]);
+      }
     }
-  }
-  for (const entries of byPath.values()) mountRoute(app, opts.gateway.relay, failures, entries);
-}
+    for (const entries of byPath.values()) mountRoute(app, opts.gateway.relay, failures, entries);
+  },
+  {
+    name: 'tollgate-format-routes',
+    fastify: '5.x',
+    dependencies: ['tollgate-body-parsing', 'tollgate-error-handling', 'tollgate-request-guard'],
+  },
+);
 
-function mountRoute(app: FastifyInstance, relay: Gateway['relay'], failures: Failures, entries: Mounted[]): void {
+function mountRoute(app: FastifyInstance, relay: RelayServices, failures: Failures, entries: Mounted[]): void {
   const first = entries[0]!;
   app.route({
     method: first.route.method,

@@ -12,7 +12,7 @@ import type { Charge } from '../../gateway/billing/billing.js';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { bodyParsing } from '../../gateway/http/body.js';
 import { errorHandling } from '../../gateway/http/errors.js';
-import type { Mounted } from '../../gateway/http/format-routes.js';
+import { formatRoutes, type Mounted } from '../../gateway/http/format-routes.js';
 import { requestGuard } from '../../gateway/http/guard.js';
 import type { KeyRecord } from '../../gateway/store/types.js';
 import { WIRE } from '../../gateway/wire/index.js';
@@ -99,6 +99,18 @@ describe('the request guard', () => {
     assert.equal(t.seen.authentications, 2);
     assert.deepEqual((await t.app.inject({ method: 'GET', url: '/plain' })).json(), { exchange: null });
     assert.equal(t.seen.authentications, 2);
+  });
+
+  test("the formats' routes refuse to load without it", async () => {
+    const bare = Fastify();
+    await bare.register(bodyParsing);
+    const billing = { settle: async () => true };
+    await bare.register(errorHandling, { billing, errorLog: process.stderr, bodyLimit: 1024 });
+    // Never called: the plugin refuses to load first.
+    const relay = {} as Parameters<typeof formatRoutes>[1]['gateway']['relay'];
+    await assert.rejects(async () => {
+      await bare.register(formatRoutes, { gateway: { relay, billing }, errorLog: process.stderr });
+    }, /tollgate-request-guard/);
   });
 
   test("refuses a bad key in the format's error shape, before the body is read, with no ledger row", async () => {
