@@ -15,7 +15,7 @@ const SIBLING_IMPORTS = LAYERS.siblingImports;
 const ELECTRON = { regex: '^electron(/|$)', message: 'gateway/ runs without Electron: keep Electron APIs in main/.' };
 const FASTIFY = {
   regex: '^(fastify(/|$)|@fastify/)',
-  message: 'Fastify stays in the shell (gateway/*.ts) and gateway/admin.',
+  message: `Fastify stays in ${LAYERS.fastify.join(', ')} (test/architecture.layers.json).`,
 };
 const NODE = { regex: '^node:', message: 'contract/ runs in the browser and the Electron shell too: no Node APIs.' };
 // A path that climbs out of gateway/ into main/ or renderer/.
@@ -64,12 +64,11 @@ function layerBlocks() {
   const blocks = [];
   for (const [folder, allowed] of Object.entries(MAY_IMPORT)) {
     if (!folder.startsWith('gateway')) continue;
-    const packages =
-      folder === 'gateway' || folder === 'gateway/admin'
-        ? [ELECTRON, SHELLS]
-        : folder === 'gateway/contract'
-          ? [ELECTRON, SHELLS, FASTIFY, NODE]
-          : [ELECTRON, SHELLS, FASTIFY];
+    const packages = LAYERS.fastify.includes(folder)
+      ? [ELECTRON, SHELLS]
+      : folder === 'gateway/contract'
+        ? [ELECTRON, SHELLS, FASTIFY, NODE]
+        : [ELECTRON, SHELLS, FASTIFY];
     const files = folder === 'gateway' ? ['gateway/*.ts'] : [`${folder}/*.ts`];
     blocks.push({ files, rules: restrict(...packages, ...layerPatterns(folder, allowed)) });
     if (folder === 'gateway/wire/*') {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --ledger`: the usage log at scale (issue 12). Fills a fresh ledger with a
+ * `npm run bench -- --ledger`: the usage log at scale. Fills a fresh ledger with a
  * million requests spread over 90 days, then times what the console asks of it: the log's first
  * page, filtered pages, a deep page, 30-day stats, and a CSV export of every row, streamed, with
  * the heap watched to show it stays bounded. Figures and how to read them: docs/performance.md.

@@ -1,7 +1,7 @@
 /**
  * The reference row: a bare Fastify pass-through proxy (no keys, billing, routing or logging) in front of the
  * same mock, started and pinned like the gateway. It shows what any Node proxy costs on this machine, the
- * yardstick issue 6 sets its targets against ("a bare Fastify pass-through reaches about 0.5 × direct at about
+ * yardstick the speed targets are set against ("a bare Fastify pass-through reaches about 0.5 × direct at about
  * 80 µs CPU per request"). It forwards every POST path unchanged to the upstream origin, streaming the reply.
  * Usage: node --import tsx bench/reference-proxy.ts --upstream http://127.0.0.1:PORT; prints `PROXY_URL=…`.
  */

@@ -150,7 +150,7 @@ export function markdownReport(r: BenchResults): string {
     ),
     '',
   );
-  out.push('## Targets (issue 6)', '');
+  out.push('## Speed targets', '');
   out.push(
     table(
       ['target', 'path', 'measured', 'limit', 'result'],

@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: the gateway side by side with direct calls to the same mock upstream, in one run (issue 6).
+ * `npm run bench`: the gateway side by side with direct calls to the same mock upstream, in one run, checked
+ * against the speed targets (targets.ts).
  * Starts the mock, `tollgate serve` and a bare reference proxy (pinned to cores), sets the gateway up through
  * its admin API, runs every path under every phase, then prints and saves the tables and the targets.
  * How to read the output: docs/performance.md.

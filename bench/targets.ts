@@ -1,5 +1,5 @@
 /**
- * Issue 6's targets, checked as ratios and differences against the direct path of the same run, never as
+ * The speed targets, checked as ratios and differences against the direct path of the same run, never as
  * absolute timings: a miss is reported, it never fails the bench.
  */
 import { cellOf, type BenchResults, type TargetCheck } from './results.js';

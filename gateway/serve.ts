@@ -21,7 +21,7 @@ export interface ServeOptions {
   /** The home and environment whose coding tools `tollgate connect` edits; this process's unless a test says otherwise. */
   toolsHome?: Where;
   logger?: boolean;
-  /** The largest model request body in bytes (server.ts DEFAULT_BODY_LIMIT when absent). */
+  /** The largest model request body in bytes (http/body.ts DEFAULT_BODY_LIMIT when absent). */
   bodyLimitBytes?: number;
   /** Where internal errors are logged; stderr when absent. */
   errorLog?: NodeJS.WritableStream;

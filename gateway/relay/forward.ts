@@ -1,3 +1,4 @@
+import type { Billing } from '../billing/billing.js';
 import { asGatewayError, GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
 import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
@@ -5,11 +6,12 @@ import type { Exchange, Outcome } from './exchange.js';
 import type { Verdict } from '../routing/health.js';
 import type { LinePool } from './ports.js';
 import type { ClientResponse } from './respond.js';
+import { settle, settleFailure } from './settle.js';
 
 export interface ForwardDeps {
   lines: LinePool;
-  /** Writes the exchange's ledger row (relay/settle.ts, bound to the billing service); false when it could not. */
-  settle(ex: Exchange, outcome: Outcome): Promise<boolean | void>;
+  /** Writes the exchange's ledger row (settle.ts); false when it could not. */
+  billing: Pick<Billing, 'settle'>;
 }
 
 /** Every line serving the model is at its requests-per-minute limit or on hold after an upstream 429. */
@@ -102,14 +104,14 @@ export async function forward(
       client.signal.addEventListener('abort', abort);
       const totalMs = lines.timeoutsFor(line).totalMs;
       const timer = setTimeout(() => attempt.abort(new TotalTimeoutError(totalMs)), totalMs);
-      exchange.settleHook = (o) => deps.settle(exchange, o);
+      exchange.settleHook = (o) => settle(deps.billing, exchange, o);
       // Every attempt ends with a verdict on the line, so a probe always ends (finally, below).
       let verdict: Verdict = 'unknown';
       try {
         const outcome = await run(attempt.signal);
         // An answer came; it ended badly only if the upstream broke it (an in-band error, a drop).
         verdict = outcome.error && verdictOf(outcome.error) === 'down' ? 'down' : 'up';
-        await deps.settle(exchange, outcome);
+        await settle(deps.billing, exchange, outcome);
         return outcome;
       } catch (err) {
         const failure = asGatewayError(err);
@@ -117,9 +119,9 @@ export async function forward(
         if (failure.code === 'client_closed') {
           // The client left before any answer reached it. The upstream had the prompt by then and
           // upstreams bill a prompt they have read, so the prompt is billed (as counted here).
-          const outcome: Outcome = { status: 499, usage: await countPrompt(), usageEstimated: true, error: failure };
-          await deps.settle(exchange, outcome);
-          return outcome;
+          const usage = await countPrompt();
+          await settleFailure(deps.billing, exchange, failure, usage);
+          return { status: failure.status, usage, usageEstimated: true, error: failure };
         }
         if (!lineFault(failure)) throw failure;
         if (failure.code === 'upstream_rate_limited') health.rateLimited(line.id, Date.now(), failure.retryAfter ?? 1);

@@ -7,12 +7,11 @@ import { echo } from '../core/input.js';
 import { emptyUsage, type Usage } from '../core/usage.js';
 import type { KeyRecord } from '../store/types.js';
 import { wireFormat } from '../wire/index.js';
-import type { Exchange, Outcome } from './exchange.js';
+import type { Exchange } from './exchange.js';
 import { forward } from './forward.js';
 import { passthrough } from './passthrough.js';
 import type { RelayServices } from './ports.js';
 import type { ClientResponse } from './respond.js';
-import { settle } from './settle.js';
 import { translate } from './translate.js';
 
 /** One model request, as the route hands it over. */
@@ -28,15 +27,16 @@ export interface ModelRequest {
   res: ClientResponse;
 }
 
+/** Longer than any model id in any catalogue. */
+const MAX_MODEL_ID = 256;
+
 /**
  * The one model route, for every wire format: the format has read the request into a ModelCall;
  * here it is admitted (model, lines, key limits, money), forwarded line after line, passed
  * through when the line speaks the client's format or translated through the canonical model
- * when it does not, settled, and learnt from for the token calibration.
+ * when it does not, settled, and learnt from for the token calibration. A refusal before the
+ * upstream leg (admission) is thrown, for the HTTP layer to answer and settle (gateway/http/).
  */
-/** Longer than any model id in any catalogue. */
-const MAX_MODEL_ID = 256;
-
 export async function runModelCall(services: RelayServices, r: ModelRequest): Promise<void> {
   const { format, exchange, key, call, res } = r;
   // A model id is short; a huge one is not stored or repeated whole (it cannot exist anyway).
@@ -64,13 +64,8 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
     inputTokens: await services.calibration.countPrompt(model, decode()),
   });
   const output = (text: string): Promise<number> => countTokens(text);
-  const deps = {
-    lines: services.lines,
-    upstream: services.upstream,
-    settle: (ex: Exchange, o: Outcome) => settle(services.billing, ex, o),
-  };
   const outcome = await forward(
-    deps,
+    services,
     exchange,
     res,
     (signal) => {
@@ -84,7 +79,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
         );
       if (call.passthrough && line.protocol === format.id) {
         const counter = { prompt: countPrompt, output };
-        return passthrough(deps, {
+        return passthrough(services, {
           exchange,
           res,
           signal,
@@ -100,7 +95,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
         inputTokens: services.calibration.promptFromEstimate(model, admission.estimatedInputTokens),
       };
       const counter = { prompt: () => Promise.resolve(promptUsage), output };
-      return translate(deps, {
+      return translate(services, {
         exchange,
         res,
         signal,

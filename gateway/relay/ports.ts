@@ -1,6 +1,6 @@
 /**
  * What the relay needs from the gateway's services, as small interfaces: the composition root
- * (gateway/compose.ts) hands it the real services, unit tests hand it fakes.
+ * (compose/gateway.ts, openGateway) hands it the real services, unit tests hand it fakes.
  */
 import type { Billing } from '../billing/billing.js';
 import type { ResolvedModel } from '../catalogue/models.js';

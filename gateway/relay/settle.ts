@@ -1,4 +1,6 @@
 import type { Billing } from '../billing/billing.js';
+import type { GatewayError } from '../core/errors.js';
+import type { Usage } from '../core/usage.js';
 import type { Exchange, Outcome } from './exchange.js';
 
 /**
@@ -29,4 +31,20 @@ export function settle(billing: Pick<Billing, 'settle'>, ex: Exchange, outcome: 
     ttfbMs: ex.ttfbMs,
     notes: ex.notes.length > 0 ? ex.notes.join('; ').slice(0, 2000) : null,
   });
+}
+
+/**
+ * The one settlement of a request that failed before any answer reached the client, wherever it
+ * failed (its body, admission, every line, a bug: gateway/http/; the client leaving: forward.ts).
+ * The row carries the error's status and code. It bills nothing unless `prompt` is given: the
+ * prompt Tollgate counted, when an upstream had already read it (upstreams bill a prompt they
+ * have read), so the row marks its usage as estimated. A request settled already keeps its row.
+ */
+export function settleFailure(
+  billing: Pick<Billing, 'settle'>,
+  ex: Exchange,
+  err: GatewayError,
+  prompt: Usage | null = null,
+): Promise<boolean> {
+  return settle(billing, ex, { status: err.status, usage: prompt, usageEstimated: prompt !== null, error: err });
 }

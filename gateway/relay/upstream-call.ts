@@ -9,7 +9,8 @@ import type { LinePool, Upstream } from './ports.js';
 /**
  * This process's id, sent upstream with every request: a request that comes back carrying it went
  * from this gateway to itself (a line whose base URL reaches the gateway by a name the admin check
- * cannot see), and server.ts refuses it instead of forwarding it again without end.
+ * cannot see), and the request guard (gateway/http/guard.ts) refuses it instead of forwarding it again
+ * without end.
  */
 export const INSTANCE_HEADER = 'x-tollgate-instance';
 export const INSTANCE_ID = randomUUID();

@@ -20,8 +20,8 @@ const SEED = 20261124;
 const MODEL: Record<Exclude<Target, 'admin'>, string> = MODEL_OF;
 
 /**
- * Cases that show defects another lane of issue 10 is fixing (item 5 and the "smaller" list): they
- * run and are reported as todo (a todo that passes is reported too: then remove it from here).
+ * Cases that show a known defect not fixed yet, by the case's `why`, with what is wrong: they run
+ * and are reported as todo (a todo that passes is reported too: then remove it from here).
  * They use the lenient key, so what they forward and spend stays out of the strict checks.
  */
 const KNOWN: Record<string, string> = {};

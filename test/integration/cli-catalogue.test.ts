@@ -1,4 +1,4 @@
-/** The CLI contract of the foundation issue, run as a user runs it, against a running gateway. */
+/** The CLI's catalogue commands (models, prices, imports), run as a user runs them, against a running gateway. */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ after(async () => {
   await mock.close();
 });
 
-describe('the catalogue from the CLI (issue 11)', () => {
+describe('the catalogue from the CLI: models a line serves, custom models, prices and imports', () => {
   const listed = (ids: string[], extra: string): string => `${extra},models=${ids.map(encodeURIComponent).join('|')}`;
   const ask = async (secret: string, model: string): Promise<number> =>
     (

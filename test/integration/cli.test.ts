@@ -1,4 +1,4 @@
-/** The CLI contract of the foundation issue, run as a user runs it, against a running gateway. */
+/** The `tollgate` CLI's commands (wallet, keys, lines, presets, groups, aliases, logs, doctor), run as a user runs them, against a running gateway. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runCli, startGateway, type TestGateway } from '../helpers/gateway.js';

@@ -71,7 +71,7 @@ const raw = new Map<string, RawPreset>(
 );
 const catalogue = loadCatalogue();
 
-test('the presets folder holds the vendors issue 5 asks for', () => {
+test('the presets folder holds every supported vendor, and nothing but vendor folders', () => {
   for (const id of [
     'openai',
     'anthropic',

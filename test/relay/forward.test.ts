@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 import type { Outcome } from '../../gateway/relay/exchange.js';
-import { forward } from '../../gateway/relay/forward.js';
+import { forward, type ForwardDeps } from '../../gateway/relay/forward.js';
 import { FAILURES_TO_OPEN, LineHealth } from '../../gateway/routing/health.js';
 import { Lines } from '../../gateway/routing/lines.js';
 import { MemorySecretStore } from '../../gateway/store/secrets.js';
@@ -25,6 +25,23 @@ const OK: Outcome = {
 };
 const PROMPT = { ...emptyUsage(), inputTokens: 42 };
 
+/** What a ledger row keeps of an outcome. */
+type Row = Pick<Outcome, 'status' | 'usage' | 'usageEstimated'> & { errorCode: string | null };
+
+function row(o: Outcome): Row {
+  return { status: o.status, usage: o.usage, usageEstimated: o.usageEstimated, errorCode: o.error?.code ?? null };
+}
+
+/** A billing service that records the row of every settlement. */
+function recording(rows: Row[]): ForwardDeps['billing'] {
+  return {
+    settle: async (c) => {
+      rows.push({ status: c.status, usage: c.usage, usageEstimated: c.usageEstimated, errorCode: c.errorCode });
+      return true;
+    },
+  };
+}
+
 function pool(lines: LineRecord[], health = new LineHealth()): Lines {
   return new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore(), {
     health,
@@ -38,9 +55,9 @@ async function request(lines: Lines, candidates: LineRecord[], legs: Record<stri
   const { exchange } = admitted(candidates);
   const res = new FakeResponse();
   const tried: string[] = [];
-  const settled: Outcome[] = [];
+  const settled: Row[] = [];
   const result = forward(
-    { lines, settle: async (_ex, o) => void settled.push(o) },
+    { lines, billing: recording(settled) },
     exchange,
     res.client,
     async (signal) => {
@@ -84,7 +101,7 @@ describe('failover', () => {
     });
     assert.deepEqual(r.tried, ['a', 'b', 'c']);
     assert.equal(r.outcome, OK);
-    assert.deepEqual(r.settled, [OK]);
+    assert.deepEqual(r.settled, [row(OK)]);
     assert.equal(r.exchange.attempts, 3);
     assert.equal(r.exchange.admission!.line.id, 'c');
     assert.deepEqual(r.exchange.notes, [
@@ -103,7 +120,7 @@ describe('failover', () => {
     const { exchange } = admitted([a, b]);
     const res = new FakeResponse();
     await forward(
-      { lines: pool([a, b]), settle: async () => undefined },
+      { lines: pool([a, b]), billing: recording([]) },
       exchange,
       res.client,
       async () => {
@@ -153,10 +170,10 @@ describe('failover', () => {
     const [a, b] = [line('a'), line('b')];
     const { exchange } = admitted([a, b]);
     const res = new FakeResponse();
-    const settled: Outcome[] = [];
+    const settled: Row[] = [];
     const tried: string[] = [];
     const done = forward(
-      { lines: pool([a, b]), settle: async (_ex, o) => void settled.push(o) },
+      { lines: pool([a, b]), billing: recording(settled) },
       exchange,
       res.client,
       (signal) => {
@@ -173,7 +190,7 @@ describe('failover', () => {
     assert.equal(outcome.status, 499);
     assert.equal(outcome.error?.code, 'client_closed');
     assert.deepEqual([outcome.usage, outcome.usageEstimated], [PROMPT, true]);
-    assert.deepEqual(settled, [outcome]);
+    assert.deepEqual(settled, [row(outcome)]);
   });
 
   test("the line's total timeout aborts the attempt, which fails over", async () => {
@@ -288,7 +305,7 @@ describe('circuit breaker', () => {
     };
     const r = await request(lines, [a], { a: () => broken });
     assert.equal(r.outcome, broken);
-    assert.deepEqual(r.settled, [broken]);
+    assert.deepEqual(r.settled, [row(broken)]);
     assert.equal(lines.health.describe('a', Date.now()).failures, 1);
   });
 });
@@ -313,7 +330,7 @@ describe('a breaker that always recovers', () => {
     const { exchange } = admitted([a]);
     const res = new FakeResponse();
     const done = forward(
-      { lines, settle: async () => undefined },
+      { lines, billing: recording([]) },
       exchange,
       res.client,
       async (signal) => stall(signal, res),

@@ -1,7 +1,7 @@
-import { GatewayError } from './core/errors.js';
-import { echo } from './core/input.js';
-import type { WireFormat } from './core/format.js';
-import { FORMAT_LIST } from './wire/index.js';
+import { GatewayError } from '../core/errors.js';
+import { echo } from '../core/input.js';
+import type { WireFormat } from '../core/format.js';
+import { FORMAT_LIST } from '../wire/index.js';
 
 /**
  * A 404 for a path Tollgate does not serve, with the fix when the path is a known one under the
