@@ -159,10 +159,7 @@ const SNIPPETS: readonly SnippetSpec[] = [
     // The entries `tollgate connect opencode` writes, with the key as OpenCode's {env:…} reference.
     text: (_base, model, origin) =>
       JSON.stringify(
-        {
-          $schema: 'https://opencode.ai/config.json',
-          ...entryTree(toolById('opencode').entries({ origin, secret: '{env:TOLLGATE_KEY}', model })),
-        },
+        entryTree(toolById('opencode').entries({ origin, secret: '{env:TOLLGATE_KEY}', model })),
         null,
         2,
       ) + '\n',

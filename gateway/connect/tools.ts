@@ -166,6 +166,9 @@ const opencode: ToolSpec = {
     });
     const small = w.smallModel || w.model;
     return [
+      // OpenCode writes this line into any config file without it when it starts; set here, the
+      // file stays as Tollgate wrote it, and disconnect can put the original bytes back.
+      { file: 'config', path: ['$schema'], value: 'https://opencode.ai/config.json', role: 'setting' },
       { file: 'config', path: ['model'], value: `${OPENCODE_PROVIDER}/${w.model}`, role: 'model' },
       // The title of each session and other light work.
       { file: 'config', path: ['small_model'], value: `${OPENCODE_PROVIDER}/${small}`, role: 'small-model' },
