@@ -1,0 +1,57 @@
+/** Runs a command to the end with its output captured, stdin closed, and a time limit. */
+import { spawn } from 'node:child_process';
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** The command could not start (ENOENT, EACCES): its message. */
+  error?: string;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs: number;
+}
+
+export function run(cmd: string, args: readonly string[], o: RunOptions): Promise<Ran> {
+  return new Promise((resolve) => {
+    // Its own process group, so a time-out ends what the command started too (npm's scripts, a CLI's helpers).
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, o.timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr, timedOut, error: e.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
+
+/** Why a run failed, in one line: the time-out, the start error, or the last line of its output that says something. */
+export function failure(what: string, r: Ran): string {
+  if (r.error) return `${what}: ${r.error}`;
+  if (r.timedOut) return `${what}: no result in time`;
+  const lines = `${r.stderr}\n${r.stdout}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^npm (warn|notice)/i.test(l));
+  const last = lines.find((l) => /error|ERR!|not found|cannot|failed/i.test(l)) ?? lines.at(-1) ?? '';
+  return `${what}: exit ${r.code}${last ? `: ${last.slice(0, 300)}` : ''}`;
+}
