@@ -16,10 +16,29 @@ export interface RunOptions {
   timeoutMs: number;
 }
 
+/** Process groups still running, ended by stopAll() when the canary itself is stopped. */
+const running = new Set<number>();
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Ends every command still running, with whatever it started. */
+export function stopAll(): void {
+  for (const pid of running) killGroup(pid);
+  running.clear();
+}
+
 export function run(cmd: string, args: readonly string[], o: RunOptions): Promise<Ran> {
   return new Promise((resolve) => {
-    // Its own process group, so a time-out ends what the command started too (npm's scripts, a CLI's helpers).
+    // Its own process group, so a time-out ends what the command started too (npm's scripts, a
+    // CLI's helpers); being detached, it gets no Ctrl-C from the terminal: stopAll() ends it then.
     const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid !== undefined) running.add(child.pid);
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -27,18 +46,18 @@ export function run(cmd: string, args: readonly string[], o: RunOptions): Promis
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+      if (child.pid !== undefined) killGroup(child.pid);
     }, o.timeoutMs);
-    child.on('error', (e) => {
+    const done = (): void => {
       clearTimeout(timer);
+      if (child.pid !== undefined) running.delete(child.pid);
+    };
+    child.on('error', (e) => {
+      done();
       resolve({ code: null, stdout, stderr, timedOut, error: e.message });
     });
     child.on('close', (code) => {
-      clearTimeout(timer);
+      done();
       resolve({ code, stdout, stderr, timedOut });
     });
   });

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { CLIENTS, readPinned, suitesOf, type Client } from './clients.js';
 import { allGreen, failedRow, testedRow, toMarkdown, toText, type Matrix, type Row } from './matrix.js';
 import { prepare } from './prepare.js';
-import { failure, run } from './proc.js';
+import { failure, run, stopAll } from './proc.js';
 import { runSuites } from './suite.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,10 +67,13 @@ async function main(): Promise<number> {
   const cleanUp = (): void => {
     if (!o.keep) rmSync(root, { recursive: true, force: true });
   };
-  process.once('SIGINT', () => {
-    cleanUp();
-    process.exit(130);
-  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopAll();
+      cleanUp();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  }
   const startedAt = new Date().toISOString();
   const outDir = join(o.out, startedAt.replace(/[:.]/g, '-'));
   mkdirSync(outDir, { recursive: true });
