@@ -117,20 +117,18 @@ const versionOf = (r: Row): string =>
   `${r.version ?? '?'}${r.pinned && r.pinned !== r.version ? ` (CI: ${r.pinned})` : ''}`;
 const nodeOf = (r: Row, m: Matrix): string => (r.node ? `${r.node} (fetched)` : m.host.node.replace(/^v/, ''));
 
-/** Each red cell's reason, one line each. */
+/** Each red cell's reason, one line each; a reason every column of a row shares (a CLI that did not install), once. */
 export function failures(m: Matrix): string[] {
   const out: string[] = [];
   for (const r of m.rows) {
-    const seen = new Set<string>();
-    for (const c of COLUMNS) {
-      const cell = r.cells[c];
-      if (cell?.state !== 'fail' || !cell.reason) continue;
-      // A CLI that did not install fails every column for one reason: said once.
-      const key = cell.reason;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(`${r.name} ${r.version ?? ''} · ${c}: ${cell.reason}`);
+    const who = r.version ? `${r.name} ${r.version}` : r.name;
+    const red = COLUMNS.filter((c) => r.cells[c]?.state === 'fail');
+    const reasons = new Set(red.map((c) => r.cells[c]!.reason));
+    if (red.length === COLUMNS.length && reasons.size === 1) {
+      out.push(`${who} · every column: ${[...reasons][0]}`);
+      continue;
     }
+    for (const c of red) out.push(`${who} · ${c}: ${r.cells[c]!.reason}`);
   }
   return out;
 }

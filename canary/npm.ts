@@ -18,7 +18,15 @@ function npm(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number)
 /** The release `spec` (`pkg@latest`, `pkg@2.1.197`) resolves to. */
 export async function release(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<Release> {
   const r = await npm(['view', spec, 'version', 'engines', '--json'], env, 120_000);
-  if (r.code !== 0) throw new StepError(failure(`npm view ${spec}`, r));
+  if (r.code !== 0) {
+    // With --json, npm puts its error on stdout as { error: { code, summary } }.
+    const error = (
+      JSON.parse(/^\s*\{/.test(r.stdout) ? r.stdout : 'null') as { error?: { code?: string; summary?: string } } | null
+    )?.error;
+    throw new StepError(
+      error?.summary ? `npm view ${spec}: ${error.code ?? 'error'} ${error.summary}` : failure(`npm view ${spec}`, r),
+    );
+  }
   const data = JSON.parse(r.stdout || 'null') as unknown;
   // A range matching several versions answers a list, the newest last; a release without
   // `engines` answers its version alone, as a string.

@@ -71,6 +71,12 @@ export function failure(what: string, r: Ran): string {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !/^npm (warn|notice)/i.test(l));
-  const last = lines.find((l) => /error|ERR!|not found|cannot|failed/i.test(l)) ?? lines.at(-1) ?? '';
+  // npm says `npm error code E404`, then what happened, then where its log is: keep the code and what happened.
+  const npm = lines.filter((l) => l.startsWith('npm error ')).map((l) => l.slice('npm error '.length).trim());
+  const code = npm.find((l) => /^code \w+$/.test(l))?.slice(5);
+  const said = npm.find((l) => !/^(code|errno) |^A complete log/.test(l) && !/^\S+$/.test(l));
+  const last = said
+    ? `${code ? `${code} ` : ''}${said}`
+    : (lines.find((l) => /error|ERR!|not found|cannot|failed/i.test(l)) ?? lines.at(-1) ?? '');
   return `${what}: exit ${r.code}${last ? `: ${last.slice(0, 300)}` : ''}`;
 }

@@ -89,8 +89,8 @@ async function main(): Promise<number> {
         rows.push(failedRow(p, pin));
         continue;
       }
-      const on = p.node ? `Node ${p.node.version} from npm (it asks for node ${p.engines})` : `this Node`;
-      say(`  ${p.version} installed, runs on ${on}: "${p.reports}"`);
+      const on = p.node ? `Node ${p.node.version} from npm first on PATH (it asks for node ${p.engines})` : 'this Node';
+      say(`  ${p.version} installed, with ${on}; --version says "${p.reports}"`);
       say(`  running ${suitesOf(REPO, client).join(', ')}`);
       const log = join(outDir, `${client.id}.log`);
       const suites = await runSuites(REPO, p, log);

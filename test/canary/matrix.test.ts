@@ -124,7 +124,7 @@ test('a CLI that did not install is a red row, its reason said once', () => {
   assert.equal(allGreen(m), false);
   assert.ok(Object.values(row.cells).every((c) => c!.state === 'fail'));
   assert.deepEqual(failures(m), [
-    'Codex CLI 0.171.0 · openai-chat: install: npm install @openai/codex@0.171.0: exit 1: E404',
+    'Codex CLI 0.171.0 · every column: install: npm install @openai/codex@0.171.0: exit 1: E404',
   ]);
   assert.match(toText(m), /^Codex CLI +0\.171\.0 \(CI: 0\.169\.0\) +20\.20\.2 +FAIL +FAIL +FAIL +FAIL +FAIL$/m);
 });
