@@ -81,7 +81,7 @@ function layerBlocks() {
 }
 
 export default defineConfig(
-  globalIgnores(['dist/', 'node_modules/', '.scratch/', 'bench/results/', 'canary/results/', 'renderer/dist/']),
+  globalIgnores(['dist/', 'node_modules/', '.scratch/', 'bench/results/', '.ci/canary/results/', 'renderer/dist/']),
   {
     files: ['**/*.ts', '**/*.tsx'],
     extends: [tseslint.configs.recommended],

@@ -1,11 +1,11 @@
 /**
  * Runs test files in this process's environment (the CLI's binary variable and PATH set by the
  * canary) with node:test's `run()`, one file at a time: each finished test becomes one JSON line
- * on stdout (canary/outcomes.ts), and a readable log, with what the test files printed, goes to
+ * on stdout (.ci/canary/outcomes.ts), and a readable log, with what the test files printed, goes to
  * the file after `--log`. A file that fails before any test runs is one failed "test" named after
  * the file, its reason the last lines the file printed to stderr.
  *
- *   node --import tsx canary/suite-runner.ts --log run.log test/e2e/a.test.ts …
+ *   node --import tsx .ci/canary/suite-runner.ts --log run.log test/e2e/a.test.ts …
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { run } from 'node:test';

@@ -2,7 +2,7 @@
  * `npm run canary`: installs the newest release of each coding CLI (Claude Code, Codex, Gemini CLI,
  * OpenCode) into a temporary folder outside the project, with a newer Node from npm where a CLI's
  * `engines` need one, runs the real-CLI end-to-end suites (test/e2e/) with it against every upstream
- * protocol, and prints a pass/fail matrix per CLI and version; canary/results/ keeps it as Markdown
+ * protocol, and prints a pass/fail matrix per CLI and version; .ci/canary/results/ keeps it as Markdown
  * and JSON, with each CLI's test log. Exits 1 when any cell is red. docs/canary.md says more.
  *
  *   npm run canary -- [CLI[@version] …] [--keep] [--no-build] [--out DIR]
@@ -17,13 +17,13 @@ import { prepare } from './prepare.js';
 import { failure, run, stopAll } from './proc.js';
 import { runSuites } from './suite.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const USAGE = `npm run canary -- [CLI[@version] …] [--keep] [--no-build] [--out DIR]
   CLI       ${CLIENTS.map((c) => c.id).join(', ')} (default: all, at their newest release)
   @version  a version, range or dist-tag instead of "latest", to reproduce a result
   --keep    keep the temporary folder with the installed CLIs and Node
   --no-build  test the dist/ already built instead of running "npm run build" first
-  --out DIR   where the matrix and logs go (default: canary/results)`;
+  --out DIR   where the matrix and logs go (default: .ci/canary/results)`;
 
 interface Options {
   picks: Array<{ client: Client; want: string }>;
@@ -33,7 +33,7 @@ interface Options {
 }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { picks: [], keep: false, build: true, out: join(REPO, 'canary/results') };
+  const o: Options = { picks: [], keep: false, build: true, out: join(REPO, '.ci/canary/results') };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--keep') o.keep = true;

@@ -1,7 +1,7 @@
 /** The canary's commands: a time limit that ends what a command started, and a failure said in one line. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { failure, run } from '../../canary/proc.js';
+import { failure, run } from '../../../.ci/canary/proc.js';
 
 test('a command past its time limit is ended with what it started, and says so', async () => {
   const started = Date.now();

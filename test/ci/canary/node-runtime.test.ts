@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { delimiter } from 'node:path';
 import { test } from 'node:test';
-import { needsOtherNode, nodePackage, pathWith, pickNodeVersion } from '../../canary/node-runtime.js';
+import { needsOtherNode, nodePackage, pathWith, pickNodeVersion } from '../../../.ci/canary/node-runtime.js';
 
 test('a CLI needs another Node when its engines range leaves this one out', () => {
   assert.equal(needsOtherNode('>=22.0.0', 'v20.20.2'), true, 'the newest Claude Code on Node 20');

@@ -1,5 +1,5 @@
 /**
- * The real-CLI end-to-end suites of one prepared CLI, run in a child process (canary/suite-runner.ts)
+ * The real-CLI end-to-end suites of one prepared CLI, run in a child process (.ci/canary/suite-runner.ts)
  * whose environment names only this CLI's binary and puts the Node it needs first on PATH. The
  * gateway under test, the mock upstream and `tollgate` itself run on this machine's Node, as users
  * run them; only the CLI runs on the fetched one.
@@ -28,7 +28,7 @@ export async function runSuites(repo: string, p: Prepared, log: string): Promise
   for (const other of CLIENTS) if (other !== p.client) delete env[other.envVar];
   const r = await run(
     process.execPath,
-    ['--import', 'tsx', join(repo, 'canary/suite-runner.ts'), '--log', log, ...files],
+    ['--import', 'tsx', join(repo, '.ci/canary/suite-runner.ts'), '--log', log, ...files],
     { cwd: repo, env, timeoutMs: LIMIT_MS },
   );
   const outcomes = r.stdout

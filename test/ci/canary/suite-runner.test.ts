@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { CLIENTS, pinnedVersions, readPinned, suitesOf } from '../../canary/clients.js';
-import type { Outcome } from '../../canary/outcomes.js';
-import { REPO } from '../helpers/gateway.js';
+import { CLIENTS, pinnedVersions, readPinned, suitesOf } from '../../../.ci/canary/clients.js';
+import type { Outcome } from '../../../.ci/canary/outcomes.js';
+import { REPO } from '../../helpers/gateway.js';
 
 const run = promisify(execFile);
 
@@ -37,7 +37,7 @@ test('each test file becomes outcomes: pass, fail with its message, skip with it
       [
         '--import',
         'tsx',
-        join(REPO, 'canary/suite-runner.ts'),
+        join(REPO, '.ci/canary/suite-runner.ts'),
         '--log',
         log,
         join(dir, 'a.test.ts'),

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CLIENTS } from '../../canary/clients.js';
+import { CLIENTS } from '../../../.ci/canary/clients.js';
 import {
   allGreen,
   columnOf,
@@ -14,9 +14,9 @@ import {
   toMarkdown,
   toText,
   type Matrix,
-} from '../../canary/matrix.js';
-import type { Outcome } from '../../canary/outcomes.js';
-import type { Prepared } from '../../canary/prepare.js';
+} from '../../../.ci/canary/matrix.js';
+import type { Outcome } from '../../../.ci/canary/outcomes.js';
+import type { Prepared } from '../../../.ci/canary/prepare.js';
 
 const claude = CLIENTS.find((c) => c.id === 'claude-code')!;
 const codex = CLIENTS.find((c) => c.id === 'codex')!;
