@@ -4,7 +4,7 @@
  */
 import { isObject, randomId, sendJson, sendStream, type Exchange, type Json, type SseFrame } from './http.js';
 import { openAIError } from './openai-chat.js';
-import { encryptedReasoning, encryptedReasoningValid, thought } from './reasoning.js';
+import { accountOf, encryptedReasoning, encryptedReasoningValid, thought } from './reasoning.js';
 import { planReply, splitInto, type ToolSpec } from './reply.js';
 
 export function openAIResponses(ex: Exchange, body: unknown): void | Promise<void> {
@@ -70,7 +70,7 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
         id: `rs_${randomId(40)}`,
         type: 'reasoning',
         summary: summary ? [{ type: 'summary_text', text: summary }] : [],
-        ...(encrypted ? { encrypted_content: encryptedReasoning(summary) } : {}),
+        ...(encrypted ? { encrypted_content: encryptedReasoning(summary, accountOf(ex.req.headers)) } : {}),
       }
     : undefined;
 
@@ -192,7 +192,7 @@ function reasoningRefusal(ex: Exchange, items: Json[], store: unknown): true | u
     if (it.type !== 'reasoning') continue;
     const id = typeof it.id === 'string' ? it.id : '';
     if (it.encrypted_content !== undefined && it.encrypted_content !== null) {
-      if (encryptedReasoningValid(it.encrypted_content)) continue;
+      if (encryptedReasoningValid(it.encrypted_content, accountOf(ex.req.headers))) continue;
       openAIError(
         ex,
         400,
