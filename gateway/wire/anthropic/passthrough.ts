@@ -6,7 +6,7 @@ import { emptyUsage, type Usage } from '../../core/usage.js';
 import { isObject } from '../../core/json.js';
 import { bind, otherLineNote } from '../../core/signatures.js';
 import { droppedReasoningNote, loopWithoutThinking, THINKING_OFF_NOTE, withoutRefusedReasoning } from './history.js';
-import { ANTHROPIC_VERSION } from './to-request.js';
+import { ANTHROPIC_VERSION } from './versions.js';
 import { mergeAnthropicUsage } from './usage.js';
 
 /**

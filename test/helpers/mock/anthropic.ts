@@ -28,6 +28,8 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   if (!Array.isArray(body.messages)) return anthropicError(ex, 400, 'messages: Field required');
   if (typeof body.max_tokens !== 'number') return anthropicError(ex, 400, 'max_tokens: Field required');
   const messages: Json[] = body.messages.filter(isObject);
+  const refusedByVersion = versionRefusal(String(ex.req.headers['anthropic-version']), body, messages);
+  if (refusedByVersion) return anthropicError(ex, 400, refusedByVersion);
   const account = accountOf(ex.req.headers);
   const refused = reasoningRefusal(messages, body.thinking, account);
   if (refused) return anthropicError(ex, 400, refused);
@@ -261,6 +263,26 @@ function reasoningRefusal(messages: Json[], thinking: unknown, account: string):
   if (messages[at]?.role !== 'assistant' || opener?.type === 'thinking' || opener?.type === 'redacted_thinking')
     return undefined;
   return `messages.${at}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(opener?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
+}
+
+/**
+ * What anthropic-version 2026-10-21 (and later) refuses that 2023-06-01 took (protocols.md §2.1):
+ * `temperature`, `top_p` and `top_k` even at their defaults, a `document` block in an assistant
+ * message, and non-empty `citations` on user text. Returns the error message, or undefined.
+ */
+function versionRefusal(version: string, body: Json, messages: Json[]): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version) || version < '2026-10-21') return undefined;
+  for (const field of ['temperature', 'top_p', 'top_k'])
+    if (body[field] !== undefined) return `${field}: Extra inputs are not permitted with anthropic-version ${version}`;
+  for (const [i, m] of messages.entries()) {
+    for (const [j, b] of blocks(m.content).entries()) {
+      if (m.role === 'assistant' && b.type === 'document')
+        return `messages.${i}.content.${j}: document blocks are not permitted in assistant messages with anthropic-version ${version}`;
+      if (m.role === 'user' && b.type === 'text' && Array.isArray(b.citations) && b.citations.length > 0)
+        return `messages.${i}.content.${j}.citations: citations are not permitted on user text with anthropic-version ${version}`;
+    }
+  }
+  return undefined;
 }
 
 function blocks(content: unknown): Json[] {
