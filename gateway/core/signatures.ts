@@ -68,6 +68,7 @@ function bindBlock(b: ContentBlock, lineId: string): ContentBlock {
   if (b.type === 'thinking' && b.signature) return { ...b, signature: bind(b.signature, lineId) };
   if (b.type === 'redacted_thinking') return { ...b, data: bind(b.data, lineId) };
   if (b.type === 'tool_call' && b.signature) return { ...b, signature: bind(b.signature, lineId) };
+  if (b.type === 'compaction') return { ...b, data: bind(b.data, lineId) };
   return b;
 }
 
@@ -84,6 +85,7 @@ export async function* bindStream(events: AsyncIterable<StreamEvent>, lineId: st
       yield { ...ev, block: { ...ev.block, data: bind(ev.block.data, lineId) } };
     else if (ev.type === 'block_start' && ev.block.type === 'tool_call' && ev.block.signature)
       yield { ...ev, block: { ...ev.block, signature: bind(ev.block.signature, lineId) } };
+    else if (ev.type === 'compaction') yield { ...ev, data: bind(ev.data, lineId) };
     else yield ev;
   }
 }
@@ -92,7 +94,8 @@ export async function* bindStream(events: AsyncIterable<StreamEvent>, lineId: st
  * The messages as line `lineId` of family `family` (format `format`, for the note) may see them: that family's bound signatures
  * unbound when the line made them, and removed when another line did (the block stays, unsigned,
  * for the upstream side to treat as it treats unsigned reasoning: Anthropic and OpenAI drop it,
- * Gemini puts its placeholder on the call). Other families' blocks are the upstream side's business.
+ * Gemini puts its placeholder on the call; redacted thinking and compaction, which are nothing
+ * but their proof, go whole). Other families' blocks are the upstream side's business.
  * The same array when nothing changes.
  */
 export function messagesForLine(
@@ -121,7 +124,7 @@ export function messagesForLine(
         const v = unbound(signature!);
         return [v === undefined ? rest : { ...rest, signature: v }];
       }
-      if (b.type === 'redacted_thinking') {
+      if (b.type === 'redacted_thinking' || b.type === 'compaction') {
         const v = unbound(b.data);
         return v === undefined ? [] : [{ ...b, data: v }];
       }
@@ -143,6 +146,7 @@ function boundOf(b: ContentBlock, family: ProviderFamily): boolean {
   if (b.type === 'thinking') return b.family === family && isBound(b.signature);
   if (b.type === 'redacted_thinking') return (b.family ?? 'anthropic') === family && isBound(b.data);
   if (b.type === 'tool_call') return b.signatureFamily === family && isBound(b.signature);
+  if (b.type === 'compaction') return b.family === family && isBound(b.data);
   return false;
 }
 

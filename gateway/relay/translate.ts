@@ -2,6 +2,7 @@ import type { CanonicalRequest } from '../core/canonical.js';
 import type { ClientEncoder } from '../core/codec.js';
 import { invalidRequest, upstreamMalformed, type GatewayError } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
+import { uncarriedStateNotes } from '../core/shaping.js';
 import { bindResponse, bindStream, messagesForLine } from '../core/signatures.js';
 import { readSse } from '../core/sse.js';
 import type { Usage } from '../core/usage.js';
@@ -47,7 +48,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
       'unsupported_value',
     );
   }
-  const notes: string[] = [...spec.request.notes];
+  const notes: string[] = [...spec.request.notes, ...uncarriedStateNotes(spec.request, provider.family, line.protocol)];
   // An output limit Tollgate sets for a client that set none (billing/billing.ts) goes upstream like the client's own.
   const limit = admission.outputLimit === undefined ? {} : { maxOutputTokens: admission.outputLimit };
   // Signatures go back only to the line that made them (core/signatures.ts).

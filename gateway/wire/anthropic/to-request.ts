@@ -108,6 +108,9 @@ function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
       if (b.signature)
         notes.push(`anthropic: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
       return cache({ type: 'tool_use', id: anthropicToolId(b.id), name: b.name, input: b.input }, b.cacheControl);
+    case 'compaction':
+      // Only OpenAI can read it; the relay's note says so once (core/shaping.ts uncarriedStateNotes).
+      return undefined;
     case 'tool_result': {
       const content = b.content.flatMap((c) =>
         c.type === 'text' ? (text(c) ?? []) : [cache({ type: 'image', source: source(c.source) }, c.cacheControl)],

@@ -137,28 +137,34 @@ export const responsesSignatures = {
   },
 };
 
+/** Where the request goes: `/responses`, or `/responses/compact` (no output limit there, and its output is not text to count). */
+export interface ResponsesPassthroughOptions {
+  compact?: boolean;
+}
+
 /**
- * Responses in, `openai-responses` upstream out, at `path` (`/responses`, or `/responses/compact`):
- * `model` is rewritten, and the input keeps only what the line can verify (inputForLine).
+ * Responses in, `openai-responses` upstream out: `model` is rewritten, and the input keeps only
+ * what the line can verify (inputForLine).
  */
-export function responsesPassthrough(body: Record<string, unknown>, rawBody: string, path = '/responses'): Passthrough {
+export function responsesPassthrough(
+  body: Record<string, unknown>,
+  rawBody: string,
+  opts: ResponsesPassthroughOptions = {},
+): Passthrough {
   return {
     request(upstreamModel, _quirks, outputLimit, line) {
       const changed = inputForLine(body.input, line?.id);
       const notes = changed ? notesOf(changed) : [];
       const unbound = changed && line && notes.length === 0 ? { field: 'input', line: line.id } : undefined;
+      // OpenAI refuses max_output_tokens below 16; compaction takes none.
+      const limit = outputLimit === undefined || opts.compact ? {} : { max_output_tokens: Math.max(16, outputLimit) };
       return {
-        path,
+        path: opts.compact ? '/responses/compact' : '/responses',
         headers: {},
-        // OpenAI refuses max_output_tokens below 16.
         body: upstreamBody(
           rawBody,
           body,
-          {
-            model: upstreamModel,
-            ...(changed ? { input: changed.input } : {}),
-            ...(outputLimit === undefined ? {} : { max_output_tokens: Math.max(16, outputLimit) }),
-          },
+          { model: upstreamModel, ...(changed ? { input: changed.input } : {}), ...limit },
           unbound,
         ),
         ...(notes.length > 0 ? { notes } : {}),
@@ -169,7 +175,8 @@ export function responsesPassthrough(body: Record<string, unknown>, rawBody: str
     signatures: responsesSignatures,
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; output?: { content?: { text?: string }[]; arguments?: string }[] };
-      const produced = (p.output ?? [])
+      // A compacted output repeats the user's messages and holds the rest encrypted: nothing it produced can be counted.
+      const produced = (opts.compact ? [] : (p.output ?? []))
         .map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? ''))
         .join('');
       return { usage: p.usage ? fromResponsesUsage(p.usage) : undefined, produced };
