@@ -69,6 +69,12 @@ export interface LineRecord {
   auth?: AuthStyle;
   /** The preset the line was made from, if any (its model references map catalogue ids to the vendor's). */
   preset?: string;
+  /**
+   * anthropic lines: the `anthropic-version` sent with translated requests, which then leave out
+   * what that version refuses (wire/anthropic/versions.ts); absent: 2023-06-01. The pass-through
+   * sends the client's own version.
+   */
+  anthropicVersion?: string;
 }
 
 /**
