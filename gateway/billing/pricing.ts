@@ -1,4 +1,5 @@
-import type { Prices } from '../core/prices.js';
+import { BILLED_BUCKETS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
+import { unitPrice, type Prices } from '../core/prices.js';
 import type { Usage } from '../core/usage.js';
 
 const PER_MILLION_TIMES_PPM = 1_000_000n * 1_000_000n;
@@ -9,16 +10,17 @@ const PER_MILLION_TIMES_PPM = 1_000_000n * 1_000_000n;
  * numbers (relay/usage.ts checks what upstreams report before it gets here).
  */
 export function costMicro(usage: Usage, prices: Prices, multiplierPpm: number): number {
-  const sum =
-    BigInt(usage.inputTokens) * BigInt(prices.input) +
-    BigInt(usage.cacheReadTokens) * BigInt(prices.cacheRead) +
-    BigInt(usage.cacheWriteTokens) * BigInt(prices.cacheWrite) +
-    BigInt(usage.cacheWrite1hTokens) * BigInt(prices.cacheWrite1h ?? prices.cacheWrite) +
-    BigInt(usage.outputTokens) * BigInt(prices.output) +
-    BigInt(usage.audioInputTokens) * BigInt(prices.audioInput ?? prices.input) +
-    BigInt(usage.imageInputTokens) * BigInt(prices.imageInput ?? prices.input);
+  let sum = 0n;
+  for (const k of BILLED_BUCKETS) sum += BigInt(usage[k]) * BigInt(unitPrice(prices, k));
   return scaled(sum, multiplierPpm);
 }
+
+/**
+ * The buckets a token of the prompt estimate may land in: input of any kind and cache writes of
+ * any lifetime. Cache reads are left out: they replay a prompt written before, at a discount every
+ * vendor gives, so they never set the dearest price.
+ */
+const RESERVED_PROMPT = BILLED_BUCKETS.filter((k) => ['input', 'cacheWrite'].includes(USAGE_BUCKETS[k].family));
 
 /**
  * The dearest price a prompt token can have: plain input, a cache write of either lifetime, audio
@@ -26,13 +28,9 @@ export function costMicro(usage: Usage, prices: Prices, multiplierPpm: number): 
  * to the cache cannot cost more than was held.
  */
 export function dearestInputPrice(prices: Prices): number {
-  return Math.max(
-    prices.input,
-    prices.cacheWrite,
-    prices.cacheWrite1h ?? 0,
-    prices.audioInput ?? 0,
-    prices.imageInput ?? 0,
-  );
+  let dearest = 0;
+  for (const k of RESERVED_PROMPT) dearest = Math.max(dearest, unitPrice(prices, k));
+  return dearest;
 }
 
 /**
