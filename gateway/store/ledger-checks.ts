@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 
 /** What `tollgate doctor` finds wrong with the money in a ledger, beyond the invariant itself. */
 export interface LedgerProblems {
@@ -12,18 +13,7 @@ export interface LedgerProblems {
   unsettled: { count: number; requestIds: string[] };
 }
 
-const MONEY_AND_TOKENS = [
-  'cost_micro',
-  'uncharged_micro',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'reasoning_tokens',
-  'audio_input_tokens',
-  'image_input_tokens',
-];
+const MONEY_AND_TOKENS = ['cost_micro', 'uncharged_micro', ...BUCKET_KEYS.map((k) => USAGE_BUCKETS[k].column)];
 
 const EXAMPLES = 5;
 

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { LogEntry } from './ledger.js';
 import { toEntry } from './ledger-rows.js';
-import { HOUR_MS, ROLLUP_DIMENSIONS } from './usage-rollup.js';
+import { CACHE_WRITES_SQL, HOUR_MS, ROLLUP_DIMENSIONS } from './usage-rollup.js';
 
 /** What the usage log can be narrowed to; every field is optional and they combine with AND. */
 export interface LogFilter {
@@ -74,7 +74,7 @@ const MONEY_AND_TOKENS = `SUM(cost_micro) AS costMicro, SUM(input_tokens) AS inp
   SUM(cache_read_tokens) AS cacheReadTokens`;
 const ROLLUP_SUMS = `SUM(requests) AS requests, SUM(errors) AS errors, ${MONEY_AND_TOKENS}, SUM(cache_write_tokens) AS cacheWriteTokens`;
 // A request row keeps 1-hour cache writes apart (they are priced apart); the rollup holds both in one figure.
-const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}, SUM(cache_write_tokens + cache_write_1h_tokens) AS cacheWriteTokens`;
+const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}, SUM(${CACHE_WRITES_SQL}) AS cacheWriteTokens`;
 
 type RawStats = Omit<StatsRow, 'group'> & { grp: string };
 

@@ -1,6 +1,8 @@
+import { LISTED_BUCKETS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { costBreakdown, type PriceSnapshot } from '../core/cost-breakdown.js';
 import { isObject } from '../core/json.js';
 import type { Prices } from '../core/prices.js';
+import type { Usage } from '../core/usage.js';
 import type { LogEntry } from './ledger.js';
 
 /** A `requests` row as SQLite returns it, as the LogEntry the admin API shows. */
@@ -22,16 +24,7 @@ export function toEntry(r: Record<string, unknown>): LogEntry {
     status: r.status as number,
     errorCode: r.error_code as string | null,
     errorMessage: r.error_message as string | null,
-    usage: {
-      inputTokens: r.input_tokens as number,
-      outputTokens: r.output_tokens as number,
-      cacheReadTokens: r.cache_read_tokens as number,
-      cacheWriteTokens: r.cache_write_tokens as number,
-      cacheWrite1hTokens: (r.cache_write_1h_tokens as number | null) ?? 0,
-      reasoningTokens: r.reasoning_tokens as number,
-      audioInputTokens: r.audio_input_tokens as number,
-      imageInputTokens: r.image_input_tokens as number,
-    },
+    usage: usageOf(r),
     usageEstimated: r.usage_estimated === 1,
     costMicro: r.cost_micro as number,
     unchargedMicro: (r.uncharged_micro as number | null) ?? 0,
@@ -41,6 +34,13 @@ export function toEntry(r: Record<string, unknown>): LogEntry {
     billedAt: snapshot(r.prices_json, r.multiplier_ppm),
   };
   return { ...entry, breakdown: entry.billedAt ? costBreakdown(entry.usage, entry.billedAt) : null };
+}
+
+/** The row's usage, one figure per bucket, in the order a log entry lists them. */
+function usageOf(r: Record<string, unknown>): Usage {
+  const usage = {} as Usage;
+  for (const k of LISTED_BUCKETS) usage[k] = (r[USAGE_BUCKETS[k].column] as number | null) ?? 0;
+  return usage;
 }
 
 /** The row's price snapshot; null for rows written before it was kept (or a column that does not read as one). */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { emptyUsage, USAGE_KEYS, type Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
@@ -149,14 +150,7 @@ export class Ledger {
     }[]) {
       this.keyUsage.set(r.key_id, r.used_micro);
     }
-    this.insertRow = this.db
-      .prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
-      inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
-      cost_micro, uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
-      @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
-      @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
-      @costMicro, @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm)`);
+    this.insertRow = this.db.prepare(INSERT_ROW);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     this.rollup = rollupWriter(this.db);
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
@@ -412,6 +406,16 @@ function interruptedRow(p: Record<string, unknown>): RequestRow {
     billedAt: null,
   };
 }
+
+/** The INSERT of one `requests` row: each usage bucket's column (contract/usage-buckets.ts) takes the parameter named by its key. */
+const INSERT_ROW = `INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
+  inbound_protocol, upstream_protocol, stream, status, error_code, error_message, usage_estimated, cost_micro,
+  uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm,
+  ${BUCKET_KEYS.map((k) => USAGE_BUCKETS[k].column).join(', ')})
+  VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+  @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @usageEstimated, @costMicro,
+  @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm,
+  ${BUCKET_KEYS.map((k) => `@${k}`).join(', ')})`;
 
 /** A row as the INSERT statement's named parameters. */
 function rowParams(row: RequestRow): Record<string, unknown> {
