@@ -5,7 +5,13 @@
  */
 import { Type, type Static, type TInteger, type TLiteral, type TOptional, type TUnion } from '@sinclair/typebox';
 import { FORMATS } from '../contract/formats.js';
-import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
+import {
+  LISTED_BUCKETS,
+  PRICE_KEYS,
+  REQUIRED_PRICES,
+  type BucketKey,
+  type PriceKey,
+} from '../contract/usage-buckets.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**
@@ -152,6 +158,11 @@ export const PricesView = Type.Object(
 );
 export type PricesView = Static<typeof PricesView>;
 
+/** Tokens per usage bucket (contract/usage-buckets.ts says what each counts), in the order they are listed. */
+export const UsageView = Type.Object(
+  Object.fromEntries(LISTED_BUCKETS.map((k) => [k, Int])) as { [K in BucketKey]: TInteger },
+);
+
 /** The unit prices and group multiplier a ledger row was billed at (kept with the row). */
 export const PriceSnapshotView = Type.Object({ prices: PricesView, multiplierPpm: Int });
 
@@ -203,18 +214,7 @@ export const LogEntry = Type.Object({
   status: Int,
   errorCode: Nullable(Type.String()),
   errorMessage: Nullable(Type.String()),
-  usage: Type.Object({
-    inputTokens: Int,
-    outputTokens: Int,
-    cacheReadTokens: Int,
-    /** Cache writes kept 5 minutes (and writes an upstream does not qualify). */
-    cacheWriteTokens: Int,
-    /** Cache writes kept an hour: priced apart (Anthropic: 2× input). */
-    cacheWrite1hTokens: Int,
-    reasoningTokens: Int,
-    audioInputTokens: Int,
-    imageInputTokens: Int,
-  }),
+  usage: UsageView,
   /** True when the upstream reported no usable usage (none, cut short, or figures refused) and Tollgate counted the tokens itself. */
   usageEstimated: Type.Boolean(),
   /** What the wallet and the key were charged: never more than the request's reservation. */
