@@ -3,15 +3,10 @@
  * against its schema. Objects accept fields they do not name, so the server may add fields without
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
-import { Type, type Static, type TInteger, type TLiteral, type TOptional, type TUnion } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TLiteral, type TUnion } from '@sinclair/typebox';
 import { FORMATS } from '../contract/formats.js';
-import {
-  LISTED_BUCKETS,
-  PRICE_KEYS,
-  REQUIRED_PRICES,
-  type BucketKey,
-  type PriceKey,
-} from '../contract/usage-buckets.js';
+import { ModelPrices } from '../contract/model-fields.js';
+import { LISTED_BUCKETS, type BucketKey } from '../contract/usage-buckets.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**
@@ -146,16 +141,8 @@ export const GroupView = Type.Object({
 });
 export type GroupView = Static<typeof GroupView>;
 
-type Required = (typeof REQUIRED_PRICES)[number];
-
 /** Every model has input, output, cacheRead and cacheWrite; the other kinds only where priced apart (else billed as input). */
-export const PricesView = Type.Object(
-  Object.fromEntries(
-    PRICE_KEYS.map((k) => [k, (REQUIRED_PRICES as readonly string[]).includes(k) ? Int : Type.Optional(Int)]),
-  ) as { [K in Required]: TInteger } & {
-    [K in Exclude<PriceKey, Required>]: TOptional<TInteger>;
-  },
-);
+export const PricesView = ModelPrices;
 export type PricesView = Static<typeof PricesView>;
 
 /** Tokens per usage bucket (contract/usage-buckets.ts says what each counts), in the order they are listed. */

@@ -13,26 +13,14 @@ import { AUTH_STYLES, type AuthStyle } from '../core/auth.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';
 import { FORMATS, type FormatId } from '../contract/formats.js';
+import { MODEL_ID_PATTERN, outputLimitProblem, type ModelFields } from '../contract/model-fields.js';
 import { QUIRK_VALUES, type Quirks } from '../core/quirks.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../core/prices.js';
 
 export { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices };
 
-/** What the owning preset says about a model; becomes its catalogue entry. */
-export interface ModelDefinition {
-  displayName: string;
-  contextWindow: number;
-  /** The vendor's output cap; where it publishes none, the context window. Bounds the reservation. */
-  maxOutputTokens: number;
-  /** Wire protocols the vendor's own API speaks for this model. */
-  nativeProtocols: FormatId[];
-  /** micro-USD per million tokens. */
-  prices: Prices;
-  /** YYYY-MM-DD the vendor shuts the model down (announced); null when none is announced. */
-  retires: string | null;
-  /** The catalogue model to use instead, named in the answer to a request for it once retired. */
-  replacement: string | null;
-}
+/** What the owning preset says about a model (its fields but id and vendor: contract/model-fields.ts); becomes its catalogue entry. */
+export type ModelDefinition = Omit<ModelFields, 'id' | 'vendor'>;
 
 /** A model id the vendor has already shut down: not a catalogue model, but a request for it is told what to use. */
 export interface RetiredModel {
@@ -112,7 +100,7 @@ const DEFINITION_KEYS = [
 ];
 const RETIRED_KEYS = ['id', 'retired', 'replacement'];
 /** A catalogue model id: what clients send (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`, LM Studio's `name@quant`). */
-export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
+export const MODEL_ID = new RegExp(MODEL_ID_PATTERN);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -271,7 +259,8 @@ function parseModel(raw: unknown, fail: (msg: string) => never): PresetModel {
   unknownKeys(raw, DEFINITION_KEYS, fail, 'a model definition');
   const contextWindow = count(raw, 'contextWindow', fail);
   const maxOutputTokens = count(raw, 'maxOutputTokens', fail);
-  if (maxOutputTokens > contextWindow) fail('maxOutputTokens is larger than contextWindow');
+  const limit = outputLimitProblem({ contextWindow, maxOutputTokens });
+  if (limit) fail(limit);
   const protocols = raw.nativeProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) return fail('nativeProtocols must be a non-empty list');
   for (const p of protocols) {
