@@ -182,3 +182,11 @@ export const PRICE_KEYS: readonly PriceKey[] = LISTED_BUCKETS.flatMap((k) => {
 export const REQUIRED_PRICES: readonly RequiredPriceKey[] = PRICE_KEYS.filter((p): p is RequiredPriceKey =>
   BILLED_BUCKETS.some((k) => USAGE_BUCKETS[k].price === p && USAGE_BUCKETS[k].fallback === null),
 );
+
+/** One figure per bucket, from `figure`, its keys in `order` (which JSON keeps). */
+export function bucketCounts(
+  figure: (k: BucketKey) => number,
+  order: readonly BucketKey[] = BUCKET_KEYS,
+): BucketCounts {
+  return Object.fromEntries(order.map((k) => [k, figure(k)])) as BucketCounts;
+}

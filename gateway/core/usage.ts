@@ -1,6 +1,7 @@
 import {
   BILLED_BUCKETS,
   BUCKET_KEYS,
+  bucketCounts,
   USAGE_BUCKETS,
   type BucketCounts,
   type BucketKey,
@@ -36,9 +37,7 @@ const CACHE_WRITE_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family ==
 const OUTPUT_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family === 'output');
 
 export function emptyUsage(): Usage {
-  const u = {} as Usage;
-  for (const k of BUCKET_KEYS) u[k] = 0;
-  return u;
+  return bucketCounts(() => 0);
 }
 
 function sum(u: Usage, keys: readonly BucketKey[]): number {

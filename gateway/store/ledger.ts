@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { emptyUsage, USAGE_KEYS, type Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
+import type { KeyUsageRecord, PendingRecord, WalletRecord, WalletTxRecord } from './ledger-records.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports } from './ledger-reports.js';
@@ -143,11 +144,8 @@ export class Ledger {
     migrate(this.db);
     backfillRollup(this.db);
     this.reports = new LedgerReports(this.db);
-    this.balance = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
-    for (const r of this.db.prepare('SELECT key_id, used_micro FROM key_usage').all() as {
-      key_id: string;
-      used_micro: number;
-    }[]) {
+    this.balance = this.readBalance();
+    for (const r of this.db.prepare<[], KeyUsageRecord>('SELECT * FROM key_usage').all()) {
       this.keyUsage.set(r.key_id, r.used_micro);
     }
     this.insertRow = this.db.prepare(INSERT_ROW);
@@ -292,12 +290,18 @@ export class Ledger {
     return this.txSum('adjustment');
   }
 
-  private txSum(kind: 'topup' | 'adjustment'): number {
-    return (
-      this.db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = ?').get(kind) as {
-        s: number;
-      }
-    ).s;
+  private txSum(kind: WalletTxRecord['kind']): number {
+    return this.sum('SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = ?', kind);
+  }
+
+  /** A query's one figure, `s`. */
+  private sum(sql: string, ...args: string[]): number {
+    return this.db.prepare<string[], { s: number }>(sql).get(...args)?.s ?? 0;
+  }
+
+  /** The wallet's stored balance (its one row is made with the schema). */
+  private readBalance(): number {
+    return this.db.prepare<[], WalletRecord>('SELECT * FROM wallet WHERE id = 1').get()?.balance_micro ?? 0;
   }
 
   /** Retention: request rows before `before` (epoch ms) keep only their daily money totals (ledger-prune.ts). */
@@ -315,23 +319,18 @@ export class Ledger {
    * key's usage = Σ of its logged costs.
    */
   checkInvariant(): InvariantReport {
-    const balanceMicro = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number })
-      .b;
+    const balanceMicro = this.readBalance();
     const topupsMicro = this.topupsMicro();
     const adjustmentsMicro = this.adjustmentsMicro();
     const pruned = prunedCosts(this.db);
-    const loggedCostMicro =
-      (this.db.prepare('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests').get() as { s: number }).s +
-      pruned.totalMicro;
-    const keyMismatches = (
-      this.db
-        .prepare(
-          `SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
+    const loggedCostMicro = this.sum('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests') + pruned.totalMicro;
+    const keyMismatches = this.db
+      .prepare<[], InvariantReport['keyMismatches'][number]>(
+        `SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
           (SELECT COALESCE(SUM(cost_micro), 0) FROM requests r WHERE r.key_id = u.key_id) AS loggedMicro
           FROM key_usage u`,
-        )
-        .all() as InvariantReport['keyMismatches']
-    )
+      )
+      .all()
       .map((k) => ({ ...k, loggedMicro: k.loggedMicro + (pruned.byKey.get(k.keyId) ?? 0) }))
       .filter((k) => k.usageMicro !== k.loggedMicro);
     const ok = topupsMicro + adjustmentsMicro - balanceMicro === loggedCostMicro && keyMismatches.length === 0;
@@ -357,8 +356,8 @@ export class Ledger {
    * the process. Called once at start, before any request is admitted. Returns how many.
    */
   closeInterrupted(): number {
-    const left = this.db.prepare('SELECT * FROM pending').all() as Record<string, unknown>[];
-    const leftover = left.filter((p) => !this.inFlight.has(p.request_id as string));
+    const left = this.db.prepare<[], PendingRecord>('SELECT * FROM pending').all();
+    const leftover = left.filter((p) => !this.inFlight.has(p.request_id));
     if (leftover.length === 0) return 0;
     this.db.transaction(() => {
       for (const p of leftover) {
@@ -378,19 +377,19 @@ export class Ledger {
 }
 
 /** The row that records a request a stopped gateway never settled. */
-function interruptedRow(p: Record<string, unknown>): RequestRow {
-  const held = p.held_micro as number;
+function interruptedRow(p: PendingRecord): RequestRow {
+  const held = p.held_micro;
   return {
-    requestId: p.request_id as string,
-    ts: p.ts as number,
-    keyId: p.key_id as string | null,
-    keyName: p.key_name as string | null,
-    model: p.model as string | null,
+    requestId: p.request_id,
+    ts: p.ts,
+    keyId: p.key_id,
+    keyName: p.key_name,
+    model: p.model,
     servedModel: null,
     upstreamModel: null,
     line: null,
     attempts: 0,
-    inboundProtocol: p.inbound_protocol as string,
+    inboundProtocol: p.inbound_protocol,
     upstreamProtocol: null,
     stream: p.stream === 1,
     status: 500,
