@@ -36,8 +36,10 @@ const PROMPT_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family !== 'ou
 const CACHE_WRITE_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family === 'cacheWrite');
 const OUTPUT_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family === 'output');
 
+const EMPTY: Usage = bucketCounts(() => 0);
+
 export function emptyUsage(): Usage {
-  return bucketCounts(() => 0);
+  return { ...EMPTY };
 }
 
 function sum(u: Usage, keys: readonly BucketKey[]): number {
