@@ -1,7 +1,7 @@
 /**
  * What the catalogue routes accept: the model square's query, custom models and price overrides,
  * price imports. Prices are integer micro-USD per million tokens, one field per price kind
- * (core/prices.ts), so a new kind reaches every body at once.
+ * (the usage-bucket table, contract/usage-buckets.ts), so a new kind reaches every body at once.
  */
 import {
   CloneType,
