@@ -184,7 +184,10 @@ export const REQUIRED_PRICES: readonly RequiredPriceKey[] = PRICE_KEYS.filter((p
 );
 
 /** One figure per bucket, from `figure`, its keys in `order` (which JSON keeps). */
-export function bucketCounts(figure: (k: BucketKey) => number, order: readonly BucketKey[] = BUCKET_KEYS): BucketCounts {
+export function bucketCounts(
+  figure: (k: BucketKey) => number,
+  order: readonly BucketKey[] = BUCKET_KEYS,
+): BucketCounts {
   // Assigned one by one onto a plain object (not Object.fromEntries, whose objects V8 keeps as
   // slow dictionaries): usage is built and read on every request.
   const counts: Partial<BucketCounts> = {};
