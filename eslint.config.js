@@ -110,7 +110,7 @@ export default defineConfig(
           message: `From gateway/admin the renderer loads ${LAYERS.rendererMayImport.join(' and ')}; anything else only with "import type".`,
         },
         {
-          regex: '(^|/)gateway(/(?!admin(/|$))|$)',
+          regex: '(^|/)gateway(/(?!(admin|contract)(/|$))|$)',
           message: 'The renderer talks to the gateway over the admin API, never by importing it.',
         },
         { regex: '^(node:|electron(/|$))', message: 'The renderer has no Node or Electron APIs.' },
