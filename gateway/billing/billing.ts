@@ -4,7 +4,8 @@ import { GatewayError } from '../core/errors.js';
 import { formatUsd } from '../core/money.js';
 import { emptyUsage, maxUsageTokens, usageProblem, type Usage } from '../core/usage.js';
 import { KeyLimits } from '../routing/key-limits.js';
-import type { Ledger, RequestRow } from '../store/ledger.js';
+import { upstreamModelId } from '../routing/lines.js';
+import { LedgerWriteError, type Ledger, type RequestRow } from '../store/ledger.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
 import { affordableOutputTokens, costMicro, reservationMicro } from './pricing.js';
 import { Reservations, type Reservation } from './reservations.js';
@@ -95,7 +96,10 @@ export class Billing {
     private readonly ledger: Ledger,
     private readonly models: { resolve(id: string, key: KeyRecord): ResolvedModel },
     private readonly lines: { order(modelId: string): LineRecord[] },
-  ) {}
+  ) {
+    // What requests in flight hold is not free to an adjustment (store/ledger.ts adjust).
+    ledger.bindHolds(() => this.reservations.heldMicro());
+  }
 
   /** Model (404), then a line for it (503), then the key's own limits (429), then money (402). */
   admit(key: KeyRecord, modelId: string, input: AdmitInput): Admission {
@@ -164,7 +168,7 @@ export class Billing {
       multiplierPpm,
       candidates,
       line: first,
-      upstreamModel: first.modelMap[model.id] ?? model.id,
+      upstreamModel: upstreamModelId(first, model.id),
       reservation,
       estimatedInputTokens: input.estimatedInputTokens,
       outputLimit,
@@ -175,13 +179,14 @@ export class Billing {
 
   /**
    * Writes the request's ledger row and releases what its admission held. Call once per request.
-   * Never throws and never rejects: it runs after an answer was delivered. A ledger write that
-   * fails (disk full, say) is written to the gateway log and kept for `tollgate doctor`
-   * (Ledger.writeFailure), the wallet in memory has been given the money back (Ledger.flush), and
-   * the promise resolves false so that the answer is not delivered as if it had been recorded
-   * (relay/exchange.ts).
+   * Never throws and never rejects: it runs after an answer was delivered. Resolves null once the
+   * row is written, else the LedgerWriteError that says why not, so that the answer is not
+   * delivered as if it had been recorded (relay/exchange.ts). Such a failure is written to the
+   * gateway log and kept for `tollgate doctor` (Ledger.writeFailure), and the wallet in memory has
+   * been given the money back (Ledger.flush). A row the ledger refused (not a failed disk) is
+   * replaced by one that charges nothing and says why, so the request still has its one row.
    */
-  settle(charge: Charge): Promise<boolean> {
+  settle(charge: Charge): Promise<LedgerWriteError | null> {
     const a = charge.admission;
     if (a) {
       this.keyLimits.release(a.keyId);
@@ -198,12 +203,12 @@ export class Billing {
       };
     }
     return this.ledger.settle(row).then(
-      () => true,
+      () => null,
       (err: unknown) => {
-        process.stderr.write(
-          `tollgate: could not write the ledger row of ${charge.requestId}: ${(err as Error).message}\n`,
-        );
-        return false;
+        const failure = LedgerWriteError.of(charge.requestId, err);
+        process.stderr.write(`tollgate: could not write the ledger row of ${charge.requestId}: ${failure.reason}\n`);
+        if (!failure.storage) this.ledger.settle(refusedRow(row, failure)).catch(() => undefined);
+        return failure;
       },
     );
   }
@@ -214,13 +219,16 @@ export class Billing {
    */
   private payable(a: Admission): number {
     const keyId = a.reservation.keyId;
+    const balanceMicro = this.ledger.balanceMicro();
     const free = this.reservations.freeMicro({
       keyId,
-      balanceMicro: this.ledger.balanceMicro(),
+      balanceMicro,
       quotaMicro: a.quotaMicro,
       keyUsedMicro: this.ledger.keyUsageMicro(keyId),
     });
-    return Math.max(a.reservation.amountMicro, free);
+    // Never more than the balance: holds are always covered (admission and adjustments keep them so),
+    // and this keeps the balance's CHECK from ever refusing a settlement if they were not.
+    return Math.min(Math.max(a.reservation.amountMicro, free), Math.max(0, balanceMicro));
   }
 
   /** The ledger row of a charge: the cost at the catalogue's prices, at most `payableMicro`. */
@@ -262,4 +270,39 @@ export class Billing {
       billedAt: a ? { prices: { ...a.model.prices }, multiplierPpm: a.multiplierPpm } : null,
     };
   }
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/**
+ * What stands in the ledger for a request whose row was refused: who asked and how, that the
+ * answer was withheld, and that nothing was charged. Every text field is checked again, since the
+ * refused row's own may be what was wrong.
+ */
+function refusedRow(row: RequestRow, failure: LedgerWriteError): RequestRow {
+  return {
+    requestId: row.requestId,
+    ts: Number.isSafeInteger(row.ts) && row.ts >= 0 ? row.ts : Date.now(),
+    keyId: text(row.keyId),
+    keyName: text(row.keyName),
+    model: text(row.model),
+    servedModel: text(row.servedModel),
+    upstreamModel: text(row.upstreamModel),
+    line: text(row.line),
+    attempts: Number.isSafeInteger(row.attempts) && row.attempts >= 0 ? row.attempts : 0,
+    inboundProtocol: text(row.inboundProtocol) ?? 'unknown',
+    upstreamProtocol: text(row.upstreamProtocol),
+    stream: row.stream === true,
+    status: 500,
+    errorCode: 'ledger_write_failed',
+    errorMessage: `The ledger refused this request's row (${failure.reason}); the answer was withheld.`.slice(0, 1000),
+    usage: emptyUsage(),
+    usageEstimated: false,
+    costMicro: 0,
+    unchargedMicro: 0,
+    latencyMs: Number.isSafeInteger(row.latencyMs) && row.latencyMs >= 0 ? row.latencyMs : 0,
+    ttfbMs: null,
+    notes: 'row refused by the ledger: charged nothing',
+    billedAt: null,
+  };
 }

@@ -31,7 +31,7 @@ export const LITELLM_FIELDS: Partial<Record<PriceKey, string>> = {
 };
 
 /** LiteLLM provider names that differ from the preset (vendor) id. */
-const VENDOR_OF_PROVIDER: Record<string, string> = { gemini: 'google' };
+const VENDOR_OF_PROVIDER = new Map([['gemini', 'google']]);
 /** Modes of models billed per token for text; image generation, embeddings and the like are not. */
 const TOKEN_MODES = new Set(['chat', 'completion', 'responses']);
 
@@ -66,7 +66,7 @@ interface Entry {
 }
 
 function vendorOf(provider: string | null): string | null {
-  return provider === null ? null : (VENDOR_OF_PROVIDER[provider] ?? provider);
+  return provider === null ? null : (VENDOR_OF_PROVIDER.get(provider) ?? provider);
 }
 
 /** The entry a catalogue model takes its prices from, or null. */

@@ -3,6 +3,7 @@ import type { Admission } from '../billing/billing.js';
 import { GatewayError } from '../core/errors.js';
 import type { FormatId } from '../contract/formats.js';
 import type { Usage } from '../core/usage.js';
+import type { LedgerWriteError } from '../store/ledger.js';
 import type { KeyRecord } from '../store/types.js';
 
 /** Everything known about one request as it moves through the relay. */
@@ -27,9 +28,9 @@ export interface Exchange {
   notes: string[];
   /**
    * Set by forward() for each attempt: writes the ledger row. Called before the client sees the end
-   * of the answer; resolves false when the row could not be written.
+   * of the answer; resolves null, or why the row could not be written.
    */
-  settleHook: ((outcome: Outcome) => Promise<boolean | void>) | null;
+  settleHook: ((outcome: Outcome) => Promise<LedgerWriteError | null>) | null;
 }
 
 /** How the upstream leg ended. */
@@ -62,20 +63,22 @@ export function newExchange(format: FormatId, billable: boolean): Exchange {
 /**
  * Writes the ledger row now, before the last bytes of the answer go out, so that an answer the
  * client saw complete is never missing from the ledger, even if the process is killed right after.
- * A row that cannot be written (a full disk) withholds the end of the answer: the client gets its
- * protocol's error instead, and the wallet is not debited for a request it has no row of.
+ * A row that cannot be written (a full disk, or a row the ledger refused) withholds the end of the
+ * answer: the client gets its protocol's error instead, saying why, and the wallet is not debited
+ * for a request it has no row of.
  */
 export async function settleBeforeEnd(ex: Exchange, outcome: Outcome): Promise<Outcome> {
-  if ((await ex.settleHook?.(outcome)) === false) throw ledgerWriteFailed();
+  const failed = await ex.settleHook?.(outcome);
+  if (failed) throw ledgerWriteFailed(failed);
   return outcome;
 }
 
-export function ledgerWriteFailed(): GatewayError {
-  return new GatewayError(
-    'internal',
-    'Tollgate could not record this request in its ledger (is the disk of its data dir full or read-only?), so the answer is withheld. See the gateway log; retry once the data dir can be written.',
-    { code: 'ledger_write_failed' },
-  );
+/** What the client is told when its request's row could not be written: the data dir, or the row itself. */
+export function ledgerWriteFailed(cause: Pick<LedgerWriteError, 'storage' | 'reason'>): GatewayError {
+  const message = cause.storage
+    ? 'Tollgate could not record this request in its ledger (is the disk of its data dir full or read-only?), so the answer is withheld. See the gateway log; retry once the data dir can be written.'
+    : `Tollgate's ledger refused this request's row (${cause.reason.slice(0, 300)}), so the answer is withheld and nothing was charged. This is a fault in Tollgate: see the gateway log.`;
+  return new GatewayError('internal', message, { code: 'ledger_write_failed' });
 }
 
 export function markFirstByte(ex: Exchange): void {

@@ -4,6 +4,7 @@ import type { Usage } from '../core/usage.js';
 import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
 import type { Exchange, Outcome } from './exchange.js';
 import type { Verdict } from '../routing/health.js';
+import { upstreamModelId } from '../routing/lines.js';
 import type { LinePool } from './ports.js';
 import type { ClientResponse } from './respond.js';
 import { settle, settleFailure } from './settle.js';
@@ -97,7 +98,7 @@ export async function forward(
         continue;
       }
       admission.line = line;
-      admission.upstreamModel = line.modelMap[admission.model.id] ?? admission.model.id;
+      admission.upstreamModel = upstreamModelId(line, admission.model.id);
       exchange.attempts++;
       const attempt = new AbortController();
       const abort = (): void => attempt.abort(client.signal.reason);

@@ -1,15 +1,20 @@
 import type { Billing } from '../billing/billing.js';
 import type { GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
+import type { LedgerWriteError } from '../store/ledger.js';
 import type { Exchange, Outcome } from './exchange.js';
 
 /**
  * Settles an exchange once: its ledger row (billing/billing.ts writes it and gives back what the
- * admission held). Later calls, and requests that are not model calls, do nothing. Resolves false
- * when the row could not be written.
+ * admission held). Later calls, and requests that are not model calls, do nothing. Resolves null,
+ * or why the row could not be written.
  */
-export function settle(billing: Pick<Billing, 'settle'>, ex: Exchange, outcome: Outcome): Promise<boolean> {
-  if (ex.settled || !ex.billable) return Promise.resolve(true);
+export function settle(
+  billing: Pick<Billing, 'settle'>,
+  ex: Exchange,
+  outcome: Outcome,
+): Promise<LedgerWriteError | null> {
+  if (ex.settled || !ex.billable) return Promise.resolve(null);
   ex.settled = true;
   const err = outcome.error;
   return billing.settle({
@@ -45,6 +50,6 @@ export function settleFailure(
   ex: Exchange,
   err: GatewayError,
   prompt: Usage | null = null,
-): Promise<boolean> {
+): Promise<LedgerWriteError | null> {
   return settle(billing, ex, { status: err.status, usage: prompt, usageEstimated: prompt !== null, error: err });
 }

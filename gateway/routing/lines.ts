@@ -7,6 +7,16 @@ import { DEFAULT_TIMEOUTS, type Timeouts } from '../upstream/client.js';
 import { LineHealth } from './health.js';
 import { LineSelector } from './select.js';
 
+/**
+ * The id the line's upstream knows a catalogue model by. `modelMap` is a plain object read from
+ * config.json, so only its own entries count: a model id such as `constructor` must not read a
+ * function off Object.prototype.
+ */
+export function upstreamModelId(line: Pick<LineRecord, 'modelMap'>, modelId: string): string {
+  const mapped: unknown = Object.hasOwn(line.modelMap, modelId) ? line.modelMap[modelId] : undefined;
+  return typeof mapped === 'string' ? mapped : modelId;
+}
+
 /** Where a line's upstream key comes from. */
 export type KeySource = 'keychain' | 'env' | 'none';
 

@@ -1,15 +1,19 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
+import { GatewayError } from '../core/errors.js';
+import { formatUsd } from '../core/money.js';
 import { openSqlite } from './sqlite.js';
-import { emptyUsage, USAGE_KEYS, type Usage } from '../core/usage.js';
+import { emptyUsage, type Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import type { KeyUsageRecord, PendingRecord, WalletRecord, WalletTxRecord } from './ledger-records.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports } from './ledger-reports.js';
 import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
-import { backfillRollup, ROLLUP_SCHEMA, rollupWriter } from './usage-rollup.js';
+import { backfillRollup, ROLLUP_SCHEMA } from './usage-rollup.js';
+import { GroupCommit, LedgerWriteError, pendingProblem, rowProblem, type Queued } from './ledger-writes.js';
+
+export { LedgerWriteError } from './ledger-writes.js';
 
 /** One row of the usage log: one per request, success or failure. */
 export interface RequestRow {
@@ -96,23 +100,20 @@ export interface WriteFailure {
   at: number;
 }
 
-type Queued =
-  | { kind: 'open'; pending: PendingRow }
-  | { kind: 'settle'; row: RequestRow; resolve: () => void; reject: (err: unknown) => void };
-
 /**
- * The ledger: usage log, wallet and per-key usage in SQLite (WAL). Each settled request is one
- * transaction (log row + wallet debit + key usage), so the invariant
+ * The ledger: usage log, wallet and per-key usage in SQLite (WAL). A settled request's log row,
+ * wallet debit and key usage are written in one transaction (shared with the other rows settled
+ * in the same event-loop turn: ledger-writes.ts), so the invariant
  * `top-ups − balance = Σ logged costs` holds after any crash. WAL with synchronous=NORMAL is
  * durable across a process crash (kill -9); only an OS crash can lose the last commits.
  *
- * Every value is checked before it is written (`rowProblem`) and again by SQLite's CHECK
- * constraints (ledger-schema.ts): money is whole micro-USD, never negative.
+ * Every value is checked before it joins a batch (`rowProblem`: whole non-negative money, text
+ * where text belongs, a cost the balance can pay) and again by SQLite's CHECK constraints
+ * (ledger-schema.ts). An entry that still cannot be written fails alone.
  *
  * An admitted request leaves a pending row before it is forwarded, removed in the transaction
  * that writes its settlement. The pending row is group-committed like the rest and not waited
- * for (no latency is added; its cost is one more insert and delete in a transaction that runs
- * anyway). After a crash the rows still pending are the requests that were cut off: the next
+ * for (no latency is added; a request admitted and settled in the same batch writes none). After a crash the rows still pending are the requests that were cut off: the next
  * start closes each with an `interrupted` row (`closeInterrupted`), and until then
  * `tollgate doctor` reports them. Holds themselves live in memory, so a crash releases them.
  */
@@ -120,19 +121,15 @@ export class Ledger {
   private readonly db: Database.Database;
   private balance: number;
   private readonly keyUsage = new Map<string, number>();
-  private readonly insertRow: Database.Statement;
-  private readonly debit: Database.Statement;
-  private readonly addKeyUsage: Database.Statement;
-  private readonly openPending: Database.Statement;
-  private readonly closePending: Database.Statement;
-  private readonly writeTx: (items: Queued[]) => void;
+  private readonly writes: GroupCommit;
   private queue: Queued[] = [];
   /** Requests this process has opened and not yet settled: their pending rows are not left over. */
   private readonly inFlight = new Set<string>();
   private failure: WriteFailure | null = null;
+  /** Money held for requests in flight (billing binds its reservations here): adjustments leave it alone. */
+  private held: () => number = () => 0;
   /** Filters, stats, CSV and wallet history (ledger-reports.ts). */
   readonly reports: LedgerReports;
-  private readonly rollup: (row: RequestRow) => void;
 
   constructor(dataDir: string) {
     this.db = openSqlite(join(dataDir, 'ledger.sqlite'));
@@ -149,34 +146,19 @@ export class Ledger {
     for (const r of this.db.prepare<[], KeyUsageRecord>('SELECT * FROM key_usage').all()) {
       this.keyUsage.set(r.key_id, r.used_micro);
     }
-    this.insertRow = this.db.prepare(INSERT_ROW);
-    this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
-    this.rollup = rollupWriter(this.db);
-    this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
-      ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
-    this.openPending = this.db
-      .prepare(`INSERT OR REPLACE INTO pending (request_id, ts, key_id, key_name, model, inbound_protocol, stream, held_micro)
-      VALUES (@requestId, @ts, @keyId, @keyName, @model, @inboundProtocol, @stream, @heldMicro)`);
-    this.closePending = this.db.prepare('DELETE FROM pending WHERE request_id = ?');
-    // What is queued in the same turn of the event loop is committed together (group commit):
-    // one transaction, so the ledger stays consistent; each settle() resolves only after its
-    // commit, so an answer is never acknowledged before its row is durable.
-    this.writeTx = this.db.transaction((items: Queued[]) => {
-      let debit = 0;
-      for (const item of items) {
-        if (item.kind === 'open') {
-          this.openPending.run({ ...item.pending, stream: item.pending.stream ? 1 : 0 });
-          continue;
-        }
-        const row = item.row;
-        this.insertRow.run(rowParams(row));
-        this.rollup(row);
-        this.closePending.run(row.requestId);
-        debit += row.costMicro;
-        if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro);
-      }
-      if (debit > 0) this.debit.run(debit);
-    });
+    // What is queued in the same turn of the event loop is committed together (group commit,
+    // ledger-writes.ts): one transaction, in which an entry that cannot be written fails alone;
+    // each settle() resolves only after its commit, so an answer is never acknowledged before its
+    // row is durable.
+    this.writes = new GroupCommit(this.db);
+  }
+
+  /**
+   * Where the money held for requests in flight is read (billing/reservations.ts), so that no
+   * adjustment takes it: settling those requests could otherwise take the balance below zero.
+   */
+  bindHolds(held: () => number): void {
+    this.held = held;
   }
 
   balanceMicro(): number {
@@ -190,21 +172,25 @@ export class Ledger {
   /** Records an admitted request before it is forwarded (see the class comment); settle() closes it. */
   open(pending: PendingRow): void {
     this.inFlight.add(pending.requestId);
-    this.enqueue({ kind: 'open', pending });
+    const problem = pendingProblem(pending);
+    // Refused alone: the request goes on without its pending row (its settlement still writes its row).
+    if (problem) this.noteFailure(new LedgerWriteError(String(pending.requestId), problem, false));
+    else this.enqueue({ kind: 'open', pending });
   }
 
   /**
    * Writes the log row, debits the wallet and adds to the key's usage, in one transaction with
    * the other rows settled in the same event-loop turn. The in-memory balance and key usage
    * change at once, so the next reservation already sees them; the promise resolves once the
-   * row is committed. Never throws: a row that breaks the ledger's rules, or a failed commit,
-   * rejects the promise and is kept for `tollgate doctor` (writeFailure()).
+   * row is committed. Never throws: a row that breaks the ledger's rules, or one that could not be
+   * written, rejects the promise with a LedgerWriteError and is kept for `tollgate doctor`
+   * (writeFailure()); the other rows of its batch are written all the same.
    */
   settle(row: RequestRow): Promise<void> {
     this.inFlight.delete(row.requestId);
-    const problem = rowProblem(row);
+    const problem = rowProblem(row, this.balance);
     if (problem) {
-      const err = new RangeError(`ledger row ${row.requestId} refused: ${problem}`);
+      const err = new LedgerWriteError(String(row.requestId), problem, false);
       this.noteFailure(err);
       return Promise.reject(err);
     }
@@ -218,25 +204,38 @@ export class Ledger {
     if (this.queue.length === 1) setImmediate(() => this.flush());
   }
 
-  /** Commits what is queued; on failure gives the rows' money back in memory and rejects them. */
+  /**
+   * Commits what is queued. An entry that failed alone gives its money back in memory and rejects
+   * with its own error; should the commit itself fail (a full disk), every entry does.
+   */
   flush(): void {
     const batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];
+    let failed: Map<Queued, LedgerWriteError>;
     try {
-      this.writeTx(batch);
+      failed = this.writes.commit(batch);
     } catch (err) {
-      this.noteFailure(err);
-      for (const item of batch) {
-        if (item.kind !== 'settle') continue;
-        const { row } = item;
-        this.balance += row.costMicro;
-        if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) - row.costMicro);
-        item.reject(err);
-      }
-      return;
+      failed = new Map(
+        batch.map((item) => [
+          item,
+          LedgerWriteError.of(item.kind === 'open' ? item.pending.requestId : item.row.requestId, err),
+        ]),
+      );
     }
-    for (const item of batch) if (item.kind === 'settle') item.resolve();
+    for (const item of batch) {
+      const err = failed.get(item);
+      if (err) this.noteFailure(err);
+      if (item.kind !== 'settle') continue;
+      if (!err) {
+        item.resolve();
+        continue;
+      }
+      const { row } = item;
+      this.balance += row.costMicro;
+      if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) - row.costMicro);
+      item.reject(err);
+    }
   }
 
   private noteFailure(err: unknown): void {
@@ -271,8 +270,18 @@ export class Ledger {
   /**
    * A signed correction with its note: the wallet moves by `amountMicro` (negative takes money
    * out). It counts in the invariant beside the top-ups: top-ups + adjustments − balance = Σ costs.
+   * A negative one may take what is free, never what is held for requests in flight (a 400
+   * GatewayError): their settlements are owed that money (docs/money.md).
    */
   adjust(amountMicro: number, note: string): number {
+    const held = this.held();
+    if (amountMicro < 0 && this.balance + amountMicro < held) {
+      throw new GatewayError(
+        'invalid_request',
+        `${formatUsd(held)} of the balance of ${formatUsd(this.balance)} is held for requests in flight: an adjustment may take at most ${formatUsd(Math.max(0, this.balance - held))} now. Retry once they have finished.`,
+        { code: 'balance_held' },
+      );
+    }
     this.db.transaction(() => {
       this.db
         .prepare('INSERT INTO wallet_tx (ts, kind, amount_micro, note) VALUES (?, ?, ?, ?)')
@@ -360,14 +369,7 @@ export class Ledger {
     const left = this.db.prepare<[], PendingRecord>('SELECT * FROM pending').all();
     const leftover = left.filter((p) => !this.inFlight.has(p.request_id));
     if (leftover.length === 0) return 0;
-    this.db.transaction(() => {
-      for (const p of leftover) {
-        const row = interruptedRow(p);
-        this.insertRow.run(rowParams(row));
-        this.rollup(row);
-        this.closePending.run(p.request_id);
-      }
-    })();
+    this.writes.closeInterrupted(leftover.map(interruptedRow));
     return leftover.length;
   }
 
@@ -405,41 +407,4 @@ function interruptedRow(p: PendingRecord): RequestRow {
     notes: 'interrupted: closed at the next start',
     billedAt: null,
   };
-}
-
-/** The INSERT of one `requests` row: each usage bucket's column (contract/usage-buckets.ts) takes the parameter named by its key. */
-const INSERT_ROW = `INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
-  inbound_protocol, upstream_protocol, stream, status, error_code, error_message, usage_estimated, cost_micro,
-  uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm,
-  ${BUCKET_KEYS.map((k) => USAGE_BUCKETS[k].column).join(', ')})
-  VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
-  @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @usageEstimated, @costMicro,
-  @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm,
-  ${BUCKET_KEYS.map((k) => `@${k}`).join(', ')})`;
-
-/** A row as the INSERT statement's named parameters. */
-function rowParams(row: RequestRow): Record<string, unknown> {
-  return {
-    ...row,
-    ...row.usage,
-    stream: row.stream ? 1 : 0,
-    usageEstimated: row.usageEstimated ? 1 : 0,
-    pricesJson: row.billedAt ? JSON.stringify(row.billedAt.prices) : null,
-    multiplierPpm: row.billedAt?.multiplierPpm ?? null,
-  };
-}
-
-const wholeOrNull = (v: unknown): boolean => v === null || (typeof v === 'number' && Number.isSafeInteger(v));
-const whole = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-
-/** Why a row may not be written (a value SQLite would store as a REAL, or a negative amount), or undefined. */
-export function rowProblem(row: RequestRow): string | undefined {
-  if (!whole(row.costMicro)) return `cost ${row.costMicro} is not a whole non-negative number of micro-USD`;
-  if (!whole(row.unchargedMicro))
-    return `uncharged ${row.unchargedMicro} is not a whole non-negative number of micro-USD`;
-  for (const k of USAGE_KEYS)
-    if (!whole(row.usage[k])) return `${k} ${row.usage[k]} is not a whole non-negative number`;
-  if (!wholeOrNull(row.ttfbMs) || !whole(row.latencyMs) || !whole(row.attempts) || !whole(row.status) || !whole(row.ts))
-    return 'a time, status or count is not a whole number';
-  return undefined;
 }

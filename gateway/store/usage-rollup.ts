@@ -41,38 +41,87 @@ CREATE TABLE IF NOT EXISTS usage_hourly (
 /** Requests refused before a key, model or line was known are counted under ''. */
 const NONE = '';
 
-/** Adds one settled request to its three hourly totals; call inside the settlement transaction. */
-export function rollupWriter(db: Database.Database): (row: RequestRow) => void {
-  const upsert =
-    db.prepare(`INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (dim, hour, value) DO UPDATE SET requests = requests + 1, errors = errors + excluded.errors,
+/** One hourly total being summed over a batch of rows. */
+interface Total {
+  dim: RollupDimension;
+  value: string;
+  hour: number;
+  requests: number;
+  errors: number;
+  costMicro: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/**
+ * Adds settled requests to their hourly totals; call inside the settlement's transaction. The rows
+ * of a batch are summed first, so each (dimension, hour, value) is written once however many rows
+ * share it: a group commit of sixteen requests of one key, model and line is three upserts.
+ */
+export function rollupWriter(db: Database.Database): (rows: readonly RequestRow[]) => void {
+  const upsert = db.prepare<[string, string, number, number, number, number, number, number, number, number]>(
+    `INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
+      cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (dim, hour, value) DO UPDATE SET requests = requests + excluded.requests, errors = errors + excluded.errors,
       cost_micro = cost_micro + excluded.cost_micro, input_tokens = input_tokens + excluded.input_tokens,
       output_tokens = output_tokens + excluded.output_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens`);
-  return (row) => {
-    const hour = Math.floor(row.ts / HOUR_MS) * HOUR_MS;
-    const u = row.usage;
-    const error = row.status >= 400 ? 1 : 0;
-    for (const [dim, value] of [
-      ['model', row.model],
-      ['key', row.keyName],
-      ['line', row.line],
-    ] as const) {
-      upsert.run(
-        dim,
-        value ?? NONE,
-        hour,
-        error,
-        row.costMicro,
-        u.inputTokens,
-        u.outputTokens,
-        u.cacheReadTokens,
-        cacheWriteTokens(u),
-      );
+      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens`,
+  );
+  return (rows) => {
+    const totals = new Map<string, Total>();
+    for (const row of rows) {
+      const hour = Math.floor(row.ts / HOUR_MS) * HOUR_MS;
+      const u = row.usage;
+      const error = row.status >= 400 ? 1 : 0;
+      const cacheWrite = cacheWriteTokens(u);
+      for (const dim of DIMENSIONS) {
+        const value = (dim === 'model' ? row.model : dim === 'key' ? row.keyName : row.line) ?? NONE;
+        // The dimension and the hour hold no NUL: the value is what follows the second, whatever it holds.
+        const id = `${dim}\0${hour}\0${value}`;
+        const t = totals.get(id);
+        if (t) {
+          t.requests++;
+          t.errors += error;
+          t.costMicro += row.costMicro;
+          t.input += u.inputTokens;
+          t.output += u.outputTokens;
+          t.cacheRead += u.cacheReadTokens;
+          t.cacheWrite += cacheWrite;
+        } else {
+          totals.set(id, {
+            dim,
+            value,
+            hour,
+            requests: 1,
+            errors: error,
+            costMicro: row.costMicro,
+            input: u.inputTokens,
+            output: u.outputTokens,
+            cacheRead: u.cacheReadTokens,
+            cacheWrite,
+          });
+        }
+      }
     }
+    for (const t of totals.values())
+      upsert.run(
+        t.dim,
+        t.value,
+        t.hour,
+        t.requests,
+        t.errors,
+        t.costMicro,
+        t.input,
+        t.output,
+        t.cacheRead,
+        t.cacheWrite,
+      );
   };
 }
+
+const DIMENSIONS = Object.keys(ROLLUP_DIMENSIONS) as RollupDimension[];
 
 /** Builds the rollup from the request rows when it is empty (a ledger from before it existed). */
 export function backfillRollup(db: Database.Database): void {

@@ -268,6 +268,26 @@ describe('settlement never throws', () => {
     assertInvariant(b, ledger);
   });
 
+  test('a settlement never charges more than the balance, even for a hold something took the money from', async () => {
+    const { b, ledger } = billing(1_000_000);
+    const a = b.admit(key(), 'gpt-4o', input(1_000, 1_000));
+    // What no caller can do now (the ledger refuses to adjust into holds): a ledger blind to them.
+    ledger.bindHolds(() => 0);
+    ledger.adjust(-(1_000_000 - 100), 'taken from under the hold');
+    const failed = await b.settle(
+      charge({ admission: a, usage: { ...emptyUsage(), inputTokens: 1_000, outputTokens: 1_000 } }),
+    );
+    assert.equal(failed, null, 'the row is written');
+    const [row] = ledger.logs({});
+    assert.deepEqual([row!.status, row!.costMicro], [200, 100]);
+    assert.equal(
+      row!.unchargedMicro,
+      costMicro({ ...emptyUsage(), inputTokens: 1_000, outputTokens: 1_000 }, MODEL.prices, 2_000_000) - 100,
+    );
+    assert.equal(ledger.balanceMicro(), 0);
+    assertInvariant(b, ledger);
+  });
+
   test('an admitted request leaves a pending row that its settlement removes', async () => {
     const { b, ledger } = billing(10_000_000);
     const a = b.admit(key(), 'gpt-4o', input(10, 10));

@@ -161,6 +161,7 @@ export function admitted(
   const settled: Outcome[] = [];
   exchange.settleHook = async (o) => {
     settled.push(o);
+    return null;
   };
   return { exchange, settled };
 }

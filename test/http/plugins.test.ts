@@ -59,7 +59,7 @@ async function app(opts: { validKey: boolean }): Promise<{ app: FastifyInstance;
   const billing = {
     settle: async (charge: Charge) => {
       seen.charges.push(charge);
-      return true;
+      return null;
     },
   };
   const errorLog = new Writable({
@@ -104,7 +104,7 @@ describe('the request guard', () => {
   test("the formats' routes refuse to load without it", async () => {
     const bare = Fastify();
     await bare.register(bodyParsing);
-    const billing = { settle: async () => true };
+    const billing = { settle: async () => null };
     await bare.register(errorHandling, { billing, errorLog: process.stderr, bodyLimit: 1024 });
     // Never called: the plugin refuses to load first.
     const relay = {} as Parameters<typeof formatRoutes>[1]['gateway']['relay'];

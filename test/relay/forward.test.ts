@@ -37,7 +37,7 @@ function recording(rows: Row[]): ForwardDeps['billing'] {
   return {
     settle: async (c) => {
       rows.push({ status: c.status, usage: c.usage, usageEstimated: c.usageEstimated, errorCode: c.errorCode });
-      return true;
+      return null;
     },
   };
 }

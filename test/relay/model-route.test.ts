@@ -80,7 +80,7 @@ function services(lines: LineRecord[], upstream: FakeUpstream): { services: Rela
         },
         settle: async (charge) => {
           seen.charges.push(charge);
-          return true;
+          return null;
         },
       },
       lines: new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore()),

@@ -60,7 +60,7 @@ async function run(opts: Run) {
   const hook = exchange.settleHook!;
   exchange.settleHook = async (o) => {
     bodyAtSettle.push(res.body);
-    await hook(o);
+    return hook(o);
   };
   const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }], ...(stream ? { stream: true } : {}) };
   const upstream = new FakeUpstream([() => opts.answer]);

@@ -66,7 +66,7 @@ async function chatToAnthropic(
   const hook = exchange.settleHook!;
   exchange.settleHook = async (o) => {
     bodyAtSettle.push(res.body);
-    await hook(o);
+    return hook(o);
   };
   const upstream = new FakeUpstream([() => answer]);
   const deps = {

@@ -150,7 +150,13 @@ function responseFormat(g: Obj, notes: string[]): ResponseFormat | undefined {
   return { type: 'json_object' };
 }
 
-const LEVELS: Record<string, ReasoningEffort> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
+/** A Map, since the level is the client's text. */
+const LEVELS = new Map<string, ReasoningEffort>([
+  ['MINIMAL', 'minimal'],
+  ['LOW', 'low'],
+  ['MEDIUM', 'medium'],
+  ['HIGH', 'high'],
+]);
 
 /**
  * thinkingBudget: 0 turns thinking off, -1 lets the model decide (adaptive), N is a budget.
@@ -171,7 +177,7 @@ function thinking(v: unknown, req: CanonicalRequest, notes: string[]): void {
   else if (budget !== undefined) req.thinking = { type: 'enabled', budgetTokens: budget };
   else if (v.includeThoughts === true) req.thinking = { type: 'adaptive' };
   if (typeof v.thinkingLevel === 'string') {
-    const level = LEVELS[v.thinkingLevel.toUpperCase()];
+    const level = LEVELS.get(v.thinkingLevel.toUpperCase());
     if (level) req.reasoningEffort = level;
     else if (v.thinkingLevel !== 'THINKING_LEVEL_UNSPECIFIED')
       notes.push(`gemini: unknown thinkingLevel ${JSON.stringify(v.thinkingLevel)} ignored`);

@@ -62,22 +62,23 @@ export interface GeminiErrorBody {
  */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
-const IMAGE_EXT: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  heic: 'image/heic',
-  heif: 'image/heif',
-};
+/** A Map, since the extension is the client's: `x.constructor` must not find a function. */
+const IMAGE_EXT = new Map([
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['gif', 'image/gif'],
+  ['webp', 'image/webp'],
+  ['heic', 'image/heic'],
+  ['heif', 'image/heif'],
+]);
 
 /** The MIME type a URL's extension implies, for `fileData` parts made from a canonical URL source. */
 export function mimeFromUrl(url: string): string | undefined {
   const ext = /\.([a-z0-9]+)(?:[?#].*)?$/i.exec(url)?.[1]?.toLowerCase();
   if (ext === undefined) return undefined;
   if (ext === 'pdf') return 'application/pdf';
-  return IMAGE_EXT[ext];
+  return IMAGE_EXT.get(ext);
 }
 
 /** A Files API upload (`files/abc` or its full https URI) rather than a URL Gemini fetches. */

@@ -86,6 +86,9 @@ describe('decodeRequest: tools and configuration', () => {
       'minimal',
     ]);
     assert.deepEqual(think({ includeThoughts: false }), [undefined, undefined]);
+    // The level is the client's text: one named like an Object.prototype member is unknown, not a function.
+    for (const level of ['constructor', 'toString', '__proto__'])
+      assert.deepEqual(think({ thinkingLevel: level as ThinkingLevel }), [undefined, undefined], level);
   });
 
   test('sampling fields, stop sequences, seed and penalties; uncarried fields are noted', () => {

@@ -243,6 +243,26 @@ describe('toRequest: edges', () => {
     assert.match(up.notes.join('\n'), /did not start with a user turn/);
   });
 
+  test("a URL's extension named like an Object.prototype member gives no media type, not a function", () => {
+    const up = toRequest(
+      base({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { kind: 'url', url: 'https://example.com/cat.constructor' } },
+              { type: 'image', source: { kind: 'url', url: 'https://example.com/cat.PNG' } },
+            ],
+          },
+        ],
+      }),
+    );
+    assert.deepEqual((up.body as unknown as Body).contents[0]!.parts, [
+      { fileData: { fileUri: 'https://example.com/cat.constructor' } },
+      { fileData: { mimeType: 'image/png', fileUri: 'https://example.com/cat.PNG' } },
+    ]);
+  });
+
   test('thinking and effort, by model generation', () => {
     const config = (over: Partial<CanonicalRequest>) =>
       (toRequest(base(over)).body as unknown as Body).generationConfig?.thinkingConfig;
