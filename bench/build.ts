@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { REPO } from './processes.js';
 
 export interface GatewayCommand {
@@ -34,7 +34,16 @@ function staleSource(): string | undefined {
   return undefined;
 }
 
-export function gatewayCommand(log: (line: string) => void): GatewayCommand {
+/**
+ * `tollgate serve` from this repository's dist/, or from `otherBuild`'s (another checkout, already built: an
+ * A/B comparison of two builds with the same bench, see docs/performance.md).
+ */
+export function gatewayCommand(log: (line: string) => void, otherBuild?: string): GatewayCommand {
+  if (otherBuild !== undefined) {
+    const other = resolve(otherBuild, 'dist/gateway/cli/main.js');
+    if (!existsSync(other)) throw new Error(`--gateway-dir: ${other} does not exist; build that checkout first`);
+    return { nodeArgs: [other], description: `${other} (another build)` };
+  }
   const cli = join(REPO, 'dist/gateway/cli/main.js');
   const stale = staleSource();
   if (stale === undefined && existsSync(cli))

@@ -153,7 +153,38 @@ interface WireSpec {
   terminator: string;
 }
 
-const PROMPT = 'Reply with twenty short words.';
+/**
+ * A 2 KB conversation, about what a chat client sends on a short turn: a system prompt, an earlier exchange and
+ * the question. The reply stays short (the mock answers 20 words), so the gateway's own cost dominates.
+ */
+const SYSTEM =
+  'You are a careful assistant inside a developer tool. Answer in plain English, keep answers short, and say so ' +
+  'when you are not sure. When the user pastes code, read all of it before answering, name the file and the line ' +
+  'you mean, and prefer a small change that keeps the style of the surrounding code over a rewrite. Never invent ' +
+  'APIs: if a function is not in the code shown or in the standard library, say that you would need to see it. ' +
+  'Format code in fenced blocks with the language named, and keep prose outside them. If a question has two ' +
+  'readings, answer the likelier one and say in one line what you assumed, so the user can correct you without ' +
+  'reading a second long answer; if a change could break callers elsewhere, say which ones you would check.';
+const EARLIER_QUESTION =
+  'Here is a function that reads a config file and merges it with the defaults. It works, but reviewers say it is ' +
+  'hard to follow. Could you point out what makes it hard to read?\n\nfunction load(path) {\n  const text = ' +
+  "fs.readFileSync(path, 'utf8');\n  const parsed = JSON.parse(text);\n  const out = {};\n  for (const k of " +
+  'Object.keys(DEFAULTS)) {\n    out[k] = parsed[k] === undefined ? DEFAULTS[k] : parsed[k];\n  }\n  return out;\n}';
+const EARLIER_ANSWER =
+  'Three things stand out. The name load says nothing about the merge, so a reader has to open it to learn that ' +
+  'missing keys fall back to defaults. Keys in the file that are not in the defaults are dropped without a word, ' +
+  'which surprises whoever adds a setting to the file first. And a file that is not valid JSON throws a bare ' +
+  'SyntaxError with no path in it. Renaming it, warning about unknown keys and wrapping the parse error with the ' +
+  'path would fix all three without changing what it returns.';
+const QUESTION = 'Thanks. Reply with twenty short words on which of the three to fix first, and why.';
+
+const CHAT_MESSAGES = [
+  { role: 'system', content: SYSTEM },
+  { role: 'user', content: EARLIER_QUESTION },
+  { role: 'assistant', content: EARLIER_ANSWER },
+  { role: 'user', content: QUESTION },
+];
+const TURNS = CHAT_MESSAGES.slice(1);
 
 const WIRES: Record<Wire, WireSpec> = {
   'openai-chat': {
@@ -163,7 +194,7 @@ const WIRES: Record<Wire, WireSpec> = {
       JSON.stringify({
         model,
         max_tokens: 64,
-        messages: [{ role: 'user', content: PROMPT }],
+        messages: CHAT_MESSAGES,
         ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
       }),
     terminator: 'data: [DONE]',
@@ -172,19 +203,20 @@ const WIRES: Record<Wire, WireSpec> = {
     path: '/v1/messages',
     headers: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }),
     body: (model, stream) =>
-      JSON.stringify({
-        model,
-        max_tokens: 64,
-        messages: [{ role: 'user', content: PROMPT }],
-        ...(stream ? { stream: true } : {}),
-      }),
+      JSON.stringify({ model, max_tokens: 64, system: SYSTEM, messages: TURNS, ...(stream ? { stream: true } : {}) }),
     terminator: 'event: message_stop',
   },
   'openai-responses': {
     path: '/v1/responses',
     headers: (key) => ({ authorization: `Bearer ${key}` }),
     body: (model, stream) =>
-      JSON.stringify({ model, max_output_tokens: 64, input: PROMPT, ...(stream ? { stream: true } : {}) }),
+      JSON.stringify({
+        model,
+        max_output_tokens: 64,
+        instructions: SYSTEM,
+        input: TURNS,
+        ...(stream ? { stream: true } : {}),
+      }),
     terminator: 'event: response.completed',
   },
 };

@@ -18,6 +18,10 @@ export interface BenchOptions {
   phases: string[] | undefined;
   /** Run one gateway path under one phase with the gateway under `node --cpu-prof`, and summarise the profile. */
   profile: boolean;
+  /** Run the gateway of another checkout (its dist/), for an A/B comparison of two builds. */
+  gatewayDir: string | undefined;
+  /** Write this run's ratios to bench/recorded.json, the figures later runs are compared with. */
+  record: boolean;
   /** Only the usage-log bench: a ledger of `ledgerRows` requests (bench/ledger.ts). */
   ledger: boolean;
   ledgerRows: number;
@@ -36,6 +40,10 @@ export const USAGE = `npm run bench [-- options]
   --profile           run one gateway path under one phase (default chat>openai-chat at c16; choose with
                       --paths and --phases) with the gateway under --cpu-prof; the profile and its summary go
                       to bench/results/profiles/
+  --gateway-dir DIR   bench the gateway built in another checkout (DIR/dist), e.g. an older commit in a
+                      scratch worktree: an A/B comparison with the same bench and load
+  --record            write this run's ratios to bench/recorded.json: later runs warn when a request path is
+                      more than 15 % slower than them (commit the file on purpose)
   --ledger            only the usage-log bench: a ledger of 1,000,000 requests, the log's pages, 30-day
                       stats and a CSV export of every row (bench/ledger.ts)
   --rows N            requests in the --ledger bench (default 1000000)
@@ -52,6 +60,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       paths: { type: 'string' },
       phases: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      'gateway-dir': { type: 'string' },
+      record: { type: 'boolean', default: false },
       ledger: { type: 'boolean', default: false },
       rows: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -82,6 +92,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     paths: ids(values.paths) ?? (profile ? ['chat>openai-chat'] : undefined),
     phases: ids(values.phases) ?? (profile ? ['c16'] : undefined),
     profile,
+    gatewayDir: values['gateway-dir'],
+    record: values.record === true,
     ledger: values.ledger === true,
     ledgerRows,
     help: values.help === true,

@@ -3,7 +3,7 @@
  * stops them and removes temp dirs however the bench ends: normal exit, a thrown error, Ctrl-C or SIGTERM.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readAdminToken } from '../gateway/admin/token.js';
@@ -135,6 +135,11 @@ async function startEntry(
     ['--import', 'tsx', join(REPO, 'bench', file), ...args],
     process.env,
   );
+  return waitForUrl(child, name, marker);
+}
+
+/** Waits for a child to print `<MARKER>=<url>`. */
+async function waitForUrl(child: Child, name: string, marker: string): Promise<Child & { url: string }> {
   const output = collect(child.process);
   for (let i = 0; i < 400; i++) {
     const url = new RegExp(`${marker}=(\\S+)`).exec(output())?.[1];
@@ -150,13 +155,28 @@ export function startMock(cleanup: Cleanup, cpu: number | undefined): Promise<Ch
   return startEntry(cleanup, 'mock upstream', cpu, 'mock-server.ts', [], 'MOCK_URL');
 }
 
-/** The bare Fastify proxy of the reference row, on the gateway's core (the two never carry load at once). */
-export function startReferenceProxy(
+/**
+ * The bare Fastify proxy of the reference row, on the gateway's core (the two never carry load at once). It runs
+ * as plain JavaScript, compiled here from bench/reference-proxy.ts, as the gateway runs from dist/: under tsx its
+ * memory would include the TypeScript loader's, and the gateway's RSS could not be compared with it.
+ */
+export async function startReferenceProxy(
   cleanup: Cleanup,
   cpu: number | undefined,
   upstream: string,
 ): Promise<Child & { url: string }> {
-  return startEntry(cleanup, 'reference proxy', cpu, 'reference-proxy.ts', ['--upstream', upstream], 'PROXY_URL');
+  const { default: ts } = await import('typescript');
+  const source = readFileSync(join(REPO, 'bench/reference-proxy.ts'), 'utf8');
+  const js = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  // Inside the repository, so that its imports (fastify, undici) resolve to the repository's node_modules.
+  const dir = join(REPO, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'reference-proxy.mjs');
+  writeFileSync(file, js);
+  const child = launch(cleanup, 'reference proxy', cpu, process.execPath, [file, '--upstream', upstream], process.env);
+  return waitForUrl(child, 'reference proxy', 'PROXY_URL');
 }
 
 export interface GatewayProcess extends Child {

@@ -1,6 +1,7 @@
 /** The Markdown report of one run: absolute figures and, beside them, ratios and differences against direct. */
 import type { CellResult } from './cell.js';
 import { cellOf, type BenchResults } from './results.js';
+import { REFERENCE } from './targets.js';
 
 const DASH = '–';
 
@@ -19,40 +20,54 @@ const signed = (v: number | undefined, digits: number): string =>
   v === undefined || Number.isNaN(v) ? DASH : `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`;
 const ratio = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? DASH : `${v.toFixed(2)}×`);
 const failures = (c: CellResult): string => String(c.non2xx + c.errors);
+const quotient = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined || b === undefined || b === 0 ? undefined : a / b;
+const difference = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined || b === undefined ? undefined : a - b;
 
 function unavailableRow(label: string, c: CellResult | undefined, width: number): string[] | undefined {
   if (c && !c.available) return [label, `not available: ${c.note ?? ''}`, ...Array<string>(width - 2).fill(DASH)];
   return undefined;
 }
 
+/** The reference row of the same phase, which the "× proxy" and "over proxy" columns compare with. */
+const referenceOf = (r: BenchResults, phase: string): CellResult | undefined => cellOf(r, REFERENCE, phase);
+
 function nonStreamingTable(r: BenchResults, phase: string): string {
   const headers = [
     'path',
     'req/s',
-    '× direct',
+    '× proxy',
     'p50 ms',
     'p99 ms',
+    'added p50 ms',
     'added p99 ms',
-    'proxy CPU µs/req',
+    'CPU µs/req',
+    'CPU × proxy',
     'mock CPU µs/req',
-    'proxy RSS MB',
+    'RSS MB',
     'errors',
     "others' CPU %",
   ];
+  const ref = referenceOf(r, phase);
   const rows = r.paths.map((p) => {
     const c = r.cells.find((x) => x.path === p.id && x.phase === phase);
     const missing = unavailableRow(p.label, c, headers.length);
     if (missing || !c) return missing ?? [p.label, ...Array<string>(headers.length - 1).fill(DASH)];
     const base = cellOf(r, p.baseline, phase);
     const direct = p.via === 'mock';
+    const added = (pick: 'p50' | 'p99'): string =>
+      direct ? DASH : signed(c.latencyMs && base?.latencyMs ? c.latencyMs[pick] - base.latencyMs[pick] : undefined, 2);
     return [
       p.label,
       int(c.rps),
-      direct ? DASH : ratio(base ? c.rps / base.rps : undefined),
+      direct ? DASH : ratio(ref ? c.rps / ref.rps : undefined),
       num(c.latencyMs?.p50, 2),
       num(c.latencyMs?.p99, 2),
-      direct ? DASH : signed(c.latencyMs && base?.latencyMs ? c.latencyMs.p99 - base.latencyMs.p99 : undefined, 2),
+      added('p50'),
+      added('p99'),
       int(c.gatewayCpuUs),
+      direct ? DASH : ratio(quotient(c.gatewayCpuUs, ref?.gatewayCpuUs)),
       int(c.mockCpuUs),
       num(c.gatewayPeakRssMb, 0),
       failures(c),
@@ -66,19 +81,21 @@ function streamingTable(r: BenchResults, phase: string): string {
   const headers = [
     'path',
     'streams/s',
-    '× direct',
     'TTFB p50 ms',
     'TTFB p99 ms',
     'added TTFB p50 ms',
     'added TTFB p99 ms',
+    'TTFB p50 over proxy ms',
     'total p50 ms',
     'total p99 ms',
-    'proxy CPU µs/req',
-    'proxy RSS MB',
+    'CPU µs/req',
+    'CPU × proxy',
+    'RSS MB',
     'errors',
     'incomplete',
     "others' CPU %",
   ];
+  const ref = referenceOf(r, phase);
   const rows = r.paths.map((p) => {
     const c = r.cells.find((x) => x.path === p.id && x.phase === phase);
     const missing = unavailableRow(p.label, c, headers.length);
@@ -90,14 +107,15 @@ function streamingTable(r: BenchResults, phase: string): string {
     return [
       p.label,
       int(c.rps),
-      direct ? DASH : ratio(base ? c.rps / base.rps : undefined),
       num(c.ttfbMs?.p50, 2),
       num(c.ttfbMs?.p99, 2),
       added('p50'),
       added('p99'),
+      direct ? DASH : signed(c.ttfbMs && ref?.ttfbMs ? c.ttfbMs.p50 - ref.ttfbMs.p50 : undefined, 2),
       num(c.latencyMs?.p50, 2),
       num(c.latencyMs?.p99, 2),
       int(c.gatewayCpuUs),
+      direct ? DASH : ratio(quotient(c.gatewayCpuUs, ref?.gatewayCpuUs)),
       num(c.gatewayPeakRssMb, 0),
       failures(c),
       String(c.incomplete),
@@ -105,6 +123,55 @@ function streamingTable(r: BenchResults, phase: string): string {
     ];
   });
   return table(headers, rows);
+}
+
+/** One line per gateway path: every ratio to the bare proxy the targets and the recorded figures read. */
+function ratiosTable(r: BenchResults): string {
+  const headers = [
+    'path',
+    'kind',
+    'CPU × proxy c=1 / 16 / 64',
+    'req/s × proxy c=1 / 16 / 64',
+    'p99 c=64 ms (proxy)',
+    'p50 / p99 over proxy at 50 ms, ms',
+    'TTFB p50 over proxy ms',
+  ];
+  const three = (f: (phase: string) => string): string => ['c1', 'c16', 'c64'].map(f).join(' / ');
+  const rows = r.paths
+    .filter((p) => p.via === 'gateway')
+    .map((p) => {
+      const c = (phase: string) => cellOf(r, p.id, phase);
+      const slow = c('c16-delay50')?.latencyMs;
+      const refSlow = referenceOf(r, 'c16-delay50')?.latencyMs;
+      return [
+        p.label,
+        p.kind,
+        three((ph) => ratio(quotient(c(ph)?.gatewayCpuUs, referenceOf(r, ph)?.gatewayCpuUs))),
+        three((ph) => ratio(quotient(c(ph)?.rps, referenceOf(r, ph)?.rps))),
+        `${num(c('c64')?.latencyMs?.p99, 1)} (${num(referenceOf(r, 'c64')?.latencyMs?.p99, 1)})`,
+        `${signed(slow && refSlow ? slow.p50 - refSlow.p50 : undefined, 2)} / ${signed(slow && refSlow ? slow.p99 - refSlow.p99 : undefined, 2)}`,
+        signed(difference(c('stream-c16')?.ttfbMs?.p50, referenceOf(r, 'stream-c16')?.ttfbMs?.p50), 2),
+      ];
+    });
+  return table(headers, rows, 2);
+}
+
+function comparisonLines(r: BenchResults): string[] {
+  const cmp = r.comparison;
+  if (!cmp)
+    return ['No recorded run to compare with (bench/recorded.json; `npm run bench -- --record` writes it).', ''];
+  const since = `the recorded run (bench/recorded.json, ${cmp.recordedAt}, ${cmp.recordedMode} mode)`;
+  if (cmp.slowdowns.length === 0)
+    return [`No request path is more than 15 % slower than ${since}, by the ratios to the bare proxy.`, ''];
+  return [
+    `**Warning: ${cmp.slowdowns.length} figures are more than 15 % slower than ${since}.** A shared machine can do this by itself; compare the builds interleaved before believing it (docs/performance.md).`,
+    '',
+    ...cmp.slowdowns.map(
+      (s) =>
+        `- ${s.path}: ${s.what} ${s.now.toFixed(2)} ${s.unit}, recorded ${s.recorded.toFixed(2)} ${s.unit} (${(s.slower * 100).toFixed(0)} % slower)`,
+    ),
+    '',
+  ];
 }
 
 export function markdownReport(r: BenchResults): string {
@@ -118,7 +185,7 @@ export function markdownReport(r: BenchResults): string {
       .map(([k, v]) => `${k} \`${v}\``)
       .join(', ')}.`,
     '',
-    '"× direct" and "added" compare with the direct call of the same client protocol in this run. "proxy" columns are the process between client and mock: Tollgate, or on the reference row a bare Fastify pass-through (bench/reference-proxy.ts) that shows what any Node proxy costs on this machine. CPU is user+system time per completed request (10 ms tick resolution over the whole cell). "others\' CPU %" is the share of the whole machine used during the cell by processes that are not part of the bench.',
+    '"× proxy" and "over proxy" compare with the bare Fastify + undici proxy (bench/reference-proxy.ts) in the same phase of this run: what any Node proxy costs on this machine, and what the targets are set against. "added" compares with the direct call of the same client protocol. CPU and RSS are those of the process between client and mock: Tollgate, or the proxy on its row; CPU is user+system time per completed request (10 ms tick resolution over the whole cell). "others\' CPU %" is the share of the whole machine used during the cell by processes that are not part of the bench.',
     '',
   );
   const others = r.cells.flatMap((c) => (c.othersCpuPct === undefined ? [] : [c.othersCpuPct]));
@@ -135,17 +202,30 @@ export function markdownReport(r: BenchResults): string {
       '',
     );
   }
+  out.push('## Ratios to the bare proxy', '');
+  out.push(ratiosTable(r), '');
+  out.push(...comparisonLines(r));
   for (const phase of r.phases) {
     out.push(`## ${phase.label}`, '');
     out.push(phase.stream ? streamingTable(r, phase.id) : nonStreamingTable(r, phase.id), '');
   }
-  out.push('## Memory of tollgate serve', '');
+  out.push('## Memory', '');
   out.push(
     table(
-      ['', 'RSS MB'],
+      ['', 'tollgate serve MB', 'bare proxy MB', '× proxy'],
       [
-        ['idle (start + 2 s)', num(r.gateway.idleRssMb, 1)],
-        ['peak (VmHWM, whole run)', num(r.gateway.peakRssMb, 1)],
+        [
+          'idle (start + 2 s)',
+          num(r.gateway.idleRssMb, 1),
+          num(r.reference?.idleRssMb, 1),
+          ratio(quotient(r.gateway.idleRssMb, r.reference?.idleRssMb)),
+        ],
+        [
+          'peak (VmHWM, whole run)',
+          num(r.gateway.peakRssMb, 1),
+          num(r.reference?.peakRssMb, 1),
+          ratio(quotient(r.gateway.peakRssMb, r.reference?.peakRssMb)),
+        ],
       ],
     ),
     '',
@@ -157,7 +237,7 @@ export function markdownReport(r: BenchResults): string {
       r.targets.map((t) => [
         t.target,
         t.path,
-        t.measured === undefined ? DASH : `${t.measured.toFixed(t.unit === 'µs' ? 0 : 2)} ${t.unit}`,
+        t.measured === undefined ? DASH : `${t.measured.toFixed(2)} ${t.unit}`,
         `${t.limit} ${t.unit}`,
         `**${t.result}**`,
       ]),

@@ -1,6 +1,7 @@
 /** The shape of one bench run, as written to bench/results/<timestamp>.json. */
 import type { CellResult } from './cell.js';
 import type { BenchPath, Phase } from './matrix.js';
+import type { Comparison } from './recorded.js';
 
 export interface TargetCheck {
   target: string;
@@ -35,6 +36,10 @@ export interface BenchResults {
     scenarios: Record<string, string>;
   };
   gateway: { idleRssMb: number | undefined; peakRssMb: number | undefined };
+  /** The bare reference proxy's memory, measured as the gateway's (both run as plain JavaScript). */
+  reference?: { idleRssMb: number | undefined; peakRssMb: number | undefined };
+  /** This run against bench/recorded.json: request paths more than 15 % slower (absent when nothing is recorded). */
+  comparison?: Comparison;
   paths: BenchPath[];
   phases: Phase[];
   cells: CellResult[];

@@ -21,6 +21,7 @@ import type { BenchResults } from './results.js';
 import { doctor, setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
 import { sweep } from './sweep.js';
 import { checkTargets } from './targets.js';
+import { compareWithRecorded, readRecorded, RECORDED, writeRecorded } from './recorded.js';
 import { ledgerReport, runLedgerBench } from './ledger.js';
 
 /** Re-measuring disturbed cells stops where the whole default run would pass about five minutes. */
@@ -71,7 +72,7 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
       '--profile runs one gateway path under one phase: pass at most one of each with --paths and --phases.',
     );
   }
-  const cmd = gatewayCommand(log);
+  const cmd = gatewayCommand(log, opts.gatewayDir);
   const loadgen = pickLoadGenerator(opts.loadgen);
   const pin = pinning(os.availableParallelism());
   mkdirSync(opts.profile ? PROFILES : RESULTS, { recursive: true });
@@ -91,6 +92,8 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   await sleep(2000);
   const idleRssMb = rssMb(gw.pid);
   const proxy = await startReferenceProxy(cleanup, pin.gateway, mock.url);
+  await sleep(2000);
+  const proxyIdleRssMb = rssMb(proxy.pid);
 
   const { key } = await setupGateway(gw.url, gw.adminToken, mock.url);
   const at: Endpoints = {
@@ -109,6 +112,7 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   });
 
   const peak = peakRssMb(gw.pid);
+  const proxyPeak = peakRssMb(proxy.pid);
   await sleep(500); // the last settlements may land just after their responses: wait before checking the ledger
   const ledger = await doctor(gw.url, gw.adminToken).catch((err: unknown) => ({
     ok: false,
@@ -132,6 +136,7 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
       scenarios: SCENARIOS,
     },
     gateway: { idleRssMb, peakRssMb: peak },
+    reference: { idleRssMb: proxyIdleRssMb, peakRssMb: proxyPeak },
     paths,
     phases,
     cells,
@@ -143,7 +148,12 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
       incomplete: sum((c) => c.incomplete),
     },
   };
-  const results: BenchResults = { ...partial, targets: checkTargets(partial) };
+  const recorded = readRecorded();
+  const results: BenchResults = {
+    ...partial,
+    targets: checkTargets(partial),
+    ...(recorded ? { comparison: compareWithRecorded(partial, recorded) } : {}),
+  };
   const failures = results.totals.non2xx + results.totals.errors + results.totals.incomplete;
 
   if (opts.profile) {
@@ -154,6 +164,14 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
     const out = writeResults(results);
     process.stdout.write(out.markdown);
     log(`bench: wrote ${out.base}.{json,md} and bench/results/latest.{json,md}`);
+    if (opts.record) {
+      writeRecorded(results);
+      log(`bench: recorded this run's ratios in ${RECORDED}`);
+    }
+    for (const s of results.comparison?.slowdowns ?? [])
+      log(
+        `bench: WARNING ${s.path}: ${s.what} ${s.now.toFixed(2)} ${s.unit}, recorded ${s.recorded.toFixed(2)} (${(s.slower * 100).toFixed(0)} % slower)`,
+      );
   }
   // Misses of the targets never fail the run; failed requests and incomplete streams do.
   if (failures > 0) log(`bench: ${failures} failed requests or incomplete streams`);
