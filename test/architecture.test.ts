@@ -278,6 +278,10 @@ describe('the scanner checks itself', () => {
       },
       { path: 'gateway/wire/openai-responses/a.ts', text: "import { y } from '../openai-chat/errors.js';" },
       { path: 'gateway/admin/routes.ts', text: "import type { FastifyInstance } from 'fastify';" },
+      {
+        path: 'gateway/operations/keys.ts',
+        text: "import type { Gateway } from '../compose/gateway.js';\nimport type { FastifyReply } from 'fastify';",
+      },
       { path: 'gateway/cli/main.ts', text: "import { serve } from '../serve.js';" },
       {
         path: 'gateway/connect/sample.ts',
@@ -301,6 +305,7 @@ describe('the scanner checks itself', () => {
       "gateway/core/a.ts:2 imports 'fastify' (fastify stays in gateway, gateway/http, gateway/admin)",
       "gateway/core/a.ts:3 imports 'electron' (no electron under gateway/)",
       "gateway/wire/gemini/a.ts:1 imports '../openai-chat/b.js' (gateway/wire/gemini may not import gateway/wire/openai-chat)",
+      "gateway/operations/keys.ts:2 imports 'fastify' (fastify stays in the shell (gateway/*.ts) and gateway/admin)",
       "gateway/connect/sample.ts:1 imports '../admin/routes.js' (gateway/connect may not import gateway/admin)",
       "renderer/pages/keys/page.tsx:3 imports '../../../gateway/core/money.js' (renderer/pages may not import gateway/core)",
       "renderer/pages/keys/page.tsx:4 imports 'node:fs' (the renderer has no Node or Electron APIs)",
@@ -379,6 +384,10 @@ describe('eslint.config.js agrees', () => {
       {
         path: 'gateway/sample.ts',
         text: "import { a } from './admin/routes.js';\nimport { b } from './cli/main.js';\nimport f from 'fastify';",
+      },
+      {
+        path: 'gateway/operations/sample.ts',
+        text: "import { a } from '../compose/gateway.js';\nimport { b } from '../relay/route.js';\nimport f from 'fastify';\nimport { c } from '../server.js';\nimport { d } from '../wire/gemini/routes.js';",
       },
       {
         path: 'gateway/cli/sample.ts',

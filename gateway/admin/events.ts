@@ -13,8 +13,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Gateway } from '../compose/gateway.js';
 import type { KeyView, LineView, LogEntry, StatusView, WalletView } from './contract.js';
-import { listLines } from './lines.js';
-import { listKeys, wallet } from './operations.js';
+import { listKeys } from '../operations/keys.js';
+import { listLines } from '../operations/lines.js';
+import { wallet } from '../operations/wallet.js';
 
 const TICK_MS = 500;
 /** Rows sent per tick at most; a burst beyond it is sent over the next ticks. */

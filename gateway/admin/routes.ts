@@ -16,7 +16,8 @@ import {
   type StatusView,
 } from './contract.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
-import { adminHandlers, logFilter, type AdminHandlers } from './handlers.js';
+import { logFilter } from '../operations/logs.js';
+import { adminHandlers, type AdminHandlers } from './handlers.js';
 import { logsCsv } from './logs-csv.js';
 import { AdminError } from './errors.js';
 import { EventHub, eventRoutes } from './events.js';

@@ -291,7 +291,7 @@ program
       // No gateway running: open the data dir here, holding its lock so none starts meanwhile.
       const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([
         import('../compose/gateway.js'),
-        import('../admin/operations.js'),
+        import('../operations/doctor.js'),
       ]);
       const g = await openGateway(dir);
       try {

@@ -219,7 +219,7 @@ describe('each route through the typed client', () => {
     await call('adjustWallet', { body: { amountMicro: 700_000, note: 'routes test: undone' } });
   });
 
-  test('settings: getSettings, updateSettings, getRequestBody (test/admin/settings.test.ts has the rest)', async () => {
+  test('settings: getSettings, updateSettings, getRequestBody (test/operations/settings.test.ts has the rest)', async () => {
     const s = await call('getSettings');
     assert.equal(s.storeBodies, false);
     const on = await call('updateSettings', { body: { storeBodies: true } });

@@ -1,16 +1,20 @@
+/**
+ * Lines: an upstream provider's address, wire format, key (OS keychain or an environment
+ * variable), models and limits. Add (from a preset or by hand), change, remove, and the presets
+ * to add from; asking a line's upstream is in line-upstream.ts, its new models in line-models.ts.
+ */
 import { randomUUID } from 'node:crypto';
-import { authHeaders, CREDENTIAL_VARIABLE_RULE, isCredentialVariable } from '../core/auth.js';
-import { endpoint } from '../upstream/client.js';
-import { wireFormat } from '../wire/index.js';
-import type { Gateway } from '../compose/gateway.js';
-import type { LineRecord } from '../store/types.js';
-import type { AuthStyle } from '../core/auth.js';
-import type { Quirks } from '../core/quirks.js';
-import type { ListedModel } from '../core/format.js';
-import type { CreateLineBody, LineAddedView, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
-import { AdminError } from './errors.js';
-import { checkNotRetired, isLocalLine, newLineModels } from './line-models.js';
 import { modelStatus } from '../catalogue/lifecycle.js';
+import type { Gateway } from '../compose/gateway.js';
+import { CREDENTIAL_VARIABLE_RULE, isCredentialVariable, type AuthStyle } from '../core/auth.js';
+import type { ListedModel } from '../core/format.js';
+import type { Quirks } from '../core/quirks.js';
+import type { LineRecord } from '../store/types.js';
+import type { CreateLineBody, LineAddedView, LineView, PresetView, UpdateLineBody } from '../admin/contract.js';
+import { AdminError } from '../admin/errors.js';
+import { isLocalLine, newLineModels } from './line-models.js';
+import { listedModels } from './line-upstream.js';
+import { checkNotRetired } from './model-checks.js';
 
 export function lineView(g: Gateway, l: LineRecord): LineView {
   return {
@@ -40,17 +44,6 @@ export function findLine(g: Gateway, name: string): LineRecord {
   const line = g.config.data.lines.find((l) => l.name === name);
   if (!line) throw new AdminError(404, 'unknown_line', `There is no line named "${name}".`);
   return line;
-}
-
-export function checkModels(g: Gateway, ids: readonly string[]): void {
-  const unknown = ids.filter((id) => !g.catalogue.has(id));
-  if (unknown.length > 0) {
-    throw new AdminError(
-      400,
-      'unknown_model',
-      `Not in the catalogue: ${unknown.join(', ')}. The model list (tollgate models list) shows the catalogue ids.`,
-    );
-  }
 }
 
 /**
@@ -379,80 +372,4 @@ export async function removeLine(g: Gateway, name: string): Promise<LineView> {
   });
   await dropKey(g, line);
   return lineView(g, line);
-}
-
-/** Asks the upstream for its model list: free, and it proves the URL and the credential. */
-async function fetchModels(
-  g: Gateway,
-  line: LineRecord,
-): Promise<{ status: number; models: ListedModel[]; latencyMs: number; message: string }> {
-  const side = wireFormat(line.protocol)?.upstream;
-  if (!side)
-    throw new AdminError(
-      400,
-      'unsupported_protocol',
-      `The upstream protocol "${line.protocol}" has no wire format in this build.`,
-    );
-  const credential = await g.lines.credentialFor(line);
-  const url = endpoint(line.baseUrl, side.models.path);
-  const started = performance.now();
-  const res = await fetch(url, {
-    headers: {
-      accept: 'application/json',
-      'user-agent': 'Tollgate',
-      ...(side.models.headers ?? {}),
-      ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
-    },
-    signal: AbortSignal.timeout(g.lines.timeoutsFor(line).connectMs + 10_000),
-  });
-  const text = await res.text();
-  const latencyMs = Math.round(performance.now() - started);
-  if (!res.ok)
-    return { status: res.status, models: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
-  try {
-    return { status: res.status, models: side.models.list(JSON.parse(text)), latencyMs, message: 'ok' };
-  } catch {
-    return { status: res.status, models: [], latencyMs, message: 'the answer is not a model list' };
-  }
-}
-
-export async function testLine(g: Gateway, name: string): Promise<LineTestView> {
-  const line = findLine(g, name);
-  const started = performance.now();
-  try {
-    const r = await fetchModels(g, line);
-    return {
-      ok: r.status < 400,
-      status: r.status,
-      latencyMs: r.latencyMs,
-      message: r.status < 400 ? `reachable; ${r.models.length} models listed` : r.message,
-    };
-  } catch (err) {
-    return {
-      ok: false,
-      status: null,
-      latencyMs: Math.round(performance.now() - started),
-      message: (err as Error).message,
-    };
-  }
-}
-
-export async function upstreamModels(g: Gateway, name: string): Promise<string[]> {
-  return (await listedModels(g, findLine(g, name))).map((m) => m.id);
-}
-
-/** What the line's upstream lists, with what the list says of each model; a 502 when it does not answer with one. */
-export async function listedModels(g: Gateway, line: LineRecord): Promise<ListedModel[]> {
-  let r;
-  try {
-    r = await fetchModels(g, line);
-  } catch (err) {
-    throw new AdminError(
-      502,
-      'upstream_unreachable',
-      `The line "${line.name}" did not answer: ${(err as Error).message}`,
-    );
-  }
-  if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${line.name}" answered ${r.message}`);
-  return r.models;
 }

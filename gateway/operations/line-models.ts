@@ -11,29 +11,11 @@ import type { Gateway } from '../compose/gateway.js';
 import type { ListedModel } from '../core/format.js';
 import { perTokenToMicroPerMillion } from '../core/money.js';
 import type { CustomModelRecord, LineRecord, PriceRecord } from '../store/types.js';
-import type { AddedModelView, AddModelsBody, ImportLineModelsBody, LineImportView } from './contract.js';
-import { AdminError } from './errors.js';
-import { findLine, lineView, listedModels } from './lines.js';
+import type { AddedModelView, AddModelsBody, ImportLineModelsBody, LineImportView } from '../admin/contract.js';
+import { AdminError } from '../admin/errors.js';
+import { listedModels } from './line-upstream.js';
+import { findLine, lineView } from './lines.js';
 import { newCustomRecord, newPrices } from './models.js';
-
-/** Refuses ids a line cannot serve any more: retired ones, naming what to use instead. */
-export function checkNotRetired(g: Gateway, ids: readonly string[]): void {
-  const now = g.catalogue.now();
-  for (const id of ids) {
-    const m = g.catalogue.get(id);
-    const listed = g.catalogue.retired.get(id);
-    let gone: { on: string | null; use: string | null } | null = null;
-    if (m && modelStatus(m, now) === 'retired') gone = { on: m.retires ?? null, use: m.replacement ?? null };
-    else if (!m && listed) gone = { on: listed.retired, use: listed.replacement };
-    if (gone) {
-      throw new AdminError(
-        400,
-        'model_retired',
-        `"${id}" was retired${gone.on ? ` on ${gone.on}` : ''}: its vendor no longer serves it.${gone.use ? ` Use ${gone.use} instead.` : ''}`,
-      );
-    }
-  }
-}
 
 function freePrices(): PriceRecord {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };

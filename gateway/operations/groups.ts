@@ -1,10 +1,10 @@
-/** Changing and removing key groups; adding one is in operations.ts and shares the checks here. */
+/** Key groups: a price multiplier and the models their keys may use; list, add, change, remove. */
 import { parseMultiplier } from '../core/money.js';
 import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
-import type { GroupView, UpdateGroupBody } from './contract.js';
-import { AdminError } from './errors.js';
-import { checkModels } from './lines.js';
+import type { CreateGroupBody, GroupView, UpdateGroupBody } from '../admin/contract.js';
+import { AdminError } from '../admin/errors.js';
+import { checkModels } from './model-checks.js';
 
 /** A multiplier above zero, and either all models ("*") or catalogue ids. */
 export function checkGroupFields(g: Gateway, multiplier: string, models: readonly string[]): void {
@@ -16,6 +16,23 @@ export function checkGroupFields(g: Gateway, multiplier: string, models: readonl
   if (models.includes('*') && models.length > 1)
     throw new AdminError(400, 'bad_models', 'Use either "*" (all models) or a list of model ids, not both.');
   if (!models.includes('*')) checkModels(g, models);
+}
+
+export function listGroups(g: Gateway): GroupView[] {
+  return g.config.data.groups.map((x) => ({ ...x }));
+}
+
+export async function addGroup(g: Gateway, body: CreateGroupBody): Promise<GroupView> {
+  if (g.config.data.groups.some((x) => x.name === body.name))
+    throw new AdminError(409, 'name_taken', `A group named "${body.name}" already exists.`);
+  const multiplier = body.multiplier ?? '1';
+  const models = body.models ?? ['*'];
+  checkGroupFields(g, multiplier, models);
+  const group = { name: body.name, multiplier, models };
+  await g.config.update((d) => {
+    d.groups.push(group);
+  });
+  return { ...group };
 }
 
 function findGroup(g: Gateway, name: string) {

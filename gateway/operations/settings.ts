@@ -1,8 +1,9 @@
+/** The settings of config.json: what they are, and changing them (each change takes effect as it says). */
 import type { Gateway } from '../compose/gateway.js';
 import { applyRetention } from '../compose/retention.js';
 import { isLoopbackHost, settingsOf, type Settings } from '../store/settings.js';
-import type { RequestBodyView, SettingsView, UpdateSettingsBody } from './contract.js';
-import { AdminError } from './errors.js';
+import type { SettingsView, UpdateSettingsBody } from '../admin/contract.js';
+import { AdminError } from '../admin/errors.js';
 
 export function settingsView(g: Gateway, listening: string): SettingsView {
   const s = settingsOf(g.config.data);
@@ -34,15 +35,4 @@ export async function updateSettings(g: Gateway, body: UpdateSettingsBody, liste
   if (before.storeResponses && !after.storeResponses) g.responses.clear();
   if (after.retentionDays !== before.retentionDays) applyRetention(g.config, g.ledger, g.bodies);
   return settingsView(g, listening);
-}
-
-export function requestBody(g: Gateway, requestId: string): RequestBodyView {
-  const found = g.bodies.get(requestId);
-  if (!found) {
-    const why = settingsOf(g.config.data).storeBodies
-      ? 'it was not kept (pruned, or sent before storing was on)'
-      : 'storing request bodies is off (Settings)';
-    throw new AdminError(404, 'not_found', `No body is kept for request ${requestId}: ${why}.`);
-  }
-  return found;
 }

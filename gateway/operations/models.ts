@@ -18,8 +18,8 @@ import type {
   ModelView,
   RemoveModelQuery,
   UpdateModelBody,
-} from './contract.js';
-import { AdminError } from './errors.js';
+} from '../admin/contract.js';
+import { AdminError } from '../admin/errors.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 

@@ -6,8 +6,8 @@
 import { planLiteLLMImport } from '../catalogue/litellm.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { PriceRecord } from '../store/types.js';
-import type { ImportPricesBody, PriceImportView } from './contract.js';
-import { AdminError } from './errors.js';
+import type { ImportPricesBody, PriceImportView } from '../admin/contract.js';
+import { AdminError } from '../admin/errors.js';
 import { overridden, setOverride } from './models.js';
 
 /** LiteLLM's file is about 2 MB; anything far beyond it is not a price list. */

@@ -36,9 +36,9 @@ import type {
   EnvView,
   SnippetsQuery,
   SnippetsView,
-} from './contract.js';
-import { AdminError } from './errors.js';
-import { createKey, rotateSecret, setKeyState } from './operations.js';
+} from '../admin/contract.js';
+import { AdminError } from '../admin/errors.js';
+import { createKey, rotateSecret, setKeyState } from './keys.js';
 
 /** Where the gateway finds the tools' files: its own home and environment, as the tools themselves do. */
 export function processWhere(): Where {
