@@ -52,7 +52,7 @@ app.setPath('sessionData', sessionDataDir(dataDir));
 // Electron's userData, which holds the single-instance lock, goes with it.
 if (process.env.TOLLGATE_DATA_DIR) app.setPath('userData', sessionDataDir(dataDir));
 const files = appFiles(app.getAppPath());
-// From source, better-sqlite3 must load the copy built for Electron's ABI (scripts/electron-native.ts,
+// From source, better-sqlite3 must load the copy built for Electron's ABI (.ci/electron-native.ts,
 // which `npm start` runs); main's data-dir lock check and the gateway process both read this.
 const electronVersion = process.versions.electron;
 const sqliteForElectron =

@@ -24,7 +24,7 @@ export function sessionDataDir(dataDir: string): string {
   return join(dataDir, 'electron');
 }
 
-/** Where `npm start` keeps better-sqlite3 built for Electron (scripts/electron-native.ts), per Electron version and target. */
+/** Where `npm start` keeps better-sqlite3 built for Electron (.ci/electron-native.ts), per Electron version and target. */
 export function electronSqliteBinding(repo: string, electronVersion: string, platform: string, arch: string): string {
   return join(repo, '.electron-native', `electron-${electronVersion}-${platform}-${arch}`, 'better_sqlite3.node');
 }

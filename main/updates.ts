@@ -31,7 +31,7 @@ export type InstallMode = { kind: 'in-place' } | { kind: 'download-page'; releas
 
 /**
  * The install mode a packaged app was built for: the release workflow marks an ad-hoc signed
- * macOS build in its package.json (`tollgate.updates`, scripts/package-app.ts).
+ * macOS build in its package.json (`tollgate.updates`, .ci/package-app.ts).
  */
 export function installModeOf(packageJson: unknown): InstallMode {
   const t = (packageJson as { tollgate?: { updates?: unknown; releasesUrl?: unknown } } | null)?.tollgate;

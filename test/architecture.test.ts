@@ -442,7 +442,7 @@ test('every folder under gateway/wire/ exports its WireFormat from index.ts, and
 });
 
 test(`no source file is longer than ${MAX_LINES} lines`, () => {
-  const files = ['gateway', 'main', 'renderer', 'test', 'bench'].flatMap(sourceFiles);
+  const files = ['gateway', 'main', 'renderer', 'test', 'bench', '.ci'].flatMap(sourceFiles);
   const long = files
     .map((f) => ({ f, n: lineCount(readFileSync(join(ROOT, f), 'utf8')) }))
     .filter((x) => x.n > MAX_LINES);

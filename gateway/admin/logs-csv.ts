@@ -6,10 +6,13 @@
  */
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
+import { LISTED_BUCKETS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import type { LogEntry } from '../store/ledger.js';
 import type { LedgerReports, LogFilter } from '../store/ledger-reports.js';
 
-const COLUMNS: [string, (e: LogEntry) => string | number | null][] = [
+type Column = [string, (e: LogEntry) => string | number | null];
+
+const COLUMNS: Column[] = [
   ['id', (e) => e.id],
   ['time', (e) => new Date(e.ts).toISOString()],
   ['request_id', (e) => e.requestId],
@@ -24,12 +27,11 @@ const COLUMNS: [string, (e: LogEntry) => string | number | null][] = [
   ['stream', (e) => (e.stream ? 'true' : 'false')],
   ['status', (e) => e.status],
   ['error_code', (e) => e.errorCode],
-  ['input_tokens', (e) => e.usage.inputTokens],
-  ['output_tokens', (e) => e.usage.outputTokens],
-  ['cache_read_tokens', (e) => e.usage.cacheReadTokens],
-  ['cache_write_tokens', (e) => e.usage.cacheWriteTokens],
-  ['cache_write_1h_tokens', (e) => e.usage.cacheWrite1hTokens],
-  ['reasoning_tokens', (e) => e.usage.reasoningTokens],
+  // The usage buckets the export has a column for (contract/usage-buckets.ts), in listed order.
+  ...LISTED_BUCKETS.flatMap((k): Column[] => {
+    const name = USAGE_BUCKETS[k].csv;
+    return name === null ? [] : [[name, (e) => e.usage[k]]];
+  }),
   ['usage_estimated', (e) => (e.usageEstimated ? 'true' : 'false')],
   ['cost_micro_usd', (e) => e.costMicro],
   ['uncharged_micro_usd', (e) => e.unchargedMicro],

@@ -1,18 +1,26 @@
 /**
  * What the catalogue routes accept: the model square's query, custom models and price overrides,
  * price imports. Prices are integer micro-USD per million tokens, one field per price kind
- * (core/prices.ts), so a new kind reaches every body at once.
+ * (the usage-bucket table, contract/usage-buckets.ts), so a new kind reaches every body at once.
  */
-import { Type, type Static, type TInteger, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
-import { PRICE_KEYS, type PriceKey } from '../core/prices.js';
+import {
+  CloneType,
+  Type,
+  type Static,
+  type TInteger,
+  type TNull,
+  type TOptional,
+  type TUnion,
+} from '@sinclair/typebox';
+import { FormatIdEnum, MODEL_ID_PATTERN, ModelFields, USER_VENDOR_PATTERN } from '../contract/model-fields.js';
+import { PRICE_KEYS, type PriceKey } from '../contract/usage-buckets.js';
 
 /** $1,000 per token: far above any real price, far below where integers lose precision. */
 const MAX_PRICE_MICRO = 1_000_000_000_000_000;
 const PriceMicro = Type.Integer({ minimum: 0, maximum: MAX_PRICE_MICRO });
 
 // Enums (not unions of literals) so a wrong value gets a readable error listing the choices.
-const Protocol = Type.Unsafe<(typeof FORMATS)[number]>({ type: 'string', enum: [...FORMATS] });
+const Protocol = FormatIdEnum;
 const Status = Type.Unsafe<'active' | 'retiring' | 'retired'>({
   type: 'string',
   enum: ['active', 'retiring', 'retired'],
@@ -20,9 +28,13 @@ const Status = Type.Unsafe<'active' | 'retiring' | 'retired'>({
 const Origin = Type.Unsafe<'preset' | 'custom'>({ type: 'string', enum: ['preset', 'custom'] });
 
 /** A catalogue id: letters, digits and . _ : / @ + - (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`). */
-export const CatalogueId = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$' });
+export const CatalogueId = CloneType(ModelFields.properties.id, {
+  minLength: 1,
+  maxLength: 200,
+  pattern: MODEL_ID_PATTERN,
+});
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
-const Tokens = Type.Integer({ minimum: 1, maximum: 1_000_000_000 });
+const Tokens = { minimum: 1, maximum: 1_000_000_000 };
 
 /** Prices by kind, each optional: µ$ per million tokens. */
 export const PricesBody = Type.Object(
@@ -57,14 +69,16 @@ export const ModelsQuery = Type.Object({
 });
 export type ModelsQuery = Static<typeof ModelsQuery>;
 
+/** The model's fields (contract/model-fields.ts) with the bounds of what a user may set. */
+const field = ModelFields.properties;
 const modelFields = {
   /** Who makes or sells it (default `custom`). */
-  vendor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' })),
-  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  vendor: Type.Optional(CloneType(field.vendor, { minLength: 1, maxLength: 64, pattern: USER_VENDOR_PATTERN })),
+  displayName: Type.Optional(CloneType(field.displayName, { minLength: 1, maxLength: 200 })),
   /** Default 128,000. */
-  contextWindow: Type.Optional(Tokens),
+  contextWindow: Type.Optional(CloneType(field.contextWindow, Tokens)),
   /** Bounds what a request reserves. Default: the context window. */
-  maxOutputTokens: Type.Optional(Tokens),
+  maxOutputTokens: Type.Optional(CloneType(field.maxOutputTokens, Tokens)),
   /** Protocols its vendor's API speaks (default `openai-chat`). */
   nativeProtocols: Type.Optional(Type.Array(Protocol, { minItems: 1, uniqueItems: true })),
   /** YYYY-MM-DD from which requests for it are refused (null: no date). */

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { FORMATS } from '../contract/formats.js';
+import { ModelFields } from '../contract/model-fields.js';
 import { Nullable } from './schemas.js';
 import { LineView, OneOf, PricesView } from './views.js';
 
@@ -16,14 +17,8 @@ const Strings = Type.Array(Type.String());
 export const ModelStatus = OneOf(['active', 'retiring', 'retired']);
 
 export const ModelView = Type.Object({
-  id: Type.String(),
-  vendor: Type.String(),
-  displayName: Type.String(),
-  contextWindow: Int,
-  maxOutputTokens: Int,
-  nativeProtocols: Strings,
-  /** What requests are billed at now, micro-USD per million tokens. */
-  prices: PricesView,
+  /** The model's fields (contract/model-fields.ts); `prices` is what requests are billed at now. */
+  ...ModelFields.properties,
   /** `preset`: shipped with Tollgate; `custom`: added by the user. */
   origin: OneOf(['preset', 'custom']),
   /** A preset model whose prices the user changed: the preset's own prices (reset brings them back); null otherwise. */
@@ -32,8 +27,6 @@ export const ModelView = Type.Object({
   source: Nullable(Type.String()),
   /** `retiring`: the vendor announced a shutdown date; `retired`: that day has come, and requests for it are refused. */
   status: ModelStatus,
-  retires: Nullable(Type.String()),
-  replacement: Nullable(Type.String()),
   /** Names of the lines that list it (enabled or not). */
   lines: Strings,
   /** Whether an enabled line serves it. */

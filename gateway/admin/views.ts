@@ -3,9 +3,10 @@
  * against its schema. Objects accept fields they do not name, so the server may add fields without
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
-import { Type, type Static, type TInteger, type TLiteral, type TOptional, type TUnion } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TLiteral, type TUnion } from '@sinclair/typebox';
 import { FORMATS } from '../contract/formats.js';
-import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
+import { ModelPrices } from '../contract/model-fields.js';
+import { LISTED_BUCKETS, type BucketKey } from '../contract/usage-buckets.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**
@@ -140,17 +141,14 @@ export const GroupView = Type.Object({
 });
 export type GroupView = Static<typeof GroupView>;
 
-type Required = (typeof REQUIRED_PRICES)[number];
-
 /** Every model has input, output, cacheRead and cacheWrite; the other kinds only where priced apart (else billed as input). */
-export const PricesView = Type.Object(
-  Object.fromEntries(
-    PRICE_KEYS.map((k) => [k, (REQUIRED_PRICES as readonly string[]).includes(k) ? Int : Type.Optional(Int)]),
-  ) as { [K in Required]: TInteger } & {
-    [K in Exclude<PriceKey, Required>]: TOptional<TInteger>;
-  },
-);
+export const PricesView = ModelPrices;
 export type PricesView = Static<typeof PricesView>;
+
+/** Tokens per usage bucket (contract/usage-buckets.ts says what each counts), in the order they are listed. */
+export const UsageView = Type.Object(
+  Object.fromEntries(LISTED_BUCKETS.map((k) => [k, Int])) as { [K in BucketKey]: TInteger },
+);
 
 /** The unit prices and group multiplier a ledger row was billed at (kept with the row). */
 export const PriceSnapshotView = Type.Object({ prices: PricesView, multiplierPpm: Int });
@@ -203,18 +201,7 @@ export const LogEntry = Type.Object({
   status: Int,
   errorCode: Nullable(Type.String()),
   errorMessage: Nullable(Type.String()),
-  usage: Type.Object({
-    inputTokens: Int,
-    outputTokens: Int,
-    cacheReadTokens: Int,
-    /** Cache writes kept 5 minutes (and writes an upstream does not qualify). */
-    cacheWriteTokens: Int,
-    /** Cache writes kept an hour: priced apart (Anthropic: 2× input). */
-    cacheWrite1hTokens: Int,
-    reasoningTokens: Int,
-    audioInputTokens: Int,
-    imageInputTokens: Int,
-  }),
+  usage: UsageView,
   /** True when the upstream reported no usable usage (none, cut short, or figures refused) and Tollgate counted the tokens itself. */
   usageEstimated: Type.Boolean(),
   /** What the wallet and the key were charged: never more than the request's reservation. */

@@ -1,23 +1,59 @@
+import { BILLED_BUCKETS, USAGE_BUCKETS, type BilledBucket, type PriceKey } from '../contract/usage-buckets.js';
 import type { Prices } from '../core/prices.js';
 import type { Usage } from '../core/usage.js';
 
 const PER_MILLION_TIMES_PPM = 1_000_000n * 1_000_000n;
 
 /**
- * cost = ceil(Σ tokens_kind × price_kind / 1e6 × multiplier), in micro-USD.
- * Computed in BigInt: tokens × price × multiplier-ppm easily passes 2^53. The usage must be whole
+ * cost = ceil(Σ tokens_kind × price_kind / 1e6 × multiplier), in micro-USD, over the billed buckets
+ * of the bucket table, each at its own price or its fallback's. Exact: tokens × price × multiplier-ppm
+ * easily passes 2^53, so what may is computed in BigInt. The usage must be whole
  * numbers (relay/usage.ts checks what upstreams report before it gets here).
  */
 export function costMicro(usage: Usage, prices: Prices, multiplierPpm: number): number {
-  const sum =
-    BigInt(usage.inputTokens) * BigInt(prices.input) +
-    BigInt(usage.cacheReadTokens) * BigInt(prices.cacheRead) +
-    BigInt(usage.cacheWriteTokens) * BigInt(prices.cacheWrite) +
-    BigInt(usage.cacheWrite1hTokens) * BigInt(prices.cacheWrite1h ?? prices.cacheWrite) +
-    BigInt(usage.outputTokens) * BigInt(prices.output) +
-    BigInt(usage.audioInputTokens) * BigInt(prices.audioInput ?? prices.input) +
-    BigInt(usage.imageInputTokens) * BigInt(prices.imageInput ?? prices.input);
-  return scaled(sum, multiplierPpm);
+  return scaled(termsSum(usage, prices, BILLED), multiplierPpm);
+}
+
+/** A billed bucket with the price kind it is billed by and the one it falls back to (its own when none). */
+interface Term {
+  bucket: BilledBucket;
+  price: PriceKey;
+  fallback: PriceKey;
+}
+
+const term = (k: BilledBucket): Term => ({
+  bucket: k,
+  price: USAGE_BUCKETS[k].price,
+  fallback: USAGE_BUCKETS[k].fallback ?? USAGE_BUCKETS[k].price,
+});
+
+const BILLED: readonly Term[] = BILLED_BUCKETS.map(term);
+
+/**
+ * The buckets a token of the prompt estimate may land in: input of any kind and cache writes of
+ * any lifetime. Cache reads are left out: they replay a prompt written before, at a discount every
+ * vendor gives, so they never set the dearest price.
+ */
+const RESERVED_PROMPT: readonly Term[] = BILLED_BUCKETS.filter((k) =>
+  ['input', 'cacheWrite'].includes(USAGE_BUCKETS[k].family),
+).map(term);
+
+/**
+ * Σ tokens × unit price over `terms`, exact. Runs on every settlement: terms whose product and
+ * running sum stay within 2^53 are added as numbers (exact there), the rest in BigInt.
+ */
+function termsSum(usage: Usage, prices: Prices, terms: readonly Term[]): bigint {
+  let small = 0;
+  let big = 0n;
+  for (const t of terms) {
+    const tokens = usage[t.bucket];
+    if (tokens === 0) continue;
+    const price = prices[t.price] ?? prices[t.fallback] ?? 0;
+    const product = tokens * price;
+    if (product <= Number.MAX_SAFE_INTEGER - small) small += product;
+    else big += BigInt(tokens) * BigInt(price);
+  }
+  return BigInt(small) + big;
 }
 
 /**
@@ -26,13 +62,9 @@ export function costMicro(usage: Usage, prices: Prices, multiplierPpm: number): 
  * to the cache cannot cost more than was held.
  */
 export function dearestInputPrice(prices: Prices): number {
-  return Math.max(
-    prices.input,
-    prices.cacheWrite,
-    prices.cacheWrite1h ?? 0,
-    prices.audioInput ?? 0,
-    prices.imageInput ?? 0,
-  );
+  let dearest = 0;
+  for (const t of RESERVED_PROMPT) dearest = Math.max(dearest, prices[t.price] ?? prices[t.fallback] ?? 0);
+  return dearest;
 }
 
 /**

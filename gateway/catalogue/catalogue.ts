@@ -1,26 +1,22 @@
-import type { FormatId } from '../contract/formats.js';
+import type { ModelFields } from '../contract/model-fields.js';
 import { loadPresets, presetsDir, type Preset, type Prices, type RetiredModel } from './presets.js';
 
 export { loadPresets, type ModelDefinition, type Preset, type PresetModel, type RetiredModel } from './presets.js';
 
-export interface CatalogueModel {
-  id: string;
-  /** The preset that owns the model (the one that defines it and its prices), or the vendor a custom model was given. */
-  vendor: string;
-  displayName: string;
-  contextWindow: number;
-  maxOutputTokens: number;
-  /** Wire protocols the vendor's own API speaks for this model. */
-  nativeProtocols: FormatId[];
-  /** micro-USD per million tokens: what requests are billed at now (the user's prices where they set some). */
-  prices: Prices;
+/**
+ * A model as the gateway serves and bills it: its fields (contract/model-fields.ts) and where it
+ * came from. `vendor` is the preset that owns the model (the one that defines it and its prices),
+ * or the vendor a custom model was given; `prices` what requests are billed at now (the user's
+ * prices where they set some).
+ */
+export interface CatalogueModel extends Omit<ModelFields, 'retires' | 'replacement'> {
   /** `preset`: shipped in gateway/presets/ (absent means this too); `custom`: the user's own entry (config.json). */
   origin?: 'preset' | 'custom';
   /** A preset model whose prices the user changed: the preset's own prices, which `reset` brings back. */
   presetPrices?: Prices;
   /** YYYY-MM-DD the model is shut down; from that day a request for it is refused, naming `replacement`. */
-  retires?: string | null;
-  replacement?: string | null;
+  retires?: ModelFields['retires'];
+  replacement?: ModelFields['replacement'];
 }
 
 /** The catalogue built from every gateway/presets/<id>/preset.json (their retired lists checked too). */

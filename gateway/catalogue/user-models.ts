@@ -4,6 +4,7 @@
  * changed keeps the preset's prices beside them (`presetPrices`), so `reset` can bring them back.
  */
 import { FORMATS } from '../contract/formats.js';
+import { outputLimitProblem } from '../contract/model-fields.js';
 import type { CustomModelRecord, PriceOverrideRecord, PriceRecord } from '../store/types.js';
 import type { CatalogueModel } from './catalogue.js';
 import { isDate, MODEL_ID, PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from './presets.js';
@@ -44,7 +45,8 @@ export function customProblem(r: CustomModelRecord): string | null {
   for (const k of ['contextWindow', 'maxOutputTokens'] as const) {
     if (!Number.isSafeInteger(r[k]) || r[k] <= 0) return `${k} must be a positive whole number of tokens`;
   }
-  if (r.maxOutputTokens > r.contextWindow) return 'maxOutputTokens is larger than contextWindow';
+  const limit = outputLimitProblem(r);
+  if (limit) return limit;
   if (!Array.isArray(r.nativeProtocols) || !r.nativeProtocols.every((p) => (FORMATS as readonly string[]).includes(p)))
     return `nativeProtocols must list protocols of ${FORMATS.join(', ')}`;
   if (r.retires != null && !isDate(r.retires)) return `retires "${r.retires}" must be a date, YYYY-MM-DD`;

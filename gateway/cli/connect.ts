@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import type { AdminClient } from '../admin/client.js';
 import type { ConnectBody, ConnectionsView, ConnectView, DisconnectView } from '../admin/contract.js';
+import { ENV_TARGETS } from '../connect/snippets.js';
 import { findTool, TOOL_NAMES } from '../connect/tools.js';
 import { CliError } from './client.js';
 import { table } from './format.js';
@@ -27,7 +28,7 @@ export function registerConnect(program: Command, client: () => AdminClient): vo
     )
     .option(
       '--small-model <id>',
-      "Claude Code's small/fast model (default: the cheapest served model of the main model's vendor)",
+      "the small/fast model of Claude Code and OpenCode (default: the cheapest served model of the main model's vendor)",
     )
     .option('--dry-run', 'show the diff and write nothing (no key is created)')
     .option('-y, --yes', 'write without asking; needed when standard input is not a terminal')
@@ -74,7 +75,7 @@ export function registerConnect(program: Command, client: () => AdminClient): vo
   program
     .command('env <target>')
     .description(
-      'shell exports that point a tool or SDK at Tollgate: eval "$(tollgate env codex)". Targets: claude-code, codex, gemini-cli, openai, anthropic, google, aider',
+      `shell exports that point a tool or SDK at Tollgate: eval "$(tollgate env codex)". Targets: ${ENV_TARGETS.join(', ')}`,
     )
     .option('--model <id>', 'the model (default: the connected model, else as connect picks it)')
     .option('--new-key', 'create a key for it and print its secret in the exports (shown once)')
@@ -241,7 +242,7 @@ function warnIfElsewhere(toolId: string, files: ReadonlyArray<{ id: string; path
     const here = tool?.files.find((x) => x.id === f.id)?.locate({ home: homedir(), env: process.env });
     if (here !== undefined && here !== f.path) {
       process.stderr.write(
-        `Note: the gateway edits ${f.path}, but ${tool!.command} run from this shell reads ${here} (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME differ from the gateway's).\n`,
+        `Note: the gateway edits ${f.path}, but ${tool!.command} run from this shell reads ${here} (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME or XDG_CONFIG_HOME differ from the gateway's).\n`,
       );
     }
   }

@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { AdminError, type AdminClient } from '../admin/client.js';
 import type { DoctorReport, WalletView } from '../admin/contract.js';
+import { LISTED_BUCKETS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { defaultDataDir } from '../core/paths.js';
 import { runningGateway } from '../runtime.js';
 import { isLoopbackHost } from '../store/settings.js';
@@ -236,6 +237,12 @@ groups
     );
   });
 
+/** The usage buckets `tollgate logs` has a column for (contract/usage-buckets.ts), in listed order. */
+const LOG_BUCKETS = LISTED_BUCKETS.flatMap((k) => {
+  const header = USAGE_BUCKETS[k].cli;
+  return header === null ? [] : [{ header, k }];
+});
+
 program
   .command('logs')
   .description('the usage log, newest first')
@@ -258,17 +265,13 @@ program
     }
     print(
       table(
-        ['TIME', 'KEY', 'MODEL', 'STATUS', 'IN', 'OUT', 'CACHE R', 'CACHE W', 'CACHE W 1H', 'COST', 'LATENCY', 'ERROR'],
+        ['TIME', 'KEY', 'MODEL', 'STATUS', ...LOG_BUCKETS.map((b) => b.header), 'COST', 'LATENCY', 'ERROR'],
         entries.map((e) => [
           new Date(e.ts).toISOString().replace('T', ' ').slice(0, 19),
           e.keyName ?? '-',
           e.model ?? '-',
           e.status,
-          e.usage.inputTokens,
-          e.usage.outputTokens,
-          e.usage.cacheReadTokens,
-          e.usage.cacheWriteTokens,
-          e.usage.cacheWrite1hTokens,
+          ...LOG_BUCKETS.map((b) => e.usage[b.k]),
           usd(e.costMicro),
           `${e.latencyMs} ms`,
           e.errorCode ?? '',

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { GatewayError } from '../core/errors.js';
 import { modeOf, readText, removeEmptyDirs, sha256, writeAtomic, writeTarget } from './files.js';
-import { FORMATS, isPlainObject, valueAt, type Change } from './formats/index.js';
+import { FORMATS, pruneEmptyTables, valueAt, type Change } from './formats/index.js';
 import { maskSecret } from './plan.js';
 import { readRecord, removeRecord, saveBackup, withToolLock } from './records.js';
 import { toolById } from './tools.js';
@@ -164,26 +164,6 @@ async function planFile(
     outcome: { path: file.path, action: 'cleaned', notes },
     write: text,
   };
-}
-
-/** Tables that are empty after the entries went and did not exist before connect go too. */
-function pruneEmptyTables(
-  format: (typeof FORMATS)[keyof typeof FORMATS],
-  text: string,
-  paths: string[][],
-  before: Record<string, unknown>,
-): string {
-  const prefixes = new Map<string, string[]>();
-  for (const path of paths)
-    for (let i = path.length - 1; i >= 1; i--) prefixes.set(JSON.stringify(path.slice(0, i)), path.slice(0, i));
-  const deepestFirst = [...prefixes.values()].sort((a, b) => b.length - a.length);
-  let out = text;
-  for (const prefix of deepestFirst) {
-    const node = valueAt(format.read(out, ''), prefix);
-    if (isPlainObject(node) && Object.keys(node).length === 0 && valueAt(before, prefix) === undefined)
-      out = format.edit(out, [{ path: prefix, value: undefined }]);
-  }
-  return out;
 }
 
 function isEmptyDocument(format: (typeof FORMATS)[keyof typeof FORMATS], text: string): boolean {

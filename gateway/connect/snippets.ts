@@ -1,5 +1,5 @@
 import { GatewayError } from '../core/errors.js';
-import { findTool, TOOLS, v1 } from './tools.js';
+import { entryTree, findTool, toolById, TOOLS, v1 } from './tools.js';
 
 /**
  * Copy-paste snippets and shell exports for clients Tollgate does not configure itself, built
@@ -35,7 +35,8 @@ interface SnippetSpec {
   kind: Snippet['kind'];
   language: string;
   form: Form;
-  text(base: string, model: string): string;
+  /** `base` is the URL in the snippet's form; `origin` is Tollgate's URL without a path. */
+  text(base: string, model: string, origin: string): string;
   note?: string;
 }
 
@@ -155,23 +156,14 @@ const SNIPPETS: readonly SnippetSpec[] = [
     kind: 'config',
     language: 'json',
     form: 'v1',
-    text: (base, model) =>
+    // The entries `tollgate connect opencode` writes, with the key as OpenCode's {env:…} reference.
+    text: (_base, model, origin) =>
       JSON.stringify(
-        {
-          $schema: 'https://opencode.ai/config.json',
-          provider: {
-            tollgate: {
-              npm: '@ai-sdk/openai-compatible',
-              name: 'Tollgate',
-              options: { baseURL: base, apiKey: '{env:TOLLGATE_KEY}' },
-              models: { [model]: { name: model } },
-            },
-          },
-        },
+        entryTree(toolById('opencode').entries({ origin, secret: '{env:TOLLGATE_KEY}', model })),
         null,
         2,
       ) + '\n',
-    note: 'Merge into opencode.json (in the project, or ~/.config/opencode/opencode.json), then pick tollgate/<model> with /models.',
+    note: "`tollgate connect opencode` writes this into ~/.config/opencode/opencode.json, with the key itself. By hand: merge it into an opencode.json (the global one, or a project's) and export TOLLGATE_KEY.",
   },
   {
     id: 'aider',
@@ -243,7 +235,7 @@ export function snippets(input: SnippetInput): Snippet[] {
       kind: spec.kind,
       language: spec.language,
       baseUrl,
-      text: spec.text(baseUrl, input.model),
+      text: spec.text(baseUrl, input.model, input.origin.replace(/\/+$/, '')),
     };
     if (spec.note) out.note = spec.note;
     return out;

@@ -64,8 +64,14 @@ async function toolStatus(ctx: ConnectContext, tool: ToolSpec, view: GatewayView
     if (text !== null) {
       try {
         const doc = FORMATS[file.format].read(text, path);
-        for (const entry of entrySlots(tool))
-          if (entry.file === file.id) values.set(key(file.id, entry.path), valueAt(doc, entry.path));
+        // The recorded paths as well: some depend on the model (OpenCode's `models.<id>`).
+        const paths = [
+          ...entrySlots(tool)
+            .filter((e) => e.file === file.id)
+            .map((e) => e.path),
+          ...(recorded?.entries.map((e) => e.path) ?? []),
+        ];
+        for (const p of paths) values.set(key(file.id, p), valueAt(doc, p));
       } catch (e) {
         state = 'invalid';
         if (record)

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayError } from '../core/errors.js';
 import type { Entry, ToolId, ToolSpec, Where } from './types.js';
@@ -10,10 +11,20 @@ import type { Entry, ToolId, ToolSpec, Where } from './types.js';
 
 /** The provider id Tollgate adds to Codex: built-in ids such as `openai` cannot be redefined. */
 export const CODEX_PROVIDER = 'tollgate';
+/** The provider id Tollgate adds to OpenCode; its models are picked as `tollgate/<model>`. */
+export const OPENCODE_PROVIDER = 'tollgate';
 
 const claudeDir = (w: Where): string => w.env.CLAUDE_CONFIG_DIR || join(w.home, '.claude');
 const codexDir = (w: Where): string => w.env.CODEX_HOME || join(w.home, '.codex');
 const geminiDir = (w: Where): string => join(w.env.GEMINI_CLI_HOME || w.home, '.gemini');
+/** OpenCode's global folder: the XDG config home (also on macOS and Windows), then `opencode`. */
+const opencodeDir = (w: Where): string => join(w.env.XDG_CONFIG_HOME || join(w.home, '.config'), 'opencode');
+/**
+ * OpenCode merges config.json, opencode.json and opencode.jsonc from that folder, later ones
+ * winning, and writes its own changes to the first of these that exists: the same file here, so
+ * Tollgate's entries are the ones OpenCode applies last. With none, the name its docs give.
+ */
+const OPENCODE_FILES = ['opencode.jsonc', 'opencode.json', 'config.json'];
 
 /** `/v1` appended once, for clients whose base URL includes the version. */
 export function v1(origin: string): string {
@@ -130,8 +141,72 @@ const geminiCli: ToolSpec = {
   }),
 };
 
-export const TOOLS: readonly ToolSpec[] = [claudeCode, codex, geminiCli];
+const opencode: ToolSpec = {
+  id: 'opencode',
+  aliases: [],
+  name: 'OpenCode',
+  command: 'opencode',
+  smallModel: true,
+  files: [
+    {
+      id: 'config',
+      format: 'json',
+      locate: (w) => {
+        const dir = opencodeDir(w);
+        return OPENCODE_FILES.map((f) => join(dir, f)).find((f) => existsSync(f)) ?? join(dir, 'opencode.json');
+      },
+    },
+  ],
+  entries: (w) => {
+    const provider = (path: string[], value: string, role: Entry['role']): Entry => ({
+      file: 'config',
+      path: ['provider', OPENCODE_PROVIDER, ...path],
+      value,
+      role,
+    });
+    const small = w.smallModel || w.model;
+    return [
+      // OpenCode writes this line into any config file without it when it starts; set here, the
+      // file stays as Tollgate wrote it, and disconnect can put the original bytes back.
+      { file: 'config', path: ['$schema'], value: 'https://opencode.ai/config.json', role: 'setting' },
+      { file: 'config', path: ['model'], value: `${OPENCODE_PROVIDER}/${w.model}`, role: 'model' },
+      // The title of each session and other light work.
+      { file: 'config', path: ['small_model'], value: `${OPENCODE_PROVIDER}/${small}`, role: 'small-model' },
+      // OpenCode ships this AI SDK provider: it speaks Chat Completions to any base URL.
+      provider(['npm'], '@ai-sdk/openai-compatible', 'setting'),
+      provider(['name'], 'Tollgate', 'setting'),
+      // The client appends /chat/completions.
+      provider(['options', 'baseURL'], v1(w.origin), 'base-url'),
+      provider(['options', 'apiKey'], w.secret, 'key'),
+      // A custom provider offers only the models it lists, keyed by the id sent upstream.
+      ...[...new Set([w.model, small])].map((m) => provider(['models', m, 'name'], m, 'setting')),
+    ];
+  },
+  env: (w) => {
+    // OPENCODE_CONFIG_CONTENT is merged over every config file; {env:…} is OpenCode's own substitution.
+    const config = entryTree(opencode.entries({ ...w, secret: '{env:TOLLGATE_API_KEY}' }));
+    return {
+      vars: [
+        ['TOLLGATE_API_KEY', w.secret],
+        ['OPENCODE_CONFIG_CONTENT', JSON.stringify(config)],
+      ],
+    };
+  },
+};
+
+export const TOOLS: readonly ToolSpec[] = [claudeCode, codex, geminiCli, opencode];
 export const TOOL_IDS: readonly ToolId[] = TOOLS.map((t) => t.id);
+
+/** Entries as the nested document they make (paths of keys to their values), for snippets and inline config. */
+export function entryTree(entries: readonly Entry[]): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const entry of entries) {
+    let node = root;
+    for (const key of entry.path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[entry.path.at(-1)!] = entry.value;
+  }
+  return root;
+}
 
 /** The tool's entries with empty values: where each one goes, for reading the files back. */
 export function entrySlots(tool: ToolSpec, origin = ''): Entry[] {

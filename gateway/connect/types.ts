@@ -4,7 +4,7 @@
  * be undone. See docs/connect.md.
  */
 
-export type ToolId = 'claude-code' | 'codex' | 'gemini-cli';
+export type ToolId = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
 export type FormatId = 'json' | 'toml' | 'dotenv';
 
 /** Where a tool looks for its files: the user's home and the environment the tool will run in. */
@@ -50,8 +50,11 @@ export interface ToolSpec {
   /** Other names the CLI and the admin API accept for the tool: `claude`, `gemini`. */
   aliases: readonly string[];
   name: string;
-  /** The preset whose models the tool is made for; connect picks its default model among them. */
-  vendor: string;
+  /**
+   * The preset whose models the tool is made for; connect picks its default model among them.
+   * None for a tool made for every vendor (OpenCode): then the first served model is the default.
+   */
+  vendor?: string;
   /** The executable, for messages ("run `codex`"). */
   command: string;
   /** Whether the tool has a separate small/fast model setting that connect fills. */

@@ -16,12 +16,20 @@ export interface CacheControl {
 export type MediaSource =
   { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string } | { kind: 'file'; fileId: string };
 
+/**
+ * OpenAI Responses labels an assistant message as intermediate commentary or the final answer;
+ * models from GPT-5.3-codex on want it back on every assistant message. Only Responses has it.
+ */
+export type Phase = 'commentary' | 'final_answer';
+
 export interface TextBlock {
   type: 'text';
   text: string;
   cacheControl?: CacheControl;
   /** Anthropic citations, carried opaquely between Anthropic endpoints. */
   citations?: unknown[];
+  /** The phase of the Responses assistant message this text belongs to. */
+  phase?: Phase;
 }
 
 export interface ImageBlock {
@@ -85,8 +93,28 @@ export interface ToolResultBlock {
   cacheControl?: CacheControl;
 }
 
+/**
+ * OpenAI Responses' compaction item: the conversation before it, compacted into content only
+ * OpenAI can read (`/v1/responses/compact`, or `context_management`). Only a Responses upstream
+ * takes it back; any other leaves it out, and with it the history it stands for.
+ */
+export interface CompactionBlock {
+  type: 'compaction';
+  /** The item's `encrypted_content`. */
+  data: string;
+  id?: string;
+  family: 'openai';
+}
+
 export type ContentBlock =
-  TextBlock | ImageBlock | DocumentBlock | ThinkingBlock | RedactedThinkingBlock | ToolCallBlock | ToolResultBlock;
+  | TextBlock
+  | ImageBlock
+  | DocumentBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | ToolCallBlock
+  | ToolResultBlock
+  | CompactionBlock;
 
 export interface CanonicalMessage {
   /**
@@ -140,6 +168,11 @@ export interface CanonicalRequest {
   responseFormat?: ResponseFormat;
   /** End-user id for abuse tracking (OpenAI `user`, Anthropic `metadata.user_id`). */
   user?: string;
+  /**
+   * A client's `context_management`, whose shape is its family's own (Anthropic's edits, OpenAI
+   * Responses' compaction thresholds): sent on only to an upstream of that family.
+   */
+  contextManagement?: { family: ProviderFamily; value: unknown };
   seed?: number;
   presencePenalty?: number;
   frequencyPenalty?: number;
@@ -169,7 +202,7 @@ export interface CanonicalResponse {
 
 /** The start of a content block in a stream: what is known before its deltas. */
 export type BlockStart =
-  | { type: 'text' }
+  | { type: 'text'; phase?: Phase }
   | { type: 'thinking'; /** Who makes the block; its signature arrives as signature_delta. */ family?: ProviderFamily }
   | { type: 'redacted_thinking'; data: string; family?: ProviderFamily }
   | { type: 'tool_call'; id: string; name: string; signature?: string; signatureFamily?: ProviderFamily };
@@ -193,6 +226,8 @@ export type StreamEvent =
   | { type: 'thinking_delta'; index: number; text: string }
   | { type: 'signature_delta'; index: number; signature: string }
   | { type: 'block_stop'; index: number }
+  /** A compaction item, whole: it is not a block of the answer's content and has no index. */
+  | { type: 'compaction'; data: string; id?: string }
   | {
       type: 'stop';
       stopReason: StopReason;

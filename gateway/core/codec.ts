@@ -43,10 +43,25 @@ export interface UpstreamRequest {
   clientHeaders?: Record<string, string>;
 }
 
+/**
+ * What an upstream side knows of the line a request goes to, besides its quirks. A LineRecord
+ * (store/types.ts) is one.
+ */
+export interface TargetLine {
+  /** Reasoning signatures are bound to the line that made them (core/signatures.ts). */
+  id: string;
+  /** anthropic: the API version the line speaks (`anthropic-version`); absent: the format's default. */
+  anthropicVersion?: string;
+}
+
 export interface UpstreamCodec {
   family: ProviderFamily;
-  /** Canonical → the upstream's wire request (credential headers are added by the caller); quirks come from the line. */
-  toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamRequest;
+  /**
+   * Canonical → the upstream's wire request (credential headers are added by the caller); quirks
+   * and the rest come from the line. Signatures bound to lines are already sorted out by the relay
+   * (core/signatures.ts messagesForLine).
+   */
+  toRequest(req: CanonicalRequest, quirks?: Quirks, line?: TargetLine): UpstreamRequest;
   /** The upstream's wire JSON answer → canonical, with usage normalised (core/usage.ts). */
   fromResponse(body: unknown): CanonicalResponse;
   /**

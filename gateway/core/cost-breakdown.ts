@@ -5,7 +5,8 @@
  * catalogue says today. The sum follows billing/pricing.ts's costMicro term by term;
  * test/core/cost-breakdown.test.ts checks the two agree.
  */
-import type { Prices } from './prices.js';
+import { BILLED_BUCKETS, USAGE_BUCKETS, type BilledBucket } from '../contract/usage-buckets.js';
+import { priceKindOf, unitPrice, type PriceKey, type Prices } from './prices.js';
 import type { Usage } from './usage.js';
 
 /** The unit prices and the multiplier one row was billed at. */
@@ -19,8 +20,8 @@ export interface PriceSnapshot {
 export interface CostTerm {
   /** The usage bucket (`inputTokens`, …) and the price kind it was billed by (`input`, …). */
   tokens: number;
-  usage: keyof Usage;
-  price: keyof Prices;
+  usage: BilledBucket;
+  price: PriceKey;
   /** micro-USD per million tokens. */
   priceMicroPerMillion: number;
   /** tokens × price, exact, in USD as decimal text. */
@@ -40,17 +41,6 @@ export interface CostBreakdown extends PriceSnapshot {
   formula: string;
 }
 
-/** Buckets in billing order, each with the price kind it is billed by and the kind it falls back to. */
-const BUCKETS: { usage: keyof Usage; price: keyof Prices; fallback?: keyof Prices; label: string }[] = [
-  { usage: 'inputTokens', price: 'input', label: 'input' },
-  { usage: 'cacheReadTokens', price: 'cacheRead', label: 'cache read' },
-  { usage: 'cacheWriteTokens', price: 'cacheWrite', label: 'cache write' },
-  { usage: 'cacheWrite1hTokens', price: 'cacheWrite1h', fallback: 'cacheWrite', label: '1-hour cache write' },
-  { usage: 'outputTokens', price: 'output', label: 'output' },
-  { usage: 'audioInputTokens', price: 'audioInput', fallback: 'input', label: 'audio input' },
-  { usage: 'imageInputTokens', price: 'imageInput', fallback: 'input', label: 'image input' },
-];
-
 const MILLION = 1_000_000n;
 
 /** `n / 10^scale` as exact decimal text without trailing zeros: decimal(1_500_000n, 6) → "1.5". */
@@ -68,15 +58,22 @@ export function costBreakdown(usage: Usage, snapshot: PriceSnapshot): CostBreakd
   const words: string[] = [];
   // Sums are kept in micro-USD × 10^6 (price per million × tokens), so every step is exact.
   let sum = 0n;
-  for (const b of BUCKETS) {
-    const tokens = usage[b.usage];
+  // Terms in bill order, each bucket at the price kind it was billed by (its fallback where the
+  // snapshot has no price of its own kind).
+  for (const k of BILLED_BUCKETS) {
+    const tokens = usage[k];
     if (!tokens) continue;
-    const price = prices[b.price] ?? (b.fallback ? prices[b.fallback] : undefined) ?? 0;
+    const price = unitPrice(prices, k);
     const product = BigInt(tokens) * BigInt(price);
     sum += product;
-    const kind = prices[b.price] === undefined && b.fallback ? b.fallback : b.price;
-    terms.push({ tokens, usage: b.usage, price: kind, priceMicroPerMillion: price, usd: decimal(product, 12) });
-    words.push(`${tokens} ${b.label} × $${decimal(BigInt(price), 6)}/M`);
+    terms.push({
+      tokens,
+      usage: k,
+      price: priceKindOf(prices, k),
+      priceMicroPerMillion: price,
+      usd: decimal(product, 12),
+    });
+    words.push(`${tokens} ${USAGE_BUCKETS[k].term} × $${decimal(BigInt(price), 6)}/M`);
   }
   const scaled = sum * BigInt(multiplierPpm);
   const unit = MILLION * MILLION;

@@ -114,6 +114,12 @@ export interface ModelCall {
   encodeStreamError(err: GatewayError): string;
   /** How to pass the request through to a line of the same format; absent when it must be translated even then. */
   passthrough?: Passthrough;
+  /**
+   * The request exists only in the client's format (an endpoint the other formats lack, such as
+   * Responses' compaction): only the lines of that format are tried, and a model served by none
+   * is refused (400) in the client's shape. `endpoint` names it in that refusal.
+   */
+  passthroughOnly?: { endpoint: string };
 }
 
 /** What a catalogue model shows in a client's model list. */

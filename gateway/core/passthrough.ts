@@ -1,6 +1,8 @@
+import type { TargetLine } from './codec.js';
 import type { GatewayError } from './errors.js';
 import type { Quirks } from './quirks.js';
 import type { SseEvent } from './sse.js';
+import { unbindRaw } from './signatures.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -13,12 +15,14 @@ export interface Passthrough {
    * The upstream request for a line that knows the model as `upstreamModel`, with the line's
    * quirks. `outputLimit`, when given, is an output limit Tollgate sets because the client set none
    * and the wallet or quota cannot pay for the model's maximum (billing/billing.ts): the format puts
-   * it in its own field. `notes` say what was changed besides the model.
+   * it in its own field. Signatures bound to `line` are unbound and those bound to another line
+   * left out (core/signatures.ts). `notes` say what was changed besides the model.
    */
   request(
     upstreamModel: string,
     quirks?: Quirks,
     outputLimit?: number,
+    line?: TargetLine,
   ): { path: string; headers: Record<string, string>; body: string; notes?: string[] };
   /** Follows the answer stream: usage, end, in-band errors. */
   tap(): StreamTap;
@@ -30,6 +34,16 @@ export interface Passthrough {
    * translated path does.
    */
   modelField: { answer: readonly string[]; event: readonly string[] };
+  /**
+   * Binds the signatures of an answer to the line that made it (core/signatures.ts), so the
+   * client's history says where each came from. `answer` changes a whole JSON answer in place and
+   * says whether it changed anything; `event` gives a stream event's data, the same string when it
+   * holds no signature (checked cheaply: most events are not parsed).
+   */
+  signatures?: {
+    answer(parsed: unknown, lineId: string): boolean;
+    event(data: string, lineId: string): string;
+  };
 }
 
 /**
@@ -58,13 +72,21 @@ export function withModel(data: string, path: readonly string[], model: string):
 /**
  * The body to send upstream on the pass-through path: the client's own bytes when the changes
  * are already there (the common case: no model mapping), so nothing is re-serialised; otherwise
- * a copy with the changes applied.
+ * a copy with the changes applied. `unbound` names a field whose new value in `changes` differs
+ * from the client's only in signatures bound to `line`, unbound (core/signatures.ts): when nothing
+ * else changes, the client's bytes are unbound in place instead of serialised again.
  */
-export function upstreamBody(rawBody: string, body: Record<string, unknown>, changes: Record<string, unknown>): string {
+export function upstreamBody(
+  rawBody: string,
+  body: Record<string, unknown>,
+  changes: Record<string, unknown>,
+  unbound?: { field: string; line: string },
+): string {
   for (const [k, v] of Object.entries(changes)) {
+    if (k === unbound?.field) continue;
     if (body[k] !== v && JSON.stringify(body[k]) !== JSON.stringify(v)) return JSON.stringify({ ...body, ...changes });
   }
-  return rawBody;
+  return unbound ? unbindRaw(rawBody, unbound.line) : rawBody;
 }
 
 /**

@@ -1,31 +1,28 @@
 /**
- * The kinds of token a model is priced by, declared once: the preset loader, the user's catalogue
- * entries, the admin API's schemas (which run in a browser too), price imports and the charge
- * breakdown all follow this list. Prices are integer micro-USD per million tokens.
+ * The kinds of token a model is priced by: one per billed usage bucket, declared in the bucket
+ * table (contract/usage-buckets.ts). The preset loader, the user's catalogue entries, the admin
+ * API's schemas, price imports, billing and the charge breakdown all follow it. Prices are integer
+ * micro-USD per million tokens.
  */
-export const PRICE_KEYS = [
-  'input',
-  'output',
-  'cacheRead',
-  'cacheWrite',
-  'cacheWrite1h',
-  'audioInput',
-  'imageInput',
-] as const;
-export type PriceKey = (typeof PRICE_KEYS)[number];
-/** Every model has these; the others only where the vendor prices that input apart (else it is billed as `input`). */
-export const REQUIRED_PRICES = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
+import {
+  PRICE_KEYS,
+  REQUIRED_PRICES,
+  USAGE_BUCKETS,
+  type BilledBucket,
+  type PriceKey,
+  type Prices,
+  type RequiredPriceKey,
+} from '../contract/usage-buckets.js';
 
-/** Catalogue prices in micro-USD per million tokens. */
-export interface Prices {
-  input: number;
-  output: number;
-  cacheRead: number;
-  /** Cache writes kept 5 minutes, and every write an upstream does not qualify. */
-  cacheWrite: number;
-  /** Cache writes kept an hour (Anthropic: 2× input); without it they are billed at `cacheWrite`. */
-  cacheWrite1h?: number;
-  /** Only where the vendor prices audio input apart from text; otherwise audio is billed as input. */
-  audioInput?: number;
-  imageInput?: number;
+export { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices, type RequiredPriceKey };
+
+/** The price kind a bucket's tokens are billed by: its own where the model has it, else its fallback. */
+export function priceKindOf(prices: Prices, bucket: BilledBucket): PriceKey {
+  const { price, fallback } = USAGE_BUCKETS[bucket];
+  return prices[price] === undefined && fallback !== null ? fallback : price;
+}
+
+/** micro-USD per million tokens for a bucket's tokens: its own price, else its fallback's (which every model has). */
+export function unitPrice(prices: Prices, bucket: BilledBucket): number {
+  return prices[priceKindOf(prices, bucket)] ?? 0;
 }

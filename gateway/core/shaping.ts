@@ -2,7 +2,7 @@
  * Choices every upstream side makes the same way when it turns a canonical request into its wire
  * format, kept here so that the formats agree.
  */
-import type { CanonicalRequest, ReasoningEffort } from './canonical.js';
+import type { CanonicalRequest, ProviderFamily, ReasoningEffort } from './canonical.js';
 
 /**
  * The text of the user turn put first when a conversation opens with the model's turn: Anthropic
@@ -25,4 +25,31 @@ export function effortOf(req: CanonicalRequest): ReasoningEffort | undefined {
   if (req.thinking?.type !== 'enabled') return undefined;
   const budget = req.thinking.budgetTokens;
   return budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high';
+}
+
+/**
+ * Notes for the conversation state an upstream of `family` cannot take (docs/protocols.md §3.1):
+ * Responses' message `phase` and compaction items go only to OpenAI Responses, and a client's
+ * `context_management` only to its own family. The upstream sides leave them out; this says so.
+ */
+export function uncarriedStateNotes(req: CanonicalRequest, family: ProviderFamily, format: string): string[] {
+  const notes: string[] = [];
+  if (family !== 'openai') {
+    let phases = 0;
+    let compactions = 0;
+    for (const m of req.messages)
+      for (const b of m.content) {
+        if (b.type === 'text' && b.phase) phases++;
+        if (b.type === 'compaction') compactions++;
+      }
+    if (phases > 0) notes.push(`${format}: dropped the phase of assistant messages: only OpenAI Responses takes it`);
+    if (compactions > 0)
+      notes.push(
+        `${format}: dropped ${compactions} compaction item(s), and with them the history they summarised: only OpenAI Responses can read them`,
+      );
+  }
+  const cm = req.contextManagement;
+  if (cm && cm.family !== family)
+    notes.push(`${format}: dropped context_management: it is ${cm.family}'s own, and this upstream is not`);
+  return notes;
 }

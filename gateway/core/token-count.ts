@@ -41,6 +41,7 @@ function collect(b: ContentBlock, texts: string[]): number {
       texts.push(b.text);
       return 0;
     case 'redacted_thinking':
+    case 'compaction':
       return Math.ceil(b.data.length / 4);
     case 'tool_call':
       texts.push(b.name, JSON.stringify(b.input));

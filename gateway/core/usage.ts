@@ -1,6 +1,16 @@
+import {
+  BILLED_BUCKETS,
+  BUCKET_KEYS,
+  bucketCounts,
+  USAGE_BUCKETS,
+  type BucketCounts,
+  type BucketKey,
+} from '../contract/usage-buckets.js';
+
 /**
- * Canonical token usage. Every format's upstream side converts its upstream's usage figures into
- * this shape once (wire/<format>/usage.ts), so billing never sees a vendor format.
+ * Canonical token usage: one figure per bucket of the bucket table (contract/usage-buckets.ts).
+ * Every format's upstream side converts its upstream's usage figures into this shape once
+ * (wire/<format>/usage.ts), so billing never sees a vendor format.
  *
  * Each token is counted in exactly one bucket, because each bucket has its own price:
  * - OpenAI, Responses and Gemini report cached tokens *inside* the prompt total, so their upstream
@@ -17,54 +27,42 @@
  * (negative, fractional, absurdly large): `usageProblem` judges them once, in the relay
  * (relay/usage.ts), before anything is billed.
  */
-export interface Usage {
-  inputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-  outputTokens: number;
-  reasoningTokens: number;
-  audioInputTokens: number;
-  imageInputTokens: number;
-}
+export type Usage = BucketCounts;
 
-export const USAGE_KEYS = [
-  'inputTokens',
-  'cacheReadTokens',
-  'cacheWriteTokens',
-  'cacheWrite1hTokens',
-  'outputTokens',
-  'reasoningTokens',
-  'audioInputTokens',
-  'imageInputTokens',
-] as const satisfies readonly (keyof Usage)[];
+/** The buckets in bill order: what `usageProblem` checks, in this order. */
+export const USAGE_KEYS: readonly BucketKey[] = BUCKET_KEYS;
+
+const PROMPT_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family !== 'output');
+const CACHE_WRITE_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family === 'cacheWrite');
+const OUTPUT_BUCKETS = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family === 'output');
+
+const EMPTY: Usage = bucketCounts(() => 0);
 
 export function emptyUsage(): Usage {
-  return {
-    inputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWrite1hTokens: 0,
-    outputTokens: 0,
-    reasoningTokens: 0,
-    audioInputTokens: 0,
-    imageInputTokens: 0,
-  };
+  return { ...EMPTY };
+}
+
+function sum(u: Usage, keys: readonly BucketKey[]): number {
+  let n = 0;
+  for (const k of keys) n += u[k];
+  return n;
 }
 
 /** Every cache write, whatever its lifetime: what formats without the split report as one figure. */
 export function cacheWriteTokens(u: Usage): number {
-  return u.cacheWriteTokens + u.cacheWrite1hTokens;
+  return sum(u, CACHE_WRITE_BUCKETS);
 }
 
 /** The prompt as the upstream bills it: every bucket but the output. */
 export function promptTokens(u: Usage): number {
-  return u.inputTokens + u.cacheReadTokens + cacheWriteTokens(u) + u.audioInputTokens + u.imageInputTokens;
+  return sum(u, PROMPT_BUCKETS);
 }
 
 /** Only the prompt side of a usage: what an upstream reported before its answer was complete. */
 export function promptSide(u: Usage): Usage {
-  return { ...u, outputTokens: 0, reasoningTokens: 0 };
+  const prompt = { ...u };
+  for (const k of OUTPUT_BUCKETS) prompt[k] = 0;
+  return prompt;
 }
 
 /**
@@ -104,7 +102,7 @@ export function usageProblem(u: Usage, maxTokens: number): string | undefined {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
       return `${k} is ${describe(v)}, not a whole number of tokens`;
   }
-  const total = promptTokens(u) + u.outputTokens;
+  const total = sum(u, BILLED_BUCKETS);
   if (total > maxTokens)
     return `${total} tokens in all is more than the model can read and write (at most ${maxTokens})`;
   return undefined;

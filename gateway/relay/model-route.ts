@@ -5,7 +5,7 @@ import { GatewayError } from '../core/errors.js';
 import type { ModelCall, WireFormat } from '../core/format.js';
 import { echo } from '../core/input.js';
 import { emptyUsage, type Usage } from '../core/usage.js';
-import type { KeyRecord } from '../store/types.js';
+import type { KeyRecord, LineRecord } from '../store/types.js';
 import { wireFormat } from '../wire/index.js';
 import type { Exchange } from './exchange.js';
 import { forward } from './forward.js';
@@ -29,6 +29,21 @@ export interface ModelRequest {
 
 /** Longer than any model id in any catalogue. */
 const MAX_MODEL_ID = 256;
+
+/**
+ * The lines of the client's own format, for a request only that format has; a 400 naming the
+ * endpoint when the model has none (nothing was sent, so the ledger row costs nothing).
+ */
+function sameFormatLines(lines: LineRecord[], format: WireFormat, call: ModelCall, model: string): LineRecord[] {
+  const same = lines.filter((l) => l.protocol === format.id);
+  if (same.length > 0) return same;
+  const spoken = [...new Set(lines.map((l) => l.protocol))].join(', ');
+  throw new GatewayError(
+    'invalid_request',
+    `${call.passthroughOnly!.endpoint} needs a line that speaks ${format.id}, and the lines serving "${model}" speak ${spoken}. Use a model served by a ${format.id} line.`,
+    { code: 'unsupported_endpoint', param: 'model' },
+  );
+}
 
 /**
  * The one model route, for every wire format: the format has read the request into a ModelCall;
@@ -59,6 +74,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
   });
   exchange.admission = admission;
   const model = admission.model.id;
+  if (call.passthroughOnly) admission.candidates = sameFormatLines(admission.candidates, format, call, model);
   const countPrompt = async (): Promise<Usage> => ({
     ...emptyUsage(),
     inputTokens: await services.calibration.countPrompt(model, decode()),

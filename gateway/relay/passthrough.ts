@@ -33,7 +33,12 @@ export interface PassthroughSpec {
  */
 export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
   const admission = spec.exchange.admission!;
-  const request = spec.passthrough.request(admission.upstreamModel, admission.line.quirks, admission.outputLimit);
+  const request = spec.passthrough.request(
+    admission.upstreamModel,
+    admission.line.quirks,
+    admission.outputLimit,
+    admission.line,
+  );
   if (request.notes) spec.exchange.notes.push(...request.notes);
   const upstream = await callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
@@ -58,6 +63,8 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
     throw upstreamMalformed('the upstream sent a response that is not valid JSON.');
   }
   const found = spec.passthrough.readAnswer(parsed);
+  // Signatures go to the client bound to the line that made them (core/signatures.ts).
+  if (spec.passthrough.signatures?.answer(parsed, spec.exchange.admission!.line.id)) text = JSON.stringify(parsed);
   const billed = await billableUsage(
     spec.exchange,
     { final: found.usage, produced: () => found.produced },
@@ -74,6 +81,8 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
 async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
   const { res, exchange } = spec;
   const tap = spec.passthrough.tap();
+  const lineId = exchange.admission!.line.id;
+  const bind = spec.passthrough.signatures?.event ?? ((data: string): string => data);
   let failure: GatewayError | null = null;
   let settled: Outcome | undefined;
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
@@ -91,7 +100,10 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
       markFirstByte(exchange);
       const pending = write(
         res,
-        formatSse({ ...ev, data: withModel(ev.data, spec.passthrough.modelField.event, requestedModel(spec)) }),
+        formatSse({
+          ...ev,
+          data: withModel(bind(ev.data, lineId), spec.passthrough.modelField.event, requestedModel(spec)),
+        }),
       );
       if (pending) await pending;
       if (res.destroyed) throw new ClientClosedError();

@@ -2,6 +2,8 @@ import type { CanonicalRequest } from '../core/canonical.js';
 import type { ClientEncoder } from '../core/codec.js';
 import { invalidRequest, upstreamMalformed, type GatewayError } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
+import { uncarriedStateNotes } from '../core/shaping.js';
+import { bindResponse, bindStream, messagesForLine } from '../core/signatures.js';
 import { readSse } from '../core/sse.js';
 import type { Usage } from '../core/usage.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
@@ -46,10 +48,16 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
       'unsupported_value',
     );
   }
-  const notes: string[] = [...spec.request.notes];
+  const notes: string[] = [...spec.request.notes, ...uncarriedStateNotes(spec.request, provider.family, line.protocol)];
   // An output limit Tollgate sets for a client that set none (billing/billing.ts) goes upstream like the client's own.
   const limit = admission.outputLimit === undefined ? {} : { maxOutputTokens: admission.outputLimit };
-  const up = provider.toRequest({ ...spec.request, ...limit, model: admission.upstreamModel, notes }, line.quirks);
+  // Signatures go back only to the line that made them (core/signatures.ts).
+  const messages = messagesForLine(spec.request.messages, line.id, provider.family, line.protocol, notes);
+  const up = provider.toRequest(
+    { ...spec.request, ...limit, messages, model: admission.upstreamModel, notes },
+    line.quirks,
+    line,
+  );
   exchange.notes.push(...notes, ...(up.notes ?? []));
   const upstream = await callUpstream(
     deps,
@@ -69,7 +77,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
       if (err instanceof SyntaxError) throw upstreamMalformed('the upstream sent a response that is not valid JSON.');
       throw upstreamFailure(err, spec.signal);
     }
-    const answer = provider.fromResponse(parsed);
+    const answer = bindResponse(provider.fromResponse(parsed), line.id);
     markFirstByte(exchange);
     const body = spec.encoder.encodeResponse(answer, ctx);
     const produced = (): string =>
@@ -115,7 +123,10 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   tap.beforeFailure = async (error) => {
     await settleOnce(error.status, error);
   };
-  const events = tap.watch(provider.fromStream(readSse(upstream.body), spec.promptUsage), spec.signal);
+  const events = tap.watch(
+    bindStream(provider.fromStream(readSse(upstream.body), spec.promptUsage), line.id),
+    spec.signal,
+  );
   let clientGone = false;
   try {
     for await (const chunk of spec.encoder.encodeStream(events, ctx)) {

@@ -10,10 +10,19 @@ export const MAX_BODY_CHARS = 1_000_000;
  * (off by default: prompts can hold anything). In their own SQLite file, apart from the money
  * ledger, keyed by the request id the usage log shows; pruned with the log's rows.
  */
+/** A row of `bodies`. */
+interface BodyRecord {
+  request_id: string;
+  ts: number;
+  body: string;
+  /** 1 when the body was cut at MAX_BODY_CHARS. */
+  truncated: number;
+}
+
 export class BodyStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
-  private readonly select: Database.Statement;
+  private readonly select: Database.Statement<[string], BodyRecord>;
 
   constructor(dataDir: string) {
     this.db = openSqlite(join(dataDir, 'bodies.sqlite'));
@@ -29,9 +38,7 @@ export class BodyStore {
     this.insert = this.db.prepare(
       'INSERT OR REPLACE INTO bodies (request_id, ts, body, truncated) VALUES (?, ?, ?, ?)',
     );
-    this.select = this.db.prepare(
-      'SELECT request_id AS requestId, ts, body, truncated FROM bodies WHERE request_id = ?',
-    );
+    this.select = this.db.prepare<[string], BodyRecord>('SELECT * FROM bodies WHERE request_id = ?');
   }
 
   put(requestId: string, body: string): void {
@@ -40,9 +47,8 @@ export class BodyStore {
   }
 
   get(requestId: string): { requestId: string; ts: number; body: string; truncated: boolean } | undefined {
-    const row = this.select.get(requestId) as
-      { requestId: string; ts: number; body: string; truncated: number } | undefined;
-    return row && { ...row, truncated: row.truncated === 1 };
+    const row = this.select.get(requestId);
+    return row && { requestId: row.request_id, ts: row.ts, body: row.body, truncated: row.truncated === 1 };
   }
 
   /** Deletes the bodies kept before `before` (epoch ms); all of them when absent. */

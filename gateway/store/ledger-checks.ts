@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
+import type { PendingRecord, RequestRecord, WalletRecord } from './ledger-records.js';
 
 /** What `tollgate doctor` finds wrong with the money in a ledger, beyond the invariant itself. */
 export interface LedgerProblems {
@@ -12,18 +14,7 @@ export interface LedgerProblems {
   unsettled: { count: number; requestIds: string[] };
 }
 
-const MONEY_AND_TOKENS = [
-  'cost_micro',
-  'uncharged_micro',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'cache_write_1h_tokens',
-  'reasoning_tokens',
-  'audio_input_tokens',
-  'image_input_tokens',
-];
+const MONEY_AND_TOKENS = ['cost_micro', 'uncharged_micro', ...BUCKET_KEYS.map((k) => USAGE_BUCKETS[k].column)];
 
 const EXAMPLES = 5;
 
@@ -38,30 +29,33 @@ export function ledgerProblems(
   quotas: ReadonlyMap<string, number>,
   inFlight: ReadonlySet<string>,
 ): LedgerProblems {
-  const balance = (db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: unknown }).b;
-  const badBalance =
-    typeof balance === 'number' && Number.isSafeInteger(balance) && balance >= 0 ? null : (balance as number);
+  // Read as SQLite stored it: a ledger from before the checks may hold a REAL here.
+  const balance = db.prepare<[], WalletRecord>('SELECT * FROM wallet WHERE id = 1').get()?.balance_micro ?? 0;
+  const badBalance = Number.isSafeInteger(balance) && balance >= 0 ? null : balance;
 
   const bad = MONEY_AND_TOKENS.map((c) => `typeof(${c}) != 'integer' OR ${c} < 0`).join(' OR ');
-  const badCount = (db.prepare(`SELECT COUNT(*) AS n FROM requests WHERE ${bad}`).get() as { n: number }).n;
-  const badIds = (
-    db.prepare(`SELECT request_id AS id FROM requests WHERE ${bad} ORDER BY id DESC LIMIT ${EXAMPLES}`).all() as {
-      id: string;
-    }[]
-  ).map((r) => r.id);
+  const badCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM requests WHERE ${bad}`).get()?.n ?? 0;
+  const badIds = db
+    .prepare<[], Pick<RequestRecord, 'request_id'>>(
+      `SELECT request_id FROM requests WHERE ${bad} ORDER BY id DESC LIMIT ${EXAMPLES}`,
+    )
+    .all()
+    .map((r) => r.request_id);
 
   const overQuota: LedgerProblems['overQuota'] = [];
-  const usage = db.prepare(
+  const usage = db.prepare<[string], { used: number; largest: number }>(
     'SELECT u.used_micro AS used, (SELECT COALESCE(MAX(cost_micro), 0) FROM requests r WHERE r.key_id = u.key_id) AS largest FROM key_usage u WHERE u.key_id = ?',
   );
   for (const [keyId, quotaMicro] of quotas) {
-    const u = usage.get(keyId) as { used: number; largest: number } | undefined;
+    const u = usage.get(keyId);
     if (u && u.used - u.largest > quotaMicro)
       overQuota.push({ keyId, usedMicro: u.used, quotaMicro, largestMicro: u.largest });
   }
 
-  const pending = (db.prepare('SELECT request_id AS id FROM pending ORDER BY ts').all() as { id: string }[])
-    .map((r) => r.id)
+  const pending = db
+    .prepare<[], Pick<PendingRecord, 'request_id'>>('SELECT request_id FROM pending ORDER BY ts')
+    .all()
+    .map((r) => r.request_id)
     .filter((id) => !inFlight.has(id));
   return {
     badBalance,

@@ -32,9 +32,11 @@ export interface PruneResult {
 export function pruneBefore(db: Database.Database, before: number): PruneResult {
   return db.transaction((): PruneResult => {
     const sum = db
-      .prepare('SELECT COUNT(*) AS n, COALESCE(SUM(cost_micro), 0) AS c FROM requests WHERE ts < ?')
-      .get(before) as { n: number; c: number };
-    if (sum.n === 0) return { rows: 0, costMicro: 0 };
+      .prepare<[number], { n: number; c: number }>(
+        'SELECT COUNT(*) AS n, COALESCE(SUM(cost_micro), 0) AS c FROM requests WHERE ts < ?',
+      )
+      .get(before);
+    if (!sum || sum.n === 0) return { rows: 0, costMicro: 0 };
     db.prepare(
       `INSERT INTO pruned_daily (day, key_id, requests, cost_micro)
         SELECT (ts / ${DAY_MS}) * ${DAY_MS} AS d, COALESCE(key_id, '${NO_KEY}') AS k, COUNT(*), SUM(cost_micro) FROM requests WHERE ts < ? GROUP BY d, k
@@ -49,10 +51,10 @@ export function pruneBefore(db: Database.Database, before: number): PruneResult 
 export function prunedCosts(db: Database.Database): { totalMicro: number; byKey: Map<string, number> } {
   const byKey = new Map<string, number>();
   let totalMicro = 0;
-  for (const r of db.prepare('SELECT key_id AS k, SUM(cost_micro) AS c FROM pruned_daily GROUP BY key_id').all() as {
-    k: string;
-    c: number;
-  }[]) {
+  const sums = db.prepare<[], { k: string; c: number }>(
+    'SELECT key_id AS k, SUM(cost_micro) AS c FROM pruned_daily GROUP BY key_id',
+  );
+  for (const r of sums.all()) {
     totalMicro += r.c;
     if (r.k !== NO_KEY) byKey.set(r.k, r.c);
   }

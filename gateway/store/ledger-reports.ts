@@ -6,8 +6,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { LogEntry } from './ledger.js';
+import type { RequestRecord, WalletTxRecord } from './ledger-records.js';
 import { toEntry } from './ledger-rows.js';
-import { HOUR_MS, ROLLUP_DIMENSIONS } from './usage-rollup.js';
+import { CACHE_WRITES_SQL, HOUR_MS, ROLLUP_DIMENSIONS } from './usage-rollup.js';
 
 /** What the usage log can be narrowed to; every field is optional and they combine with AND. */
 export interface LogFilter {
@@ -74,7 +75,7 @@ const MONEY_AND_TOKENS = `SUM(cost_micro) AS costMicro, SUM(input_tokens) AS inp
   SUM(cache_read_tokens) AS cacheReadTokens`;
 const ROLLUP_SUMS = `SUM(requests) AS requests, SUM(errors) AS errors, ${MONEY_AND_TOKENS}, SUM(cache_write_tokens) AS cacheWriteTokens`;
 // A request row keeps 1-hour cache writes apart (they are priced apart); the rollup holds both in one figure.
-const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}, SUM(cache_write_tokens + cache_write_1h_tokens) AS cacheWriteTokens`;
+const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}, SUM(${CACHE_WRITES_SQL}) AS cacheWriteTokens`;
 
 type RawStats = Omit<StatsRow, 'group'> & { grp: string };
 
@@ -155,12 +156,10 @@ export class LedgerReports {
     const w = where(q, bounds, args);
     const limit = Math.min(Math.max(q.limit ?? 50, 1), MAX_LOG_PAGE);
     const order = q.afterId !== undefined && q.beforeId === undefined ? 'ASC' : 'DESC';
-    return (
-      this.db.prepare(`SELECT * FROM requests ${w.sql} ORDER BY id ${order} LIMIT ?`).all(...w.args, limit) as Record<
-        string,
-        unknown
-      >[]
-    ).map(toEntry);
+    return this.db
+      .prepare<(string | number)[], RequestRecord>(`SELECT * FROM requests ${w.sql} ORDER BY id ${order} LIMIT ?`)
+      .all(...w.args, limit)
+      .map(toEntry);
   }
 
   /**
@@ -192,11 +191,11 @@ export class LedgerReports {
     const hi = Math.floor(q.until / HOUR_MS) * HOUR_MS;
     if (lo >= hi) return this.rawStats(q, q.since, q.until);
     const rollup = this.db
-      .prepare(
+      .prepare<Record<string, number | string>, RawStats>(
         `SELECT CAST((hour + @offset) / @size AS INTEGER) * @size - @offset AS start, value AS grp, ${ROLLUP_SUMS}
         FROM usage_hourly WHERE dim = @dim AND hour >= @lo AND hour < @hi GROUP BY start, grp`,
       )
-      .all({ offset, size, dim: q.by, lo, hi }) as RawStats[];
+      .all({ offset, size, dim: q.by, lo, hi });
     return merge([...rollup, ...this.rawRows(q, q.since, lo), ...this.rawRows(q, hi, q.until)]);
   }
 
@@ -215,13 +214,13 @@ export class LedgerReports {
         ${ROW_SUMS}
       FROM requests WHERE id BETWEEN @lo AND @hi AND ts >= @since AND ts < @until
       GROUP BY start, grp`;
-    return this.db.prepare(sql).all({
+    return this.db.prepare<Record<string, number>, RawStats>(sql).all({
       offset: (q.tzOffsetMinutes ?? 0) * 60_000,
       size: BUCKET_MS[q.bucket],
       since,
       until,
       ...range,
-    }) as RawStats[];
+    });
   }
 
   /**
@@ -232,9 +231,11 @@ export class LedgerReports {
    */
   private idRange(since: number, until: number): { lo: number; hi: number } | undefined {
     const r = this.db
-      .prepare('SELECT MIN(id) AS lo, MAX(id) AS hi FROM requests WHERE ts >= ? AND ts < ?')
-      .get(since, until) as { lo: number | null; hi: number | null };
-    return r.lo === null || r.hi === null ? undefined : { lo: r.lo, hi: r.hi };
+      .prepare<[number, number], { lo: number | null; hi: number | null }>(
+        'SELECT MIN(id) AS lo, MAX(id) AS hi FROM requests WHERE ts >= ? AND ts < ?',
+      )
+      .get(since, until);
+    return r === undefined || r.lo === null || r.hi === null ? undefined : { lo: r.lo, hi: r.hi };
   }
 
   /** Top-ups and adjustments, newest first. */
@@ -243,9 +244,8 @@ export class LedgerReports {
     const before = q.beforeId === undefined ? '' : 'WHERE id < ?';
     const args = q.beforeId === undefined ? [limit] : [q.beforeId, limit];
     return this.db
-      .prepare(
-        `SELECT id, ts, kind, amount_micro AS amountMicro, note FROM wallet_tx ${before} ORDER BY id DESC LIMIT ?`,
-      )
-      .all(...args) as WalletTransaction[];
+      .prepare<number[], WalletTxRecord>(`SELECT * FROM wallet_tx ${before} ORDER BY id DESC LIMIT ?`)
+      .all(...args)
+      .map((t) => ({ id: t.id, ts: t.ts, kind: t.kind, amountMicro: t.amount_micro, note: t.note }));
   }
 }

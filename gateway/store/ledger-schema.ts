@@ -102,9 +102,20 @@ const CHECKED: Record<string, string[]> = {
   ],
 };
 
+/** The migration steps done (SQLite's user_version). */
+function userVersion(db: Database.Database): number {
+  const v: unknown = db.pragma('user_version', { simple: true });
+  return typeof v === 'number' ? v : 0;
+}
+
 /** Brings a ledger written by an older build up to date (user_version counts the steps done). */
 export function migrate(db: Database.Database): void {
-  const columns = new Set((db.prepare('PRAGMA table_info(requests)').all() as { name: string }[]).map((c) => c.name));
+  const columns = new Set(
+    db
+      .prepare<[], { name: string }>('PRAGMA table_info(requests)')
+      .all()
+      .map((c) => c.name),
+  );
   const add = (name: string, def: string): void => {
     if (!columns.has(name)) db.exec(`ALTER TABLE requests ADD COLUMN ${name} ${def}`);
   };
@@ -116,7 +127,7 @@ export function migrate(db: Database.Database): void {
   // Rows written before prices were kept per row have none: they read as having no snapshot.
   add('prices_json', 'TEXT');
   add('multiplier_ppm', 'INTEGER');
-  const version = db.pragma('user_version', { simple: true }) as number;
+  const version = userVersion(db);
   if (version < 1) {
     // The Messages interface logged itself as `anthropic-messages` while its upstream side was
     // `anthropic`; one wire format now has one id, so old rows take the one new rows carry.
@@ -128,7 +139,7 @@ export function migrate(db: Database.Database): void {
     })();
   }
   if (version < 2) addChecks(db);
-  if ((db.pragma('user_version', { simple: true }) as number) === 2) allowAdjustments(db);
+  if (userVersion(db) === 2) allowAdjustments(db);
   // Replaced by the one-column indexes, which serve the log's id-ordered pages without a sort.
   db.exec('DROP INDEX IF EXISTS requests_key_ts; DROP INDEX IF EXISTS requests_model_ts;');
 }
@@ -151,9 +162,11 @@ function addChecks(db: Database.Database): void {
   if (broken) return;
   db.transaction(() => {
     for (const [table, cols] of Object.entries(CHECKED)) {
-      const { sql } = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as {
-        sql: string;
-      };
+      const found = db
+        .prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
+        .get(table);
+      if (!found) continue;
+      const { sql } = found;
       const missing = cols.filter((c) => !sql.includes(`typeof(${c})`));
       if (missing.length === 0) continue;
       const copy = `${table}_checked`;

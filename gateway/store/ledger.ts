@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { openSqlite } from './sqlite.js';
 import { emptyUsage, USAGE_KEYS, type Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
+import type { KeyUsageRecord, PendingRecord, WalletRecord, WalletTxRecord } from './ledger-records.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports } from './ledger-reports.js';
@@ -143,21 +145,11 @@ export class Ledger {
     migrate(this.db);
     backfillRollup(this.db);
     this.reports = new LedgerReports(this.db);
-    this.balance = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number }).b;
-    for (const r of this.db.prepare('SELECT key_id, used_micro FROM key_usage').all() as {
-      key_id: string;
-      used_micro: number;
-    }[]) {
+    this.balance = this.readBalance();
+    for (const r of this.db.prepare<[], KeyUsageRecord>('SELECT * FROM key_usage').all()) {
       this.keyUsage.set(r.key_id, r.used_micro);
     }
-    this.insertRow = this.db
-      .prepare(`INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
-      inbound_protocol, upstream_protocol, stream, status, error_code, error_message, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, audio_input_tokens, image_input_tokens, usage_estimated,
-      cost_micro, uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm) VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
-      @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @inputTokens, @outputTokens,
-      @cacheReadTokens, @cacheWriteTokens, @cacheWrite1hTokens, @reasoningTokens, @audioInputTokens, @imageInputTokens, @usageEstimated,
-      @costMicro, @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm)`);
+    this.insertRow = this.db.prepare(INSERT_ROW);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     this.rollup = rollupWriter(this.db);
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
@@ -299,12 +291,18 @@ export class Ledger {
     return this.txSum('adjustment');
   }
 
-  private txSum(kind: 'topup' | 'adjustment'): number {
-    return (
-      this.db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = ?').get(kind) as {
-        s: number;
-      }
-    ).s;
+  private txSum(kind: WalletTxRecord['kind']): number {
+    return this.sum('SELECT COALESCE(SUM(amount_micro), 0) AS s FROM wallet_tx WHERE kind = ?', kind);
+  }
+
+  /** A query's one figure, `s`. */
+  private sum(sql: string, ...args: string[]): number {
+    return this.db.prepare<string[], { s: number }>(sql).get(...args)?.s ?? 0;
+  }
+
+  /** The wallet's stored balance (its one row is made with the schema). */
+  private readBalance(): number {
+    return this.db.prepare<[], WalletRecord>('SELECT * FROM wallet WHERE id = 1').get()?.balance_micro ?? 0;
   }
 
   /** Retention: request rows before `before` (epoch ms) keep only their daily money totals (ledger-prune.ts). */
@@ -322,23 +320,18 @@ export class Ledger {
    * key's usage = Σ of its logged costs.
    */
   checkInvariant(): InvariantReport {
-    const balanceMicro = (this.db.prepare('SELECT balance_micro AS b FROM wallet WHERE id = 1').get() as { b: number })
-      .b;
+    const balanceMicro = this.readBalance();
     const topupsMicro = this.topupsMicro();
     const adjustmentsMicro = this.adjustmentsMicro();
     const pruned = prunedCosts(this.db);
-    const loggedCostMicro =
-      (this.db.prepare('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests').get() as { s: number }).s +
-      pruned.totalMicro;
-    const keyMismatches = (
-      this.db
-        .prepare(
-          `SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
+    const loggedCostMicro = this.sum('SELECT COALESCE(SUM(cost_micro), 0) AS s FROM requests') + pruned.totalMicro;
+    const keyMismatches = this.db
+      .prepare<[], InvariantReport['keyMismatches'][number]>(
+        `SELECT u.key_id AS keyId, u.used_micro AS usageMicro,
           (SELECT COALESCE(SUM(cost_micro), 0) FROM requests r WHERE r.key_id = u.key_id) AS loggedMicro
           FROM key_usage u`,
-        )
-        .all() as InvariantReport['keyMismatches']
-    )
+      )
+      .all()
       .map((k) => ({ ...k, loggedMicro: k.loggedMicro + (pruned.byKey.get(k.keyId) ?? 0) }))
       .filter((k) => k.usageMicro !== k.loggedMicro);
     const ok = topupsMicro + adjustmentsMicro - balanceMicro === loggedCostMicro && keyMismatches.length === 0;
@@ -364,8 +357,8 @@ export class Ledger {
    * the process. Called once at start, before any request is admitted. Returns how many.
    */
   closeInterrupted(): number {
-    const left = this.db.prepare('SELECT * FROM pending').all() as Record<string, unknown>[];
-    const leftover = left.filter((p) => !this.inFlight.has(p.request_id as string));
+    const left = this.db.prepare<[], PendingRecord>('SELECT * FROM pending').all();
+    const leftover = left.filter((p) => !this.inFlight.has(p.request_id));
     if (leftover.length === 0) return 0;
     this.db.transaction(() => {
       for (const p of leftover) {
@@ -385,19 +378,19 @@ export class Ledger {
 }
 
 /** The row that records a request a stopped gateway never settled. */
-function interruptedRow(p: Record<string, unknown>): RequestRow {
-  const held = p.held_micro as number;
+function interruptedRow(p: PendingRecord): RequestRow {
+  const held = p.held_micro;
   return {
-    requestId: p.request_id as string,
-    ts: p.ts as number,
-    keyId: p.key_id as string | null,
-    keyName: p.key_name as string | null,
-    model: p.model as string | null,
+    requestId: p.request_id,
+    ts: p.ts,
+    keyId: p.key_id,
+    keyName: p.key_name,
+    model: p.model,
     servedModel: null,
     upstreamModel: null,
     line: null,
     attempts: 0,
-    inboundProtocol: p.inbound_protocol as string,
+    inboundProtocol: p.inbound_protocol,
     upstreamProtocol: null,
     stream: p.stream === 1,
     status: 500,
@@ -413,6 +406,16 @@ function interruptedRow(p: Record<string, unknown>): RequestRow {
     billedAt: null,
   };
 }
+
+/** The INSERT of one `requests` row: each usage bucket's column (contract/usage-buckets.ts) takes the parameter named by its key. */
+const INSERT_ROW = `INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
+  inbound_protocol, upstream_protocol, stream, status, error_code, error_message, usage_estimated, cost_micro,
+  uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm,
+  ${BUCKET_KEYS.map((k) => USAGE_BUCKETS[k].column).join(', ')})
+  VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
+  @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @usageEstimated, @costMicro,
+  @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm,
+  ${BUCKET_KEYS.map((k) => `@${k}`).join(', ')})`;
 
 /** A row as the INSERT statement's named parameters. */
 function rowParams(row: RequestRow): Record<string, unknown> {

@@ -12,10 +12,18 @@ export const RESPONSE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * asks (`store` true, the Responses default); Codex sends `store:false` and is never stored.
  * Kept in its own SQLite file, apart from the money ledger.
  */
+/** A row of `responses`: a stored response's conversation items, as JSON. */
+interface ResponseRecord {
+  id: string;
+  key_id: string;
+  created: number;
+  items: string;
+}
+
 export class ResponseStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
-  private readonly select: Database.Statement;
+  private readonly select: Database.Statement<[string], ResponseRecord>;
   private writes = 0;
 
   constructor(dataDir: string) {
@@ -29,7 +37,7 @@ export class ResponseStore {
       items TEXT NOT NULL
     )`);
     this.insert = this.db.prepare('INSERT OR REPLACE INTO responses (id, key_id, created, items) VALUES (?, ?, ?, ?)');
-    this.select = this.db.prepare('SELECT key_id AS keyId, created, items FROM responses WHERE id = ?');
+    this.select = this.db.prepare<[string], ResponseRecord>('SELECT * FROM responses WHERE id = ?');
   }
 
   put(id: string, keyId: string, items: unknown[]): void {
@@ -40,8 +48,8 @@ export class ResponseStore {
 
   /** The conversation items of a stored response, if it exists, is not expired and belongs to the key. */
   get(id: string, keyId: string): unknown[] | undefined {
-    const row = this.select.get(id) as { keyId: string; created: number; items: string } | undefined;
-    if (!row || row.keyId !== keyId || row.created < Date.now() - RESPONSE_TTL_MS) return undefined;
+    const row = this.select.get(id);
+    if (!row || row.key_id !== keyId || row.created < Date.now() - RESPONSE_TTL_MS) return undefined;
     return JSON.parse(row.items) as unknown[];
   }
 

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 /**
  * Set by the desktop app when it runs from source (`npm start`): the path of better-sqlite3's
  * native binary built for Electron's ABI, kept apart from the one npm built for Node, which the
- * CLI and the tests go on using (scripts/electron-native.ts, docs/desktop.md "Running from source").
+ * CLI and the tests go on using (.ci/electron-native.ts, docs/desktop.md "Running from source").
  */
 export const SQLITE_BINDING_ENV = 'TOLLGATE_SQLITE_BINDING';
 

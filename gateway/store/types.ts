@@ -2,6 +2,7 @@
 import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
 import type { FormatId } from '../contract/formats.js';
+import type { ModelFields } from '../contract/model-fields.js';
 import type { Timeouts } from '../upstream/client.js';
 import type { Settings } from './settings.js';
 
@@ -69,27 +70,30 @@ export interface LineRecord {
   auth?: AuthStyle;
   /** The preset the line was made from, if any (its model references map catalogue ids to the vendor's). */
   preset?: string;
+  /**
+   * anthropic lines: the `anthropic-version` sent with translated requests, which then leave out
+   * what that version refuses (wire/anthropic/versions.ts); absent: 2023-06-01. The pass-through
+   * sends the client's own version.
+   */
+  anthropicVersion?: string;
 }
 
 /**
- * Prices in integer micro-USD per million tokens, by price kind (`input`, `output`, `cacheRead`,
- * `cacheWrite`, `audioInput`, `imageInput`: the kinds of gateway/catalogue/presets.ts, which checks them).
+ * Prices in integer micro-USD per million tokens, by price kind (the kinds of the usage-bucket
+ * table, contract/usage-buckets.ts; catalogue/user-models.ts checks them).
  */
 export type PriceRecord = Record<string, number>;
 
-/** A catalogue entry of the user's own: listed, served and billed like a preset's model. */
-export interface CustomModelRecord {
-  id: string;
-  vendor: string;
-  displayName: string;
-  contextWindow: number;
-  maxOutputTokens: number;
-  nativeProtocols: FormatId[];
-  /** input, output, cacheRead and cacheWrite always; audioInput / imageInput where priced apart. */
+/**
+ * A catalogue entry of the user's own: listed, served and billed like a preset's model. Its fields
+ * are the model's (contract/model-fields.ts); catalogue/user-models.ts checks them when it is read.
+ */
+export interface CustomModelRecord extends Omit<ModelFields, 'prices' | 'retires' | 'replacement'> {
+  /** input, output, cacheRead and cacheWrite always; the other kinds where priced apart. */
   prices: PriceRecord;
   /** YYYY-MM-DD from which requests for it are refused, naming `replacement`. */
-  retires?: string | null;
-  replacement?: string | null;
+  retires?: ModelFields['retires'];
+  replacement?: ModelFields['replacement'];
   /** How it was added: `user` (models add), `line:NAME` (with a line), `upstream:NAME` (a line's model list), `litellm` (a price file). */
   source: string;
   createdAt: string;

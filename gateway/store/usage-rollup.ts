@@ -5,10 +5,19 @@
  * request rows stay the truth: the rollup is rebuilt from them when it is missing.
  */
 import type Database from 'better-sqlite3';
+import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { cacheWriteTokens } from '../core/usage.js';
 import type { RequestRow } from './ledger.js';
 
 export const HOUR_MS = 3_600_000;
+
+/**
+ * The stats keep one cache-write figure: a request row's cache writes of every lifetime (the
+ * cache-write family of contract/usage-buckets.ts), as SQL over its columns.
+ */
+export const CACHE_WRITES_SQL = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family === 'cacheWrite')
+  .map((k) => USAGE_BUCKETS[k].column)
+  .join(' + ');
 
 export const ROLLUP_DIMENSIONS = { model: 'model', key: 'key_name', line: 'line' } as const;
 export type RollupDimension = keyof typeof ROLLUP_DIMENSIONS;
@@ -74,7 +83,7 @@ export function backfillRollup(db: Database.Database): void {
     for (const [dim, column] of Object.entries(ROLLUP_DIMENSIONS)) {
       db.prepare(
         `INSERT INTO usage_hourly SELECT ?, COALESCE(${column}, ''), (ts / ${HOUR_MS}) * ${HOUR_MS} AS h,
-          COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(cache_write_tokens + cache_write_1h_tokens)
+          COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(${CACHE_WRITES_SQL})
         FROM requests GROUP BY 2, h`,
       ).run(dim);
     }

@@ -74,6 +74,20 @@ describe('costMicro', () => {
       450_000_232,
     );
   });
+
+  test("stays exact when a bucket's tokens × price, or the sum of the buckets, passes 2^53", () => {
+    const dear: Prices = { input: 999_999_999_999, output: 3, cacheRead: 1_234_567_890_123, cacheWrite: 7 };
+    const u = usage({ inputTokens: 9_999_999, cacheReadTokens: 7_777_777, outputTokens: 5, cacheWriteTokens: 11 });
+    const exact = 9_999_999n * 999_999_999_999n + 7_777_777n * 1_234_567_890_123n + 5n * 3n + 11n * 7n; // each product > 2^53
+    const ceilDiv = (n: bigint, d: bigint): bigint => (n + d - 1n) / d;
+    assert.equal(costMicro(u, dear, 1_000_001), Number(ceilDiv(exact * 1_000_001n, 10n ** 12n)));
+    // Two products each under 2^53 whose sum is over it.
+    const half: Prices = { input: 900_000_000, output: 900_000_000, cacheRead: 0, cacheWrite: 0 };
+    const v = usage({ inputTokens: 9_000_001, outputTokens: 9_000_003 });
+    const sum = 9_000_001n * 900_000_000n + 9_000_003n * 900_000_000n;
+    assert.ok(sum > BigInt(Number.MAX_SAFE_INTEGER));
+    assert.equal(costMicro(v, half, 1_000_000), Number(ceilDiv(sum * 1_000_000n, 10n ** 12n)));
+  });
 });
 
 describe('reservationMicro', () => {

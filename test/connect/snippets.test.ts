@@ -51,7 +51,16 @@ test('each snippet has its client’s base-URL form and no secret', () => {
 });
 
 test('tollgate env prints exports a shell reads back exactly', async () => {
-  assert.deepEqual(ENV_TARGETS, ['claude-code', 'codex', 'gemini-cli', 'openai', 'anthropic', 'google', 'aider']);
+  assert.deepEqual(ENV_TARGETS, [
+    'claude-code',
+    'codex',
+    'gemini-cli',
+    'opencode',
+    'openai',
+    'anthropic',
+    'google',
+    'aider',
+  ]);
   const tricky = "sk-it's";
   const out = shellExports('claude-code', { origin: ORIGIN, secret: tricky, model: 'a b', smallModel: 'small' });
   const { stdout } = await run('bash', [

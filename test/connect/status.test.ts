@@ -22,7 +22,7 @@ test('a connected tool that still matches: key, models, URL and file all as writ
     const all = await connectStatus(box, VIEW);
     assert.deepEqual(
       all.map((s) => s.tool),
-      ['claude-code', 'codex', 'gemini-cli'],
+      ['claude-code', 'codex', 'gemini-cli', 'opencode'],
     );
     const cc = of(all, 'claude-code');
     assert.equal(cc.connected, true);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
+import { USAGE_BUCKETS, type BucketKey } from '../../gateway/contract/usage-buckets.js';
 import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 import { assertConsoleBuilt, browserSkipReason, gotoPage, launch, openConsole, type ConsolePage } from './browser.js';
@@ -150,6 +151,9 @@ describe('console flows', { skip }, () => {
     // The charge worked out at the prices the row was billed at (tokens × price × multiplier = cost).
     assert.ok(entry.breakdown, 'the row keeps its prices');
     assert.equal((await details.getByTestId('detail-formula').textContent())?.trim(), entry.breakdown.formula);
+    // Each term is labelled as the usage-bucket table names its bucket.
+    for (const t of entry.breakdown.terms)
+      await details.getByRole('rowheader', { name: USAGE_BUCKETS[t.usage as BucketKey].title, exact: true }).waitFor();
     await details.getByText(entry.requestId).first().waitFor();
     // Keyboard: Escape hands the focus back to the log, and Enter opens the selected row again.
     await page.keyboard.press('Escape');

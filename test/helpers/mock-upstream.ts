@@ -23,6 +23,7 @@ import {
   type MockStats,
 } from './mock/http.js';
 import { openAIChat, openAIError, openAIModels } from './mock/openai-chat.js';
+import { openAIResponsesCompact } from './mock/openai-compact.js';
 import { openAIResponses } from './mock/openai-responses.js';
 import { parseScenario, type Scenario } from './mock/scenario.js';
 
@@ -194,6 +195,7 @@ async function handle(ex: Exchange, target: Target, mock: MockUpstream): Promise
   if (vendor === 'gemini') return gemini(ex, method, path, body, MOCK_MODELS);
   if (route === 'POST /v1/chat/completions') return openAIChat(ex, body);
   if (route === 'POST /v1/responses') return openAIResponses(ex, body);
+  if (route === 'POST /v1/responses/compact') return openAIResponsesCompact(ex, body);
   if (route === 'POST /v1/messages') return anthropicMessages(ex, body);
   if (route === 'POST /v1/messages/count_tokens') return anthropicCountTokens(ex, body);
   if (method === 'GET' && path.startsWith('/v1/models')) {

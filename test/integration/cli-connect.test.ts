@@ -174,6 +174,7 @@ test('connect --yes writes, --status shows it, a hand edit is named, disconnect 
       ['claude-code', false],
       ['codex', false],
       ['gemini-cli', false],
+      ['opencode', false],
     ],
   );
 
@@ -214,7 +215,7 @@ test('clear errors: unknown tool, model not served, never connected, missing or 
   assert.equal(unknown.code, 1);
   assert.match(
     unknown.stderr,
-    /^tollgate: Unknown tool "vim"\. Tollgate connects claude-code \(or claude\), codex, gemini-cli \(or gemini\);/,
+    /^tollgate: Unknown tool "vim"\. Tollgate connects claude-code \(or claude\), codex, gemini-cli \(or gemini\), opencode;/,
   );
   const model = await tollgate(['connect', 'codex', '--model', 'o3', '--dry-run']);
   assert.equal(model.code, 1);
@@ -228,13 +229,13 @@ test('clear errors: unknown tool, model not served, never connected, missing or 
   const none = await tollgate(['connect']);
   assert.match(
     none.stderr,
-    /Name a tool to connect: claude-code \(or claude\), codex, gemini-cli \(or gemini\)\. "tollgate connect --status" shows/,
+    /Name a tool to connect: claude-code \(or claude\), codex, gemini-cli \(or gemini\), opencode\. "tollgate connect --status" shows/,
   );
   assert.match((await tollgate(['connect', 'codex', '--status'])).stderr, /--status takes no tool name/);
   assert.match((await tollgate(['env', 'openai', '--key', 'k'])).stderr, /--key names the key --new-key creates/);
   assert.match(
     (await tollgate(['env', 'emacs'])).stderr,
-    /No environment for "emacs"\. Choose one of: claude-code, codex, gemini-cli, openai, anthropic, google, aider/,
+    /No environment for "emacs"\. Choose one of: claude-code, codex, gemini-cli, opencode, openai, anthropic, google, aider/,
   );
 });
 

@@ -71,6 +71,7 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
         ['claude-code', false],
         ['codex', false],
         ['gemini-cli', false],
+        ['opencode', false],
       ],
     );
     // Connecting a tool creates its key: the feed looks at the tools again at once.

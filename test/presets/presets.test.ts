@@ -377,8 +377,41 @@ describe('the loader refuses a bad preset', () => {
     ['a local preset that takes a key', (p) => (p.local = true), /a local preset takes no key/],
   ];
   for (const [name, edit, message] of cases) {
-    test(name, () => assert.throws(() => load(edit), message));
+    test(name, () =>
+      assert.throws(
+        () => load(edit),
+        (err: Error) => message.test(err.message) && err.message.startsWith('gateway/presets/acme/preset.json: '),
+      ),
+    );
   }
+
+  test('a mistake the schema finds is named by file, entry and field', () => {
+    const at = 'gateway/presets/acme/preset.json: ';
+    const said: [Edit, string][] = [
+      [
+        (p) => ((p.models[0]!.prices as Record<string, unknown>).input = 0.15),
+        'models[0] (acme-1): prices.input must be a decimal string of USD per million tokens with at most 6 decimals, e.g. "0.15"',
+      ],
+      [
+        (p) => Object.assign(p.models[0]!.prices, { video: '1', text: '2' }),
+        'models[0] (acme-1): unknown fields video, text in prices (allowed: input, output, cacheRead, cacheWrite, cacheWrite1h, audioInput, imageInput)',
+      ],
+      [
+        (p) => (p.models[0]!.nativeProtocols = ['gemini', 'gemini']),
+        'models[0] (acme-1): nativeProtocols lists a protocol twice',
+      ],
+      [
+        (p) => (p.models[0]!.contextWindow = 0),
+        'models[0] (acme-1): contextWindow must be a positive whole number of tokens',
+      ],
+      [(p) => (p.models = ['acme-1'] as never), 'models[0]: must be an object'],
+      [(p) => (p.retired = [{ id: 'acme-0' }]), 'retired[0]: replacement must be a non-empty string'],
+      [(p) => delete (p as Partial<typeof p>).docs, 'docs must be a non-empty string'],
+      [(p) => (p.docs = 'http://acme.test/docs'), 'docs must be an https URL'],
+      [(p) => (p.quirks = null as never), 'quirks must be an object ({} when there are none)'],
+    ];
+    for (const [edit, message] of said) assert.throws(() => load(edit), { message: at + message });
+  });
 
   test('a reference to a model no preset defines', () => {
     assert.throws(

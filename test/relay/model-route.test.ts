@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AdmitInput, Charge } from '../../gateway/billing/billing.js';
 import type { CanonicalRequest } from '../../gateway/core/canonical.js';
+import type { GatewayError } from '../../gateway/core/errors.js';
 import type { ClientRequest, FormatRoute, ModelRoute, WireFormat } from '../../gateway/core/format.js';
 import type { Usage } from '../../gateway/core/usage.js';
 import { newExchange } from '../../gateway/relay/exchange.js';
@@ -298,5 +299,48 @@ describe('local answers', () => {
       { id: 'gpt-4o', object: 'model', created: 1735689600, owned_by: 'openai' },
     ]);
     assert.equal(res.statusCode, 200);
+  });
+});
+
+describe('a request only its own format has (POST /v1/responses/compact)', () => {
+  const COMPACTED = JSON.stringify({
+    id: 'resp_c',
+    object: 'response.compaction',
+    output: [{ type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAA' }],
+    usage: { input_tokens: 40, output_tokens: 5 },
+  });
+  const body = { model: 'gpt-4o', input: 'a long history' };
+
+  test('skips the lines of other formats and passes through to a Responses line, billed from its usage', async () => {
+    const r = await call(
+      WIRE['openai-responses'],
+      '/v1/responses/compact',
+      { body },
+      [
+        line('claude', { protocol: 'anthropic', baseUrl: 'https://a.example', priority: 10 }),
+        line('oai', { protocol: 'openai-responses' }),
+      ],
+      [COMPACTED],
+    );
+    assert.equal(r.upstream.calls.length, 1);
+    assert.equal(r.upstream.calls[0]!.url.href, 'https://oai.example/v1/responses/compact');
+    assert.match(r.res.body, /tollgate\.l1\.oai\.gAAAA/, 'the compaction goes out bound to its line');
+    assert.deepEqual(
+      r.seen.charges.map((c) => [c.status, c.usage?.inputTokens, c.usage?.outputTokens]),
+      [[200, 40, 5]],
+    );
+  });
+
+  test('a model no Responses line serves is a 400 before any upstream call', async () => {
+    await assert.rejects(
+      call(
+        WIRE['openai-responses'],
+        '/v1/responses/compact',
+        { body },
+        [line('claude', { protocol: 'anthropic', baseUrl: 'https://a.example' })],
+        [],
+      ),
+      (err: GatewayError) => err.status === 400 && err.code === 'unsupported_endpoint' && err.param === 'model',
+    );
   });
 });

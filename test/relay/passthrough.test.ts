@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GatewayError } from '../../gateway/core/errors.js';
+import { bind } from '../../gateway/core/signatures.js';
 import { emptyUsage, type Usage } from '../../gateway/core/usage.js';
 import { passthrough, type PassthroughSpec } from '../../gateway/relay/passthrough.js';
 import { Lines } from '../../gateway/routing/lines.js';
@@ -242,5 +243,50 @@ describe('the upstream request', () => {
     });
     assert.equal(r.error?.code, 'upstream_auth_failed');
     assert.equal(r.upstream.calls[0]!.url.href, 'https://g.example/v1beta/models/gpt-4o:generateContent');
+  });
+});
+
+describe('signatures on the pass-through (docs/protocols.md §6.6)', () => {
+  const gLine = line('line_g', { protocol: 'gemini', baseUrl: 'https://g.example', models: ['gpt-4o'] });
+  const signed = {
+    candidates: [
+      { content: { role: 'model', parts: [{ functionCall: { name: 'f', args: {} }, thoughtSignature: 'CiSig' }] } },
+    ],
+    modelVersion: 'gpt-4o',
+  };
+  const done = {
+    candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: 'STOP' }],
+    usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 1 },
+    modelVersion: 'gpt-4o',
+  };
+
+  test('reach the client bound to the line that answered, in a stream and in a whole answer; the rest as it came', async () => {
+    const history = {
+      contents: [
+        { role: 'user', parts: [{ text: 'q' }] },
+        {
+          role: 'model',
+          parts: [{ functionCall: { name: 'f', args: {} }, thoughtSignature: bind('CiOld', 'line_g') }],
+        },
+      ],
+    };
+    const streamed = await run({
+      line: gLine,
+      answer: fakeAnswer(200, [sse(signed), sse(done)]),
+      passthrough: geminiPassthrough(history, JSON.stringify(history), true),
+      side: WIRE.gemini.upstream,
+    });
+    assert.ok(streamed.res.body.includes(`"thoughtSignature":"${bind('CiSig', 'line_g')}"`), streamed.res.body);
+    assert.ok(streamed.res.body.includes(sse(done)), 'a chunk without a signature goes out as it came');
+    const sentUp = String(streamed.upstream.calls[0]!.body);
+    assert.ok(sentUp.includes('"thoughtSignature":"CiOld"'), "the line's own signature went up unbound");
+    const whole = await run({
+      line: gLine,
+      stream: false,
+      answer: fakeAnswer(200, JSON.stringify({ ...signed, ...done, candidates: signed.candidates })),
+      passthrough: geminiPassthrough({ contents: [] }, '{"contents":[]}', false),
+      side: WIRE.gemini.upstream,
+    });
+    assert.ok(whole.res.body.includes(bind('CiSig', 'line_g')), whole.res.body);
   });
 });

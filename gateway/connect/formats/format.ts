@@ -55,3 +55,26 @@ export function valueAt(doc: unknown, path: readonly string[]): unknown {
 export function lineEnding(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
 }
+
+/**
+ * Tables left empty after entries at `paths` were taken out go too, deepest first, unless they
+ * existed in `before` (the file as it was before connect).
+ */
+export function pruneEmptyTables(
+  format: FileFormat,
+  text: string,
+  paths: readonly (readonly string[])[],
+  before: Record<string, unknown>,
+): string {
+  const prefixes = new Map<string, string[]>();
+  for (const path of paths)
+    for (let i = path.length - 1; i >= 1; i--) prefixes.set(JSON.stringify(path.slice(0, i)), path.slice(0, i));
+  const deepestFirst = [...prefixes.values()].sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const prefix of deepestFirst) {
+    const node = valueAt(format.read(out, ''), prefix);
+    if (isPlainObject(node) && Object.keys(node).length === 0 && valueAt(before, prefix) === undefined)
+      out = format.edit(out, [{ path: prefix, value: undefined }]);
+  }
+  return out;
+}

@@ -6,4 +6,4 @@ import { toml } from './toml.js';
 
 export const FORMATS: Record<FormatId, FileFormat> = { json, toml, dotenv };
 export type { Change, FileFormat } from './format.js';
-export { isPlainObject, valueAt } from './format.js';
+export { isPlainObject, pruneEmptyTables, valueAt } from './format.js';

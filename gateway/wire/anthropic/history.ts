@@ -6,6 +6,9 @@
  *   (another family's reasoning, as older Tollgate versions and other gateways hand it to Messages
  *   clients) or with Tollgate's mark (core/reasoning.ts: another family's reasoning, carried for
  *   its own upstream) are removed, as are marked redacted_thinking blocks.
+ * - A signature (or redacted data) bound to the line that made it (core/signatures.ts) goes to that
+ *   line unbound, and is removed, with its block, on the way to any other line: another account's
+ *   signatures do not verify.
  * - With thinking on, the assistant turn that opened a tool loop still in progress must start with
  *   thinking. When that turn came from another family there is no block Anthropic would accept,
  *   so thinking is turned off for this request (the loop's next turn after a user message turns
@@ -13,6 +16,7 @@
  */
 import { isMarked } from '../../core/reasoning.js';
 import { isObject } from '../../core/json.js';
+import { isBound, lineTag, readBound } from '../../core/signatures.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,19 +27,48 @@ export function refusedReasoning(b: unknown): boolean {
   return b.type === 'redacted_thinking' && isMarked(b.data);
 }
 
-/** The messages without refused reasoning, and how many blocks went; undefined when nothing goes. */
+/** The field of a reasoning block that holds its proof. */
+const proofField = (b: Json): 'signature' | 'data' => (b.type === 'thinking' ? 'signature' : 'data');
+
+/** A reasoning block whose proof is bound to a line (core/signatures.ts). */
+function bound(b: unknown): b is Json {
+  return isObject(b) && (b.type === 'thinking' || b.type === 'redacted_thinking') && isBound(b[proofField(b)]);
+}
+
+/**
+ * The messages without refused reasoning, for line `lineId` when it is known: `dropped` blocks
+ * were unsigned or another family's, `otherLine` blocks another line's, and `unbound` blocks went
+ * to this line with their proof unbound. Undefined when nothing changes.
+ */
 export function withoutRefusedReasoning(
   messages: readonly unknown[],
-): { messages: unknown[]; dropped: number } | undefined {
+  lineId?: string,
+): { messages: unknown[]; dropped: number; otherLine: number; unbound: number } | undefined {
   let dropped = 0;
+  let otherLine = 0;
+  let unbound = 0;
+  const tag = lineId === undefined ? undefined : lineTag(lineId);
+  const touched = (b: unknown): boolean => refusedReasoning(b) || (tag !== undefined && bound(b));
   const out = messages.flatMap((m) => {
-    if (!isObject(m) || m.role !== 'assistant' || !Array.isArray(m.content) || !m.content.some(refusedReasoning))
-      return [m];
-    const content = m.content.filter((b) => !refusedReasoning(b));
-    dropped += m.content.length - content.length;
+    if (!isObject(m) || m.role !== 'assistant' || !Array.isArray(m.content) || !m.content.some(touched)) return [m];
+    const content = m.content.flatMap((b: unknown) => {
+      if (refusedReasoning(b)) {
+        dropped++;
+        return [];
+      }
+      if (tag === undefined || !bound(b)) return [b];
+      const field = proofField(b);
+      const proof = readBound(b[field]);
+      if (proof?.tag !== tag) {
+        otherLine++;
+        return [];
+      }
+      unbound++;
+      return [{ ...b, [field]: proof.value }];
+    });
     return content.length > 0 ? [{ ...m, content }] : [];
   });
-  return dropped > 0 ? { messages: out, dropped } : undefined;
+  return dropped + otherLine + unbound > 0 ? { messages: out, dropped, otherLine, unbound } : undefined;
 }
 
 const blocksOf = (m: Json): unknown[] => (Array.isArray(m.content) ? m.content : []);

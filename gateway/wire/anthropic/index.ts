@@ -8,7 +8,8 @@ import { encodeError } from './errors.js';
 import { fromResponse } from './from-response.js';
 import { fromStream } from './from-stream.js';
 import { routes } from './routes.js';
-import { ANTHROPIC_VERSION, toRequest } from './to-request.js';
+import { toRequest } from './to-request.js';
+import { ANTHROPIC_VERSION } from './versions.js';
 import { fromAnthropicUsage } from './usage.js';
 
 export const anthropic = {

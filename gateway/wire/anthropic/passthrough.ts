@@ -3,8 +3,10 @@ import { assertJsonObjectShape } from '../../core/json.js';
 import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
 import type { SseEvent } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
+import { isObject } from '../../core/json.js';
+import { bind, otherLineNote } from '../../core/signatures.js';
 import { droppedReasoningNote, loopWithoutThinking, THINKING_OFF_NOTE, withoutRefusedReasoning } from './history.js';
-import { ANTHROPIC_VERSION } from './to-request.js';
+import { ANTHROPIC_VERSION } from './versions.js';
 import { mergeAnthropicUsage } from './usage.js';
 
 /**
@@ -87,17 +89,22 @@ function forwardedHeaders(h: Record<string, string | string[] | undefined>): Rec
 }
 
 /**
- * What the history needs before an Anthropic upstream sees it (history.ts): reasoning it would
- * refuse removed, and thinking turned off when the tool loop in progress began on another family.
+ * What the history needs before line `lineId` sees it (history.ts): reasoning it would refuse
+ * removed, its own signatures unbound, and thinking turned off when the tool loop in progress
+ * began on another family or line. `unboundOnly`: the messages changed only by unbinding.
  */
-function reasoningChanges(body: Record<string, unknown>): { changes: Record<string, unknown>; notes: string[] } {
+function reasoningChanges(
+  body: Record<string, unknown>,
+  lineId: string | undefined,
+): { changes: Record<string, unknown>; notes: string[]; unboundOnly: boolean } {
   const changes: Record<string, unknown> = {};
   const notes: string[] = [];
-  if (!Array.isArray(body.messages)) return { changes, notes };
-  const cleaned = withoutRefusedReasoning(body.messages);
+  if (!Array.isArray(body.messages)) return { changes, notes, unboundOnly: false };
+  const cleaned = withoutRefusedReasoning(body.messages, lineId);
   if (cleaned) {
     changes.messages = cleaned.messages;
-    notes.push(droppedReasoningNote(cleaned.dropped));
+    if (cleaned.dropped > 0) notes.push(droppedReasoningNote(cleaned.dropped));
+    if (cleaned.otherLine > 0) notes.push(otherLineNote('anthropic', `${cleaned.otherLine} thinking block(s)`));
   }
   const thinking = body.thinking as { type?: unknown } | undefined;
   if (
@@ -114,8 +121,48 @@ function reasoningChanges(body: Record<string, unknown>): { changes: Record<stri
       };
     notes.push(THINKING_OFF_NOTE);
   }
-  return { changes, notes };
+  const unboundOnly = cleaned !== undefined && cleaned.dropped + cleaned.otherLine === 0 && !changes.thinking;
+  return { changes, notes, unboundOnly };
 }
+
+/** Binds the proof of a thinking or redacted_thinking block to the line; true when it changed. */
+function bindBlock(b: unknown, lineId: string): boolean {
+  if (!isObject(b)) return false;
+  const field = b.type === 'thinking' ? 'signature' : b.type === 'redacted_thinking' ? 'data' : undefined;
+  const proof = field && b[field];
+  if (typeof proof !== 'string' || proof === '') return false;
+  b[field!] = bind(proof, lineId);
+  return true;
+}
+
+/**
+ * Binding a Messages answer's signatures (core/signatures.ts): thinking blocks' `signature` and
+ * redacted thinking's `data` in a whole answer; in a stream, the `signature_delta` that ends a
+ * thinking block and the `content_block_start` of redacted thinking, the only events parsed for it.
+ */
+export const messagesSignatures = {
+  answer(parsed: unknown, lineId: string): boolean {
+    const content = isObject(parsed) && Array.isArray(parsed.content) ? parsed.content : [];
+    let changed = false;
+    for (const b of content) changed = bindBlock(b, lineId) || changed;
+    return changed;
+  },
+  event(data: string, lineId: string): string {
+    // Signatures come in signature_delta events, and at a block's start for redacted thinking.
+    if (!data.includes('"signature_delta"') && !data.includes('"content_block_start"')) return data;
+    const ev = JSON.parse(data) as { type?: unknown; delta?: unknown; content_block?: unknown };
+    let changed = false;
+    if (ev.type === 'content_block_start') changed = bindBlock(ev.content_block, lineId);
+    else if (ev.type === 'content_block_delta' && isObject(ev.delta) && ev.delta.type === 'signature_delta') {
+      const signature = ev.delta.signature;
+      if (typeof signature === 'string' && signature !== '') {
+        ev.delta.signature = bind(signature, lineId);
+        changed = true;
+      }
+    }
+    return changed ? JSON.stringify(ev) : data;
+  },
+};
 
 /**
  * Messages in, `anthropic` upstream out: `model` is rewritten, and the history loses the reasoning
@@ -127,19 +174,20 @@ export function messagesPassthrough(
   rawBody: string,
   clientHeaders: Record<string, string | string[] | undefined>,
 ): Passthrough {
-  let reasoning: ReturnType<typeof reasoningChanges> | undefined;
   return {
-    request(upstreamModel, _quirks, outputLimit) {
-      reasoning ??= reasoningChanges(body);
+    request(upstreamModel, _quirks, outputLimit, line) {
+      const reasoning = reasoningChanges(body, line?.id);
       const limit = outputLimit === undefined ? {} : { max_tokens: outputLimit };
+      const unbound = reasoning.unboundOnly && line ? { field: 'messages', line: line.id } : undefined;
       const out = {
         path: '/v1/messages',
         headers: forwardedHeaders(clientHeaders),
-        body: upstreamBody(rawBody, body, { model: upstreamModel, ...reasoning.changes, ...limit }),
+        body: upstreamBody(rawBody, body, { model: upstreamModel, ...reasoning.changes, ...limit }, unbound),
       };
       return reasoning.notes.length > 0 ? { ...out, notes: reasoning.notes } : out;
     },
     tap: () => new MessagesStreamTap(),
+    signatures: messagesSignatures,
     modelField: { answer: ['model'], event: ['message', 'model'] },
     readAnswer(parsed) {
       const p = parsed as { usage?: unknown; content?: { text?: string; thinking?: string; input?: unknown }[] };

@@ -12,14 +12,14 @@ import type {
   ToolChoice,
   ToolDefinition,
 } from '../../core/canonical.js';
-import type { UpstreamRequest } from '../../core/codec.js';
+import type { TargetLine, UpstreamRequest } from '../../core/codec.js';
 import type { Quirks } from '../../core/quirks.js';
 import { FILLER_USER_TEXT, fillerTurnNote } from '../../core/shaping.js';
 import { droppedNote } from '../../core/reasoning.js';
 import { loopWithoutThinking, THINKING_OFF_NOTE } from './history.js';
 import { STRUCTURED_OUTPUT_HEADER, structuredOutput } from './structured.js';
+import { refusedNote, versionRules, type VersionRules } from './versions.js';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
 /** Messages requires `max_tokens`; OpenAI and Gemini clients may leave it out, so this fills the gap. */
 export const DEFAULT_MAX_TOKENS = 4096;
 /** The user turn put in front of a conversation that would otherwise not start with one. */
@@ -108,6 +108,9 @@ function block(b: ContentBlock, notes: string[]): WireBlock | undefined {
       if (b.signature)
         notes.push(`anthropic: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
       return cache({ type: 'tool_use', id: anthropicToolId(b.id), name: b.name, input: b.input }, b.cacheControl);
+    case 'compaction':
+      // Only OpenAI can read it; the relay's note says so once (core/shaping.ts uncarriedStateNotes).
+      return undefined;
     case 'tool_result': {
       const content = b.content.flatMap((c) =>
         c.type === 'text' ? (text(c) ?? []) : [cache({ type: 'image', source: source(c.source) }, c.cacheControl)],
@@ -141,13 +144,14 @@ function systemAsUser(m: CanonicalMessage): WireBlock[] {
  * blocks first in their user turn. Consecutive same-role messages are merged (after empty ones
  * are dropped), and a filler user turn is put in front when the first turn is the assistant's.
  */
-function toMessages(req: CanonicalRequest, notes: string[]): WireMessage[] {
+function toMessages(req: CanonicalRequest, rules: VersionRules, notes: string[]): WireMessage[] {
   const turns: WireMessage[] = [];
   let hadSystem = false;
   for (const m of req.messages) {
     const role = m.role === 'assistant' ? 'assistant' : 'user';
     hadSystem ||= m.role === 'system';
-    const content = m.role === 'system' ? systemAsUser(m) : m.content.flatMap((b) => block(b, notes) ?? []);
+    const content =
+      m.role === 'system' ? systemAsUser(m) : fitVersion(m, rules, notes).flatMap((b) => block(b, notes) ?? []);
     if (content.length === 0) continue;
     const last = turns.at(-1);
     if (last?.role === role) last.content.push(...content);
@@ -166,6 +170,23 @@ function toMessages(req: CanonicalRequest, notes: string[]): WireMessage[] {
     notes.push(fillerTurnNote('anthropic'));
   }
   return turns;
+}
+
+/** A message's blocks less what the line's API version refuses (versions.ts). */
+function fitVersion(m: CanonicalMessage, rules: VersionRules, notes: string[]): ContentBlock[] {
+  if (m.role === 'assistant' && rules.noAssistantDocuments && m.content.some((b) => b.type === 'document')) {
+    notes.push(refusedNote(rules, 'a document block in an assistant message'));
+    return m.content.filter((b) => b.type !== 'document');
+  }
+  if (m.role === 'user' && rules.noUserCitations && m.content.some((b) => b.type === 'text' && b.citations?.length)) {
+    notes.push(refusedNote(rules, 'citations on user text'));
+    return m.content.map((b) => {
+      if (b.type !== 'text' || !b.citations) return b;
+      const { citations: _dropped, ...rest } = b;
+      return rest;
+    });
+  }
+  return m.content;
 }
 
 function tool(t: ToolDefinition): Record<string, unknown> {
@@ -211,9 +232,31 @@ function thinkingOf(req: CanonicalRequest, notes: string[]): Thinking | undefine
   return { type: 'enabled', budgetTokens: EFFORT_BUDGET[req.reasoningEffort] };
 }
 
+/** temperature, top_p and top_k, where the line's version takes them (versions.ts). */
+function sampling(req: CanonicalRequest, body: Record<string, unknown>, rules: VersionRules, notes: string[]): void {
+  if (rules.noSampling) {
+    for (const [name, value] of [
+      ['temperature', req.temperature],
+      ['top_p', req.topP],
+      ['top_k', req.topK],
+    ] as const)
+      if (value !== undefined) notes.push(refusedNote(rules, name));
+    return;
+  }
+  if (req.temperature !== undefined) {
+    // OpenAI and Gemini allow 0–2, Anthropic 0–1 (docs/protocols.md §6.17).
+    body.temperature = Math.min(1, Math.max(0, req.temperature));
+    if (body.temperature !== req.temperature)
+      notes.push(`anthropic: temperature ${req.temperature} clamped to ${String(body.temperature)}`);
+  }
+  if (req.topP !== undefined) body.top_p = req.topP;
+  if (req.topK !== undefined) body.top_k = req.topK;
+}
+
 /** Canonical → Messages request. What cannot be carried is dropped and recorded in `req.notes` (the request's log channel). */
-export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamRequest {
+export function toRequest(req: CanonicalRequest, quirks?: Quirks, line?: TargetLine): UpstreamRequest {
   const notes = req.notes;
+  const rules = versionRules(line);
   const system = [...req.system];
   const structured = structuredOutput(req.responseFormat, quirks);
   if (structured && 'instruction' in structured) {
@@ -232,7 +275,7 @@ export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamReque
   };
   const systemBlocks = system.flatMap((b) => text(b) ?? []);
   if (systemBlocks.length > 0) body.system = systemBlocks;
-  body.messages = toMessages(req, notes);
+  body.messages = toMessages(req, rules, notes);
   if (req.tools.length > 0) body.tools = req.tools.map(tool);
   if (req.toolChoice) {
     // Anthropic rejects tool_choice without tools.
@@ -257,14 +300,7 @@ export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamReque
     body.output_config = { ...(body.output_config as object | undefined), format: structured.format };
   if (req.user !== undefined) body.metadata = { user_id: req.user };
   if (req.stopSequences !== undefined) body.stop_sequences = req.stopSequences;
-  if (req.temperature !== undefined) {
-    // OpenAI and Gemini allow 0–2, Anthropic 0–1 (docs/protocols.md §6.17).
-    body.temperature = Math.min(1, Math.max(0, req.temperature));
-    if (body.temperature !== req.temperature)
-      notes.push(`anthropic: temperature ${req.temperature} clamped to ${String(body.temperature)}`);
-  }
-  if (req.topP !== undefined) body.top_p = req.topP;
-  if (req.topK !== undefined) body.top_k = req.topK;
+  sampling(req, body, rules, notes);
   if (req.stream) body.stream = true;
   for (const [name, value] of [
     ['seed', req.seed],
@@ -275,7 +311,7 @@ export function toRequest(req: CanonicalRequest, quirks?: Quirks): UpstreamReque
   }
   const out: UpstreamRequest = {
     path: '/v1/messages',
-    headers: { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' },
+    headers: { 'anthropic-version': rules.version, 'content-type': 'application/json' },
     body,
   };
   if (structured && 'instruction' in structured) out.clientHeaders = { [STRUCTURED_OUTPUT_HEADER]: 'prompt' };

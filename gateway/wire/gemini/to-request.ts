@@ -131,6 +131,9 @@ function modelBlock(b: ContentBlock, turn: Turn, notes: Set<string>): void {
     case 'tool_result':
       notes.add('gemini: dropped a tool result from a model turn');
       return;
+    case 'compaction':
+      // Only OpenAI can read it; the relay's note says so once (core/shaping.ts uncarriedStateNotes).
+      return;
   }
 }
 

@@ -155,7 +155,8 @@ function assistantMessage(m: CanonicalMessage, notes: Set<string>, reasoningFiel
     else if (b.type === 'thinking' && reasoningField) thoughts.push(b.text);
     else if (b.type === 'thinking' || b.type === 'redacted_thinking')
       notes.add(`dropped ${b.type} blocks from the history: this line takes no reasoning back`);
-    else notes.add(`dropped a ${b.type} block from an assistant message`);
+    // Compaction is said once for every upstream that cannot take it (core/shaping.ts uncarriedStateNotes).
+    else if (b.type !== 'compaction') notes.add(`dropped a ${b.type} block from an assistant message`);
   }
   const text = joinText(texts, '');
   // OpenAI wants content or tool_calls; null content is the norm next to tool calls.

@@ -16,12 +16,17 @@
  *   An `encrypted_content` with Tollgate's mark (core/reasoning.ts) is another family's reasoning
  *   that Tollgate gave the client: it becomes that family's block again (a tool call's signature
  *   goes back on its call).
+ * - An assistant message's `phase` (commentary or final answer) goes on its text blocks.
+ * - A `compaction` item (`compaction_summary` in older clients) is a compaction block of the
+ *   assistant side, its `encrypted_content` readable by OpenAI alone (docs/protocols.md §3.1).
  * - Item types that only OpenAI can run (web_search_call, local_shell_call, custom_tool_call,
  *   item_reference…) are dropped with a note.
  */
 import type {
   CanonicalMessage,
+  CompactionBlock,
   ContentBlock,
+  Phase,
   DocumentBlock,
   ImageBlock,
   RedactedThinkingBlock,
@@ -100,7 +105,12 @@ function systemParts(content: unknown, param: string, notes: Set<string>): TextB
   });
 }
 
-function assistantParts(content: unknown, param: string): TextBlock[] {
+function assistantParts(content: unknown, param: string, phase: Phase | undefined): TextBlock[] {
+  const withPhase = (b: TextBlock): TextBlock => (phase ? { ...b, phase } : b);
+  return assistantText(content, param).map(withPhase);
+}
+
+function assistantText(content: unknown, param: string): TextBlock[] {
   if (typeof content === 'string') return content === '' ? [] : [text(content)];
   if (!Array.isArray(content))
     throw invalidRequest(`${param} must be a string or an array of content parts.`, param, 'invalid_type');
@@ -177,6 +187,15 @@ function thinking(
     : { type: 'thinking', text: t, signature, family: 'openai' };
 }
 
+const phaseOf = (v: unknown): Phase | undefined => (v === 'commentary' || v === 'final_answer' ? v : undefined);
+
+function compaction(item: Obj): CompactionBlock | undefined {
+  if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') return undefined;
+  const block: CompactionBlock = { type: 'compaction', data: item.encrypted_content, family: 'openai' };
+  if (typeof item.id === 'string' && item.id !== '') block.id = item.id;
+  return block;
+}
+
 export interface DecodedInput {
   system: TextBlock[];
   messages: CanonicalMessage[];
@@ -205,7 +224,7 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
       const content = `${p}.content`;
       switch (item.role) {
         case 'assistant':
-          return join('assistant', assistantParts(item.content, content));
+          return join('assistant', assistantParts(item.content, content, phaseOf(item.phase)));
         case 'user':
           open = undefined;
           messages.push({ role: 'user', content: inputParts(item.content, content) });
@@ -229,6 +248,12 @@ export function decodeItems(items: readonly unknown[], notes: Set<string>): Deco
     if (type === 'reasoning') {
       const block = thinking(item, signatures, notes);
       if (block) join('assistant', [block]);
+      return;
+    }
+    if (type === 'compaction' || type === 'compaction_summary') {
+      const block = compaction(item);
+      if (block) join('assistant', [block]);
+      else notes.add('openai-responses: dropped a compaction item without encrypted_content');
       return;
     }
     notes.add(

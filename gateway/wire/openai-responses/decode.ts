@@ -198,6 +198,9 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   if (isObj(body.reasoning)) Object.assign(req, decodeEffort(body.reasoning.effort, notes));
   const format = decodeFormat(body.text, notes);
   if (format) req.responseFormat = format;
+  // Compaction thresholds: Responses' own shape, for a Responses upstream (docs/protocols.md §3.1).
+  if (Array.isArray(body.context_management) && body.context_management.length > 0)
+    req.contextManagement = { family: 'openai', value: body.context_management };
   for (const k of UNCARRIED)
     if (body[k] !== undefined && body[k] !== null && body[k] !== false && body[k] !== 0)
       notes.add(`openai-responses: ${k} is not carried to this upstream`);

@@ -7,7 +7,8 @@
  * for a function_call, one summary part for reasoning) and finished (output_item.done with the
  * whole item); the terminal event is response.completed or response.incomplete carrying the
  * final response, usage included: Codex counts tokens from it and treats a stream without it as
- * broken. Adjacent text blocks are content parts of one message item, as in encode.ts.
+ * broken. Adjacent text blocks of one phase are content parts of one message item, and a
+ * compaction is one whole item, as in encode.ts.
  *
  * Thinking becomes a reasoning item once it has text, or at its end when it has an
  * `encrypted_content` to carry: OpenAI's own signature, or Tollgate's mark for another family's
@@ -17,13 +18,14 @@
  * An `error` event becomes an `error` event followed by response.failed, whose `response.error`
  * is what Codex reads; a stream that just ends is reported the same way.
  */
-import type { BlockStart, ProviderFamily, StopReason, StreamEvent } from '../../core/canonical.js';
+import type { BlockStart, Phase, ProviderFamily, StopReason, StreamEvent } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
 import {
   callCarrier,
+  compactionItem,
   encryptedOf,
   functionCallItem,
   itemId,
@@ -63,7 +65,7 @@ export function encodeStreamError(err: GatewayError, sequenceNumber = 0): string
 }
 
 type Open =
-  | { kind: 'message'; id: string; index: number; content: OutputText[]; part?: OutputText }
+  | { kind: 'message'; id: string; index: number; content: OutputText[]; part?: OutputText; phase?: Phase }
   | { kind: 'function_call'; id: string; index: number; callId: string; name: string; args: string }
   | { kind: 'reasoning'; id: string; index: number; text: string };
 
@@ -108,18 +110,20 @@ class Writer {
     const out: string[] = [];
     if (b.type === 'text') {
       let item = this.item;
-      if (item?.kind !== 'message') {
+      if (item?.kind !== 'message' || item.phase !== b.phase) {
         out.push(...this.closeItem());
+        const phase = b.phase ? { phase: b.phase } : {};
         item = this.item = {
           kind: 'message',
           id: itemId('msg', this.ctx, this.output.length),
           index: this.output.length,
           content: [],
+          ...phase,
         };
         out.push(
           this.emit('response.output_item.added', {
             output_index: item.index,
-            item: { type: 'message', id: item.id, role: 'assistant', status: 'in_progress', content: [] },
+            item: { type: 'message', id: item.id, role: 'assistant', status: 'in_progress', content: [], ...phase },
           }),
         );
       }
@@ -154,6 +158,19 @@ class Writer {
       // Thinking opens its item on its first text, or at its end if it has only a signature.
       this.thinkingBlock = { ...(b.family ? { family: b.family } : {}) };
     }
+    return out;
+  }
+
+  /** A compaction item, added and done at once. */
+  compaction(data: string, id: string | undefined): string[] {
+    const out = this.closeItem();
+    const index = this.output.length;
+    const item = compactionItem(id ?? itemId('cmp', this.ctx, index), data);
+    this.output.push(item);
+    out.push(
+      this.emit('response.output_item.added', { output_index: index, item }),
+      this.emit('response.output_item.done', { output_index: index, item }),
+    );
     return out;
   }
 
@@ -259,7 +276,14 @@ class Writer {
     this.item = undefined;
     let done: OutputItem;
     if (item.kind === 'message')
-      done = { type: 'message', id: item.id, role: 'assistant', status: 'completed', content: item.content };
+      done = {
+        type: 'message',
+        id: item.id,
+        role: 'assistant',
+        status: 'completed',
+        content: item.content,
+        ...(item.phase ? { phase: item.phase } : {}),
+      };
     else if (item.kind === 'function_call') {
       done = functionCallItem(item.id, item.callId, item.name, item.args, 'completed', this.opts);
       out.push(
@@ -331,6 +355,9 @@ export async function* encodeStream(
         break;
       case 'block_stop':
         yield* w.blockStop();
+        break;
+      case 'compaction':
+        yield* w.compaction(ev.data, ev.id);
         break;
       case 'stop':
         yield* w.finish(ev);

@@ -6,8 +6,9 @@
  *   mark (core/reasoning.ts), which Codex resends verbatim so the reasoning returns to its family
  *   (docs/protocols.md §6.6); Anthropic's redacted thinking is a reasoning item with only a mark,
  *   and so is a tool call's own signature (Gemini's), just before its call. Adjacent text blocks
- *   are one `message` item with one `output_text` part each; a tool call is a `function_call` item
- *   whose `call_id` is the canonical id. Images and documents have no output item and are dropped.
+ *   of one `phase` are one `message` item (with that phase) of one `output_text` part each; a
+ *   tool call is a `function_call` item whose `call_id` is the canonical id; a compaction block is
+ *   a `compaction` item. Images and documents have no output item and are dropped.
  * - Item ids are made from Tollgate's request id and the output index, so they are stable for a
  *   request and the same in a stream as in the stored response. Items are always `completed`:
  *   a cut-off answer says so once, in the response's `status` and `incomplete_details`.
@@ -15,7 +16,7 @@
  * - The echo fields (`tools`, `instructions`, `temperature`…) are fixed defaults: the encoder does
  *   not see the request, and clients read the output and usage, not the echo.
  */
-import type { CanonicalResponse, ProviderFamily, StopReason } from '../../core/canonical.js';
+import type { CanonicalResponse, Phase, ProviderFamily, StopReason } from '../../core/canonical.js';
 import type { EncodeContext } from '../../core/codec.js';
 import { mark, markThinking } from '../../core/reasoning.js';
 import { cacheWriteTokens, type Usage } from '../../core/usage.js';
@@ -35,7 +36,8 @@ export interface SummaryText {
 
 export type OutputItem =
   | { type: 'reasoning'; id: string; summary: SummaryText[]; encrypted_content?: string }
-  | { type: 'message'; id: string; role: 'assistant'; status: ItemStatus; content: OutputText[] }
+  | { type: 'message'; id: string; role: 'assistant'; status: ItemStatus; content: OutputText[]; phase?: Phase }
+  | { type: 'compaction'; id: string; encrypted_content: string }
   | {
       type: 'function_call';
       id: string;
@@ -115,7 +117,7 @@ export function statusOf(r: StopReason): Pick<ResponsesBody, 'status' | 'incompl
 
 const idBase = (ctx: EncodeContext): string => ctx.requestId.replace(/^req_/, '').replace(/[^a-zA-Z0-9_-]/g, '');
 export const responseId = (ctx: EncodeContext): string => `resp_${idBase(ctx)}`;
-export const itemId = (prefix: 'msg' | 'fc' | 'rs', ctx: EncodeContext, outputIndex: number): string =>
+export const itemId = (prefix: 'msg' | 'fc' | 'rs' | 'cmp', ctx: EncodeContext, outputIndex: number): string =>
   `${prefix}_${idBase(ctx)}_${outputIndex}`;
 
 /** The response object around `output`; `usage` is added by the caller when it is known. */
@@ -175,6 +177,10 @@ export function reasoningItem(id: string, text: string, encrypted: string | unde
   };
 }
 
+export function compactionItem(id: string, encrypted: string): OutputItem {
+  return { type: 'compaction', id, encrypted_content: encrypted };
+}
+
 /** The `encrypted_content` of a thinking block's reasoning item: OpenAI's own, else Tollgate's mark; undefined for OpenAI's unsigned. */
 export function encryptedOf(b: { family?: ProviderFamily; signature?: string }): string | undefined {
   return b.family === 'openai' ? b.signature : markThinking({ type: 'thinking', text: '', ...b });
@@ -200,7 +206,7 @@ export function outputItems(
   let message: Extract<OutputItem, { type: 'message' }> | undefined;
   for (const b of res.content) {
     if (b.type === 'text') {
-      if (!message)
+      if (!message || message.phase !== b.phase)
         out.push(
           (message = {
             type: 'message',
@@ -208,9 +214,13 @@ export function outputItems(
             role: 'assistant',
             status: 'completed',
             content: [],
+            ...(b.phase ? { phase: b.phase } : {}),
           }),
         );
       message.content.push({ type: 'output_text', text: b.text, annotations: [] });
+    } else if (b.type === 'compaction') {
+      out.push(compactionItem(b.id ?? itemId('cmp', ctx, out.length), b.data));
+      message = undefined;
     } else if (b.type === 'tool_call') {
       if (b.signature)
         out.push(reasoningItem(itemId('rs', ctx, out.length), '', callCarrier(b.id, b.signature, b.signatureFamily)));

@@ -1,8 +1,10 @@
 /**
  * An OpenAI Responses `response` object → canonical.
  *
- * - Each `output_text` part is a text block; a `refusal` part is what the model said, so it is a
- *   text block too and the stop reason becomes `refusal`.
+ * - Each `output_text` part is a text block, with its message's `phase`; a `refusal` part is what
+ *   the model said, so it is a text block too and the stop reason becomes `refusal`.
+ * - A `compaction` item (server-side compaction asked for with `context_management`) is a
+ *   compaction block.
  * - A `function_call` item is a tool call whose id is the `call_id` (what the output must name),
  *   not the item id. Arguments that are not a JSON object are kept as `{_raw}`, as for chat.
  * - A `reasoning` item is a thinking block of family 'openai': summary texts joined with "\n\n"
@@ -12,9 +14,9 @@
  * - `incomplete` is max_tokens unless the reason is content_filter; any tool call makes a
  *   completed answer `tool_use`.
  */
-import type { CanonicalResponse, ContentBlock, StopReason, ThinkingBlock } from '../../core/canonical.js';
+import type { CanonicalResponse, ContentBlock, Phase, StopReason, ThinkingBlock } from '../../core/canonical.js';
 import { GatewayError, upstreamMalformed } from '../../core/errors.js';
-import { isObject as isObj, type JsonObject as Obj } from '../../core/json.js';
+import { isObject as isObj, type JsonObject as Obj, str } from '../../core/json.js';
 import { emptyUsage } from '../../core/usage.js';
 import { parseArguments } from '../openai-chat/from-response.js';
 import { fromResponsesUsage } from './usage.js';
@@ -57,6 +59,11 @@ export function thinkingOf(item: Obj): ThinkingBlock | undefined {
     : { type: 'thinking', text, signature, family: 'openai' };
 }
 
+/** A message item's phase, where it has one. */
+export function phaseOf(item: Obj): { phase?: Phase } {
+  return item.phase === 'commentary' || item.phase === 'final_answer' ? { phase: item.phase } : {};
+}
+
 export function fromResponse(body: unknown): CanonicalResponse {
   if (!isObj(body)) throw upstreamMalformed('the upstream answer is not a JSON object.');
   if (body.error !== undefined && body.error !== null) throw upstreamReported(body.error, false);
@@ -68,14 +75,22 @@ export function fromResponse(body: unknown): CanonicalResponse {
   for (const item of body.output) {
     if (!isObj(item)) continue;
     if (item.type === 'message' && Array.isArray(item.content)) {
+      const phase = phaseOf(item);
       for (const p of item.content) {
         if (isObj(p) && p.type === 'output_text' && typeof p.text === 'string')
-          content.push({ type: 'text', text: p.text });
+          content.push({ type: 'text', text: p.text, ...phase });
         else if (isObj(p) && p.type === 'refusal' && typeof p.refusal === 'string') {
           refused = true;
-          content.push({ type: 'text', text: p.refusal });
+          content.push({ type: 'text', text: p.refusal, ...phase });
         }
       }
+    } else if ((item.type === 'compaction' || item.type === 'compaction_summary') && str(item.encrypted_content)) {
+      content.push({
+        type: 'compaction',
+        data: str(item.encrypted_content),
+        ...(str(item.id) ? { id: str(item.id) } : {}),
+        family: 'openai',
+      });
     } else if (item.type === 'function_call' && typeof item.name === 'string') {
       const id =
         typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : `call_${calls}`;

@@ -3,7 +3,8 @@
  *
  * Output items arrive one after another, so each maps onto canonical blocks in order:
  * - a message's content parts are text blocks (content_part.added … content_part.done), refusal
- *   parts included (the stop reason is then `refusal`);
+ *   parts included (the stop reason is then `refusal`), with the message's `phase`;
+ * - a compaction item is a `compaction` event at its output_item.done;
  * - a function_call item is a tool_call block opened at output_item.added with its `call_id`,
  *   fed by function_call_arguments.delta, closed at output_item.done (`{}` if it had no arguments);
  * - a reasoning item is a thinking block, opened only once it has summary text or an
@@ -13,12 +14,12 @@
  * `stop` the upstream's totals (or the estimate, flagged, when there are none). Servers that skip
  * the delta events and send only the `.done` ones still give their text.
  */
-import type { BlockStart, StreamEvent } from '../../core/canonical.js';
+import type { BlockStart, Phase, StreamEvent } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { isObject as isObj, type JsonObject as Obj, str } from '../../core/json.js';
 import { eventObject, type SseEvent } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
-import { partsText, stopReasonOf, upstreamReported } from './from-response.js';
+import { partsText, phaseOf, stopReasonOf, upstreamReported } from './from-response.js';
 import { fromResponsesUsage } from './usage.js';
 
 interface Item {
@@ -27,11 +28,15 @@ interface Item {
   sent: boolean;
   /** Reasoning: a later summary part starts; its text is joined with "\n\n", as in fromResponse. */
   separate?: boolean;
+  /** Message: its phase, from output_item.added. */
+  phase?: Phase;
 }
 
 type Kind = 'text' | 'thinking' | 'tool_call';
 /** `sent`: the block has had a delta. */
 type Open = { index: number; item: Item; kind: Kind; sent: boolean };
+
+const textStart = (item: Item): BlockStart => (item.phase ? { type: 'text', phase: item.phase } : { type: 'text' });
 
 /** Contiguous canonical blocks, one open at a time; events are pushed to `out`. */
 class Blocks {
@@ -51,7 +56,7 @@ class Blocks {
     const open =
       this.open?.item === item && this.open.kind === kind
         ? this.open
-        : this.start(item, kind === 'thinking' ? { type: 'thinking', family: 'openai' } : { type: 'text' });
+        : this.start(item, kind === 'thinking' ? { type: 'thinking', family: 'openai' } : textStart(item));
     open.sent = true;
     return open.index;
   }
@@ -123,11 +128,12 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
       case 'response.output_item.added':
         start();
         if (raw.type === 'function_call') openCall(key, raw);
-        else if (raw.type === 'message' || raw.type === 'reasoning') items.set(key, { type: raw.type, sent: false });
+        else if (raw.type === 'message') items.set(key, { type: 'message', sent: false, ...phaseOf(raw) });
+        else if (raw.type === 'reasoning') items.set(key, { type: 'reasoning', sent: false });
         break;
       case 'response.content_part.added':
         if (item?.type !== 'message') break;
-        blocks.start(item, { type: 'text' });
+        blocks.start(item, textStart(item));
         if (part.type === 'refusal') refused = true;
         text(item, str(part.text) || str(part.refusal));
         break;
@@ -168,12 +174,12 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
         start();
         items.delete(key);
         if (raw.type === 'message') {
-          const done = item ?? { type: 'message', sent: false };
+          const done = item ?? { type: 'message', sent: false, ...phaseOf(raw) };
           if (!done.sent) {
             // Nothing was streamed for this message: each part of the finished item is a block.
             for (const p of Array.isArray(raw.content) ? raw.content : []) {
               if (!isObj(p) || !(str(p.text) || str(p.refusal))) continue;
-              blocks.start(done, { type: 'text' });
+              blocks.start(done, textStart(done));
               if (p.type === 'refusal') refused = true;
               text(done, str(p.text) || str(p.refusal));
             }
@@ -183,6 +189,13 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
           const call = item ?? openCall(key, raw);
           if (!call.sent) args(call, str(raw.arguments) || '{}');
           blocks.close(call);
+        } else if ((raw.type === 'compaction' || raw.type === 'compaction_summary') && str(raw.encrypted_content)) {
+          blocks.close();
+          out.push({
+            type: 'compaction',
+            data: str(raw.encrypted_content),
+            ...(str(raw.id) ? { id: str(raw.id) } : {}),
+          });
         } else if (raw.type === 'reasoning') {
           const r = item ?? { type: 'reasoning', sent: false };
           if (!r.sent) thinking(r, partsText(raw.summary, 'summary_text') || partsText(raw.content, 'reasoning_text'));

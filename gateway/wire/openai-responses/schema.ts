@@ -34,3 +34,15 @@ export const ResponsesRequest = Type.Object(
   open,
 );
 export type ResponsesRequest = Static<typeof ResponsesRequest>;
+
+/** `POST /v1/responses/compact` (docs/protocols.md §3.1): the history to compact, and how it is to be read. */
+export const ResponsesCompactRequest = Type.Object(
+  {
+    model: Type.String({ minLength: 1 }),
+    input: Type.Optional(Type.Union([Type.String(), Type.Array(Item), Type.Null()])),
+    instructions: nullable(Type.String()),
+    previous_response_id: nullable(Type.String()),
+  },
+  open,
+);
+export type ResponsesCompactRequest = Static<typeof ResponsesCompactRequest>;

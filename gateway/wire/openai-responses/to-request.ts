@@ -6,10 +6,12 @@
  * - A user turn's tool results become `function_call_output` items placed before the rest of the
  *   turn (each must follow its call). Their output is a string when they hold only text (joined
  *   with "\n\n"), else an array of input parts; `isError` has no field, so it is said in the text.
- * - An assistant turn becomes items in block order: adjacent text blocks are one assistant message
- *   of `output_text` parts, tool calls are `function_call` items with `call_id` = canonical id, and
- *   thinking is a `reasoning` item only when OpenAI made it ('openai' family with a signature, the
+ * - An assistant turn becomes items in block order: adjacent text blocks of one `phase` are one
+ *   assistant message of `output_text` parts (with that phase), tool calls are `function_call`
+ *   items with `call_id` = canonical id, compaction blocks are `compaction` items, and thinking is
+ *   a `reasoning` item only when OpenAI made it ('openai' family with a signature, the
  *   `encrypted_content`); any other thinking is dropped with a note, since OpenAI cannot verify it.
+ * - `context_management` goes on when a Responses client sent it (docs/protocols.md §3.1).
  * - Function tools are flat, with `strict` always sent: Responses makes function tools strict by
  *   default, which refuses most schemas written for other APIs (optional fields, no
  *   additionalProperties:false). Undeclared `strict` is sent as false.
@@ -27,6 +29,7 @@ import type {
   ContentBlock,
   DocumentBlock,
   ImageBlock,
+  Phase,
   ReasoningEffort,
   TextBlock,
   ToolResultBlock,
@@ -41,7 +44,8 @@ export type InputPart =
 
 export type InputItem =
   | { type: 'message'; role: 'user' | 'developer'; content: InputPart[] }
-  | { type: 'message'; role: 'assistant'; content: { type: 'output_text'; text: string }[] }
+  | { type: 'message'; role: 'assistant'; content: { type: 'output_text'; text: string }[]; phase?: Phase }
+  | { type: 'compaction'; encrypted_content: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string | InputPart[] }
   | { type: 'reasoning'; summary: { type: 'summary_text'; text: string }[]; encrypted_content: string };
@@ -73,6 +77,8 @@ export interface ResponsesRequestBody {
   store: false;
   stream?: true;
   include?: ['reasoning.encrypted_content'];
+  /** Compaction thresholds, as a Responses client sent them. */
+  context_management?: { type: string; compact_threshold?: number | null }[];
 }
 
 export interface ResponsesUpstreamRequest extends UpstreamRequest {
@@ -153,12 +159,18 @@ function assistantItems(m: CanonicalMessage, out: InputItem[], notes: Notes): vo
   for (const b of m.content) {
     if (b.type === 'text') {
       if (b.text === '') continue;
-      if (!message) out.push((message = { type: 'message', role: 'assistant', content: [] }));
+      // A message has one phase: text of another phase starts the next one.
+      if (!message || message.phase !== b.phase)
+        out.push(
+          (message = { type: 'message', role: 'assistant', content: [], ...(b.phase ? { phase: b.phase } : {}) }),
+        );
       message.content.push({ type: 'output_text', text: b.text });
       continue;
     }
     message = undefined;
-    if (b.type === 'tool_call') {
+    if (b.type === 'compaction') {
+      out.push({ type: 'compaction', encrypted_content: b.data });
+    } else if (b.type === 'tool_call') {
       if (b.signature)
         notes.add(`openai-responses: dropped the ${b.signatureFamily ?? 'unknown'} signature of tool call ${b.id}`);
       out.push({ type: 'function_call', call_id: b.id, name: b.name, arguments: JSON.stringify(b.input) });
@@ -215,6 +227,8 @@ export function toRequest(req: CanonicalRequest): ResponsesUpstreamRequest {
     else input.push(developerItem(m, notes));
   }
   const body: ResponsesRequestBody = { model: req.model, input, store: false };
+  if (req.contextManagement?.family === 'openai')
+    body.context_management = req.contextManagement.value as ResponsesRequestBody['context_management'];
   const instructions = joinText(req.system);
   if (instructions !== '') body.instructions = instructions;
   toolFields(req, body);

@@ -4,16 +4,10 @@ import { CopyButton } from '../../components/copy.js';
 import { Badge } from '../../components/ui.js';
 import { dateTime, ms, tokens, usd } from '../../lib/format.js';
 import { RequestBody } from './request-body.js';
+import { BUCKET_KEYS, USAGE_BUCKETS } from '../../../gateway/contract/usage-buckets.js';
 
-const USAGE_ROWS: [keyof LogEntry['usage'], string][] = [
-  ['inputTokens', 'Input (uncached)'],
-  ['cacheReadTokens', 'Cache read'],
-  ['cacheWriteTokens', 'Cache write'],
-  ['outputTokens', 'Output'],
-  ['reasoningTokens', 'of which reasoning'],
-  ['audioInputTokens', 'Audio input'],
-  ['imageInputTokens', 'Image input'],
-];
+/** Every usage bucket with its label, in bill order (contract/usage-buckets.ts). */
+const USAGE_ROWS = BUCKET_KEYS.map((k) => [k, USAGE_BUCKETS[k].title] as const);
 
 /** One request in full: a side sheet over the log, closed with Escape, focus back on the row. */
 export function LogDetails({

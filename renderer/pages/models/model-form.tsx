@@ -5,6 +5,12 @@
  */
 import { useState, type FormEvent } from 'react';
 import type { AddModelBody, UpdateModelBody } from '../../../gateway/admin/contract.js';
+import {
+  MODEL_ID_PATTERN,
+  outputLimitProblem,
+  USER_VENDOR_PATTERN,
+  type ModelFields,
+} from '../../../gateway/contract/model-fields.js';
 import { admin, type ModelView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
@@ -37,8 +43,8 @@ const EMPTY: ModelForm = {
   maxOutputTokens: '',
   prices: { input: '', output: '', cacheRead: '', cacheWrite: '' },
 };
-const ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
-const VENDOR = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const ID = new RegExp(MODEL_ID_PATTERN);
+const VENDOR = new RegExp(USER_VENDOR_PATTERN);
 
 const priceText = (micro: number): string => usd(micro).slice(1).replaceAll(',', '');
 
@@ -58,11 +64,7 @@ function formOf(m: ModelView): ModelForm {
   };
 }
 
-interface Parsed {
-  vendor?: string;
-  displayName?: string;
-  contextWindow?: number;
-  maxOutputTokens?: number;
+interface Parsed extends Partial<Pick<ModelFields, 'vendor' | 'displayName' | 'contextWindow' | 'maxOutputTokens'>> {
   /** micro-USD per million; null where the field was left empty. */
   prices: Record<PriceField, number | null>;
 }
@@ -81,7 +83,7 @@ function parse(f: ModelForm): Parsed | string {
   const maxOutputTokens = tokens(f.maxOutputTokens);
   if (contextWindow === undefined || maxOutputTokens === undefined)
     return 'Context and max output: whole numbers of tokens, 1 or more.';
-  if (contextWindow !== null && maxOutputTokens !== null && maxOutputTokens > contextWindow)
+  if (contextWindow !== null && maxOutputTokens !== null && outputLimitProblem({ contextWindow, maxOutputTokens }))
     return 'Max output cannot exceed the context window.';
   const prices = {} as Record<PriceField, number | null>;
   for (const [k, label] of PRICE_FIELDS) {

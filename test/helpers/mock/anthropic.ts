@@ -12,7 +12,14 @@ import {
   type Json,
   type SseFrame,
 } from './http.js';
-import { anthropicSignature, anthropicSignatureValid, redactedData, redactedDataValid, thought } from './reasoning.js';
+import {
+  accountOf,
+  anthropicSignature,
+  anthropicSignatureValid,
+  redactedData,
+  redactedDataValid,
+  thought,
+} from './reasoning.js';
 import { planReply, resolveUsage, splitInto, stopList, type ToolSpec } from './reply.js';
 
 export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<void> {
@@ -21,7 +28,10 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
   if (!Array.isArray(body.messages)) return anthropicError(ex, 400, 'messages: Field required');
   if (typeof body.max_tokens !== 'number') return anthropicError(ex, 400, 'max_tokens: Field required');
   const messages: Json[] = body.messages.filter(isObject);
-  const refused = reasoningRefusal(messages, body.thinking);
+  const refusedByVersion = versionRefusal(String(ex.req.headers['anthropic-version']), body, messages);
+  if (refusedByVersion) return anthropicError(ex, 400, refusedByVersion);
+  const account = accountOf(ex.req.headers);
+  const refused = reasoningRefusal(messages, body.thinking, account);
   if (refused) return anthropicError(ex, 400, refused);
   // Claude Code may append role:"system" messages after the user's turn; they do not end the conversation.
   const last = messages.filter((m) => m.role !== 'system').at(-1);
@@ -70,8 +80,11 @@ export function anthropicMessages(ex: Exchange, body: unknown): void | Promise<v
         toolResults.map((b) => text(b.content)),
       )
     : '';
-  const reasoning: Json[] = thinks ? [{ type: 'thinking', thinking, signature: anthropicSignature(thinking) }] : [];
-  if (thinks && ex.scenario.think === 'redacted') reasoning.push({ type: 'redacted_thinking', data: redactedData() });
+  const reasoning: Json[] = thinks
+    ? [{ type: 'thinking', thinking, signature: anthropicSignature(thinking, account) }]
+    : [];
+  if (thinks && ex.scenario.think === 'redacted')
+    reasoning.push({ type: 'redacted_thinking', data: redactedData(account) });
 
   // Anthropic's input_tokens counts only the uncached part of the prompt (protocols.md §2, §6.11).
   const inputUsage = {
@@ -228,16 +241,16 @@ function checkHeaders(ex: Exchange): boolean {
 
 /**
  * Anthropic's checks on reasoning sent back (protocols.md §2, §6.6): every thinking block must
- * carry the signature Anthropic gave that text, redacted thinking must be Anthropic's own, and
+ * carry the signature Anthropic gave that text for this account, redacted thinking must be Anthropic's own, and
  * with thinking `enabled` the assistant turn that opened a tool loop in progress must start with
  * thinking. Returns the error message, or undefined when the history passes.
  */
-function reasoningRefusal(messages: Json[], thinking: unknown): string | undefined {
+function reasoningRefusal(messages: Json[], thinking: unknown, account: string): string | undefined {
   for (const [i, m] of messages.entries()) {
     for (const [j, b] of blocks(m.content).entries()) {
-      if (b.type === 'thinking' && !anthropicSignatureValid(b.thinking, b.signature))
+      if (b.type === 'thinking' && !anthropicSignatureValid(b.thinking, b.signature, account))
         return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
-      if (b.type === 'redacted_thinking' && !redactedDataValid(b.data))
+      if (b.type === 'redacted_thinking' && !redactedDataValid(b.data, account))
         return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
     }
   }
@@ -250,6 +263,26 @@ function reasoningRefusal(messages: Json[], thinking: unknown): string | undefin
   if (messages[at]?.role !== 'assistant' || opener?.type === 'thinking' || opener?.type === 'redacted_thinking')
     return undefined;
   return `messages.${at}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(opener?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
+}
+
+/**
+ * What anthropic-version 2026-10-21 (and later) refuses that 2023-06-01 took (protocols.md §2.1):
+ * `temperature`, `top_p` and `top_k` even at their defaults, a `document` block in an assistant
+ * message, and non-empty `citations` on user text. Returns the error message, or undefined.
+ */
+function versionRefusal(version: string, body: Json, messages: Json[]): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version) || version < '2026-10-21') return undefined;
+  for (const field of ['temperature', 'top_p', 'top_k'])
+    if (body[field] !== undefined) return `${field}: Extra inputs are not permitted with anthropic-version ${version}`;
+  for (const [i, m] of messages.entries()) {
+    for (const [j, b] of blocks(m.content).entries()) {
+      if (m.role === 'assistant' && b.type === 'document')
+        return `messages.${i}.content.${j}: document blocks are not permitted in assistant messages with anthropic-version ${version}`;
+      if (m.role === 'user' && b.type === 'text' && Array.isArray(b.citations) && b.citations.length > 0)
+        return `messages.${i}.content.${j}.citations: citations are not permitted on user text with anthropic-version ${version}`;
+    }
+  }
+  return undefined;
 }
 
 function blocks(content: unknown): Json[] {

@@ -13,7 +13,7 @@ import {
   type Json,
   type SseFrame,
 } from './http.js';
-import { geminiSignature, geminiSignatureValid, thought } from './reasoning.js';
+import { accountOf, geminiSignature, geminiSignatureValid, thought } from './reasoning.js';
 import { planReply, resolveUsage, stopList, type Usage } from './reply.js';
 
 const ROUTE = /^\/(v1beta|v1)\/models(?:\/([^/:]+)(?::([A-Za-z]+))?)?\/?$/;
@@ -61,7 +61,8 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
   const contents = Array.isArray(body.contents) ? body.contents.filter(isObject) : [];
   if (contents.length === 0)
     return geminiError(ex, 400, '* GenerateContentRequest.contents: contents is not specified\n');
-  const refused = signatureRefusal(contents, ex.scenario.think !== undefined);
+  const account = accountOf(ex.req.headers, ex.query);
+  const refused = signatureRefusal(contents, ex.scenario.think !== undefined, account);
   if (refused) return geminiError(ex, 400, refused);
   const last = contents.at(-1);
   const results = parts(last).filter((p) => isObject(p.functionResponse));
@@ -120,7 +121,7 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
             results.map((p) => resultText(p.functionResponse.response)),
           ),
           thought: true,
-          thoughtSignature: geminiSignature(),
+          thoughtSignature: geminiSignature(account),
         },
       ]
     : [];
@@ -139,9 +140,10 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
   // Function calls are whole parts, never split; older models send no `id`, and neither does the mock.
   const callParts = calls.map((c, i) => ({
     functionCall: { name: c.name, args: JSON.parse(c.args) },
-    ...(thinks && i === 0 ? { thoughtSignature: geminiSignature() } : {}),
+    ...(thinks && i === 0 ? { thoughtSignature: geminiSignature(account) } : {}),
   }));
-  const signed = (part: Json, sign: boolean): Json => (sign ? { ...part, thoughtSignature: geminiSignature() } : part);
+  const signed = (part: Json, sign: boolean): Json =>
+    sign ? { ...part, thoughtSignature: geminiSignature(account) } : part;
 
   if (!stream)
     return sendJson(
@@ -173,13 +175,13 @@ function generate(ex: Exchange, model: string, body: unknown, stream: boolean): 
 
 /**
  * Gemini's checks on thought signatures sent back (protocols.md §4, §6.6): a signature must be one
- * Gemini made, or Gemini CLI's placeholder; a Gemini 3 model (`thinking`) also wants one on the
+ * Gemini made for this key, or Gemini CLI's placeholder; a Gemini 3 model (`thinking`) also wants one on the
  * first function call of every model turn. Returns the error message, or undefined.
  */
-function signatureRefusal(contents: Json[], thinking: boolean): string | undefined {
+function signatureRefusal(contents: Json[], thinking: boolean, account: string): string | undefined {
   for (const c of contents) {
     for (const p of parts(c)) {
-      if (p.thoughtSignature !== undefined && !geminiSignatureValid(p.thoughtSignature))
+      if (p.thoughtSignature !== undefined && !geminiSignatureValid(p.thoughtSignature, account))
         return 'Corrupted thought signature.';
     }
   }

@@ -1,10 +1,14 @@
 /**
  * OpenAI Responses (`POST /v1/responses`), stateless like Codex uses it (`store:false`, whole history resent).
  * Wire format: docs/protocols.md §3, checked against the `openai` SDK's Response and stream event types.
+ * Compaction (docs/protocols.md §3.1): compaction items in the input must be the mock's own for the
+ * account, and `context_management` with a `compact_threshold` the prompt reaches puts one first in
+ * the output; `POST /v1/responses/compact` is mock/openai-compact.ts.
  */
 import { isObject, randomId, sendJson, sendStream, type Exchange, type Json, type SseFrame } from './http.js';
 import { openAIError } from './openai-chat.js';
-import { encryptedReasoning, encryptedReasoningValid, thought } from './reasoning.js';
+import { compactionItem, compactionRefusal } from './openai-compact.js';
+import { accountOf, encryptedReasoning, encryptedReasoningValid, thought } from './reasoning.js';
 import { planReply, splitInto, type ToolSpec } from './reply.js';
 
 export function openAIResponses(ex: Exchange, body: unknown): void | Promise<void> {
@@ -16,7 +20,7 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
     return openAIError(ex, 400, message, {}, 'previous_response_id', 'previous_response_not_found');
   }
   const items = inputItems(body.input);
-  if (reasoningRefusal(ex, items, body.store)) return;
+  if (reasoningRefusal(ex, items, body.store) || compactionRefusal(ex, items)) return;
   // As in the chat mock, instructions in the history (a `developer` or `system` message, which is
   // where a Messages client's mid-conversation system message lands) do not end the user's turn.
   const last = items.filter((it) => !(isMessage(it) && (it.role === 'developer' || it.role === 'system'))).at(-1);
@@ -70,13 +74,19 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
         id: `rs_${randomId(40)}`,
         type: 'reasoning',
         summary: summary ? [{ type: 'summary_text', text: summary }] : [],
-        ...(encrypted ? { encrypted_content: encryptedReasoning(summary) } : {}),
+        ...(encrypted ? { encrypted_content: encryptedReasoning(summary, accountOf(ex.req.headers)) } : {}),
       }
     : undefined;
 
   const incomplete = calls.length === 0 && reply.end === 'length';
   const status = incomplete ? 'incomplete' : 'completed';
+  // Server-side compaction: once the prompt reaches the client's threshold, the answer starts with a compaction item.
+  const threshold = (Array.isArray(body.context_management) ? body.context_management : []).find(
+    (c: any) => c?.type === 'compaction' && typeof c.compact_threshold === 'number',
+  )?.compact_threshold;
+  const compacted = typeof threshold === 'number' && u.prompt >= threshold ? [compactionItem(ex, items)] : [];
   const output: Json[] = [
+    ...compacted,
     ...(reasoningItem ? [reasoningItem] : []),
     ...(calls.length
       ? calls.map((c) => ({
@@ -87,7 +97,16 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
           call_id: c.id,
           name: c.name,
         }))
-      : [{ id: `msg_${randomId(40)}`, type: 'message', status, content: [outputText(reply.text)], role: 'assistant' }]),
+      : [
+          {
+            id: `msg_${randomId(40)}`,
+            type: 'message',
+            status,
+            content: [outputText(reply.text)],
+            role: 'assistant',
+            ...(ex.scenario.phase ? { phase: 'final_answer' } : {}),
+          },
+        ]),
   ];
   // input_tokens includes the cached part (protocols.md §6.11); reasoning_tokens is part of output_tokens.
   const usage = {
@@ -157,6 +176,8 @@ export function openAIResponses(ex: Exchange, body: unknown): void | Promise<voi
         event('response.reasoning_summary_text.done', { item_id, output_index, summary_index, text: part.text });
         event('response.reasoning_summary_part.done', { item_id, output_index, summary_index, part });
       }
+    } else if (item.type === 'compaction') {
+      event('response.output_item.added', { output_index, item });
     } else if (item.type === 'function_call') {
       event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
       for (const delta of splitInto(item.arguments, 3))
@@ -192,7 +213,7 @@ function reasoningRefusal(ex: Exchange, items: Json[], store: unknown): true | u
     if (it.type !== 'reasoning') continue;
     const id = typeof it.id === 'string' ? it.id : '';
     if (it.encrypted_content !== undefined && it.encrypted_content !== null) {
-      if (encryptedReasoningValid(it.encrypted_content)) continue;
+      if (encryptedReasoningValid(it.encrypted_content, accountOf(ex.req.headers))) continue;
       openAIError(
         ex,
         400,

@@ -77,6 +77,8 @@ export interface Scenario {
    * redacted_thinking block.
    */
   think?: 'on' | 'kimi' | 'redacted';
+  /** Responses: label the answer's message item with a `phase` (`final_answer`), as GPT-5.5 and later do. */
+  phase: boolean;
 }
 
 export class ScenarioError extends Error {}
@@ -95,6 +97,7 @@ export function parseScenario(raw: string): Scenario {
     endless: false,
     holdOpen: false,
     openrouter: false,
+    phase: false,
     usage: {},
     rawUsage: {},
   };
@@ -205,6 +208,9 @@ export function parseScenario(raw: string): Scenario {
         break;
       case 'openrouter':
         s.openrouter = true;
+        break;
+      case 'phase':
+        s.phase = true;
         break;
       case 'think':
         if (value !== '' && value !== 'kimi' && value !== 'redacted')

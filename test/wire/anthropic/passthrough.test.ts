@@ -1,8 +1,13 @@
 /** The anthropic pass-through: the request as it goes up, and the tap reading the answer stream. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { bind } from '../../../gateway/core/signatures.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
-import { MessagesStreamTap, messagesPassthrough } from '../../../gateway/wire/anthropic/passthrough.js';
+import {
+  MessagesStreamTap,
+  messagesPassthrough,
+  messagesSignatures,
+} from '../../../gateway/wire/anthropic/passthrough.js';
 
 const ev = (event: string, data: Record<string, unknown>) => ({
   event,
@@ -91,5 +96,91 @@ describe('messagesPassthrough', () => {
       usage: { ...emptyUsage(), inputTokens: 3, outputTokens: 4 },
       produced: 'hmok{"a":1}',
     });
+  });
+});
+
+describe('signatures bound to lines (docs/protocols.md §6.6)', () => {
+  const line = { id: 'line_a' };
+  const thinking = (signature: string) => ({ type: 'thinking', thinking: 't', signature });
+  const call = { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} };
+  const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] };
+  const body = (first: Record<string, unknown>) => ({
+    model: 'claude-sonnet-4-6',
+    max_tokens: 100,
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+    messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [first, call] }, result],
+  });
+
+  test("this line's signatures go up unbound, the client's other bytes untouched", () => {
+    const b = body(thinking(bind('EqSig', 'line_a')));
+    const raw = JSON.stringify(b, null, 1);
+    const up = messagesPassthrough(b, raw, { 'anthropic-version': '2023-06-01' }).request(
+      'claude-sonnet-4-6',
+      undefined,
+      undefined,
+      line,
+    );
+    assert.equal(up.body, raw.replace(bind('EqSig', 'line_a'), 'EqSig'), 'unbound in the raw text, not re-serialised');
+    assert.equal(up.notes, undefined);
+  });
+
+  test("another line's thinking is left out, and thinking goes off for the loop it opened", () => {
+    const b = body(thinking(bind('EqSig', 'line_b')));
+    const up = messagesPassthrough(b, JSON.stringify(b), { 'anthropic-version': '2023-06-01' }).request(
+      'claude-sonnet-4-6',
+      undefined,
+      undefined,
+      line,
+    );
+    const sent = JSON.parse(up.body) as { messages: { content: unknown[] }[]; thinking: unknown };
+    assert.deepEqual(sent.messages[1]!.content, [call]);
+    assert.deepEqual(sent.thinking, { type: 'disabled' });
+    assert.match(up.notes!.join('\n'), /left out 1 thinking block\(s\) made by another line[\s\S]*thinking turned off/);
+  });
+
+  test('a redacted block of this line is unbound, of another line removed', () => {
+    const b = {
+      ...body({ type: 'redacted_thinking', data: bind('Rd', 'line_a') }),
+      thinking: { type: 'disabled' },
+    };
+    b.messages[1] = {
+      role: 'assistant',
+      content: [
+        { type: 'redacted_thinking', data: bind('Rd', 'line_a') },
+        { type: 'redacted_thinking', data: bind('X', 'line_b') },
+        call,
+      ],
+    };
+    const up = messagesPassthrough(b, JSON.stringify(b), {}).request('claude-sonnet-4-6', undefined, undefined, line);
+    assert.deepEqual((JSON.parse(up.body) as { messages: { content: unknown[] }[] }).messages[1]!.content, [
+      { type: 'redacted_thinking', data: 'Rd' },
+      call,
+    ]);
+  });
+
+  test('answers: signatures and redacted data bound; other events pass as the same string', () => {
+    const answer = {
+      content: [thinking('EqSig'), { type: 'redacted_thinking', data: 'Rd' }, { type: 'text', text: 'hi' }],
+    };
+    assert.equal(messagesSignatures.answer(answer, 'line_a'), true);
+    assert.deepEqual(answer.content.slice(0, 2), [
+      thinking(bind('EqSig', 'line_a')),
+      { type: 'redacted_thinking', data: bind('Rd', 'line_a') },
+    ]);
+    assert.equal(messagesSignatures.answer({ content: [{ type: 'text', text: 'x' }] }, 'line_a'), false);
+    const sig = ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'EqSig' } }).data;
+    assert.equal(
+      (JSON.parse(messagesSignatures.event(sig, 'line_a')) as { delta: { signature: string } }).delta.signature,
+      bind('EqSig', 'line_a'),
+    );
+    const start = ev('content_block_start', {
+      index: 1,
+      content_block: { type: 'redacted_thinking', data: 'Rd' },
+    }).data;
+    assert.match(messagesSignatures.event(start, 'line_a'), /tollgate\.l1\.line_a\.Rd/);
+    const empty = ev('content_block_start', { index: 0, content_block: thinking('') }).data;
+    assert.equal(messagesSignatures.event(empty, 'line_a'), empty);
+    const text = ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: '"signature_delta"' } }).data;
+    assert.equal(messagesSignatures.event(text, 'line_a'), text);
   });
 });

@@ -2,12 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CanonicalMessage, CanonicalRequest, ContentBlock } from '../../../gateway/core/canonical.js';
-import {
-  adaptiveModel,
-  ANTHROPIC_VERSION,
-  DEFAULT_MAX_TOKENS,
-  toRequest,
-} from '../../../gateway/wire/anthropic/to-request.js';
+import { adaptiveModel, DEFAULT_MAX_TOKENS, toRequest } from '../../../gateway/wire/anthropic/to-request.js';
+import { ANTHROPIC_VERSION } from '../../../gateway/wire/anthropic/versions.js';
 
 function req(over: Partial<CanonicalRequest> = {}): CanonicalRequest {
   return {

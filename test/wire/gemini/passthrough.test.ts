@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { mark } from '../../../gateway/core/reasoning.js';
+import { bind } from '../../../gateway/core/signatures.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
 import { SKIP_SIGNATURE } from '../../../gateway/wire/gemini/types.js';
-import { GeminiStreamTap, geminiPassthrough } from '../../../gateway/wire/gemini/passthrough.js';
+import { GeminiStreamTap, geminiPassthrough, geminiSignatures } from '../../../gateway/wire/gemini/passthrough.js';
 
 const chunk = (parts: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({
   data: JSON.stringify({ candidates: [{ content: { role: 'model', parts } }], ...extra }),
@@ -107,5 +108,50 @@ describe('geminiPassthrough', () => {
       usage: undefined,
       produced: '',
     });
+  });
+});
+
+describe('thought signatures bound to lines (docs/protocols.md §6.6)', () => {
+  const line = { id: 'line_a' };
+  const turn = (signature: string) => ({
+    contents: [
+      { role: 'user', parts: [{ text: 'hi' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 't', thought: true, thoughtSignature: signature },
+          { functionCall: { name: 'f', args: {} }, thoughtSignature: signature },
+        ],
+      },
+      { role: 'user', parts: [{ functionResponse: { name: 'f', response: { output: 'ok' } } }] },
+    ],
+  });
+
+  test("this line's signatures go up unbound in the client's own bytes", () => {
+    const body = turn(bind('CiSig', 'line_a'));
+    const raw = JSON.stringify(body, null, 2);
+    const r = geminiPassthrough(body, raw, true).request('gemini-3-pro-preview', undefined, undefined, line);
+    assert.equal(r.body, raw.replaceAll(bind('CiSig', 'line_a'), 'CiSig'));
+    assert.equal(r.notes, undefined);
+  });
+
+  test("another line's: removed from the thought, the placeholder on the call, a note", () => {
+    const body = turn(bind('CiSig', 'line_b'));
+    const r = geminiPassthrough(body, JSON.stringify(body), false).request('m', undefined, undefined, line);
+    assert.deepEqual(JSON.parse(r.body).contents[1].parts, [
+      { text: 't', thought: true },
+      { functionCall: { name: 'f', args: {} }, thoughtSignature: SKIP_SIGNATURE },
+    ]);
+    assert.match(r.notes?.join('\n') ?? '', /left out 2 thought signature\(s\).*made by another line/);
+  });
+
+  test('answers: every thoughtSignature bound; chunks without one pass as the same string', () => {
+    const answer = { candidates: [{ content: { parts: [{ text: 'x', thoughtSignature: 'CiSig' }, { text: 'y' }] } }] };
+    assert.equal(geminiSignatures.answer(answer, 'line_a'), true);
+    assert.equal(answer.candidates[0]!.content.parts[0]!.thoughtSignature, bind('CiSig', 'line_a'));
+    const signed = chunk([{ functionCall: { name: 'f', args: {} }, thoughtSignature: 'CiCall' }]).data;
+    assert.match(geminiSignatures.event(signed, 'line_a'), /"thoughtSignature":"tollgate\.l1\.line_a\.CiCall"/);
+    const plain = chunk([{ text: 'thoughtSignature' }]).data;
+    assert.equal(geminiSignatures.event(plain, 'line_a'), plain);
   });
 });

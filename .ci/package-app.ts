@@ -1,9 +1,9 @@
 /**
  * Builds the installers of one OS for the release workflow (.github/workflows/release.yml):
- * `node --import tsx scripts/package-app.ts <macOS|Windows|Linux>`. electron-builder runs with
+ * `node --import tsx .ci/package-app.ts <macOS|Windows|Linux>`. electron-builder runs with
  * `--publish never`; the workflow uploads what it built once the packaged app has been run
  * (test/packaged/). What this script decides, it decides in pure functions tested in
- * test/scripts/package-app.test.ts against electron-builder's own configuration loader:
+ * test/ci/package-app.test.ts against electron-builder's own configuration loader:
  *
  * - **The update feed** is the repository the workflow runs in (`GITHUB_REPOSITORY`), written
  *   over electron-builder.yml's placeholder owner and repo, so a fork publishes and updates from

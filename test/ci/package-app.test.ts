@@ -1,5 +1,5 @@
 /**
- * What the release workflow's packaging script decides (scripts/package-app.ts), checked against
+ * What the release workflow's packaging script decides (.ci/package-app.ts), checked against
  * electron-builder's own configuration loader and validator: the update feed follows the
  * repository, and macOS is signed with a Developer ID and notarised, or ad hoc, never neither.
  */
@@ -7,13 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import {
-  configOverrides,
-  macSigning,
-  PackagingError,
-  platformOption,
-  publishTarget,
-} from '../../scripts/package-app.js';
+import { configOverrides, macSigning, PackagingError, platformOption, publishTarget } from '../../.ci/package-app.js';
 import { REPO } from '../helpers/gateway.js';
 
 const require = createRequire(join(REPO, 'package.json'));

@@ -75,8 +75,8 @@ describe('the release workflow', () => {
 
   test('packages with the script, never publishing from electron-builder itself', () => {
     const pack = steps('build').find((s) => s.name === 'Package')!;
-    assert.equal(pack.run, 'node --import tsx scripts/package-app.ts "$RUNNER_OS"');
-    assert.ok(existsSync(join(REPO, 'scripts', 'package-app.ts')));
+    assert.equal(pack.run, 'node --import tsx .ci/package-app.ts "$RUNNER_OS"');
+    assert.ok(existsSync(join(REPO, '.ci', 'package-app.ts')));
     assert.doesNotMatch(TEXT, /--publish always|-p always/);
   });
 

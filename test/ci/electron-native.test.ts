@@ -1,5 +1,5 @@
 /**
- * `npm start`'s second copy of better-sqlite3 for Electron (scripts/electron-native.ts), with the
+ * `npm start`'s second copy of better-sqlite3 for Electron (.ci/electron-native.ts), with the
  * rebuild itself stood in for (it needs Electron's headers or prebuilt binaries from the network):
  * what the rebuild is given, where the result goes, that node_modules is left alone, and when it
  * is built again.
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { electronSqliteBinding } from '../../main/paths.js';
-import { ensureElectronSqlite, upToDate, type RebuildRequest } from '../../scripts/electron-native.js';
+import { ensureElectronSqlite, upToDate, type RebuildRequest } from '../../.ci/electron-native.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tollgate-electron-native-'));
 after(() => rmSync(root, { recursive: true, force: true }));
