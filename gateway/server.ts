@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { consoleRoutes } from './admin/console.js';
 import { adminRoutes } from './admin/routes.js';
 import { ConsoleSessions } from './admin/session.js';
-import type { StatusView } from './admin/contract.js';
+import type { StatusView } from './contract/admin/index.js';
 import type { Gateway } from './compose/gateway.js';
 import { pausedError } from './compose/pause.js';
 import type { Where } from './connect/index.js';

@@ -1,21 +1,26 @@
 /**
  * Every call main makes to the gateway's admin API, in one place, on the typed admin client
- * (gateway/admin/client.ts, docs/admin-api.md), and the live event stream through its reader beside
- * the client (gateway/admin/events-client.ts).
+ * (gateway/contract/admin/client.ts, docs/admin-api.md), and the live event stream through its reader
+ * beside the client (events-client.ts there).
  */
-import { AdminClient, AdminError, bearer, CLIENT_ERRORS, type CallArgs } from '../gateway/admin/client.js';
-import type {
-  ConnectionsView,
-  KeyView,
-  LineView,
-  LogEntry,
-  LoginCodeView,
-  Reply,
-  RouteName,
-  StatusView,
-  WalletView,
-} from '../gateway/admin/contract.js';
-import { adminEvents, type AdminEvent } from '../gateway/admin/events-client.js';
+import {
+  AdminClient,
+  AdminError,
+  type AdminEvent,
+  adminEvents,
+  bearer,
+  type CallArgs,
+  CLIENT_ERRORS,
+  type ConnectionsView,
+  type KeyView,
+  type LineView,
+  type LogEntry,
+  type LoginCodeView,
+  type Reply,
+  type RouteName,
+  type StatusView,
+  type WalletView,
+} from '../gateway/contract/admin/index.js';
 
 export { AdminError };
 export type { AdminEvent, ConnectionsView, KeyView, LineView, LogEntry, StatusView, WalletView };

@@ -17,17 +17,13 @@ const CODE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const NOT_SOURCE = new Set(['node_modules', 'dist', 'results']);
 const MAX_LINES = 500;
 
-/** The layer table, the sibling rule and the renderer's allowance, shared with eslint.config.js. */
+/** The layer table and the sibling rule, shared with eslint.config.js. */
 const LAYERS = JSON.parse(readFileSync(join(ROOT, 'test/architecture.layers.json'), 'utf8')) as {
   mayImport: Record<string, readonly string[]>;
   siblingImports: readonly (readonly [string, string])[];
-  rendererMayImport: readonly string[];
-  rendererMayImportTypes: readonly string[];
 };
 const MAY_IMPORT = LAYERS.mayImport;
 const SIBLING_IMPORTS = LAYERS.siblingImports;
-const RENDERER_MAY_IMPORT = LAYERS.rendererMayImport;
-const RENDERER_MAY_IMPORT_TYPES = LAYERS.rendererMayImportTypes;
 
 /** Packages a folder must not import, and why. */
 function packageRule(layer: string, pkg: string): string | undefined {
@@ -132,16 +128,11 @@ function layerOf(folder: string): string {
   return folder;
 }
 
-function allowed(from: string, to: string, toPath: string, typeOnly: boolean): boolean {
+function allowed(from: string, to: string): boolean {
   if (from === to) return true;
   const layer = layerOf(from);
   if (layer === 'main' && (to.startsWith('main') || to.startsWith('gateway'))) return true;
-  if (layer === 'renderer')
-    return (
-      to.startsWith('renderer') ||
-      RENDERER_MAY_IMPORT.includes(toPath) ||
-      (typeOnly && RENDERER_MAY_IMPORT_TYPES.includes(to))
-    );
+  if (layer === 'renderer') return to.startsWith('renderer') || MAY_IMPORT.renderer!.includes(to);
   if (layer.startsWith('gateway') && !to.startsWith('gateway')) return false;
   if (from.startsWith('gateway/wire/') && to.startsWith('gateway/wire/'))
     return SIBLING_IMPORTS.some(([a, b]) => a === from && b === to);
@@ -179,7 +170,7 @@ function scan(files: readonly { path: string; text: string }[]): { edges: Edge[]
         continue;
       }
       if (from !== to) edges.push({ from, to, where });
-      if (!allowed(from, to, t.path!, imp.typeOnly)) violations.push(`${where} (${from} may not import ${to})`);
+      if (!allowed(from, to)) violations.push(`${where} (${from} may not import ${to})`);
     }
   }
   return { edges, violations };
@@ -286,11 +277,11 @@ describe('the scanner checks itself', () => {
       {
         path: 'renderer/pages/keys/page.tsx',
         text: [
-          "import { client } from '../../../gateway/admin/client.js';",
-          "import type { KeyView } from '../../../gateway/admin/contract.js';",
+          "import { client } from '../../../gateway/contract/admin/index.js';",
+          "import type { KeyView } from '../../../gateway/admin/handlers.js';",
           "import { x } from '../../../gateway/core/money.js';",
           "import fs from 'node:fs';",
-          "import type { LineView } from '../../../gateway/admin/views.js';",
+          "import type { LineView } from '../../../gateway/contract/admin/views.js';",
           "import { lineView } from '../../../gateway/admin/lines.js';",
         ].join('\n'),
       },
@@ -302,6 +293,7 @@ describe('the scanner checks itself', () => {
       "gateway/core/a.ts:3 imports 'electron' (no electron under gateway/)",
       "gateway/wire/gemini/a.ts:1 imports '../openai-chat/b.js' (gateway/wire/gemini may not import gateway/wire/openai-chat)",
       "gateway/connect/sample.ts:1 imports '../admin/routes.js' (gateway/connect may not import gateway/admin)",
+      "renderer/pages/keys/page.tsx:2 imports '../../../gateway/admin/handlers.js' (renderer/pages may not import gateway/admin)",
       "renderer/pages/keys/page.tsx:3 imports '../../../gateway/core/money.js' (renderer/pages may not import gateway/core)",
       "renderer/pages/keys/page.tsx:4 imports 'node:fs' (the renderer has no Node or Electron APIs)",
       "renderer/pages/keys/page.tsx:6 imports '../../../gateway/admin/lines.js' (renderer/pages may not import gateway/admin)",
@@ -361,6 +353,14 @@ describe('eslint.config.js agrees', () => {
         text: "import { a } from './money.js';\nimport { b } from '../relay/exchange.js';\nimport f from 'fastify';\nimport e from 'electron';",
       },
       {
+        path: 'gateway/contract/sample.ts',
+        text: "import { a } from './admin/routes.js';\nimport { b } from '../core/money.js';\nimport fs from 'node:fs';\nimport f from 'fastify';",
+      },
+      {
+        path: 'gateway/contract/admin/sample.ts',
+        text: "import { a } from '../formats.js';\nimport { b } from './views.js';\nimport { c } from '../../core/json.js';\nimport { d } from '../../admin/guard.js';\nimport e from 'node:path';",
+      },
+      {
         path: 'gateway/store/sample.ts',
         text: "import { a } from '../upstream/client.js';\nimport { b } from '../routing/aliases.js';\nimport { c } from '../serve.js';",
       },
@@ -386,7 +386,7 @@ describe('eslint.config.js agrees', () => {
       },
       {
         path: 'renderer/sample.ts',
-        text: "import type { A } from '../gateway/admin/contract.js';\nimport { b } from '../gateway/admin/client.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';\nimport type { D } from '../gateway/admin/views.js';\nimport type { E } from '../gateway/core/canonical.js';",
+        text: "import type { A } from '../gateway/contract/admin/index.js';\nimport { b } from '../gateway/contract/formats.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';\nimport type { D } from '../gateway/admin/handlers.js';\nimport type { E } from '../gateway/core/canonical.js';",
       },
     ];
     for (const sample of samples) {

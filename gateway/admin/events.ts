@@ -12,7 +12,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Gateway } from '../compose/gateway.js';
-import type { KeyView, LineView, LogEntry, StatusView, WalletView } from './contract.js';
+import type { KeyView, LineView, LogEntry, StatusView, WalletView } from '../contract/admin/index.js';
 import { listLines } from './lines.js';
 import { listKeys, wallet } from './operations.js';
 

@@ -2,8 +2,7 @@
 import { parseMultiplier } from '../core/money.js';
 import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
-import type { GroupView, UpdateGroupBody } from './contract.js';
-import { AdminError } from './errors.js';
+import { AdminError, type GroupView, type UpdateGroupBody } from '../contract/admin/index.js';
 import { checkModels } from './lines.js';
 
 /** A multiplier above zero, and either all models ("*") or catalogue ids. */

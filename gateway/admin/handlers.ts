@@ -7,8 +7,15 @@ import type { Where } from '../connect/index.js';
 import type { Gateway } from '../compose/gateway.js';
 import { Connections } from './connect.js';
 import type { LogFilter } from '../store/ledger-reports.js';
-import type { LogsQuery, Reply, RouteInput, RouteName, StatsQuery, StatusView } from './contract.js';
-import { AdminError } from './errors.js';
+import {
+  AdminError,
+  type LogsQuery,
+  type Reply,
+  type RouteInput,
+  type RouteName,
+  type StatsQuery,
+  type StatusView,
+} from '../contract/admin/index.js';
 import * as groups from './groups.js';
 import { importLineModels } from './line-models.js';
 import * as lines from './lines.js';

@@ -11,8 +11,13 @@ import type { Gateway } from '../compose/gateway.js';
 import type { ListedModel } from '../core/format.js';
 import { perTokenToMicroPerMillion } from '../core/money.js';
 import type { CustomModelRecord, LineRecord, PriceRecord } from '../store/types.js';
-import type { AddedModelView, AddModelsBody, ImportLineModelsBody, LineImportView } from './contract.js';
-import { AdminError } from './errors.js';
+import {
+  type AddedModelView,
+  type AddModelsBody,
+  AdminError,
+  type ImportLineModelsBody,
+  type LineImportView,
+} from '../contract/admin/index.js';
 import { findLine, lineView, listedModels } from './lines.js';
 import { newCustomRecord, newPrices } from './models.js';
 

@@ -7,8 +7,15 @@ import type { LineRecord } from '../store/types.js';
 import type { AuthStyle } from '../core/auth.js';
 import type { Quirks } from '../core/quirks.js';
 import type { ListedModel } from '../core/format.js';
-import type { CreateLineBody, LineAddedView, LineTestView, LineView, PresetView, UpdateLineBody } from './contract.js';
-import { AdminError } from './errors.js';
+import {
+  AdminError,
+  type CreateLineBody,
+  type LineAddedView,
+  type LineTestView,
+  type LineView,
+  type PresetView,
+  type UpdateLineBody,
+} from '../contract/admin/index.js';
 import { checkNotRetired, isLocalLine, newLineModels } from './line-models.js';
 import { modelStatus } from '../catalogue/lifecycle.js';
 

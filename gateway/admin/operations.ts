@@ -4,7 +4,20 @@ import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
-import { AdminError } from './errors.js';
+import {
+  AdminError,
+  type AliasView,
+  type CreateAliasBody,
+  type CreatedKey,
+  type CreateGroupBody,
+  type CreateKeyBody,
+  type DoctorCheck,
+  type DoctorReport,
+  type GroupView,
+  type KeyView,
+  type UpdateKeyBody,
+  type WalletView,
+} from '../contract/admin/index.js';
 import { checkGroupFields } from './groups.js';
 import { checkModels } from './lines.js';
 import { catalogueChecks } from './doctor-catalogue.js';
@@ -12,19 +25,6 @@ import { checkNotRetired } from './line-models.js';
 import { isRetired } from '../catalogue/lifecycle.js';
 
 export { AdminError };
-import type {
-  AliasView,
-  CreateAliasBody,
-  CreatedKey,
-  CreateGroupBody,
-  CreateKeyBody,
-  DoctorCheck,
-  DoctorReport,
-  GroupView,
-  KeyView,
-  UpdateKeyBody,
-  WalletView,
-} from './contract.js';
 
 function keyView(g: Gateway, k: KeyRecord): KeyView {
   return {

@@ -1,8 +1,12 @@
 import type { Gateway } from '../compose/gateway.js';
 import { applyRetention } from '../compose/retention.js';
 import { isLoopbackHost, settingsOf, type Settings } from '../store/settings.js';
-import type { RequestBodyView, SettingsView, UpdateSettingsBody } from './contract.js';
-import { AdminError } from './errors.js';
+import {
+  AdminError,
+  type RequestBodyView,
+  type SettingsView,
+  type UpdateSettingsBody,
+} from '../contract/admin/index.js';
 
 export function settingsView(g: Gateway, listening: string): SettingsView {
   const s = settingsOf(g.config.data);

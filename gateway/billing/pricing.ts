@@ -1,4 +1,4 @@
-import type { Prices } from '../core/prices.js';
+import type { Prices } from '../contract/prices.js';
 import type { Usage } from '../core/usage.js';
 
 const PER_MILLION_TIMES_PPM = 1_000_000n * 1_000_000n;

@@ -14,7 +14,7 @@ import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';
 import { FORMATS, type FormatId } from '../contract/formats.js';
 import { QUIRK_VALUES, type Quirks } from '../core/quirks.js';
-import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../core/prices.js';
+import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../contract/prices.js';
 
 export { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices };
 

@@ -1,4 +1,4 @@
-import { AdminClient, AdminError, bearer, CLIENT_ERRORS } from '../admin/client.js';
+import { AdminClient, AdminError, bearer, CLIENT_ERRORS } from '../contract/admin/index.js';
 import { readAdminToken } from '../admin/token.js';
 import { runningGateway } from '../runtime.js';
 

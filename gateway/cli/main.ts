@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { AdminError, type AdminClient } from '../admin/client.js';
-import type { DoctorReport, WalletView } from '../admin/contract.js';
+import { type AdminClient, AdminError, type DoctorReport, type WalletView } from '../contract/admin/index.js';
 import { defaultDataDir } from '../core/paths.js';
 import { runningGateway } from '../runtime.js';
 import { isLoopbackHost } from '../store/settings.js';

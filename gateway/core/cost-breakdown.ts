@@ -5,7 +5,7 @@
  * catalogue says today. The sum follows billing/pricing.ts's costMicro term by term;
  * test/core/cost-breakdown.test.ts checks the two agree.
  */
-import type { Prices } from './prices.js';
+import type { Prices } from '../contract/prices.js';
 import type { Usage } from './usage.js';
 
 /** The unit prices and the multiplier one row was billed at. */

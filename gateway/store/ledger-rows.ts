@@ -1,6 +1,6 @@
 import { costBreakdown, type PriceSnapshot } from '../core/cost-breakdown.js';
 import { isObject } from '../core/json.js';
-import type { Prices } from '../core/prices.js';
+import type { Prices } from '../contract/prices.js';
 import type { LogEntry } from './ledger.js';
 
 /** A `requests` row as SQLite returns it, as the LogEntry the admin API shows. */

@@ -4,35 +4,36 @@
  * token) and carry the console header the admin guard asks of cookie-authorised requests
  * (gateway/admin/session.ts).
  */
-import { AdminClient, AdminError } from '../../gateway/admin/client.js';
-import type {
-  AliasView,
-  ConnectBody,
-  ConnectionView,
-  ConnectView,
-  DisconnectView,
-  SettingsView,
-  SnippetView,
-  UpdateSettingsBody,
-  CreatedKey,
-  CreateGroupBody,
-  CreateKeyBody,
-  CreateLineBody,
-  GroupView,
-  KeyView,
-  LineTestView,
-  LineView,
-  LogEntry,
-  ModelView,
-  PresetView,
-  StatsRowView,
-  StatusView,
-  UpdateGroupBody,
-  UpdateKeyBody,
-  UpdateLineBody,
-  WalletTransactionView,
-  WalletView,
-} from '../../gateway/admin/contract.js';
+import {
+  AdminClient,
+  AdminError,
+  type AliasView,
+  type ConnectBody,
+  type ConnectionView,
+  type ConnectView,
+  type CreatedKey,
+  type CreateGroupBody,
+  type CreateKeyBody,
+  type CreateLineBody,
+  type DisconnectView,
+  type GroupView,
+  type KeyView,
+  type LineTestView,
+  type LineView,
+  type LogEntry,
+  type ModelView,
+  type PresetView,
+  type SettingsView,
+  type SnippetView,
+  type StatsRowView,
+  type StatusView,
+  type UpdateGroupBody,
+  type UpdateKeyBody,
+  type UpdateLineBody,
+  type UpdateSettingsBody,
+  type WalletTransactionView,
+  type WalletView,
+} from '../../gateway/contract/admin/index.js';
 
 export type {
   AliasView,
@@ -55,7 +56,7 @@ export type { CreateGroupBody, CreateKeyBody, CreateLineBody, UpdateGroupBody, U
 export const CONSOLE_HEADER = 'x-tollgate-console';
 
 /**
- * The typed admin client (gateway/admin/client.ts), on the page's own origin, with the session
+ * The typed admin client (gateway/contract/admin/client.ts), on the page's own origin, with the session
  * cookie and the console header; every reply is checked against the contract before a screen sees it.
  */
 export const admin = new AdminClient({ baseUrl: '', headers: { [CONSOLE_HEADER]: '1' }, credentials: 'same-origin' });

@@ -6,7 +6,7 @@
  */
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { adminEvents, type AdminEvent } from '../../gateway/admin/events-client.js';
+import { adminEvents, type AdminEvent } from '../../gateway/contract/admin/index.js';
 import { admin, isLoggedOut, type KeyView, type LineView, type LogEntry } from './api.js';
 import { qk } from './queries.js';
 

@@ -10,16 +10,18 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
-import { AdminClient, AdminError, bearer } from '../../gateway/admin/client.js';
-import type {
-  CreateKeyBody,
-  CreateLineBody,
-  DoctorReport,
-  LineView,
-  LogEntry,
-  ModelView,
-  WalletView,
-} from '../../gateway/admin/contract.js';
+import {
+  AdminClient,
+  AdminError,
+  bearer,
+  type CreateKeyBody,
+  type CreateLineBody,
+  type DoctorReport,
+  type LineView,
+  type LogEntry,
+  type ModelView,
+  type WalletView,
+} from '../../gateway/contract/admin/index.js';
 import { readAdminToken } from '../../gateway/admin/token.js';
 import { readRuntime } from '../../gateway/runtime.js';
 import { serve, type Running, type ServeOptions } from '../../gateway/serve.js';

@@ -4,7 +4,7 @@
  * preset model takes only prices (the gateway keeps them as an override); a custom one every field.
  */
 import { useState, type FormEvent } from 'react';
-import type { AddModelBody, UpdateModelBody } from '../../../gateway/admin/contract.js';
+import type { AddModelBody, UpdateModelBody } from '../../../gateway/contract/admin/index.js';
 import { admin, type ModelView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';

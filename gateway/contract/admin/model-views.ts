@@ -4,7 +4,7 @@
  * Prices are integer micro-USD per million tokens.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
+import { FORMATS } from '../formats.js';
 import { Nullable } from './schemas.js';
 import { LineView, OneOf, PricesView } from './views.js';
 

@@ -8,10 +8,9 @@
  * needs `new Function`, which a strict Content-Security-Policy forbids.
  */
 import { Value } from '@sinclair/typebox/value';
-import { ADMIN_ROUTES, ErrorBody, successStatus, type CallInput, type Reply, type RouteName } from './contract.js';
+import { ADMIN_ROUTES, successStatus, type CallInput, type Reply, type RouteName } from './routes.js';
+import { ErrorBody } from './views.js';
 import { AdminError } from './errors.js';
-
-export { AdminError };
 
 export interface AdminClientOptions {
   /**

@@ -4,8 +4,8 @@
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
 import { Type, type Static, type TInteger, type TLiteral, type TOptional, type TUnion } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
-import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
+import { FORMATS } from '../formats.js';
+import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../prices.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**

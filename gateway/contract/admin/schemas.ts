@@ -3,7 +3,7 @@
  * declaration gives the server's validation and the client's types). Amounts are integer micro-USD.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
+import { FORMATS } from '../formats.js';
 import { AddModelsBody } from './model-schemas.js';
 
 /** $1,000,000,000: far above any real wallet, far below where integers lose precision. */

@@ -5,8 +5,9 @@
  */
 import { Value } from '@sinclair/typebox/value';
 import { createParser } from 'eventsource-parser';
-import { AdminError, CLIENT_ERRORS, type AdminClient } from './client.js';
-import { ErrorBody, type KeyView, type LineView, type LogEntry, type StatusView, type WalletView } from './contract.js';
+import { CLIENT_ERRORS, type AdminClient } from './client.js';
+import { AdminError } from './errors.js';
+import { ErrorBody, type KeyView, type LineView, type LogEntry, type StatusView, type WalletView } from './views.js';
 
 /** One event of `GET /api/events` (docs/admin-api.md, "The event stream"). */
 export type AdminEvent =

@@ -1,11 +1,11 @@
 /**
  * What the catalogue routes accept: the model square's query, custom models and price overrides,
  * price imports. Prices are integer micro-USD per million tokens, one field per price kind
- * (core/prices.ts), so a new kind reaches every body at once.
+ * (contract/prices.ts), so a new kind reaches every body at once.
  */
 import { Type, type Static, type TInteger, type TNull, type TOptional, type TUnion } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
-import { PRICE_KEYS, type PriceKey } from '../core/prices.js';
+import { FORMATS } from '../formats.js';
+import { PRICE_KEYS, type PriceKey } from '../prices.js';
 
 /** $1,000 per token: far above any real price, far below where integers lose precision. */
 const MAX_PRICE_MICRO = 1_000_000_000_000_000;
