@@ -4,7 +4,8 @@
  * is summed from the usage log once, then kept up by each new log row. A dropped stream is
  * reconnected; when the gateway stops answering, `onLost` tells the supervisor.
  */
-import type { AdminEvent, GatewayApi } from './gateway-api.js';
+import { handleAdminEvent, type AdminEvent, type AdminEventHandlers } from '../gateway/contract/admin/index.js';
+import type { GatewayApi } from './gateway-api.js';
 import { dayStartOf, type Action, type Spend } from './state.js';
 
 export interface FeedOptions {
@@ -43,27 +44,21 @@ export async function spendSince(api: GatewayApi, dayStart: number): Promise<Spe
   return { spentTodayMicro: sum, dayStart, lastLogId };
 }
 
-/** One event of `/api/events` as a state action; null for an event this app does not know. */
-export function eventToAction(e: AdminEvent): Action | null {
-  switch (e.event) {
-    case 'snapshot':
-      return {
-        type: 'snapshot',
-        snapshot: { wallet: e.data.wallet, keys: e.data.keys, lines: e.data.lines, paused: e.data.status.paused },
-      };
-    case 'status':
-      return { type: 'paused', paused: e.data.status.paused };
-    case 'key':
-      return { type: 'key', key: e.data.key };
-    case 'wallet':
-      return { type: 'wallet', wallet: e.data.wallet };
-    case 'line':
-      return { type: 'line', line: e.data.line };
-    case 'log':
-      return { type: 'log', entry: e.data.entry };
-    default:
-      return null;
-  }
+/** Each event of `/api/events` (ADMIN_EVENTS) as a state action. */
+const ACTIONS: AdminEventHandlers<Action> = {
+  snapshot: (d) => ({
+    type: 'snapshot',
+    snapshot: { wallet: d.wallet, keys: d.keys, lines: d.lines, paused: d.status.paused },
+  }),
+  status: (d) => ({ type: 'paused', paused: d.status.paused }),
+  key: (d) => ({ type: 'key', key: d.key }),
+  wallet: (d) => ({ type: 'wallet', wallet: d.wallet }),
+  line: (d) => ({ type: 'line', line: d.line }),
+  log: (d) => ({ type: 'log', entry: d.entry }),
+};
+
+export function eventToAction(e: AdminEvent): Action {
+  return handleAdminEvent(ACTIONS, e);
 }
 
 export class LiveFeed {
@@ -147,7 +142,6 @@ export class LiveFeed {
     try {
       for await (const event of this.api.events(this.abort.signal)) {
         const action = eventToAction(event);
-        if (!action) continue;
         if (held) {
           held.push(action);
           continue;

@@ -10,3 +10,4 @@ export * from './model-views.js';
 export * from './errors.js';
 export * from './client.js';
 export * from './events-client.js';
+export * from './events.js';
