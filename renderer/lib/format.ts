@@ -60,10 +60,3 @@ export function ms(n: number | null): string {
   if (n === null) return '—';
   return n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} s`;
 }
-
-export const PROTOCOL_LABEL: Record<string, string> = {
-  'openai-chat': 'OpenAI Chat',
-  'openai-responses': 'OpenAI Responses',
-  anthropic: 'Anthropic Messages',
-  gemini: 'Gemini',
-};

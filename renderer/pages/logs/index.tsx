@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useSearchParams } from 'react-router';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { LISTED_FORMATS } from '../../../gateway/contract/formats.js';
 import { csvUrl, type LogEntry, type LogFilter } from '../../lib/api.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, ErrorNote, PageHeader } from '../../components/ui.js';
@@ -47,7 +48,6 @@ const STATUSES: [string, string][] = [
   ['502', '502 upstream'],
   ['503', '503 no line'],
 ];
-const PROTOCOLS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'];
 
 export function Logs() {
   const keys = useKeys();
@@ -178,7 +178,7 @@ export function Logs() {
           <span>Protocol</span>
           <select aria-label="Filter by protocol" value={protocol} onChange={(e) => setProtocol(e.target.value)}>
             <option value="">any protocol</option>
-            {PROTOCOLS.map((p) => (
+            {LISTED_FORMATS.map((p) => (
               <option key={p}>{p}</option>
             ))}
           </select>

@@ -1,4 +1,5 @@
 import { useMemo, useRef, useState } from 'react';
+import { FORMAT_NAMES, LISTED_FORMATS } from '../../../gateway/contract/formats.js';
 import { admin, type ModelView } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Confirm } from '../../components/dialog.js';
@@ -10,31 +11,19 @@ import { compact, perMillion } from '../../lib/format.js';
 import { qk, useModels } from '../../lib/queries.js';
 import { AddModelDialog, EditModelDialog } from './model-form.js';
 
-const CLIENTS: [keyof ModelView['access'], string][] = [
-  ['openai-chat', 'Chat'],
-  ['openai-responses', 'Resp'],
-  ['anthropic', 'Msgs'],
-  ['gemini', 'Gem'],
-];
-const CLIENT_NAME: Record<string, string> = {
-  'openai-chat': 'OpenAI Chat',
-  'openai-responses': 'OpenAI Responses',
-  anthropic: 'Anthropic Messages',
-  gemini: 'Gemini',
-};
-
 function Access({ m }: { m: ModelView }) {
   return (
     <span className="access">
-      {CLIENTS.map(([p, short]) => {
+      {LISTED_FORMATS.map((p) => {
+        const { name, short } = FORMAT_NAMES[p];
         const a = m.access[p];
         const tone = a === 'native' ? 'ok' : a === 'translated' ? 'info' : 'muted';
         return (
-          <span key={p} className={`access-cell access-${tone}`} title={`${CLIENT_NAME[p]}: ${a}`}>
+          <span key={p} className={`access-cell access-${tone}`} title={`${name}: ${a}`}>
             {short}
             <span className="sr-only">
               {' '}
-              {CLIENT_NAME[p]} {a}
+              {name} {a}
             </span>
           </span>
         );

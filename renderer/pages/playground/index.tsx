@@ -7,6 +7,7 @@ import { qk, useKeys, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { rememberSecret, secretFor } from '../../lib/secret-memory.js';
 import { send } from './send.js';
+import { FORMAT_NAMES, LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
 import { WIRES } from './wires.js';
 
 /** Finds the log row a request made; it is written when the reply ends, so look a few times. */
@@ -36,7 +37,7 @@ export function Playground() {
   const [chosenKey, setKeyName] = useState(params.get('key') ?? '');
   const [pasted, setPasted] = useState('');
   const [chosenModel, setModel] = useState('');
-  const [wireId, setWireId] = useState<(typeof WIRES)[number]['id']>('openai-chat');
+  const [wireId, setWireId] = useState<FormatId>('openai-chat');
   const [prompt, setPrompt] = useState('Say hello in five words.');
   const [maxTokens, setMaxTokens] = useState('256');
   const [stream, setStream] = useState(true);
@@ -66,7 +67,7 @@ export function Playground() {
   );
 
   const run = async (): Promise<void> => {
-    const wire = WIRES.find((w) => w.id === wireId)!;
+    const wire = WIRES[wireId];
     abort.current?.abort();
     const ctl = new AbortController();
     abort.current = ctl;
@@ -161,9 +162,9 @@ export function Playground() {
             </Field>
             <Field label="Client protocol" htmlFor="pg-wire">
               <select id="pg-wire" value={wireId} onChange={(e) => setWireId(e.target.value as typeof wireId)}>
-                {WIRES.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.label}
+                {LISTED_FORMATS.map((id) => (
+                  <option key={id} value={id}>
+                    {FORMAT_NAMES[id].name}
                   </option>
                 ))}
               </select>
