@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { formatUsd } from '../core/money.js';
+import { usdExact } from '../contract/money.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../compose/gateway.js';
@@ -160,7 +160,7 @@ export function adjust(g: Gateway, amountMicro: number, note: string): WalletVie
     throw new AdminError(
       400,
       'invalid_request',
-      `The balance is ${formatUsd(balance)}; an adjustment of ${formatUsd(amountMicro)} would take it below zero.`,
+      `The balance is ${usdExact(balance)}; an adjustment of ${usdExact(amountMicro)} would take it below zero.`,
     );
   }
   g.ledger.adjust(amountMicro, note.trim());
@@ -197,10 +197,10 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
     name: 'ledger invariant',
     ok: inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro === inv.loggedCostMicro,
     detail:
-      `top-ups ${formatUsd(inv.topupsMicro)} + adjustments ${formatUsd(inv.adjustmentsMicro)} − balance ${formatUsd(inv.balanceMicro)} = ` +
-      `${formatUsd(inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro)}; logged costs ${formatUsd(inv.loggedCostMicro)}` +
+      `top-ups ${usdExact(inv.topupsMicro)} + adjustments ${usdExact(inv.adjustmentsMicro)} − balance ${usdExact(inv.balanceMicro)} = ` +
+      `${usdExact(inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro)}; logged costs ${usdExact(inv.loggedCostMicro)}` +
       (inv.prunedCostMicro > 0
-        ? ` (${formatUsd(inv.prunedCostMicro)} of it in rows pruned by retention, kept as daily totals)`
+        ? ` (${usdExact(inv.prunedCostMicro)} of it in rows pruned by retention, kept as daily totals)`
         : ''),
   });
   checks.push({
@@ -210,7 +210,7 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
       inv.keyMismatches.length === 0
         ? "every key's usage equals the sum of its logged costs"
         : inv.keyMismatches
-            .map((k) => `${k.keyId}: usage ${formatUsd(k.usageMicro)} vs logged ${formatUsd(k.loggedMicro)}`)
+            .map((k) => `${k.keyId}: usage ${usdExact(k.usageMicro)} vs logged ${usdExact(k.loggedMicro)}`)
             .join('; '),
   });
   checks.push(...moneyChecks(g));
@@ -296,7 +296,7 @@ function moneyChecks(g: Gateway): DoctorCheck[] {
           : p.overQuota
               .map(
                 (k) =>
-                  `${names.get(k.keyId) ?? k.keyId}: used ${formatUsd(k.usedMicro)} of a ${formatUsd(k.quotaMicro)} quota (largest request ${formatUsd(k.largestMicro)}; was the quota lowered after the spending?)`,
+                  `${names.get(k.keyId) ?? k.keyId}: used ${usdExact(k.usedMicro)} of a ${usdExact(k.quotaMicro)} quota (largest request ${usdExact(k.largestMicro)}; was the quota lowered after the spending?)`,
               )
               .join('; '),
     },

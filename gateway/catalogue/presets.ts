@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseUsd } from '../core/money.js';
+import { parseUsd } from '../contract/money.js';
 import { AUTH_STYLES, type AuthStyle } from '../core/auth.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import { packageRoot } from '../core/paths.js';

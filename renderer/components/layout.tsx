@@ -2,7 +2,7 @@ import { useCallback, useMemo, useState, type ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../lib/api.js';
-import { usd } from '../lib/format.js';
+import { usd } from '../../gateway/contract/money.js';
 import { LOGGED_OUT_EVENT } from '../lib/session-events.js';
 import { useLiveEvents } from '../lib/live.js';
 import { useStatus, useWallet } from '../lib/queries.js';

@@ -99,7 +99,7 @@ describe('console settings, adjustments and connect', { skip }, () => {
     await page.getByLabel('Reason (required)').fill('top-up entered twice');
     await page.getByRole('button', { name: 'Adjust balance' }).click();
     await page.getByRole('cell', { name: 'top-up entered twice' }).waitFor();
-    await page.getByRole('cell', { name: '−$1.25' }).waitFor();
+    await page.getByRole('cell', { name: '-$1.25' }).waitFor();
     const w = await gw.admin.wallet();
     assert.deepEqual([w.balanceMicro, w.adjustmentsMicro], [before.balanceMicro - 1_250_000, -1_250_000]);
     await page

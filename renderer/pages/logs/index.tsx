@@ -5,7 +5,8 @@ import { LISTED_FORMATS } from '../../../gateway/contract/formats.js';
 import { csvUrl, type LogEntry, type LogFilter } from '../../lib/api.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, ErrorNote, PageHeader } from '../../components/ui.js';
-import { dateTime, ms, tokens, usd } from '../../lib/format.js';
+import { usdCost } from '../../../gateway/contract/money.js';
+import { dateTime, ms, tokens } from '../../lib/format.js';
 import { useKeys, useLines, useModels } from '../../lib/queries.js';
 import { LogDetails } from './details.js';
 import { useLogRows } from './use-log-rows.js';
@@ -310,7 +311,7 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
           : '—'}
       </span>
       <span role="gridcell" className="num mono" data-testid="row-cost">
-        {usd(e.costMicro)}
+        {usdCost(e.costMicro)}
       </span>
       <span role="gridcell" className="num mono muted">
         {ms(e.latencyMs)}

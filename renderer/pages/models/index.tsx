@@ -7,7 +7,8 @@ import { RowMenu } from '../../components/menu.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, NewButton, PageHeader } from '../../components/ui.js';
 import { useAction } from '../../components/use-action.js';
-import { compact, perMillion } from '../../lib/format.js';
+import { usdPrice } from '../../../gateway/contract/money.js';
+import { compact } from '../../lib/format.js';
 import { qk, useModels } from '../../lib/queries.js';
 import { AddModelDialog, EditModelDialog } from './model-form.js';
 
@@ -156,10 +157,10 @@ export function Models() {
                     </div>
                   </td>
                   <td>{m.vendor}</td>
-                  <td className="num mono">{perMillion(m.prices.input)}</td>
-                  <td className="num mono">{perMillion(m.prices.output)}</td>
-                  <td className="num mono">{perMillion(m.prices.cacheRead)}</td>
-                  <td className="num mono">{perMillion(m.prices.cacheWrite)}</td>
+                  <td className="num mono">{usdPrice(m.prices.input)}</td>
+                  <td className="num mono">{usdPrice(m.prices.output)}</td>
+                  <td className="num mono">{usdPrice(m.prices.cacheRead)}</td>
+                  <td className="num mono">{usdPrice(m.prices.cacheWrite)}</td>
                   <td className="num mono">{compact(m.contextWindow)}</td>
                   <td className="model-lines">
                     {m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}

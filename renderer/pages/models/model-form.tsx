@@ -8,7 +8,7 @@ import type { AddModelBody, UpdateModelBody } from '../../../gateway/contract/ad
 import { admin, type ModelView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
-import { parseUsd, usd } from '../../lib/format.js';
+import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 
@@ -40,7 +40,7 @@ const EMPTY: ModelForm = {
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 const VENDOR = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-const priceText = (micro: number): string => usd(micro).slice(1).replaceAll(',', '');
+const priceText = (micro: number): string => usdDigits(micro);
 
 function formOf(m: ModelView): ModelForm {
   return {
@@ -86,7 +86,7 @@ function parse(f: ModelForm): Parsed | string {
   const prices = {} as Record<PriceField, number | null>;
   for (const [k, label] of PRICE_FIELDS) {
     const text = f.prices[k].trim();
-    const micro = text === '' ? null : parseUsd(text);
+    const micro = text === '' ? null : tryParseUsd(text);
     if (micro === undefined)
       return `${label} price: USD per million tokens, such as 2.5 or 0.075 (at most 6 decimals).`;
     if (micro === null && (k === 'input' || k === 'output')) return `${label} price is required (0 for a free model).`;

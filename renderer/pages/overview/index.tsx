@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../../lib/api.js';
 import { Badge, PageHeader } from '../../components/ui.js';
-import { ago, usd } from '../../lib/format.js';
+import { usd, usdCost } from '../../../gateway/contract/money.js';
+import { ago } from '../../lib/format.js';
 import { useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
 import { Checklist } from './checklist.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
@@ -124,7 +125,7 @@ export function Overview() {
                     <td>
                       <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
                     </td>
-                    <td className="num mono">{usd(e.costMicro)}</td>
+                    <td className="num mono">{usdCost(e.costMicro)}</td>
                   </tr>
                 ))}
               </tbody>

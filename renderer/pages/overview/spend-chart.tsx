@@ -2,7 +2,8 @@ import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { StatsRowView } from '../../lib/api.js';
-import { date, usd } from '../../lib/format.js';
+import { usd } from '../../../gateway/contract/money.js';
+import { date } from '../../lib/format.js';
 import { DAY } from './use-stats.js';
 
 /** Colours that read on both themes; the sixth is "other". */

@@ -2,7 +2,8 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { Link, useSearchParams } from 'react-router';
 import { api, type LogEntry } from '../../lib/api.js';
 import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
-import { ms, tokens, usd } from '../../lib/format.js';
+import { usdCost } from '../../../gateway/contract/money.js';
+import { ms, tokens } from '../../lib/format.js';
 import { qk, useKeys, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { rememberSecret, secretFor } from '../../lib/secret-memory.js';
@@ -221,7 +222,7 @@ export function Playground() {
               <span className="mono">
                 {tokens(row.usage.inputTokens)} in · {tokens(row.usage.outputTokens)} out
               </span>
-              <span className="mono">{usd(row.costMicro)}</span>
+              <span className="mono">{usdCost(row.costMicro)}</span>
               <span className="mono muted">{ms(row.latencyMs)}</span>
               <Link to="/logs" className="link">
                 In the usage log →

@@ -2,7 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../lib/api.js';
 import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
-import { dateTime, parseUsd, usd } from '../../lib/format.js';
+import { tryParseUsd, usd } from '../../../gateway/contract/money.js';
+import { dateTime } from '../../lib/format.js';
 import { qk, useWallet } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
@@ -25,7 +26,7 @@ export function Wallet() {
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const micro = parseUsd(amount);
+    const micro = tryParseUsd(amount);
     if (micro === undefined || micro <= 0) {
       setInvalid(true);
       return;
