@@ -6,10 +6,9 @@
 import type { Where } from '../connect/index.js';
 import type { Gateway } from '../compose/gateway.js';
 import { Connections } from './connect.js';
-import type { LogFilter } from '../store/ledger-reports.js';
 import {
   AdminError,
-  type LogsQuery,
+  logFilterOf,
   type Reply,
   type RouteInput,
   type RouteName,
@@ -109,7 +108,7 @@ export function adminHandlers(
     removeGroup: async ({ params }) => ({ group: await groups.removeGroup(g, params.name) }),
 
     listLogs: ({ query }) => ({
-      entries: g.ledger.reports.logs({ ...logFilter(query), limit: query.limit, beforeId: query.before }),
+      entries: g.ledger.reports.logs({ ...logFilterOf(query), limit: query.limit, beforeId: query.before }),
     }),
 
     getStats: ({ query }) => ({ rows: stats(g, query) }),
@@ -138,10 +137,4 @@ function stats(g: Gateway, q: StatsQuery) {
   if (q.until - q.since > max)
     throw new AdminError(400, 'invalid_request', `A ${q.bucket}ly range spans at most ${max / DAY_MS} days.`);
   return g.ledger.reports.stats({ since: q.since, until: q.until, bucket: q.bucket, by: q.by, tzOffsetMinutes: q.tz });
-}
-
-/** The filter part of LogsQuery as the ledger reads it. */
-export function logFilter(q: Omit<LogsQuery, 'limit' | 'before'>): LogFilter {
-  const status = q.status === undefined || q.status === 'ok' || q.status === 'error' ? q.status : Number(q.status);
-  return { key: q.key, model: q.model, line: q.line, status, protocol: q.protocol, since: q.since, until: q.until };
 }

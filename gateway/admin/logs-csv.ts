@@ -7,7 +7,8 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { LogEntry } from '../store/ledger.js';
-import type { LedgerReports, LogFilter } from '../store/ledger-reports.js';
+import type { LogFilter } from '../contract/admin/index.js';
+import type { LedgerReports } from '../store/ledger-reports.js';
 
 const COLUMNS: [string, (e: LogEntry) => string | number | null][] = [
   ['id', (e) => e.id],

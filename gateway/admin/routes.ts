@@ -10,6 +10,7 @@ import {
   ADMIN_ROUTES,
   AdminError,
   type AdminRoute,
+  logFilterOf,
   LogsQuery,
   type RouteInput,
   type RouteName,
@@ -17,7 +18,7 @@ import {
   successStatus,
 } from '../contract/admin/index.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
-import { adminHandlers, logFilter, type AdminHandlers } from './handlers.js';
+import { adminHandlers, type AdminHandlers } from './handlers.js';
 import { logsCsv } from './logs-csv.js';
 import { EventHub, eventRoutes } from './events.js';
 import { adminCaller, CONSOLE_HEADER, type ConsoleSessions } from './session.js';
@@ -128,7 +129,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="tollgate-usage-${day}.csv"`)
         .header('cache-control', 'no-store')
-        .send(logsCsv(opts.gateway.ledger.reports, logFilter(req.query as LogsQuery)));
+        .send(logsCsv(opts.gateway.ledger.reports, logFilterOf(req.query as LogsQuery)));
     },
   });
 }

@@ -21,6 +21,8 @@ import {
   type LineTestView,
   type LineView,
   type LogEntry,
+  type LogFilter,
+  type LogsQuery,
   type ModelView,
   type PresetView,
   type SettingsView,
@@ -68,43 +70,12 @@ export function isLoggedOut(err: unknown): boolean {
   return err instanceof AdminError && (err.code === 'admin_token_required' || err.code === 'console_header_required');
 }
 
-/** The usage log's filters (GET /api/logs and /api/logs.csv). */
-export interface LogFilter {
-  key?: string;
-  model?: string;
-  line?: string;
-  /** `ok`, `error` or a status such as `429`. */
-  status?: string;
-  protocol?: string;
-  since?: number;
-  until?: number;
-}
-
-export interface LogQuery extends LogFilter {
-  limit?: number;
-  before?: number;
-}
-
 /** The CSV export of a filter: a plain link the browser downloads as it streams. */
 export function csvUrl(f: LogFilter): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(f)) if (v !== undefined && v !== '') q.set(k, String(v));
   const text = q.toString();
   return `/api/logs.csv${text ? `?${text}` : ''}`;
-}
-
-/** The same filter applied to one entry, for rows that arrive live. */
-export function matches(e: LogEntry, f: LogFilter): boolean {
-  if (f.key && e.keyName !== f.key) return false;
-  if (f.model && e.model !== f.model) return false;
-  if (f.line && e.line !== f.line) return false;
-  if (f.protocol && e.inboundProtocol !== f.protocol) return false;
-  if (f.status === 'ok' && e.status >= 400) return false;
-  if (f.status === 'error' && e.status < 400) return false;
-  if (f.status && f.status !== 'ok' && f.status !== 'error' && String(e.status) !== f.status) return false;
-  if (f.since !== undefined && e.ts < f.since) return false;
-  if (f.until !== undefined && e.ts >= f.until) return false;
-  return true;
 }
 
 /** The calls the screens make, unwrapped where a reply is one list. */
@@ -141,7 +112,7 @@ export const api = {
     (await admin.call('updateGroup', { params: { name }, body })).group,
   removeGroup: async (name: string) => (await admin.call('removeGroup', { params: { name } })).group,
 
-  logs: async (q: LogQuery) => (await admin.call('listLogs', { query: q })).entries,
+  logs: async (q: LogsQuery) => (await admin.call('listLogs', { query: q })).entries,
   requestBody: (requestId: string) => admin.call('getRequestBody', { params: { requestId } }),
 
   settings: () => admin.call('getSettings'),

@@ -11,3 +11,4 @@ export * from './errors.js';
 export * from './client.js';
 export * from './events-client.js';
 export * from './events.js';
+export * from './log-filter.js';

@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { api, matches, type LogEntry, type LogFilter } from '../../lib/api.js';
+import { matches, type LogFilter } from '../../../gateway/contract/admin/index.js';
+import { api, type LogEntry } from '../../lib/api.js';
 import { onLogEntry } from '../../lib/live.js';
 
 export const PAGE = 200;
@@ -24,7 +25,7 @@ export function useLogRows(filter: LogFilter) {
   useEffect(
     () =>
       onLogEntry((e) => {
-        if (matches(e, filter)) setLive((old) => ({ filter, rows: [e, ...(old.filter === filter ? old.rows : [])] }));
+        if (matches(filter, e)) setLive((old) => ({ filter, rows: [e, ...(old.filter === filter ? old.rows : [])] }));
       }),
     [filter],
   );
