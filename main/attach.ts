@@ -1,11 +1,14 @@
 /**
  * Attach-or-start: is a gateway already serving this data dir? The runtime file says where one
  * listened; only a live answer from `GET /api/status`, with this data dir's admin token and this
- * data dir in the answer, says it still does. A pid alone proves nothing (pids are reused).
+ * data dir in the answer, says it still does. A pid alone proves nothing (pids are reused). The
+ * admin token is sent to a loopback address only: the admin API answers nowhere else, and the
+ * token must not leave this machine whatever the runtime file says.
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readAdminToken } from '../gateway/admin/token.js';
+import { isLoopbackUrl } from '../gateway/contract/loopback.js';
 import { readRuntime } from '../gateway/runtime.js';
 import { GatewayApi, type StatusView } from './gateway-api.js';
 import type { Endpoint } from './supervisor.js';
@@ -35,7 +38,7 @@ function canonical(dir: string): string {
 export async function findRunningGateway(dataDir: string, deps: AttachDeps = realDeps): Promise<Endpoint | null> {
   const url = deps.readUrl(dataDir);
   const token = deps.readToken(dataDir);
-  if (!url || !token) return null;
+  if (!url || !token || !isLoopbackUrl(url)) return null;
   try {
     const status = await deps.status(url, token);
     return canonical(status.dataDir) === canonical(dataDir) ? { url, token } : null;

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../contract/loopback.js';
 import { randomUUID } from 'node:crypto';
 import { authHeaders, CREDENTIAL_VARIABLE_RULE, isCredentialVariable } from '../core/auth.js';
 import { endpoint } from '../upstream/client.js';
@@ -70,15 +71,8 @@ function pointsAtSelf(url: URL, self: string | undefined): boolean {
   const me = new URL(self);
   const port = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : '80');
   if (port(url) !== port(me)) return false;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return (
-    host === me.hostname.replace(/^\[|\]$/g, '') ||
-    host === 'localhost' ||
-    host === '::1' ||
-    host === '0.0.0.0' ||
-    host === '::' ||
-    /^127\./.test(host)
-  );
+  const host = url.hostname;
+  return host === me.hostname || isLoopbackHost(host) || host === '0.0.0.0' || host === '[::]';
 }
 
 function checkKeyVariable(name: string | null | undefined): void {

@@ -1,6 +1,7 @@
 import type { Gateway } from '../compose/gateway.js';
 import { applyRetention } from '../compose/retention.js';
-import { isLoopbackHost, settingsOf, type Settings } from '../store/settings.js';
+import { isLoopbackHost } from '../contract/loopback.js';
+import { settingsOf, type Settings } from '../store/settings.js';
 import {
   AdminError,
   type RequestBodyView,

@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isLoopbackHost } from '../contract/loopback.js';
 import { parseUsd } from '../contract/money.js';
 import { AUTH_STYLES, type AuthStyle } from '../core/auth.js';
 import { isObject, type JsonObject } from '../core/json.js';
@@ -114,7 +115,6 @@ const RETIRED_KEYS = ['id', 'retired', 'replacement'];
 /** A catalogue model id: what clients send (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`, LM Studio's `name@quant`). */
 export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export function presetsDir(): string {
   return join(packageRoot(), 'gateway', 'presets');
@@ -240,7 +240,7 @@ export function baseUrlProblem(protocol: FormatId, baseUrl: string): string | nu
   } catch {
     return `"${baseUrl}" is not a URL`;
   }
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname)))
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname)))
     return `"${baseUrl}" must use https (plain http only on 127.0.0.1 / localhost)`;
   if (u.username || u.password || u.search || u.hash)
     return `"${baseUrl}" must not hold credentials, a query or a fragment`;

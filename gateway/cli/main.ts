@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { type AdminClient, AdminError, type DoctorReport, type WalletView } from '../contract/admin/index.js';
+import { isLoopbackHost } from '../contract/loopback.js';
 import { parseUsd, usd, usdCost } from '../contract/money.js';
 import { defaultDataDir } from '../core/paths.js';
 import { runningGateway } from '../runtime.js';
-import { isLoopbackHost } from '../store/settings.js';
 import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
@@ -81,7 +81,6 @@ program
     process.once('SIGTERM', stop);
   });
 
-/** 127.x.y.z, ::1 or localhost: reachable from this machine only. */
 const keys = program.command('keys').description('API keys (sk-…) for clients');
 keys
   .command('create')
