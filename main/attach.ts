@@ -10,7 +10,8 @@ import { resolve } from 'node:path';
 import { readAdminToken } from '../gateway/admin/token.js';
 import { isLoopbackUrl } from '../gateway/contract/loopback.js';
 import { readRuntime } from '../gateway/runtime.js';
-import { GatewayApi, type StatusView } from './gateway-api.js';
+import type { StatusView } from '../gateway/contract/admin/index.js';
+import { gatewayApi } from './gateway-api.js';
 import type { Endpoint } from './supervisor.js';
 
 export interface AttachDeps {
@@ -24,7 +25,7 @@ const PROBE_TIMEOUT_MS = 2_000;
 export const realDeps: AttachDeps = {
   readUrl: (dir) => readRuntime(dir)?.url,
   readToken: readAdminToken,
-  status: (url, token) => new GatewayApi(url, token).status(PROBE_TIMEOUT_MS),
+  status: (url, token) => gatewayApi(url, token).call('getStatus', { timeoutMs: PROBE_TIMEOUT_MS }),
 };
 
 function canonical(dir: string): string {

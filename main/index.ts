@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { app, clipboard, ipcMain, Notification, shell } from 'electron';
 import { findRunningGateway } from './attach.js';
 import { Controller } from './controller.js';
-import { GatewayApi } from './gateway-api.js';
+import { gatewayApi } from './gateway-api.js';
 import { spawnGateway } from './gateway-host.js';
 import { registerIpc } from './ipc.js';
 import { claimSingleInstance, createQuitHandler } from './lifecycle.js';
@@ -141,7 +141,7 @@ const supervisor = new Supervisor({
   onPhase: (phase, endpoint) => {
     feed?.stop();
     feed = null;
-    controller.api = endpoint ? new GatewayApi(endpoint.url, endpoint.token) : null;
+    controller.api = endpoint ? gatewayApi(endpoint.url, endpoint.token) : null;
     controller.dispatch({ type: 'phase', phase });
     if (phase.kind === 'restarting')
       log(`gateway stopped (${phase.reason}); restart ${phase.attempt} in ${phase.inMs} ms`);

@@ -4,8 +4,13 @@
  * is summed from the usage log once, then kept up by each new log row. A dropped stream is
  * reconnected; when the gateway stops answering, `onLost` tells the supervisor.
  */
-import { handleAdminEvent, type AdminEvent, type AdminEventHandlers } from '../gateway/contract/admin/index.js';
-import type { GatewayApi } from './gateway-api.js';
+import {
+  adminEvents,
+  type AdminClient,
+  handleAdminEvent,
+  type AdminEvent,
+  type AdminEventHandlers,
+} from '../gateway/contract/admin/index.js';
 import { dayStartOf, type Action, type Spend } from './state.js';
 
 export interface FeedOptions {
@@ -27,12 +32,12 @@ const PAGE = 1000;
 const MAX_PAGES = 1000;
 
 /** Sums today's logged costs, newest rows first, down to local midnight. */
-export async function spendSince(api: GatewayApi, dayStart: number): Promise<Spend> {
+export async function spendSince(api: AdminClient, dayStart: number): Promise<Spend> {
   let sum = 0;
   let lastLogId = 0;
   let before: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const rows = await api.logs(PAGE, before);
+    const { entries: rows } = await api.call('listLogs', { query: { limit: PAGE, before } });
     if (page === 0 && rows[0]) lastLogId = rows[0].id;
     for (const r of rows) {
       if (r.ts < dayStart) return { spentTodayMicro: sum, dayStart, lastLogId };
@@ -67,7 +72,7 @@ export class LiveFeed {
   private toolsSoon: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly api: GatewayApi,
+    private readonly api: AdminClient,
     private readonly dispatch: (action: Action) => void,
     private readonly onLost: () => void,
     private readonly opts: FeedOptions = FEED_DEFAULTS,
@@ -92,7 +97,7 @@ export class LiveFeed {
   /** Which coding tools point here; a failure keeps the last answer until the next look. */
   private async refreshTools(): Promise<void> {
     try {
-      this.emit({ type: 'tools', tools: (await this.api.connections()).tools });
+      this.emit({ type: 'tools', tools: (await this.api.call('connectStatus')).tools });
     } catch {
       // The gateway may be busy or going; the next look asks again.
     }
@@ -112,7 +117,7 @@ export class LiveFeed {
 
   private async alive(): Promise<boolean> {
     try {
-      await this.api.status(2_000);
+      await this.api.call('getStatus', { timeoutMs: 2_000 });
       return true;
     } catch {
       return false;
@@ -140,7 +145,7 @@ export class LiveFeed {
     // Events that arrive while today's spend is summed wait, so no log row is counted twice or lost.
     let held: Action[] | null = null;
     try {
-      for await (const event of this.api.events(this.abort.signal)) {
+      for await (const event of adminEvents(this.api, this.abort.signal)) {
         const action = eventToAction(event);
         if (held) {
           held.push(action);

@@ -1,7 +1,7 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
-import { api } from '../lib/api.js';
+import { admin } from '../lib/api.js';
 import { usd } from '../../gateway/contract/money.js';
 import { LOGGED_OUT_EVENT } from '../lib/session-events.js';
 import { useLiveEvents } from '../lib/live.js';
@@ -96,7 +96,7 @@ export function Layout({ children }: { children: ReactNode }) {
               type="button"
               className="link-button"
               onClick={() => {
-                void api.logout().finally(() => qc.clear());
+                void admin.call('logout').finally(() => qc.clear());
                 window.location.replace('/');
               }}
             >

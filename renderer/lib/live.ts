@@ -35,8 +35,8 @@ function refreshSummaries(qc: QueryClient): void {
   const now = Date.now();
   if (now - lastRefresh < 1000) return;
   lastRefresh = now;
-  void qc.invalidateQueries({ queryKey: ['logs', 'recent'] });
-  void qc.invalidateQueries({ queryKey: ['stats'] });
+  void qc.invalidateQueries({ queryKey: qk.recentLogs });
+  void qc.invalidateQueries({ queryKey: qk.stats() });
 }
 
 /** What each event of the stream (ADMIN_EVENTS) does to the query cache. */
@@ -49,7 +49,7 @@ function handlers(qc: QueryClient): AdminEventHandlers {
     },
     wallet: (d) => {
       qc.setQueryData(qk.wallet, d.wallet);
-      void qc.invalidateQueries({ queryKey: ['wallet', 'transactions'] });
+      void qc.invalidateQueries({ queryKey: qk.walletTransactions });
     },
     key: (d) => {
       qc.setQueryData<KeyView[]>(qk.keys, (old) => upsert(old, d.key, (k) => k.state !== 'deleted'));

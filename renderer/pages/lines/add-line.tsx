@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
-import { api, type CreateLineBody, type PresetView } from '../../lib/api.js';
+import { admin, type CreateLineBody, type PresetView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { qk, useModels, usePresets } from '../../lib/queries.js';
@@ -45,7 +45,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   const models = useModels();
   const [f, setF] = useState<Form>(fresh(undefined));
   const add = useAction(
-    (body: CreateLineBody) => api.addLine(body),
+    (body: CreateLineBody) => admin.call('addLine', { body }).then((r) => r.line),
     [qk.lines, qk.models],
     (l) => `Line "${l.name}" added with ${l.models.length} models.`,
   );

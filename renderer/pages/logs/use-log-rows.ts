@@ -1,7 +1,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { matches, type LogFilter } from '../../../gateway/contract/admin/index.js';
-import { api, type LogEntry } from '../../lib/api.js';
+import { admin, type LogEntry } from '../../lib/api.js';
+import { qk } from '../../lib/queries.js';
 import { onLogEntry } from '../../lib/live.js';
 
 export const PAGE = 200;
@@ -13,9 +14,14 @@ export const PAGE = 200;
  */
 export function useLogRows(filter: LogFilter) {
   const pages = useInfiniteQuery({
-    queryKey: ['logs', 'pages', filter],
-    queryFn: ({ pageParam }) =>
-      api.logs({ ...filter, limit: PAGE, ...(pageParam === undefined ? {} : { before: pageParam }) }),
+    queryKey: qk.logPages(filter),
+    queryFn: async ({ pageParam, signal }) =>
+      (
+        await admin.call('listLogs', {
+          query: { ...filter, limit: PAGE, ...(pageParam === undefined ? {} : { before: pageParam }) },
+          signal,
+        })
+      ).entries,
     initialPageParam: undefined as number | undefined,
     getNextPageParam: (last) => (last.length < PAGE ? undefined : last[last.length - 1]!.id),
     staleTime: Infinity,

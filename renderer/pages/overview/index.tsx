@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../../lib/api.js';
+import { admin } from '../../lib/api.js';
 import { Badge, PageHeader } from '../../components/ui.js';
 import { usd, usdCost } from '../../../gateway/contract/money.js';
 import { ago } from '../../lib/format.js';
-import { useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
+import { qk, useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
 import { Checklist } from './checklist.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
 import { BaseUrls } from './base-urls.js';
@@ -18,7 +18,10 @@ export function Overview() {
   const keys = useKeys();
   const lines = useLines();
   // Refreshed by the event stream when a request is logged (live.ts).
-  const recent = useQuery({ queryKey: ['logs', 'recent'], queryFn: () => api.logs({ limit: 8 }) });
+  const recent = useQuery({
+    queryKey: qk.recentLogs,
+    queryFn: async ({ signal }) => (await admin.call('listLogs', { query: { limit: 8 }, signal })).entries,
+  });
 
   const [by, setBy] = useState<StatsBy>('model');
   const stats = useStats(by);

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, type LogEntry } from '../../lib/api.js';
+import { admin, type LogEntry } from '../../lib/api.js';
 import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
 import { usdCost } from '../../../gateway/contract/money.js';
 import { ms, tokens } from '../../lib/format.js';
@@ -14,7 +14,7 @@ import { WIRES } from './wires.js';
 /** Finds the log row a request made; it is written when the reply ends, so look a few times. */
 async function findRow(requestId: string, key: string): Promise<LogEntry | undefined> {
   for (let i = 0; i < 20; i++) {
-    const rows = await api.logs({ key, limit: 50 });
+    const { entries: rows } = await admin.call('listLogs', { query: { key, limit: 50 } });
     const row = rows.find((r) => r.requestId === requestId);
     if (row) return row;
     await new Promise((r) => window.setTimeout(r, 250));
@@ -58,7 +58,7 @@ export function Playground() {
   const known = keyName ? secretFor(keyName) : undefined;
   const secret = known ?? pasted.trim();
   const createKey = useAction(
-    () => api.createKey({ name: `playground-${stamp()}` }),
+    () => admin.call('createKey', { body: { name: `playground-${stamp()}` } }),
     [qk.keys],
     (c) => {
       rememberSecret(c.key.name, c.secret);

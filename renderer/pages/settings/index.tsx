@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { AdminError, api, type SettingsView, type UpdateSettingsBody } from '../../lib/api.js';
+import { AdminError, admin, type SettingsView, type UpdateSettingsBody } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { ErrorNote, Field, PageHeader, Switch } from '../../components/ui.js';
 import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
@@ -69,7 +69,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
   const toast = useToast();
   // Not useAction: the gateway's refusal of a LAN bind opens the confirmation instead of a toast.
   const save = useMutation({
-    mutationFn: (body: UpdateSettingsBody) => api.updateSettings(body),
+    mutationFn: (body: UpdateSettingsBody) => admin.call('updateSettings', { body }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: qk.settings });
       toast.show('Settings saved.');

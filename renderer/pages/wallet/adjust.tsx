@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../lib/api.js';
+import { admin } from '../../lib/api.js';
 import { ErrorNote, Field } from '../../components/ui.js';
 import { tryParseUsd, usd } from '../../../gateway/contract/money.js';
 import { qk } from '../../lib/queries.js';
@@ -11,8 +11,9 @@ export function AdjustPanel() {
   const [note, setNote] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const adjust = useAction(
-    (a: { micro: number; note: string }) => api.adjust(a.micro, a.note),
-    [qk.wallet, ['wallet', 'transactions']],
+    (a: { micro: number; note: string }) =>
+      admin.call('adjustWallet', { body: { amountMicro: a.micro, note: a.note } }),
+    [qk.wallet, qk.walletTransactions],
     (_w, a) => `Adjusted the balance by ${usd(a.micro)}.`,
   );
   const submit = (e: FormEvent): void => {

@@ -134,6 +134,30 @@ test('no server: status 0, unreachable; a cancelled call rejects with the abort,
   );
 });
 
+test("a call that outlasts its time limit (the client's, or the call's own) is unreachable, and says so", async () => {
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  try {
+    const slow = new AdminClient({ baseUrl: base, timeoutMs: 100 });
+    const err = await refusal(slow.call('getStatus'));
+    assert.deepEqual(
+      [err.status, err.code, err.message],
+      [0, CLIENT_ERRORS.unreachable, `The gateway at ${base} did not answer within 100 ms.`],
+    );
+    const own = await refusal(new AdminClient({ baseUrl: base }).call('getStatus', { timeoutMs: 50 }));
+    assert.equal(own.message, `The gateway at ${base} did not answer within 50 ms.`);
+    // A caller's own signal still cancels with the abort, not an AdminError.
+    const controller = new AbortController();
+    const pending = slow.call('getStatus', { signal: controller.signal, timeoutMs: 10_000 });
+    controller.abort();
+    await assert.rejects(pending, (e: unknown) => !(e instanceof AdminError) && (e as Error).name === 'AbortError');
+  } finally {
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
 test('the types follow the table (checked by npm run typecheck)', () => {
   // Never run: each line must fail to compile, or typecheck reports an unused @ts-expect-error.
   const _compileOnly = (c: AdminClient): unknown => [
