@@ -123,6 +123,14 @@ export default defineConfig(
     },
   },
   {
+    // The Electron shell reaches the gateway over the admin API; from gateway/ it loads the contract and the one Node-side entry.
+    files: ['main/**/*.ts'],
+    rules: restrict({
+      regex: `(^|/)gateway/(?!((${alternatives(MAY_IMPORT.main)})/|(${alternatives(LAYERS.entries.main)})\\.js$))`,
+      message: `From gateway/ main imports only ${[...MAY_IMPORT.main, ...LAYERS.entries.main].join(', ')} (test/architecture.layers.json).`,
+    }),
+  },
+  {
     // The rules of hooks, and the React Compiler's checks for effects and refs misused.
     files: ['renderer/**/*.tsx', 'renderer/**/*.ts'],
     ...reactHooks.configs.flat.recommended,

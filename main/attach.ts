@@ -7,9 +7,8 @@
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readAdminToken } from '../gateway/admin/token.js';
 import { isLoopbackUrl } from '../gateway/contract/loopback.js';
-import { readRuntime } from '../gateway/runtime.js';
+import { readAdminToken, readRuntime } from '../gateway/desktop.js';
 import type { StatusView } from '../gateway/contract/admin/index.js';
 import { gatewayApi } from './gateway-api.js';
 import type { Endpoint } from './supervisor.js';

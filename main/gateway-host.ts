@@ -7,7 +7,7 @@
  *   and a utility process is Electron's supported way to run a Node service.
  */
 import { utilityProcess } from 'electron';
-import { gatewayArgs, type FromGateway, type ToGateway } from './gateway-messages.js';
+import { gatewayArgs, type FromGateway, type ToGateway } from '../gateway/desktop.js';
 import type { Endpoint, GatewayChild } from './supervisor.js';
 
 /** Lines of the gateway's stderr kept to explain an exit. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Controller, type Shell } from '../../main/controller.js';
 import type { AdminClient, KeyView } from '../../gateway/contract/admin/index.js';
-import { describeStartError, gatewayArgs, parseGatewayArgs } from '../../main/gateway-messages.js';
+import { describeStartError, gatewayArgs, parseGatewayArgs } from '../../gateway/desktop.js';
 import { SETTINGS_FILE } from '../../main/settings.js';
 import { key, runningState, settings, wallet } from './fixtures.js';
 
