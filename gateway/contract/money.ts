@@ -6,7 +6,8 @@
  * - a balance, a top-up or a total: cents, thousands separated — `usd()`, `$1,234.50`;
  * - what one request cost: all six decimals, so small costs compare at a glance — `usdCost()`,
  *   `$0.000043`;
- * - a price per million tokens, as price lists write it — `usdPrice()`, `$2.50`, `$0.075`;
+ * - a price per million tokens, as price lists write it (and a chart's scale, which must keep the
+ *   digits its ticks have) — `usdPrice()`, `$2.50`, `$0.075`;
  * - an exact amount in plain digits, as the admin API's messages and the CLI's `--json` give it
  *   (and an edit field starts from) — `usdExact()`, `$1234.50`, `$0.000123`.
  *
@@ -40,7 +41,7 @@ function exactParts(micro: number): { whole: number; frac: string } {
   return { whole: Math.floor(abs / MICRO_PER_USD), frac };
 }
 
-/** A price in micro-USD per million tokens, as dollars per million: $2.50, $0.075, $1,000.00. */
+/** A price in micro-USD per million tokens, as dollars per million: $2.50, $0.075, $1,000.00 (or a chart's tick). */
 export function usdPrice(microPerMillion: number): string {
   const { whole, frac } = exactParts(microPerMillion);
   return `${sign(microPerMillion)}$${grouped(whole)}.${frac}`;

@@ -87,7 +87,8 @@ export class Admin {
     this.call('addGroup', { body: { name, multiplier, ...(models ? { models } : {}) } });
   /** Newest first, 1000 at most unless `limit` says otherwise. */
   logs = async (query: LogsQuery = {}) => (await this.call('listLogs', { query: { limit: 1000, ...query } })).entries;
-  model = async (id: string) => (await this.call('getModel', { params: { id } })).model;
+  /** The catalogue's model, or undefined when there is none with that id. */
+  model = async (id: string) => (await this.call('listModels')).models.find((m) => m.id === id);
   doctor = () => this.call('runDoctor');
 }
 

@@ -1,6 +1,7 @@
 /**
  * The admin contract, for everyone outside this folder: the route table, what each route takes and
- * answers, the typed client and its event-stream reader, and the error both sides throw.
+ * answers, the event stream's table, the usage log's filter, the typed client and its event-stream
+ * reader, and the error both sides throw.
  */
 export * from './routes.js';
 export * from './schemas.js';
