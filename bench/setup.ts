@@ -1,5 +1,5 @@
 /** A fresh gateway made ready for the bench through its admin API, as a user would: wallet, lines, one key. */
-import { AdminClient, bearer } from '../gateway/admin/client.js';
+import { AdminClient, bearer } from '../gateway/contract/admin/index.js';
 import { LINE_MODELS, SCENARIOS, type LineProtocol, type Upstream } from './matrix.js';
 
 /** The gateway reads the upstream key from this variable at request time; the mock only checks one is sent. */

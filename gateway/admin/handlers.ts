@@ -20,7 +20,7 @@ import * as models from '../operations/models.js';
 import * as settings from '../operations/settings.js';
 import { setPaused, status as gatewayStatus } from '../operations/status.js';
 import * as wallet from '../operations/wallet.js';
-import type { Reply, RouteInput, RouteName, StatusView } from './contract.js';
+import type { Reply, RouteInput, RouteName, StatusView } from '../contract/admin/index.js';
 import { clearedCookie, cookieName, readCookie, type ConsoleSessions } from './session.js';
 
 /** The little of the HTTP exchange a handler may need: the console session's cookie, in and out. */

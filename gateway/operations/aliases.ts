@@ -1,8 +1,7 @@
 /** Aliases: a requested model id (or pattern) answered by a catalogue model. */
 import { isRetired } from '../catalogue/lifecycle.js';
 import type { Gateway } from '../compose/gateway.js';
-import type { AliasView, CreateAliasBody } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import { AdminError, type AliasView, type CreateAliasBody } from '../contract/admin/index.js';
 import { checkModels, checkNotRetired } from './model-checks.js';
 
 export function listAliases(g: Gateway): AliasView[] {

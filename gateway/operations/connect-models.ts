@@ -1,7 +1,7 @@
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import { isRetired } from '../catalogue/lifecycle.js';
 import type { Gateway } from '../compose/gateway.js';
-import { AdminError } from '../admin/errors.js';
+import { AdminError } from '../contract/admin/index.js';
 
 /**
  * Which models connect may point a tool at: catalogue models that an enabled line serves and

@@ -26,18 +26,18 @@ import type { KeyRecord } from '../store/types.js';
 import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import { chooseModels } from './connect-models.js';
-import type {
-  ConnectBody,
-  ConnectionsView,
-  ConnectView,
-  DisconnectQuery,
-  DisconnectView,
-  EnvBody,
-  EnvView,
-  SnippetsQuery,
-  SnippetsView,
-} from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import {
+  AdminError,
+  type ConnectBody,
+  type ConnectionsView,
+  type ConnectView,
+  type DisconnectQuery,
+  type DisconnectView,
+  type EnvBody,
+  type EnvView,
+  type SnippetsQuery,
+  type SnippetsView,
+} from '../contract/admin/index.js';
 import { createKey, rotateSecret, setKeyState } from './keys.js';
 
 /** Where the gateway finds the tools' files: its own home and environment, as the tools themselves do. */

@@ -5,7 +5,7 @@
  */
 import { modelStatus } from '../catalogue/lifecycle.js';
 import type { Gateway } from '../compose/gateway.js';
-import type { DoctorCheck } from '../admin/contract.js';
+import type { DoctorCheck } from '../contract/admin/index.js';
 
 /** How far ahead a shutdown date is worth a warning. */
 const SOON_MS = 30 * 24 * 3600 * 1000;

@@ -4,8 +4,8 @@
  * CLI runs it in-process when no gateway is running.
  */
 import type { Gateway } from '../compose/gateway.js';
-import { formatUsd } from '../core/money.js';
-import type { DoctorCheck, DoctorReport } from '../admin/contract.js';
+import { usdExact } from '../contract/money.js';
+import type { DoctorCheck, DoctorReport } from '../contract/admin/index.js';
 import { catalogueChecks } from './doctor-catalogue.js';
 
 /** Config consistency and the ledger invariant. `ok` is false if any check fails. */
@@ -16,10 +16,10 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
     name: 'ledger invariant',
     ok: inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro === inv.loggedCostMicro,
     detail:
-      `top-ups ${formatUsd(inv.topupsMicro)} + adjustments ${formatUsd(inv.adjustmentsMicro)} − balance ${formatUsd(inv.balanceMicro)} = ` +
-      `${formatUsd(inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro)}; logged costs ${formatUsd(inv.loggedCostMicro)}` +
+      `top-ups ${usdExact(inv.topupsMicro)} + adjustments ${usdExact(inv.adjustmentsMicro)} − balance ${usdExact(inv.balanceMicro)} = ` +
+      `${usdExact(inv.topupsMicro + inv.adjustmentsMicro - inv.balanceMicro)}; logged costs ${usdExact(inv.loggedCostMicro)}` +
       (inv.prunedCostMicro > 0
-        ? ` (${formatUsd(inv.prunedCostMicro)} of it in rows pruned by retention, kept as daily totals)`
+        ? ` (${usdExact(inv.prunedCostMicro)} of it in rows pruned by retention, kept as daily totals)`
         : ''),
   });
   checks.push({
@@ -29,7 +29,7 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
       inv.keyMismatches.length === 0
         ? "every key's usage equals the sum of its logged costs"
         : inv.keyMismatches
-            .map((k) => `${k.keyId}: usage ${formatUsd(k.usageMicro)} vs logged ${formatUsd(k.loggedMicro)}`)
+            .map((k) => `${k.keyId}: usage ${usdExact(k.usageMicro)} vs logged ${usdExact(k.loggedMicro)}`)
             .join('; '),
   });
   checks.push(...moneyChecks(g));
@@ -115,7 +115,7 @@ function moneyChecks(g: Gateway): DoctorCheck[] {
           : p.overQuota
               .map(
                 (k) =>
-                  `${names.get(k.keyId) ?? k.keyId}: used ${formatUsd(k.usedMicro)} of a ${formatUsd(k.quotaMicro)} quota (largest request ${formatUsd(k.largestMicro)}; was the quota lowered after the spending?)`,
+                  `${names.get(k.keyId) ?? k.keyId}: used ${usdExact(k.usedMicro)} of a ${usdExact(k.quotaMicro)} quota (largest request ${usdExact(k.largestMicro)}; was the quota lowered after the spending?)`,
               )
               .join('; '),
     },

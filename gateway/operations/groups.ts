@@ -2,8 +2,7 @@
 import { parseMultiplier } from '../core/money.js';
 import type { Gateway } from '../compose/gateway.js';
 import { DEFAULT_GROUP } from '../store/config.js';
-import type { CreateGroupBody, GroupView, UpdateGroupBody } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import { AdminError, type CreateGroupBody, type GroupView, type UpdateGroupBody } from '../contract/admin/index.js';
 import { checkModels } from './model-checks.js';
 
 /** A multiplier above zero, and either all models ("*") or catalogue ids. */

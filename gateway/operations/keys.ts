@@ -7,8 +7,13 @@ import type { Gateway } from '../compose/gateway.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import { DEFAULT_GROUP } from '../store/config.js';
 import type { KeyRecord } from '../store/types.js';
-import type { CreatedKey, CreateKeyBody, KeyView, UpdateKeyBody } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import {
+  AdminError,
+  type CreatedKey,
+  type CreateKeyBody,
+  type KeyView,
+  type UpdateKeyBody,
+} from '../contract/admin/index.js';
 
 function keyView(g: Gateway, k: KeyRecord): KeyView {
   return {

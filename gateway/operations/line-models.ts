@@ -11,8 +11,13 @@ import type { Gateway } from '../compose/gateway.js';
 import type { ListedModel } from '../core/format.js';
 import { perTokenToMicroPerMillion } from '../core/money.js';
 import type { CustomModelRecord, LineRecord, PriceRecord } from '../store/types.js';
-import type { AddedModelView, AddModelsBody, ImportLineModelsBody, LineImportView } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import {
+  type AddedModelView,
+  type AddModelsBody,
+  AdminError,
+  type ImportLineModelsBody,
+  type LineImportView,
+} from '../contract/admin/index.js';
 import { listedModels } from './line-upstream.js';
 import { findLine, lineView } from './lines.js';
 import { newCustomRecord, newPrices } from './models.js';

@@ -8,8 +8,7 @@ import { endpoint } from '../upstream/client.js';
 import { wireFormat } from '../wire/index.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { LineRecord } from '../store/types.js';
-import type { LineTestView } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import { AdminError, type LineTestView } from '../contract/admin/index.js';
 import { findLine } from './lines.js';
 
 /** Asks the upstream for its model list: free, and it proves the URL and the credential. */

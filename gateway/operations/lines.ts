@@ -4,14 +4,21 @@
  * to add from; asking a line's upstream is in line-upstream.ts, its new models in line-models.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { isLoopbackHost } from '../contract/loopback.js';
 import { modelStatus } from '../catalogue/lifecycle.js';
 import type { Gateway } from '../compose/gateway.js';
 import { CREDENTIAL_VARIABLE_RULE, isCredentialVariable, type AuthStyle } from '../core/auth.js';
 import type { ListedModel } from '../core/format.js';
 import type { Quirks } from '../core/quirks.js';
 import type { LineRecord } from '../store/types.js';
-import type { CreateLineBody, LineAddedView, LineView, PresetView, UpdateLineBody } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import {
+  AdminError,
+  type CreateLineBody,
+  type LineAddedView,
+  type LineView,
+  type PresetView,
+  type UpdateLineBody,
+} from '../contract/admin/index.js';
 import { isLocalLine, newLineModels } from './line-models.js';
 import { listedModels } from './line-upstream.js';
 import { checkNotRetired } from './model-checks.js';
@@ -56,15 +63,8 @@ function pointsAtSelf(url: URL, self: string | undefined): boolean {
   const me = new URL(self);
   const port = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : '80');
   if (port(url) !== port(me)) return false;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return (
-    host === me.hostname.replace(/^\[|\]$/g, '') ||
-    host === 'localhost' ||
-    host === '::1' ||
-    host === '0.0.0.0' ||
-    host === '::' ||
-    /^127\./.test(host)
-  );
+  const host = url.hostname;
+  return host === me.hostname || isLoopbackHost(host) || host === '0.0.0.0' || host === '[::]';
 }
 
 function checkKeyVariable(name: string | null | undefined): void {

@@ -4,20 +4,20 @@
  * reads the same filter.
  */
 import type { Gateway } from '../compose/gateway.js';
-import type { LogFilter } from '../store/ledger-reports.js';
 import { settingsOf } from '../store/settings.js';
-import type { LogEntry, LogsQuery, RequestBodyView, StatsQuery, StatsRowView } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
-
-/** The filter part of LogsQuery as the ledger reads it. */
-export function logFilter(q: Omit<LogsQuery, 'limit' | 'before'>): LogFilter {
-  const status = q.status === undefined || q.status === 'ok' || q.status === 'error' ? q.status : Number(q.status);
-  return { key: q.key, model: q.model, line: q.line, status, protocol: q.protocol, since: q.since, until: q.until };
-}
+import {
+  AdminError,
+  logFilterOf,
+  type LogEntry,
+  type LogsQuery,
+  type RequestBodyView,
+  type StatsQuery,
+  type StatsRowView,
+} from '../contract/admin/index.js';
 
 /** The entries the filter matches, newest first, a page at a time. */
 export function listLogs(g: Gateway, q: LogsQuery): LogEntry[] {
-  return g.ledger.reports.logs({ ...logFilter(q), limit: q.limit, beforeId: q.before });
+  return g.ledger.reports.logs({ ...logFilterOf(q), limit: q.limit, beforeId: q.before });
 }
 
 const DAY_MS = 86_400_000;

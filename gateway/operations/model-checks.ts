@@ -4,7 +4,7 @@
  */
 import { modelStatus } from '../catalogue/lifecycle.js';
 import type { Gateway } from '../compose/gateway.js';
-import { AdminError } from '../admin/errors.js';
+import { AdminError } from '../contract/admin/index.js';
 
 export function checkModels(g: Gateway, ids: readonly string[]): void {
   const unknown = ids.filter((id) => !g.catalogue.has(id));

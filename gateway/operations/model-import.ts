@@ -6,8 +6,7 @@
 import { planLiteLLMImport } from '../catalogue/litellm.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { PriceRecord } from '../store/types.js';
-import type { ImportPricesBody, PriceImportView } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import { AdminError, type ImportPricesBody, type PriceImportView } from '../contract/admin/index.js';
 import { overridden, setOverride } from './models.js';
 
 /** LiteLLM's file is about 2 MB; anything far beyond it is not a price list. */

@@ -8,18 +8,18 @@ import type { CatalogueModel } from '../catalogue/catalogue.js';
 import { modelStatus } from '../catalogue/lifecycle.js';
 import { customProblem } from '../catalogue/user-models.js';
 import { FORMATS, type FormatId } from '../contract/formats.js';
-import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../core/prices.js';
+import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../contract/prices.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { ConfigData, CustomModelRecord, PriceRecord } from '../store/types.js';
-import type {
-  AddModelBody,
-  ModelListView,
-  ModelsQuery,
-  ModelView,
-  RemoveModelQuery,
-  UpdateModelBody,
-} from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import {
+  type AddModelBody,
+  AdminError,
+  type ModelListView,
+  type ModelsQuery,
+  type ModelView,
+  type RemoveModelQuery,
+  type UpdateModelBody,
+} from '../contract/admin/index.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 

@@ -1,9 +1,9 @@
 /** The settings of config.json: what they are, and changing them (each change takes effect as it says). */
 import type { Gateway } from '../compose/gateway.js';
 import { applyRetention } from '../compose/retention.js';
-import { isLoopbackHost, settingsOf, type Settings } from '../store/settings.js';
-import type { SettingsView, UpdateSettingsBody } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import { isLoopbackHost } from '../contract/loopback.js';
+import { settingsOf, type Settings } from '../store/settings.js';
+import { AdminError, type SettingsView, type UpdateSettingsBody } from '../contract/admin/index.js';
 
 export function settingsView(g: Gateway, listening: string): SettingsView {
   const s = settingsOf(g.config.data);

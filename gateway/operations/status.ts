@@ -3,7 +3,7 @@
  * address and version, so it passes what it reports (`shell`); this adds what the gateway counts.
  */
 import type { Gateway } from '../compose/gateway.js';
-import type { StatusView } from '../admin/contract.js';
+import type { StatusView } from '../contract/admin/index.js';
 
 /** The shell's status and the model requests refused since start for a missing or wrong key. */
 export function status(g: Gateway, shell: () => StatusView): StatusView {

@@ -1,8 +1,7 @@
 /** The wallet: its balance and totals, top-ups, signed adjustments, and its transactions. */
 import type { Gateway } from '../compose/gateway.js';
-import { formatUsd } from '../core/money.js';
-import type { RouteInput, WalletTransactionView, WalletView } from '../admin/contract.js';
-import { AdminError } from '../admin/errors.js';
+import { usdExact } from '../contract/money.js';
+import { AdminError, type RouteInput, type WalletTransactionView, type WalletView } from '../contract/admin/index.js';
 
 export function wallet(g: Gateway): WalletView {
   const balanceMicro = g.ledger.balanceMicro();
@@ -26,7 +25,7 @@ export function adjust(g: Gateway, amountMicro: number, note: string): WalletVie
     throw new AdminError(
       400,
       'invalid_request',
-      `The balance is ${formatUsd(balance)}; an adjustment of ${formatUsd(amountMicro)} would take it below zero.`,
+      `The balance is ${usdExact(balance)}; an adjustment of ${usdExact(amountMicro)} would take it below zero.`,
     );
   }
   g.ledger.adjust(amountMicro, note.trim());

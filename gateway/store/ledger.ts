@@ -7,7 +7,7 @@ import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import type { KeyUsageRecord, PendingRecord, WalletRecord, WalletTxRecord } from './ledger-records.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
-import { LedgerReports } from './ledger-reports.js';
+import { LedgerReports, type LogPageQuery } from './ledger-reports.js';
 import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
 import { backfillRollup, ROLLUP_SCHEMA, rollupWriter } from './usage-rollup.js';
 
@@ -48,13 +48,6 @@ export interface RequestRow {
    * never changes what it says; null when no model was admitted (and for rows older than the snapshot).
    */
   billedAt: PriceSnapshot | null;
-}
-
-export interface LogQuery {
-  keyName?: string | undefined;
-  model?: string | undefined;
-  limit?: number | undefined;
-  beforeId?: number | undefined;
 }
 
 export interface LogEntry extends RequestRow {
@@ -311,8 +304,8 @@ export class Ledger {
     return pruneBefore(this.db, before);
   }
 
-  logs(q: LogQuery): LogEntry[] {
-    return this.reports.logs({ key: q.keyName, model: q.model, limit: q.limit, beforeId: q.beforeId });
+  logs(q: LogPageQuery): LogEntry[] {
+    return this.reports.logs(q);
   }
 
   /**

@@ -44,7 +44,7 @@ after(async () => {
 });
 
 async function lastLog(): Promise<Awaited<ReturnType<TestGateway['admin']['logs']>>[number]> {
-  const [row] = await gw.admin.logs({ limit: '1' });
+  const [row] = await gw.admin.logs({ limit: 1 });
   return row!;
 }
 
@@ -200,7 +200,7 @@ describe('streaming', () => {
     let text = '';
     for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
     assert.equal(text, 'w1 w2 w3 w4 w5');
-    const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' });
+    const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: 1 });
     assert.ok(row, 'the ledger row');
     assert.equal(row.stream, true);
     const { ttfbMs, latencyMs } = row;

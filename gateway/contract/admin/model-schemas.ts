@@ -12,8 +12,8 @@ import {
   type TOptional,
   type TUnion,
 } from '@sinclair/typebox';
-import { FormatIdEnum, MODEL_ID_PATTERN, ModelFields, USER_VENDOR_PATTERN } from '../contract/model-fields.js';
-import { PRICE_KEYS, type PriceKey } from '../contract/usage-buckets.js';
+import { FormatIdEnum, MODEL_ID_PATTERN, ModelFields, USER_VENDOR_PATTERN } from '../model-fields.js';
+import { PRICE_KEYS, type PriceKey } from '../usage-buckets.js';
 
 /** $1,000 per token: far above any real price, far below where integers lose precision. */
 const MAX_PRICE_MICRO = 1_000_000_000_000_000;

@@ -1,16 +1,22 @@
 /**
- * The gateway process: the entry point of the Electron utility process that main starts
- * (gateway-host.ts). It runs the same `serve()` as `tollgate serve`, on loopback only, and closes
- * it when main says stop: `serve().close()` stops accepting connections, closes idle ones, and
- * waits for requests in flight to finish (and be written to the ledger) before it closes the
- * ledger; main kills the process if that takes longer than its grace period (index.ts).
+ * The gateway process of the desktop app: the entry point of the Electron utility process that main
+ * starts by this file's path (main/gateway-host.ts, main/paths.ts). It runs the same `serve()` as
+ * `tollgate serve`, on loopback only, and closes it when main says stop: `serve().close()` stops
+ * accepting connections, closes idle ones, and waits for requests in flight to finish (and be
+ * written to the ledger) before it closes the ledger; main kills the process if that takes longer
+ * than its grace period (main/index.ts).
  */
-import type { ParentPort } from 'electron';
-import { serve, type Running } from '../gateway/serve.js';
-import { describeStartError, parseGatewayArgs, type FromGateway, type ToGateway } from './gateway-messages.js';
+import { describeStartError, parseGatewayArgs, type FromGateway, type ToGateway } from './desktop.js';
+import { serve, type Running } from './serve.js';
+
+/** The part of Electron's utility-process `parentPort` used here (gateway/ never imports electron). */
+interface ParentPort {
+  postMessage(message: FromGateway): void;
+  on(event: 'message', listener: (e: { data: unknown }) => void): void;
+}
 
 const port: ParentPort | undefined = (process as NodeJS.Process & { parentPort?: ParentPort }).parentPort;
-if (!port) throw new Error('gateway-child runs only as an Electron utility process');
+if (!port) throw new Error('desktop-child runs only as an Electron utility process');
 const parent: ParentPort = port;
 
 function send(msg: FromGateway): void {
@@ -27,7 +33,7 @@ async function stop(): Promise<void> {
   stopping = true;
   try {
     // close() closes idle keep-alive connections at once and lets requests in flight finish, within
-    // a grace period shorter than main's (gateway/shutdown.ts).
+    // a grace period shorter than main's (shutdown.ts).
     await (await started).close();
   } catch {
     // It never started: nothing to close.

@@ -4,8 +4,8 @@
  * Prices are integer micro-USD per million tokens.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
-import { ModelFields } from '../contract/model-fields.js';
+import { FORMATS } from '../formats.js';
+import { ModelFields } from '../model-fields.js';
 import { Nullable } from './schemas.js';
 import { LineView, OneOf, PricesView } from './views.js';
 

@@ -4,9 +4,9 @@
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
 import { Type, type Static, type TInteger, type TLiteral, type TUnion } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
-import { ModelPrices } from '../contract/model-fields.js';
-import { LISTED_BUCKETS, type BucketKey } from '../contract/usage-buckets.js';
+import { FORMATS } from '../formats.js';
+import { ModelPrices } from '../model-fields.js';
+import { LISTED_BUCKETS, type BucketKey } from '../usage-buckets.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
 /**

@@ -3,7 +3,8 @@
  * declaration gives the server's validation and the client's types). Amounts are integer micro-USD.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { FORMATS } from '../contract/formats.js';
+import { FORMATS } from '../formats.js';
+import { LogFilter } from './log-filter.js';
 import { AddModelsBody } from './model-schemas.js';
 
 /** $1,000,000,000: far above any real wallet, far below where integers lose precision. */
@@ -29,25 +30,13 @@ const UpstreamProtocol = Type.Unsafe<(typeof FORMATS)[number]>({ type: 'string',
 export const NameParams = Type.Object({ name: Type.String() });
 export const PatternParams = Type.Object({ pattern: Type.String() });
 
+/** The usage log's filter (log-filter.ts), and a page of it. */
 export const LogsQuery = Type.Object({
-  /** Key name. */
-  key: Type.Optional(Type.String()),
-  /** The model id as the client sent it, before any alias. */
-  model: Type.Optional(Type.String()),
+  ...LogFilter.properties,
   /** Default 50; more than 1000 gives 1000. */
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
   /** An entry id: only older entries, for paging. */
   before: Type.Optional(Type.Integer()),
-  /** The line of the last attempt. */
-  line: Type.Optional(Type.String()),
-  /** An HTTP status such as 429, or `ok` (below 400) or `error` (400 and above). */
-  status: Type.Optional(Type.String({ pattern: '^(ok|error|[1-5][0-9][0-9])$' })),
-  /** The client protocol (`openai-chat`, `anthropic`, `openai-responses`, `gemini`). */
-  protocol: Type.Optional(Type.String()),
-  /** Epoch ms: entries at or after it. */
-  since: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** Epoch ms: entries before it. */
-  until: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type LogsQuery = Static<typeof LogsQuery>;
 

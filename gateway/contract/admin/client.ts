@@ -8,10 +8,9 @@
  * needs `new Function`, which a strict Content-Security-Policy forbids.
  */
 import { Value } from '@sinclair/typebox/value';
-import { ADMIN_ROUTES, ErrorBody, successStatus, type CallInput, type Reply, type RouteName } from './contract.js';
+import { ADMIN_ROUTES, successStatus, type CallInput, type Reply, type RouteName } from './routes.js';
+import { ErrorBody } from './views.js';
 import { AdminError } from './errors.js';
-
-export { AdminError };
 
 export interface AdminClientOptions {
   /**
@@ -23,6 +22,8 @@ export interface AdminClientOptions {
   headers?: Readonly<Record<string, string>>;
   /** fetch's credentials mode, for a browser that authenticates with a session cookie. */
   credentials?: RequestInit['credentials'];
+  /** Gives a call up after this many ms, as `unreachable` (the desktop app's 10 s); no limit when absent. */
+  timeoutMs?: number;
 }
 
 /** The admin token as the Authorization header. */
@@ -30,9 +31,11 @@ export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-/** Cancels a call, e.g. when the screen that asked has gone. */
 export interface CallOptions {
+  /** Cancels the call, e.g. when the screen that asked has gone: it rejects with fetch's AbortError. */
   signal?: AbortSignal;
+  /** This call's own time limit, in place of the client's `timeoutMs`. */
+  timeoutMs?: number;
 }
 
 /** A route that takes nothing may be called without an input. */
@@ -59,6 +62,9 @@ export class AdminClient {
     const route = ADMIN_ROUTES[name];
     const url =
       this.options.baseUrl.replace(/\/+$/, '') + fillPath(route.path, input?.params) + queryString(input?.query);
+    const timeoutMs = input?.timeoutMs ?? this.options.timeoutMs;
+    const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const signals = [input?.signal, timeout].filter((s) => s !== undefined);
     let res: Response;
     let text: string;
     try {
@@ -70,17 +76,16 @@ export class AdminClient {
         },
         body: input?.body === undefined ? null : JSON.stringify(input.body),
         ...(this.options.credentials === undefined ? {} : { credentials: this.options.credentials }),
-        ...(input?.signal === undefined ? {} : { signal: input.signal }),
+        ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) }),
       });
       text = await res.text();
     } catch (err) {
       if (input?.signal?.aborted) throw err;
-      throw new AdminError(
-        0,
-        CLIENT_ERRORS.unreachable,
-        `Cannot reach the Tollgate gateway at ${this.options.baseUrl}.`,
-        { cause: err },
-      );
+      const base = this.options.baseUrl;
+      const message = timeout?.aborted
+        ? `The gateway at ${base} did not answer within ${timeoutMs} ms.`
+        : `Cannot reach the Tollgate gateway at ${base}.`;
+      throw new AdminError(0, CLIENT_ERRORS.unreachable, message, { cause: err });
     }
     let data: unknown;
     try {

@@ -1,4 +1,16 @@
-/** Messages between main (gateway-host.ts) and the gateway process (gateway-child.ts). */
+/**
+ * What the desktop app (main/) takes from the Node side of the gateway, in one module: main/ may
+ * import this file and gateway/contract/, nothing else (test/architecture.layers.json). It finds a
+ * running gateway through the runtime file and the admin token, and starts one by spawning
+ * desktop-child.ts by its path (no import), talking to it with the messages below.
+ */
+export { readAdminToken } from './admin/token.js';
+export { readRuntime } from './runtime.js';
+export { dataDirInUse } from './store/data-dir-lock.js';
+export { SQLITE_BINDING_ENV } from './store/sqlite.js';
+export { maskSecrets } from './upstream/errors.js';
+
+/** Messages between main (main/gateway-host.ts) and the gateway process (desktop-child.ts). */
 export type FromGateway = { type: 'ready'; url: string; token: string } | { type: 'failed'; message: string };
 export type ToGateway = { type: 'stop' };
 

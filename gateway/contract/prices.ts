@@ -12,7 +12,7 @@ import {
   type PriceKey,
   type Prices,
   type RequiredPriceKey,
-} from '../contract/usage-buckets.js';
+} from './usage-buckets.js';
 
 export { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices, type RequiredPriceKey };
 

@@ -1,10 +1,10 @@
 /**
  * The admin API, declared once. Each route of ADMIN_ROUTES names its method, path, the schemas of
  * what it takes (params, query, body) and of what it answers, and its success status. The server
- * registers its Fastify routes from this table (routes.ts), the typed client is derived from it
- * (client.ts), and test/admin/ checks docs/admin-api.md against it.
+ * registers its Fastify routes from this table (gateway/admin/routes.ts), the typed client is derived
+ * from it (client.ts), and test/admin/ checks docs/admin-api.md against it.
  *
- * This module and everything it imports run in a browser too (no Node APIs): the console imports it.
+ * Like all of gateway/contract/, it runs in a browser too (no Node APIs): the console imports it.
  */
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import {
@@ -65,11 +65,6 @@ import {
   UpdateModelBody,
 } from './model-schemas.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
-
-export * from './schemas.js';
-export * from './views.js';
-export * from './model-schemas.js';
-export * from './model-views.js';
 
 export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
