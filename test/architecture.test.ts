@@ -233,8 +233,8 @@ describe('the scanner checks itself', () => {
   test('it sees every import form', () => {
     const sample = [
       "import a from 'electron';",
-      "import type { B } from '../gateway/admin/contract.js';",
-      "import { type C } from '../gateway/admin/contract.js';",
+      "import type { B } from '../gateway/contract/admin/index.js';",
+      "import { type C } from '../gateway/contract/admin/index.js';",
       "export * from 'fastify';",
       "export type { D } from '@fastify/cors';",
       "import e = require('m1');",
@@ -247,8 +247,8 @@ describe('the scanner checks itself', () => {
       importsOf('renderer/sample.ts', sample).map((i) => `${i.line} ${i.specifier} ${i.typeOnly ? 'type' : 'value'}`),
       [
         '1 electron value',
-        '2 ../gateway/admin/contract.js type',
-        '3 ../gateway/admin/contract.js value',
+        '2 ../gateway/contract/admin/index.js type',
+        '3 ../gateway/contract/admin/index.js value',
         '4 fastify value',
         '5 @fastify/cors type',
         '6 m1 value',
