@@ -92,6 +92,12 @@ export class Admin {
   logs = async (query: LogsQuery = {}) => (await this.call('listLogs', { query: { limit: 1000, ...query } })).entries;
   /** The catalogue's model, or undefined when there is none with that id. */
   model = async (id: string) => (await this.call('listModels')).models.find((m) => m.id === id);
+  /** The catalogue's model; the call fails when there is none with that id. */
+  modelOf = async (id: string) => {
+    const found = await this.model(id);
+    if (!found) throw new Error(`the catalogue has no model ${id}`);
+    return found;
+  };
   doctor = () => this.call('runDoctor');
 }
 

@@ -207,7 +207,7 @@ describe('billing', () => {
       [row!.usage.inputTokens, row!.usage.cacheReadTokens, row!.usage.cacheWriteTokens, row!.usage.outputTokens],
       [500, 300, 200, 50],
     );
-    const prices = (await gw.admin.model('claude-sonnet-4-6')).prices;
+    const prices = (await gw.admin.modelOf('claude-sonnet-4-6')).prices;
     // 500 × $3 + 300 × $0.30 + 200 × $3.75 + 50 × $15, per million
     assert.equal(row!.costMicro, expectedCostMicro({ input: 1000, cached: 300, cacheWrite: 200, output: 50 }, prices));
     assert.equal(row!.costMicro, 1500 + 90 + 750 + 750);
