@@ -69,6 +69,13 @@ function layerBlocks() {
       : folder === 'gateway/contract'
         ? [ELECTRON, SHELLS, FASTIFY, NODE]
         : [ELECTRON, SHELLS, FASTIFY];
+    if (folder === 'gateway/contract') {
+      // contract/ has subfolders (contract/admin/); nothing in it reaches out of it.
+      const message = 'gateway/contract imports nothing else of the gateway (test/architecture.test.ts).';
+      blocks.push({ files: [`${folder}/*.ts`], rules: restrict(...packages, { regex: '^\\.\\./', message }) });
+      blocks.push({ files: [`${folder}/*/*.ts`], rules: restrict(...packages, { regex: '^(\\.\\./){2}', message }) });
+      continue;
+    }
     const files = folder === 'gateway' ? ['gateway/*.ts'] : [`${folder}/*.ts`];
     blocks.push({ files, rules: restrict(...packages, ...layerPatterns(folder, allowed)) });
     if (folder === 'gateway/wire/*') {
@@ -100,24 +107,27 @@ export default defineConfig(
   },
   ...layerBlocks(),
   {
-    // The console reaches the gateway only over HTTP; it shares the admin contract and its typed client, nothing else.
+    // The console reaches the gateway only over HTTP; from gateway/ it loads the browser-safe contract alone.
     files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
     rules: {
       ...restrict(
         {
-          regex: `(^|/)gateway/admin/(?!(${LAYERS.rendererMayImport.map((f) => f.replace(/^gateway\/admin\//, '')).join('|')})(\\.js)?$)`,
-          allowTypeImports: true,
-          message: `From gateway/admin the renderer loads ${LAYERS.rendererMayImport.join(' and ')}; anything else only with "import type".`,
-        },
-        {
-          regex: '(^|/)gateway(/(?!(admin|contract)(/|$))|$)',
-          message: 'The renderer talks to the gateway over the admin API, never by importing it.',
+          regex: `(^|/)gateway(/(?!(${alternatives(MAY_IMPORT.renderer)})/)|$)`,
+          message: `From gateway/ the renderer imports only ${MAY_IMPORT.renderer.join(', ')}; the rest it reaches over the admin API.`,
         },
         { regex: '^(node:|electron(/|$))', message: 'The renderer has no Node or Electron APIs.' },
       ),
       // Under verbatimModuleSyntax `import { type X } from '…'` still loads the module at run time.
       '@typescript-eslint/no-import-type-side-effects': 'error',
     },
+  },
+  {
+    // The Electron shell reaches the gateway over the admin API; from gateway/ it loads the contract and the one Node-side entry.
+    files: ['main/**/*.ts'],
+    rules: restrict({
+      regex: `(^|/)gateway/(?!((${alternatives(MAY_IMPORT.main)})/|(${alternatives(LAYERS.entries.main)})\\.js$))`,
+      message: `From gateway/ main imports only ${[...MAY_IMPORT.main, ...LAYERS.entries.main].join(', ')} (test/architecture.layers.json).`,
+    }),
   },
   {
     // The rules of hooks, and the React Compiler's checks for effects and refs misused.

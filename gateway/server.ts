@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { consoleRoutes } from './admin/console.js';
 import { adminRoutes } from './admin/routes.js';
 import { ConsoleSessions } from './admin/session.js';
-import type { StatusView } from './admin/contract.js';
+import type { StatusView } from './contract/admin/index.js';
 import type { Gateway } from './compose/gateway.js';
 import type { Where } from './connect/index.js';
 import { ADMIN_BODY_LIMIT, bodyParsing, DEFAULT_BODY_LIMIT } from './http/body.js';

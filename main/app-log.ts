@@ -11,7 +11,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { maskSecrets } from '../gateway/upstream/errors.js';
+import { maskSecrets } from '../gateway/desktop.js';
 
 export const LOG_FILE = 'main.log';
 export const OLD_LOG_FILE = 'main.old.log';

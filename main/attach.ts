@@ -5,14 +5,16 @@
  * names a URL some other program may listen on by now; the admin token must never be sent there.
  * Only then the runtime file says where the gateway listens, and only a live answer from
  * `GET /api/status`, with this data dir's admin token and this data dir in the answer, says it is
- * ours. A pid alone proves nothing (pids are reused).
+ * ours. A pid alone proves nothing (pids are reused). The admin token is sent to a loopback
+ * address only: the admin API answers nowhere else, and the token must not leave this machine
+ * whatever the runtime file says.
  */
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readAdminToken } from '../gateway/admin/token.js';
-import { readRuntime } from '../gateway/runtime.js';
-import { dataDirInUse } from '../gateway/store/data-dir-lock.js';
-import { GatewayApi, type StatusView } from './gateway-api.js';
+import { isLoopbackUrl } from '../gateway/contract/loopback.js';
+import { dataDirInUse, readAdminToken, readRuntime } from '../gateway/desktop.js';
+import type { StatusView } from '../gateway/contract/admin/index.js';
+import { gatewayApi } from './gateway-api.js';
 import type { Endpoint } from './supervisor.js';
 
 export interface AttachDeps {
@@ -35,7 +37,7 @@ export const realDeps: AttachDeps = {
   },
   readUrl: (dir) => readRuntime(dir)?.url,
   readToken: readAdminToken,
-  status: (url, token) => new GatewayApi(url, token).status(PROBE_TIMEOUT_MS),
+  status: (url, token) => gatewayApi(url, token).call('getStatus', { timeoutMs: PROBE_TIMEOUT_MS }),
 };
 
 function canonical(dir: string): string {
@@ -50,7 +52,7 @@ export async function findRunningGateway(dataDir: string, deps: AttachDeps = rea
   if (!deps.locked(dataDir)) return null;
   const url = deps.readUrl(dataDir);
   const token = deps.readToken(dataDir);
-  if (!url || !token) return null;
+  if (!url || !token || !isLoopbackUrl(url)) return null;
   try {
     const status = await deps.status(url, token);
     return canonical(status.dataDir) === canonical(dataDir) ? { url, token } : null;

@@ -1,8 +1,8 @@
 /**
- * The app's state store and what the tray's actions do. It talks to the gateway only through
- * GatewayApi and to Electron only through the injected `shell` functions.
+ * The app's state store and what the tray's actions do. It talks to the gateway only through the
+ * admin API's typed client (gateway-api.ts) and to Electron only through the injected `shell` functions.
  */
-import type { GatewayApi } from './gateway-api.js';
+import type { AdminClient } from '../gateway/contract/admin/index.js';
 import { notices } from './notices.js';
 import { saveSettings, type DesktopSettings } from './settings.js';
 import { initialState, reduce, type Action, type AppState } from './state.js';
@@ -28,7 +28,7 @@ export interface Shell {
 
 export class Controller {
   state: AppState;
-  api: GatewayApi | null = null;
+  api: AdminClient | null = null;
 
   constructor(
     readonly dataDir: string,
@@ -61,7 +61,7 @@ export class Controller {
     }
   }
 
-  private need(): GatewayApi {
+  private need(): AdminClient {
     if (!this.api) throw new Error('The gateway is not running.');
     return this.api;
   }
@@ -69,16 +69,19 @@ export class Controller {
   private async perform(action: MenuAction): Promise<void> {
     switch (action.kind) {
       case 'set-key':
-        this.dispatch({ type: 'key', key: await this.need().setKeyEnabled(action.name, action.enabled) });
+        const route = action.enabled ? 'enableKey' : 'disableKey';
+        const { key } = await this.need().call(route, { params: { name: action.name } });
+        this.dispatch({ type: 'key', key });
         return;
       case 'disable-all-keys': {
         const api = this.need();
         for (const k of this.state.keys.filter((x) => x.state === 'enabled'))
-          this.dispatch({ type: 'key', key: await api.setKeyEnabled(k.name, false) });
+          this.dispatch({ type: 'key', key: (await api.call('disableKey', { params: { name: k.name } })).key });
         return;
       }
       case 'set-paused':
-        this.dispatch({ type: 'paused', paused: (await this.need().setPaused(action.paused)).paused });
+        const status = await this.need().call(action.paused ? 'pauseGateway' : 'resumeGateway');
+        this.dispatch({ type: 'paused', paused: status.paused });
         return;
       case 'copy':
         this.shell.copyText(action.text);

@@ -1,94 +1,13 @@
 /**
- * Every call main makes to the gateway's admin API, in one place, on the typed admin client
- * (gateway/admin/client.ts, docs/admin-api.md), and the live event stream through its reader beside
- * the client (gateway/admin/events-client.ts).
+ * main's client of the gateway's admin API: the contract's typed client (gateway/contract/admin/,
+ * docs/admin-api.md) with the admin token, given up after 10 s as unreachable. Main calls routes by
+ * their contract names, `api.call('listKeys')`, as the console and the CLI do, and follows the event
+ * stream with the contract's reader, `adminEvents(api, signal)`.
  */
-import { AdminClient, AdminError, bearer, CLIENT_ERRORS, type CallArgs } from '../gateway/admin/client.js';
-import type {
-  ConnectionsView,
-  KeyView,
-  LineView,
-  LogEntry,
-  LoginCodeView,
-  Reply,
-  RouteName,
-  StatusView,
-  WalletView,
-} from '../gateway/admin/contract.js';
-import { adminEvents, type AdminEvent } from '../gateway/admin/events-client.js';
+import { AdminClient, bearer } from '../gateway/contract/admin/index.js';
 
-export { AdminError };
-export type { AdminEvent, ConnectionsView, KeyView, LineView, LogEntry, StatusView, WalletView };
+export const GATEWAY_TIMEOUT_MS = 10_000;
 
-export class GatewayApi {
-  private readonly client: AdminClient;
-
-  constructor(
-    readonly url: string,
-    token: string,
-    private readonly timeoutMs = 10_000,
-  ) {
-    this.client = new AdminClient({ baseUrl: url, headers: bearer(token) });
-  }
-
-  /** One route of the contract, given up after `timeoutMs` as unreachable. */
-  private async call<N extends RouteName>(name: N, input: object = {}, timeoutMs = this.timeoutMs): Promise<Reply<N>> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    try {
-      return await this.client.call(name, ...([{ ...input, signal }] as unknown as CallArgs<N>));
-    } catch (err) {
-      if (signal.aborted && !(err instanceof AdminError))
-        throw new AdminError(
-          0,
-          CLIENT_ERRORS.unreachable,
-          `The gateway at ${this.url} did not answer within ${timeoutMs} ms.`,
-        );
-      throw err;
-    }
-  }
-
-  status(timeoutMs?: number): Promise<StatusView> {
-    return this.call('getStatus', {}, timeoutMs);
-  }
-
-  wallet(): Promise<WalletView> {
-    return this.call('getWallet');
-  }
-
-  async keys(): Promise<KeyView[]> {
-    return (await this.call('listKeys')).keys;
-  }
-
-  async lines(): Promise<LineView[]> {
-    return (await this.call('listLines')).lines;
-  }
-
-  async setKeyEnabled(name: string, enabled: boolean): Promise<KeyView> {
-    return (await this.call(enabled ? 'enableKey' : 'disableKey', { params: { name } })).key;
-  }
-
-  /** Newest first; `before` pages backwards by id. */
-  async logs(limit: number, before?: number): Promise<LogEntry[]> {
-    return (await this.call('listLogs', { query: { limit, before } })).entries;
-  }
-
-  /** Pauses or resumes the model API; resolves to the gateway's status after the change. */
-  setPaused(paused: boolean): Promise<StatusView> {
-    return this.call(paused ? 'pauseGateway' : 'resumeGateway');
-  }
-
-  /** A one-time login URL for the console window. */
-  sessionCode(): Promise<LoginCodeView> {
-    return this.call('createLoginCode');
-  }
-
-  /** Which coding tools point at this gateway (`tollgate connect --status`). */
-  connections(): Promise<ConnectionsView> {
-    return this.call('connectStatus');
-  }
-
-  /** The live event stream (`GET /api/events`), until it ends or `signal` aborts it. */
-  events(signal: AbortSignal): AsyncGenerator<AdminEvent> {
-    return adminEvents(this.client, signal);
-  }
+export function gatewayApi(url: string, token: string): AdminClient {
+  return new AdminClient({ baseUrl: url, headers: bearer(token), timeoutMs: GATEWAY_TIMEOUT_MS });
 }

@@ -8,7 +8,7 @@
  * What main makes of the process's events is gateway-process.ts, tested without Electron.
  */
 import { utilityProcess } from 'electron';
-import { gatewayArgs } from './gateway-messages.js';
+import { gatewayArgs } from '../gateway/desktop.js';
 import { superviseProcess } from './gateway-process.js';
 import type { GatewayChild } from './supervisor.js';
 

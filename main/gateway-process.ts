@@ -9,7 +9,7 @@
  * memory, for one) and promises an `'exit'` after it; should the exit not come, the process is
  * killed and counted as exited all the same, so the supervisor is never left waiting.
  */
-import type { FromGateway, ToGateway } from './gateway-messages.js';
+import type { FromGateway, ToGateway } from '../gateway/desktop.js';
 import type { Endpoint, GatewayChild } from './supervisor.js';
 
 /** The part of Electron's UtilityProcess used here. */

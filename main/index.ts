@@ -10,13 +10,13 @@ import { app, BrowserWindow, clipboard, ipcMain, Notification, powerMonitor, she
 import { AppLog, logDir } from './app-log.js';
 import { findRunningGateway } from './attach.js';
 import { Controller } from './controller.js';
-import { GatewayApi } from './gateway-api.js';
+import { gatewayApi } from './gateway-api.js';
 import { spawnGateway } from './gateway-host.js';
 import { registerIpc } from './ipc.js';
 import { claimSingleInstance } from './lifecycle.js';
 import { LiveFeed } from './live-feed.js';
 import { LoginItem } from './login-item.js';
-import { SQLITE_BINDING_ENV } from '../gateway/store/sqlite.js';
+import { SQLITE_BINDING_ENV } from '../gateway/desktop.js';
 import { appFiles, electronSqliteBinding, resolveDataDir, sessionDataDir } from './paths.js';
 import { HIDDEN_ARG, launchedAtLogin, startCommand } from './platform.js';
 import { createQuitStages } from './quit-stages.js';
@@ -178,7 +178,7 @@ const supervisor = new Supervisor({
   onPhase: (phase, endpoint) => {
     feed?.stop();
     feed = null;
-    controller.api = endpoint ? new GatewayApi(endpoint.url, endpoint.token) : null;
+    controller.api = endpoint ? gatewayApi(endpoint.url, endpoint.token) : null;
     controller.dispatch({ type: 'phase', phase });
     if (phase.kind === 'running') log(`gateway running at ${phase.url}${phase.owned ? '' : ' (attached)'}`);
     if (phase.kind === 'restarting')

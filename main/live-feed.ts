@@ -4,7 +4,13 @@
  * is summed from the usage log once, then kept up by each new log row. A dropped stream is
  * reconnected; when the gateway stops answering, `onLost` tells the supervisor.
  */
-import type { AdminEvent, GatewayApi } from './gateway-api.js';
+import {
+  adminEvents,
+  type AdminClient,
+  handleAdminEvent,
+  type AdminEvent,
+  type AdminEventHandlers,
+} from '../gateway/contract/admin/index.js';
 import { dayStartOf, type Action, type Spend } from './state.js';
 
 export interface FeedOptions {
@@ -26,12 +32,12 @@ const PAGE = 1000;
 const MAX_PAGES = 1000;
 
 /** Sums today's logged costs, newest rows first, down to local midnight. */
-export async function spendSince(api: GatewayApi, dayStart: number): Promise<Spend> {
+export async function spendSince(api: AdminClient, dayStart: number): Promise<Spend> {
   let sum = 0;
   let lastLogId = 0;
   let before: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const rows = await api.logs(PAGE, before);
+    const { entries: rows } = await api.call('listLogs', { query: { limit: PAGE, before } });
     if (page === 0 && rows[0]) lastLogId = rows[0].id;
     for (const r of rows) {
       if (r.ts < dayStart) return { spentTodayMicro: sum, dayStart, lastLogId };
@@ -43,27 +49,21 @@ export async function spendSince(api: GatewayApi, dayStart: number): Promise<Spe
   return { spentTodayMicro: sum, dayStart, lastLogId };
 }
 
-/** One event of `/api/events` as a state action; null for an event this app does not know. */
-export function eventToAction(e: AdminEvent): Action | null {
-  switch (e.event) {
-    case 'snapshot':
-      return {
-        type: 'snapshot',
-        snapshot: { wallet: e.data.wallet, keys: e.data.keys, lines: e.data.lines, paused: e.data.status.paused },
-      };
-    case 'status':
-      return { type: 'paused', paused: e.data.status.paused };
-    case 'key':
-      return { type: 'key', key: e.data.key };
-    case 'wallet':
-      return { type: 'wallet', wallet: e.data.wallet };
-    case 'line':
-      return { type: 'line', line: e.data.line };
-    case 'log':
-      return { type: 'log', entry: e.data.entry };
-    default:
-      return null;
-  }
+/** Each event of `/api/events` (ADMIN_EVENTS) as a state action. */
+const ACTIONS: AdminEventHandlers<Action> = {
+  snapshot: (d) => ({
+    type: 'snapshot',
+    snapshot: { wallet: d.wallet, keys: d.keys, lines: d.lines, paused: d.status.paused },
+  }),
+  status: (d) => ({ type: 'paused', paused: d.status.paused }),
+  key: (d) => ({ type: 'key', key: d.key }),
+  wallet: (d) => ({ type: 'wallet', wallet: d.wallet }),
+  line: (d) => ({ type: 'line', line: d.line }),
+  log: (d) => ({ type: 'log', entry: d.entry }),
+};
+
+export function eventToAction(e: AdminEvent): Action {
+  return handleAdminEvent(ACTIONS, e);
 }
 
 export class LiveFeed {
@@ -72,7 +72,7 @@ export class LiveFeed {
   private toolsSoon: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly api: GatewayApi,
+    private readonly api: AdminClient,
     private readonly dispatch: (action: Action) => void,
     private readonly onLost: () => void,
     private readonly opts: FeedOptions = FEED_DEFAULTS,
@@ -97,7 +97,7 @@ export class LiveFeed {
   /** Which coding tools point here; a failure keeps the last answer until the next look. */
   private async refreshTools(): Promise<void> {
     try {
-      this.emit({ type: 'tools', tools: (await this.api.connections()).tools });
+      this.emit({ type: 'tools', tools: (await this.api.call('connectStatus')).tools });
     } catch {
       // The gateway may be busy or going; the next look asks again.
     }
@@ -117,7 +117,7 @@ export class LiveFeed {
 
   private async alive(): Promise<boolean> {
     try {
-      await this.api.status(2_000);
+      await this.api.call('getStatus', { timeoutMs: 2_000 });
       return true;
     } catch {
       return false;
@@ -145,9 +145,8 @@ export class LiveFeed {
     // Events that arrive while today's spend is summed wait, so no log row is counted twice or lost.
     let held: Action[] | null = null;
     try {
-      for await (const event of this.api.events(this.abort.signal)) {
+      for await (const event of adminEvents(this.api, this.abort.signal)) {
         const action = eventToAction(event);
-        if (!action) continue;
         if (held) {
           held.push(action);
           continue;

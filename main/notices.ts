@@ -4,7 +4,7 @@
  * running notify; a state first learnt from a snapshot (at start, after a restart) does not, so a
  * restart never repeats old news. Pure; index.ts shows them.
  */
-import { formatUsd } from '../gateway/core/money.js';
+import { usd } from '../gateway/contract/money.js';
 import type { DesktopSettings, NoticeKind } from './settings.js';
 import type { AppState } from './state.js';
 
@@ -35,7 +35,7 @@ export function notices(prev: AppState, next: AppState, settings: DesktopSetting
     out.push({
       kind: 'lowBalance',
       title: 'Tollgate: low balance',
-      body: `The wallet holds ${formatUsd(next.wallet.balanceMicro)}. Top it up in the console before requests get 402.`,
+      body: `The wallet holds ${usd(next.wallet.balanceMicro)}. Top it up in the console before requests get 402.`,
     });
   }
 
@@ -47,7 +47,7 @@ export function notices(prev: AppState, next: AppState, settings: DesktopSetting
         out.push({
           kind: 'keyQuota',
           title: `Tollgate: key "${k.name}" nearly at its quota`,
-          body: `${formatUsd(k.usedMicro)} of ${formatUsd(k.quotaMicro!)} used.`,
+          body: `${usd(k.usedMicro)} of ${usd(k.quotaMicro!)} used.`,
         });
       }
     }

@@ -13,7 +13,7 @@ export function resolveDataDir(env: NodeJS.ProcessEnv, userData: string): string
 export function appFiles(appRoot: string): { preload: string; gatewayEntry: string; trayDir: string; icon: string } {
   return {
     preload: join(appRoot, 'dist', 'main', 'preload.cjs'),
-    gatewayEntry: join(appRoot, 'dist', 'main', 'gateway-child.js'),
+    gatewayEntry: join(appRoot, 'dist', 'gateway', 'desktop-child.js'),
     trayDir: join(appRoot, 'assets', 'tray'),
     icon: join(appRoot, 'assets', 'icon.png'),
   };

@@ -2,7 +2,7 @@
  * What the tray shows, as one value, and the reducer that keeps it current from the gateway's live
  * events and the supervisor's reports. Pure: tray-menu.ts, tray-icon.ts and notices.ts read it.
  */
-import type { ConnectionsView, KeyView, LineView, LogEntry, WalletView } from './gateway-api.js';
+import type { ConnectionsView, KeyView, LineView, LogEntry, WalletView } from '../gateway/contract/admin/index.js';
 
 /** One coding tool as `GET /api/connect` reports it. */
 export type ToolConnection = ConnectionsView['tools'][number];

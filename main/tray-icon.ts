@@ -2,7 +2,7 @@
  * Which tray icon and tooltip a state gets. The icons live in assets/tray/ (assets/README.md):
  * colour badges on Windows and Linux, template images (black with alpha, tinted by macOS) on macOS.
  */
-import { formatUsd } from '../gateway/core/money.js';
+import { usd } from '../gateway/contract/money.js';
 import { statusLines } from './tray-menu.js';
 import type { AppState } from './state.js';
 
@@ -25,6 +25,6 @@ export function trayIconFile(icon: TrayIconState, platform: NodeJS.Platform): st
 export function trayTooltip(state: AppState, lowBalanceMicro: number): string {
   const lines = statusLines(state);
   if (trayIconState(state, lowBalanceMicro) === 'low' && state.wallet)
-    lines.push(`Low balance: ${formatUsd(state.wallet.balanceMicro)}`);
+    lines.push(`Low balance: ${usd(state.wallet.balanceMicro)}`);
   return lines.join('\n');
 }

@@ -2,8 +2,8 @@
  * The tray menu as data, built from the app state by one pure function (tray.ts turns it into an
  * Electron menu and each item's action into a call). Unit-tested in test/main/tray-menu.test.ts.
  */
-import { formatUsd } from '../gateway/core/money.js';
-import type { KeyView } from './gateway-api.js';
+import { usd } from '../gateway/contract/money.js';
+import type { KeyView } from '../gateway/contract/admin/index.js';
 import type { NoticeKind, DesktopSettings } from './settings.js';
 import type { AppState, ToolConnection } from './state.js';
 
@@ -65,7 +65,7 @@ export function statusLines(state: AppState): string[] {
     case 'running': {
       const head = `Tollgate on port ${portOf(p.url)}${state.paused ? ' (paused)' : ''}${p.owned ? '' : ' (attached to tollgate serve)'}`;
       const money = state.wallet
-        ? `Today ${formatUsd(state.spentTodayMicro)} · Balance ${formatUsd(state.wallet.balanceMicro)}`
+        ? `Today ${usd(state.spentTodayMicro)} · Balance ${usd(state.wallet.balanceMicro)}`
         : 'Loading wallet…';
       return [head, money];
     }
@@ -74,7 +74,7 @@ export function statusLines(state: AppState): string[] {
 
 function keyLabel(k: KeyView, now: number): string {
   const expired = k.expiresAt !== null && Date.parse(k.expiresAt) <= now;
-  const quota = k.quotaMicro === null ? '' : ` (${formatUsd(k.usedMicro)} of ${formatUsd(k.quotaMicro)})`;
+  const quota = k.quotaMicro === null ? '' : ` (${usd(k.usedMicro)} of ${usd(k.quotaMicro)})`;
   return `${k.name}${quota}${expired ? ' (expired)' : ''}`;
 }
 

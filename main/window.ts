@@ -3,7 +3,7 @@
  * a one-time code from the gateway, and hidden to the tray when closed.
  */
 import { BrowserWindow, session, shell, type Session } from 'electron';
-import type { GatewayApi } from './gateway-api.js';
+import type { AdminClient } from '../gateway/contract/admin/index.js';
 import { closeToTray } from './lifecycle.js';
 import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
 import {
@@ -69,12 +69,12 @@ export class ConsoleWindow {
    * Shows the console of the gateway `api` talks to, logging in with a fresh one-time code; on
    * `page` (a route of the console's hash router, such as `/connect`) when given.
    */
-  async show(api: GatewayApi, page?: string): Promise<void> {
-    const origin = originOf(api.url)!;
+  async show(api: AdminClient, page?: string): Promise<void> {
+    const origin = originOf(api.baseUrl)!;
     if (this.win && !this.win.isDestroyed() && this.origin === origin) {
       this.win.show();
       this.win.focus();
-      if (page !== undefined) await this.win.loadURL(consolePageUrl((await api.sessionCode()).url, page));
+      if (page !== undefined) await this.win.loadURL(consolePageUrl((await api.call('createLoginCode')).url, page));
       return;
     }
     this.win?.destroy();
@@ -95,7 +95,7 @@ export class ConsoleWindow {
     this.win = win;
     this.guard(win);
     win.once('ready-to-show', () => win.show());
-    await win.loadURL(consolePageUrl((await api.sessionCode()).url, page));
+    await win.loadURL(consolePageUrl((await api.call('createLoginCode')).url, page));
   }
 
   private guard(win: BrowserWindow): void {

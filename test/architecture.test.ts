@@ -17,18 +17,16 @@ const CODE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const NOT_SOURCE = new Set(['node_modules', 'dist', 'results']);
 const MAX_LINES = 500;
 
-/** The layer table, the sibling rule and the renderer's allowance, shared with eslint.config.js. */
+/** The layer table, the single-module entries and the sibling rule, shared with eslint.config.js. */
 const LAYERS = JSON.parse(readFileSync(join(ROOT, 'test/architecture.layers.json'), 'utf8')) as {
   mayImport: Record<string, readonly string[]>;
+  entries: Record<string, readonly string[]>;
   siblingImports: readonly (readonly [string, string])[];
-  rendererMayImport: readonly string[];
-  rendererMayImportTypes: readonly string[];
   fastify: readonly string[];
 };
 const MAY_IMPORT = LAYERS.mayImport;
+const ENTRIES = LAYERS.entries;
 const SIBLING_IMPORTS = LAYERS.siblingImports;
-const RENDERER_MAY_IMPORT = LAYERS.rendererMayImport;
-const RENDERER_MAY_IMPORT_TYPES = LAYERS.rendererMayImportTypes;
 const FASTIFY_LAYERS = LAYERS.fastify;
 
 /** Packages a folder must not import, and why. */
@@ -132,16 +130,12 @@ function layerOf(folder: string): string {
   return folder;
 }
 
-function allowed(from: string, to: string, toPath: string, typeOnly: boolean): boolean {
+function allowed(from: string, to: string, toPath: string): boolean {
   if (from === to) return true;
   const layer = layerOf(from);
-  if (layer === 'main' && (to.startsWith('main') || to.startsWith('gateway'))) return true;
-  if (layer === 'renderer')
-    return (
-      to.startsWith('renderer') ||
-      RENDERER_MAY_IMPORT.includes(toPath) ||
-      (typeOnly && RENDERER_MAY_IMPORT_TYPES.includes(to))
-    );
+  if (ENTRIES[layer]?.includes(toPath)) return true;
+  // The shells, each folder of them importing the others freely, and from the gateway its row alone.
+  if (layer === 'main' || layer === 'renderer') return to.startsWith(layer) || MAY_IMPORT[layer]!.includes(to);
   if (layer.startsWith('gateway') && !to.startsWith('gateway')) return false;
   if (from.startsWith('gateway/wire/') && to.startsWith('gateway/wire/'))
     return SIBLING_IMPORTS.some(([a, b]) => a === from && b === to);
@@ -179,7 +173,7 @@ function scan(files: readonly { path: string; text: string }[]): { edges: Edge[]
         continue;
       }
       if (from !== to) edges.push({ from, to, where });
-      if (!allowed(from, to, t.path!, imp.typeOnly)) violations.push(`${where} (${from} may not import ${to})`);
+      if (!allowed(from, to, t.path!)) violations.push(`${where} (${from} may not import ${to})`);
     }
   }
   return { edges, violations };
@@ -239,8 +233,8 @@ describe('the scanner checks itself', () => {
   test('it sees every import form', () => {
     const sample = [
       "import a from 'electron';",
-      "import type { B } from '../gateway/admin/contract.js';",
-      "import { type C } from '../gateway/admin/contract.js';",
+      "import type { B } from '../gateway/contract/admin/index.js';",
+      "import { type C } from '../gateway/contract/admin/index.js';",
       "export * from 'fastify';",
       "export type { D } from '@fastify/cors';",
       "import e = require('m1');",
@@ -253,8 +247,8 @@ describe('the scanner checks itself', () => {
       importsOf('renderer/sample.ts', sample).map((i) => `${i.line} ${i.specifier} ${i.typeOnly ? 'type' : 'value'}`),
       [
         '1 electron value',
-        '2 ../gateway/admin/contract.js type',
-        '3 ../gateway/admin/contract.js value',
+        '2 ../gateway/contract/admin/index.js type',
+        '3 ../gateway/contract/admin/index.js value',
         '4 fastify value',
         '5 @fastify/cors type',
         '6 m1 value',
@@ -278,6 +272,10 @@ describe('the scanner checks itself', () => {
       },
       { path: 'gateway/wire/openai-responses/a.ts', text: "import { y } from '../openai-chat/errors.js';" },
       { path: 'gateway/admin/routes.ts', text: "import type { FastifyInstance } from 'fastify';" },
+      {
+        path: 'gateway/operations/keys.ts',
+        text: "import type { Gateway } from '../compose/gateway.js';\nimport type { FastifyReply } from 'fastify';",
+      },
       { path: 'gateway/cli/main.ts', text: "import { serve } from '../serve.js';" },
       {
         path: 'gateway/connect/sample.ts',
@@ -286,25 +284,39 @@ describe('the scanner checks itself', () => {
       {
         path: 'renderer/pages/keys/page.tsx',
         text: [
-          "import { client } from '../../../gateway/admin/client.js';",
-          "import type { KeyView } from '../../../gateway/admin/contract.js';",
+          "import { client } from '../../../gateway/contract/admin/index.js';",
+          "import type { KeyView } from '../../../gateway/admin/handlers.js';",
           "import { x } from '../../../gateway/core/money.js';",
           "import fs from 'node:fs';",
-          "import type { LineView } from '../../../gateway/admin/views.js';",
+          "import type { LineView } from '../../../gateway/contract/admin/views.js';",
           "import { lineView } from '../../../gateway/admin/lines.js';",
         ].join('\n'),
       },
-      { path: 'main/index.ts', text: "import { serve } from '../gateway/serve.js';\nimport { app } from 'electron';" },
+      {
+        path: 'main/index.ts',
+        text: [
+          "import { serve } from '../gateway/serve.js';",
+          "import { app } from 'electron';",
+          "import { readRuntime } from '../gateway/desktop.js';",
+          "import { usd } from '../gateway/contract/money.js';",
+          "import { x } from '../gateway/admin/token.js';",
+          "import { y } from './tray.js';",
+        ].join('\n'),
+      },
     ];
     assert.deepEqual(scan(files).violations, [
       "gateway/core/a.ts:1 imports '../relay/b.js' (gateway/core may not import gateway/relay)",
       "gateway/core/a.ts:2 imports 'fastify' (fastify stays in gateway, gateway/http, gateway/admin)",
       "gateway/core/a.ts:3 imports 'electron' (no electron under gateway/)",
       "gateway/wire/gemini/a.ts:1 imports '../openai-chat/b.js' (gateway/wire/gemini may not import gateway/wire/openai-chat)",
+      "gateway/operations/keys.ts:2 imports 'fastify' (fastify stays in gateway, gateway/http, gateway/admin)",
       "gateway/connect/sample.ts:1 imports '../admin/routes.js' (gateway/connect may not import gateway/admin)",
+      "renderer/pages/keys/page.tsx:2 imports '../../../gateway/admin/handlers.js' (renderer/pages may not import gateway/admin)",
       "renderer/pages/keys/page.tsx:3 imports '../../../gateway/core/money.js' (renderer/pages may not import gateway/core)",
       "renderer/pages/keys/page.tsx:4 imports 'node:fs' (the renderer has no Node or Electron APIs)",
       "renderer/pages/keys/page.tsx:6 imports '../../../gateway/admin/lines.js' (renderer/pages may not import gateway/admin)",
+      "main/index.ts:1 imports '../gateway/serve.js' (main may not import gateway)",
+      "main/index.ts:5 imports '../gateway/admin/token.js' (main may not import gateway/admin)",
     ]);
   });
 
@@ -361,6 +373,14 @@ describe('eslint.config.js agrees', () => {
         text: "import { a } from './money.js';\nimport { b } from '../relay/exchange.js';\nimport f from 'fastify';\nimport e from 'electron';",
       },
       {
+        path: 'gateway/contract/sample.ts',
+        text: "import { a } from './admin/routes.js';\nimport { b } from '../core/money.js';\nimport fs from 'node:fs';\nimport f from 'fastify';",
+      },
+      {
+        path: 'gateway/contract/admin/sample.ts',
+        text: "import { a } from '../formats.js';\nimport { b } from './views.js';\nimport { c } from '../../core/json.js';\nimport { d } from '../../admin/guard.js';\nimport e from 'node:path';",
+      },
+      {
         path: 'gateway/store/sample.ts',
         text: "import { a } from '../upstream/client.js';\nimport { b } from '../routing/aliases.js';\nimport { c } from '../serve.js';",
       },
@@ -381,12 +401,20 @@ describe('eslint.config.js agrees', () => {
         text: "import { a } from './admin/routes.js';\nimport { b } from './cli/main.js';\nimport f from 'fastify';",
       },
       {
+        path: 'gateway/operations/sample.ts',
+        text: "import { a } from '../compose/gateway.js';\nimport { b } from '../relay/route.js';\nimport f from 'fastify';\nimport { c } from '../server.js';\nimport { d } from '../wire/gemini/routes.js';",
+      },
+      {
         path: 'gateway/cli/sample.ts',
         text: "import { a } from '../serve.js';\nimport { b } from '../relay/route.js';",
       },
       {
+        path: 'main/sample.ts',
+        text: "import { a } from '../gateway/contract/admin/index.js';\nimport { b } from '../gateway/desktop.js';\nimport { c } from '../gateway/serve.js';\nimport { d } from '../gateway/core/money.js';\nimport { e } from './tray.js';\nimport f from 'electron';",
+      },
+      {
         path: 'renderer/sample.ts',
-        text: "import type { A } from '../gateway/admin/contract.js';\nimport { b } from '../gateway/admin/client.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';\nimport type { D } from '../gateway/admin/views.js';\nimport type { E } from '../gateway/core/canonical.js';",
+        text: "import type { A } from '../gateway/contract/admin/index.js';\nimport { b } from '../gateway/contract/formats.js';\nimport { c } from '../gateway/admin/operations.js';\nimport fs from 'node:fs';\nimport type { D } from '../gateway/admin/handlers.js';\nimport type { E } from '../gateway/core/canonical.js';",
       },
     ];
     for (const sample of samples) {

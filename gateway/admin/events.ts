@@ -1,8 +1,7 @@
 /**
- * `GET /api/events`: what changes, as Server-Sent Events, for the console and the tray. A new
- * subscriber first gets `snapshot` {status, wallet, keys, lines}; then `log` {entry} for each new
- * usage-log row, `wallet` {wallet}, `key` {key}, `line` {line} (with `removed: true` when a
- * line is gone) and `status` {status} (paused or resumed) as they change.
+ * `GET /api/events`: what changes, as Server-Sent Events, for the console and the tray. Every event
+ * and its data are those of the table ADMIN_EVENTS (gateway/contract/admin/events.ts): a new
+ * subscriber first gets `snapshot`, then `log`, `wallet`, `key`, `line` and `status` as things change.
  *
  * Changes are found by looking, twice a second while anyone listens, rather than by hooks in every
  * place that writes: that catches every writer (the CLI, the admin API, settlements, a breaker
@@ -12,9 +11,10 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Gateway } from '../compose/gateway.js';
-import type { KeyView, LineView, LogEntry, StatusView, WalletView } from './contract.js';
-import { listLines } from './lines.js';
-import { listKeys, wallet } from './operations.js';
+import type { AdminEventData, AdminEventName, KeyView, LineView, StatusView } from '../contract/admin/index.js';
+import { listKeys } from '../operations/keys.js';
+import { listLines } from '../operations/lines.js';
+import { wallet } from '../operations/wallet.js';
 
 const TICK_MS = 500;
 /** Rows sent per tick at most; a burst beyond it is sent over the next ticks. */
@@ -22,7 +22,8 @@ const LOG_BATCH = 500;
 /** A comment line now and then keeps proxies and idle timers from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 
-type Send = (event: string, data: unknown) => void;
+/** Sends one event of the table, with its data. */
+type Send = <E extends AdminEventName>(event: E, data: AdminEventData<E>) => void;
 
 interface Subscriber {
   send: Send;
@@ -48,9 +49,7 @@ export class EventHub {
     private readonly g: Gateway,
     private readonly status: () => StatusView,
   ) {
-    this.unwatchPause = g.pause.onChange(() =>
-      this.broadcast('status', { status: this.status() } satisfies { status: StatusView }),
-    );
+    this.unwatchPause = g.pause.onChange(() => this.broadcast('status', { status: this.status() }));
   }
 
   /** Adds a subscriber, sends it the snapshot, and returns how to remove it. */
@@ -90,20 +89,20 @@ export class EventHub {
     this.walletSig = JSON.stringify(wallet(this.g));
   }
 
-  private broadcast(event: string, data: unknown): void {
+  private broadcast<E extends AdminEventName>(event: E, data: AdminEventData<E>): void {
     for (const sub of this.subscribers) sub.send(event, data);
   }
 
   private tick(): void {
     const fresh = this.g.ledger.reports.logs({ limit: LOG_BATCH, afterId: this.lastLogId });
-    for (const entry of fresh) this.broadcast('log', { entry } satisfies { entry: LogEntry });
+    for (const entry of fresh) this.broadcast('log', { entry });
     if (fresh.length > 0) this.lastLogId = fresh[fresh.length - 1]!.id;
 
     const w = wallet(this.g);
     const wSig = JSON.stringify(w);
     if (wSig !== this.walletSig) {
       this.walletSig = wSig;
-      this.broadcast('wallet', { wallet: w } satisfies { wallet: WalletView });
+      this.broadcast('wallet', { wallet: w });
     }
 
     const keys = listKeys(this.g);
@@ -113,7 +112,7 @@ export class EventHub {
       const sig = JSON.stringify(key);
       if (this.keys.get(key.id) !== sig) {
         this.keys.set(key.id, sig);
-        this.broadcast('key', { key } satisfies { key: KeyView });
+        this.broadcast('key', { key });
       }
     }
     for (const [id, sig] of this.keys) {
@@ -128,7 +127,7 @@ export class EventHub {
     for (const line of lines) {
       seenLines.add(line.id);
       const sig = lineSignature(line);
-      if (this.lines.get(line.id)?.sig !== sig) this.broadcast('line', { line } satisfies { line: LineView });
+      if (this.lines.get(line.id)?.sig !== sig) this.broadcast('line', { line });
       this.lines.set(line.id, { sig, view: line });
     }
     for (const [id, { view }] of this.lines) {

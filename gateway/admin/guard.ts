@@ -2,20 +2,18 @@
  * Who may use the admin API: requests addressed to a loopback host name (a DNS-rebinding page
  * sends its own domain as Host) and not sent cross-origin by a browser (CSRF).
  */
+import { isLoopbackHost } from '../contract/loopback.js';
+
 /**
  * A Host header is a name or an address, then an optional port, and nothing else: `[::1]evil.com`
- * or `127.0.0.1.evil.com` name another host. Loopback is `localhost`, `[::1]` or any 127.x.y.z
- * (a gateway started with `--host 127.0.0.2` is addressed as such).
+ * or `127.0.0.1.evil.com` name another host. Whether the host is loopback is the contract's one
+ * answer (contract/loopback.ts): a gateway started with `--host 127.0.0.2` is addressed as such.
  */
 const HOST_HEADER = /^(\[[0-9a-fA-F:.]+\]|[^:[\]@/\s]+)(?::\d{1,5})?$/;
-const IPV4_LOOPBACK = /^127\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
 export function hostIsLoopback(hostHeader: string | undefined): boolean {
-  if (!hostHeader) return false;
-  const m = HOST_HEADER.exec(hostHeader);
-  if (!m) return false;
-  const host = m[1]!.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || IPV4_LOOPBACK.test(host);
+  const m = hostHeader === undefined ? null : HOST_HEADER.exec(hostHeader);
+  return m !== null && isLoopbackHost(m[1]!);
 }
 
 /**
@@ -23,8 +21,7 @@ export function hostIsLoopback(hostHeader: string | undefined): boolean {
  * could otherwise send `Host: localhost` itself. Fastify's inject() has no socket address.
  */
 export function remoteIsLoopback(address: string | undefined): boolean {
-  if (address === undefined) return true;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+  return address === undefined || isLoopbackHost(address);
 }
 
 /** A browser request is allowed only from the gateway's own origin (the console it serves). */

@@ -1,21 +1,26 @@
 /**
  * One handler per route of the table, typed from it: each gets its route's validated params, query
- * and body and must return its route's reply; a route without a handler does not compile. The work
- * itself is in operations.ts, lines.ts and connect.ts.
+ * and body and must return its route's reply; a route without a handler does not compile. Each
+ * hands its input to one operation (gateway/operations/, one file per domain) and wraps the result
+ * in the route's reply; only the console login and logout, which set a cookie, are HTTP work.
  */
 import type { Where } from '../connect/index.js';
 import type { Gateway } from '../compose/gateway.js';
-import { Connections } from './connect.js';
-import type { LogFilter } from '../store/ledger-reports.js';
-import type { LogsQuery, Reply, RouteInput, RouteName, StatsQuery, StatusView } from './contract.js';
-import { AdminError } from './errors.js';
-import * as groups from './groups.js';
-import { importLineModels } from './line-models.js';
-import * as lines from './lines.js';
-import { importPrices } from './model-import.js';
-import * as models from './models.js';
-import * as ops from './operations.js';
-import * as settings from './settings.js';
+import * as aliases from '../operations/aliases.js';
+import { Connections } from '../operations/connect.js';
+import { doctor } from '../operations/doctor.js';
+import * as groups from '../operations/groups.js';
+import * as keys from '../operations/keys.js';
+import { importLineModels } from '../operations/line-models.js';
+import { testLine, upstreamModels } from '../operations/line-upstream.js';
+import * as lines from '../operations/lines.js';
+import * as logs from '../operations/logs.js';
+import { importPrices } from '../operations/model-import.js';
+import * as models from '../operations/models.js';
+import * as settings from '../operations/settings.js';
+import { setPaused, status as gatewayStatus } from '../operations/status.js';
+import * as wallet from '../operations/wallet.js';
+import type { Reply, RouteInput, RouteName, StatusView } from '../contract/admin/index.js';
 import { clearedCookie, cookieName, readCookie, type ConsoleSessions } from './session.js';
 
 /** The little of the HTTP exchange a handler may need: the console session's cookie, in and out. */
@@ -37,18 +42,10 @@ export function adminHandlers(
   where?: Where,
 ): AdminHandlers {
   const connections = new Connections(g, () => status().url, where);
-  const fullStatus = (): StatusView => ({ ...status(), unauthenticatedRequests: g.keys.failures.total });
   return {
-    getStatus: fullStatus,
-
-    pauseGateway: () => {
-      g.pause.set(true);
-      return fullStatus();
-    },
-    resumeGateway: () => {
-      g.pause.set(false);
-      return fullStatus();
-    },
+    getStatus: () => gatewayStatus(g, status),
+    pauseGateway: () => setPaused(g, true, status),
+    resumeGateway: () => setPaused(g, false, status),
 
     createLoginCode: () => {
       const { code, expiresAt } = sessions.mintCode();
@@ -61,18 +58,16 @@ export function adminHandlers(
       return { ok: true };
     },
 
-    listKeys: () => ({ keys: ops.listKeys(g) }),
-    createKey: ({ body }) => ops.createKey(g, body),
-    disableKey: async ({ params }) => ({ key: await ops.setKeyState(g, params.name, 'disabled') }),
-    enableKey: async ({ params }) => ({ key: await ops.setKeyState(g, params.name, 'enabled') }),
-    deleteKey: async ({ params }) => ({ key: await ops.setKeyState(g, params.name, 'deleted') }),
-    updateKey: async ({ params, body }) => ({ key: await ops.updateKey(g, params.name, body) }),
+    listKeys: () => ({ keys: keys.listKeys(g) }),
+    createKey: ({ body }) => keys.createKey(g, body),
+    disableKey: async ({ params }) => ({ key: await keys.setKeyState(g, params.name, 'disabled') }),
+    enableKey: async ({ params }) => ({ key: await keys.setKeyState(g, params.name, 'enabled') }),
+    deleteKey: async ({ params }) => ({ key: await keys.setKeyState(g, params.name, 'deleted') }),
+    updateKey: async ({ params, body }) => ({ key: await keys.updateKey(g, params.name, body) }),
 
-    getWallet: () => ops.wallet(g),
-    topUp: ({ body }) => ops.topup(g, body.amountMicro, body.note),
-    listWalletTransactions: ({ query }) => ({
-      transactions: g.ledger.reports.walletTransactions({ limit: query.limit, beforeId: query.before }),
-    }),
+    getWallet: () => wallet.wallet(g),
+    topUp: ({ body }) => wallet.topup(g, body.amountMicro, body.note),
+    listWalletTransactions: ({ query }) => ({ transactions: wallet.walletTransactions(g, query) }),
 
     listPresets: () => ({ presets: lines.listPresets(g) }),
 
@@ -80,13 +75,13 @@ export function adminHandlers(
     addLine: ({ body }) => lines.addLine(g, body, status().url),
     updateLine: ({ params, body }) => lines.updateLine(g, params.name, body, status().url),
     removeLine: async ({ params }) => ({ line: await lines.removeLine(g, params.name) }),
-    testLine: ({ params }) => lines.testLine(g, params.name),
-    listLineModels: async ({ params }) => ({ models: await lines.upstreamModels(g, params.name) }),
+    testLine: ({ params }) => testLine(g, params.name),
+    listLineModels: async ({ params }) => ({ models: await upstreamModels(g, params.name) }),
     importLineModels: ({ params, body }) => importLineModels(g, params.name, body),
 
-    listAliases: () => ({ aliases: ops.listAliases(g) }),
-    addAlias: async ({ body }) => ({ alias: await ops.addAlias(g, body) }),
-    removeAlias: async ({ params }) => ({ alias: await ops.removeAlias(g, params.pattern) }),
+    listAliases: () => ({ aliases: aliases.listAliases(g) }),
+    addAlias: async ({ body }) => ({ alias: await aliases.addAlias(g, body) }),
+    removeAlias: async ({ params }) => ({ alias: await aliases.removeAlias(g, params.pattern) }),
 
     listModels: ({ query }) => models.listModels(g, query),
     getModel: ({ params }) => ({ model: models.modelView(g, models.findModel(g, params.id)) }),
@@ -96,18 +91,15 @@ export function adminHandlers(
     resetModel: async ({ params }) => ({ model: await models.resetModel(g, params.id) }),
     importPrices: ({ body }) => importPrices(g, body),
 
-    listGroups: () => ({ groups: ops.listGroups(g) }),
-    addGroup: async ({ body }) => ({ group: await ops.addGroup(g, body) }),
+    listGroups: () => ({ groups: groups.listGroups(g) }),
+    addGroup: async ({ body }) => ({ group: await groups.addGroup(g, body) }),
     updateGroup: async ({ params, body }) => ({ group: await groups.updateGroup(g, params.name, body) }),
     removeGroup: async ({ params }) => ({ group: await groups.removeGroup(g, params.name) }),
 
-    listLogs: ({ query }) => ({
-      entries: g.ledger.reports.logs({ ...logFilter(query), limit: query.limit, beforeId: query.before }),
-    }),
+    listLogs: ({ query }) => ({ entries: logs.listLogs(g, query) }),
+    getStats: ({ query }) => ({ rows: logs.stats(g, query) }),
 
-    getStats: ({ query }) => ({ rows: stats(g, query) }),
-
-    runDoctor: () => ops.doctor(g),
+    runDoctor: () => doctor(g),
 
     connectStatus: () => connections.status(),
     connectTool: ({ params, body }) => connections.connect(params.tool, body),
@@ -117,24 +109,7 @@ export function adminHandlers(
 
     getSettings: () => settings.settingsView(g, status().url),
     updateSettings: ({ body }) => settings.updateSettings(g, body, status().url),
-    adjustWallet: ({ body }) => ops.adjust(g, body.amountMicro, body.note),
-    getRequestBody: ({ params }) => settings.requestBody(g, params.requestId),
+    adjustWallet: ({ body }) => wallet.adjust(g, body.amountMicro, body.note),
+    getRequestBody: ({ params }) => logs.requestBody(g, params.requestId),
   };
-}
-
-const DAY_MS = 86_400_000;
-
-/** Hourly figures over at most 93 days, daily over at most ten years: a bounded answer. */
-function stats(g: Gateway, q: StatsQuery) {
-  if (q.until <= q.since) throw new AdminError(400, 'invalid_request', 'until must be after since.');
-  const max = q.bucket === 'hour' ? 93 * DAY_MS : 3660 * DAY_MS;
-  if (q.until - q.since > max)
-    throw new AdminError(400, 'invalid_request', `A ${q.bucket}ly range spans at most ${max / DAY_MS} days.`);
-  return g.ledger.reports.stats({ since: q.since, until: q.until, bucket: q.bucket, by: q.by, tzOffsetMinutes: q.tz });
-}
-
-/** The filter part of LogsQuery as the ledger reads it. */
-export function logFilter(q: Omit<LogsQuery, 'limit' | 'before'>): LogFilter {
-  const status = q.status === undefined || q.status === 'ok' || q.status === 'error' ? q.status : Number(q.status);
-  return { key: q.key, model: q.model, line: q.line, status, protocol: q.protocol, since: q.since, until: q.until };
 }

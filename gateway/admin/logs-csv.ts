@@ -8,7 +8,8 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { LISTED_BUCKETS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import type { LogEntry } from '../store/ledger.js';
-import type { LedgerReports, LogFilter } from '../store/ledger-reports.js';
+import type { LogFilter } from '../contract/admin/index.js';
+import type { LedgerReports } from '../store/ledger-reports.js';
 
 type Column = [string, (e: LogEntry) => string | number | null];
 

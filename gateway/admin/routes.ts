@@ -8,17 +8,18 @@ import { singleQuery } from '../core/input.js';
 import { AuthFailures } from '../keys/failures.js';
 import {
   ADMIN_ROUTES,
-  LogsQuery,
-  successStatus,
+  AdminError,
   type AdminRoute,
+  logFilterOf,
+  LogsQuery,
   type RouteInput,
   type RouteName,
   type StatusView,
-} from './contract.js';
+  successStatus,
+} from '../contract/admin/index.js';
 import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
-import { adminHandlers, logFilter, type AdminHandlers } from './handlers.js';
+import { adminHandlers, type AdminHandlers } from './handlers.js';
 import { logsCsv } from './logs-csv.js';
-import { AdminError } from './errors.js';
 import { EventHub, eventRoutes } from './events.js';
 import { adminCaller, CONSOLE_HEADER, type ConsoleSessions } from './session.js';
 
@@ -44,7 +45,7 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The admin API under /api/, registered from the route table (contract.ts). */
+/** The admin API under /api/, registered from the route table (gateway/contract/admin/routes.ts). */
 export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Promise<void> {
   const failures = new AuthFailures();
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
@@ -128,7 +129,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="tollgate-usage-${day}.csv"`)
         .header('cache-control', 'no-store')
-        .send(logsCsv(opts.gateway.ledger.reports, logFilter(req.query as LogsQuery)));
+        .send(logsCsv(opts.gateway.ledger.reports, logFilterOf(req.query as LogsQuery)));
     },
   });
 }

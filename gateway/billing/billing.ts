@@ -1,7 +1,7 @@
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { ResolvedModel } from '../catalogue/models.js';
 import { GatewayError } from '../core/errors.js';
-import { formatUsd } from '../core/money.js';
+import { usdExact } from '../contract/money.js';
 import { emptyUsage, maxUsageTokens, usageProblem, type Usage } from '../core/usage.js';
 import { KeyLimits } from '../routing/key-limits.js';
 import { upstreamModelId } from '../routing/lines.js';
@@ -251,7 +251,7 @@ export class Billing {
         unchargedMicro = cost - costMicroValue;
         if (unchargedMicro > 0) {
           notes.push(
-            `cost ${formatUsd(cost)} at catalogue prices is more than the wallet and the key's quota could pay: charged ${formatUsd(costMicroValue)}, ${formatUsd(unchargedMicro)} not charged`,
+            `cost ${usdExact(cost)} at catalogue prices is more than the wallet and the key's quota could pay: charged ${usdExact(costMicroValue)}, ${usdExact(unchargedMicro)} not charged`,
           );
         }
       }

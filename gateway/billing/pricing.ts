@@ -1,5 +1,5 @@
 import { BILLED_BUCKETS, USAGE_BUCKETS, type BilledBucket, type PriceKey } from '../contract/usage-buckets.js';
-import type { Prices } from '../core/prices.js';
+import type { Prices } from '../contract/prices.js';
 import type { Usage } from '../core/usage.js';
 
 const PER_MILLION_TIMES_PPM = 1_000_000n * 1_000_000n;

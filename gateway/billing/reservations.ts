@@ -1,5 +1,5 @@
 import { GatewayError } from '../core/errors.js';
-import { formatUsd } from '../core/money.js';
+import { usdExact } from '../contract/money.js';
 
 export interface Reservation {
   readonly keyId: string;
@@ -45,10 +45,10 @@ export class Reservations {
   reserve(input: ReserveInput): Reservation {
     const walletFree = input.balanceMicro - this.walletHeld;
     if (input.amountMicro > walletFree) {
-      const held = this.walletHeld > 0 ? ` (${formatUsd(this.walletHeld)} of it is held for requests in flight)` : '';
+      const held = this.walletHeld > 0 ? ` (${usdExact(this.walletHeld)} of it is held for requests in flight)` : '';
       throw new GatewayError(
         'insufficient_funds',
-        `Insufficient balance: the wallet has ${formatUsd(input.balanceMicro)}${held}, and this request needs up to ${formatUsd(input.amountMicro)}. ` +
+        `Insufficient balance: the wallet has ${usdExact(input.balanceMicro)}${held}, and this request needs up to ${usdExact(input.amountMicro)}. ` +
           'Top up in the console or with "tollgate wallet topup USD", or lower max_tokens.',
         { code: 'insufficient_balance' },
       );
@@ -59,9 +59,9 @@ export class Reservations {
       if (input.amountMicro > left) {
         throw new GatewayError(
           'insufficient_funds',
-          `Key quota reached: the key "${input.keyName}" has used ${formatUsd(input.keyUsedMicro)} of its ${formatUsd(input.quotaMicro)} quota` +
-            `${keyHeld > 0 ? ` with ${formatUsd(keyHeld)} held for requests in flight` : ''}, ${formatUsd(Math.max(left, 0))} left, ` +
-            `and this request needs up to ${formatUsd(input.amountMicro)}. Raise the key's quota or use another key.`,
+          `Key quota reached: the key "${input.keyName}" has used ${usdExact(input.keyUsedMicro)} of its ${usdExact(input.quotaMicro)} quota` +
+            `${keyHeld > 0 ? ` with ${usdExact(keyHeld)} held for requests in flight` : ''}, ${usdExact(Math.max(left, 0))} left, ` +
+            `and this request needs up to ${usdExact(input.amountMicro)}. Raise the key's quota or use another key.`,
           { code: 'key_quota_exceeded' },
         );
       }

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { numberText, perTokenToMicroPerMillion } from '../core/money.js';
-import type { PriceKey } from '../core/prices.js';
+import type { PriceKey } from '../contract/prices.js';
 import { isObject } from '../core/json.js';
 import type { CatalogueModel } from './catalogue.js';
 

@@ -11,13 +11,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { parseUsd } from '../core/money.js';
+import { isLoopbackHost } from '../contract/loopback.js';
+import { parseUsd } from '../contract/money.js';
 import type { AuthStyle } from '../core/auth.js';
 import { packageRoot } from '../core/paths.js';
 import type { FormatId } from '../contract/formats.js';
 import { MODEL_ID_PATTERN, outputLimitProblem, type ModelFields } from '../contract/model-fields.js';
 import type { Quirks } from '../core/quirks.js';
-import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../core/prices.js';
+import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../contract/prices.js';
 import { DATE_PATTERN, PresetFile, presetFileProblem, type PresetDefinition } from './preset-schema.js';
 
 export { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices };
@@ -75,7 +76,6 @@ export interface Preset {
 /** A catalogue model id: what clients send (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`, LM Studio's `name@quant`). */
 export const MODEL_ID = new RegExp(MODEL_ID_PATTERN);
 const DATE = new RegExp(DATE_PATTERN);
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export function presetsDir(): string {
   return join(packageRoot(), 'gateway', 'presets');
@@ -217,7 +217,7 @@ export function baseUrlProblem(protocol: FormatId, baseUrl: string): string | nu
   } catch {
     return `"${baseUrl}" is not a URL`;
   }
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname)))
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname)))
     return `"${baseUrl}" must use https (plain http only on 127.0.0.1 / localhost)`;
   if (u.username || u.password || u.search || u.hash)
     return `"${baseUrl}" must not hold credentials, a query or a fragment`;

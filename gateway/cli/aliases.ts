@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { AdminClient } from '../admin/client.js';
+import type { AdminClient } from '../contract/admin/index.js';
 import { table } from './format.js';
 import { json, print } from './output.js';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { parseUsd } from '../core/money.js';
+import { parseUsd } from '../contract/money.js';
 
 /** Option parsers shared by the commands. */
 export function int(label: string, min = 0) {
@@ -11,6 +11,7 @@ export function int(label: string, min = 0) {
   };
 }
 
+/** An amount in USD, 0 or more (contract/money.ts reads it). */
 export function amount(v: string): number {
   try {
     return parseUsd(v);

@@ -1,7 +1,12 @@
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
-import type { AdminClient } from '../admin/client.js';
-import type { ConnectBody, ConnectionsView, ConnectView, DisconnectView } from '../admin/contract.js';
+import type {
+  AdminClient,
+  ConnectBody,
+  ConnectionsView,
+  ConnectView,
+  DisconnectView,
+} from '../contract/admin/index.js';
 import { ENV_TARGETS } from '../connect/snippets.js';
 import { findTool, TOOL_NAMES } from '../connect/tools.js';
 import { CliError } from './client.js';

@@ -1,4 +1,4 @@
-import { formatUsd } from '../core/money.js';
+import { usdDigits, usdPrice } from '../contract/money.js';
 
 /**
  * Text as a terminal may show it: control characters (an ESC starting a colour, a cursor move or a
@@ -19,8 +19,6 @@ export function table(headers: string[], rows: (string | number)[][]): string {
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-export const usd = formatUsd;
-
 /** 45000 → "45s", 300000 → "5m", 90000 → "1m30s", 1500 → "1500ms": as `--timeout` takes it. */
 export function duration(ms: number): string {
   if (ms % 1000 !== 0) return `${ms}ms`;
@@ -30,16 +28,16 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 60)}m${s % 60}s`;
 }
 
-/** Price per million tokens, as a person writes it: $2.50, $0.075. */
+/** Price per million tokens (contract/money.ts), or `-` for a price the model does not have. */
 export function perMillion(micro: number | undefined): string {
-  return micro === undefined ? '-' : formatUsd(micro);
+  return micro === undefined ? '-' : usdPrice(micro);
 }
 
-/** For --json output: every micro-USD field gets a USD string beside it. */
+/** For --json output: every micro-USD field gets a USD string beside it, in exact plain digits. */
 export function withUsd(obj: object): Record<string, unknown> {
   const out: Record<string, unknown> = { ...obj };
   for (const [k, v] of Object.entries(obj)) {
-    if (k.endsWith('Micro') && typeof v === 'number') out[k.replace(/Micro$/, 'Usd')] = formatUsd(v).replace('$', '');
+    if (k.endsWith('Micro') && typeof v === 'number') out[k.replace(/Micro$/, 'Usd')] = usdDigits(v);
   }
   return out;
 }

@@ -1,7 +1,6 @@
 /** `tollgate status`, `tollgate pause`, `tollgate resume`: the running gateway itself. */
 import type { Command } from 'commander';
-import type { AdminClient } from '../admin/client.js';
-import type { StatusView } from '../admin/contract.js';
+import type { AdminClient, StatusView } from '../contract/admin/index.js';
 import { json, print } from './output.js';
 
 function printStatus(s: StatusView): void {

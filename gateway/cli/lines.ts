@@ -1,13 +1,11 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { AdminClient } from '../admin/client.js';
-import type { UpdateLineBody } from '../admin/contract.js';
+import type { AddedModelView, AddModelsBody, AdminClient, UpdateLineBody } from '../contract/admin/index.js';
 import { FORMATS, type FormatId } from '../contract/formats.js';
 import { duration, int, list } from './args.js';
 import { CliError } from './client.js';
 import { duration as showDuration, perMillion, table } from './format.js';
 import { json, print } from './output.js';
 import { newModelPricing, priceOptions } from './prices.js';
-import type { AddedModelView, AddModelsBody } from '../admin/contract.js';
 
 function integer(label: string) {
   return (v: string): number => {

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { AdminError, type AdminClient } from '../admin/client.js';
-import type { DoctorReport, WalletView } from '../admin/contract.js';
+import { type AdminClient, AdminError, type DoctorReport, type WalletView } from '../contract/admin/index.js';
+import { isLoopbackHost } from '../contract/loopback.js';
+import { parseUsd, usd, usdCost } from '../contract/money.js';
 import { LISTED_BUCKETS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { defaultDataDir } from '../core/paths.js';
 import { runningGateway } from '../runtime.js';
-import { isLoopbackHost } from '../store/settings.js';
 import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
 import { amount, int, list } from './args.js';
@@ -16,7 +16,7 @@ import { registerLines } from './lines.js';
 import { registerOpen } from './open.js';
 import { registerModels } from './models.js';
 import { json, print } from './output.js';
-import { printable, table, usd, withUsd } from './format.js';
+import { printable, table, withUsd } from './format.js';
 
 const program = new Command('tollgate')
   .description('Tollgate: a local model gateway with keys, a wallet and a usage log.')
@@ -82,7 +82,6 @@ program
     process.once('SIGTERM', stop);
   });
 
-/** 127.x.y.z, ::1 or localhost: reachable from this machine only. */
 const keys = program.command('keys').description('API keys (sk-…) for clients');
 keys
   .command('create')
@@ -179,7 +178,8 @@ walletCmd
   .command('topup <usd>')
   .description('add USD to the wallet, e.g. "tollgate wallet topup 10"')
   .action(async (value: string) => {
-    const micro = amount(value);
+    // A RangeError saying what is wrong with the amount is printed as it is.
+    const micro = parseUsd(value);
     if (micro <= 0) throw new CliError('The amount must be more than 0.');
     const w = await client().call('topUp', { body: { amountMicro: micro } });
     print(`Added ${usd(micro)}.`);
@@ -193,8 +193,7 @@ walletCmd
   )
   .requiredOption('--note <text>', 'why (required; kept with the transaction)')
   .action(async (value: string, o: { note: string }) => {
-    const sign = value.trim().startsWith('-') ? -1 : 1;
-    const micro = sign * amount(value.trim().replace(/^[-+]/, ''));
+    const micro = parseUsd(value, { signed: true });
     if (micro === 0) throw new CliError('The amount must not be 0.');
     if (o.note.trim() === '') throw new CliError('--note must say why.');
     const w = await client().call('adjustWallet', { body: { amountMicro: micro, note: o.note } });
@@ -259,7 +258,7 @@ program
     if (o.explain) {
       for (const e of entries)
         print(
-          `#${e.id} ${e.model ?? '-'} ${usd(e.costMicro)}: ${e.breakdown?.formula ?? (e.servedModel ? 'no price snapshot (logged before prices were kept with each row)' : 'not billed')}`,
+          `#${e.id} ${e.model ?? '-'} ${usdCost(e.costMicro)}: ${e.breakdown?.formula ?? (e.servedModel ? 'no price snapshot (logged before prices were kept with each row)' : 'not billed')}`,
         );
       return;
     }
@@ -272,7 +271,7 @@ program
           e.model ?? '-',
           e.status,
           ...LOG_BUCKETS.map((b) => e.usage[b.k]),
-          usd(e.costMicro),
+          usdCost(e.costMicro),
           `${e.latencyMs} ms`,
           e.errorCode ?? '',
         ]),
@@ -294,7 +293,7 @@ program
       // No gateway running: open the data dir here, holding its lock so none starts meanwhile.
       const [{ openGateway }, { doctor: runDoctor }] = await Promise.all([
         import('../compose/gateway.js'),
-        import('../admin/operations.js'),
+        import('../operations/doctor.js'),
       ]);
       const g = await openGateway(dir);
       try {

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { AdminClient } from '../admin/client.js';
-import type { ModelView, PriceImportView, UpdateModelBody } from '../admin/contract.js';
+import type { AdminClient, ModelView, PriceImportView, UpdateModelBody } from '../contract/admin/index.js';
 import { FORMATS, type FormatId } from '../contract/formats.js';
-import { PRICE_KEYS } from '../core/prices.js';
+import { PRICE_KEYS } from '../contract/prices.js';
 import { int, list } from './args.js';
 import { CliError } from './client.js';
 import { perMillion, table } from './format.js';

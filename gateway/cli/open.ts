@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import type { AdminClient } from '../admin/client.js';
+import type { AdminClient } from '../contract/admin/index.js';
 import { print } from './output.js';
 
 /** The platform's own "open this URL" command. */

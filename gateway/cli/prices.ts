@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { PricesBody } from '../admin/contract.js';
-import { PRICE_KEYS, type PriceKey } from '../core/prices.js';
+import type { PricesBody } from '../contract/admin/index.js';
+import { PRICE_KEYS, type PriceKey } from '../contract/prices.js';
 import { amount } from './args.js';
 import { CliError } from './client.js';
 

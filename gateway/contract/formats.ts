@@ -6,3 +6,23 @@
  */
 export const FORMATS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'] as const;
 export type FormatId = (typeof FORMATS)[number];
+
+/** How a format is named to people: in full, and in two to four letters where a table is narrow. */
+export interface FormatName {
+  name: string;
+  short: string;
+}
+
+/**
+ * Each format's name for people, in the order lists show them (OpenAI's two first). A Record over
+ * FormatId: a new format does not compile until it has its names.
+ */
+export const FORMAT_NAMES = {
+  'openai-chat': { name: 'OpenAI Chat Completions', short: 'Chat' },
+  'openai-responses': { name: 'OpenAI Responses', short: 'Resp' },
+  anthropic: { name: 'Anthropic Messages', short: 'Msgs' },
+  gemini: { name: 'Gemini', short: 'Gem' },
+} as const satisfies Record<FormatId, FormatName>;
+
+/** Every format, in the order people see them listed. */
+export const LISTED_FORMATS = Object.keys(FORMAT_NAMES) as FormatId[];

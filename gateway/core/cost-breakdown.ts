@@ -6,7 +6,7 @@
  * test/core/cost-breakdown.test.ts checks the two agree.
  */
 import { BILLED_BUCKETS, USAGE_BUCKETS, type BilledBucket } from '../contract/usage-buckets.js';
-import { priceKindOf, unitPrice, type PriceKey, type Prices } from './prices.js';
+import { priceKindOf, unitPrice, type PriceKey, type Prices } from '../contract/prices.js';
 import type { Usage } from './usage.js';
 
 /** The unit prices and the multiplier one row was billed at. */

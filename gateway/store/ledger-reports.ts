@@ -5,27 +5,13 @@
  * figures). Writing stays in ledger.ts.
  */
 import type Database from 'better-sqlite3';
+import type { LogFilter } from '../contract/admin/log-filter.js';
 import type { LogEntry } from './ledger.js';
 import type { RequestRecord, WalletTxRecord } from './ledger-records.js';
 import { toEntry } from './ledger-rows.js';
 import { CACHE_WRITES_SQL, HOUR_MS, ROLLUP_DIMENSIONS } from './usage-rollup.js';
 
-/** What the usage log can be narrowed to; every field is optional and they combine with AND. */
-export interface LogFilter {
-  key?: string | undefined;
-  /** The model id as the client sent it. */
-  model?: string | undefined;
-  line?: string | undefined;
-  /** An exact HTTP status, or `ok` (below 400) / `error` (400 and above). */
-  status?: number | 'ok' | 'error' | undefined;
-  /** The client (inbound) protocol. */
-  protocol?: string | undefined;
-  /** Epoch ms, inclusive. */
-  since?: number | undefined;
-  /** Epoch ms, exclusive. */
-  until?: number | undefined;
-}
-
+/** A page of the usage log: the filter (the contract's, contract/admin/log-filter.ts) and where the page is. */
 export interface LogPageQuery extends LogFilter {
   limit?: number | undefined;
   /** Entries older than this id (the last id of the page before). */
@@ -103,7 +89,11 @@ function merge(parts: RawStats[]): StatsRow[] {
   return [...byKey.values()].sort((a, b) => a.start - b.start || (a.group ?? '').localeCompare(b.group ?? ''));
 }
 
-/** The WHERE clause of a filter, with its arguments in order. */
+/**
+ * The WHERE clause of a filter, with its arguments in order: `matches()` in
+ * contract/admin/log-filter.ts written as SQL, field for field (test/store/log-filter.test.ts holds
+ * the two equal). A NULL column equals no value, as null equals no string there.
+ */
 function where(
   f: LogFilter,
   extra: string[] = [],
@@ -120,9 +110,9 @@ function where(
   eq('model', f.model);
   eq('line', f.line);
   eq('inbound_protocol', f.protocol);
-  if (typeof f.status === 'number') eq('status', f.status);
-  else if (f.status === 'ok') parts.push('status < 400');
+  if (f.status === 'ok') parts.push('status < 400');
   else if (f.status === 'error') parts.push('status >= 400');
+  else if (f.status !== undefined) eq('status', Number(f.status));
   if (f.since !== undefined) {
     parts.push('ts >= ?');
     args.push(f.since);

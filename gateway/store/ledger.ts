@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GatewayError } from '../core/errors.js';
-import { formatUsd } from '../core/money.js';
+import { usdExact } from '../contract/money.js';
 import { openSqlite } from './sqlite.js';
 import { emptyUsage, type Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import type { KeyUsageRecord, PendingRecord, WalletRecord, WalletTxRecord } from './ledger-records.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
-import { LedgerReports } from './ledger-reports.js';
+import { LedgerReports, type LogPageQuery } from './ledger-reports.js';
 import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
 import { backfillRollup, ROLLUP_SCHEMA } from './usage-rollup.js';
 import { GroupCommit, LedgerWriteError, pendingProblem, rowProblem, type Queued } from './ledger-writes.js';
@@ -52,13 +52,6 @@ export interface RequestRow {
    * never changes what it says; null when no model was admitted (and for rows older than the snapshot).
    */
   billedAt: PriceSnapshot | null;
-}
-
-export interface LogQuery {
-  keyName?: string | undefined;
-  model?: string | undefined;
-  limit?: number | undefined;
-  beforeId?: number | undefined;
 }
 
 export interface LogEntry extends RequestRow {
@@ -278,7 +271,7 @@ export class Ledger {
     if (amountMicro < 0 && this.balance + amountMicro < held) {
       throw new GatewayError(
         'invalid_request',
-        `${formatUsd(held)} of the balance of ${formatUsd(this.balance)} is held for requests in flight: an adjustment may take at most ${formatUsd(Math.max(0, this.balance - held))} now. Retry once they have finished.`,
+        `${usdExact(held)} of the balance of ${usdExact(this.balance)} is held for requests in flight: an adjustment may take at most ${usdExact(Math.max(0, this.balance - held))} now. Retry once they have finished.`,
         { code: 'balance_held' },
       );
     }
@@ -320,8 +313,8 @@ export class Ledger {
     return pruneBefore(this.db, before);
   }
 
-  logs(q: LogQuery): LogEntry[] {
-    return this.reports.logs({ key: q.keyName, model: q.model, limit: q.limit, beforeId: q.beforeId });
+  logs(q: LogPageQuery): LogEntry[] {
+    return this.reports.logs(q);
   }
 
   /**

@@ -33,10 +33,3 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = {
 export function settingsOf(data: ConfigData): Settings {
   return { ...DEFAULT_SETTINGS, ...data.settings };
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-/** Whether binding to `host` keeps the gateway on this machine. */
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}

@@ -1,8 +1,8 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
-import { api } from '../lib/api.js';
-import { usd } from '../lib/format.js';
+import { admin } from '../lib/api.js';
+import { usd } from '../../gateway/contract/money.js';
 import { LOGGED_OUT_EVENT } from '../lib/session-events.js';
 import { useLiveEvents } from '../lib/live.js';
 import { useStatus, useWallet } from '../lib/queries.js';
@@ -96,7 +96,7 @@ export function Layout({ children }: { children: ReactNode }) {
               type="button"
               className="link-button"
               onClick={() => {
-                void api.logout().finally(() => qc.clear());
+                void admin.call('logout').finally(() => qc.clear());
                 window.location.replace('/');
               }}
             >

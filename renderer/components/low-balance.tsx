@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { usd } from '../lib/format.js';
+import { usd } from '../../gateway/contract/money.js';
 import { useSettings, useWallet } from '../lib/queries.js';
 
 /** Says so when the balance is below the low-balance setting; nothing otherwise. */

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useShortcuts } from './shortcuts.js';
-import { usd } from '../lib/format.js';
+import { usd } from '../../gateway/contract/money.js';
 
 export function PageHeader({
   title,

@@ -1,23 +1,23 @@
 /**
- * The console's one door to the gateway: every screen calls the admin API through the typed client
- * derived from the contract. Requests ride on the session cookie that /login set (never the admin
- * token) and carry the console header the admin guard asks of cookie-authorised requests
- * (gateway/admin/session.ts).
+ * The console's one door to the gateway: every screen calls the admin API as `admin.call(route, …)`,
+ * the typed client of the contract (gateway/contract/admin/), with the route names of
+ * docs/admin-api.md; there is no second set of method names. Requests ride on the session cookie that
+ * /login set (never the admin token) and carry the console header the admin guard asks of
+ * cookie-authorised requests (gateway/admin/session.ts). Query hooks and keys: queries.ts.
  */
-import { AdminClient, AdminError } from '../../gateway/admin/client.js';
-import type {
+import { AdminClient, AdminError, type LogFilter } from '../../gateway/contract/admin/index.js';
+
+/** The contract's types the screens use, in one import. */
+export type {
   AliasView,
   ConnectBody,
   ConnectionView,
   ConnectView,
-  DisconnectView,
-  SettingsView,
-  SnippetView,
-  UpdateSettingsBody,
   CreatedKey,
   CreateGroupBody,
   CreateKeyBody,
   CreateLineBody,
+  DisconnectView,
   GroupView,
   KeyView,
   LineTestView,
@@ -25,38 +25,23 @@ import type {
   LogEntry,
   ModelView,
   PresetView,
+  SettingsView,
+  SnippetView,
   StatsRowView,
   StatusView,
   UpdateGroupBody,
   UpdateKeyBody,
   UpdateLineBody,
+  UpdateSettingsBody,
   WalletTransactionView,
   WalletView,
-} from '../../gateway/admin/contract.js';
-
-export type {
-  AliasView,
-  CreatedKey,
-  GroupView,
-  KeyView,
-  LineTestView,
-  LineView,
-  LogEntry,
-  ModelView,
-  PresetView,
-  StatsRowView,
-  StatusView,
-  WalletTransactionView,
-  WalletView,
-};
-export type { ConnectBody, ConnectionView, ConnectView, DisconnectView, SettingsView, SnippetView, UpdateSettingsBody };
-export type { CreateGroupBody, CreateKeyBody, CreateLineBody, UpdateGroupBody, UpdateKeyBody, UpdateLineBody };
+} from '../../gateway/contract/admin/index.js';
 
 export const CONSOLE_HEADER = 'x-tollgate-console';
 
 /**
- * The typed admin client (gateway/admin/client.ts), on the page's own origin, with the session
- * cookie and the console header; every reply is checked against the contract before a screen sees it.
+ * The typed admin client, on the page's own origin, with the session cookie and the console header;
+ * every reply is checked against the contract before a screen sees it.
  */
 export const admin = new AdminClient({ baseUrl: '', headers: { [CONSOLE_HEADER]: '1' }, credentials: 'same-origin' });
 
@@ -67,23 +52,6 @@ export function isLoggedOut(err: unknown): boolean {
   return err instanceof AdminError && (err.code === 'admin_token_required' || err.code === 'console_header_required');
 }
 
-/** The usage log's filters (GET /api/logs and /api/logs.csv). */
-export interface LogFilter {
-  key?: string;
-  model?: string;
-  line?: string;
-  /** `ok`, `error` or a status such as `429`. */
-  status?: string;
-  protocol?: string;
-  since?: number;
-  until?: number;
-}
-
-export interface LogQuery extends LogFilter {
-  limit?: number;
-  before?: number;
-}
-
 /** The CSV export of a filter: a plain link the browser downloads as it streams. */
 export function csvUrl(f: LogFilter): string {
   const q = new URLSearchParams();
@@ -91,63 +59,3 @@ export function csvUrl(f: LogFilter): string {
   const text = q.toString();
   return `/api/logs.csv${text ? `?${text}` : ''}`;
 }
-
-/** The same filter applied to one entry, for rows that arrive live. */
-export function matches(e: LogEntry, f: LogFilter): boolean {
-  if (f.key && e.keyName !== f.key) return false;
-  if (f.model && e.model !== f.model) return false;
-  if (f.line && e.line !== f.line) return false;
-  if (f.protocol && e.inboundProtocol !== f.protocol) return false;
-  if (f.status === 'ok' && e.status >= 400) return false;
-  if (f.status === 'error' && e.status < 400) return false;
-  if (f.status && f.status !== 'ok' && f.status !== 'error' && String(e.status) !== f.status) return false;
-  if (f.since !== undefined && e.ts < f.since) return false;
-  if (f.until !== undefined && e.ts >= f.until) return false;
-  return true;
-}
-
-/** The calls the screens make, unwrapped where a reply is one list. */
-export const api = {
-  status: () => admin.call('getStatus'),
-  logout: () => admin.call('logout'),
-
-  keys: async () => (await admin.call('listKeys')).keys,
-  createKey: (body: CreateKeyBody) => admin.call('createKey', { body }),
-  setKeyEnabled: async (name: string, enabled: boolean) =>
-    (await admin.call(enabled ? 'enableKey' : 'disableKey', { params: { name } })).key,
-  deleteKey: async (name: string) => (await admin.call('deleteKey', { params: { name } })).key,
-  updateKey: async (name: string, body: UpdateKeyBody) =>
-    (await admin.call('updateKey', { params: { name }, body })).key,
-
-  wallet: () => admin.call('getWallet'),
-  topup: (amountMicro: number, note?: string) =>
-    admin.call('topUp', { body: { amountMicro, ...(note ? { note } : {}) } }),
-  adjust: (amountMicro: number, note: string) => admin.call('adjustWallet', { body: { amountMicro, note } }),
-  walletTransactions: async () => (await admin.call('listWalletTransactions', { query: { limit: 100 } })).transactions,
-
-  presets: async () => (await admin.call('listPresets')).presets,
-  lines: async () => (await admin.call('listLines')).lines,
-  addLine: async (body: CreateLineBody) => (await admin.call('addLine', { body })).line,
-  updateLine: async (name: string, body: UpdateLineBody) =>
-    (await admin.call('updateLine', { params: { name }, body })).line,
-  deleteLine: async (name: string) => (await admin.call('removeLine', { params: { name } })).line,
-  testLine: (name: string) => admin.call('testLine', { params: { name } }),
-
-  models: async () => (await admin.call('listModels')).models,
-  groups: async () => (await admin.call('listGroups')).groups,
-  addGroup: async (body: CreateGroupBody) => (await admin.call('addGroup', { body })).group,
-  updateGroup: async (name: string, body: UpdateGroupBody) =>
-    (await admin.call('updateGroup', { params: { name }, body })).group,
-  removeGroup: async (name: string) => (await admin.call('removeGroup', { params: { name } })).group,
-
-  logs: async (q: LogQuery) => (await admin.call('listLogs', { query: q })).entries,
-  requestBody: (requestId: string) => admin.call('getRequestBody', { params: { requestId } }),
-
-  settings: () => admin.call('getSettings'),
-  updateSettings: (body: UpdateSettingsBody) => admin.call('updateSettings', { body }),
-
-  connections: () => admin.call('connectStatus'),
-  connect: (tool: string, body: ConnectBody) => admin.call('connectTool', { params: { tool }, body }),
-  disconnect: (tool: string) => admin.call('disconnectTool', { params: { tool } }),
-  snippets: (model?: string) => admin.call('listSnippets', { query: model ? { model } : {} }),
-};

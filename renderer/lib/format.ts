@@ -1,29 +1,4 @@
-/** Display formats. Amounts arrive as integer micro-USD and are only ever divided for display. */
-
-/** $12.34 for whole cents, more digits only when the amount has them (a request can cost $0.000043). */
-export function usd(micro: number): string {
-  const sign = micro < 0 ? '−' : '';
-  const abs = Math.abs(micro);
-  const whole = Math.floor(abs / 1_000_000);
-  const frac = String(abs % 1_000_000).padStart(6, '0');
-  const trimmed = frac.replace(/0+$/, '');
-  const digits = trimmed.length <= 2 ? frac.slice(0, 2) : trimmed;
-  return `${sign}$${whole.toLocaleString('en-US')}.${digits}`;
-}
-
-/** A price in micro-USD per million tokens, as dollars per million. */
-export function perMillion(micro: number | undefined): string {
-  if (micro === undefined) return '—';
-  return usd(micro);
-}
-
-/** Parses a dollar amount typed by a person ("10", "2.5", "$0.75") into micro-USD; undefined if it is not one. */
-export function parseUsd(text: string): number | undefined {
-  const t = text.trim().replace(/^\$/, '').replaceAll(',', '');
-  if (!/^\d+(\.\d{0,6})?$/.test(t)) return undefined;
-  const [whole, frac = ''] = t.split('.');
-  return Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
-}
+/** Display formats of the console beside money (money is gateway/contract/money.ts: one rule everywhere). */
 
 export function tokens(n: number): string {
   return n.toLocaleString('en-US');
@@ -60,10 +35,3 @@ export function ms(n: number | null): string {
   if (n === null) return '—';
   return n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} s`;
 }
-
-export const PROTOCOL_LABEL: Record<string, string> = {
-  'openai-chat': 'OpenAI Chat',
-  'openai-responses': 'OpenAI Responses',
-  anthropic: 'Anthropic Messages',
-  gemini: 'Gemini',
-};

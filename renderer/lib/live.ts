@@ -6,7 +6,7 @@
  */
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { adminEvents, type AdminEvent } from '../../gateway/admin/events-client.js';
+import { adminEvents, handleAdminEvent, type AdminEventHandlers } from '../../gateway/contract/admin/index.js';
 import { admin, isLoggedOut, type KeyView, type LineView, type LogEntry } from './api.js';
 import { qk } from './queries.js';
 
@@ -35,36 +35,39 @@ function refreshSummaries(qc: QueryClient): void {
   const now = Date.now();
   if (now - lastRefresh < 1000) return;
   lastRefresh = now;
-  void qc.invalidateQueries({ queryKey: ['logs', 'recent'] });
-  void qc.invalidateQueries({ queryKey: ['stats'] });
+  void qc.invalidateQueries({ queryKey: qk.recentLogs });
+  void qc.invalidateQueries({ queryKey: qk.stats() });
 }
 
-function apply(qc: QueryClient, e: AdminEvent): void {
-  switch (e.event) {
-    case 'snapshot':
-      qc.setQueryData(qk.wallet, e.data.wallet);
-      qc.setQueryData(qk.keys, e.data.keys);
-      qc.setQueryData(qk.lines, e.data.lines);
-      return;
-    case 'wallet':
-      qc.setQueryData(qk.wallet, e.data.wallet);
-      void qc.invalidateQueries({ queryKey: ['wallet', 'transactions'] });
-      return;
-    case 'key':
-      qc.setQueryData<KeyView[]>(qk.keys, (old) => upsert(old, e.data.key, (k) => k.state !== 'deleted'));
-      return;
-    case 'line': {
-      const removed = e.data.removed === true;
-      qc.setQueryData<LineView[]>(qk.lines, (old) => upsert(old, e.data.line, () => !removed));
+/** What each event of the stream (ADMIN_EVENTS) does to the query cache. */
+function handlers(qc: QueryClient): AdminEventHandlers {
+  return {
+    snapshot: (d) => {
+      qc.setQueryData(qk.wallet, d.wallet);
+      qc.setQueryData(qk.keys, d.keys);
+      qc.setQueryData(qk.lines, d.lines);
+    },
+    wallet: (d) => {
+      qc.setQueryData(qk.wallet, d.wallet);
+      void qc.invalidateQueries({ queryKey: qk.walletTransactions });
+    },
+    key: (d) => {
+      qc.setQueryData<KeyView[]>(qk.keys, (old) => upsert(old, d.key, (k) => k.state !== 'deleted'));
+    },
+    line: (d) => {
+      const removed = d.removed === true;
+      qc.setQueryData<LineView[]>(qk.lines, (old) => upsert(old, d.line, () => !removed));
       // Which lines serve a model, and how each protocol reaches it, follow the lines.
       void qc.invalidateQueries({ queryKey: qk.models });
-      return;
-    }
-    case 'log':
-      for (const fn of logListeners) fn(e.data.entry);
+    },
+    log: (d) => {
+      for (const fn of logListeners) fn(d.entry);
       refreshSummaries(qc);
-      return;
-  }
+    },
+    status: (d) => {
+      qc.setQueryData(qk.status, d.status);
+    },
+  };
 }
 
 /** Keeps the stream open for the life of the component (the layout). */
@@ -72,10 +75,11 @@ export function useLiveEvents(onLoggedOut: () => void): void {
   const qc = useQueryClient();
   useEffect(() => {
     const ac = new AbortController();
+    const on = handlers(qc);
     const run = async (): Promise<void> => {
       while (!ac.signal.aborted) {
         try {
-          for await (const e of adminEvents(admin, ac.signal)) apply(qc, e);
+          for await (const e of adminEvents(admin, ac.signal)) handleAdminEvent(on, e);
         } catch (err) {
           if (ac.signal.aborted) return;
           if (isLoggedOut(err)) return onLoggedOut();

@@ -1,32 +1,86 @@
 /**
- * Server state: one TanStack Query hook per admin resource, so screens share cache and refetching.
- * Wallet, keys and lines are kept current by the event stream (live.ts); the slow poll is only a
- * fallback for a stream that cannot connect.
+ * Server state: one TanStack Query hook per admin resource, so screens share cache and refetching,
+ * and `qk`, the one factory of query keys (a key written out anywhere else is a cache nobody
+ * invalidates). Wallet, keys and lines are kept current by the event stream (live.ts); the slow
+ * poll is only a fallback for a stream that cannot connect. Every query calls the typed client,
+ * `admin.call(route, …)`, and passes on TanStack's signal so a query that is dropped stops its request.
  */
 import { useQuery, type QueryKey } from '@tanstack/react-query';
-import { api } from './api.js';
+import type { LogFilter, StatsQuery } from '../../gateway/contract/admin/index.js';
+import { admin } from './api.js';
 
 export const qk = {
   status: ['status'],
   wallet: ['wallet'],
+  walletTransactions: ['wallet', 'transactions'],
   keys: ['keys'],
   lines: ['lines'],
   presets: ['presets'],
   models: ['models'],
   groups: ['groups'],
+  /** Every query of the usage log (the pages below start with it). */
   logs: ['logs'],
+  recentLogs: ['logs', 'recent'],
+  logPages: (filter: LogFilter) => ['logs', 'pages', filter],
+  requestBody: (requestId: string) => ['logs', 'body', requestId],
+  /** The spend figures; without `by`, all of them. */
+  stats: (by?: StatsQuery['by']) => (by === undefined ? ['stats'] : ['stats', by]),
   settings: ['settings'],
   connections: ['connections'],
-} as const satisfies Record<string, QueryKey>;
+  snippets: (model: string) => ['connect', 'snippets', model],
+} as const satisfies Record<string, QueryKey | ((...args: never[]) => QueryKey)>;
 
 const FALLBACK_POLL = 30_000;
 
-export const useStatus = () => useQuery({ queryKey: qk.status, queryFn: api.status, staleTime: 60_000 });
-export const useWallet = () => useQuery({ queryKey: qk.wallet, queryFn: api.wallet, refetchInterval: FALLBACK_POLL });
-export const useKeys = () => useQuery({ queryKey: qk.keys, queryFn: api.keys, refetchInterval: FALLBACK_POLL });
-export const useLines = () => useQuery({ queryKey: qk.lines, queryFn: api.lines, refetchInterval: FALLBACK_POLL });
-export const usePresets = () => useQuery({ queryKey: qk.presets, queryFn: api.presets, staleTime: Infinity });
-export const useModels = () => useQuery({ queryKey: qk.models, queryFn: api.models, staleTime: 30_000 });
-export const useGroups = () => useQuery({ queryKey: qk.groups, queryFn: api.groups, staleTime: 30_000 });
-export const useSettings = () => useQuery({ queryKey: qk.settings, queryFn: api.settings, staleTime: 30_000 });
-export const useConnections = () => useQuery({ queryKey: qk.connections, queryFn: api.connections });
+export const useStatus = () =>
+  useQuery({ queryKey: qk.status, queryFn: ({ signal }) => admin.call('getStatus', { signal }), staleTime: 60_000 });
+export const useWallet = () =>
+  useQuery({
+    queryKey: qk.wallet,
+    queryFn: ({ signal }) => admin.call('getWallet', { signal }),
+    refetchInterval: FALLBACK_POLL,
+  });
+export const useWalletTransactions = () =>
+  useQuery({
+    queryKey: qk.walletTransactions,
+    queryFn: async ({ signal }) =>
+      (await admin.call('listWalletTransactions', { query: { limit: 100 }, signal })).transactions,
+  });
+export const useKeys = () =>
+  useQuery({
+    queryKey: qk.keys,
+    queryFn: async ({ signal }) => (await admin.call('listKeys', { signal })).keys,
+    refetchInterval: FALLBACK_POLL,
+  });
+export const useLines = () =>
+  useQuery({
+    queryKey: qk.lines,
+    queryFn: async ({ signal }) => (await admin.call('listLines', { signal })).lines,
+    refetchInterval: FALLBACK_POLL,
+  });
+export const usePresets = () =>
+  useQuery({
+    queryKey: qk.presets,
+    queryFn: async ({ signal }) => (await admin.call('listPresets', { signal })).presets,
+    staleTime: Infinity,
+  });
+export const useModels = () =>
+  useQuery({
+    queryKey: qk.models,
+    queryFn: async ({ signal }) => (await admin.call('listModels', { signal })).models,
+    staleTime: 30_000,
+  });
+export const useGroups = () =>
+  useQuery({
+    queryKey: qk.groups,
+    queryFn: async ({ signal }) => (await admin.call('listGroups', { signal })).groups,
+    staleTime: 30_000,
+  });
+export const useSettings = () =>
+  useQuery({
+    queryKey: qk.settings,
+    queryFn: ({ signal }) => admin.call('getSettings', { signal }),
+    staleTime: 30_000,
+  });
+export const useConnections = () =>
+  useQuery({ queryKey: qk.connections, queryFn: ({ signal }) => admin.call('connectStatus', { signal }) });

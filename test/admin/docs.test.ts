@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ADMIN_ROUTES, successStatus, type AdminRoute } from '../../gateway/admin/contract.js';
+import { ADMIN_ROUTES, successStatus, type AdminRoute } from '../../gateway/contract/admin/index.js';
 import { REPO } from '../helpers/gateway.js';
 
 const DOC = readFileSync(join(REPO, 'docs/admin-api.md'), 'utf8');

@@ -1,8 +1,7 @@
 /** GET /api/events: the snapshot, then log, wallet, key, line and status events as things change, from any writer. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { AdminClient, bearer } from '../../gateway/admin/client.js';
-import { adminEvents, type AdminEvent } from '../../gateway/admin/events-client.js';
+import { AdminClient, type AdminEvent, adminEvents, bearer } from '../../gateway/contract/admin/index.js';
 import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 

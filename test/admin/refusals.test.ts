@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
-import type { CallArgs } from '../../gateway/admin/client.js';
-import { ErrorBody, type Reply, type RouteName } from '../../gateway/admin/contract.js';
+import { type CallArgs, ErrorBody, type Reply, type RouteName } from '../../gateway/contract/admin/index.js';
 import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 

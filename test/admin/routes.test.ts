@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { CallArgs } from '../../gateway/admin/client.js';
-import { ADMIN_ROUTES, type Reply, type RouteName } from '../../gateway/admin/contract.js';
+import { ADMIN_ROUTES, type CallArgs, type Reply, type RouteName } from '../../gateway/contract/admin/index.js';
 import { VERSION } from '../../gateway/serve.js';
 import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { MOCK_MODELS, scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
@@ -219,7 +218,7 @@ describe('each route through the typed client', () => {
     await call('adjustWallet', { body: { amountMicro: 700_000, note: 'routes test: undone' } });
   });
 
-  test('settings: getSettings, updateSettings, getRequestBody (test/admin/settings.test.ts has the rest)', async () => {
+  test('settings: getSettings, updateSettings, getRequestBody (test/operations/settings.test.ts has the rest)', async () => {
     const s = await call('getSettings');
     assert.equal(s.storeBodies, false);
     const on = await call('updateSettings', { body: { storeBodies: true } });

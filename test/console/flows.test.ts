@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
+import { usd, usdCost } from '../../gateway/contract/money.js';
 import { USAGE_BUCKETS, type BucketKey } from '../../gateway/contract/usage-buckets.js';
 import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
@@ -189,8 +190,12 @@ describe('console flows', { skip }, () => {
   test("the overview shows the day's spend and requests, live", async () => {
     await gotoPage(page, '1', 'Overview');
     const [entry] = await gw.admin.logs({ key: 'laptop' });
-    const cost = `$${(entry!.costMicro / 1e6).toFixed(6).replace(/0+$/, '')}`;
-    await page.locator('.stat', { hasText: 'Spent today' }).getByText(cost).waitFor();
+    // The day's total to the cent, the request's own cost to the micro-dollar (gateway/contract/money.ts).
+    await page.locator('.stat', { hasText: 'Spent today' }).getByText(usd(entry!.costMicro)).waitFor();
+    await page
+      .getByRole('cell', { name: usdCost(entry!.costMicro) })
+      .first()
+      .waitFor();
     await page.locator('.chart-legend').getByText('gpt-4o').waitFor();
   });
 

@@ -74,7 +74,7 @@ describe('console models page', { skip }, () => {
     const row = page.locator(`tr[data-model="${ID}"]`);
     await row.getByText('custom', { exact: true }).waitFor();
     assert.deepEqual(await row.locator('td.num').allTextContents(), ['$1.25', '$3.50', '$0.125', '$1.50', '32k']);
-    const m = await gw.admin.model(ID);
+    const m = await gw.admin.modelOf(ID);
     assert.deepEqual(
       [m.origin, m.vendor, m.displayName, m.contextWindow, m.maxOutputTokens],
       ['custom', 'acme', 'Acme Coder 7B', 32_000, 8_000],
@@ -91,7 +91,7 @@ describe('console models page', { skip }, () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await page.locator(`tr[data-model="${ID}"]`).getByText('$7.125').waitFor();
-    assert.deepEqual((await gw.admin.model(ID)).prices, {
+    assert.deepEqual((await gw.admin.modelOf(ID)).prices, {
       input: 1_250_000,
       output: 7_125_000,
       cacheRead: 125_000,
@@ -149,14 +149,14 @@ describe('console models page', { skip }, () => {
     await dialog.getByLabel('Input', { exact: true }).fill('0.5');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await row.getByText('overridden').waitFor();
-    const changed = await gw.admin.model(preset.id);
+    const changed = await gw.admin.modelOf(preset.id);
     assert.equal(changed.prices.input, 500_000);
     assert.deepEqual(changed.presetPrices, preset.prices);
     assert.equal(changed.prices.output, preset.prices.output, 'only the changed price is overridden');
     await row.getByRole('button', { name: `Actions for model ${preset.id}` }).click();
     await page.getByRole('menuitem', { name: 'Reset to preset prices' }).click();
     await row.getByText('overridden').waitFor({ state: 'detached' });
-    const back = await gw.admin.model(preset.id);
+    const back = await gw.admin.modelOf(preset.id);
     assert.deepEqual([back.prices, back.presetPrices], [preset.prices, null]);
     await page.getByLabel('Search').fill('');
   });

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { usd } from '../../gateway/contract/money.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 import { assertConsoleBuilt, browserSkipReason, gotoPage, launch, openConsole, type ConsolePage } from './browser.js';
@@ -99,12 +100,12 @@ describe('console settings, adjustments and connect', { skip }, () => {
     await page.getByLabel('Reason (required)').fill('top-up entered twice');
     await page.getByRole('button', { name: 'Adjust balance' }).click();
     await page.getByRole('cell', { name: 'top-up entered twice' }).waitFor();
-    await page.getByRole('cell', { name: '−$1.25' }).waitFor();
+    await page.getByRole('cell', { name: '-$1.25' }).waitFor();
     const w = await gw.admin.wallet();
     assert.deepEqual([w.balanceMicro, w.adjustmentsMicro], [before.balanceMicro - 1_250_000, -1_250_000]);
     await page
       .getByTestId('balance')
-      .filter({ hasText: `$${(w.balanceMicro / 1e6).toString()}` })
+      .filter({ hasText: usd(w.balanceMicro) })
       .waitFor();
     assert.equal((await gw.admin.doctor()).ok, true);
   });

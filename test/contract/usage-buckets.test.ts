@@ -99,7 +99,7 @@ test('the ledger has a whole-number column for every bucket', () => {
  */
 const CONSUMERS: Record<string, { spells?: string[]; why?: string; via?: RegExp }> = {
   'gateway/core/usage.ts': { spells: ['cacheWriteTokens'], why: 'cacheWriteTokens() is the one cache-write figure' },
-  'gateway/core/prices.ts': {},
+  'gateway/contract/prices.ts': {},
   'gateway/billing/pricing.ts': {},
   'gateway/core/cost-breakdown.ts': {},
   'gateway/store/ledger.ts': {},
@@ -132,7 +132,7 @@ const CONSUMERS: Record<string, { spells?: string[]; why?: string; via?: RegExp 
     why: 'the stats rows are those four figures',
     via: /CACHE_WRITES_SQL/,
   },
-  'gateway/admin/views.ts': {
+  'gateway/contract/admin/views.ts': {
     spells: ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'],
     why: "the stats row's four figures",
   },
@@ -152,7 +152,7 @@ const NAMES = rows
 describe('every consumer derives its list from the table', () => {
   for (const [
     file,
-    { spells = [], why, via = /contract\/usage-buckets\.js|core\/usage\.js|core\/prices\.js/ },
+    { spells = [], why, via = /usage-buckets\.js|core\/usage\.js|contract\/prices\.js/ },
   ] of Object.entries(CONSUMERS)) {
     test(file, () => {
       const code = readFileSync(file, 'utf8')
@@ -254,7 +254,7 @@ import { costMicro, dearestInputPrice } from './gateway/billing/pricing.js';
 import { emptyUsage, usageProblem } from './gateway/core/usage.js';
 import { Ledger } from './gateway/store/ledger.js';
 import { logsCsv } from './gateway/admin/logs-csv.js';
-import { LogEntry, PricesView } from './gateway/admin/views.js';
+import { LogEntry, PricesView } from './gateway/contract/admin/views.js';
 
 const prices = { input: 1_000_000, output: 2_000_000, cacheRead: 500_000, cacheWrite: 1_250_000, videoInput: 3_000_000 };
 const usage = { ...emptyUsage(), inputTokens: 1000, outputTokens: 100, videoInputTokens: 500 };

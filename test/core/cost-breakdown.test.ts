@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { costMicro } from '../../gateway/billing/pricing.js';
 import { costBreakdown, decimal } from '../../gateway/core/cost-breakdown.js';
-import type { Prices } from '../../gateway/core/prices.js';
+import type { Prices } from '../../gateway/contract/prices.js';
 import type { Usage } from '../../gateway/core/usage.js';
 
 test('decimal: exact text, no trailing zeros, any scale', () => {

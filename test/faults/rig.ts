@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError } from '@google/genai';
 import OpenAI from 'openai';
-import type { LogEntry } from '../../gateway/admin/contract.js';
+import type { LogEntry } from '../../gateway/contract/admin/index.js';
 import { StreamFailed, type Protocol } from '../helpers/clients.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, scenarioOrigin, type MockUpstream } from '../helpers/mock-upstream.js';

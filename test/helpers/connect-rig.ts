@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ConnectionsView, KeyView, LogEntry } from '../../gateway/admin/contract.js';
+import type { ConnectionsView, KeyView, LogEntry } from '../../gateway/contract/admin/index.js';
 import { findTool } from '../../gateway/connect/index.js';
 import { REPO, startGateway, type TestGateway } from './gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from './mock-upstream.js';

@@ -11,16 +11,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
-import { AdminClient, AdminError, bearer } from '../../gateway/admin/client.js';
-import type {
-  CreateKeyBody,
-  CreateLineBody,
-  DoctorReport,
-  LineView,
-  LogEntry,
-  ModelView,
-  WalletView,
-} from '../../gateway/admin/contract.js';
+import {
+  AdminClient,
+  AdminError,
+  bearer,
+  type CreateKeyBody,
+  type CreateLineBody,
+  type LogsQuery,
+  type ModelView,
+} from '../../gateway/contract/admin/index.js';
 import { readAdminToken } from '../../gateway/admin/token.js';
 import { readRuntime } from '../../gateway/runtime.js';
 import { serve, type Running, type ServeOptions } from '../../gateway/serve.js';
@@ -65,47 +64,41 @@ export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'tollgate-test-'));
 }
 
-/** Admin operations the tests need, through the real admin API and its typed client. */
+/**
+ * The admin API for tests: `call`, the typed client's, for every route by its contract name, and a
+ * few conveniences the suite uses everywhere, each one line over `call`.
+ */
 export class Admin {
   readonly client: AdminClient;
+  readonly call: AdminClient['call'];
 
   constructor(url: string, token: string) {
     this.client = new AdminClient({ baseUrl: url, headers: bearer(token) });
+    this.call = this.client.call.bind(this.client);
   }
 
-  topup(usd: number): Promise<WalletView> {
-    return this.client.call('topUp', { body: { amountMicro: Math.round(usd * 1_000_000) } });
-  }
-  wallet(): Promise<WalletView> {
-    return this.client.call('getWallet');
-  }
-  async key(name: string, extra: Omit<CreateKeyBody, 'name'> = {}): Promise<string> {
-    return (await this.client.call('createKey', { body: { name, ...extra } })).secret;
-  }
-  async line(body: Partial<CreateLineBody> & Pick<CreateLineBody, 'name' | 'baseUrl' | 'models'>): Promise<LineView> {
-    return (await this.client.call('addLine', { body: { protocol: 'openai-chat', ...body } })).line;
-  }
-  group(name: string, multiplier: string, models?: string[]): Promise<unknown> {
-    return this.client.call('addGroup', { body: { name, multiplier, ...(models ? { models } : {}) } });
-  }
-  /** Newest first, 1000 at most unless `limit` says otherwise; numbers may be given as query-string text. */
-  async logs(
-    query: { key?: string; model?: string; limit?: number | string; before?: number | string } = {},
-  ): Promise<LogEntry[]> {
-    const { key, model, limit = 1000, before } = query;
-    return (
-      await this.client.call('listLogs', {
-        query: { key, model, limit: Number(limit), before: before === undefined ? undefined : Number(before) },
-      })
-    ).entries;
-  }
-  async model(id: string): Promise<ModelView> {
-    const { models } = await this.client.call('listModels');
-    return models.find((m) => m.id === id)!;
-  }
-  doctor(): Promise<DoctorReport> {
-    return this.client.call('runDoctor');
-  }
+  /** A top-up in dollars. */
+  topup = (usd: number) => this.call('topUp', { body: { amountMicro: Math.round(usd * 1_000_000) } });
+  wallet = () => this.call('getWallet');
+  /** A new key's secret. */
+  key = async (name: string, extra: Omit<CreateKeyBody, 'name'> = {}) =>
+    (await this.call('createKey', { body: { name, ...extra } })).secret;
+  /** A line, speaking openai-chat unless the body says otherwise. */
+  line = async (body: Partial<CreateLineBody> & Pick<CreateLineBody, 'name' | 'baseUrl' | 'models'>) =>
+    (await this.call('addLine', { body: { protocol: 'openai-chat', ...body } })).line;
+  group = (name: string, multiplier: string, models?: string[]) =>
+    this.call('addGroup', { body: { name, multiplier, ...(models ? { models } : {}) } });
+  /** Newest first, 1000 at most unless `limit` says otherwise. */
+  logs = async (query: LogsQuery = {}) => (await this.call('listLogs', { query: { limit: 1000, ...query } })).entries;
+  /** The catalogue's model, or undefined when there is none with that id. */
+  model = async (id: string) => (await this.call('listModels')).models.find((m) => m.id === id);
+  /** The catalogue's model; the call fails when there is none with that id. */
+  modelOf = async (id: string) => {
+    const found = await this.model(id);
+    if (!found) throw new Error(`the catalogue has no model ${id}`);
+    return found;
+  };
+  doctor = () => this.call('runDoctor');
 }
 
 /** The AdminError a call rejects with (the assertion fails if it succeeds or throws something else). */

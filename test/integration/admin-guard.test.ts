@@ -174,8 +174,9 @@ test('a Host that only starts like a loopback address is refused', async () => {
     const r = await inject({ host, ...auth() });
     assert.equal(r.statusCode, 403, host);
   }
-  // Any 127.x.y.z is this machine: a gateway started with --host 127.0.0.2 is addressed so.
-  for (const host of ['127.0.0.2:4141', '127.1.2.3', 'LOCALHOST:4141'])
+  // Any 127.x.y.z is this machine: a gateway started with --host 127.0.0.2 is addressed so; and
+  // localhost is localhost with the root's trailing dot too (gateway/contract/loopback.ts).
+  for (const host of ['127.0.0.2:4141', '127.1.2.3', 'LOCALHOST:4141', 'localhost.:4141', '[0:0:0:0:0:0:0:1]:4141'])
     assert.equal((await inject({ host, ...auth() })).statusCode, 200, host);
 });
 

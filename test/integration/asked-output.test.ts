@@ -59,7 +59,7 @@ async function openaiRefusal(p: Promise<unknown>, param: string): Promise<void> 
   assert.equal(err.param, param);
   assert.equal(err.code, 'unsupported_value');
   assert.match(err.message, new RegExp(`${param.replace('.', '\\.')}: .* cannot be produced for this model`));
-  const row = (await gw.admin.logs({ limit: '1' }))[0]!;
+  const row = (await gw.admin.logs({ limit: 1 }))[0]!;
   assert.equal(row.status, 400, 'the refusal is in the log');
   assert.equal(row.costMicro, 0, 'and costs nothing');
 }

@@ -54,7 +54,7 @@ describe('the catalogue from the CLI: models a line serves, custom models, price
     assert.match(add.stdout, /Added to the catalogue at price 0: qwen3-coder:30b\./);
     assert.equal(await ask(secret, 'qwen3-coder:30b'), 200);
     const explained = await tollgate(['logs', '--model', 'qwen3-coder:30b', '--explain']);
-    assert.match(explained.stdout, /qwen3-coder:30b \$0\.00: 700 input × \$0\/M \+ 70 output × \$0\/M = \$0/);
+    assert.match(explained.stdout, /qwen3-coder:30b \$0\.000000: 700 input × \$0\/M \+ 70 output × \$0\/M = \$0/);
   });
 
   test('lines add with an unknown id says so and how to add it in the same command; --add-models with prices does', async () => {

@@ -85,3 +85,17 @@ test('a gateway started with --host 127.0.0.2 is reachable by every CLI command'
     child.kill('SIGTERM');
   }
 });
+
+test('the admin token never leaves this machine: a runtime file naming a LAN address is refused before any request', async () => {
+  const runtime = readRuntime(gw.dataDir)!;
+  const file = join(gw.dataDir, 'gateway.json');
+  // The admin API answers only on loopback, so a gateway bound to a LAN address alone cannot be managed from here.
+  writeFileSync(file, JSON.stringify({ ...runtime, url: 'http://192.168.1.5:4141' }));
+  try {
+    const r = await tollgate(['keys', 'list']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /listens at http:\/\/192\.168\.1\.5:4141, not on a loopback address/);
+  } finally {
+    writeFileSync(file, JSON.stringify(runtime));
+  }
+});

@@ -48,7 +48,7 @@ async function raw(
 }
 
 async function lastRow(): Promise<Awaited<ReturnType<TestGateway['admin']['logs']>>[number]> {
-  return (await gw.admin.logs({ limit: '1' }))[0]!;
+  return (await gw.admin.logs({ limit: 1 }))[0]!;
 }
 
 before(async () => {

@@ -46,7 +46,7 @@ type Row = Awaited<ReturnType<TestGateway['admin']['logs']>>[number];
  * its own rows. A row is committed before the answer ends, so it is there as soon as the request returns.
  */
 async function lastRow(query: { model: string } | { key: string }): Promise<Row> {
-  const [row] = await gw.admin.logs({ ...query, limit: '1' });
+  const [row] = await gw.admin.logs({ ...query, limit: 1 });
   assert.ok(row, `a ledger row for ${JSON.stringify(query)}`);
   return row;
 }

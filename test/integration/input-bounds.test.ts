@@ -214,7 +214,7 @@ describe('invalid UTF-8', () => {
 describe('a prompt far beyond the context window', () => {
   for (const s of SURFACES) {
     test(`${s.name}: refused with 400 before it is sent or charged`, async () => {
-      const model = await gw.admin.model('gpt-4o-mini');
+      const model = await gw.admin.modelOf('gpt-4o-mini');
       const before = mock.requests.length;
       const balance = (await gw.admin.wallet()).balanceMicro;
       // Text of about 3 × the window in tokens (a word of 5 bytes is about a token).
@@ -234,7 +234,7 @@ describe('a prompt far beyond the context window', () => {
   }
 
   test('inline images and documents do not count as text', async () => {
-    const model = await gw.admin.model('gpt-4o-mini');
+    const model = await gw.admin.modelOf('gpt-4o-mini');
     // Base64 of the window's size × 4 bytes, in Anthropic's own image block (no data: URI).
     const data = Buffer.alloc(model.contextWindow * 3, 7).toString('base64');
     const body = {

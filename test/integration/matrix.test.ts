@@ -331,7 +331,7 @@ for (const inbound of INBOUND) {
         assert.equal(row.usageEstimated, false);
         assert.equal(
           row.costMicro,
-          expectedCostMicro({ input: 1000, cached: 200, output: 500 }, (await gw.admin.model(model)).prices),
+          expectedCostMicro({ input: 1000, cached: 200, output: 500 }, (await gw.admin.modelOf(model)).prices),
         );
       });
 

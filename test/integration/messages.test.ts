@@ -202,12 +202,12 @@ describe('billing', () => {
       [m.usage.input_tokens, m.usage.cache_read_input_tokens, m.usage.cache_creation_input_tokens],
       [500, 300, 200],
     );
-    const [row] = await gw.admin.logs({ limit: '1' });
+    const [row] = await gw.admin.logs({ limit: 1 });
     assert.deepEqual(
       [row!.usage.inputTokens, row!.usage.cacheReadTokens, row!.usage.cacheWriteTokens, row!.usage.outputTokens],
       [500, 300, 200, 50],
     );
-    const prices = (await gw.admin.model('claude-sonnet-4-6')).prices;
+    const prices = (await gw.admin.modelOf('claude-sonnet-4-6')).prices;
     // 500 × $3 + 300 × $0.30 + 200 × $3.75 + 50 × $15, per million
     assert.equal(row!.costMicro, expectedCostMicro({ input: 1000, cached: 300, cacheWrite: 200, output: 50 }, prices));
     assert.equal(row!.costMicro, 1500 + 90 + 750 + 750);
@@ -227,10 +227,10 @@ describe('billing', () => {
     await waitFor(() => mock.aborted === aborted + 1, 'the upstream abort');
     // The model's own row: a 499 row of another test cannot end the wait.
     await waitFor(
-      async () => (await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' }))[0]?.status === 499,
+      async () => (await gw.admin.logs({ model: 'claude-opus-4-5', limit: 1 }))[0]?.status === 499,
       'the ledger row',
     );
-    const [row] = await gw.admin.logs({ model: 'claude-opus-4-5', limit: '1' });
+    const [row] = await gw.admin.logs({ model: 'claude-opus-4-5', limit: 1 });
     assert.equal(row!.usageEstimated, true);
     assert.ok(row!.usage.outputTokens >= 3 && row!.usage.outputTokens < 60, `output ${row!.usage.outputTokens}`);
     assert.ok(
@@ -250,10 +250,10 @@ describe('billing', () => {
       return true;
     });
     await waitFor(
-      async () => (await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' }))[0]?.status === 502,
+      async () => (await gw.admin.logs({ model: 'claude-opus-4-6', limit: 1 }))[0]?.status === 502,
       'the ledger row',
     );
-    const [row] = await gw.admin.logs({ model: 'claude-opus-4-6', limit: '1' });
+    const [row] = await gw.admin.logs({ model: 'claude-opus-4-6', limit: 1 });
     assert.ok(row!.costMicro > 0, 'billed');
     assert.equal((await gw.admin.wallet()).heldMicro, 0);
     assert.equal((await gw.admin.doctor()).ok, true);

@@ -8,8 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import type { CallArgs } from '../../gateway/admin/client.js';
-import type { Reply, RouteName } from '../../gateway/admin/contract.js';
+import type { CallArgs, Reply, RouteName } from '../../gateway/contract/admin/index.js';
 import { refusal, REPO, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 

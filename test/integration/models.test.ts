@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { CallArgs } from '../../gateway/admin/client.js';
-import type { Reply, RouteName } from '../../gateway/admin/contract.js';
+import type { CallArgs, Reply, RouteName } from '../../gateway/contract/admin/index.js';
 import { expectedCostMicro, refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 

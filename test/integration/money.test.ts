@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
-import type { LogEntry } from '../../gateway/admin/contract.js';
+import type { LogEntry } from '../../gateway/contract/admin/index.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { scenarioBase, scenarioOrigin, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 

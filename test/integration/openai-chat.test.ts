@@ -44,7 +44,7 @@ after(async () => {
 });
 
 async function lastLog(): Promise<Awaited<ReturnType<TestGateway['admin']['logs']>>[number]> {
-  const [row] = await gw.admin.logs({ limit: '1' });
+  const [row] = await gw.admin.logs({ limit: 1 });
   return row!;
 }
 
@@ -67,7 +67,7 @@ describe('non-streaming', () => {
     assert.equal(row.usage.inputTokens, r.usage!.prompt_tokens);
     assert.equal(row.usage.outputTokens, r.usage!.completion_tokens);
     assert.equal(row.usageEstimated, false);
-    const prices = (await gw.admin.model('gpt-4o-mini')).prices;
+    const prices = (await gw.admin.modelOf('gpt-4o-mini')).prices;
     assert.equal(
       row.costMicro,
       expectedCostMicro({ input: r.usage!.prompt_tokens, output: r.usage!.completion_tokens }, prices),
@@ -84,7 +84,7 @@ describe('non-streaming', () => {
     assert.equal(r.usage!.prompt_tokens_details!.cached_tokens, 200);
     const row = await lastLog();
     assert.deepEqual([row.usage.inputTokens, row.usage.cacheReadTokens, row.usage.outputTokens], [800, 200, 500]);
-    const prices = (await gw.admin.model('gpt-5-mini')).prices;
+    const prices = (await gw.admin.modelOf('gpt-5-mini')).prices;
     // 800 × $0.25/M + 200 × $0.025/M + 500 × $2/M = 200 + 5 + 1000 micro-USD
     assert.equal(row.costMicro, expectedCostMicro({ input: 1000, cached: 200, output: 500 }, prices));
     assert.equal(row.costMicro, 1205);
@@ -200,7 +200,7 @@ describe('streaming', () => {
     let text = '';
     for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
     assert.equal(text, 'w1 w2 w3 w4 w5');
-    const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' });
+    const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: 1 });
     assert.ok(row, 'the ledger row');
     assert.equal(row.stream, true);
     const { ttfbMs, latencyMs } = row;
@@ -265,7 +265,7 @@ describe('groups', () => {
     await premium.chat.completions.create({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'x' }] });
     const row = await lastLog();
     assert.equal(row.keyName, 'premium-key');
-    const prices = (await gw.admin.model('gpt-5-mini')).prices;
+    const prices = (await gw.admin.modelOf('gpt-5-mini')).prices;
     assert.equal(row.costMicro, expectedCostMicro({ input: 1000, cached: 200, output: 500 }, prices, 1.5));
     assert.equal(row.costMicro, Math.ceil(1205 * 1.5));
   });

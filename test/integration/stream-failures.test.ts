@@ -44,10 +44,10 @@ test('the upstream drops mid-stream: the client gets an error event, the produce
   );
   assert.ok(text.length > 0, 'some text arrived before the drop');
   await waitFor(
-    async () => (await gw.admin.logs({ model: 'gpt-4o-mini', limit: '1' }))[0]?.status === 502,
+    async () => (await gw.admin.logs({ model: 'gpt-4o-mini', limit: 1 }))[0]?.status === 502,
     'the ledger row',
   );
-  const [row] = await gw.admin.logs({ model: 'gpt-4o-mini', limit: '1' });
+  const [row] = await gw.admin.logs({ model: 'gpt-4o-mini', limit: 1 });
   assert.equal(row!.status, 502);
   assert.equal(row!.usageEstimated, true);
   assert.ok(row!.usage.outputTokens >= 1, 'the produced tokens are counted');
@@ -69,11 +69,8 @@ test('the client hangs up mid-stream: the upstream request is aborted, the produ
     if (++chunks === 5) break; // the SDK aborts the HTTP request when the loop is left
   }
   await waitFor(() => mock.aborted === abortedBefore + 1, 'the upstream request to be aborted');
-  await waitFor(
-    async () => (await gw.admin.logs({ model: 'gpt-4o', limit: '1' }))[0]?.status === 499,
-    'the ledger row',
-  );
-  const [row] = await gw.admin.logs({ model: 'gpt-4o', limit: '1' });
+  await waitFor(async () => (await gw.admin.logs({ model: 'gpt-4o', limit: 1 }))[0]?.status === 499, 'the ledger row');
+  const [row] = await gw.admin.logs({ model: 'gpt-4o', limit: 1 });
   assert.equal(row!.errorCode, 'client_closed');
   assert.equal(row!.usageEstimated, true);
   // About 5 words had been produced out of 200: the bill is for what was produced, not for all of it.
@@ -99,10 +96,10 @@ test('the client hangs up before a non-streamed answer: the upstream request is 
   await waitFor(() => mock.aborted === abortedBefore + 1, 'the upstream request to be aborted');
   // This model's own row: the 499 row of the test before cannot end the wait.
   await waitFor(
-    async () => (await gw.admin.logs({ model: 'gpt-5-mini', limit: '1' }))[0]?.status === 499,
+    async () => (await gw.admin.logs({ model: 'gpt-5-mini', limit: 1 }))[0]?.status === 499,
     'the ledger row',
   );
-  const [row] = await gw.admin.logs({ model: 'gpt-5-mini', limit: '1' });
+  const [row] = await gw.admin.logs({ model: 'gpt-5-mini', limit: 1 });
   assert.equal(row!.errorCode, 'client_closed');
   // The upstream had read the prompt, so the prompt is billed; nothing was produced.
   assert.equal(row!.usage.outputTokens, 0);
@@ -121,10 +118,10 @@ test('a malformed stream event ends the stream with an error and is logged', asy
     for await (const _ of stream) void _;
   }, /not valid JSON/);
   await waitFor(
-    async () => (await gw.admin.logs({ model: 'gpt-4.1', limit: '1' }))[0]?.errorCode === 'upstream_malformed',
+    async () => (await gw.admin.logs({ model: 'gpt-4.1', limit: 1 }))[0]?.errorCode === 'upstream_malformed',
     'the ledger row',
   );
-  const [row] = await gw.admin.logs({ model: 'gpt-4.1', limit: '1' });
+  const [row] = await gw.admin.logs({ model: 'gpt-4.1', limit: 1 });
   assert.equal(row!.errorCode, 'upstream_malformed');
   assert.equal((await gw.admin.wallet()).heldMicro, 0);
 });
@@ -137,10 +134,10 @@ test('an upstream that goes silent mid-stream hits the idle timeout', async () =
     for await (const _ of stream) void _;
   }, /stopped sending/);
   await waitFor(
-    async () => (await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' }))[0]?.status === 504,
+    async () => (await gw.admin.logs({ model: 'gpt-4.1-mini', limit: 1 }))[0]?.status === 504,
     'the ledger row',
   );
-  const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: '1' });
+  const [row] = await gw.admin.logs({ model: 'gpt-4.1-mini', limit: 1 });
   assert.equal(row!.status, 504);
   assert.equal(row!.errorCode, 'upstream_idle_timeout');
 });
@@ -164,7 +161,7 @@ test('an upstream that ends a finished stream without [DONE]: the client gets a 
   assert.ok(!text.includes('"usage":{'), 'the usage chunk Tollgate asked for on its own behalf is not passed on');
   const sent = mock.requests.at(-1)!;
   assert.equal(sent.body.stream_options.include_usage, true);
-  const [row] = await gw.admin.logs({ model: 'gpt-5-nano', limit: '1' });
+  const [row] = await gw.admin.logs({ model: 'gpt-5-nano', limit: 1 });
   assert.equal(row!.status, 200);
   assert.equal(row!.errorCode, null);
   assert.equal(row!.usageEstimated, false);

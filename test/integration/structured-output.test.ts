@@ -119,7 +119,7 @@ for (const [name, client] of Object.entries(CLIENTS)) {
       assert.equal(sent.output_config, undefined);
       assert.match(JSON.stringify(sent.system), /conform to this JSON Schema/);
       assert.equal(r.header, 'prompt');
-      const row = (await gw.admin.logs({ limit: '1' }))[0]!;
+      const row = (await gw.admin.logs({ limit: 1 }))[0]!;
       assert.match(row.notes ?? '', /structured output \(json_schema\) only asked for in the system prompt/);
     });
   });

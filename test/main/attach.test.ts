@@ -37,6 +37,18 @@ test('a data dir with no runtime file, or a dead one, means start our own', asyn
   assert.equal(await findRunningGateway(gw.dataDir, dead), null);
 });
 
+test('the admin token is sent to a loopback address only, whatever the runtime file says', async () => {
+  let asked = false;
+  const lan = {
+    locked: () => true,
+    readUrl: () => 'http://192.168.1.5:4141',
+    readToken: () => gw.running.adminToken,
+    status: async () => ((asked = true), { version: '0', url: gw.url, dataDir: gw.dataDir, paused: false }),
+  };
+  assert.equal(await findRunningGateway(gw.dataDir, lan), null);
+  assert.equal(asked, false, 'no request was made');
+});
+
 test('a live gateway answering for another data dir, or refusing the token, is not ours', async () => {
   const other = {
     locked: () => true,

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Controller, type Shell } from '../../main/controller.js';
-import type { GatewayApi, KeyView } from '../../main/gateway-api.js';
-import { describeStartError, gatewayArgs, parseGatewayArgs } from '../../main/gateway-messages.js';
+import type { AdminClient, KeyView } from '../../gateway/contract/admin/index.js';
+import { describeStartError, gatewayArgs, parseGatewayArgs } from '../../gateway/desktop.js';
 import { SETTINGS_FILE } from '../../main/settings.js';
 import { key, runningState, settings, wallet } from './fixtures.js';
 
@@ -30,17 +30,22 @@ function setup() {
   const c = new Controller(dir, settings(), shell);
   c.state = runningState({ keys: [key('a'), key('b'), key('c', { state: 'disabled' })] });
   const calls: string[] = [];
+  // A stand-in for the typed client: the routes the tray's actions call.
+  const routes: Record<string, (name: string) => unknown> = {
+    enableKey: (name) => ({ key: keyAfter(name, true) }),
+    disableKey: (name) => ({ key: keyAfter(name, false) }),
+    pauseGateway: () => (calls.push('paused=true'), status(true)),
+    resumeGateway: () => (calls.push('paused=false'), status(false)),
+  };
+  const keyAfter = (name: string, enabled: boolean): KeyView => {
+    calls.push(`${name}=${enabled}`);
+    if (name === 'boom') throw new Error('The key "boom" does not exist.');
+    return key(name, { state: enabled ? 'enabled' : 'disabled' });
+  };
+  const status = (paused: boolean) => ({ version: '1', dataDir: dir, url: 'http://127.0.0.1:4141', paused });
   c.api = {
-    setKeyEnabled: async (name: string, enabled: boolean): Promise<KeyView> => {
-      calls.push(`${name}=${enabled}`);
-      if (name === 'boom') throw new Error('The key "boom" does not exist.');
-      return key(name, { state: enabled ? 'enabled' : 'disabled' });
-    },
-    setPaused: async (p: boolean) => (
-      calls.push(`paused=${p}`),
-      { version: '1', dataDir: dir, url: 'http://127.0.0.1:4141', paused: p }
-    ),
-  } as unknown as GatewayApi;
+    call: async (route: string, input?: { params?: { name: string } }) => routes[route]!(input?.params?.name ?? ''),
+  } as unknown as AdminClient;
   return { c, log, calls, cleanup: () => rmSync(dir, { recursive: true, force: true }), dir };
 }
 

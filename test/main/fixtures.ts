@@ -1,5 +1,5 @@
 /** Sample admin-API views for the desktop tests, shaped as the gateway returns them. */
-import type { KeyView, LineView, LogEntry, WalletView } from '../../main/gateway-api.js';
+import type { KeyView, LineView, LogEntry, WalletView } from '../../gateway/contract/admin/index.js';
 import { initialState, type AppState } from '../../main/state.js';
 import { DEFAULT_SETTINGS, type DesktopSettings } from '../../main/settings.js';
 

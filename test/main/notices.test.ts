@@ -12,7 +12,8 @@ test('the balance falling below the threshold notifies once, on the crossing', (
     notices(above, below, s).map((n) => n.kind),
     ['lowBalance'],
   );
-  assert.match(notices(above, below, s)[0]!.body, /\$0\.999999/);
+  // $0.999999 to the cent, as every balance is shown (gateway/contract/money.ts).
+  assert.match(notices(above, below, s)[0]!.body, /holds \$1\.00\./);
   assert.deepEqual(notices(below, runningState({ wallet: wallet(5) }), s), [], 'already below: no repeat');
   assert.deepEqual(notices(initialState(NOW), below, s), [], 'first learnt from a snapshot: no notice');
 });

@@ -132,7 +132,7 @@ describe('packaging', () => {
         'package.json',
         'dist/main/index.js',
         'dist/main/preload.cjs',
-        'dist/main/gateway-child.js',
+        'dist/gateway/desktop-child.js',
         'dist/gateway/serve.js',
         'gateway/presets/openai/preset.json',
         'assets/icon.png',

@@ -97,7 +97,7 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
   it('starts the gateway in a utility process; it answers on its port for this data dir', async () => {
     await waitFor(() => firstLabel().startsWith('Tollgate on port'), 'the tray to show a running gateway', SLOW);
     assert.equal(rec.forks.length, 1);
-    assert.equal(rec.forks[0]!.modulePath, join(REPO, 'dist', 'main', 'gateway-child.js'));
+    assert.equal(rec.forks[0]!.modulePath, join(REPO, 'dist', 'gateway', 'desktop-child.js'));
     assert.deepEqual(rec.forks[0]!.args, ['--data-dir', dir, '--port', '0']);
     await attachAdmin();
     assert.equal(firstLabel(), `Tollgate on port ${new URL(url).port}`);
@@ -212,7 +212,7 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     });
     assert.ok(other.choices[0]!.message.content);
     await waitFor(
-      () => /^Today \$0\.\d+ · Balance \$4\.\d+$/.test(menu()[1]?.label ?? ''),
+      () => /^Today \$0\.\d\d · Balance \$\d\.\d\d$/.test(menu()[1]?.label ?? ''),
       "today's spend and balance in the tray",
       SLOW,
     );

@@ -195,7 +195,7 @@ test('tray icon: error over paused over low balance over running', () => {
   );
   assert.equal(trayIconFile('low', 'darwin'), 'lowTemplate.png');
   assert.equal(trayIconFile('low', 'win32'), 'low.png');
-  assert.match(trayTooltip(runningState({ wallet: wallet(10) }), low), /Low balance: \$0.00001/);
+  assert.match(trayTooltip(runningState({ wallet: wallet(10) }), low), /Low balance: \$0\.00\b/);
 });
 
 function tool(id: string, name: string, over: Partial<ToolConnection> = {}): ToolConnection {

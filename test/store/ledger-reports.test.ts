@@ -86,7 +86,7 @@ test('each filter, and filters combined, select exactly the matching rows, newes
     expected((r) => r.line === 'anthropic'),
   );
   assert.deepEqual(
-    ids({ status: 503 }),
+    ids({ status: '503' }),
     expected((r) => r.status === 503),
   );
   assert.deepEqual(

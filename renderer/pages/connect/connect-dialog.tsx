@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, type ConnectionView, type ConnectView } from '../../lib/api.js';
+import { admin, type ConnectionView, type ConnectView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { ErrorNote, Field } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
@@ -26,11 +26,12 @@ export function ConnectDialog({ tool, onClose }: { tool: ConnectionView; onClose
   const toast = useToast();
   const body = { ...(model ? { model } : {}), ...(tool.smallModelSetting && small ? { smallModel: small } : {}) };
   const dry = useMutation({
-    mutationFn: () => api.connect(tool.tool, { ...body, dryRun: true }),
+    mutationFn: () => admin.call('connectTool', { params: { tool: tool.tool }, body: { ...body, dryRun: true } }),
     onSuccess: setPreview,
   });
   const write = useMutation({
-    mutationFn: (p: ConnectView) => api.connect(tool.tool, { ...body, expect: p.expect }),
+    mutationFn: (p: ConnectView) =>
+      admin.call('connectTool', { params: { tool: tool.tool }, body: { ...body, expect: p.expect } }),
     onSuccess: async (done) => {
       await Promise.all([
         qc.invalidateQueries({ queryKey: qk.connections }),

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, type ConnectionView } from '../../lib/api.js';
+import { admin, type ConnectionView } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { Badge, ErrorNote, PageHeader } from '../../components/ui.js';
 import { qk, useConnections } from '../../lib/queries.js';
@@ -19,7 +19,7 @@ export function Connect() {
   const [connecting, setConnecting] = useState<ConnectionView | null>(null);
   const [leaving, setLeaving] = useState<ConnectionView | null>(null);
   const disconnect = useAction(
-    (t: ConnectionView) => api.disconnect(t.tool),
+    (t: ConnectionView) => admin.call('disconnectTool', { params: { tool: t.tool } }),
     [qk.connections, qk.keys],
     (d) =>
       `${d.name} disconnected: its files are as they were${d.key.action === 'deleted' ? `, and the key "${d.key.name}" is deleted` : ''}.`,

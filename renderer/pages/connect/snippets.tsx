@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../lib/api.js';
+import { admin } from '../../lib/api.js';
+import { qk } from '../../lib/queries.js';
 import { CopyButton } from '../../components/copy.js';
 import { ErrorNote } from '../../components/ui.js';
 import { ModelOptions, useServedModels } from './served-models.js';
@@ -10,8 +11,8 @@ export function Snippets() {
   const served = useServedModels();
   const [model, setModel] = useState('');
   const snippets = useQuery({
-    queryKey: ['connect', 'snippets', model],
-    queryFn: () => api.snippets(model || undefined),
+    queryKey: qk.snippets(model),
+    queryFn: ({ signal }) => admin.call('listSnippets', { query: model ? { model } : {}, signal }),
   });
   return (
     <section className="panel" aria-labelledby="snippets-title">

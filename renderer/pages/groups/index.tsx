@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, type CreateGroupBody, type GroupView } from '../../lib/api.js';
+import { admin, type CreateGroupBody, type GroupView } from '../../lib/api.js';
 import { Confirm, Dialog } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { Field, FormFooter, NewButton, PageHeader } from '../../components/ui.js';
@@ -13,7 +13,7 @@ export function Groups() {
   const [editing, setEditing] = useState<GroupView | null>(null);
   const [removing, setRemoving] = useState<GroupView | null>(null);
   const remove = useAction(
-    (name: string) => api.removeGroup(name),
+    (name: string) => admin.call('removeGroup', { params: { name } }).then((r) => r.group),
     [qk.groups],
     (g) => (setRemoving(null), `Group "${g.name}" removed.`),
   );
@@ -115,9 +115,13 @@ function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
   const [list, setList] = useState(group && !group.models.includes('*') ? group.models.join(', ') : '');
   const save = useAction(
     (body: CreateGroupBody) =>
-      group
-        ? api.updateGroup(group.name, { multiplier: body.multiplier, models: body.models ?? ['*'] })
-        : api.addGroup(body),
+      (group
+        ? admin.call('updateGroup', {
+            params: { name: group.name },
+            body: { multiplier: body.multiplier, models: body.models ?? ['*'] },
+          })
+        : admin.call('addGroup', { body })
+      ).then((r) => r.group),
     [qk.groups],
     (g) => `Group "${g.name}" ${group ? 'saved' : 'added'}.`,
   );

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, type CreatedKey, type CreateKeyBody } from '../../lib/api.js';
+import { admin, type CreatedKey, type CreateKeyBody } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
@@ -18,7 +18,7 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
   const [name, setName] = useState('');
   const [settings, setSettings] = useState(EMPTY_SETTINGS);
   const [problem, setProblem] = useState<string | null>(null);
-  const create = useAction((body: CreateKeyBody) => api.createKey(body), [qk.keys]);
+  const create = useAction((body: CreateKeyBody) => admin.call('createKey', { body }), [qk.keys]);
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, type KeyView, type UpdateKeyBody } from '../../lib/api.js';
+import { admin, type KeyView, type UpdateKeyBody } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
@@ -19,7 +19,7 @@ function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
   const [settings, setSettings] = useState(() => settingsOf(k));
   const [problem, setProblem] = useState<string | null>(null);
   const save = useAction(
-    (body: UpdateKeyBody) => api.updateKey(k.name, body),
+    (body: UpdateKeyBody) => admin.call('updateKey', { params: { name: k.name }, body }).then((r) => r.key),
     [qk.keys],
     (key) => `Key "${key.name}" saved.`,
   );

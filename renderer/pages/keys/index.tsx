@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, type CreatedKey, type KeyView } from '../../lib/api.js';
+import { admin, type CreatedKey, type KeyView } from '../../lib/api.js';
 import { CLIPBOARD_REFUSED } from '../../components/copy.js';
 import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
@@ -26,12 +26,13 @@ export function Keys() {
   const [deleting, setDeleting] = useState<KeyView | null>(null);
   const [editing, setEditing] = useState<KeyView | null>(null);
   const toggle = useAction(
-    (a: { name: string; enabled: boolean }) => api.setKeyEnabled(a.name, a.enabled),
+    (a: { name: string; enabled: boolean }) =>
+      admin.call(a.enabled ? 'enableKey' : 'disableKey', { params: { name: a.name } }).then((r) => r.key),
     [qk.keys],
     (k) => `Key "${k.name}" ${k.state}.`,
   );
   const remove = useAction(
-    (name: string) => api.deleteKey(name),
+    (name: string) => admin.call('deleteKey', { params: { name } }).then((r) => r.key),
     [qk.keys],
     (k) => {
       forgetSecret(k.name);

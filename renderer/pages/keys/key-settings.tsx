@@ -1,7 +1,8 @@
 /** The settings a key has besides its name (group, quota, expiry, limits): one form part and one parser for create and edit. */
 import type { KeyView } from '../../lib/api.js';
 import { Field } from '../../components/ui.js';
-import { date, parseUsd, usd } from '../../lib/format.js';
+import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
+import { date } from '../../lib/format.js';
 import { useGroups } from '../../lib/queries.js';
 
 export interface SettingsForm {
@@ -18,7 +19,7 @@ export const EMPTY_SETTINGS: SettingsForm = { group: 'default', quota: '', expir
 export function settingsOf(k: KeyView): SettingsForm {
   return {
     group: k.group,
-    quota: k.quotaMicro === null ? '' : usd(k.quotaMicro).slice(1).replaceAll(',', ''),
+    quota: k.quotaMicro === null ? '' : usdDigits(k.quotaMicro),
     expires: k.expiresAt ? date(k.expiresAt) : '',
     rpm: k.rpm === null ? '' : String(k.rpm),
     concurrent: k.maxConcurrent === null ? '' : String(k.maxConcurrent),
@@ -41,7 +42,7 @@ function optionalInt(text: string): number | null | undefined {
 
 /** The settings for the admin API, or what is wrong with them in words. */
 export function parseSettings(f: SettingsForm): Settings | string {
-  const quotaMicro = f.quota.trim() === '' ? null : parseUsd(f.quota);
+  const quotaMicro = f.quota.trim() === '' ? null : tryParseUsd(f.quota);
   if (quotaMicro === undefined) return 'Quota: a dollar amount such as 5 or 12.50, or empty for none.';
   const rpm = optionalInt(f.rpm);
   const maxConcurrent = optionalInt(f.concurrent);

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, type CreateLineBody, type PresetView } from '../../lib/api.js';
+import { LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
+import { admin, type CreateLineBody, type PresetView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { qk, useModels, usePresets } from '../../lib/queries.js';
@@ -7,12 +8,11 @@ import { useAction } from '../../components/use-action.js';
 import { parseModels } from './models-field.js';
 
 type KeyMode = 'keychain' | 'env' | 'none';
-const PROTOCOLS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const;
 
 interface Form {
   preset: string;
   name: string;
-  protocol: (typeof PROTOCOLS)[number];
+  protocol: FormatId;
   baseUrl: string;
   chosen: string[];
   modelsText: string;
@@ -45,7 +45,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   const models = useModels();
   const [f, setF] = useState<Form>(fresh(undefined));
   const add = useAction(
-    (body: CreateLineBody) => api.addLine(body),
+    (body: CreateLineBody) => admin.call('addLine', { body }).then((r) => r.line),
     [qk.lines, qk.models],
     (l) => `Line "${l.name}" added with ${l.models.length} models.`,
   );
@@ -131,7 +131,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
                 value={f.protocol}
                 onChange={(e) => set('protocol', e.target.value as Form['protocol'])}
               >
-                {PROTOCOLS.map((p) => (
+                {LISTED_FORMATS.map((p) => (
                   <option key={p}>{p}</option>
                 ))}
               </select>

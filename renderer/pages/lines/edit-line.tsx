@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, type LineView, type UpdateLineBody } from '../../lib/api.js';
+import { admin, type LineView, type UpdateLineBody } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
@@ -39,7 +39,8 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
   const [f, setF] = useState<Form>(() => from(line));
   const [problem, setProblem] = useState<string | null>(null);
   const save = useAction(
-    (a: { name: string; body: UpdateLineBody }) => api.updateLine(a.name, a.body),
+    (a: { name: string; body: UpdateLineBody }) =>
+      admin.call('updateLine', { params: { name: a.name }, body: a.body }).then((r) => r.line),
     [qk.lines, qk.models],
     (l) => `Line "${l.name}" saved.`,
   );

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, type LineTestView, type LineView } from '../../lib/api.js';
+import { admin, type LineTestView, type LineView } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { Badge, Empty, NewButton, PageHeader, Switch } from '../../components/ui.js';
@@ -28,19 +28,20 @@ export function Lines() {
   const [removing, setRemoving] = useState<LineView | null>(null);
   const [tests, setTests] = useState<Record<string, LineTestView | 'running'>>({});
   const toggle = useAction(
-    (a: { name: string; enabled: boolean }) => api.updateLine(a.name, { enabled: a.enabled }),
+    (a: { name: string; enabled: boolean }) =>
+      admin.call('updateLine', { params: { name: a.name }, body: { enabled: a.enabled } }).then((r) => r.line),
     [qk.lines, qk.models],
     (l) => `Line "${l.name}" ${l.enabled ? 'enabled' : 'disabled'}.`,
   );
   const remove = useAction(
-    (name: string) => api.deleteLine(name),
+    (name: string) => admin.call('removeLine', { params: { name } }).then((r) => r.line),
     [qk.lines, qk.models],
     (l) => (setRemoving(null), `Line "${l.name}" removed.`),
   );
 
   const test = (name: string): void => {
     setTests((t) => ({ ...t, [name]: 'running' }));
-    api.testLine(name).then(
+    admin.call('testLine', { params: { name } }).then(
       (r) => setTests((t) => ({ ...t, [name]: r })),
       (err: Error) =>
         setTests((t) => ({ ...t, [name]: { ok: false, status: null, latencyMs: 0, message: err.message } })),

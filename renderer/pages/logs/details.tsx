@@ -2,7 +2,8 @@ import * as RadixDialog from '@radix-ui/react-dialog';
 import type { LogEntry } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Badge } from '../../components/ui.js';
-import { dateTime, ms, tokens, usd } from '../../lib/format.js';
+import { usdCost } from '../../../gateway/contract/money.js';
+import { dateTime, ms, tokens } from '../../lib/format.js';
 import { RequestBody } from './request-body.js';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../../../gateway/contract/usage-buckets.js';
 
@@ -175,7 +176,7 @@ function Charge({ e }: { e: LogEntry }) {
             <th scope="row">Cost</th>
             <td />
             <td className="num mono" data-testid="detail-cost">
-              {usd(e.costMicro)}
+              {usdCost(e.costMicro)}
             </td>
           </tr>
         </tbody>

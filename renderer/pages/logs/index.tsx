@@ -1,10 +1,13 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useSearchParams } from 'react-router';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { csvUrl, type LogEntry, type LogFilter } from '../../lib/api.js';
+import { LISTED_FORMATS } from '../../../gateway/contract/formats.js';
+import type { LogFilter } from '../../../gateway/contract/admin/index.js';
+import { csvUrl, type LogEntry } from '../../lib/api.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, ErrorNote, PageHeader } from '../../components/ui.js';
-import { dateTime, ms, tokens, usd } from '../../lib/format.js';
+import { usdCost } from '../../../gateway/contract/money.js';
+import { dateTime, ms, tokens } from '../../lib/format.js';
 import { useKeys, useLines, useModels } from '../../lib/queries.js';
 import { LogDetails } from './details.js';
 import { useLogRows } from './use-log-rows.js';
@@ -47,7 +50,6 @@ const STATUSES: [string, string][] = [
   ['502', '502 upstream'],
   ['503', '503 no line'],
 ];
-const PROTOCOLS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'];
 
 export function Logs() {
   const keys = useKeys();
@@ -178,7 +180,7 @@ export function Logs() {
           <span>Protocol</span>
           <select aria-label="Filter by protocol" value={protocol} onChange={(e) => setProtocol(e.target.value)}>
             <option value="">any protocol</option>
-            {PROTOCOLS.map((p) => (
+            {LISTED_FORMATS.map((p) => (
               <option key={p}>{p}</option>
             ))}
           </select>
@@ -310,7 +312,7 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
           : '—'}
       </span>
       <span role="gridcell" className="num mono" data-testid="row-cost">
-        {usd(e.costMicro)}
+        {usdCost(e.costMicro)}
       </span>
       <span role="gridcell" className="num mono muted">
         {ms(e.latencyMs)}

@@ -1,14 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api } from '../../lib/api.js';
-import { useSettings } from '../../lib/queries.js';
+import { admin } from '../../lib/api.js';
+import { qk, useSettings } from '../../lib/queries.js';
 
 /** The request's body as the client sent it, when the storeBodies setting kept it. */
 export function RequestBody({ requestId }: { requestId: string }) {
   const on = useSettings().data?.storeBodies ?? false;
   const body = useQuery({
-    queryKey: ['logs', 'body', requestId],
-    queryFn: () => api.requestBody(requestId),
+    queryKey: qk.requestBody(requestId),
+    queryFn: ({ signal }) => admin.call('getRequestBody', { params: { requestId }, signal }),
     retry: false,
     staleTime: Infinity,
   });

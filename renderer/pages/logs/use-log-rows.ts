@@ -1,6 +1,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { api, matches, type LogEntry, type LogFilter } from '../../lib/api.js';
+import { matches, type LogFilter } from '../../../gateway/contract/admin/index.js';
+import { admin, type LogEntry } from '../../lib/api.js';
+import { qk } from '../../lib/queries.js';
 import { onLogEntry } from '../../lib/live.js';
 
 export const PAGE = 200;
@@ -12,9 +14,14 @@ export const PAGE = 200;
  */
 export function useLogRows(filter: LogFilter) {
   const pages = useInfiniteQuery({
-    queryKey: ['logs', 'pages', filter],
-    queryFn: ({ pageParam }) =>
-      api.logs({ ...filter, limit: PAGE, ...(pageParam === undefined ? {} : { before: pageParam }) }),
+    queryKey: qk.logPages(filter),
+    queryFn: async ({ pageParam, signal }) =>
+      (
+        await admin.call('listLogs', {
+          query: { ...filter, limit: PAGE, ...(pageParam === undefined ? {} : { before: pageParam }) },
+          signal,
+        })
+      ).entries,
     initialPageParam: undefined as number | undefined,
     getNextPageParam: (last) => (last.length < PAGE ? undefined : last[last.length - 1]!.id),
     staleTime: Infinity,
@@ -24,7 +31,7 @@ export function useLogRows(filter: LogFilter) {
   useEffect(
     () =>
       onLogEntry((e) => {
-        if (matches(e, filter)) setLive((old) => ({ filter, rows: [e, ...(old.filter === filter ? old.rows : [])] }));
+        if (matches(filter, e)) setLive((old) => ({ filter, rows: [e, ...(old.filter === filter ? old.rows : [])] }));
       }),
     [filter],
   );

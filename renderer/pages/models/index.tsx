@@ -1,4 +1,5 @@
 import { useMemo, useRef, useState } from 'react';
+import { FORMAT_NAMES, LISTED_FORMATS } from '../../../gateway/contract/formats.js';
 import { admin, type ModelView } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Confirm } from '../../components/dialog.js';
@@ -6,35 +7,24 @@ import { RowMenu } from '../../components/menu.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, NewButton, PageHeader } from '../../components/ui.js';
 import { useAction } from '../../components/use-action.js';
-import { compact, perMillion } from '../../lib/format.js';
+import { usdPrice } from '../../../gateway/contract/money.js';
+import { compact } from '../../lib/format.js';
 import { qk, useModels } from '../../lib/queries.js';
 import { AddModelDialog, EditModelDialog } from './model-form.js';
-
-const CLIENTS: [keyof ModelView['access'], string][] = [
-  ['openai-chat', 'Chat'],
-  ['openai-responses', 'Resp'],
-  ['anthropic', 'Msgs'],
-  ['gemini', 'Gem'],
-];
-const CLIENT_NAME: Record<string, string> = {
-  'openai-chat': 'OpenAI Chat',
-  'openai-responses': 'OpenAI Responses',
-  anthropic: 'Anthropic Messages',
-  gemini: 'Gemini',
-};
 
 function Access({ m }: { m: ModelView }) {
   return (
     <span className="access">
-      {CLIENTS.map(([p, short]) => {
+      {LISTED_FORMATS.map((p) => {
+        const { name, short } = FORMAT_NAMES[p];
         const a = m.access[p];
         const tone = a === 'native' ? 'ok' : a === 'translated' ? 'info' : 'muted';
         return (
-          <span key={p} className={`access-cell access-${tone}`} title={`${CLIENT_NAME[p]}: ${a}`}>
+          <span key={p} className={`access-cell access-${tone}`} title={`${name}: ${a}`}>
             {short}
             <span className="sr-only">
               {' '}
-              {CLIENT_NAME[p]} {a}
+              {name} {a}
             </span>
           </span>
         );
@@ -167,10 +157,10 @@ export function Models() {
                     </div>
                   </td>
                   <td>{m.vendor}</td>
-                  <td className="num mono">{perMillion(m.prices.input)}</td>
-                  <td className="num mono">{perMillion(m.prices.output)}</td>
-                  <td className="num mono">{perMillion(m.prices.cacheRead)}</td>
-                  <td className="num mono">{perMillion(m.prices.cacheWrite)}</td>
+                  <td className="num mono">{usdPrice(m.prices.input)}</td>
+                  <td className="num mono">{usdPrice(m.prices.output)}</td>
+                  <td className="num mono">{usdPrice(m.prices.cacheRead)}</td>
+                  <td className="num mono">{usdPrice(m.prices.cacheWrite)}</td>
                   <td className="num mono">{compact(m.contextWindow)}</td>
                   <td className="model-lines">
                     {m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}

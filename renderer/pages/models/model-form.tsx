@@ -4,7 +4,7 @@
  * preset model takes only prices (the gateway keeps them as an override); a custom one every field.
  */
 import { useState, type FormEvent } from 'react';
-import type { AddModelBody, UpdateModelBody } from '../../../gateway/admin/contract.js';
+import type { AddModelBody, UpdateModelBody } from '../../../gateway/contract/admin/index.js';
 import {
   MODEL_ID_PATTERN,
   outputLimitProblem,
@@ -14,7 +14,7 @@ import {
 import { admin, type ModelView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
-import { parseUsd, usd } from '../../lib/format.js';
+import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 
@@ -46,7 +46,7 @@ const EMPTY: ModelForm = {
 const ID = new RegExp(MODEL_ID_PATTERN);
 const VENDOR = new RegExp(USER_VENDOR_PATTERN);
 
-const priceText = (micro: number): string => usd(micro).slice(1).replaceAll(',', '');
+const priceText = (micro: number): string => usdDigits(micro);
 
 function formOf(m: ModelView): ModelForm {
   return {
@@ -88,7 +88,7 @@ function parse(f: ModelForm): Parsed | string {
   const prices = {} as Record<PriceField, number | null>;
   for (const [k, label] of PRICE_FIELDS) {
     const text = f.prices[k].trim();
-    const micro = text === '' ? null : parseUsd(text);
+    const micro = text === '' ? null : tryParseUsd(text);
     if (micro === undefined)
       return `${label} price: USD per million tokens, such as 2.5 or 0.075 (at most 6 decimals).`;
     if (micro === null && (k === 'input' || k === 'output')) return `${label} price is required (0 for a free model).`;

@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../../lib/api.js';
+import { admin } from '../../lib/api.js';
 import { Badge, PageHeader } from '../../components/ui.js';
-import { ago, usd } from '../../lib/format.js';
-import { useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
+import { usd, usdCost } from '../../../gateway/contract/money.js';
+import { ago } from '../../lib/format.js';
+import { qk, useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
 import { Checklist } from './checklist.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
 import { BaseUrls } from './base-urls.js';
@@ -17,7 +18,10 @@ export function Overview() {
   const keys = useKeys();
   const lines = useLines();
   // Refreshed by the event stream when a request is logged (live.ts).
-  const recent = useQuery({ queryKey: ['logs', 'recent'], queryFn: () => api.logs({ limit: 8 }) });
+  const recent = useQuery({
+    queryKey: qk.recentLogs,
+    queryFn: async ({ signal }) => (await admin.call('listLogs', { query: { limit: 8 }, signal })).entries,
+  });
 
   const [by, setBy] = useState<StatsBy>('model');
   const stats = useStats(by);
@@ -124,7 +128,7 @@ export function Overview() {
                     <td>
                       <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
                     </td>
-                    <td className="num mono">{usd(e.costMicro)}</td>
+                    <td className="num mono">{usdCost(e.costMicro)}</td>
                   </tr>
                 ))}
               </tbody>

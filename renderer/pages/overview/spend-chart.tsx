@@ -2,7 +2,8 @@ import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { StatsRowView } from '../../lib/api.js';
-import { date, usd } from '../../lib/format.js';
+import { usd, usdPrice } from '../../../gateway/contract/money.js';
+import { date } from '../../lib/format.js';
 import { DAY } from './use-stats.js';
 
 /** Colours that read on both themes; the sixth is "other". */
@@ -74,7 +75,9 @@ export function SpendChart({ rows, since, days }: { rows: readonly StatsRowView[
             grid: { stroke: grid, width: 1 },
             ticks: { show: false },
             size: 76,
-            values: (_u, ticks) => ticks.map((t) => usd(Math.round(t * 1e6))),
+            // A scale, not a total: its ticks keep the digits they have, so a day of small requests
+            // does not read $0.00 on every line.
+            values: (_u, ticks) => ticks.map((t) => usdPrice(Math.round(t * 1e6))),
           },
         ],
         // Drawn last first, so the tallest (the total) is at the back.

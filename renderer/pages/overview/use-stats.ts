@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { admin, type StatsRowView } from '../../lib/api.js';
+import { qk } from '../../lib/queries.js';
 
 export type StatsBy = 'model' | 'key' | 'line';
 const DAY = 86_400_000;
@@ -12,11 +13,11 @@ export function localMidnight(days: number, now = new Date()): number {
 
 /**
  * The last 30 local days, per day and per model, key or line, from GET /api/stats. Refreshed when
- * a request is logged (live.ts invalidates ['stats']).
+ * a request is logged (live.ts invalidates qk.stats()).
  */
 export function useStats(by: StatsBy) {
   return useQuery({
-    queryKey: ['stats', by],
+    queryKey: qk.stats(by),
     queryFn: async () => {
       const since = localMidnight(29);
       const until = localMidnight(-1);

@@ -1,18 +1,20 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, type LogEntry } from '../../lib/api.js';
+import { admin, type LogEntry } from '../../lib/api.js';
 import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
-import { ms, tokens, usd } from '../../lib/format.js';
+import { usdCost } from '../../../gateway/contract/money.js';
+import { ms, tokens } from '../../lib/format.js';
 import { qk, useKeys, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { rememberSecret, secretFor } from '../../lib/secret-memory.js';
 import { send } from './send.js';
+import { FORMAT_NAMES, LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
 import { WIRES } from './wires.js';
 
 /** Finds the log row a request made; it is written when the reply ends, so look a few times. */
 async function findRow(requestId: string, key: string): Promise<LogEntry | undefined> {
   for (let i = 0; i < 20; i++) {
-    const rows = await api.logs({ key, limit: 50 });
+    const { entries: rows } = await admin.call('listLogs', { query: { key, limit: 50 } });
     const row = rows.find((r) => r.requestId === requestId);
     if (row) return row;
     await new Promise((r) => window.setTimeout(r, 250));
@@ -36,7 +38,7 @@ export function Playground() {
   const [chosenKey, setKeyName] = useState(params.get('key') ?? '');
   const [pasted, setPasted] = useState('');
   const [chosenModel, setModel] = useState('');
-  const [wireId, setWireId] = useState<(typeof WIRES)[number]['id']>('openai-chat');
+  const [wireId, setWireId] = useState<FormatId>('openai-chat');
   const [prompt, setPrompt] = useState('Say hello in five words.');
   const [maxTokens, setMaxTokens] = useState('256');
   const [stream, setStream] = useState(true);
@@ -56,7 +58,7 @@ export function Playground() {
   const known = keyName ? secretFor(keyName) : undefined;
   const secret = known ?? pasted.trim();
   const createKey = useAction(
-    () => api.createKey({ name: `playground-${stamp()}` }),
+    () => admin.call('createKey', { body: { name: `playground-${stamp()}` } }),
     [qk.keys],
     (c) => {
       rememberSecret(c.key.name, c.secret);
@@ -66,7 +68,7 @@ export function Playground() {
   );
 
   const run = async (): Promise<void> => {
-    const wire = WIRES.find((w) => w.id === wireId)!;
+    const wire = WIRES[wireId];
     abort.current?.abort();
     const ctl = new AbortController();
     abort.current = ctl;
@@ -161,9 +163,9 @@ export function Playground() {
             </Field>
             <Field label="Client protocol" htmlFor="pg-wire">
               <select id="pg-wire" value={wireId} onChange={(e) => setWireId(e.target.value as typeof wireId)}>
-                {WIRES.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.label}
+                {LISTED_FORMATS.map((id) => (
+                  <option key={id} value={id}>
+                    {FORMAT_NAMES[id].name}
                   </option>
                 ))}
               </select>
@@ -220,7 +222,7 @@ export function Playground() {
               <span className="mono">
                 {tokens(row.usage.inputTokens)} in · {tokens(row.usage.outputTokens)} out
               </span>
-              <span className="mono">{usd(row.costMicro)}</span>
+              <span className="mono">{usdCost(row.costMicro)}</span>
               <span className="mono muted">{ms(row.latencyMs)}</span>
               <Link to="/logs" className="link">
                 In the usage log →

@@ -3,11 +3,11 @@
  * text is in a response or a stream event. The requests go to the gateway's model API with a
  * Tollgate key, exactly as a tool would send them.
  */
+import type { FormatId } from '../../../gateway/contract/formats.js';
+
 type Json = Record<string, unknown>;
 
 export interface Wire {
-  id: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
-  label: string;
   request(a: { model: string; prompt: string; maxTokens: number; stream: boolean; secret: string }): {
     url: string;
     init: RequestInit;
@@ -36,10 +36,9 @@ const post = (url: string, headers: Record<string, string>, body: Json): { url: 
   },
 });
 
-export const WIRES: Wire[] = [
-  {
-    id: 'openai-chat',
-    label: 'OpenAI Chat Completions',
+/** One per format (a Record over FormatId: a new format does not compile until it is here). */
+export const WIRES: Record<FormatId, Wire> = {
+  'openai-chat': {
     request: ({ model, prompt, maxTokens, stream, secret }) =>
       post(
         '/v1/chat/completions',
@@ -55,9 +54,7 @@ export const WIRES: Wire[] = [
     delta: (d) => str(get(d, 'choices', 0, 'delta', 'content')),
     text: (b) => str(get(b, 'choices', 0, 'message', 'content')),
   },
-  {
-    id: 'openai-responses',
-    label: 'OpenAI Responses',
+  'openai-responses': {
     request: ({ model, prompt, maxTokens, stream, secret }) =>
       post(
         '/v1/responses',
@@ -71,9 +68,7 @@ export const WIRES: Wire[] = [
         .map((c) => (get(c, 'type') === 'output_text' ? str(get(c, 'text')) : ''))
         .join(''),
   },
-  {
-    id: 'anthropic',
-    label: 'Anthropic Messages',
+  anthropic: {
     request: ({ model, prompt, maxTokens, stream, secret }) =>
       post(
         '/v1/messages',
@@ -86,9 +81,7 @@ export const WIRES: Wire[] = [
         .map((c) => str(get(c, 'text')))
         .join(''),
   },
-  {
-    id: 'gemini',
-    label: 'Gemini',
+  gemini: {
     request: ({ model, prompt, maxTokens, stream, secret }) =>
       post(
         `/v1beta/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
@@ -98,7 +91,7 @@ export const WIRES: Wire[] = [
     delta: (d) => geminiText(d),
     text: (b) => geminiText(b),
   },
-];
+};
 
 function geminiText(b: Json): string {
   return arr(get(b, 'candidates', 0, 'content', 'parts'))

@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import { AdminError, api, type SettingsView, type UpdateSettingsBody } from '../../lib/api.js';
+import { AdminError, admin, type SettingsView, type UpdateSettingsBody } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { ErrorNote, Field, PageHeader, Switch } from '../../components/ui.js';
-import { parseUsd, usd } from '../../lib/format.js';
+import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
 import { qk, useSettings } from '../../lib/queries.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useToast } from '../../components/toast.js';
@@ -23,7 +23,7 @@ function draftOf(s: SettingsView): Draft {
     retentionDays: s.retentionDays === null ? '' : String(s.retentionDays),
     storeBodies: s.storeBodies,
     storeResponses: s.storeResponses,
-    lowBalance: s.lowBalanceMicro === null ? '' : usd(s.lowBalanceMicro).replace(/^\$/, '').replaceAll(',', ''),
+    lowBalance: s.lowBalanceMicro === null ? '' : usdDigits(s.lowBalanceMicro),
   };
 }
 
@@ -35,7 +35,7 @@ function changes(d: Draft, s: SettingsView): UpdateSettingsBody | string {
   const days = d.retentionDays.trim() === '' ? null : Number(d.retentionDays);
   if (days !== null && (!Number.isInteger(days) || days < 1))
     return 'Retention is a whole number of days, at least 1 (empty keeps every row).';
-  const low = d.lowBalance.trim() === '' ? null : parseUsd(d.lowBalance);
+  const low = d.lowBalance.trim() === '' ? null : tryParseUsd(d.lowBalance);
   if (low === undefined)
     return 'The low-balance threshold is an amount in dollars, such as 5 or 0.50 (empty: no warning).';
   if (d.host.trim() === '') return 'Enter an address to bind, such as 127.0.0.1.';
@@ -69,7 +69,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
   const toast = useToast();
   // Not useAction: the gateway's refusal of a LAN bind opens the confirmation instead of a toast.
   const save = useMutation({
-    mutationFn: (body: UpdateSettingsBody) => api.updateSettings(body),
+    mutationFn: (body: UpdateSettingsBody) => admin.call('updateSettings', { body }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: qk.settings });
       toast.show('Settings saved.');

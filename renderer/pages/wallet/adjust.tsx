@@ -1,17 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../lib/api.js';
+import { admin } from '../../lib/api.js';
 import { ErrorNote, Field } from '../../components/ui.js';
-import { parseUsd, usd } from '../../lib/format.js';
+import { tryParseUsd, usd } from '../../../gateway/contract/money.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-
-/** "-2.50" → -2_500_000; undefined when it is not a signed dollar amount. */
-function parseSigned(text: string): number | undefined {
-  const t = text.trim();
-  const sign = t.startsWith('-') ? -1 : 1;
-  const micro = parseUsd(t.replace(/^[-+]/, ''));
-  return micro === undefined ? undefined : sign * micro;
-}
 
 /** A signed correction of the balance with the reason for it; it shows in the history with its note. */
 export function AdjustPanel() {
@@ -19,13 +11,14 @@ export function AdjustPanel() {
   const [note, setNote] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const adjust = useAction(
-    (a: { micro: number; note: string }) => api.adjust(a.micro, a.note),
-    [qk.wallet, ['wallet', 'transactions']],
+    (a: { micro: number; note: string }) =>
+      admin.call('adjustWallet', { body: { amountMicro: a.micro, note: a.note } }),
+    [qk.wallet, qk.walletTransactions],
     (_w, a) => `Adjusted the balance by ${usd(a.micro)}.`,
   );
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const micro = parseSigned(amount);
+    const micro = tryParseUsd(amount, { signed: true });
     if (micro === undefined || micro === 0)
       return setProblem('Enter a signed amount in dollars other than 0, such as -2.50 or 5.');
     if (note.trim() === '') return setProblem('Say why in the note: it is kept with the adjustment.');

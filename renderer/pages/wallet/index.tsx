@@ -1,9 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../lib/api.js';
+import { admin } from '../../lib/api.js';
 import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
-import { dateTime, parseUsd, usd } from '../../lib/format.js';
-import { qk, useWallet } from '../../lib/queries.js';
+import { tryParseUsd, usd } from '../../../gateway/contract/money.js';
+import { dateTime } from '../../lib/format.js';
+import { qk, useWallet, useWalletTransactions } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
 import { AdjustPanel } from './adjust.js';
@@ -13,19 +13,20 @@ const PRESETS = [5, 20, 50, 100];
 export function Wallet() {
   const wallet = useWallet();
   // Refreshed by the event stream when the wallet changes (live.ts).
-  const history = useQuery({ queryKey: ['wallet', 'transactions'], queryFn: api.walletTransactions });
+  const history = useWalletTransactions();
   const [amount, setAmount] = useState('');
   const [note, setNote] = useState('');
   const [invalid, setInvalid] = useState(false);
   const topup = useAction(
-    (a: { micro: number; note: string }) => api.topup(a.micro, a.note || undefined),
-    [qk.wallet, ['wallet', 'transactions']],
+    (a: { micro: number; note: string }) =>
+      admin.call('topUp', { body: { amountMicro: a.micro, ...(a.note ? { note: a.note } : {}) } }),
+    [qk.wallet, qk.walletTransactions],
     (_w, a) => `Added ${usd(a.micro)} to the wallet.`,
   );
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const micro = parseUsd(amount);
+    const micro = tryParseUsd(amount);
     if (micro === undefined || micro <= 0) {
       setInvalid(true);
       return;

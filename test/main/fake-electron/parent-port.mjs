@@ -1,5 +1,5 @@
 // Loaded with --import into the stand-in utility process (a Node child): gives it Electron's
-// `process.parentPort` on top of Node's IPC channel, so dist/main/gateway-child.js runs unchanged.
+// `process.parentPort` on top of Node's IPC channel, so dist/gateway/desktop-child.js runs unchanged.
 import { EventEmitter } from 'node:events';
 
 const port = new EventEmitter();

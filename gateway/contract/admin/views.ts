@@ -1,0 +1,403 @@
+/**
+ * What the admin API answers: every reply is one of these schemas, and the client checks each reply
+ * against its schema. Objects accept fields they do not name, so the server may add fields without
+ * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
+ */
+import { Type, type Static, type TInteger, type TLiteral, type TUnion } from '@sinclair/typebox';
+import { FORMATS } from '../formats.js';
+import { ModelPrices } from '../model-fields.js';
+import { LISTED_BUCKETS, type BucketKey } from '../usage-buckets.js';
+import { Nullable, timeoutFields } from './schemas.js';
+
+/**
+ * One of a list of strings, as a union of literals (which TypeBox's Value can check, in a browser
+ * too). The tuple type lets `Type.Record` make one required field per value; `map` cannot say so.
+ */
+export function OneOf<const T extends readonly string[]>(
+  values: T,
+): TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }> {
+  return Type.Union(values.map((v) => Type.Literal(v))) as TUnion<{ -readonly [K in keyof T]: TLiteral<T[K]> }>;
+}
+
+const Int = Type.Integer();
+/** An amount in micro-USD. */
+const Micro = Int;
+const Strings = Type.Array(Type.String());
+
+export const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** `paused`: the model API answers 503 until resumed (POST /api/gateway/pause, /resume). */
+export const StatusView = Type.Object({
+  version: Type.String(),
+  dataDir: Type.String(),
+  url: Type.String(),
+  paused: Type.Boolean(),
+  /** Model requests refused since start for a missing or wrong key: counted here, never written to the ledger. */
+  unauthenticatedRequests: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type StatusView = Static<typeof StatusView>;
+
+/** A one-time console login: open `url` (`<gateway>/login?code=<code>`) before `expiresAt`. */
+export const LoginCodeView = Type.Object({ code: Type.String(), url: Type.String(), expiresAt: Type.String() });
+export type LoginCodeView = Static<typeof LoginCodeView>;
+
+export const KeyView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  group: Type.String(),
+  state: OneOf(['enabled', 'disabled', 'deleted']),
+  /** The last four characters of the secret; the secret itself is never stored. */
+  last4: Type.String(),
+  quotaMicro: Nullable(Micro),
+  usedMicro: Micro,
+  expiresAt: Nullable(Type.String()),
+  createdAt: Type.String(),
+  rpm: Nullable(Int),
+  maxConcurrent: Nullable(Int),
+});
+export type KeyView = Static<typeof KeyView>;
+
+export const CreatedKey = Type.Object({
+  key: KeyView,
+  /** Shown once; Tollgate keeps only its hash. */
+  secret: Type.String(),
+});
+export type CreatedKey = Static<typeof CreatedKey>;
+
+export const WalletView = Type.Object({
+  balanceMicro: Micro,
+  /** Held for requests in flight. */
+  heldMicro: Micro,
+  topupsMicro: Micro,
+  /** Σ of the signed adjustments (POST /api/wallet/adjust); may be negative. */
+  adjustmentsMicro: Type.Integer(),
+  /** top-ups + adjustments − balance: what finished requests cost. */
+  spentMicro: Micro,
+});
+export type WalletView = Static<typeof WalletView>;
+
+export const PresetView = Type.Object({
+  id: Type.String(),
+  displayName: Type.String(),
+  protocol: OneOf(FORMATS),
+  baseUrl: Type.String(),
+  /** How the key is sent: bearer, x-api-key, x-goog-api-key or none. */
+  auth: Type.String(),
+  apiKeyEnv: Nullable(Type.String()),
+  docs: Type.String(),
+  /** Catalogue ids it serves. */
+  models: Strings,
+});
+export type PresetView = Static<typeof PresetView>;
+
+export const LineView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  protocol: OneOf(FORMATS),
+  baseUrl: Type.String(),
+  models: Strings,
+  modelMap: Type.Record(Type.String(), Type.String()),
+  /** Where the upstream key comes from; the key itself is never shown. */
+  apiKeySource: OneOf(['keychain', 'env', 'none']),
+  apiKeyEnv: Nullable(Type.String()),
+  rpm: Nullable(Int),
+  priority: Int,
+  weight: Int,
+  enabled: Type.Boolean(),
+  /** The line's own timeouts (ms): only those it overrides. */
+  timeouts: Type.Object(timeoutFields),
+  /** The timeouts it runs with: its own, else the defaults. */
+  effectiveTimeouts: Type.Object({
+    connectMs: Int,
+    firstByteMs: Int,
+    nonStreamingFirstByteMs: Int,
+    idleMs: Int,
+    totalMs: Int,
+  }),
+  /** Circuit-breaker state now, and ms until the line takes requests again. */
+  health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
+});
+export type LineView = Static<typeof LineView>;
+
+export const LineTestView = Type.Object({
+  ok: Type.Boolean(),
+  /** The upstream's HTTP status; null when there was no answer (or no credential to send). */
+  status: Nullable(Int),
+  latencyMs: Int,
+  message: Type.String(),
+});
+export type LineTestView = Static<typeof LineTestView>;
+
+export const AliasView = Type.Object({ pattern: Type.String(), model: Type.String() });
+export type AliasView = Static<typeof AliasView>;
+
+export const GroupView = Type.Object({
+  name: Type.String(),
+  /** Decimal string, e.g. "1" or "0.8". */
+  multiplier: Type.String(),
+  /** Catalogue ids; ["*"] = all models. */
+  models: Strings,
+});
+export type GroupView = Static<typeof GroupView>;
+
+/** Every model has input, output, cacheRead and cacheWrite; the other kinds only where priced apart (else billed as input). */
+export const PricesView = ModelPrices;
+export type PricesView = Static<typeof PricesView>;
+
+/** Tokens per usage bucket (contract/usage-buckets.ts says what each counts), in the order they are listed. */
+export const UsageView = Type.Object(
+  Object.fromEntries(LISTED_BUCKETS.map((k) => [k, Int])) as { [K in BucketKey]: TInteger },
+);
+
+/** The unit prices and group multiplier a ledger row was billed at (kept with the row). */
+export const PriceSnapshotView = Type.Object({ prices: PricesView, multiplierPpm: Int });
+
+/** tokens × price (per kind) summed, × multiplier, rounded up to the micro-USD = the row's cost. */
+export const CostBreakdownView = Type.Object({
+  prices: PricesView,
+  multiplierPpm: Int,
+  terms: Type.Array(
+    Type.Object({
+      /** The usage bucket (`inputTokens`, …) and the price kind it was billed by (`input`, …: audio and image fall back to input when not priced apart). */
+      usage: Type.String(),
+      price: Type.String(),
+      tokens: Int,
+      priceMicroPerMillion: Int,
+      /** tokens × price, exact, USD decimal text. */
+      usd: Type.String(),
+    }),
+  ),
+  /** Σ terms, exact, USD decimal text. */
+  subtotalUsd: Type.String(),
+  /** Decimal text, e.g. "1.5". */
+  multiplier: Type.String(),
+  costMicro: Micro,
+  /** The whole sum in one line, e.g. `1200 input × $3/M + 350 output × $15/M = $0.00885 × 1.5 = $0.013275`. */
+  formula: Type.String(),
+});
+export type CostBreakdownView = Static<typeof CostBreakdownView>;
+
+export const LogEntry = Type.Object({
+  id: Int,
+  /** Also sent to the client as x-request-id. */
+  requestId: Type.String(),
+  /** Epoch milliseconds. */
+  ts: Int,
+  keyId: Nullable(Type.String()),
+  keyName: Nullable(Type.String()),
+  /** The model id the client asked for. */
+  model: Nullable(Type.String()),
+  /** The catalogue model that served it (differs from `model` when an alias applied). */
+  servedModel: Nullable(Type.String()),
+  /** Upstream attempts: more than 1 after a failover, 0 when refused before forwarding. */
+  attempts: Int,
+  upstreamModel: Nullable(Type.String()),
+  /** The line of the last attempt. */
+  line: Nullable(Type.String()),
+  inboundProtocol: Type.String(),
+  upstreamProtocol: Nullable(Type.String()),
+  stream: Type.Boolean(),
+  status: Int,
+  errorCode: Nullable(Type.String()),
+  errorMessage: Nullable(Type.String()),
+  usage: UsageView,
+  /** True when the upstream reported no usable usage (none, cut short, or figures refused) and Tollgate counted the tokens itself. */
+  usageEstimated: Type.Boolean(),
+  /** What the wallet and the key were charged: never more than the request's reservation. */
+  costMicro: Micro,
+  /** Cost at catalogue prices beyond what the wallet and the key's quota could pay, not charged (docs/money.md); usually 0. */
+  unchargedMicro: Micro,
+  latencyMs: Int,
+  ttfbMs: Nullable(Int),
+  /** What translation dropped or changed and which lines failed first, "; "-separated; null when nothing. */
+  notes: Nullable(Type.String()),
+  /** The prices and multiplier the row was billed at; null when no model was admitted, and for rows written before the snapshot was kept. */
+  billedAt: Nullable(PriceSnapshotView),
+  /** How `costMicro` came about, from `billedAt`; null with it. */
+  breakdown: Nullable(CostBreakdownView),
+});
+export type LogEntry = Static<typeof LogEntry>;
+
+export const DoctorCheck = Type.Object({
+  name: Type.String(),
+  ok: Type.Boolean(),
+  detail: Type.String(),
+  /** Passed, but something needs the user's attention soon (a model about to retire, say); absent otherwise. */
+  warn: Type.Optional(Type.Boolean()),
+});
+export type DoctorCheck = Static<typeof DoctorCheck>;
+
+export const DoctorReport = Type.Object({ ok: Type.Boolean(), checks: Type.Array(DoctorCheck) });
+export type DoctorReport = Static<typeof DoctorReport>;
+
+/** Models connect would pick for a tool when none is named (docs/connect.md, "Models"). */
+const SuggestedModels = Type.Object({ model: Type.String(), smallModel: Nullable(Type.String()) });
+
+/** One coding tool: whether Tollgate connected it, and whether the wiring still holds. */
+export const ConnectionView = Type.Object({
+  /** The tool's id: `claude-code`, `codex`, `gemini-cli`. */
+  tool: Type.String(),
+  name: Type.String(),
+  /** Other ids accepted for it (`claude`, `gemini`). */
+  aliases: Strings,
+  /** The command that runs it. */
+  command: Type.String(),
+  /** Whether the tool has a small/fast model setting (Claude Code). */
+  smallModelSetting: Type.Boolean(),
+  /** Connected by Tollgate (it keeps a record of what it wrote). */
+  connected: Type.Boolean(),
+  keyName: Nullable(Type.String()),
+  /** The last four characters of that key while it exists. */
+  keyLast4: Nullable(Type.String()),
+  model: Nullable(Type.String()),
+  smallModel: Nullable(Type.String()),
+  connectedAt: Nullable(Type.String()),
+  /** The base URL the tool's files hold now, connected or not. */
+  baseUrl: Nullable(Type.String()),
+  /** Whether that base URL is this gateway's. */
+  pointsAtTollgate: Type.Boolean(),
+  files: Type.Array(
+    Type.Object({ path: Type.String(), state: OneOf(['as-written', 'changed', 'missing', 'invalid', 'present']) }),
+  ),
+  /** Connected, and nothing below is wrong. */
+  matches: Type.Boolean(),
+  /** What no longer matches, one sentence each. */
+  problems: Strings,
+  /** What connect would pick without --model; null when no line serves a model it could use. */
+  suggested: Nullable(SuggestedModels),
+});
+export type ConnectionView = Static<typeof ConnectionView>;
+
+export const ConnectionsView = Type.Object({ origin: Type.String(), tools: Type.Array(ConnectionView) });
+export type ConnectionsView = Static<typeof ConnectionsView>;
+
+export const ConnectView = Type.Object({
+  tool: Type.String(),
+  name: Type.String(),
+  dryRun: Type.Boolean(),
+  /** False when the files already held exactly these entries. */
+  changes: Type.Boolean(),
+  origin: Type.String(),
+  key: Type.Object({
+    name: Type.String(),
+    /** `create`: a new key; `reuse`: the tool's files already hold its secret; `rotate`: a new secret for an existing key. */
+    action: OneOf(['create', 'reuse', 'rotate']),
+    /** Null in a dry run that would create or rotate it. */
+    last4: Nullable(Type.String()),
+  }),
+  model: Type.String(),
+  smallModel: Nullable(Type.String()),
+  files: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      path: Type.String(),
+      existed: Type.Boolean(),
+      /** Unified diff, the key masked; empty when the file stays as it is. */
+      diff: Type.String(),
+      /** Where the file as it was before Tollgate first touched it is kept; null in a dry run or for a new file. */
+      backup: Nullable(Type.String()),
+    }),
+  ),
+  /** Each file's SHA-256 as read (null: absent); send it back as `expect` to write exactly this diff. */
+  expect: Type.Record(Type.String(), Nullable(Type.String())),
+  notes: Strings,
+});
+export type ConnectView = Static<typeof ConnectView>;
+
+export const DisconnectView = Type.Object({
+  tool: Type.String(),
+  name: Type.String(),
+  key: Type.Object({ name: Type.String(), action: OneOf(['deleted', 'kept']), reason: Type.String() }),
+  files: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      /** restored byte for byte, removed (it did not exist), cleaned (edited by hand: only Tollgate's entries taken out), missing (deleted by hand). */
+      action: OneOf(['restored', 'removed', 'cleaned', 'missing']),
+      notes: Strings,
+    }),
+  ),
+});
+export type DisconnectView = Static<typeof DisconnectView>;
+
+export const SnippetView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  kind: OneOf(['code', 'config', 'shell', 'settings']),
+  language: Type.String(),
+  baseUrl: Type.String(),
+  text: Type.String(),
+  note: Type.Optional(Type.String()),
+});
+export type SnippetView = Static<typeof SnippetView>;
+
+export const SnippetsView = Type.Object({
+  origin: Type.String(),
+  model: Type.String(),
+  snippets: Type.Array(SnippetView),
+});
+export type SnippetsView = Static<typeof SnippetsView>;
+
+export const EnvView = Type.Object({
+  target: Type.String(),
+  /**
+   * Where the key in `text` comes from: `connected`, the connected tool's own key, read from its
+   * files; `created`, a key made for this call; `variable`, none: the lines refer to $TOLLGATE_KEY.
+   */
+  keySource: OneOf(['connected', 'created', 'variable']),
+  keyName: Nullable(Type.String()),
+  model: Type.String(),
+  /** Shell lines for `eval`; they hold the key's secret unless keySource is `variable`. */
+  text: Type.String(),
+});
+export type EnvView = Static<typeof EnvView>;
+/** A wallet transaction: a top-up, or a signed adjustment (negative takes money out) with its note. */
+export const WalletTransactionView = Type.Object({
+  id: Type.Integer(),
+  ts: Type.Integer(),
+  kind: OneOf(['topup', 'adjustment']),
+  amountMicro: Type.Integer(),
+  note: Nullable(Type.String()),
+});
+export type WalletTransactionView = Static<typeof WalletTransactionView>;
+
+/** One bucket of GET /api/stats for one model, key or line (null: refused before one was known). */
+export const StatsRowView = Type.Object({
+  start: Type.Number(),
+  group: Nullable(Type.String()),
+  requests: Type.Integer(),
+  errors: Type.Integer(),
+  costMicro: Type.Integer(),
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+  cacheReadTokens: Type.Integer(),
+  cacheWriteTokens: Type.Integer(),
+});
+export type StatsRowView = Static<typeof StatsRowView>;
+
+/** GET and PATCH /api/settings: every setting with its value in force (store/settings.ts). */
+export const SettingsView = Type.Object({
+  /** Where `tollgate serve` binds at its next start (a --host flag overrides it). */
+  host: Type.String(),
+  port: Type.Integer(),
+  /** Days usage-log rows are kept in full; null: forever. */
+  retentionDays: Nullable(Type.Integer()),
+  storeBodies: Type.Boolean(),
+  storeResponses: Type.Boolean(),
+  /** The balance below which the console and the tray warn; null: never. */
+  lowBalanceMicro: Nullable(Type.Integer()),
+  /** Where this gateway listens now; host and port changes apply at its next start. */
+  listening: Type.String(),
+  /** Whether `host` reaches beyond this machine. */
+  lan: Type.Boolean(),
+});
+export type SettingsView = Static<typeof SettingsView>;
+
+/** A model request's body as the client sent it, kept while storeBodies is on. */
+export const RequestBodyView = Type.Object({
+  requestId: Type.String(),
+  ts: Type.Integer(),
+  body: Type.String(),
+  truncated: Type.Boolean(),
+});
+export type RequestBodyView = Static<typeof RequestBodyView>;

@@ -1,0 +1,58 @@
+/**
+ * The gateway process of the desktop app: the entry point of the Electron utility process that main
+ * starts by this file's path (main/gateway-host.ts, main/paths.ts). It runs the same `serve()` as
+ * `tollgate serve`, on loopback only, and closes it when main says stop: `serve().close()` stops
+ * accepting connections, closes idle ones, and waits for requests in flight to finish (and be
+ * written to the ledger) before it closes the ledger; main kills the process if that takes longer
+ * than its grace period (main/index.ts).
+ */
+import { describeStartError, parseGatewayArgs, type FromGateway, type ToGateway } from './desktop.js';
+import { serve, type Running } from './serve.js';
+
+/** The part of Electron's utility-process `parentPort` used here (gateway/ never imports electron). */
+interface ParentPort {
+  postMessage(message: FromGateway): void;
+  on(event: 'message', listener: (e: { data: unknown }) => void): void;
+}
+
+const port: ParentPort | undefined = (process as NodeJS.Process & { parentPort?: ParentPort }).parentPort;
+if (!port) throw new Error('desktop-child runs only as an Electron utility process');
+const parent: ParentPort = port;
+
+function send(msg: FromGateway): void {
+  parent.postMessage(msg);
+}
+
+const args = parseGatewayArgs(process.argv);
+const started: Promise<Running> = serve({ dataDir: args.dataDir, host: '127.0.0.1', port: args.port });
+let stopping = false;
+
+/** Closes the gateway once it has started (or failed to), then ends the process. */
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  try {
+    // close() closes idle keep-alive connections at once and lets requests in flight finish, within
+    // a grace period shorter than main's (shutdown.ts).
+    await (await started).close();
+  } catch {
+    // It never started: nothing to close.
+  } finally {
+    process.exit(0);
+  }
+}
+
+parent.on('message', (e) => {
+  const msg = e.data as ToGateway;
+  if (msg?.type === 'stop') void stop();
+});
+
+try {
+  const running = await started;
+  if (!stopping) send({ type: 'ready', url: running.url, token: running.adminToken });
+} catch (err) {
+  const message = describeStartError(err, args.port);
+  process.stderr.write(`Tollgate gateway failed to start: ${message}\n`);
+  send({ type: 'failed', message });
+  process.exit(1);
+}

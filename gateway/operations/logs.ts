@@ -1,0 +1,43 @@
+/**
+ * The usage log: its entries a page at a time under the log filter, hourly or daily figures over
+ * a range, and the body of a logged request where one was kept. The CSV export (admin/logs-csv.ts)
+ * reads the same filter.
+ */
+import type { Gateway } from '../compose/gateway.js';
+import { settingsOf } from '../store/settings.js';
+import {
+  AdminError,
+  logFilterOf,
+  type LogEntry,
+  type LogsQuery,
+  type RequestBodyView,
+  type StatsQuery,
+  type StatsRowView,
+} from '../contract/admin/index.js';
+
+/** The entries the filter matches, newest first, a page at a time. */
+export function listLogs(g: Gateway, q: LogsQuery): LogEntry[] {
+  return g.ledger.reports.logs({ ...logFilterOf(q), limit: q.limit, beforeId: q.before });
+}
+
+const DAY_MS = 86_400_000;
+
+/** Hourly figures over at most 93 days, daily over at most ten years: a bounded answer. */
+export function stats(g: Gateway, q: StatsQuery): StatsRowView[] {
+  if (q.until <= q.since) throw new AdminError(400, 'invalid_request', 'until must be after since.');
+  const max = q.bucket === 'hour' ? 93 * DAY_MS : 3660 * DAY_MS;
+  if (q.until - q.since > max)
+    throw new AdminError(400, 'invalid_request', `A ${q.bucket}ly range spans at most ${max / DAY_MS} days.`);
+  return g.ledger.reports.stats({ since: q.since, until: q.until, bucket: q.bucket, by: q.by, tzOffsetMinutes: q.tz });
+}
+
+export function requestBody(g: Gateway, requestId: string): RequestBodyView {
+  const found = g.bodies.get(requestId);
+  if (!found) {
+    const why = settingsOf(g.config.data).storeBodies
+      ? 'it was not kept (pruned, or sent before storing was on)'
+      : 'storing request bodies is off (Settings)';
+    throw new AdminError(404, 'not_found', `No body is kept for request ${requestId}: ${why}.`);
+  }
+  return found;
+}

@@ -1,0 +1,98 @@
+/**
+ * Price imports from a LiteLLM price file (catalogue/litellm.ts), given as its content or as an
+ * http(s) URL the gateway downloads. A dry run shows the changes and a digest; the real run can
+ * send the digest back, so what is written is what was shown.
+ */
+import { planLiteLLMImport } from '../catalogue/litellm.js';
+import type { Gateway } from '../compose/gateway.js';
+import type { PriceRecord } from '../store/types.js';
+import { AdminError, type ImportPricesBody, type PriceImportView } from '../contract/admin/index.js';
+import { overridden, setOverride } from './models.js';
+
+/** LiteLLM's file is about 2 MB; anything far beyond it is not a price list. */
+const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
+const DOWNLOAD_TIMEOUT_MS = 60_000;
+
+async function download(text: string): Promise<unknown> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AdminError(400, 'bad_url', `"${text}" is not a URL.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new AdminError(400, 'bad_url', 'The price file URL must start with http:// or https://.');
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      headers: { accept: 'application/json', 'user-agent': 'Tollgate' },
+      signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw new AdminError(502, 'download_failed', `Could not download ${url.href}: ${(err as Error).message}`);
+  }
+  if (!res.ok) throw new AdminError(502, 'download_failed', `${url.href} answered HTTP ${res.status}.`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += chunk.byteLength;
+    if (size > MAX_DOWNLOAD_BYTES)
+      throw new AdminError(
+        400,
+        'not_a_price_file',
+        `${url.href} is larger than ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB: not a price file.`,
+      );
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new AdminError(400, 'not_a_price_file', `${url.href} is not JSON.`);
+  }
+}
+
+export async function importPrices(g: Gateway, body: ImportPricesBody): Promise<PriceImportView> {
+  if ((body.url === undefined) === (body.data === undefined)) {
+    throw new AdminError(
+      400,
+      'invalid_request',
+      'Give the price file as url (downloaded by the gateway) or as data (its content), one of the two.',
+    );
+  }
+  const unknown = (body.only ?? []).filter((id) => !g.catalogue.has(id));
+  if (unknown.length > 0) throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}.`);
+  const data = body.url !== undefined ? await download(body.url) : body.data;
+  let plan;
+  try {
+    plan = planLiteLLMImport(data, g.catalogue.values(), body.only);
+  } catch (err) {
+    throw new AdminError(400, 'not_a_price_file', `Not a LiteLLM price file: ${(err as Error).message}.`);
+  }
+  const view = { ...plan, dryRun: body.dryRun === true, applied: false, source: body.url ?? 'data' };
+  if (body.dryRun) return view;
+  if (body.expect !== undefined && body.expect !== plan.digest) {
+    throw new AdminError(
+      409,
+      'prices_changed',
+      'The file now gives other prices than the preview showed; nothing was written. Look at the changes again.',
+    );
+  }
+  if (plan.changes.length === 0) return view;
+  const overrides = new Map(
+    plan.changes
+      .filter((c) => c.target === 'override')
+      .map((c) => [c.id, overridden(g, c.id, Object.fromEntries(c.prices.map((p) => [p.kind, p.to])))]),
+  );
+  const custom = new Map(plan.changes.filter((c) => c.target === 'custom').map((c) => [c.id, c]));
+  await g.config.update((d) => {
+    for (const [id, prices] of overrides) setOverride(d, id, prices, 'litellm');
+    const now = new Date().toISOString();
+    d.models = (d.models ?? []).map((r) => {
+      const c = custom.get(r.id);
+      if (!c) return r;
+      const prices: PriceRecord = { ...r.prices, ...Object.fromEntries(c.prices.map((p) => [p.kind, p.to])) };
+      return { ...r, prices, updatedAt: now };
+    });
+  });
+  return { ...view, applied: true };
+}

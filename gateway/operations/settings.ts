@@ -1,0 +1,38 @@
+/** The settings of config.json: what they are, and changing them (each change takes effect as it says). */
+import type { Gateway } from '../compose/gateway.js';
+import { applyRetention } from '../compose/retention.js';
+import { isLoopbackHost } from '../contract/loopback.js';
+import { settingsOf, type Settings } from '../store/settings.js';
+import { AdminError, type SettingsView, type UpdateSettingsBody } from '../contract/admin/index.js';
+
+export function settingsView(g: Gateway, listening: string): SettingsView {
+  const s = settingsOf(g.config.data);
+  return { ...s, listening, lan: !isLoopbackHost(s.host) };
+}
+
+/**
+ * Changes the settings given. A host beyond loopback needs `allowLan: true`: the model API would
+ * face the network. Host and port apply at the next start; retention runs at once; turning off
+ * body or Responses storage deletes what was kept.
+ */
+export async function updateSettings(g: Gateway, body: UpdateSettingsBody, listening: string): Promise<SettingsView> {
+  const { allowLan, ...change } = body;
+  if (change.host !== undefined && !isLoopbackHost(change.host) && allowLan !== true) {
+    throw new AdminError(
+      400,
+      'lan_confirmation_required',
+      `Binding to ${change.host} lets other machines on your network reach the model API. Send "allowLan": true to confirm.`,
+    );
+  }
+  const before = settingsOf(g.config.data);
+  await g.config.update((d) => {
+    const stored: Partial<Settings> = { ...d.settings };
+    for (const [k, v] of Object.entries(change)) if (v !== undefined) (stored as Record<string, unknown>)[k] = v;
+    d.settings = stored;
+  });
+  const after = settingsOf(g.config.data);
+  if (before.storeBodies && !after.storeBodies) g.bodies.prune();
+  if (before.storeResponses && !after.storeResponses) g.responses.clear();
+  if (after.retentionDays !== before.retentionDays) applyRetention(g.config, g.ledger, g.bodies);
+  return settingsView(g, listening);
+}
