@@ -26,8 +26,11 @@ export interface AdmitInput {
   estimatedInputTokens: number;
   /** What the pending row of the request says (store/ledger.ts): who asked, how, when. */
   trace: { requestId: string; ts: number; inboundProtocol: string; stream: boolean; model: string };
-  /** The estimate of the prompt's text alone (inline files discounted), checked against the context window. */
-  textTokens?: number;
+  /**
+   * The estimate of the prompt's text alone (inline files discounted), checked against the context
+   * window: `tokens()` is read only when `atMost`, a bound known without reading the body, fails the check.
+   */
+  text?: { atMost: number; tokens(): number };
 }
 
 /**
@@ -105,14 +108,13 @@ export class Billing {
   admit(key: KeyRecord, modelId: string, input: AdmitInput): Admission {
     const { model, multiplierPpm } = this.models.resolve(modelId, key);
     const candidates = this.lines.order(model.id);
-    if (
-      input.textTokens !== undefined &&
-      model.contextWindow > 0 &&
-      input.textTokens > CONTEXT_OVERFLOW_FACTOR * model.contextWindow
-    ) {
+    const contextMost = CONTEXT_OVERFLOW_FACTOR * model.contextWindow;
+    const textTokens =
+      input.text && model.contextWindow > 0 && input.text.atMost > contextMost ? input.text.tokens() : 0;
+    if (textTokens > contextMost) {
       throw new GatewayError(
         'invalid_request',
-        `The prompt is far longer than the context window of ${model.id} (${model.contextWindow.toLocaleString('en-US')} tokens): it holds about ${input.textTokens.toLocaleString('en-US')} tokens by Tollgate's estimate. Shorten the conversation or the documents in it, or use a model with a larger context window.`,
+        `The prompt is far longer than the context window of ${model.id} (${model.contextWindow.toLocaleString('en-US')} tokens): it holds about ${textTokens.toLocaleString('en-US')} tokens by Tollgate's estimate. Shorten the conversation or the documents in it, or use a model with a larger context window.`,
         { code: 'context_length_exceeded' },
       );
     }

@@ -35,9 +35,15 @@ export class Calibration {
   }
 }
 
-/** Tokenizer counts made to learn a model's correction: every one at first, then one in ten. */
+/**
+ * Tokenizer counts made to learn a model's correction: every one at first, then one in a hundred.
+ * The correction is a running average over about twenty samples of a ratio that hardly moves for
+ * one model, while each sample costs a pass of the BPE tokenizer over a whole prompt (for a coding
+ * agent, hundreds of kilobytes) on the gateway's own cores: one in ten cost the request path about
+ * a tenth of its CPU (docs/performance.md).
+ */
 const TOKENIZER_WARMUP = 5;
-const TOKENIZER_EVERY = 10;
+const TOKENIZER_EVERY = 100;
 
 /**
  * The gateway's two token calibrations, learnt from every answer whose usage the upstream
@@ -53,6 +59,8 @@ export class TokenCalibration {
   private readonly estimate = new Calibration(() => 0.75);
   private readonly tokenizer = new Calibration();
   private readonly counted = new Map<string, number>();
+  /** A calibration count is under way: the next sample waits for another answer rather than queueing behind it. */
+  private counting = false;
 
   /** The admission's byte estimate, corrected for the model. */
   promptFromEstimate(model: string, estimatedTokens: number): number {
@@ -67,7 +75,8 @@ export class TokenCalibration {
   /**
    * Learns from an answer the upstream reported usage for. The byte ratio is cheap and learnt
    * every time. The tokenizer ratio costs a tokenizer pass over the prompt, so it is learnt only
-   * once the tokenizer is loaded (count_tokens was used, or a count was needed), on a sample, and
+   * once the tokenizer is loaded (count_tokens was used, or a count was needed), on a sample, one
+   * at a time (a sample never waits in the tokenizer's queue, where counts that bill wait too), and
    * after the answer has gone out.
    */
   learn(model: string, estimatedTokens: number, usage: Usage, prompt: () => CanonicalRequest): void {
@@ -76,11 +85,13 @@ export class TokenCalibration {
     if (!tokenizerLoaded()) return;
     const n = (this.counted.get(model) ?? 0) + 1;
     this.counted.set(model, n);
-    if (n > TOKENIZER_WARMUP && n % TOKENIZER_EVERY !== 0) return;
+    if (this.counting || (n > TOKENIZER_WARMUP && n % TOKENIZER_EVERY !== 0)) return;
+    this.counting = true;
     setImmediate(() => {
       void countPromptTokens(prompt())
         .then((counted) => this.tokenizer.record(model, counted, reported))
-        .catch(() => undefined);
+        .catch(() => undefined)
+        .finally(() => (this.counting = false));
     });
   }
 }

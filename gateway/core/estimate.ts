@@ -4,8 +4,10 @@
  * usage) use the BPE tokenizer in its own thread (core/tokenizer.ts).
  */
 
-/** Images travel as base64; their token cost is nowhere near their length. */
-const DATA_URI = /data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]{64,}/g;
+/**
+ * Images travel as base64; their token cost is nowhere near their length. An inline image is a data
+ * URI, `data:type/subtype;base64,` and 64 or more base64 characters (found by `scan` below).
+ */
 const TOKENS_PER_IMAGE = 1_600;
 
 /**
@@ -14,15 +16,7 @@ const TOKENS_PER_IMAGE = 1_600;
  * non-Latin scripts push it down), plus a fixed allowance per inline image.
  */
 export function estimatePromptTokensFromBody(rawBody: string): number {
-  let length = Buffer.byteLength(rawBody, 'utf8');
-  let images = 0;
-  if (rawBody.includes(';base64,')) {
-    for (const m of rawBody.matchAll(DATA_URI)) {
-      length -= m[0].length; // base64 is ASCII: characters = bytes
-      images++;
-    }
-  }
-  return Math.ceil(length / 3) + images * TOKENS_PER_IMAGE;
+  return estimateBody(rawBody).promptTokens;
 }
 
 /** A run of base64 this long is binary data (an image, a PDF), whatever its wrapper: prose has spaces. */
@@ -47,8 +41,80 @@ function isBase64Char(c: number): boolean {
  * run from every position in it, quadratic on a body made of such runs.
  */
 export function estimateTextTokensFromBody(rawBody: string): number {
-  let length = Buffer.byteLength(rawBody, 'utf8');
+  return scan(rawBody, Buffer.byteLength(rawBody, 'utf8')).textTokens;
+}
+
+/** Both estimates of one body; the text estimate only when it can matter. */
+export interface BodyEstimate {
+  /** estimatePromptTokensFromBody's figure, for the reservation. */
+  promptTokens: number;
+  /**
+   * What textTokens() can be at most, known without reading the body: one token per 3 bytes, and
+   * each possible blob (one per BASE64_RUN bytes at most) at its allowance rather than its length.
+   */
+  textTokensAtMost: number;
+  /** estimateTextTokensFromBody's figure, for the context-window check. */
+  textTokens(): number;
+}
+
+/**
+ * Both estimates over at most one pass of the body: its byte length and whether it holds a data
+ * URI at all are native scans; the character loop runs only for a body with a data URI in it (its
+ * images are then discounted in the same loop), or when the text estimate is asked for (only
+ * when its bound (textTokensAtMost) passes what the context check allows).
+ */
+export function estimateBody(rawBody: string): BodyEstimate {
+  const bytes = Buffer.byteLength(rawBody, 'utf8');
+  const bound = Math.ceil(bytes / 3);
+  const textBound = bound + Math.floor(bytes / BASE64_RUN) * TOKENS_PER_IMAGE;
+  let scanned: Scan | undefined;
+  const full = (): Scan => (scanned ??= scan(rawBody, bytes));
+  return {
+    promptTokens: rawBody.includes(';base64,') ? full().promptTokens : bound,
+    textTokensAtMost: textBound,
+    textTokens: () => full().textTokens,
+  };
+}
+
+interface Scan {
+  promptTokens: number;
+  textTokens: number;
+}
+
+const isTypeChar = (c: number): boolean =>
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x5f ||
+  c === 0x2e ||
+  c === 0x2b ||
+  c === 0x2d;
+
+/** Where the data URI header (`data:type/subtype;base64,`) that ends just before `at` starts, or -1. */
+function dataUriStart(text: string, at: number): number {
+  const marker = ';base64,';
+  if (at < marker.length || !text.startsWith(marker, at - marker.length)) return -1;
+  let i = at - marker.length;
+  const subtypeEnd = i;
+  while (i > 0 && isTypeChar(text.charCodeAt(i - 1))) i--;
+  if (i === subtypeEnd || i === 0 || text.charCodeAt(i - 1) !== 0x2f) return -1;
+  i--;
+  const typeEnd = i;
+  while (i > 0 && isTypeChar(text.charCodeAt(i - 1))) i--;
+  if (i === typeEnd || !text.startsWith('data:', i - 5)) return -1;
+  return i - 5;
+}
+
+/**
+ * The one character loop: runs of base64 characters. A run of BASE64_RUN or more is a blob for the
+ * text estimate; a run of 64 or more right after a data URI's header is an image for the prompt
+ * estimate, which discounts the header with it.
+ */
+function scan(rawBody: string, bytes: number): Scan {
+  let text = bytes;
+  let prompt = bytes;
   let blobs = 0;
+  let images = 0;
   let run = 0;
   for (let i = 0; i <= rawBody.length; i++) {
     if (i < rawBody.length && isBase64Char(rawBody.charCodeAt(i))) {
@@ -56,10 +122,20 @@ export function estimateTextTokensFromBody(rawBody: string): number {
       continue;
     }
     if (run >= BASE64_RUN) {
-      length -= run;
+      text -= run;
       blobs++;
+    }
+    if (run >= 64) {
+      const start = dataUriStart(rawBody, i - run);
+      if (start >= 0) {
+        prompt -= i - start; // base64 and its header are ASCII: characters = bytes
+        images++;
+      }
     }
     run = 0;
   }
-  return Math.ceil(length / 3) + blobs * TOKENS_PER_IMAGE;
+  return {
+    promptTokens: Math.ceil(prompt / 3) + images * TOKENS_PER_IMAGE,
+    textTokens: Math.ceil(text / 3) + blobs * TOKENS_PER_IMAGE,
+  };
 }

@@ -70,6 +70,24 @@ export function withModel(data: string, path: readonly string[], model: string):
 }
 
 /**
+ * withModel for a whole answer already parsed (`parsed` is `data` parsed, and is changed in place):
+ * the answer is not parsed a second time. Whether the model field was set, so that the caller
+ * serialises `parsed` again only when something changed.
+ */
+export function setModel(parsed: unknown, path: readonly string[], model: string): boolean {
+  const key = path.at(-1);
+  if (key === undefined) return false;
+  let node = parsed;
+  for (const k of path.slice(0, -1))
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[k] : undefined;
+  if (typeof node !== 'object' || node === null) return false;
+  const holder = node as Record<string, unknown>;
+  if (typeof holder[key] !== 'string' || holder[key] === model) return false;
+  holder[key] = model;
+  return true;
+}
+
+/**
  * The body to send upstream on the pass-through path: the client's own bytes when the changes
  * are already there (the common case: no model mapping), so nothing is re-serialised; otherwise
  * a copy with the changes applied. `unbound` names a field whose new value in `changes` differs

@@ -69,9 +69,13 @@ export async function forward(
   const { lines } = deps;
   const health = lines.health;
   const admission = exchange.admission!;
-  const client = new AbortController();
+  // The client hanging up aborts the attempt under way (one AbortController per attempt, none for the client).
+  let gone: ClientClosedError | undefined;
+  let current: AbortController | undefined;
   const onClose = (): void => {
-    if (!res.writableFinished) client.abort(new ClientClosedError());
+    if (res.writableFinished) return;
+    gone ??= new ClientClosedError();
+    current?.abort(gone);
   };
   res.on('close', onClose);
   let last: GatewayError | undefined;
@@ -101,8 +105,8 @@ export async function forward(
       admission.upstreamModel = upstreamModelId(line, admission.model.id);
       exchange.attempts++;
       const attempt = new AbortController();
-      const abort = (): void => attempt.abort(client.signal.reason);
-      client.signal.addEventListener('abort', abort);
+      current = attempt;
+      if (gone) attempt.abort(gone);
       const totalMs = lines.timeoutsFor(line).totalMs;
       const timer = setTimeout(() => attempt.abort(new TotalTimeoutError(totalMs)), totalMs);
       exchange.settleHook = (o) => settle(deps.billing, exchange, o);
@@ -133,7 +137,7 @@ export async function forward(
         health.record(line.id, verdict, Date.now(), use);
         exchange.settleHook = null;
         clearTimeout(timer);
-        client.signal.removeEventListener('abort', abort);
+        current = undefined;
       }
     }
   } finally {

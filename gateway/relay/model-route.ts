@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from '../core/canonical.js';
-import { estimatePromptTokensFromBody, estimateTextTokensFromBody } from '../core/estimate.js';
+import { estimateBody } from '../core/estimate.js';
 import { countTokens } from '../core/tokenizer.js';
 import { GatewayError } from '../core/errors.js';
 import type { ModelCall, WireFormat } from '../core/format.js';
@@ -60,9 +60,11 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
   let decoded: CanonicalRequest | undefined;
   const decode = (): CanonicalRequest => (decoded ??= call.decode());
   if (call.decodeFirst) decode();
+  // Both estimates from one look at the body: the text estimate is read only if its bound passes the context check.
+  const estimate = estimateBody(call.estimateFrom ?? r.rawBody);
   const admission = services.billing.admit(key, call.model, {
     maxOutputTokens: call.maxOutputTokens,
-    estimatedInputTokens: estimatePromptTokensFromBody(call.estimateFrom ?? r.rawBody),
+    estimatedInputTokens: estimate.promptTokens,
     trace: {
       requestId: exchange.requestId,
       ts: exchange.ts,
@@ -70,7 +72,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
       stream: call.stream,
       model: call.model,
     },
-    textTokens: estimateTextTokensFromBody(call.estimateFrom ?? r.rawBody),
+    text: { atMost: estimate.textTokensAtMost, tokens: estimate.textTokens },
   });
   exchange.admission = admission;
   const model = admission.model.id;

@@ -1,6 +1,6 @@
 import { GatewayError, upstreamMalformed } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
-import { withModel, type Passthrough } from '../core/passthrough.js';
+import { setModel, withModel, type Passthrough } from '../core/passthrough.js';
 import { formatSse, readSse } from '../core/sse.js';
 import type { UpstreamResponse } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
@@ -63,8 +63,11 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
     throw upstreamMalformed('the upstream sent a response that is not valid JSON.');
   }
   const found = spec.passthrough.readAnswer(parsed);
-  // Signatures go to the client bound to the line that made them (core/signatures.ts).
-  if (spec.passthrough.signatures?.answer(parsed, spec.exchange.admission!.line.id)) text = JSON.stringify(parsed);
+  // Signatures go to the client bound to the line that made them (core/signatures.ts), and the
+  // answer names the model the client asked for; the answer is serialised again only if either changed.
+  const bound = spec.passthrough.signatures?.answer(parsed, spec.exchange.admission!.line.id) === true;
+  if (setModel(parsed, spec.passthrough.modelField.answer, requestedModel(spec)) || bound)
+    text = JSON.stringify(parsed);
   const billed = await billableUsage(
     spec.exchange,
     { final: found.usage, produced: () => found.produced },
@@ -72,9 +75,7 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
   );
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
-  sendJson(spec.res, upstream.status, withModel(text, spec.passthrough.modelField.answer, requestedModel(spec)), {
-    'x-request-id': spec.exchange.requestId,
-  });
+  sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
   return outcome;
 }
 

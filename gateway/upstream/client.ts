@@ -79,12 +79,14 @@ export function endpoint(baseUrl: string, path: string): URL {
  * The first-byte and idle timers of one request, as one AbortSignal (which also follows the
  * caller's). The idle timer measures the upstream's silence only: while the caller is busy with a
  * chunk (writing it to a slow client, say) a timer that fires is ignored, and it starts again when
- * the caller asks for the next chunk.
+ * the caller asks for the next chunk. The timeout's error is made only when a timer fires: an
+ * Error captures a stack trace, which every request would otherwise pay for twice.
  */
 class Deadline {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout;
-  private error: UpstreamTimeoutError;
+  /** Timing the silence between chunks (after the first), rather than the wait for the first byte. */
+  private idle = false;
   /** Whether we are waiting for the upstream (headers or the next chunk). */
   waiting = true;
   fired: UpstreamTimeoutError | undefined;
@@ -92,10 +94,11 @@ class Deadline {
   constructor(
     /** The caller's signal: its abort reason (a total timeout, the client leaving) is what the error reports. */
     readonly outer: AbortSignal,
-    firstByte: UpstreamTimeoutError,
+    private readonly firstByteMs: number,
+    private readonly idleMs: number,
+    private readonly stream: boolean,
   ) {
-    this.error = firstByte;
-    this.timer = setTimeout(() => this.fire(), firstByte.ms);
+    this.timer = setTimeout(() => this.fire(), firstByteMs);
     if (outer.aborted) this.controller.abort(outer.reason);
     else outer.addEventListener('abort', this.follow);
   }
@@ -108,15 +111,17 @@ class Deadline {
 
   private fire(): void {
     if (!this.waiting) return;
-    this.fired = this.error;
-    this.controller.abort(this.error);
+    this.fired = this.idle
+      ? UpstreamTimeoutError.idle(this.idleMs)
+      : UpstreamTimeoutError.firstByte(this.firstByteMs, this.stream);
+    this.controller.abort(this.fired);
   }
 
   /** From now on, the silence between chunks is timed (from the next wait()). */
-  toIdle(idle: UpstreamTimeoutError): void {
+  toIdle(): void {
     clearTimeout(this.timer);
-    this.error = idle;
-    this.timer = setTimeout(() => this.fire(), idle.ms);
+    this.idle = true;
+    this.timer = setTimeout(() => this.fire(), this.idleMs);
   }
 
   /** Waiting for the upstream again: the timer starts from now (refresh() keeps its duration). */
@@ -135,14 +140,13 @@ class TimedBody implements UpstreamBody {
   constructor(
     private readonly body: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown },
     private readonly deadline: Deadline,
-    private readonly idle: UpstreamTimeoutError,
   ) {}
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
     let first = true;
     try {
       for await (const chunk of this.body) {
-        if (first) this.deadline.toIdle(this.idle);
+        if (first) this.deadline.toIdle();
         first = false;
         this.deadline.waiting = false;
         yield chunk;
@@ -202,7 +206,9 @@ export class UpstreamClient {
     const agent = this.agentFor(call.lineId, t.connectMs);
     const deadline = new Deadline(
       call.signal,
-      UpstreamTimeoutError.firstByte(call.stream ? t.firstByteMs : t.nonStreamingFirstByteMs, call.stream),
+      call.stream ? t.firstByteMs : t.nonStreamingFirstByteMs,
+      t.idleMs,
+      call.stream,
     );
     try {
       const res = await agent.request({
@@ -218,7 +224,7 @@ export class UpstreamClient {
       return {
         status: res.statusCode,
         headers: res.headers as IncomingHttpHeaders,
-        body: new TimedBody(res.body, deadline, UpstreamTimeoutError.idle(t.idleMs)),
+        body: new TimedBody(res.body, deadline),
       };
     } catch (err) {
       deadline.clear();

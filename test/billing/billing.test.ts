@@ -110,6 +110,27 @@ test("without a limit from the client, the model's own output cap (at most the d
   );
 });
 
+test('a prompt far past the context window is refused; its text is read only when the cheap bound cannot settle it', () => {
+  const { b } = billing(10_000_000);
+  let reads = 0;
+  const text = (atMost: number, tokens: number): AdmitInput['text'] => ({
+    atMost,
+    tokens: () => {
+      reads++;
+      return tokens;
+    },
+  });
+  const window = MODEL.contextWindow;
+  b.admit(key(), 'gpt-4o', { ...input(1, 1), text: text(2 * window, 2 * window) });
+  assert.equal(reads, 0, 'a bound within twice the window settles it: the body is not read');
+  b.admit(key(), 'gpt-4o', { ...input(1, 1), text: text(10 * window, 2 * window) });
+  assert.equal(reads, 1, 'past the bound, the estimate decides (and lets this one in)');
+  assert.throws(() => b.admit(key(), 'gpt-4o', { ...input(1, 1), text: text(10 * window, 2 * window + 1) }), {
+    status: 400,
+    code: 'context_length_exceeded',
+  });
+});
+
 test('the order of refusals: model (404), line (503), key limits (429), money (402)', () => {
   assert.throws(() => billing(0).b.admit(key(), 'nope', input(1, 1)), { status: 404 });
   assert.throws(() => billing(0, []).b.admit(key(), 'gpt-4o', input(1, 1)), { code: 'no_line_for_model' });

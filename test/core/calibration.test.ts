@@ -58,16 +58,41 @@ test('the tokenizer correction is learnt once the tokenizer is loaded, from the 
   assert.equal(await cal.countPrompt('claude-z', req), reported);
 });
 
-test('after a warm-up, the tokenizer counts only one answer in ten', async () => {
+test('after a warm-up, the tokenizer counts only one answer in a hundred', async () => {
   await countTokens('load');
   const cal = new TokenCalibration();
   let passes = 0;
-  for (let i = 0; i < 25; i++) {
+  for (let i = 0; i < 205; i++) {
     cal.learn('gpt-y', 100, usage(200), () => {
+      passes++;
+      return prompt('hello world, '.repeat(10));
+    });
+    // Each sample's count ends before the next answer comes (the worker answers in order).
+    await tick();
+    await countTokens('wait for the count before');
+    await tick();
+  }
+  assert.equal(passes, 5 + 2);
+});
+
+test('a sample is skipped while another is still being counted: calibration never queues in the tokenizer', async () => {
+  await countTokens('load');
+  const cal = new TokenCalibration();
+  let passes = 0;
+  for (let i = 0; i < 3; i++) {
+    cal.learn('gpt-z', 100, usage(200), () => {
       passes++;
       return prompt('hello world, '.repeat(10));
     });
   }
   await tick();
-  assert.equal(passes, 5 + 2);
+  assert.equal(passes, 1, 'the two answers that came while the first was counted are not counted');
+  await countTokens('wait for the count before');
+  await tick();
+  cal.learn('gpt-z', 100, usage(200), () => {
+    passes++;
+    return prompt('hello world, '.repeat(10));
+  });
+  await tick();
+  assert.equal(passes, 2, 'the next answer after it is (still in the warm-up)');
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { estimatePromptTokensFromBody } from '../../gateway/core/estimate.js';
+import { estimateBody, estimatePromptTokensFromBody, estimateTextTokensFromBody } from '../../gateway/core/estimate.js';
 import { countTokens } from '../../gateway/core/tokenizer.js';
 
 const body = (content: unknown): string => JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] });
@@ -55,4 +55,36 @@ test('countTokens uses o200k_base', async () => {
   assert.equal(await countTokens(''), 0);
   assert.equal(await countTokens('hello world'), 2);
   assert.equal(await countTokens('héllo 你好 🙂'), 5);
+});
+
+/** The data-URI rule the prompt estimate has always had, as a regular expression: the one loop must agree with it. */
+function byPattern(rawBody: string): number {
+  let length = Buffer.byteLength(rawBody, 'utf8');
+  let images = 0;
+  for (const m of rawBody.matchAll(/data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]{64,}/g)) {
+    length -= m[0].length;
+    images++;
+  }
+  return Math.ceil(length / 3) + images * 1_600;
+}
+
+test('one pass gives both estimates, and the data URIs it finds are those of the pattern', () => {
+  const b64 = (n: number): string => randomBytes(n).toString('base64');
+  const cases = [
+    'plain text, no image at all',
+    `{"url":"data:image/png;base64,${b64(48)}"}`, // exactly 64 characters
+    `{"url":"data:image/png;base64,${b64(45)}"}`, // 60: too short to be an image
+    `{"a":"xxdata:image/svg+xml;base64,${b64(900)}","b":"data:data:image/png;base64,${b64(90)}"}`,
+    `{"a":"data:a/b/c;base64,${b64(300)}","b":"data:/png;base64,${b64(300)}","c":"data:image/;base64,${b64(300)}"}`,
+    `{"a":"data:image/png;base64,${b64(3000)}","b":"${b64(3000)}","c":"héllo 你好 ${b64(30)}"}`,
+    `;base64,${b64(200)} data:image/x-icon;base64,`,
+    `{"a":"${b64(1000)}","b":"${b64(1000)}"}`, // blobs: their allowance is more than their length
+  ];
+  for (const raw of cases) {
+    const e = estimateBody(raw);
+    assert.equal(e.promptTokens, byPattern(raw), raw.slice(0, 60));
+    assert.equal(e.promptTokens, estimatePromptTokensFromBody(raw));
+    assert.equal(e.textTokens(), estimateTextTokensFromBody(raw));
+    assert.ok(e.textTokens() <= e.textTokensAtMost, 'the bound holds');
+  }
 });
