@@ -155,6 +155,55 @@ describe('idle timeout', () => {
   });
 });
 
+describe('a whole answer read as text', () => {
+  test('comes back whole across chunks, with the idle timer started again by each chunk', async () => {
+    handlers.set('/chunks', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let i = 0;
+      const next = (): void => {
+        if (i === 4) return void res.end('"end"]');
+        res.write(`"${i++}",`);
+        setTimeout(next, 20);
+      };
+      res.write('[');
+      next();
+    });
+    const res = await send('/chunks', false, { idleMs: 60 });
+    assert.equal(await res.body.text(), '["0","1","2","3","end"]');
+  });
+
+  test('silence in the middle of it ends it with the idle timeout', async () => {
+    handlers.set('/half', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"choices":[');
+    });
+    const res = await send('/half', false, { idleMs: 50 });
+    assert.equal((await failure(res.body.text())).code, 'upstream_idle_timeout');
+  });
+
+  test("the caller's abort while it is read ends it with the caller's reason", async () => {
+    handlers.set('/slow-half', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"choices":[');
+    });
+    const ac = new AbortController();
+    const res = await send('/slow-half', false, {}, ac.signal);
+    const reading = res.body.text();
+    ac.abort(new TotalTimeoutError(5));
+    assert.equal((await failure(reading)).code, 'upstream_timeout');
+  });
+
+  test('a body destroyed before it is read is an error, not a wait for ever', async () => {
+    handlers.set('/gone', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+    });
+    const res = await send('/gone', false, {});
+    res.body.destroy();
+    assert.equal((await failure(res.body.text())).kind, 'upstream_error');
+  });
+});
+
 describe('bounded reads', () => {
   test(`a non-streaming answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB is refused, and the rest is not read`, async () => {
     const total = MAX_ANSWER_BYTES * 8;
