@@ -305,44 +305,10 @@ describe('internal errors', () => {
 });
 
 describe('connections', () => {
-  test('a request must arrive whole within the request timeout, and open connections are capped', async () => {
-    const { MAX_CONNECTIONS, REQUEST_TIMEOUT_MS } = await import('../../gateway/server.js');
+  test('a request must arrive whole within the request timeout', async () => {
+    const { REQUEST_TIMEOUT_MS } = await import('../../gateway/server.js');
     const server = small.running.app.server;
     assert.equal(server.requestTimeout, REQUEST_TIMEOUT_MS);
     assert.ok(server.headersTimeout > 0 && server.headersTimeout <= REQUEST_TIMEOUT_MS);
-    assert.equal(server.maxConnections, MAX_CONNECTIONS);
-  });
-
-  test('past the cap, a new connection is closed at once while those open are still served', async () => {
-    const { connect } = await import('node:net');
-    const { MAX_CONNECTIONS } = await import('../../gateway/server.js');
-    const port = Number(new URL(small.url).port);
-    const open = async (): Promise<import('node:net').Socket> => {
-      const s = connect(port, '127.0.0.1');
-      await new Promise<void>((r, j) => s.once('connect', r).once('error', j));
-      return s;
-    };
-    // Slow clients: headers begun, never finished.
-    const held = [];
-    for (let i = 0; i < MAX_CONNECTIONS; i++) {
-      const s = await open();
-      s.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-      held.push(s);
-    }
-    try {
-      await new Promise((r) => setTimeout(r, 100));
-      const extra = await open();
-      const closed = await new Promise<boolean>((r) => {
-        extra.once('close', () => r(true));
-        extra.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        extra.once('data', () => r(false));
-      });
-      assert.equal(closed, true, 'the connection past the cap was served');
-    } finally {
-      for (const s of held) s.destroy();
-    }
-    // Freed: served again.
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal((await fetch(`${small.url}/`)).status, 200);
   });
 });
