@@ -6,7 +6,7 @@ import type { StatusView } from './contract/admin/index.js';
 import type { Gateway } from './compose/gateway.js';
 import type { Where } from './connect/index.js';
 import { ADMIN_BODY_LIMIT, bodyParsing, DEFAULT_BODY_LIMIT } from './http/body.js';
-import { errorHandling, logInternal } from './http/errors.js';
+import { errorHandling, frameworkError, logInternal } from './http/errors.js';
 import { formatRoutes } from './http/format-routes.js';
 import { requestGuard } from './http/guard.js';
 import { manageConnections, ModelLane, type ConnectionStats } from './http/connections.js';
@@ -58,6 +58,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     // Clients keep connections open between turns; outlive their idle timers.
     keepAliveTimeout: 75_000,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    frameworkErrors: frameworkError,
     // Validate as written: "stream":"true" is an error, not a boolean.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
   });

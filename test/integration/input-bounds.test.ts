@@ -129,6 +129,21 @@ describe('echoed values', () => {
     assert.equal(r.status, 404);
     assert.ok(text.length < 1_000, `a ${text.length}-byte answer`);
   });
+
+  test('a path with a malformed %-escape is refused in an error shape that echoes neither the path nor ?key=', async () => {
+    const secret = 'sk-' + 'q'.repeat(48);
+    for (const [method, path] of [
+      ['POST', `/v1beta/models/x%ZZ:generateContent?key=${secret}`],
+      ['POST', `/v1/chat/completions%ZZ?key=${secret}`],
+      ['GET', `/v1/models/%E0%A4%A?key=${secret}`],
+    ] as const) {
+      const r = await fetch(gw.url + path, { method, ...(method === 'POST' ? { body: '{}' } : {}) });
+      const text = await r.text();
+      assert.equal(r.status, 400, text);
+      assert.ok(!text.includes(secret.slice(3)), `the key came back: ${text}`);
+      assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, 'bad_url', text);
+    }
+  });
 });
 
 describe('the body limit', () => {
