@@ -71,7 +71,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(requestGuard, { gateway: g, lane: opts.modelLane ?? new ModelLane() });
 
   const sessions = opts.sessions ?? new ConsoleSessions();
-  await app.register(consoleRoutes, { sessions });
+  await app.register(consoleRoutes, { sessions, failures: g.keys.failures });
   await app.register(adminRoutes, {
     gateway: g,
     token: opts.adminToken,

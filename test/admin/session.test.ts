@@ -195,3 +195,12 @@ test('the CSV download takes the page token in the query (a plain link), and str
     403,
   );
 });
+
+test('wrong login codes are counted and, after a burst, slowed', async () => {
+  const before = (await gw.admin.client.call('getStatus')).unauthenticatedRequests ?? 0;
+  const started = Date.now();
+  for (let i = 0; i < 13; i++) assert.equal((await inject({ url: `/login?code=guess${i}` })).statusCode, 303);
+  const after = (await gw.admin.client.call('getStatus')).unauthenticatedRequests ?? 0;
+  assert.ok(after - before >= 13, `${after - before} counted`);
+  assert.ok(Date.now() - started >= 300, `13 guesses took ${Date.now() - started} ms: not slowed`);
+});
