@@ -3,6 +3,7 @@ import { ConsoleSessions } from './admin/session.js';
 import { loadOrCreateAdminToken } from './admin/token.js';
 import { explainBusy, removeRuntime, writeRuntime } from './runtime.js';
 import type { Where } from './connect/index.js';
+import { ModelLane } from './http/connections.js';
 import { buildServer } from './server.js';
 import { closeServer } from './shutdown.js';
 import { VERSION } from './version.js';
@@ -25,6 +26,8 @@ export interface ServeOptions {
   bodyLimitBytes?: number;
   /** Where internal errors are logged; stderr when absent. */
   errorLog?: NodeJS.WritableStream;
+  /** Model requests in flight at most (http/connections.ts MODEL_LANE when absent). */
+  modelLaneLimit?: number;
 }
 
 export interface Running {
@@ -75,6 +78,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       toolsHome: opts.toolsHome,
       bodyLimitBytes: opts.bodyLimitBytes,
       errorLog: opts.errorLog,
+      ...(opts.modelLaneLimit === undefined ? {} : { modelLane: new ModelLane(opts.modelLaneLimit) }),
       status: () => ({ version: VERSION, dataDir: opts.dataDir, url, paused: gateway.pause.paused }),
     });
     const settings = settingsOf(gateway.config.data);

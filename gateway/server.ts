@@ -6,11 +6,20 @@ import type { StatusView } from './contract/admin/index.js';
 import type { Gateway } from './compose/gateway.js';
 import type { Where } from './connect/index.js';
 import { ADMIN_BODY_LIMIT, bodyParsing, DEFAULT_BODY_LIMIT } from './http/body.js';
-import { errorHandling, logInternal } from './http/errors.js';
+import { errorHandling, frameworkError, logInternal } from './http/errors.js';
 import { formatRoutes } from './http/format-routes.js';
 import { requestGuard } from './http/guard.js';
+import { manageConnections, ModelLane, type ConnectionStats } from './http/connections.js';
 
 export { ADMIN_BODY_LIMIT, DEFAULT_BODY_LIMIT } from './http/body.js';
+export { CONNECTION_CEILING, MODEL_LANE } from './http/connections.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Open, idle, reclaimed and refused client sockets (http/connections.ts). */
+    connectionStats: () => ConnectionStats;
+  }
+}
 
 export interface ServerOptions {
   gateway: Gateway;
@@ -23,6 +32,8 @@ export interface ServerOptions {
   logger?: boolean;
   /** The largest model request body, in bytes (DEFAULT_BODY_LIMIT unless the user chose another). */
   bodyLimitBytes?: number | undefined;
+  /** The bound on model requests in flight (http/connections.ts); its default unless a test sets one. */
+  modelLane?: ModelLane | undefined;
   /** Where internal errors are written (one JSON line each); stderr unless a test listens. */
   errorLog?: NodeJS.WritableStream | undefined;
 }
@@ -32,15 +43,6 @@ export interface ServerOptions {
  * byte at a time would otherwise hold a connection, and a file descriptor, for ever.
  */
 export const REQUEST_TIMEOUT_MS = 120_000;
-
-/**
- * Open client connections at most. A terminal on macOS gives a process 256 file descriptors, and
- * the ledger, the config and the upstream pools need some of them: beyond this, new connections
- * are closed at once instead of taking the last descriptors. Coding tools open a few each, so no
- * real use comes near it; slow or idle sockets are the ones that pile up (REQUEST_TIMEOUT_MS and
- * Node's header timeout drop them).
- */
-export const MAX_CONNECTIONS = 200;
 
 /**
  * The Fastify shell: the plugins of gateway/http/ (body parsing, the error handler, the request
@@ -56,17 +58,20 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     // Clients keep connections open between turns; outlive their idle timers.
     keepAliveTimeout: 75_000,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    frameworkErrors: frameworkError,
     // Validate as written: "stream":"true" is an error, not a boolean.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
   });
-  app.server.maxConnections = MAX_CONNECTIONS;
+  // No fixed cap idle sockets could fill: the oldest idle ones make room (http/connections.ts).
+  const connections = manageConnections(app.server);
+  app.decorate('connectionStats', connections);
 
   await app.register(bodyParsing);
   await app.register(errorHandling, { billing: g.billing, errorLog, bodyLimit });
-  await app.register(requestGuard, { gateway: g });
+  await app.register(requestGuard, { gateway: g, lane: opts.modelLane ?? new ModelLane() });
 
   const sessions = opts.sessions ?? new ConsoleSessions();
-  await app.register(consoleRoutes, { sessions });
+  await app.register(consoleRoutes, { sessions, failures: g.keys.failures });
   await app.register(adminRoutes, {
     gateway: g,
     token: opts.adminToken,

@@ -21,7 +21,7 @@ export const MAX_LINE_CHARS = 4_000;
 
 /** A line as it may be written: credentials and login codes masked, control characters shown, length capped. */
 export function sanitiseLogLine(line: string): string {
-  const masked = maskSecrets(line).replace(/([?&#](?:code|token)=)[^&#\s"']+/gi, '$1[redacted]');
+  const masked = maskSecrets(line).replace(/([?&#](?:code|token|console)=)[^&#\s"']+/gi, '$1[redacted]');
   const flat = masked.replace(/\r?\n/g, ' ⏎ ').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '�');
   return flat.length > MAX_LINE_CHARS ? `${flat.slice(0, MAX_LINE_CHARS)}… (${flat.length} characters)` : flat;
 }

@@ -3,16 +3,20 @@
  * `/assets/`, and `/login`, which trades a one-time code for a session cookie (session.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { packageRoot } from '../core/paths.js';
+import type { AuthFailures } from '../keys/failures.js';
 import { hostIsLoopback, remoteIsLoopback } from './guard.js';
-import { cookieName, sessionCookie, type ConsoleSessions } from './session.js';
+import { cookieName, PAGE_TOKEN_PARAM, sessionCookie, type ConsoleSessions } from './session.js';
 
 export interface ConsoleOptions {
   sessions: ConsoleSessions;
+  /** Failed logins are counted and, after a burst, slowed like wrong keys (keys/failures.ts). */
+  failures?: Pick<AuthFailures, 'fail'>;
   /** The built console; renderer/dist of the package by default. */
   distDir?: string;
 }
@@ -94,13 +98,23 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
         .type('text/plain; charset=utf-8')
         .send('The console answers only on a loopback address (127.0.0.1 or localhost).\n');
     }
-    const id = typeof req.query.code === 'string' ? opts.sessions.redeem(req.query.code) : undefined;
-    // 303 so the address bar (and history) ends at `/`, not at the URL that held the code.
-    if (!id) return reply.code(303).header('location', '/?login=expired').send();
+    // Link previews and unfurlers send HEAD (or GET without a browser behind it); HEAD must not
+    // spend the code, or the user's own click afterwards finds it used.
+    if (req.method === 'HEAD') return reply.code(200).type('text/html; charset=utf-8').send();
+    const login = typeof req.query.code === 'string' ? opts.sessions.redeem(req.query.code) : undefined;
+    // 303 so the address bar (and history) leaves the URL that held the code. The page token rides
+    // in the query of this one redirect: the page moves it into its sessionStorage and out of the
+    // address bar at once (renderer/lib/console-token.ts); the cookie carries the other half.
+    if (!login) {
+      // A wrong code is a guess until shown otherwise: counted, and slowed after a burst.
+      const wait = opts.failures?.fail() ?? 0;
+      if (wait > 0) await sleep(wait);
+      return reply.code(303).header('location', '/?login=expired').send();
+    }
     return reply
       .code(303)
-      .header('set-cookie', sessionCookie(cookieName(req.headers.host), id))
-      .header('location', '/')
+      .header('set-cookie', sessionCookie(cookieName(req.headers.host), login.id))
+      .header('location', `/?${PAGE_TOKEN_PARAM}=${login.pageToken}`)
       .send();
   });
 }

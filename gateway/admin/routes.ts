@@ -21,7 +21,7 @@ import { hostIsLoopback, originAllowed, remoteIsLoopback } from './guard.js';
 import { adminHandlers, type AdminHandlers } from './handlers.js';
 import { logsCsv } from './logs-csv.js';
 import { EventHub, eventRoutes } from './events.js';
-import { adminCaller, CONSOLE_HEADER, type ConsoleSessions } from './session.js';
+import { adminCaller, CONSOLE_HEADER, PAGE_TOKEN_PARAM, type ConsoleSessions } from './session.js';
 
 export interface AdminOptions {
   gateway: Gateway;
@@ -38,11 +38,20 @@ export interface AdminOptions {
 
 /** The usage log as CSV: the filters of GET /api/logs, every matching row, streamed. */
 const CSV_PATH = '/api/logs.csv';
-const CsvQuery = Type.Omit(LogsQuery, ['limit', 'before']);
+const CsvQuery = Type.Object({
+  ...Type.Omit(LogsQuery, ['limit', 'before']).properties,
+  [PAGE_TOKEN_PARAM]: Type.Optional(Type.String({ maxLength: 100 })),
+});
 
 function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+function queryText(query: unknown, name: string): string | undefined {
+  if (typeof query !== 'object' || query === null || !Object.hasOwn(query, name)) return undefined;
+  const v = (query as Record<string, unknown>)[name];
+  return typeof v === 'string' ? v : undefined;
 }
 
 /** The admin API under /api/, registered from the route table (gateway/contract/admin/routes.ts). */
@@ -62,22 +71,25 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     if (!originAllowed(header(req, 'origin'), header(req, 'sec-fetch-site'), host)) {
       throw new AdminError(403, 'forbidden_origin', 'Cross-origin requests to the admin API are refused.');
     }
+    // The CSV download is a plain link (a browser cannot add a header to one), so its page token
+    // may come in the query instead; it is still checked against the session like the header.
+    const download = req.method === 'GET' && req.url.split('?')[0] === CSV_PATH;
     const caller = adminCaller(
       {
         authorization: header(req, 'authorization'),
         cookie: header(req, 'cookie'),
         host,
-        console: header(req, CONSOLE_HEADER),
+        console: header(req, CONSOLE_HEADER) ?? (download ? queryText(req.query, PAGE_TOKEN_PARAM) : undefined),
       },
       opts.token,
       opts.sessions,
     );
-    // The CSV download is a plain link (a browser cannot add a header to one). It changes nothing,
-    // the guard above refuses cross-site requests, and the SameSite=Strict cookie is never sent
-    // with one; so a GET of it needs no console header.
-    const download = req.method === 'GET' && req.url.split('?')[0] === CSV_PATH;
-    if (caller === 'missing_header' && !download) {
-      throw new AdminError(403, 'console_header_required', `Console requests must carry the ${CONSOLE_HEADER} header.`);
+    if (caller === 'missing_header') {
+      throw new AdminError(
+        403,
+        'console_header_required',
+        `Console requests must carry the session's page token in the ${CONSOLE_HEADER} header; log in again with tollgate open.`,
+      );
     }
     if (caller === undefined) {
       const wait = failures.fail();

@@ -2,18 +2,26 @@
  * Console sessions: how a browser gets into the admin API without ever holding the admin token.
  *
  * A holder of the admin token (the CLI's `tollgate open`, the serve banner, the Electron shell)
- * mints a one-time login code; `GET /login?code=…` trades it for an HttpOnly, SameSite=Strict
- * cookie and redirects to `/`, so the code leaves the address bar at once and the token never
- * reaches page storage or a URL. A cookie is sent by the browser on its own, so cookie-authorised
- * requests must also carry CONSOLE_HEADER: a cross-site form or image cannot send a custom header,
- * and a cross-site fetch that tries needs a CORS preflight the gateway never grants. The
- * Host/Origin guard (guard.ts) still runs first. Sessions live in memory: a restart logs out.
+ * mints a one-time login code; `GET /login?code=…` trades it for two halves of one session:
+ *
+ * - an HttpOnly, SameSite=Strict cookie, which script in the page cannot read; and
+ * - a page token, handed over once in the login redirect (`/?console=…`), which the page keeps in
+ *   its own sessionStorage and sends as CONSOLE_HEADER on every call.
+ *
+ * Both must match. Browsers do not isolate cookies by port, so any server on another port of
+ * 127.0.0.1 that the user visits receives the cookie; the page token never travels on its own (it is
+ * not a cookie, and no route hands it out again), so a replayed cookie, with whatever header value,
+ * is refused. A cross-site form or image cannot send a custom header either. The Host/Origin guard
+ * (guard.ts) still runs first. Sessions live in memory: a restart logs out.
  */
 import { randomBytes } from 'node:crypto';
 import { tokenMatches } from './token.js';
 
-/** The header every cookie-authorised admin request must carry (any non-empty value). */
+/** The header every cookie-authorised admin request must carry: the session's page token. */
 export const CONSOLE_HEADER = 'x-tollgate-console';
+
+/** The query parameter of the login redirect (and of the CSV link) that carries the page token. */
+export const PAGE_TOKEN_PARAM = 'console';
 
 const CODE_TTL_MS = 2 * 60_000;
 const SESSION_TTL_MS = 12 * 60 * 60_000;
@@ -26,9 +34,22 @@ export interface LoginCode {
   expiresAt: number;
 }
 
+/** What a redeemed code gives: the cookie's value and the page token, both needed on each call. */
+export interface ConsoleLogin {
+  id: string;
+  pageToken: string;
+}
+
+interface Session {
+  expiresAt: number;
+  pageToken: string;
+}
+
+export type SessionCheck = 'ok' | 'bad_page_token' | 'none';
+
 export class ConsoleSessions {
   private readonly codes = new Map<string, number>();
-  private readonly sessions = new Map<string, number>();
+  private readonly sessions = new Map<string, Session>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -42,32 +63,38 @@ export class ConsoleSessions {
     return { code, expiresAt };
   }
 
-  /** Spends a code: the new session id, or undefined when the code is unknown, used or expired. */
-  redeem(code: string): string | undefined {
+  /** Spends a code: the new session, or undefined when the code is unknown, used or expired. */
+  redeem(code: string): ConsoleLogin | undefined {
     const expiresAt = this.codes.get(code);
     if (expiresAt === undefined) return undefined;
     this.codes.delete(code);
     if (expiresAt <= this.now()) return undefined;
     const id = randomBytes(32).toString('base64url');
-    this.sessions.set(id, this.now() + SESSION_TTL_MS);
+    const pageToken = randomBytes(32).toString('base64url');
+    this.sessions.set(id, { expiresAt: this.now() + SESSION_TTL_MS, pageToken });
     trim(this.sessions, MAX_SESSIONS);
-    return id;
+    return { id, pageToken };
   }
 
-  /** True for a live session; each use extends it (a console left open stays logged in). */
-  check(id: string | undefined): boolean {
-    if (!id) return false;
+  /**
+   * `ok` for a live session whose page token matches (each use extends it: a console left open
+   * stays logged in); `bad_page_token` for a live cookie without its page token (a replayed cookie,
+   * or a request the browser was tricked into sending); `none` for no live session.
+   */
+  check(id: string | undefined, pageToken: string | undefined): SessionCheck {
+    if (!id) return 'none';
     // Looked up by constant-time comparison so that timing reveals nothing about live ids.
-    for (const [known, expiresAt] of this.sessions) {
+    for (const [known, session] of this.sessions) {
       if (!tokenMatches(id, known)) continue;
-      if (expiresAt <= this.now()) {
+      if (session.expiresAt <= this.now()) {
         this.sessions.delete(known);
-        return false;
+        return 'none';
       }
-      this.sessions.set(known, this.now() + SESSION_TTL_MS);
-      return true;
+      if (!pageToken || !tokenMatches(pageToken, session.pageToken)) return 'bad_page_token';
+      session.expiresAt = this.now() + SESSION_TTL_MS;
+      return 'ok';
     }
-    return false;
+    return 'none';
   }
 
   revoke(id: string | undefined): void {
@@ -77,11 +104,11 @@ export class ConsoleSessions {
   private sweep(): void {
     const now = this.now();
     for (const [code, expiresAt] of this.codes) if (expiresAt <= now) this.codes.delete(code);
-    for (const [id, expiresAt] of this.sessions) if (expiresAt <= now) this.sessions.delete(id);
+    for (const [id, s] of this.sessions) if (s.expiresAt <= now) this.sessions.delete(id);
   }
 }
 
-function trim(map: Map<string, number>, max: number): void {
+function trim(map: Map<string, unknown>, max: number): void {
   while (map.size > max) map.delete(map.keys().next().value!);
 }
 
@@ -115,8 +142,8 @@ export type AdminCaller = 'token' | 'session';
 
 /**
  * Who is calling: the admin token as a Bearer header, or a console session cookie together with
- * CONSOLE_HEADER. `missing_header` is a live session cookie without that header: a request the
- * browser may have been tricked into sending.
+ * its page token in CONSOLE_HEADER. `missing_header` is a live session cookie without its page
+ * token: a replayed cookie, or a request the browser may have been tricked into sending.
  */
 export function adminCaller(
   headers: { authorization?: string; cookie?: string; host?: string; console?: string },
@@ -127,6 +154,7 @@ export function adminCaller(
   const presented = auth.toLowerCase().startsWith('bearer ') ? auth.slice(7) : '';
   if (presented && tokenMatches(presented, token)) return 'token';
   const id = readCookie(headers.cookie, cookieName(headers.host));
-  if (!sessions.check(id)) return undefined;
-  return headers.console ? 'session' : 'missing_header';
+  const verdict = sessions.check(id, headers.console);
+  if (verdict === 'none') return undefined;
+  return verdict === 'ok' ? 'session' : 'missing_header';
 }

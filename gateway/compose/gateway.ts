@@ -4,6 +4,7 @@ import { catalogueClock, LiveCatalogue } from '../catalogue/live.js';
 import { Models } from '../catalogue/models.js';
 import { loadPresets, type Preset } from '../catalogue/presets.js';
 import { TokenCalibration } from '../core/calibration.js';
+import { ClientTokenCounts } from '../relay/token-counts.js';
 import { KeyRing } from '../keys/keyring.js';
 import type { RelayServices } from '../relay/ports.js';
 import type { LineHealth } from '../routing/health.js';
@@ -45,6 +46,8 @@ export interface Gateway {
   /** Admission and settlement: reservations, key limits, prices, ledger rows. */
   readonly billing: Billing;
   readonly calibration: TokenCalibration;
+  /** Counts clients ask for (count_tokens): limited per key, counted for the status. */
+  readonly tokenCounts: ClientTokenCounts;
   readonly upstream: UpstreamClient;
   /** Stored Responses conversations (previous_response_id). */
   readonly responses: ResponseStore;
@@ -108,6 +111,7 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
   const lines = new Lines(config, secrets);
   const billing = new Billing(ledger, models, lines);
   const calibration = new TokenCalibration();
+  const tokenCounts = new ClientTokenCounts(billing.keyLimits);
   const upstream = new UpstreamClient();
   const stopRetention = startRetention(config, ledger, bodies);
   const settings = () => settingsOf(config.data);
@@ -124,6 +128,7 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     health: lines.health,
     billing,
     calibration,
+    tokenCounts,
     upstream,
     responses,
     bodies,
@@ -134,6 +139,7 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
       upstream,
       models,
       calibration,
+      tokenCounts,
       // The settings are read per request, so turning either off takes effect at once.
       conversations: {
         get: (id, keyId) => (settings().storeResponses ? responses.get(id, keyId) : undefined),

@@ -67,9 +67,17 @@ export class TokenCalibration {
     return this.estimate.apply(model, estimatedTokens);
   }
 
-  /** A canonical prompt in the model's own tokens: o200k, corrected for the model. */
-  async countPrompt(model: string, req: CanonicalRequest, signal?: AbortSignal): Promise<number> {
-    return this.tokenizer.apply(model, await countPromptTokens(req, signal));
+  /**
+   * A canonical prompt in the model's own tokens: o200k, corrected for the model. `count` is the
+   * thread that counts: billing's unless a client asked (core/client-tokenizer.ts).
+   */
+  async countPrompt(
+    model: string,
+    req: CanonicalRequest,
+    signal?: AbortSignal,
+    count?: (text: string, signal?: AbortSignal) => Promise<number>,
+  ): Promise<number> {
+    return this.tokenizer.apply(model, await countPromptTokens(req, signal, count));
   }
 
   /**

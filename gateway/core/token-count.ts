@@ -16,7 +16,11 @@ const MAX_SIDE = 1568;
  * the caller corrects with a calibration from recent upstream-reported counts. The count runs in
  * the tokenizer's thread (core/tokenizer.ts); `signal` abandons it.
  */
-export async function countPromptTokens(req: CanonicalRequest, signal?: AbortSignal): Promise<number> {
+export async function countPromptTokens(
+  req: CanonicalRequest,
+  signal?: AbortSignal,
+  count: (text: string, signal?: AbortSignal) => Promise<number> = countTokens,
+): Promise<number> {
   const texts: string[] = [];
   let fixed = 0;
   for (const b of req.system) texts.push(b.text);
@@ -28,7 +32,7 @@ export async function countPromptTokens(req: CanonicalRequest, signal?: AbortSig
     texts.push(
       JSON.stringify(req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))),
     );
-  return fixed + (await countTokens(texts.join('\n'), signal));
+  return fixed + (await count(texts.join('\n'), signal));
 }
 
 /** Pushes a block's countable text; returns tokens counted without the tokenizer (images). */

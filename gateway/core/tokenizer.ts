@@ -93,7 +93,7 @@ function started(): Worker {
 }
 
 /** The worker's file sits beside this one: .js when built, .ts when run from the sources. */
-function spawnWorker(): Worker {
+export function spawnWorker(): Worker {
   const fromSources = extname(fileURLToPath(import.meta.url)) === '.ts';
   const file = new URL(`./tokenizer-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
   if (!fromSources) return new Worker(file);

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Billing } from '../billing/billing.js';
 import { asGatewayError, GatewayError } from '../core/errors.js';
@@ -110,3 +110,22 @@ export const errorHandling = fp<ErrorHandlingOptions>(
   },
   { name: 'tollgate-error-handling', fastify: '5.x' },
 );
+
+/**
+ * Fastify's own refusals before any route runs (a bad %-escape in the path): its default answer
+ * echoes the whole URL, query and all, so a `?key=sk-…` would come back in the body. Answered
+ * instead in the first format's error shape, echoing nothing.
+ */
+export function frameworkError(err: FastifyError, _req: unknown, reply: FastifyReply): void {
+  const bad = err.code === 'FST_ERR_BAD_URL';
+  const enc = FORMAT_LIST[0]!.encodeError(
+    new GatewayError(
+      'invalid_request',
+      bad
+        ? 'The request path is not a valid URL (a malformed %-escape); nothing was done.'
+        : 'The request was refused.',
+      { code: bad ? 'bad_url' : 'invalid_request' },
+    ),
+  );
+  void reply.code(enc.status).headers(enc.headers).send(enc.body);
+}

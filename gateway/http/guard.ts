@@ -10,6 +10,7 @@ import type { KeyRing } from '../keys/keyring.js';
 import { newExchange, type Exchange } from '../relay/exchange.js';
 import { INSTANCE_HEADER, INSTANCE_ID } from '../relay/upstream-call.js';
 import type { KeyRecord } from '../store/types.js';
+import type { ModelLane } from './connections.js';
 import { choose, type Mounted } from './format-routes.js';
 
 declare module 'fastify' {
@@ -28,6 +29,8 @@ export interface RequestGuardOptions {
     pause: Pick<PauseSwitch, 'paused'>;
     keys: Pick<KeyRing, 'authenticate'> & { failures: Pick<AuthFailures, 'fail'> };
   };
+  /** The bound on model requests in flight; none when absent. */
+  lane?: ModelLane | undefined;
 }
 
 function one(v: string | string[] | undefined): string | undefined {
@@ -52,8 +55,12 @@ function loopDetected(): GatewayError {
  * (errors.ts) to answer in the format's shape; none of them has an exchange yet, so none is held
  * or billed. A request that passes gets its exchange.
  */
-function guardChain(g: RequestGuardOptions['gateway'], entries: readonly Mounted[]): onRequestHookHandler {
-  return async (req: FastifyRequest) => {
+function guardChain(
+  g: RequestGuardOptions['gateway'],
+  entries: readonly Mounted[],
+  lane: ModelLane | undefined,
+): onRequestHookHandler {
+  return async (req: FastifyRequest, reply) => {
     const { format, route } = choose(entries, req.headers);
     req.format = format;
     // Paused: refused before an exchange exists, so nothing is held and no ledger row is written.
@@ -77,7 +84,11 @@ function guardChain(g: RequestGuardOptions['gateway'], entries: readonly Mounted
       throw err;
     }
     // Only model requests get a ledger row; a model route may still turn out to be a local answer.
-    const ex = newExchange(format.id, route.method === 'POST' && 'model' in route);
+    const model = route.method === 'POST' && 'model' in route;
+    // A place in the model lane, kept until the answer is over (connections.ts), so that model
+    // traffic at its limit leaves sockets for the admin API, the console and the CLI.
+    if (model && lane) reply.raw.once('close', lane.enter());
+    const ex = newExchange(format.id, model);
     req.exchange = ex;
     ex.key = key;
     req.tollgateKey = key;
@@ -98,7 +109,7 @@ export const requestGuard = fp<RequestGuardOptions>(
       const entries = route.config?.formats;
       if (!entries) return;
       if (route.onRequest) throw new Error(`${route.method} ${route.url}: a format route has no onRequest of its own`);
-      route.onRequest = guardChain(opts.gateway, entries);
+      route.onRequest = guardChain(opts.gateway, entries, opts.lane);
     });
   },
   { name: 'tollgate-request-guard', fastify: '5.x' },

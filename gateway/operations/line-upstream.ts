@@ -5,11 +5,18 @@
 import { authHeaders } from '../core/auth.js';
 import type { ListedModel } from '../core/format.js';
 import { endpoint } from '../upstream/client.js';
+import { maskDecoded } from '../upstream/mask.js';
+import { outboundGet } from '../upstream/outbound.js';
 import { wireFormat } from '../wire/index.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { LineRecord } from '../store/types.js';
 import { AdminError, type LineTestView } from '../contract/admin/index.js';
 import { findLine } from './lines.js';
+
+/** The largest model list read: OpenRouter's, the longest known, is under 1 MB. */
+export const MAX_MODEL_LIST_BYTES = 8 * 1024 * 1024;
+/** Of an error answer, only the start is read into the message (it is masked, then cut to 300). */
+const ERROR_TEXT_CHARS = 16 * 1024;
 
 /** Asks the upstream for its model list: free, and it proves the URL and the credential. */
 async function fetchModels(
@@ -24,23 +31,36 @@ async function fetchModels(
       `The upstream protocol "${line.protocol}" has no wire format in this build.`,
     );
   const credential = await g.lines.credentialFor(line);
+  const secrets = credential === undefined ? [] : [credential];
   const url = endpoint(line.baseUrl, side.models.path);
   const started = performance.now();
-  const res = await fetch(url, {
-    headers: {
-      accept: 'application/json',
-      'user-agent': 'Tollgate',
-      ...(side.models.headers ?? {}),
-      ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
-    },
-    signal: AbortSignal.timeout(g.lines.timeoutsFor(line).connectMs + 10_000),
-  });
-  const text = await res.text();
-  const latencyMs = Math.round(performance.now() - started);
-  if (!res.ok)
-    return { status: res.status, models: [], latencyMs, message: `HTTP ${res.status}: ${text.slice(0, 300)}` };
+  let res;
   try {
-    return { status: res.status, models: side.models.list(JSON.parse(text)), latencyMs, message: 'ok' };
+    // The line's base URL is the user's own choice (a local server included); no redirect is
+    // followed with its credential, and the list is read up to a bound (upstream/outbound.ts).
+    res = await outboundGet(url, {
+      headers: {
+        accept: 'application/json',
+        'user-agent': 'Tollgate',
+        ...(side.models.headers ?? {}),
+        ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
+      },
+      credentialed: credential !== undefined,
+      maxBytes: MAX_MODEL_LIST_BYTES,
+      timeoutMs: g.lines.timeoutsFor(line).connectMs + 10_000,
+      publicOnly: false,
+      maxRedirects: 3,
+    });
+  } catch (err) {
+    throw new Error(maskDecoded((err as Error).message, secrets));
+  }
+  const latencyMs = Math.round(performance.now() - started);
+  if (res.status >= 400) {
+    const detail = maskDecoded(res.text.slice(0, ERROR_TEXT_CHARS), secrets).slice(0, 300);
+    return { status: res.status, models: [], latencyMs, message: `HTTP ${res.status}: ${detail}` };
+  }
+  try {
+    return { status: res.status, models: side.models.list(JSON.parse(res.text)), latencyMs, message: 'ok' };
   } catch {
     return { status: res.status, models: [], latencyMs, message: 'the answer is not a model list' };
   }

@@ -64,7 +64,12 @@ function pointsAtSelf(url: URL, self: string | undefined): boolean {
   const port = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : '80');
   if (port(url) !== port(me)) return false;
   const host = url.hostname;
-  return host === me.hostname || isLoopbackHost(host) || host === '0.0.0.0' || host === '[::]';
+  return host === me.hostname || isLoopbackHost(host) || everyInterface(host);
+}
+
+/** 0.0.0.0 and ::, in any spelling the URL parser leaves (`[::ffff:0.0.0.0]` becomes `[::ffff:0:0]`): connecting to them reaches this machine. */
+function everyInterface(host: string): boolean {
+  return /^0\.\d+\.\d+\.\d+$/.test(host) || host === '[::]' || /^\[::ffff:0:[0-9a-f]{1,4}\]$/.test(host);
 }
 
 function checkKeyVariable(name: string | null | undefined): void {

@@ -8,6 +8,8 @@ import type { Gateway } from '../compose/gateway.js';
 import type { PriceRecord } from '../store/types.js';
 import { AdminError, type ImportPricesBody, type PriceImportView } from '../contract/admin/index.js';
 import { overridden, setOverride } from './models.js';
+import { maskSecrets } from '../upstream/mask.js';
+import { OutboundError, outboundGet } from '../upstream/outbound.js';
 
 /** LiteLLM's file is about 2 MB; anything far beyond it is not a price list. */
 const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
@@ -22,30 +24,40 @@ async function download(text: string): Promise<unknown> {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new AdminError(400, 'bad_url', 'The price file URL must start with http:// or https://.');
-  let res: Response;
+  let res;
   try {
-    res = await fetch(url, {
+    // A URL typed by the user, or pasted from somewhere: public addresses only unless it names a
+    // local host itself, and each redirect is checked the same way (upstream/outbound.ts).
+    res = await outboundGet(url, {
       headers: { accept: 'application/json', 'user-agent': 'Tollgate' },
-      signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
+      credentialed: false,
+      maxBytes: MAX_DOWNLOAD_BYTES,
+      timeoutMs: DOWNLOAD_TIMEOUT_MS,
+      publicOnly: true,
+      maxRedirects: 5,
     });
   } catch (err) {
-    throw new AdminError(502, 'download_failed', `Could not download ${url.href}: ${(err as Error).message}`);
-  }
-  if (!res.ok) throw new AdminError(502, 'download_failed', `${url.href} answered HTTP ${res.status}.`);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body ?? []) {
-    size += chunk.byteLength;
-    if (size > MAX_DOWNLOAD_BYTES)
+    if (err instanceof OutboundError && err.code === 'too_large')
       throw new AdminError(
         400,
         'not_a_price_file',
         `${url.href} is larger than ${MAX_DOWNLOAD_BYTES / 1024 / 1024} MB: not a price file.`,
       );
-    chunks.push(chunk);
+    if (err instanceof OutboundError && err.code === 'private_address')
+      throw new AdminError(
+        400,
+        'private_address',
+        `Not downloaded: ${err.message}. To use a file on this machine or network, give its address itself (http://127.0.0.1:…), or pass its content as data.`,
+      );
+    throw new AdminError(
+      502,
+      'download_failed',
+      `Could not download ${url.href}: ${maskSecrets((err as Error).message)}`,
+    );
   }
+  if (res.status >= 400) throw new AdminError(502, 'download_failed', `${url.href} answered HTTP ${res.status}.`);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(res.text);
   } catch {
     throw new AdminError(400, 'not_a_price_file', `${url.href} is not JSON.`);
   }

@@ -7,7 +7,11 @@ import type { StatusView } from '../contract/admin/index.js';
 
 /** The shell's status and the model requests refused since start for a missing or wrong key. */
 export function status(g: Gateway, shell: () => StatusView): StatusView {
-  return { ...shell(), unauthenticatedRequests: g.keys.failures.total };
+  return {
+    ...shell(),
+    unauthenticatedRequests: g.keys.failures.total,
+    tokenCounts: { answered: g.tokenCounts.answered, refused: g.tokenCounts.refused },
+  };
 }
 
 /** Pauses or resumes the model API; the status after the change. */

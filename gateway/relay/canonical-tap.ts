@@ -1,7 +1,7 @@
 import type { StreamEvent } from '../core/canonical.js';
 import { upstreamMalformed, type GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
-import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
+import { ClientClosedError, maskError, upstreamFailure } from '../upstream/errors.js';
 
 /** Follows a canonical stream: the final usage, what was produced, and how it ended. */
 export class CanonicalTap {
@@ -16,6 +16,9 @@ export class CanonicalTap {
   beforeStop: (() => Promise<void>) | undefined;
   /** Called when the stream failed, before the error event is passed on: it ends the answer too. */
   beforeFailure: ((error: GatewayError) => Promise<void>) | undefined;
+
+  /** `secrets`: the line's credentials, masked out of an in-band error before the client or the row sees it. */
+  constructor(private readonly secrets: readonly string[] = []) {}
 
   async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
     let started = false;
@@ -41,10 +44,13 @@ export class CanonicalTap {
             this.usageEstimated = ev.usageEstimated === true;
             await this.beforeStop?.();
             break;
-          case 'error':
-            this.failure = ev.error;
-            await this.beforeFailure?.(ev.error);
-            break;
+          case 'error': {
+            const error = maskError(ev.error, this.secrets);
+            this.failure = error;
+            await this.beforeFailure?.(error);
+            yield { type: 'error', error };
+            continue;
+          }
           default:
             break;
         }

@@ -2,11 +2,10 @@ import { GatewayError, upstreamMalformed } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import { setModel, withModel, type Passthrough } from '../core/passthrough.js';
 import { formatSse, readSse } from '../core/sse.js';
-import type { UpstreamResponse } from '../upstream/client.js';
-import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
+import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
-import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
+import { callUpstream, type UpstreamAnswer, type UpstreamCallDeps } from './upstream-call.js';
 import { billableUsage, type UsageCounter } from './usage.js';
 
 export interface PassthroughSpec {
@@ -49,7 +48,7 @@ function requestedModel(spec: PassthroughSpec): string {
   return spec.exchange.model ?? spec.exchange.admission!.model.id;
 }
 
-async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
+async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promise<Outcome> {
   let text: string;
   try {
     text = await upstream.body.text();
@@ -79,9 +78,14 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
   return outcome;
 }
 
-async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): Promise<Outcome> {
+async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Promise<Outcome> {
   const { res, exchange } = spec;
   const tap = spec.passthrough.tap();
+  // An in-band error may echo the request, credential included: masked for the client and the row.
+  const tapError = (): GatewayError | null => {
+    const e = tap.error();
+    return e && maskError(e, upstream.secrets);
+  };
   const lineId = exchange.admission!.line.id;
   const bind = spec.passthrough.signatures?.event ?? ((data: string): string => data);
   let failure: GatewayError | null = null;
@@ -92,10 +96,12 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
   };
   try {
     for await (const ev of readSse(upstream.body)) {
+      const failedBefore = tap.error();
       if (!tap.onEvent(ev)) continue;
+      if (tap.error() !== failedBefore || mayCarryError(ev)) ev.data = maskDecoded(ev.data, upstream.secrets);
       // The terminator is about to go out: the ledger row first.
       if (tap.complete() && !settled)
-        settled = await settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
+        settled = await settleBeforeEnd(exchange, await outcomeOf(tapError()?.status ?? 200, tapError()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
       if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
@@ -109,7 +115,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
       if (pending) await pending;
       if (res.destroyed) throw new ClientClosedError();
     }
-    if (!tap.complete() && !tap.error()) {
+    if (!tap.complete() && !tapError()) {
       const tail = tap.repairTail();
       if (tail === undefined) {
         throw new GatewayError(
@@ -138,10 +144,19 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
   // Nothing reached the client yet: the caller may try another line, or answer with a status.
   if (failure && !clientGone && !res.headersSent) throw failure;
   if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
-  const error = failure ?? tap.error();
+  const error = failure ?? tapError();
   // The in-band error ends the client's stream: the ledger row first, as for a terminator.
   const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
   if (failure && !clientGone) await write(res, spec.encodeStreamError(failure));
   if (!clientGone) res.end();
   return outcome;
+}
+
+/**
+ * An event that may be an error in any of the four formats: the tap's own verdict comes first, and
+ * this catches what a format's tap does not name (an `error` event, or an `"error"` member in the
+ * data). Masking such an event changes only credential-shaped text.
+ */
+function mayCarryError(ev: { event?: string | undefined; data: string }): boolean {
+  return ev.event === 'error' || ev.data.includes('"error"');
 }

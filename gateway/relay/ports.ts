@@ -5,6 +5,7 @@
 import type { Billing } from '../billing/billing.js';
 import type { ResolvedModel } from '../catalogue/models.js';
 import type { TokenCalibration } from '../core/calibration.js';
+import type { ClientTokenCounts } from './token-counts.js';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { LineHealth } from '../routing/health.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
@@ -48,6 +49,8 @@ export interface RelayServices {
   upstream: Upstream;
   models: ModelDirectory;
   calibration: Pick<TokenCalibration, 'promptFromEstimate' | 'countPrompt' | 'learn'>;
+  /** Counts clients ask for: limited per key, in their own tokenizer thread. */
+  tokenCounts: Pick<ClientTokenCounts, 'run'>;
   conversations: Conversations;
   bodies: RequestBodies;
 }

@@ -65,7 +65,9 @@ function localContext(services: RelayServices, key: KeyRecord, signal: AbortSign
   return {
     models: () => services.models.forKey(key),
     model: (id) => services.models.resolve(id, key).model,
-    countPrompt: (modelId, req) => services.calibration.countPrompt(modelId, req, signal),
+    // A client's count: through the key's limits, in the clients' tokenizer thread (token-counts.ts).
+    countPrompt: (modelId, req) =>
+      services.tokenCounts.run(key, (count) => services.calibration.countPrompt(modelId, req, signal, count)),
   };
 }
 

@@ -101,7 +101,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     return outcome;
   }
 
-  const tap = new CanonicalTap();
+  const tap = new CanonicalTap(upstream.secrets);
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
     // No final usage from the upstream (none reported, or the stream was cut short): the prompt as
     // the stream announced it, and what was produced, counted.

@@ -15,6 +15,11 @@ import type { LinePool, Upstream } from './ports.js';
 export const INSTANCE_HEADER = 'x-tollgate-instance';
 export const INSTANCE_ID = randomUUID();
 
+/** An upstream's answer, and the credentials to mask out of any error it carries (upstream/mask.ts). */
+export interface UpstreamAnswer extends UpstreamResponse {
+  secrets: readonly string[];
+}
+
 export interface UpstreamCallDeps {
   lines: LinePool;
   upstream: Upstream;
@@ -32,7 +37,7 @@ export async function callUpstream(
   req: { path: string; headers: Record<string, string>; body: string },
   stream: boolean,
   signal: AbortSignal,
-): Promise<UpstreamResponse> {
+): Promise<UpstreamAnswer> {
   const credential = await deps.lines.credentialFor(line);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -51,7 +56,7 @@ export async function callUpstream(
     timeouts: deps.lines.timeoutsFor(line),
     signal,
   });
-  if (res.status >= 400)
-    throw await readUpstreamError(res, side.codec.fromError, credential === undefined ? [] : [credential]);
-  return res;
+  const secrets = credential === undefined ? [] : [credential];
+  if (res.status >= 400) throw await readUpstreamError(res, side.codec.fromError, secrets);
+  return { status: res.status, headers: res.headers, body: res.body, secrets };
 }

@@ -1,6 +1,9 @@
 import { errors as undiciErrors } from 'undici';
 import { GatewayError } from '../core/errors.js';
 import type { UpstreamResponse } from './client.js';
+import { decodeEscapes, maskJsonValue, maskSecrets } from './mask.js';
+
+export { decodeEscapes, maskDecoded, maskError, maskJsonValue, maskSecrets } from './mask.js';
 
 /** Reasons an exchange is aborted from our side, carried as the AbortSignal's reason. */
 export class ClientClosedError extends Error {
@@ -80,35 +83,6 @@ async function readPrefix(res: UpstreamResponse, maxBytes: number): Promise<stri
 }
 
 /**
- * What a credential looks like in text an upstream echoes back: auth header values (the prefix,
- * group 1, is kept), then known key shapes. The auth scheme goes first, so that an echoed
- * `"authorization": "Bearer …"` loses the token, not just the word Bearer.
- */
-const SECRET_SHAPES: [RegExp, string][] = [
-  [/\b((?:bearer|basic)\s+)[^\s"'\\,;]+/gi, '$1[redacted]'],
-  [
-    /((?:x-api-key|x-goog-api-key|api-key|authorization|proxy-authorization|cookie)\\?"?\s*[:=]\s*\\?"?)[^\s"'\\,;}]+/gi,
-    '$1[redacted]',
-  ],
-  [/\bsk-[A-Za-z0-9_-]{6,}/g, '[redacted]'],
-  [/\bAIza[0-9A-Za-z_-]{20,}/g, '[redacted]'],
-  [/\btga_[A-Za-z0-9_-]{8,}/g, '[redacted]'],
-];
-
-/**
- * An upstream's error text with every credential in it replaced by "[redacted]": the line's own
- * key wherever it appears (some upstreams echo the request, headers and all, in any error) and
- * anything shaped like a key or an auth header. Applied to every status: the text goes to the
- * client and into the ledger.
- */
-export function maskSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= 8) out = out.split(s).join('[redacted]');
-  for (const [shape, by] of SECRET_SHAPES) out = out.replace(shape, by);
-  return out;
-}
-
-/**
  * Reads an upstream error answer and maps it to what the client is told (a provider may read it
  * itself). `secrets` are the line's credentials, masked out of the text first.
  */
@@ -120,14 +94,22 @@ export async function readUpstreamError(
   let message: string | undefined;
   let parsed: unknown;
   try {
-    const text = maskSecrets(await readPrefix(res, ERROR_BODY_BYTES), secrets);
-    message = text.slice(0, 4000);
+    const raw = maskSecrets(await readPrefix(res, ERROR_BODY_BYTES), secrets);
+    let decoded: unknown;
     try {
-      parsed = JSON.parse(text);
-      const p = parsed as { error?: { message?: string } | string; message?: string };
-      message = typeof p.error === 'string' ? p.error : (p.error?.message ?? p.message ?? text);
+      decoded = JSON.parse(raw);
     } catch {
-      // Not JSON: the text is the message.
+      // Not JSON: the text is the message, its escapes decoded before it is masked (mask.ts).
+    }
+    if (decoded === undefined) {
+      message = maskSecrets(decodeEscapes(raw), secrets).slice(0, 4000);
+    } else {
+      // Masked after decoding, so that `\u0073k-…` or `\/` inside a key cannot slip past.
+      parsed = maskJsonValue(decoded, secrets);
+      const p = parsed as { error?: { message?: string } | string; message?: string };
+      const text = JSON.stringify(parsed);
+      message = typeof p?.error === 'string' ? p.error : (p?.error?.message ?? p?.message ?? text.slice(0, 4000));
+      if (typeof message !== 'string') message = text.slice(0, 4000);
     }
   } catch {
     // The body could not be read; the status alone must do.

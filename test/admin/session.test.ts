@@ -28,12 +28,15 @@ async function mintCode(): Promise<{ code: string; url: string; expiresAt: strin
   return r.json();
 }
 
-async function login(): Promise<string> {
+/** Logs in as the console does: the cookie from Set-Cookie, the page token from the redirect. */
+async function login(): Promise<{ id: string; token: string; headers: Record<string, string> }> {
   const { code } = await mintCode();
   const r = await inject({ url: `/login?code=${code}` });
   assert.equal(r.statusCode, 303);
   const setCookie = String(r.headers['set-cookie']);
-  return readCookie(setCookie.split(';')[0], cookieName(HOST))!;
+  const id = readCookie(setCookie.split(';')[0], cookieName(HOST))!;
+  const token = new URL(String(r.headers.location), 'http://x').searchParams.get('console') ?? '';
+  return { id, token, headers: { cookie: `${cookieName(HOST)}=${id}`, 'x-tollgate-console': token } };
 }
 
 test('POST /api/session/code needs the admin token and returns a login URL on the gateway', async () => {
@@ -45,11 +48,11 @@ test('POST /api/session/code needs the admin token and returns a login URL on th
   assert.ok(left > 60_000 && left <= 120_000, `expires in ${left} ms`);
 });
 
-test('GET /login trades a code for an HttpOnly SameSite=Strict cookie and redirects to / (303)', async () => {
+test('GET /login trades a code for an HttpOnly SameSite=Strict cookie and redirects to / with the page token (303)', async () => {
   const { code } = await mintCode();
   const r = await inject({ url: `/login?code=${code}` });
   assert.equal(r.statusCode, 303);
-  assert.equal(r.headers.location, '/');
+  assert.match(String(r.headers.location), /^\/\?console=[A-Za-z0-9_-]{43}$/);
   assert.equal(r.headers['cache-control'], 'no-store');
   const cookie = String(r.headers['set-cookie']);
   assert.match(cookie, /^tollgate_session_4141=[A-Za-z0-9_-]{43}; /);
@@ -76,18 +79,51 @@ test('codes expire after two minutes and sessions after twelve idle hours', () =
   const { code } = s.mintCode();
   now += 120_001;
   assert.equal(s.redeem(code), undefined);
-  const id = s.redeem(s.mintCode().code)!;
-  assert.ok(s.check(id), 'a fresh session is live');
+  const { id, pageToken } = s.redeem(s.mintCode().code)!;
+  assert.equal(s.check(id, pageToken), 'ok', 'a fresh session is live');
   now += 11 * 3600_000;
-  assert.ok(s.check(id), 'each use extends the session');
+  assert.equal(s.check(id, pageToken), 'ok', 'each use extends the session');
   now += 12 * 3600_000 + 1;
-  assert.equal(s.check(id), false);
+  assert.equal(s.check(id, pageToken), 'none');
 });
 
-test('the cookie authorises admin requests only together with the console header', async () => {
-  const id = await login();
+test('HEAD /login (a link preview) does not spend the code', async () => {
+  const { code } = await mintCode();
+  const head = await gw.running.app.inject({ method: 'HEAD', url: `/login?code=${code}`, headers: { host: HOST } });
+  assert.equal(head.headers['set-cookie'], undefined);
+  const r = await inject({ url: `/login?code=${code}` });
+  assert.equal(r.statusCode, 303);
+  assert.match(String(r.headers.location), /^\/\?console=/, 'the code still logs in after the preview');
+});
+
+test('a replayed session cookie is refused whatever console header it carries', async () => {
+  // What another local server receives when the user's browser visits it on another port: the
+  // cookie (browsers do not isolate cookies by port), but never the page token.
+  const { id, headers } = await login();
   const cookie = `${cookieName(HOST)}=${id}`;
-  const ok = await inject({ url: '/api/wallet', headers: { cookie, 'x-tollgate-console': '1' } });
+  assert.equal((await inject({ url: '/api/wallet', headers })).statusCode, 200, 'the console itself gets in');
+  for (const value of ['1', 'true', 'x'.repeat(43), id, `${headers['x-tollgate-console']}x`]) {
+    const replay = await inject({ url: '/api/wallet', headers: { cookie, 'x-tollgate-console': value } });
+    assert.equal(replay.statusCode, 403, value);
+    assert.equal(replay.json().error.code, 'console_header_required');
+    const write = await inject({
+      method: 'POST',
+      url: '/api/session/code',
+      headers: { cookie, 'x-tollgate-console': value },
+    });
+    assert.equal(write.statusCode, 403, `minting a code with ${value}`);
+  }
+  const csv = await inject({ url: '/api/logs.csv?console=1', headers: { cookie } });
+  assert.equal(csv.statusCode, 403, 'the download needs the page token too');
+  // The console page itself hands out no token to a cookie holder.
+  const page = await inject({ url: '/', headers: { cookie, accept: 'text/html' } });
+  assert.ok(!page.body.includes(headers['x-tollgate-console']!), 'the page does not embed the token');
+});
+
+test('the cookie authorises admin requests only together with the page token', async () => {
+  const { id, token } = await login();
+  const cookie = `${cookieName(HOST)}=${id}`;
+  const ok = await inject({ url: '/api/wallet', headers: { cookie, 'x-tollgate-console': token } });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.json().balanceMicro, 0);
   const bare = await inject({ url: '/api/wallet', headers: { cookie } });
@@ -95,20 +131,19 @@ test('the cookie authorises admin requests only together with the console header
   assert.equal(bare.json().error.code, 'console_header_required');
   const forged = await inject({
     url: '/api/wallet',
-    headers: { cookie: `${cookieName(HOST)}=${id}x`, 'x-tollgate-console': '1' },
+    headers: { cookie: `${cookieName(HOST)}=${id}x`, 'x-tollgate-console': token },
   });
   assert.equal(forged.statusCode, 401);
   // The cookie of another port's gateway is not this one's.
   const otherPort = await inject({
     url: '/api/wallet',
-    headers: { cookie: `tollgate_session_9999=${id}`, 'x-tollgate-console': '1' },
+    headers: { cookie: `tollgate_session_9999=${id}`, 'x-tollgate-console': token },
   });
   assert.equal(otherPort.statusCode, 401);
 });
 
 test('the Host/Origin guard still runs first for cookie requests', async () => {
-  const id = await login();
-  const headers = { cookie: `${cookieName(HOST)}=${id}`, 'x-tollgate-console': '1' };
+  const { headers } = await login();
   const cross = await inject({ url: '/api/wallet', headers: { ...headers, origin: 'http://evil.example' } });
   assert.equal(cross.json().error.code, 'forbidden_origin');
   const site = await inject({ url: '/api/wallet', headers: { ...headers, 'sec-fetch-site': 'cross-site' } });
@@ -128,18 +163,17 @@ test('the Host/Origin guard still runs first for cookie requests', async () => {
 });
 
 test('logout ends the session and clears the cookie', async () => {
-  const id = await login();
-  const headers = { cookie: `${cookieName(HOST)}=${id}`, 'x-tollgate-console': '1' };
+  const { headers } = await login();
   const out = await inject({ method: 'POST', url: '/api/session/logout', headers });
   assert.equal(out.statusCode, 200);
   assert.match(String(out.headers['set-cookie']), /^tollgate_session_4141=; .*Max-Age=0/);
   assert.equal((await inject({ url: '/api/wallet', headers })).statusCode, 401);
 });
 
-test('the CSV download needs no console header with the cookie (a plain link), and streams the filtered log', async () => {
-  const id = await login();
+test('the CSV download takes the page token in the query (a plain link), and streams the filtered log', async () => {
+  const { id, token } = await login();
   const cookie = `${cookieName(HOST)}=${id}`;
-  const csv = await inject({ url: '/api/logs.csv?status=error&since=0', headers: { cookie } });
+  const csv = await inject({ url: `/api/logs.csv?status=error&since=0&console=${token}`, headers: { cookie } });
   assert.equal(csv.statusCode, 200);
   assert.match(String(csv.headers['content-type']), /^text\/csv/);
   assert.match(
@@ -150,9 +184,23 @@ test('the CSV download needs no console header with the cookie (a plain link), a
   // The JSON log still needs the header, and the download still needs a session.
   assert.equal((await inject({ url: '/api/logs', headers: { cookie } })).statusCode, 403);
   assert.equal((await inject({ url: '/api/logs.csv' })).statusCode, 401);
-  assert.equal((await inject({ url: '/api/logs.csv?status=nope', headers: { cookie } })).statusCode, 400);
+  assert.equal((await inject({ url: '/api/logs.csv', headers: { cookie } })).statusCode, 403);
   assert.equal(
-    (await inject({ url: '/api/logs.csv', headers: { cookie, 'sec-fetch-site': 'cross-site' } })).statusCode,
+    (await inject({ url: `/api/logs.csv?status=nope&console=${token}`, headers: { cookie } })).statusCode,
+    400,
+  );
+  assert.equal(
+    (await inject({ url: `/api/logs.csv?console=${token}`, headers: { cookie, 'sec-fetch-site': 'cross-site' } }))
+      .statusCode,
     403,
   );
+});
+
+test('wrong login codes are counted and, after a burst, slowed', async () => {
+  const before = (await gw.admin.client.call('getStatus')).unauthenticatedRequests ?? 0;
+  const started = Date.now();
+  for (let i = 0; i < 13; i++) assert.equal((await inject({ url: `/login?code=guess${i}` })).statusCode, 303);
+  const after = (await gw.admin.client.call('getStatus')).unauthenticatedRequests ?? 0;
+  assert.ok(after - before >= 13, `${after - before} counted`);
+  assert.ok(Date.now() - started >= 300, `13 guesses took ${Date.now() - started} ms: not slowed`);
 });

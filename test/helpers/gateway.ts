@@ -135,7 +135,7 @@ export async function startGateway(
   options: {
     home?: string;
     env?: Record<string, string>;
-    serve?: Pick<ServeOptions, 'bodyLimitBytes' | 'errorLog'>;
+    serve?: Pick<ServeOptions, 'bodyLimitBytes' | 'errorLog' | 'modelLaneLimit'>;
   } = {},
 ): Promise<TestGateway> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'tollgate-test-home-'));

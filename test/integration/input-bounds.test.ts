@@ -129,6 +129,21 @@ describe('echoed values', () => {
     assert.equal(r.status, 404);
     assert.ok(text.length < 1_000, `a ${text.length}-byte answer`);
   });
+
+  test('a path with a malformed %-escape is refused in an error shape that echoes neither the path nor ?key=', async () => {
+    const secret = 'sk-' + 'q'.repeat(48);
+    for (const [method, path] of [
+      ['POST', `/v1beta/models/x%ZZ:generateContent?key=${secret}`],
+      ['POST', `/v1/chat/completions%ZZ?key=${secret}`],
+      ['GET', `/v1/models/%E0%A4%A?key=${secret}`],
+    ] as const) {
+      const r = await fetch(gw.url + path, { method, ...(method === 'POST' ? { body: '{}' } : {}) });
+      const text = await r.text();
+      assert.equal(r.status, 400, text);
+      assert.ok(!text.includes(secret.slice(3)), `the key came back: ${text}`);
+      assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, 'bad_url', text);
+    }
+  });
 });
 
 describe('the body limit', () => {
@@ -305,44 +320,10 @@ describe('internal errors', () => {
 });
 
 describe('connections', () => {
-  test('a request must arrive whole within the request timeout, and open connections are capped', async () => {
-    const { MAX_CONNECTIONS, REQUEST_TIMEOUT_MS } = await import('../../gateway/server.js');
+  test('a request must arrive whole within the request timeout', async () => {
+    const { REQUEST_TIMEOUT_MS } = await import('../../gateway/server.js');
     const server = small.running.app.server;
     assert.equal(server.requestTimeout, REQUEST_TIMEOUT_MS);
     assert.ok(server.headersTimeout > 0 && server.headersTimeout <= REQUEST_TIMEOUT_MS);
-    assert.equal(server.maxConnections, MAX_CONNECTIONS);
-  });
-
-  test('past the cap, a new connection is closed at once while those open are still served', async () => {
-    const { connect } = await import('node:net');
-    const { MAX_CONNECTIONS } = await import('../../gateway/server.js');
-    const port = Number(new URL(small.url).port);
-    const open = async (): Promise<import('node:net').Socket> => {
-      const s = connect(port, '127.0.0.1');
-      await new Promise<void>((r, j) => s.once('connect', r).once('error', j));
-      return s;
-    };
-    // Slow clients: headers begun, never finished.
-    const held = [];
-    for (let i = 0; i < MAX_CONNECTIONS; i++) {
-      const s = await open();
-      s.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-      held.push(s);
-    }
-    try {
-      await new Promise((r) => setTimeout(r, 100));
-      const extra = await open();
-      const closed = await new Promise<boolean>((r) => {
-        extra.once('close', () => r(true));
-        extra.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-        extra.once('data', () => r(false));
-      });
-      assert.equal(closed, true, 'the connection past the cap was served');
-    } finally {
-      for (const s of held) s.destroy();
-    }
-    // Freed: served again.
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal((await fetch(`${small.url}/`)).status, 200);
   });
 });

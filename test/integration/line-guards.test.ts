@@ -38,6 +38,10 @@ test('a line whose base URL is the gateway itself is refused, under any loopback
     `http://0.0.0.0:${port}`,
     `http://[::1]:${port}/v1`,
     `http://127.0.0.9:${port}`,
+    `http://[::ffff:127.0.0.1]:${port}/v1`,
+    `http://[0:0:0:0:0:ffff:7f00:1]:${port}`,
+    `http://[::ffff:0.0.0.0]:${port}`,
+    `http://[::]:${port}`,
   ]) {
     const err = await refusal(gw.admin.line({ name: 'self', baseUrl, models: ['gpt-4o-mini'] }));
     assert.equal(err.code, 'line_points_at_gateway', baseUrl);

@@ -33,12 +33,13 @@ test('no secret is written: sk- keys, admin tokens, auth headers and one-time lo
   const lines = [
     `blocked navigation of the console to http://127.0.0.1:4141/login?code=Zq81kd02Lm#/connect`,
     `refused IPC tollgate:copy-text from http://127.0.0.1:4141/x?token=${token.slice(4)}`,
+    `loaded http://127.0.0.1:4141/?console=Pg7tOkEnPg7tOkEn#/connect`,
     `[gateway] upstream said: invalid key ${key}`,
     `[gateway] request headers {"authorization":"Bearer ${token}","x-api-key":"${key}"}`,
   ];
   for (const l of lines) {
     const out = sanitiseLogLine(l);
-    for (const secret of [key, key.slice(3), token, token.slice(4), 'Zq81kd02Lm'])
+    for (const secret of [key, key.slice(3), token, token.slice(4), 'Zq81kd02Lm', 'Pg7tOkEn'])
       assert.ok(!out.includes(secret), out);
   }
   assert.equal(

@@ -86,6 +86,7 @@ function services(lines: LineRecord[], upstream: FakeUpstream): { services: Rela
       lines: new Lines({ data: { version: 1, keys: [], lines, groups: [], aliases: [] } }, new MemorySecretStore()),
       upstream,
       models: { forKey: () => [MODEL], resolve: () => ({ model: MODEL, multiplierPpm: 1_000_000 }) },
+      tokenCounts: { run: (_key, work) => work((text) => Promise.resolve(Math.ceil(text.length / 4))) },
       calibration: {
         promptFromEstimate: (_m, estimated) => estimated,
         countPrompt: async () => 7,

@@ -35,6 +35,10 @@ export const StatusView = Type.Object({
   paused: Type.Boolean(),
   /** Model requests refused since start for a missing or wrong key: counted here, never written to the ledger. */
   unauthenticatedRequests: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Token counts clients asked for since start (count_tokens, countTokens): answered, and refused by a key's limits. */
+  tokenCounts: Type.Optional(
+    Type.Object({ answered: Type.Integer({ minimum: 0 }), refused: Type.Integer({ minimum: 0 }) }),
+  ),
 });
 export type StatusView = Static<typeof StatusView>;
 
