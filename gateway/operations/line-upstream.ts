@@ -5,6 +5,7 @@
 import { authHeaders } from '../core/auth.js';
 import type { ListedModel } from '../core/format.js';
 import { endpoint } from '../upstream/client.js';
+import { fetchFailure } from '../upstream/errors.js';
 import { wireFormat } from '../wire/index.js';
 import type { Gateway } from '../compose/gateway.js';
 import type { LineRecord } from '../store/types.js';
@@ -26,7 +27,7 @@ async function fetchModels(
   const credential = await g.lines.credentialFor(line);
   const url = endpoint(line.baseUrl, side.models.path);
   const started = performance.now();
-  const res = await fetch(url, {
+  const res = await g.upstream.fetch(url, {
     headers: {
       accept: 'application/json',
       'user-agent': 'Tollgate',
@@ -62,7 +63,7 @@ export async function testLine(g: Gateway, name: string): Promise<LineTestView> 
       ok: false,
       status: null,
       latencyMs: Math.round(performance.now() - started),
-      message: (err as Error).message,
+      message: fetchFailure(err),
     };
   }
 }
@@ -77,11 +78,7 @@ export async function listedModels(g: Gateway, line: LineRecord): Promise<Listed
   try {
     r = await fetchModels(g, line);
   } catch (err) {
-    throw new AdminError(
-      502,
-      'upstream_unreachable',
-      `The line "${line.name}" did not answer: ${(err as Error).message}`,
-    );
+    throw new AdminError(502, 'upstream_unreachable', `The line "${line.name}" did not answer: ${fetchFailure(err)}`);
   }
   if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${line.name}" answered ${r.message}`);
   return r.models;

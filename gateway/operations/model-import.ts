@@ -5,6 +5,7 @@
  */
 import { planLiteLLMImport } from '../catalogue/litellm.js';
 import type { Gateway } from '../compose/gateway.js';
+import { fetchFailure } from '../upstream/errors.js';
 import type { PriceRecord } from '../store/types.js';
 import { AdminError, type ImportPricesBody, type PriceImportView } from '../contract/admin/index.js';
 import { overridden, setOverride } from './models.js';
@@ -13,7 +14,7 @@ import { overridden, setOverride } from './models.js';
 const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
 const DOWNLOAD_TIMEOUT_MS = 60_000;
 
-async function download(text: string): Promise<unknown> {
+async function download(g: Gateway, text: string): Promise<unknown> {
   let url: URL;
   try {
     url = new URL(text);
@@ -24,12 +25,12 @@ async function download(text: string): Promise<unknown> {
     throw new AdminError(400, 'bad_url', 'The price file URL must start with http:// or https://.');
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await g.upstream.fetch(url, {
       headers: { accept: 'application/json', 'user-agent': 'Tollgate' },
       signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS),
     });
   } catch (err) {
-    throw new AdminError(502, 'download_failed', `Could not download ${url.href}: ${(err as Error).message}`);
+    throw new AdminError(502, 'download_failed', `Could not download ${url.href}: ${fetchFailure(err)}`);
   }
   if (!res.ok) throw new AdminError(502, 'download_failed', `${url.href} answered HTTP ${res.status}.`);
   const chunks: Uint8Array[] = [];
@@ -61,7 +62,7 @@ export async function importPrices(g: Gateway, body: ImportPricesBody): Promise<
   }
   const unknown = (body.only ?? []).filter((id) => !g.catalogue.has(id));
   if (unknown.length > 0) throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}.`);
-  const data = body.url !== undefined ? await download(body.url) : body.data;
+  const data = body.url !== undefined ? await download(g, body.url) : body.data;
   let plan;
   try {
     plan = planLiteLLMImport(data, g.catalogue.values(), body.only);

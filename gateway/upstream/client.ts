@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent } from 'undici';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response } from 'undici';
+import type { Trust } from './trust.js';
 import { AnswerTooLargeError, UpstreamTimeoutError, upstreamFailure } from './errors.js';
 
 /** A line's limits on one upstream request; a line may override each (docs/admin-api.md, Lines). */
@@ -183,6 +184,21 @@ class TimedBody implements UpstreamBody {
  */
 export class UpstreamClient {
   private readonly agents = new Map<string, { agent: Agent; connectMs: number }>();
+  /** For the other calls upstream (a line's model list, a price file); made on first use. */
+  private plain: Agent | undefined;
+  private ca: string[] | undefined;
+
+  /**
+   * Which certificate authorities TLS to upstreams trusts from now on (trust.ts). Pools made with
+   * the old trust close once their requests in flight are done; new requests get new pools.
+   */
+  setTrust(trust: Trust): void {
+    this.ca = trust.ca;
+    for (const { agent } of this.agents.values()) void agent.close();
+    this.agents.clear();
+    void this.plain?.close();
+    this.plain = undefined;
+  }
 
   private agentFor(lineId: string, connectMs: number): Agent {
     const found = this.agents.get(lineId);
@@ -191,10 +207,16 @@ export class UpstreamClient {
     const agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connect: { timeout: connectMs },
+      connect: { timeout: connectMs, ...(this.ca && { ca: this.ca }) },
     });
     this.agents.set(lineId, { agent, connectMs });
     return agent;
+  }
+
+  /** fetch() for calls upstream outside a model request (a line's test, a price file), with the same trust. */
+  fetch(url: string | URL, init: UndiciRequestInit = {}): Promise<Response> {
+    this.plain ??= new Agent(this.ca ? { connect: { ca: this.ca } } : {});
+    return undiciFetch(url, { ...init, dispatcher: this.plain });
   }
 
   async send(call: UpstreamCall): Promise<UpstreamResponse> {
@@ -229,5 +251,7 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((a) => a.agent.close()));
     this.agents.clear();
+    await this.plain?.close();
+    this.plain = undefined;
   }
 }
