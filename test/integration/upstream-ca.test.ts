@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { AdminError } from '../../gateway/contract/admin/index.js';
+import { tollgateCli } from '../helpers/cli.js';
 import { startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 import { makeTestCa, type TestCa } from '../helpers/test-ca.js';
@@ -83,6 +84,19 @@ test('with the CA file set the same request is served and billed, at once', asyn
   const [row] = await gw.admin.logs();
   assert.equal(row!.status, 200);
   assert.ok(row!.costMicro > 0);
+});
+
+test('the CLI shows and sets the CA file (relative to where it runs), and says what is wrong', async () => {
+  const set = await tollgateCli(['settings', 'set', '--ca-file', 'ca.pem'], dataDir, process.env, ca.dir);
+  assert.equal(set.code, 0, set.stderr);
+  assert.match(set.stdout, new RegExp(`CA file +${ca.caFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  const shown = await tollgateCli(['settings'], dataDir);
+  assert.match(shown.stdout, /CAs added +1\n/);
+  const bad = await tollgateCli(['settings', 'set', '--system-ca', 'maybe'], dataDir);
+  assert.deepEqual([bad.code, bad.stderr.trim()], [1, 'tollgate: --system-ca takes on or off, not "maybe".']);
+  const key = await tollgateCli(['settings', 'set', '--ca-file', join(ca.dir, 'server.key')], dataDir);
+  assert.equal(key.code, 1);
+  assert.match(key.stderr, /holds no PEM certificate/);
 });
 
 test('the setting holds at the next start of a gateway on the same data dir', async () => {
