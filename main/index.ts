@@ -120,6 +120,11 @@ const consoleWindow = new ConsoleWindow({
   devTools: !app.isPackaged,
   quitting: () => quitStages.quitting(),
   log,
+  windowState: () => controller.settings.window,
+  saveWindowState: (window) => {
+    controller.settings = { ...controller.settings, window };
+    saveSettings(dataDir, controller.settings);
+  },
 });
 
 /** `page`: a console route such as `/connect` (tray-menu.ts); the start page when absent. */

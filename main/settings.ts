@@ -1,6 +1,6 @@
 /**
  * The desktop app's own preferences, in `desktop.json` beside the gateway's config in the data
- * dir: which notifications to show. What the gateway also serves (its host and port, the
+ * dir: which notifications to show, and where the console window was. What the gateway also serves (its host and port, the
  * low-balance threshold) is the gateway's settings (`/api/settings`, config.json), read by the
  * tray and `tollgate serve` alike; launch at login is the OS's login items (login-item.ts).
  *
@@ -19,12 +19,24 @@ export interface NotificationSettings {
 }
 export type NoticeKind = keyof NotificationSettings;
 
+/** The console window's size and place when it was last closed (its normal bounds when maximized). */
+export interface WindowState {
+  width: number;
+  height: number;
+  x: number;
+  y: number;
+  maximized: boolean;
+}
+
 export interface DesktopSettings {
   notifications: NotificationSettings;
+  /** Null until the window has been closed once: it opens at its default size, centred. */
+  window: WindowState | null;
 }
 
 export const DEFAULT_SETTINGS: DesktopSettings = {
   notifications: { lowBalance: true, keyQuota: true, lineDown: true },
+  window: null,
 };
 
 export const SETTINGS_FILE = 'desktop.json';
@@ -41,9 +53,23 @@ function record(v: unknown): Record<string, unknown> {
   return (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
 }
 
+/** Screen coordinates can be negative (a display left of or above the main one), never absurd. */
+const COORD = 100_000;
+
+function windowOf(raw: unknown): WindowState | null {
+  const w = record(raw);
+  const width = int(w.width, 200, COORD);
+  const height = int(w.height, 150, COORD);
+  const x = int(w.x, -COORD, COORD);
+  const y = int(w.y, -COORD, COORD);
+  if (width === undefined || height === undefined || x === undefined || y === undefined) return null;
+  return { width, height, x, y, maximized: bool(w.maximized, false) };
+}
+
 /** Fills what is missing or malformed with the defaults, field by field. */
 export function normalise(raw: unknown): DesktopSettings {
-  const n = record(record(raw).notifications);
+  const o = record(raw);
+  const n = record(o.notifications);
   const d = DEFAULT_SETTINGS;
   return {
     notifications: {
@@ -51,6 +77,7 @@ export function normalise(raw: unknown): DesktopSettings {
       keyQuota: bool(n.keyQuota, d.notifications.keyQuota),
       lineDown: bool(n.lineDown, d.notifications.lineDown),
     },
+    window: windowOf(o.window),
   };
 }
 

@@ -7,12 +7,24 @@ import { DEFAULT_SETTINGS, loadSettings, normalise, saveSettings, SETTINGS_FILE 
 
 test("defaults: every notification on; nothing else is the app's own (port and threshold are the gateway's)", () => {
   assert.deepEqual(normalise(undefined), DEFAULT_SETTINGS);
-  assert.deepEqual(DEFAULT_SETTINGS, { notifications: { lowBalance: true, keyQuota: true, lineDown: true } });
+  assert.deepEqual(DEFAULT_SETTINGS, {
+    notifications: { lowBalance: true, keyQuota: true, lineDown: true },
+    window: null,
+  });
 });
 
 test('malformed fields fall back one by one', () => {
   assert.deepEqual(normalise({ notifications: { lowBalance: false, keyQuota: 'yes' } }), {
     notifications: { ...DEFAULT_SETTINGS.notifications, lowBalance: false },
+    window: null,
+  });
+  assert.equal(normalise({ window: { width: 900, height: 600, x: 1.5, y: 0 } }).window, null, 'a broken place is none');
+  assert.deepEqual(normalise({ window: { width: 900, height: 600, x: 10, y: 0 } }).window, {
+    width: 900,
+    height: 600,
+    x: 10,
+    y: 0,
+    maximized: false,
   });
 });
 
@@ -27,6 +39,7 @@ test("an older desktop.json's port and threshold are read to be carried over, an
     saveSettings(dir, loaded.settings);
     assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), {
       notifications: { lowBalance: true, keyQuota: false, lineDown: true },
+      window: null,
     });
     assert.equal(loadSettings(dir).carried, undefined);
     // Malformed old values are not carried (the field's presence still clears them at the next save).
@@ -41,7 +54,10 @@ test('settings round-trip through desktop.json (0600); a broken file is kept asi
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-settings-'));
   try {
     assert.deepEqual(loadSettings(dir), { settings: DEFAULT_SETTINGS });
-    const changed = { notifications: { ...DEFAULT_SETTINGS.notifications, lineDown: false } };
+    const changed = {
+      notifications: { ...DEFAULT_SETTINGS.notifications, lineDown: false },
+      window: { width: 1000, height: 700, x: -1200, y: 40, maximized: true },
+    };
     saveSettings(dir, changed);
     assert.deepEqual(loadSettings(dir).settings, changed);
     if (process.platform !== 'win32') assert.equal(statSync(join(dir, SETTINGS_FILE)).mode & 0o777, 0o600);

@@ -187,6 +187,13 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     win.emit('close', { preventDefault: () => (closePrevented = true) });
     assert.equal(closePrevented, true, 'closing keeps Tollgate in the tray');
     assert.equal(win.visible, false);
+    // Where it was is the app's own, kept in desktop.json for the next window.
+    await waitFor(
+      () =>
+        (JSON.parse(readFileSync(join(dir, 'desktop.json'), 'utf8')) as { window?: { width: number } }).window
+          ?.width === 1280,
+      "the window's place kept",
+    );
   });
 
   it('builds the tray from the real key list; unticking a key makes its next request 401', async () => {
