@@ -4,8 +4,8 @@
  * re-signs every site with its own CA) that is not enough, and the desktop app cannot be given
  * NODE_EXTRA_CA_CERTS at all (its NODE_OPTIONS fuse turns the variable off, docs/desktop.md). The
  * settings `caFile` (a PEM file of one or more certificates) and `systemCa` (the operating
- * system's store, where the runtime can read it: `tls.getCACertificates('system')`, Node 22.15 and
- * 23.5 on) add to the defaults; they never replace them. docs/admin-api.md, "Settings".
+ * system's store, where the runtime can read it: `tls.getCACertificates('system')`, Node 22.15
+ * and 23.10 on) add to the defaults; they never replace them. docs/admin-api.md, "Settings".
  */
 import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
