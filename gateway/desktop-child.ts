@@ -1,13 +1,22 @@
 /**
  * The gateway process of the desktop app: the entry point of the Electron utility process that main
  * starts by this file's path (main/gateway-host.ts, main/paths.ts). It runs the same `serve()` as
- * `tollgate serve`, on loopback only, and closes it when main says stop: `serve().close()` stops
+ * `tollgate serve`, on the host and port of the same settings, and closes it when main says stop: `serve().close()` stops
  * accepting connections, closes idle ones, and waits for requests in flight to finish (and be
  * written to the ledger) before it closes the ledger; main kills the process if that takes longer
  * than its grace period (main/index.ts).
  */
-import { describeStartError, parseGatewayArgs, type FromGateway, type ToGateway } from './desktop.js';
+import {
+  appBindHost,
+  describeStartError,
+  parseGatewayArgs,
+  settingsToCarry,
+  type FromGateway,
+  type ToGateway,
+} from './desktop.js';
+import type { Gateway } from './compose/gateway.js';
 import { serve, type Running } from './serve.js';
+import { settingsOf } from './store/settings.js';
 
 /** The part of Electron's utility-process `parentPort` used here (gateway/ never imports electron). */
 interface ParentPort {
@@ -24,7 +33,21 @@ function send(msg: FromGateway): void {
 }
 
 const args = parseGatewayArgs(process.argv);
-const started: Promise<Running> = serve({ dataDir: args.dataDir, host: '127.0.0.1', port: args.port });
+
+/**
+ * Before listening: the old desktop settings main passed are carried into the gateway's settings
+ * once, and the bind address is one the app's console can reach. Host and port are otherwise the
+ * gateway's settings, as for `tollgate serve` (docs/desktop.md, "Settings").
+ */
+async function beforeListen(g: Gateway): Promise<{ host: string }> {
+  const { change, notes } = settingsToCarry(g.config.data.settings, args.carried);
+  if (Object.keys(change).length > 0) await g.config.update((d) => void (d.settings = { ...d.settings, ...change }));
+  const bind = appBindHost(settingsOf(g.config.data).host);
+  for (const note of bind.note ? [...notes, bind.note] : notes) process.stderr.write(`Tollgate gateway: ${note}\n`);
+  return { host: bind.host };
+}
+
+const started: Promise<Running> = serve({ dataDir: args.dataDir, beforeListen });
 let stopping = false;
 
 /** Closes the gateway once it has started (or failed to), then ends the process. */
@@ -51,7 +74,7 @@ try {
   const running = await started;
   if (!stopping) send({ type: 'ready', url: running.url, token: running.adminToken });
 } catch (err) {
-  const message = describeStartError(err, args.port);
+  const message = describeStartError(err);
   process.stderr.write(`Tollgate gateway failed to start: ${message}\n`);
   send({ type: 'failed', message });
   process.exit(1);

@@ -28,6 +28,12 @@ export interface ServeOptions {
   errorLog?: NodeJS.WritableStream;
   /** Model requests in flight at most (http/connections.ts MODEL_LANE when absent). */
   modelLaneLimit?: number;
+  /**
+   * Runs once the data dir is open and before the gateway listens: the desktop app's gateway
+   * process moves its old settings into the gateway's here, and says where it binds when the
+   * host setting leaves its console no loopback address (desktop-child.ts).
+   */
+  beforeListen?: (gateway: Gateway) => Promise<{ host?: string } | void>;
 }
 
 export interface Running {
@@ -67,6 +73,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       process.stderr.write(
         `tollgate: ${interrupted} requests were cut off when the gateway last stopped; logged as interrupted, nothing charged.\n`,
       );
+    const trustProblem = gateway.trust().problem;
+    if (trustProblem) process.stderr.write(`tollgate: the CA settings are not all in force: ${trustProblem}\n`);
     const adminToken = loadOrCreateAdminToken(opts.dataDir);
     let url = '';
     const sessions = new ConsoleSessions();
@@ -81,8 +89,9 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       ...(opts.modelLaneLimit === undefined ? {} : { modelLane: new ModelLane(opts.modelLaneLimit) }),
       status: () => ({ version: VERSION, dataDir: opts.dataDir, url, paused: gateway.pause.paused }),
     });
+    const early = (await opts.beforeListen?.(gateway)) ?? {};
     const settings = settingsOf(gateway.config.data);
-    const bind = { host: opts.host ?? settings.host, port: opts.port ?? settings.port };
+    const bind = { host: opts.host ?? early.host ?? settings.host, port: opts.port ?? settings.port };
     await app.listen(bind);
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : bind.port;

@@ -19,7 +19,15 @@ export interface TollgateBridge {
   };
   /** A desktop notification (shown unless the user turned notifications off). */
   notify(title: string, body: string): Promise<void>;
+  /**
+   * Restarts the app's own gateway process so that it binds the host and port its settings name
+   * now; the console window is then opened again on the gateway's (new) origin. Refused, with the
+   * reason, for a gateway the app attached to, or when the new port is taken.
+   */
+  restartGateway(): Promise<RestartAnswer>;
 }
+
+export type RestartAnswer = { restarting: true } | { restarting: false; reason: string };
 
 export const CHANNELS = [
   'tollgate:open-external',
@@ -27,6 +35,7 @@ export const CHANNELS = [
   'tollgate:login-item-get',
   'tollgate:login-item-set',
   'tollgate:notify',
+  'tollgate:restart-gateway',
 ] as const;
 export type Channel = (typeof CHANNELS)[number];
 

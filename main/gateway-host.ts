@@ -8,12 +8,18 @@
  * What main makes of the process's events is gateway-process.ts, tested without Electron.
  */
 import { utilityProcess } from 'electron';
-import { gatewayArgs } from '../gateway/desktop.js';
+import { gatewayArgs, type CarriedSettings } from '../gateway/desktop.js';
 import { superviseProcess } from './gateway-process.js';
 import type { GatewayChild } from './supervisor.js';
 
-export function spawnGateway(entry: string, dataDir: string, port: number, log: (line: string) => void): GatewayChild {
-  const proc = utilityProcess.fork(entry, gatewayArgs(dataDir, port), {
+/** Host and port are the gateway's settings; `carried`: an older desktop.json's settings for it to take over. */
+export function spawnGateway(
+  entry: string,
+  dataDir: string,
+  carried: CarriedSettings | undefined,
+  log: (line: string) => void,
+): GatewayChild {
+  const proc = utilityProcess.fork(entry, gatewayArgs(dataDir, carried), {
     serviceName: 'Tollgate gateway',
     stdio: 'pipe',
   });

@@ -16,11 +16,12 @@ import { registerIpc } from './ipc.js';
 import { claimSingleInstance } from './lifecycle.js';
 import { LiveFeed } from './live-feed.js';
 import { LoginItem } from './login-item.js';
-import { SQLITE_BINDING_ENV } from '../gateway/desktop.js';
+import { appBindHost, SQLITE_BINDING_ENV } from '../gateway/desktop.js';
 import { appFiles, electronSqliteBinding, resolveDataDir, sessionDataDir } from './paths.js';
 import { HIDDEN_ARG, launchedAtLogin, startCommand } from './platform.js';
 import { createQuitStages } from './quit-stages.js';
-import { loadSettings } from './settings.js';
+import { canListen, restartForSettings } from './restart.js';
+import { loadSettings, saveSettings } from './settings.js';
 import { Supervisor } from './supervisor.js';
 import { TrayView } from './tray.js';
 import type { Updates } from './updates.js';
@@ -108,6 +109,10 @@ function notify(title: string, body: string): void {
 
 const loaded = loadSettings(dataDir);
 if (loaded.warning) log(loaded.warning);
+/** An older desktop.json's port and threshold, handed to our gateway process until it has taken them over. */
+let carried = loaded.carried;
+/** After a restart the console asked for, the console opens again on this page of the new origin. */
+let reopenConsoleOn: string | undefined;
 
 const consoleWindow = new ConsoleWindow({
   preload: files.preload,
@@ -115,6 +120,11 @@ const consoleWindow = new ConsoleWindow({
   devTools: !app.isPackaged,
   quitting: () => quitStages.quitting(),
   log,
+  windowState: () => controller.settings.window,
+  saveWindowState: (window) => {
+    controller.settings = { ...controller.settings, window };
+    saveSettings(dataDir, controller.settings);
+  },
 });
 
 /** `page`: a console route such as `/connect` (tray-menu.ts); the start page when absent. */
@@ -174,13 +184,19 @@ const controller = new Controller(dataDir, loaded.settings, {
 
 const supervisor = new Supervisor({
   findRunning: () => findRunningGateway(dataDir),
-  spawn: () => spawnGateway(files.gatewayEntry, dataDir, controller.settings.port, log),
+  spawn: () => spawnGateway(files.gatewayEntry, dataDir, carried, log),
   onPhase: (phase, endpoint) => {
     feed?.stop();
     feed = null;
     controller.api = endpoint ? gatewayApi(endpoint.url, endpoint.token) : null;
     controller.dispatch({ type: 'phase', phase });
     if (phase.kind === 'running') log(`gateway running at ${phase.url}${phase.owned ? '' : ' (attached)'}`);
+    if (phase.kind === 'running' && phase.owned && carried) {
+      // Our gateway process has carried them into its settings (its log says how): desktop.json drops them.
+      carried = undefined;
+      saveSettings(dataDir, controller.settings);
+      log("desktop.json's port and low-balance threshold are the gateway's settings now");
+    }
     if (phase.kind === 'restarting')
       log(`gateway stopped (${phase.reason}); restart ${phase.attempt} in ${phase.inMs} ms`);
     if (phase.kind === 'failed') {
@@ -198,6 +214,10 @@ const supervisor = new Supervisor({
     if (phase.kind === 'running' && openWhenRunning) {
       openWhenRunning = false;
       openConsole();
+    } else if (phase.kind === 'running' && reopenConsoleOn !== undefined) {
+      const page = reopenConsoleOn;
+      reopenConsoleOn = undefined;
+      openConsole(page);
     }
   },
   setTimer,
@@ -276,6 +296,21 @@ async function whenReady(): Promise<void> {
       return now;
     },
     notify,
+    restartGateway: () =>
+      restartForSettings({
+        phase: () => supervisor.current.phase,
+        settings: async () => {
+          if (!controller.api) throw new Error('The gateway is not running.');
+          return controller.api.call('getSettings');
+        },
+        bindHost: (host) => appBindHost(host).host,
+        canListen,
+        restart: () => {
+          reopenConsoleOn = '/settings';
+          log('restarting the gateway to apply its address and port settings');
+          void supervisor.restart(QUIT_GRACE_MS);
+        },
+      }),
     log,
   });
   watchSessionEnd();

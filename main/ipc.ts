@@ -3,7 +3,7 @@
  * console window's top frame on the gateway's origin; arguments are checked, not trusted.
  */
 import type { IpcMain, IpcMainInvokeEvent } from 'electron';
-import { LIMITS, type Channel } from './bridge.js';
+import { LIMITS, type Channel, type RestartAnswer } from './bridge.js';
 import { isExternalLink, isTrustedSender } from './web-security.js';
 
 export interface IpcDeps {
@@ -15,6 +15,7 @@ export interface IpcDeps {
   getLaunchAtLogin(): boolean;
   setLaunchAtLogin(on: boolean): boolean;
   notify(title: string, body: string): void;
+  restartGateway(): Promise<RestartAnswer>;
   log(message: string): void;
 }
 
@@ -41,6 +42,7 @@ export function registerIpc(deps: IpcDeps): void {
     },
     'tollgate:notify': (title, body) =>
       deps.notify(text(title, LIMITS.title, 'title'), text(body, LIMITS.body, 'body')),
+    'tollgate:restart-gateway': () => deps.restartGateway(),
   };
   for (const [channel, handler] of Object.entries(handlers)) {
     deps.ipcMain.handle(channel, (event: IpcMainInvokeEvent, ...args: unknown[]) => {

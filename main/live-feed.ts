@@ -1,8 +1,9 @@
 /**
  * Keeps the app state current from a running gateway: its live event stream (`GET /api/events`,
  * read with the admin client's event reader), a snapshot first and then each change. Today's spend
- * is summed from the usage log once, then kept up by each new log row. A dropped stream is
- * reconnected; when the gateway stops answering, `onLost` tells the supervisor.
+ * is the gateway's own sum (`GET /api/stats`, as the console's Overview asks it), asked again after
+ * new log rows, at most once a second. A dropped stream is reconnected; when the gateway stops
+ * answering, `onLost` tells the supervisor.
  */
 import {
   adminEvents,
@@ -22,47 +23,43 @@ export interface FeedOptions {
    * asks at once.
    */
   toolsMs: number;
+  /** Today's spend is asked again after new log rows, at most this often. */
+  spendMs: number;
   now(): number;
 }
 
-export const FEED_DEFAULTS: FeedOptions = { retryMs: 1_000, toolsMs: 30_000, now: Date.now };
+export const FEED_DEFAULTS: FeedOptions = { retryMs: 1_000, toolsMs: 30_000, spendMs: 1_000, now: Date.now };
 
-const PAGE = 1000;
-/** At most this many pages are read to sum a day (a million rows); beyond, the figure is a floor. */
-const MAX_PAGES = 1000;
-
-/** Sums today's logged costs, newest rows first, down to local midnight. */
-export async function spendSince(api: AdminClient, dayStart: number): Promise<Spend> {
-  let sum = 0;
-  let lastLogId = 0;
-  let before: number | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const { entries: rows } = await api.call('listLogs', { query: { limit: PAGE, before } });
-    if (page === 0 && rows[0]) lastLogId = rows[0].id;
-    for (const r of rows) {
-      if (r.ts < dayStart) return { spentTodayMicro: sum, dayStart, lastLogId };
-      sum += r.costMicro;
-    }
-    if (rows.length < PAGE) break;
-    before = rows[rows.length - 1]!.id;
-  }
-  return { spentTodayMicro: sum, dayStart, lastLogId };
+/**
+ * Today's spend, local day, as the gateway sums it: `/api/stats` from local midnight to the next,
+ * in days cut at this machine's offset, over every key (a request refused before a key was known
+ * costs nothing, and its row is counted under no key).
+ */
+export async function spendToday(api: AdminClient, now: number): Promise<Spend> {
+  const dayStart = dayStartOf(now);
+  // The next midnight: 36 h on and back to its midnight is right on days of 23 and 25 hours too.
+  const until = dayStartOf(dayStart + 36 * 3_600_000);
+  const { rows } = await api.call('getStats', {
+    query: { since: dayStart, until, bucket: 'day', by: 'key', tz: -new Date(dayStart).getTimezoneOffset() },
+  });
+  return { spentTodayMicro: rows.reduce((sum, r) => sum + r.costMicro, 0), dayStart };
 }
 
-/** Each event of `/api/events` (ADMIN_EVENTS) as a state action. */
-const ACTIONS: AdminEventHandlers<Action> = {
+/** Each event of `/api/events` (ADMIN_EVENTS) as a state action; a log row changes nothing but the spend, asked anew. */
+const ACTIONS: AdminEventHandlers<Action | null> = {
   snapshot: (d) => ({
     type: 'snapshot',
-    snapshot: { wallet: d.wallet, keys: d.keys, lines: d.lines, paused: d.status.paused },
+    snapshot: { wallet: d.wallet, keys: d.keys, lines: d.lines, paused: d.status.paused, settings: d.settings },
   }),
   status: (d) => ({ type: 'paused', paused: d.status.paused }),
   key: (d) => ({ type: 'key', key: d.key }),
   wallet: (d) => ({ type: 'wallet', wallet: d.wallet }),
   line: (d) => ({ type: 'line', line: d.line }),
-  log: (d) => ({ type: 'log', entry: d.entry }),
+  settings: (d) => ({ type: 'settings', settings: d.settings }),
+  log: () => null,
 };
 
-export function eventToAction(e: AdminEvent): Action {
+export function eventToAction(e: AdminEvent): Action | null {
   return handleAdminEvent(ACTIONS, e);
 }
 
@@ -70,13 +67,21 @@ export class LiveFeed {
   private readonly abort = new AbortController();
   private toolsTimer: NodeJS.Timeout | undefined;
   private toolsSoon: NodeJS.Timeout | undefined;
+  private spendTimer: NodeJS.Timeout | undefined;
+  private spendBusy = false;
+  private spendAgain = false;
+  private spendAsked = -Infinity;
 
   constructor(
     private readonly api: AdminClient,
     private readonly dispatch: (action: Action) => void,
     private readonly onLost: () => void,
-    private readonly opts: FeedOptions = FEED_DEFAULTS,
-  ) {}
+    options: Partial<FeedOptions> = {},
+  ) {
+    this.opts = { ...FEED_DEFAULTS, ...options };
+  }
+
+  private readonly opts: FeedOptions;
 
   get stopped(): boolean {
     return this.abort.signal.aborted;
@@ -92,6 +97,38 @@ export class LiveFeed {
     this.abort.abort();
     clearInterval(this.toolsTimer);
     clearTimeout(this.toolsSoon);
+    clearTimeout(this.spendTimer);
+  }
+
+  /**
+   * Asks for today's spend, at most once per `spendMs`: a burst of log rows makes one question at
+   * its start and one after it, and the figure shown is always the gateway's own sum.
+   */
+  private refreshSpend(): void {
+    if (this.stopped || this.spendTimer) return;
+    if (this.spendBusy) {
+      this.spendAgain = true;
+      return;
+    }
+    const wait = this.spendAsked + this.opts.spendMs - this.opts.now();
+    if (wait > 0) {
+      this.spendTimer = setTimeout(() => {
+        this.spendTimer = undefined;
+        this.refreshSpend();
+      }, wait);
+      return;
+    }
+    this.spendBusy = true;
+    this.spendAsked = this.opts.now();
+    void spendToday(this.api, this.spendAsked)
+      .then((spend) => this.emit({ type: 'spend', spend }))
+      .catch(() => undefined) // the gateway may be busy or going; the next row asks again
+      .finally(() => {
+        this.spendBusy = false;
+        if (!this.spendAgain) return;
+        this.spendAgain = false;
+        this.refreshSpend();
+      });
   }
 
   /** Which coding tools point here; a failure keeps the last answer until the next look. */
@@ -142,35 +179,22 @@ export class LiveFeed {
 
   /** Reads one connection of the event stream until it ends, is refused or drops. */
   private async follow(): Promise<void> {
-    // Events that arrive while today's spend is summed wait, so no log row is counted twice or lost.
-    let held: Action[] | null = null;
     try {
       for await (const event of adminEvents(this.api, this.abort.signal)) {
         const action = eventToAction(event);
-        if (held) {
-          held.push(action);
-          continue;
-        }
-        this.emit(action);
-        if (action.type === 'key' && !this.toolsSoon) {
+        if (action) this.emit(action);
+        if (event.event === 'log') this.refreshSpend();
+        if (action?.type === 'key' && !this.toolsSoon) {
           // A connect creates its tool's key, a disconnect deletes it: look once the burst is over.
           this.toolsSoon = setTimeout(() => {
             this.toolsSoon = undefined;
             void this.refreshTools();
           }, 300);
         }
-        if (action.type === 'snapshot') {
+        if (action?.type === 'snapshot') {
           void this.refreshTools();
           this.emit({ type: 'feed', feed: 'live' });
-          held = [];
-          void spendSince(this.api, dayStartOf(this.opts.now()))
-            .then((spend) => this.emit({ type: 'spend', spend }))
-            .catch(() => undefined)
-            .finally(() => {
-              const queued = held ?? [];
-              held = null;
-              for (const a of queued) this.emit(a);
-            });
+          this.refreshSpend();
         }
       }
     } catch {

@@ -1,12 +1,12 @@
 /**
  * Which desktop notifications a change of state deserves: the balance falling below the
- * threshold, a key's quota passing 90 %, a line's circuit opening. Only crossings seen while
+ * gateway's threshold, a key's quota passing 90 %, a line's circuit opening. Only crossings seen while
  * running notify; a state first learnt from a snapshot (at start, after a restart) does not, so a
  * restart never repeats old news. Pure; index.ts shows them.
  */
 import { usd } from '../gateway/contract/money.js';
 import type { DesktopSettings, NoticeKind } from './settings.js';
-import type { AppState } from './state.js';
+import { lowBalanceOf, type AppState } from './state.js';
 
 export interface Notice {
   kind: NoticeKind;
@@ -24,13 +24,16 @@ function nearlyUsed(k: { quotaMicro: number | null; usedMicro: number }): boolea
 export function notices(prev: AppState, next: AppState, settings: DesktopSettings): Notice[] {
   const out: Notice[] = [];
   const on = settings.notifications;
+  // The gateway's threshold (its Settings); a change of the threshold alone is not news, a falling balance is.
+  const low = lowBalanceOf(next);
 
   if (
     on.lowBalance &&
+    low !== null &&
     prev.wallet &&
     next.wallet &&
-    prev.wallet.balanceMicro >= settings.lowBalanceMicro &&
-    next.wallet.balanceMicro < settings.lowBalanceMicro
+    prev.wallet.balanceMicro >= low &&
+    next.wallet.balanceMicro < low
   ) {
     out.push({
       kind: 'lowBalance',

@@ -24,6 +24,7 @@ const bridge: TollgateBridge = {
     set: (enabled) => invoke('tollgate:login-item-set', enabled === true),
   },
   notify: (title, body) => invoke('tollgate:notify', String(title), String(body)),
+  restartGateway: () => invoke('tollgate:restart-gateway'),
 };
 
 // Only the console itself gets the bridge; main refuses the calls from anywhere else as well.

@@ -2,7 +2,7 @@
  * What the tray shows, as one value, and the reducer that keeps it current from the gateway's live
  * events and the supervisor's reports. Pure: tray-menu.ts, tray-icon.ts and notices.ts read it.
  */
-import type { ConnectionsView, KeyView, LineView, LogEntry, WalletView } from '../gateway/contract/admin/index.js';
+import type { ConnectionsView, KeyView, LineView, SettingsView, WalletView } from '../gateway/contract/admin/index.js';
 
 /** One coding tool as `GET /api/connect` reports it. */
 export type ToolConnection = ConnectionsView['tools'][number];
@@ -30,12 +30,12 @@ export interface AppState {
   lines: LineView[];
   /** Whether the model API is paused; null until the first snapshot. */
   paused: boolean | null;
-  /** Sum of today's logged costs (local day), micro-USD. */
+  /** The gateway's settings (its low-balance threshold among them); null until the first snapshot. */
+  settings: SettingsView | null;
+  /** Sum of today's logged costs (local day) as the gateway's `/api/stats` sums it, micro-USD. */
   spentTodayMicro: number;
   /** Local midnight that `spentTodayMicro` counts from, ms since the epoch. */
   dayStart: number;
-  /** Highest log id counted into `spentTodayMicro`, so no row is counted twice. */
-  lastLogId: number;
   /** The coding tools (Claude Code, Codex, Gemini CLI) and whether they point here; null until first asked. */
   tools: ToolConnection[] | null;
   /** Whether the state is kept current by the gateway's event stream. */
@@ -48,13 +48,13 @@ export interface Snapshot {
   keys: KeyView[];
   lines: LineView[];
   paused: boolean;
+  settings: SettingsView;
 }
 
-/** Today's spend as summed from the usage log, up to and including row `lastLogId`. */
+/** Today's spend as `/api/stats` sums it, for the local day that starts at `dayStart`. */
 export interface Spend {
   spentTodayMicro: number;
   dayStart: number;
-  lastLogId: number;
 }
 
 export type Action =
@@ -64,12 +64,17 @@ export type Action =
   | { type: 'key'; key: KeyView }
   | { type: 'wallet'; wallet: WalletView }
   | { type: 'line'; line: LineView }
-  | { type: 'log'; entry: LogEntry }
+  | { type: 'settings'; settings: SettingsView }
   | { type: 'paused'; paused: boolean }
   | { type: 'tools'; tools: ToolConnection[] }
   | { type: 'feed'; feed: AppState['feed'] }
   | { type: 'clock'; now: number }
   | { type: 'update'; update: UpdateInfo | null };
+
+/** The low-balance threshold in force: the gateway's setting; none while it is unknown or switched off. */
+export function lowBalanceOf(state: AppState): number | null {
+  return state.settings?.lowBalanceMicro ?? null;
+}
 
 /** Local midnight of the day `ts` falls in. */
 export function dayStartOf(ts: number): number {
@@ -86,9 +91,9 @@ export function initialState(now: number): AppState {
     lines: [],
     paused: null,
     tools: null,
+    settings: null,
     spentTodayMicro: 0,
     dayStart: dayStartOf(now),
-    lastLogId: 0,
     feed: 'offline',
     update: null,
   };
@@ -111,10 +116,13 @@ export function reduce(state: AppState, action: Action): AppState {
     }
     case 'snapshot': {
       const s = action.snapshot;
-      return { ...state, wallet: s.wallet, keys: s.keys, lines: s.lines, paused: s.paused };
+      return { ...state, wallet: s.wallet, keys: s.keys, lines: s.lines, paused: s.paused, settings: s.settings };
     }
+    case 'settings':
+      return { ...state, settings: action.settings };
     case 'spend':
-      return { ...state, ...action.spend };
+      // A sum for a day that has already ended (asked just before midnight) is not today's.
+      return action.spend.dayStart < state.dayStart ? state : { ...state, ...action.spend };
     case 'key':
       return {
         ...state,
@@ -127,17 +135,6 @@ export function reduce(state: AppState, action: Action): AppState {
       return { ...state, wallet: action.wallet };
     case 'line':
       return { ...state, lines: upsert(state.lines, action.line) };
-    case 'log': {
-      const e = action.entry;
-      if (e.id <= state.lastLogId) return state;
-      const day = dayStartOf(e.ts);
-      if (day > state.dayStart) return { ...state, dayStart: day, spentTodayMicro: e.costMicro, lastLogId: e.id };
-      return {
-        ...state,
-        lastLogId: e.id,
-        spentTodayMicro: state.spentTodayMicro + (day === state.dayStart ? e.costMicro : 0),
-      };
-    }
     case 'paused':
       return { ...state, paused: action.paused };
     case 'tools':

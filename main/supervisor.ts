@@ -62,6 +62,8 @@ export class Supervisor {
   private stopping = false;
   private stopped: Promise<void> | null = null;
   private phase: GatewayPhase = { kind: 'starting' };
+  /** Our process being stopped by restart(), which a stop() must wait for too. */
+  private replacing: Promise<void> | null = null;
 
   constructor(
     private readonly deps: SupervisorDeps,
@@ -166,6 +168,25 @@ export class Supervisor {
     await this.start();
   }
 
+  /**
+   * Stops our own gateway process and starts a new one, which binds the host and port its settings
+   * name now. Refused (false) unless our own process is running: an attached `tollgate serve` is
+   * restarted where it runs. A stop() meanwhile (quitting) waits for the old process and starts nothing.
+   */
+  async restart(graceMs: number): Promise<boolean> {
+    const child = this.child;
+    if (this.stopping || !child || this.phase.kind !== 'running' || !this.phase.owned) return false;
+    this.child = null;
+    this.set({ kind: 'starting' }, null);
+    this.replacing = child.stop(graceMs);
+    await this.replacing;
+    this.replacing = null;
+    if (this.stopping) return true;
+    this.attempt = 0;
+    await this.start();
+    return true;
+  }
+
   /** Stops our gateway (an attached one is left running: it is not ours). */
   stop(graceMs: number): Promise<void> {
     // A second stop while the first runs waits for the same one.
@@ -177,6 +198,7 @@ export class Supervisor {
     this.set({ kind: 'stopping' }, null);
     this.stopped = (async () => {
       if (child) await child.stop(graceMs);
+      await this.replacing;
       this.child = null;
       this.set({ kind: 'stopped' }, null);
     })();

@@ -4,16 +4,17 @@
  */
 import { usd } from '../gateway/contract/money.js';
 import { statusLines } from './tray-menu.js';
-import type { AppState } from './state.js';
+import { lowBalanceOf, type AppState } from './state.js';
 
 export type TrayIconState = 'running' | 'paused' | 'low' | 'error';
 
-/** Error beats paused beats low balance: the most urgent thing shows. */
-export function trayIconState(state: AppState, lowBalanceMicro: number): TrayIconState {
+/** Error beats paused beats low balance (below the gateway's threshold setting): the most urgent thing shows. */
+export function trayIconState(state: AppState): TrayIconState {
   const p = state.phase.kind;
   if (p === 'restarting' || p === 'stopped' || p === 'failed') return 'error';
   if (p !== 'running' || state.paused) return 'paused';
-  if (state.wallet && state.wallet.balanceMicro < lowBalanceMicro) return 'low';
+  const low = lowBalanceOf(state);
+  if (state.wallet && low !== null && state.wallet.balanceMicro < low) return 'low';
   return 'running';
 }
 
@@ -22,9 +23,8 @@ export function trayIconFile(icon: TrayIconState, platform: NodeJS.Platform): st
   return platform === 'darwin' ? `${icon}Template.png` : `${icon}.png`;
 }
 
-export function trayTooltip(state: AppState, lowBalanceMicro: number): string {
+export function trayTooltip(state: AppState): string {
   const lines = statusLines(state);
-  if (trayIconState(state, lowBalanceMicro) === 'low' && state.wallet)
-    lines.push(`Low balance: ${usd(state.wallet.balanceMicro)}`);
+  if (trayIconState(state) === 'low' && state.wallet) lines.push(`Low balance: ${usd(state.wallet.balanceMicro)}`);
   return lines.join('\n');
 }

@@ -50,12 +50,12 @@ export class TrayView {
   }
 
   render(input: MenuInput & { state: AppState }): void {
-    const icon = trayIconState(input.state, input.settings.lowBalanceMicro);
+    const icon = trayIconState(input.state);
     if (icon !== this.shownIcon) {
       this.tray.setImage(this.image(icon));
       this.shownIcon = icon;
     }
-    this.tray.setToolTip(trayTooltip(input.state, input.settings.lowBalanceMicro));
+    this.tray.setToolTip(trayTooltip(input.state));
     this.tray.setContextMenu(Menu.buildFromTemplate(toTemplate(buildTrayMenu(input), this.run)));
   }
 

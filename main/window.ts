@@ -2,10 +2,11 @@
  * The console window: one at a time, hardened (window-options.ts, web-security.ts), logged in with
  * a one-time code from the gateway, and hidden to the tray when closed.
  */
-import { BrowserWindow, session, shell, type Session } from 'electron';
+import { BrowserWindow, screen, session, shell, type Session } from 'electron';
 import type { AdminClient } from '../gateway/contract/admin/index.js';
 import { closeToTray } from './lifecycle.js';
-import { CONSOLE_PARTITION, consoleWindowOptions } from './window-options.js';
+import type { WindowState } from './settings.js';
+import { CONSOLE_PARTITION, consoleWindowOptions, placement } from './window-options.js';
 import {
   CONSOLE_CSP,
   consolePageUrl,
@@ -22,6 +23,9 @@ export interface ConsoleWindowDeps {
   devTools: boolean;
   quitting(): boolean;
   log(message: string): void;
+  /** Where the window was when last closed (desktop.json), and keeping it. */
+  windowState(): WindowState | null;
+  saveWindowState(state: WindowState): void;
 }
 
 /** Applies the rules of web-security.ts to the console's session; `origin()` is read per request. */
@@ -84,17 +88,25 @@ export class ConsoleWindow {
       hardenSession(ses, () => this.origin, this.deps.log);
       this.hardened = true;
     }
+    const saved = this.deps.windowState();
     const win = new BrowserWindow(
       consoleWindowOptions({
         preload: this.deps.preload,
         icon: this.deps.icon,
         consoleOrigin: origin,
         devTools: this.deps.devTools,
+        placement: placement(
+          saved,
+          screen.getAllDisplays().map((d) => d.workArea),
+        ),
       }),
     );
     this.win = win;
     this.guard(win);
-    win.once('ready-to-show', () => win.show());
+    win.once('ready-to-show', () => {
+      if (saved?.maximized) win.maximize();
+      win.show();
+    });
     await win.loadURL(consolePageUrl((await api.call('createLoginCode')).url, page));
   }
 
@@ -114,7 +126,15 @@ export class ConsoleWindow {
       if (isExternalLink(url)) void shell.openExternal(url);
       return { action: 'deny' };
     });
-    win.on('close', (event) => closeToTray(event, this.deps.quitting(), () => win.hide()));
+    win.on('close', (event) => {
+      // Kept when it is closed (to the tray, or as the app quits): the next window opens there.
+      try {
+        this.deps.saveWindowState({ ...win.getNormalBounds(), maximized: win.isMaximized() });
+      } catch (err) {
+        this.deps.log(`the window's place was not kept: ${(err as Error).message}`);
+      }
+      closeToTray(event, this.deps.quitting(), () => win.hide());
+    });
     win.on('closed', () => {
       if (this.win === win) this.win = null;
     });

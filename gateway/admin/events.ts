@@ -1,7 +1,8 @@
 /**
  * `GET /api/events`: what changes, as Server-Sent Events, for the console and the tray. Every event
  * and its data are those of the table ADMIN_EVENTS (gateway/contract/admin/events.ts): a new
- * subscriber first gets `snapshot`, then `log`, `wallet`, `key`, `line` and `status` as things change.
+ * subscriber first gets `snapshot`, then `log`, `wallet`, `key`, `line`, `status` and `settings` as
+ * things change.
  *
  * Changes are found by looking, twice a second while anyone listens, rather than by hooks in every
  * place that writes: that catches every writer (the CLI, the admin API, settlements, a breaker
@@ -14,6 +15,7 @@ import type { Gateway } from '../compose/gateway.js';
 import type { AdminEventData, AdminEventName, KeyView, LineView, StatusView } from '../contract/admin/index.js';
 import { listKeys } from '../operations/keys.js';
 import { listLines } from '../operations/lines.js';
+import { settingsView } from '../operations/settings.js';
 import { wallet } from '../operations/wallet.js';
 
 const TICK_MS = 500;
@@ -43,6 +45,7 @@ export class EventHub {
   private keys = new Map<string, string>();
   private lines = new Map<string, { sig: string; view: LineView }>();
   private walletSig = '';
+  private settingsSig = '';
   private readonly unwatchPause: () => void;
 
   constructor(
@@ -61,6 +64,7 @@ export class EventHub {
       wallet: wallet(this.g),
       keys: listKeys(this.g),
       lines: listLines(this.g),
+      settings: this.settings(),
     });
     this.timer ??= setInterval(() => this.tick(), TICK_MS);
     return () => {
@@ -87,6 +91,11 @@ export class EventHub {
     this.keys = new Map(listKeys(this.g).map((k) => [k.id, JSON.stringify(k)]));
     this.lines = new Map(listLines(this.g).map((l) => [l.id, { sig: lineSignature(l), view: l }]));
     this.walletSig = JSON.stringify(wallet(this.g));
+    this.settingsSig = JSON.stringify(this.settings());
+  }
+
+  private settings() {
+    return settingsView(this.g, this.status().url);
   }
 
   private broadcast<E extends AdminEventName>(event: E, data: AdminEventData<E>): void {
@@ -103,6 +112,13 @@ export class EventHub {
     if (wSig !== this.walletSig) {
       this.walletSig = wSig;
       this.broadcast('wallet', { wallet: w });
+    }
+
+    const settings = this.settings();
+    const sSig = JSON.stringify(settings);
+    if (sSig !== this.settingsSig) {
+      this.settingsSig = sSig;
+      this.broadcast('settings', { settings });
     }
 
     const keys = listKeys(this.g);

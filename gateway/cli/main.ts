@@ -14,6 +14,7 @@ import { registerConnect } from './connect.js';
 import { registerGateway } from './gateway.js';
 import { registerLines } from './lines.js';
 import { registerOpen } from './open.js';
+import { registerSettings } from './settings.js';
 import { registerModels } from './models.js';
 import { json, print } from './output.js';
 import { printable, table, withUsd } from './format.js';
@@ -206,6 +207,7 @@ registerLines(program, client);
 registerAliases(program, client);
 registerConnect(program, client);
 registerOpen(program, client);
+registerSettings(program, client);
 
 registerModels(program, client);
 

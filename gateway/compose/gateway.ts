@@ -19,6 +19,7 @@ import { settingsOf } from '../store/settings.js';
 import { startRetention } from './retention.js';
 import { openKeychain, type SecretStore } from '../store/secrets.js';
 import { UpstreamClient } from '../upstream/client.js';
+import { trustOf, type Trust } from '../upstream/trust.js';
 import { PauseSwitch } from './pause.js';
 
 /**
@@ -49,6 +50,8 @@ export interface Gateway {
   /** Counts clients ask for (count_tokens): limited per key, counted for the status. */
   readonly tokenCounts: ClientTokenCounts;
   readonly upstream: UpstreamClient;
+  /** What upstream TLS trusts now: the CA settings as applied (upstream/trust.ts). */
+  trust(): Trust;
   /** Stored Responses conversations (previous_response_id). */
   readonly responses: ResponseStore;
   /** Request bodies, kept while the storeBodies setting is on. */
@@ -115,6 +118,17 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
   const upstream = new UpstreamClient();
   const stopRetention = startRetention(config, ledger, bodies);
   const settings = () => settingsOf(config.data);
+  // The CA settings apply to new connections as soon as they change (a PEM file is read then and at start).
+  const trustSig = (): string => JSON.stringify([settings().caFile, settings().systemCa]);
+  let trust = trustOf(settings());
+  let appliedTrust = trustSig();
+  upstream.setTrust(trust);
+  config.onChange(() => {
+    if (trustSig() === appliedTrust) return;
+    appliedTrust = trustSig();
+    trust = trustOf(settings());
+    upstream.setTrust(trust);
+  });
   return {
     dataDir,
     config,
@@ -130,6 +144,7 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     calibration,
     tokenCounts,
     upstream,
+    trust: () => trust,
     responses,
     bodies,
     pause: new PauseSwitch(),

@@ -5,6 +5,7 @@
 import { authHeaders } from '../core/auth.js';
 import type { ListedModel } from '../core/format.js';
 import { endpoint } from '../upstream/client.js';
+import { fetchFailure } from '../upstream/errors.js';
 import { maskDecoded } from '../upstream/mask.js';
 import { outboundGet } from '../upstream/outbound.js';
 import { wireFormat } from '../wire/index.js';
@@ -47,12 +48,14 @@ async function fetchModels(
       },
       credentialed: credential !== undefined,
       maxBytes: MAX_MODEL_LIST_BYTES,
+      ca: g.upstream.trustedCa,
       timeoutMs: g.lines.timeoutsFor(line).connectMs + 10_000,
       publicOnly: false,
       maxRedirects: 3,
     });
   } catch (err) {
-    throw new Error(maskDecoded((err as Error).message, secrets));
+    // An untrusted certificate is named as such (the CA setting is the cure); any text is masked.
+    throw new Error(maskDecoded(fetchFailure(err), secrets));
   }
   const latencyMs = Math.round(performance.now() - started);
   if (res.status >= 400) {
@@ -82,7 +85,7 @@ export async function testLine(g: Gateway, name: string): Promise<LineTestView> 
       ok: false,
       status: null,
       latencyMs: Math.round(performance.now() - started),
-      message: (err as Error).message,
+      message: fetchFailure(err),
     };
   }
 }
@@ -97,11 +100,7 @@ export async function listedModels(g: Gateway, line: LineRecord): Promise<Listed
   try {
     r = await fetchModels(g, line);
   } catch (err) {
-    throw new AdminError(
-      502,
-      'upstream_unreachable',
-      `The line "${line.name}" did not answer: ${(err as Error).message}`,
-    );
+    throw new AdminError(502, 'upstream_unreachable', `The line "${line.name}" did not answer: ${fetchFailure(err)}`);
   }
   if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${line.name}" answered ${r.message}`);
   return r.models;

@@ -5,6 +5,7 @@
  */
 import { planLiteLLMImport } from '../catalogue/litellm.js';
 import type { Gateway } from '../compose/gateway.js';
+import { fetchFailure } from '../upstream/errors.js';
 import type { PriceRecord } from '../store/types.js';
 import { AdminError, type ImportPricesBody, type PriceImportView } from '../contract/admin/index.js';
 import { overridden, setOverride } from './models.js';
@@ -15,7 +16,7 @@ import { OutboundError, outboundGet } from '../upstream/outbound.js';
 const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
 const DOWNLOAD_TIMEOUT_MS = 60_000;
 
-async function download(text: string): Promise<unknown> {
+async function download(g: Gateway, text: string): Promise<unknown> {
   let url: URL;
   try {
     url = new URL(text);
@@ -32,6 +33,7 @@ async function download(text: string): Promise<unknown> {
       headers: { accept: 'application/json', 'user-agent': 'Tollgate' },
       credentialed: false,
       maxBytes: MAX_DOWNLOAD_BYTES,
+      ca: g.upstream.trustedCa,
       timeoutMs: DOWNLOAD_TIMEOUT_MS,
       publicOnly: true,
       maxRedirects: 5,
@@ -49,11 +51,7 @@ async function download(text: string): Promise<unknown> {
         'private_address',
         `Not downloaded: ${err.message}. To use a file on this machine or network, give its address itself (http://127.0.0.1:…), or pass its content as data.`,
       );
-    throw new AdminError(
-      502,
-      'download_failed',
-      `Could not download ${url.href}: ${maskSecrets((err as Error).message)}`,
-    );
+    throw new AdminError(502, 'download_failed', `Could not download ${url.href}: ${maskSecrets(fetchFailure(err))}`);
   }
   if (res.status >= 400) throw new AdminError(502, 'download_failed', `${url.href} answered HTTP ${res.status}.`);
   try {
@@ -73,7 +71,7 @@ export async function importPrices(g: Gateway, body: ImportPricesBody): Promise<
   }
   const unknown = (body.only ?? []).filter((id) => !g.catalogue.has(id));
   if (unknown.length > 0) throw new AdminError(400, 'unknown_model', `Not in the catalogue: ${unknown.join(', ')}.`);
-  const data = body.url !== undefined ? await download(body.url) : body.data;
+  const data = body.url !== undefined ? await download(g, body.url) : body.data;
   let plan;
   try {
     plan = planLiteLLMImport(data, g.catalogue.values(), body.only);

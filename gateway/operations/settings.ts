@@ -3,17 +3,27 @@ import type { Gateway } from '../compose/gateway.js';
 import { applyRetention } from '../compose/retention.js';
 import { isLoopbackHost } from '../contract/loopback.js';
 import { settingsOf, type Settings } from '../store/settings.js';
+import { NO_SYSTEM_CA, readCaFile, systemCaAvailable } from '../upstream/trust.js';
 import { AdminError, type SettingsView, type UpdateSettingsBody } from '../contract/admin/index.js';
 
 export function settingsView(g: Gateway, listening: string): SettingsView {
   const s = settingsOf(g.config.data);
-  return { ...s, listening, lan: !isLoopbackHost(s.host) };
+  const trust = g.trust();
+  return {
+    ...s,
+    systemCaAvailable: systemCaAvailable(),
+    caAdded: trust.added,
+    caProblem: trust.problem,
+    listening,
+    lan: !isLoopbackHost(s.host),
+  };
 }
 
 /**
  * Changes the settings given. A host beyond loopback needs `allowLan: true`: the model API would
  * face the network. Host and port apply at the next start; retention runs at once; turning off
- * body or Responses storage deletes what was kept.
+ * body or Responses storage deletes what was kept; the CA settings apply to new upstream
+ * connections at once.
  */
 export async function updateSettings(g: Gateway, body: UpdateSettingsBody, listening: string): Promise<SettingsView> {
   const { allowLan, ...change } = body;
@@ -24,6 +34,17 @@ export async function updateSettings(g: Gateway, body: UpdateSettingsBody, liste
       `Binding to ${change.host} lets other machines on your network reach the model API. Send "allowLan": true to confirm.`,
     );
   }
+  // The CA settings are checked before they are stored: a file that holds no certificate would
+  // otherwise surface only as upstream requests failing.
+  if (typeof change.caFile === 'string') {
+    try {
+      readCaFile(change.caFile);
+    } catch (err) {
+      throw new AdminError(400, 'invalid_ca_file', (err as Error).message);
+    }
+  }
+  if (change.systemCa === true && !systemCaAvailable())
+    throw new AdminError(400, 'system_ca_unavailable', NO_SYSTEM_CA);
   const before = settingsOf(g.config.data);
   await g.config.update((d) => {
     const stored: Partial<Settings> = { ...d.settings };

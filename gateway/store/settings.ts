@@ -18,6 +18,10 @@ export interface Settings {
   storeResponses: boolean;
   /** The wallet warns (console, tray) below this balance; null: never. */
   lowBalanceMicro: number | null;
+  /** A PEM file of certificate authorities upstream TLS trusts besides Node's own (upstream/trust.ts); null: none. */
+  caFile: string | null;
+  /** Trust the operating system's certificate store too, where the runtime can read it. */
+  systemCa: boolean;
 }
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = {
@@ -27,6 +31,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = {
   storeBodies: false,
   storeResponses: true,
   lowBalanceMicro: 1_000_000,
+  caFile: null,
+  systemCa: false,
 };
 
 /** The settings in force: what the config holds over the defaults. */

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
+import type { Trust } from './trust.js';
 import { AnswerTooLargeError, UpstreamTimeoutError, upstreamFailure } from './errors.js';
 
 /** A line's limits on one upstream request; a line may override each (docs/admin-api.md, Lines). */
@@ -226,6 +227,22 @@ class TimedBody implements UpstreamBody {
  */
 export class UpstreamClient {
   private readonly agents = new Map<string, { agent: Agent; connectMs: number }>();
+  private ca: string[] | undefined;
+
+  /** The certificate authorities upstream TLS trusts beyond Node's own (undefined: Node's own only); the admin side's fetches use them too (outbound.ts). */
+  get trustedCa(): string[] | undefined {
+    return this.ca;
+  }
+
+  /**
+   * Which certificate authorities TLS to upstreams trusts from now on (trust.ts). Pools made with
+   * the old trust close once their requests in flight are done; new requests get new pools.
+   */
+  setTrust(trust: Trust): void {
+    this.ca = trust.ca;
+    for (const { agent } of this.agents.values()) void agent.close();
+    this.agents.clear();
+  }
 
   private agentFor(lineId: string, connectMs: number): Agent {
     const found = this.agents.get(lineId);
@@ -234,7 +251,7 @@ export class UpstreamClient {
     const agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connect: { timeout: connectMs },
+      connect: { timeout: connectMs, ...(this.ca && { ca: this.ca }) },
     });
     this.agents.set(lineId, { agent, connectMs });
     return agent;

@@ -120,6 +120,32 @@ export async function readUpstreamError(
   return upstreamStatusError(res.status, message, retryAfter);
 }
 
+/** OpenSSL's verdicts on a certificate chain that no trusted authority signed (what TLS inspection causes). */
+const UNTRUSTED_CERT = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_UNTRUSTED',
+]);
+
+/** The words for a certificate the gateway does not trust, naming the setting that fixes it behind TLS inspection. */
+export function untrustedCertificate(err: unknown): string | undefined {
+  const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  if (code === undefined || !UNTRUSTED_CERT.has(code)) return undefined;
+  return `the upstream's TLS certificate is not signed by an authority the gateway trusts (${code}); behind a TLS-inspecting proxy, add its CA in Settings (CA file, or the system store)`;
+}
+
+/** A failed fetch in words: undici's "fetch failed" says nothing, its cause says what failed. */
+export function fetchFailure(err: unknown): string {
+  const cause = (err as { cause?: { message?: string } }).cause;
+  return (
+    untrustedCertificate(err) ??
+    (cause?.message ? `${(err as Error).message}: ${cause.message}` : (err as Error).message)
+  );
+}
+
 /** Maps a network-level failure (before or during the body) to what the client is told. */
 export function upstreamFailure(err: unknown, signal?: AbortSignal): GatewayError {
   if (err instanceof GatewayError) return err;
@@ -148,6 +174,9 @@ export function upstreamFailure(err: unknown, signal?: AbortSignal): GatewayErro
       code: 'upstream_unreachable',
     });
   }
+  const untrusted = untrustedCertificate(err);
+  if (untrusted)
+    return new GatewayError('upstream_error', `Upstream error: ${untrusted}.`, { code: 'upstream_connection_error' });
   return new GatewayError(
     'upstream_error',
     `Upstream error: the connection to the upstream failed (${code ?? (err as Error).message}).`,

@@ -36,6 +36,8 @@ export interface OutboundOptions {
   publicOnly: boolean;
   /** Redirects followed when no credential is sent (each one checked like the first URL). */
   maxRedirects?: number;
+  /** Certificate authorities TLS trusts beyond Node's own (the gateway's CA setting, upstream/trust.ts). */
+  ca?: string[];
 }
 
 export interface OutboundAnswer {
@@ -149,7 +151,7 @@ async function readBounded(res: Response, maxBytes: number): Promise<string> {
 export async function outboundGet(target: URL, opts: OutboundOptions): Promise<OutboundAnswer> {
   const allowedHost = namesPrivateHost(target.hostname) ? target.hostname : undefined;
   const agent = new Agent({
-    connect: opts.publicOnly ? { lookup: publicLookup as never } : {},
+    connect: { ...(opts.publicOnly ? { lookup: publicLookup as never } : {}), ...(opts.ca ? { ca: opts.ca } : {}) },
     // The answer is read to its bound at once; nothing is kept alive for later.
     pipelining: 0,
   });

@@ -46,6 +46,7 @@ function handlers(qc: QueryClient): AdminEventHandlers {
       qc.setQueryData(qk.wallet, d.wallet);
       qc.setQueryData(qk.keys, d.keys);
       qc.setQueryData(qk.lines, d.lines);
+      qc.setQueryData(qk.settings, d.settings);
     },
     wallet: (d) => {
       qc.setQueryData(qk.wallet, d.wallet);
@@ -66,6 +67,9 @@ function handlers(qc: QueryClient): AdminEventHandlers {
     },
     status: (d) => {
       qc.setQueryData(qk.status, d.status);
+    },
+    settings: (d) => {
+      qc.setQueryData(qk.settings, d.settings);
     },
   };
 }

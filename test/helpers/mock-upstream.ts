@@ -7,7 +7,8 @@
  * This file is the server and the router; each wire format lives in mock/<format>.ts, and mock/reply.ts decides
  * what every format answers, so the same conversation gets the same reply and usage in all of them.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { anthropicCountTokens, anthropicError, anthropicMessages, anthropicModels } from './mock/anthropic.js';
 import { gemini, geminiError, isGeminiPath } from './mock/gemini.js';
@@ -41,7 +42,7 @@ export interface RecordedRequest {
 }
 
 export interface MockUpstream {
-  /** `http://127.0.0.1:PORT`, without `/v1`. */
+  /** `http://127.0.0.1:PORT` (`https://` when started with `tls`), without `/v1`. */
   url: string;
   port: number;
   requests: RecordedRequest[];
@@ -78,12 +79,17 @@ type Vendor = 'openai' | 'anthropic' | 'gemini';
 
 const ERRORS: Record<Vendor, ErrorWriter> = { openai: openAIError, anthropic: anthropicError, gemini: geminiError };
 
-export async function startMockUpstream(opts: { port?: number } = {}): Promise<MockUpstream> {
+/** `tls`: serve HTTPS with this key and certificate (PEM), as an upstream behind TLS inspection would. */
+export async function startMockUpstream(
+  opts: { port?: number; tls?: { key: string; cert: string } } = {},
+): Promise<MockUpstream> {
   const sockets = new Set<Socket>();
   let inFlight = 0;
   let closing = false;
+  const listener = (handler: RequestListener) =>
+    opts.tls ? createHttpsServer(opts.tls, handler) : createServer(handler);
 
-  const server = createServer((req, res) => {
+  const server = listener((req, res) => {
     const ac = new AbortController();
     const target = parseTarget(req);
     const ex: Exchange = {
@@ -120,7 +126,7 @@ export async function startMockUpstream(opts: { port?: number } = {}): Promise<M
   const port = (server.address() as AddressInfo).port;
 
   const mock: MockUpstream = {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     requests: [],
     aborted: 0,

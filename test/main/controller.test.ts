@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Controller, type Shell } from '../../main/controller.js';
 import type { AdminClient, KeyView } from '../../gateway/contract/admin/index.js';
-import { describeStartError, gatewayArgs, parseGatewayArgs } from '../../gateway/desktop.js';
+import {
+  appBindHost,
+  describeStartError,
+  gatewayArgs,
+  parseGatewayArgs,
+  settingsToCarry,
+} from '../../gateway/desktop.js';
 import { SETTINGS_FILE } from '../../main/settings.js';
 import { key, runningState, settings, wallet } from './fixtures.js';
 
@@ -134,24 +140,53 @@ test('state changes notify through the shell (low balance)', () => {
   }
 });
 
-test('gateway process arguments round-trip; start errors read as words', () => {
-  assert.deepEqual(parseGatewayArgs(['node', 'child.js', ...gatewayArgs('/data dir', 4141)]), {
+test("gateway process arguments round-trip, with an older desktop.json's settings to carry; start errors read as words", () => {
+  assert.deepEqual(parseGatewayArgs(['node', 'child.js', ...gatewayArgs('/data dir')]), {
     dataDir: '/data dir',
-    port: 4141,
+    carried: {},
   });
-  assert.throws(() => parseGatewayArgs(['--port', 'x']), /bad gateway arguments/);
-  assert.equal(
-    describeStartError(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), 4141),
-    'port 4141 is in use by another program',
+  assert.deepEqual(
+    parseGatewayArgs(['node', 'child.js', ...gatewayArgs('/d', { port: 5151, lowBalanceMicro: 2_000_000 })]),
+    { dataDir: '/d', carried: { port: 5151, lowBalanceMicro: 2_000_000 } },
   );
-  assert.equal(describeStartError(new Error('config.json is corrupt'), 4141), 'config.json is corrupt');
+  assert.throws(() => parseGatewayArgs(['--port', 'x']), /bad gateway arguments/);
+  assert.throws(() => parseGatewayArgs(['--data-dir', '/d', '--carry-port', '70000']), /bad gateway arguments/);
+  assert.equal(
+    describeStartError(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', port: 4141 })),
+    'port 4141 is in use by another program (Settings in the console, or config.json, move it)',
+  );
+  assert.equal(describeStartError(new Error('config.json is corrupt')), 'config.json is corrupt');
   assert.match(
     describeStartError(
       new Error(
         "The module 'better_sqlite3.node' was compiled against a different Node.js version using NODE_MODULE_VERSION 115. This version of Node.js requires NODE_MODULE_VERSION 140.",
       ),
-      4141,
     ),
     /another runtime \(from source, run "npm start"/,
   );
+});
+
+test("an older desktop.json's port and threshold become the gateway's settings once, unless the config sets them", () => {
+  assert.deepEqual(settingsToCarry(undefined, { port: 5151, lowBalanceMicro: 2_000_000 }), {
+    change: { port: 5151, lowBalanceMicro: 2_000_000 },
+    notes: [
+      "desktop.json's port 5151 is now the gateway's setting",
+      "desktop.json's lowBalanceMicro 2000000 is now the gateway's setting",
+    ],
+  });
+  assert.deepEqual(
+    settingsToCarry({}, { port: 4141, lowBalanceMicro: 1_000_000 }),
+    { change: {}, notes: [] },
+    'the defaults are not written',
+  );
+  const kept = settingsToCarry({ port: 6000, lowBalanceMicro: 2_000_000 }, { port: 5151, lowBalanceMicro: 2_000_000 });
+  assert.deepEqual(kept.change, {}, "the gateway's own settings win");
+  assert.deepEqual(kept.notes, ["desktop.json's port 5151 is not carried over: the gateway's settings say 6000"]);
+});
+
+test("the app's gateway binds loopback or a wildcard as set, and loopback instead of one other address", () => {
+  for (const host of ['127.0.0.1', 'localhost', '::1', '0.0.0.0', '::']) assert.deepEqual(appBindHost(host), { host });
+  const lan = appBindHost('192.168.1.20');
+  assert.equal(lan.host, '127.0.0.1');
+  assert.match(lan.note!, /192\.168\.1\.20 is not reachable from this machine's loopback.*0\.0\.0\.0/);
 });

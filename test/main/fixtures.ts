@@ -1,5 +1,5 @@
 /** Sample admin-API views for the desktop tests, shaped as the gateway returns them. */
-import type { KeyView, LineView, LogEntry, WalletView } from '../../gateway/contract/admin/index.js';
+import type { KeyView, LineView, LogEntry, SettingsView, WalletView } from '../../gateway/contract/admin/index.js';
 import { initialState, type AppState } from '../../main/state.js';
 import { DEFAULT_SETTINGS, type DesktopSettings } from '../../main/settings.js';
 
@@ -91,6 +91,26 @@ export function logEntry(id: number, ts: number, costMicro: number): LogEntry {
 
 export const NOW = Date.parse('2026-06-15T12:00:00');
 
+/** The gateway's settings as GET /api/settings answers them (defaults: $1 low-balance threshold). */
+export function gatewaySettings(over: Partial<SettingsView> = {}): SettingsView {
+  return {
+    host: '127.0.0.1',
+    port: 4141,
+    retentionDays: null,
+    storeBodies: false,
+    storeResponses: true,
+    lowBalanceMicro: 1_000_000,
+    caFile: null,
+    systemCa: false,
+    systemCaAvailable: false,
+    caAdded: 0,
+    caProblem: null,
+    listening: 'http://127.0.0.1:4141',
+    lan: false,
+    ...over,
+  };
+}
+
 /** A running gateway on port 4141 with the given keys and balance. */
 export function runningState(over: Partial<AppState> = {}): AppState {
   return {
@@ -100,6 +120,7 @@ export function runningState(over: Partial<AppState> = {}): AppState {
     keys: [key('laptop'), key('ci', { state: 'disabled' })],
     lines: [line('openai')],
     paused: false,
+    settings: gatewaySettings(),
     feed: 'live',
     ...over,
   };

@@ -20,6 +20,7 @@ function setup() {
     getLaunchAtLogin: () => login,
     setLaunchAtLogin: (on) => (login = on),
     notify: (t, b) => void calls.push(`notify ${t}: ${b}`),
+    restartGateway: async () => (calls.push('restart'), { restarting: true }),
     log: () => undefined,
   };
   registerIpc(deps);
@@ -41,7 +42,8 @@ test('the console top frame may call; arguments are checked', async () => {
   assert.equal(await handlers.get('tollgate:login-item-set')!(ok, true), true);
   assert.equal(await handlers.get('tollgate:login-item-get')!(ok), true);
   await handlers.get('tollgate:notify')!(ok, 'Hi', 'there');
-  assert.deepEqual(calls, ['open https://docs.anthropic.com/', 'copy sk-abc', 'notify Hi: there']);
+  assert.deepEqual(await handlers.get('tollgate:restart-gateway')!(ok), { restarting: true });
+  assert.deepEqual(calls, ['open https://docs.anthropic.com/', 'copy sk-abc', 'notify Hi: there', 'restart']);
   await assert.rejects(async () => handlers.get('tollgate:open-external')!(ok, 'file:///etc/passwd'), /only https/);
   await assert.rejects(async () => handlers.get('tollgate:login-item-set')!(ok, 'yes'), /true or false/);
   await assert.rejects(async () => handlers.get('tollgate:copy-text')!(ok, 'x'.repeat(100_001)), /at most/);

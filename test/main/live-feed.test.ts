@@ -1,18 +1,19 @@
 /**
  * The live feed against a real gateway (through its `/api/events` stream) and against a stand-in
- * that serves `/api/events` as docs/admin-api.md describes it (snapshot, key, wallet, line, log, status).
+ * that serves `/api/events` as docs/admin-api.md describes it (snapshot, key, wallet, line, log,
+ * status, settings); today's spend is the gateway's own sum (`/api/stats`), asked again after log rows.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import type { AdminClient } from '../../gateway/contract/admin/index.js';
+import type { AdminClient, StatsQuery } from '../../gateway/contract/admin/index.js';
 import { gatewayApi } from '../../main/gateway-api.js';
-import { eventToAction, LiveFeed, spendSince } from '../../main/live-feed.js';
-import { dayStartOf, initialState, reduce, type Action, type AppState } from '../../main/state.js';
+import { eventToAction, LiveFeed, spendToday } from '../../main/live-feed.js';
+import { dayStartOf, initialState, lowBalanceOf, reduce, type Action, type AppState } from '../../main/state.js';
 import { startGateway, waitFor } from '../helpers/gateway.js';
 import { startMockUpstream } from '../helpers/mock-upstream.js';
-import { key, line, logEntry, wallet } from './fixtures.js';
+import { gatewaySettings, key, line, logEntry, wallet } from './fixtures.js';
 
 function collector() {
   let state: AppState = initialState(Date.now());
@@ -37,6 +38,7 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
   const live = new LiveFeed(gatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, {
     retryMs: 50,
     toolsMs: 60_000,
+    spendMs: 50,
     now: Date.now,
   });
   try {
@@ -64,6 +66,10 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
       logs.reduce((s, e) => s + e.costMicro, 0),
       'each row counted once',
     );
+    // The threshold is the gateway's setting: a change made in the console reaches the tray.
+    assert.equal(lowBalanceOf(feed.state), 1_000_000);
+    await gw.admin.client.call('updateSettings', { body: { lowBalanceMicro: 4_000_000 } });
+    await waitFor(() => lowBalanceOf(feed.state) === 4_000_000, 'the settings event');
     await gw.admin.client.call('disableKey', { params: { name: 'laptop' } });
     await waitFor(() => feed.state.keys[0]?.state === 'disabled', 'the key change');
     assert.deepEqual(
@@ -95,21 +101,31 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
   }
 });
 
-test('spendSince pages back to local midnight', async () => {
-  const day = dayStartOf(Date.now());
-  const rows = Array.from({ length: 2500 }, (_, i) => logEntry(2500 - i, day + 3_600_000 - i, 2)).concat([
-    logEntry(0, day - 1, 1000),
-  ]);
-  const pages: (number | undefined)[] = [];
+test("spendToday asks /api/stats for the local day and sums every key's spend", async () => {
+  const now = Date.now();
+  const asked: StatsQuery[] = [];
   const api = {
-    call: async (route: string, { query }: { query: { limit: number; before?: number } }) => {
-      assert.equal(route, 'listLogs');
-      pages.push(query.before);
-      return { entries: rows.filter((r) => query.before === undefined || r.id < query.before).slice(0, query.limit) };
+    call: async (route: string, { query }: { query: StatsQuery }) => {
+      assert.equal(route, 'getStats');
+      asked.push(query);
+      const row = { requests: 1, errors: 0, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      return {
+        rows: [
+          { ...row, start: query.since, group: 'laptop', costMicro: 30 },
+          { ...row, start: query.since, group: 'ci', costMicro: 12 },
+          { ...row, start: query.since, group: null, costMicro: 0 },
+        ],
+      };
     },
   } as unknown as AdminClient;
-  assert.deepEqual(await spendSince(api, day), { spentTodayMicro: 5000, dayStart: day, lastLogId: 2500 });
-  assert.deepEqual(pages, [undefined, 1501, 501]);
+  const day = dayStartOf(now);
+  assert.deepEqual(await spendToday(api, now), { spentTodayMicro: 42, dayStart: day });
+  const q = asked[0]!;
+  assert.deepEqual(
+    [q.since, q.until, q.bucket, q.tz],
+    [day, dayStartOf(day + 36 * 3_600_000), 'day', -new Date(day).getTimezoneOffset()],
+  );
+  assert.ok(q.until - q.since >= 23 * 3_600_000 && q.until - q.since <= 25 * 3_600_000, 'one local day');
 });
 
 function sse(res: ServerResponse, event: string, data: unknown): void {
@@ -119,7 +135,8 @@ function sse(res: ServerResponse, event: string, data: unknown): void {
 test('against the agreed event stream: snapshot, then key, wallet, line and log events, each applied once', async () => {
   const day = dayStartOf(Date.now());
   const clients: ServerResponse[] = [];
-  let logsServed = 0;
+  let statsServed = 0;
+  let spend = 50;
   const server: Server = createServer((req, res) => {
     if (req.headers.authorization !== 'Bearer tga_test') return void res.writeHead(401).end('{}');
     if (req.url === '/api/events') {
@@ -130,15 +147,16 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
         wallet: wallet(5_000_000),
         keys: [key('laptop')],
         lines: [line('openai')],
+        settings: gatewaySettings({ lowBalanceMicro: 2_000_000 }),
       });
       return;
     }
-    if (req.url?.startsWith('/api/logs')) {
-      logsServed++;
-      // Row 2 lands while the feed sums the day: it arrives as an event too, and must count once.
+    if (req.url?.startsWith('/api/stats')) {
+      statsServed++;
+      const row = { requests: 1, errors: 0, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
       res
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ entries: [logEntry(2, Date.now(), 30), logEntry(1, Date.now(), 20)] }));
+        .end(JSON.stringify({ rows: [{ ...row, start: dayStartOf(Date.now()), group: 'laptop', costMicro: spend }] }));
       return;
     }
     if (req.url === '/api/status')
@@ -153,26 +171,31 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
   const live = new LiveFeed(gatewayApi(url, 'tga_test'), feed.dispatch, () => undefined, {
     retryMs: 50,
     toolsMs: 60_000,
+    spendMs: 100,
     now: Date.now,
   });
   try {
     live.start();
     await waitFor(() => clients.length === 1 && feed.state.feed === 'live', 'snapshot');
-    sse(clients[0]!, 'log', { entry: logEntry(2, Date.now(), 30) });
-    await waitFor(() => feed.state.lastLogId === 2 && logsServed === 1, 'spend summed');
-    assert.equal(feed.state.spentTodayMicro, 50);
+    await waitFor(() => statsServed === 1 && feed.state.spentTodayMicro === 50, 'spend asked at the snapshot');
     assert.equal(feed.state.paused, false);
+    assert.equal(lowBalanceOf(feed.state), 2_000_000, "the snapshot's settings");
+    // A burst of rows makes one question more, not one per row.
+    spend = 85;
+    for (let id = 2; id <= 6; id++) sse(clients[0]!, 'log', { entry: logEntry(id, Date.now(), 7) });
+    await waitFor(() => feed.state.spentTodayMicro === 85, 'spend asked again after the rows');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(statsServed <= 3, `asked ${statsServed} times for a burst of five rows`);
     sse(clients[0]!, 'key', { key: key('laptop', { state: 'disabled' }) });
     sse(clients[0]!, 'wallet', { wallet: wallet(4_000_000) });
     sse(clients[0]!, 'line', { line: line('openai', 'open') });
-    sse(clients[0]!, 'log', { entry: logEntry(3, Date.now(), 5) });
+    sse(clients[0]!, 'settings', { settings: gatewaySettings({ lowBalanceMicro: null }) });
     sse(clients[0]!, 'status', { status: { version: '1', dataDir: '/d', url: 'x', paused: true } });
     sse(clients[0]!, 'mystery', { x: 1 });
-    await waitFor(() => feed.state.lastLogId === 3, 'events applied');
+    await waitFor(() => feed.state.settings?.lowBalanceMicro === null, 'events applied');
     assert.equal(feed.state.keys[0]!.state, 'disabled');
     assert.equal(feed.state.wallet!.balanceMicro, 4_000_000);
     assert.equal(feed.state.lines[0]!.health.state, 'open');
-    assert.equal(feed.state.spentTodayMicro, 55);
     await waitFor(() => feed.state.paused === true, 'the status event');
     assert.ok(feed.state.dayStart === day || feed.state.dayStart > day);
     // The stream drops but the gateway still answers: the feed reconnects and takes a fresh snapshot.
@@ -185,7 +208,8 @@ test('against the agreed event stream: snapshot, then key, wallet, line and log 
   }
 });
 
-test('each event is a state action; a status event is the pause state', () => {
+test('each event is a state action; a status event is the pause state; a log row is none (the spend is asked)', () => {
+  assert.equal(eventToAction({ event: 'log', data: { entry: logEntry(1, 0, 5) } }), null);
   assert.deepEqual(eventToAction({ event: 'wallet', data: { wallet: wallet(1) } }), {
     type: 'wallet',
     wallet: wallet(1),

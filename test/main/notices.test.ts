@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { notices } from '../../main/notices.js';
 import { initialState } from '../../main/state.js';
-import { key, line, NOW, runningState, settings, wallet } from './fixtures.js';
+import { gatewaySettings, key, line, NOW, runningState, settings, wallet } from './fixtures.js';
 
-test('the balance falling below the threshold notifies once, on the crossing', () => {
-  const s = settings({ lowBalanceMicro: 1_000_000 });
+test("the balance falling below the gateway's threshold notifies once, on the crossing", () => {
+  const s = settings();
   const above = runningState({ wallet: wallet(1_000_000) });
   const below = runningState({ wallet: wallet(999_999) });
   assert.deepEqual(
@@ -16,6 +16,20 @@ test('the balance falling below the threshold notifies once, on the crossing', (
   assert.match(notices(above, below, s)[0]!.body, /holds \$1\.00\./);
   assert.deepEqual(notices(below, runningState({ wallet: wallet(5) }), s), [], 'already below: no repeat');
   assert.deepEqual(notices(initialState(NOW), below, s), [], 'first learnt from a snapshot: no notice');
+  // The threshold is the gateway's setting: off (null) never notifies, and a change of it alone is not news.
+  const off = { settings: gatewaySettings({ lowBalanceMicro: null }) };
+  assert.deepEqual(notices({ ...above, ...off }, { ...below, ...off }, s), []);
+  const raised = runningState({ wallet: wallet(1_000_000), settings: gatewaySettings({ lowBalanceMicro: 5_000_000 }) });
+  assert.deepEqual(notices(above, raised, s), [], 'the threshold raised above the balance');
+  const higher = { settings: gatewaySettings({ lowBalanceMicro: 3_000_000 }) };
+  assert.deepEqual(
+    notices(
+      runningState({ wallet: wallet(3_000_000), ...higher }),
+      runningState({ wallet: wallet(2_999_999), ...higher }),
+      s,
+    ).map((n) => n.kind),
+    ['lowBalance'],
+  );
 });
 
 test('a key passing 90 % of its quota notifies; keys without quota never do', () => {
@@ -71,7 +85,7 @@ test('a line that stays down notifies once: its probe failing (half-open, then o
 });
 
 test('low balance and key quota notify again only after recovering: a top-up, then a new fall below', () => {
-  const s = settings({ lowBalanceMicro: 1_000_000 });
+  const s = settings();
   const balances = [2_000_000, 900_000, 800_000, 700_000, 5_000_000, 999_999];
   const kinds = balances
     .slice(1)

@@ -9,6 +9,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -70,7 +72,8 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
   before(async () => {
     assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: run "npm run build" (npm test does it in pretest)`);
     dir = tempDataDir();
-    // Port 0: the test must not depend on 4141 being free.
+    // Port 0: the test must not depend on 4141 being free. Written where older versions of the app
+    // kept it, desktop.json, so that the first start also carries it into the gateway's settings.
     writeFileSync(join(dir, 'desktop.json'), JSON.stringify({ port: 0 }));
     process.env.TOLLGATE_DATA_DIR = dir;
     process.env.XDG_CONFIG_HOME = join(dir, 'xdg');
@@ -98,8 +101,17 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     await waitFor(() => firstLabel().startsWith('Tollgate on port'), 'the tray to show a running gateway', SLOW);
     assert.equal(rec.forks.length, 1);
     assert.equal(rec.forks[0]!.modulePath, join(REPO, 'dist', 'gateway', 'desktop-child.js'));
-    assert.deepEqual(rec.forks[0]!.args, ['--data-dir', dir, '--port', '0']);
+    assert.deepEqual(rec.forks[0]!.args, ['--data-dir', dir, '--carry-port', '0']);
     await attachAdmin();
+    // The port is the gateway's setting now, read by `tollgate serve` too; desktop.json keeps only the app's own.
+    assert.equal(
+      (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { settings: { port: number } }).settings.port,
+      0,
+    );
+    await waitFor(
+      () => !('port' in JSON.parse(readFileSync(join(dir, 'desktop.json'), 'utf8'))),
+      'desktop.json trimmed',
+    );
     assert.equal(firstLabel(), `Tollgate on port ${new URL(url).port}`);
     assert.deepEqual(await (await fetch(`${url}/`)).json(), { name: 'Tollgate', ok: true });
     const status = await admin.client.call('getStatus');
@@ -175,6 +187,13 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     win.emit('close', { preventDefault: () => (closePrevented = true) });
     assert.equal(closePrevented, true, 'closing keeps Tollgate in the tray');
     assert.equal(win.visible, false);
+    // Where it was is the app's own, kept in desktop.json for the next window.
+    await waitFor(
+      () =>
+        (JSON.parse(readFileSync(join(dir, 'desktop.json'), 'utf8')) as { window?: { width: number } }).window
+          ?.width === 1280,
+      "the window's place kept",
+    );
   });
 
   it('builds the tray from the real key list; unticking a key makes its next request 401', async () => {
@@ -320,8 +339,35 @@ describe('desktop smoke: the built main bundle with a stand-in electron', () => 
     assert.ok(again.choices[0]!.message.content);
   });
 
+  it("restarts its gateway on the console's word, on the port the settings name now, and reopens the console there", async () => {
+    const free = createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((r) => free.close(r));
+    await admin.client.call('updateSettings', { body: { port } });
+    const win = rec.windows.at(-1)!;
+    const answer = await rec.ipc.get('tollgate:restart-gateway')!({
+      sender: win.webContents,
+      senderFrame: win.webContents.mainFrame,
+    });
+    assert.deepEqual(answer, { restarting: true });
+    await waitFor(() => rec.forks.length === 3 && firstLabel() === `Tollgate on port ${port}`, 'the new port', SLOW);
+    await attachAdmin();
+    assert.equal(new URL(url).port, String(port));
+    await waitFor(
+      () => rec.windows.at(-1)!.loaded.some((u) => u.startsWith(`${url}/login?code=`)),
+      'the console reopened',
+    );
+    assert.match(rec.windows.at(-1)!.loaded.at(-1)!, /#\/settings$/);
+    const served = await client(laptop).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'on the new port' }],
+    });
+    assert.ok(served.choices[0]!.message.content);
+  });
+
   it('quits only after a request in flight has finished and been logged', async () => {
-    const child = rec.forks[1]!.proc.child;
+    const child = rec.forks.at(-1)!.proc.child;
     let streamEnded = false;
     let text = '';
     let finish: string | null = null;

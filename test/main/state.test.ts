@@ -1,15 +1,27 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dayStartOf, initialState, reduce, type AppState } from '../../main/state.js';
-import { key, line, logEntry, NOW, runningState, wallet } from './fixtures.js';
+import { dayStartOf, initialState, lowBalanceOf, reduce, type AppState } from '../../main/state.js';
+import { gatewaySettings, key, line, NOW, runningState, wallet } from './fixtures.js';
 
 const HOUR = 3_600_000;
 
-test('a snapshot fills wallet, keys, lines and the pause state', () => {
+test("a snapshot fills wallet, keys, lines, the pause state and the gateway's settings", () => {
   const s = reduce(initialState(NOW), {
     type: 'snapshot',
-    snapshot: { wallet: wallet(7), keys: [key('a')], lines: [line('l')], paused: true },
+    snapshot: {
+      wallet: wallet(7),
+      keys: [key('a')],
+      lines: [line('l')],
+      paused: true,
+      settings: gatewaySettings({ lowBalanceMicro: 3 }),
+    },
   });
+  assert.equal(lowBalanceOf(s), 3);
+  assert.equal(
+    lowBalanceOf(reduce(s, { type: 'settings', settings: gatewaySettings({ lowBalanceMicro: null }) })),
+    null,
+  );
+  assert.equal(lowBalanceOf(initialState(NOW)), null, 'no threshold before the gateway has said');
   assert.equal(s.wallet?.balanceMicro, 7);
   assert.deepEqual(
     s.keys.map((k) => k.name),
@@ -40,26 +52,23 @@ test('key events replace the key by id, add new ones and drop deleted ones', () 
   );
 });
 
-test("today's spend counts each log row once and starts over at local midnight", () => {
+test("today's spend is the gateway's sum for the day; a sum for a day already over is not taken", () => {
   const day = dayStartOf(NOW);
-  let s: AppState = reduce(runningState(), {
-    type: 'spend',
-    spend: { spentTodayMicro: 100, dayStart: day, lastLogId: 10 },
-  });
-  s = reduce(s, { type: 'log', entry: logEntry(10, NOW, 999) });
-  assert.equal(s.spentTodayMicro, 100, 'row 10 was already in the sum');
-  s = reduce(s, { type: 'log', entry: logEntry(11, NOW, 50) });
-  s = reduce(s, { type: 'log', entry: logEntry(11, NOW, 50) });
-  assert.equal(s.spentTodayMicro, 150);
-  s = reduce(s, { type: 'log', entry: logEntry(12, day + 25 * HOUR, 7) });
-  assert.equal(s.spentTodayMicro, 7, 'a row of the next day starts a new day');
-  assert.equal(s.dayStart, dayStartOf(day + 25 * HOUR));
-  const t = reduce(
-    reduce(runningState(), { type: 'spend', spend: { spentTodayMicro: 100, dayStart: day, lastLogId: 1 } }),
-    { type: 'clock', now: day + 25 * HOUR },
-  );
+  let s: AppState = reduce(runningState(), { type: 'spend', spend: { spentTodayMicro: 100, dayStart: day } });
+  assert.equal(s.spentTodayMicro, 100);
+  s = reduce(s, { type: 'spend', spend: { spentTodayMicro: 150, dayStart: day } });
+  assert.equal(s.spentTodayMicro, 150, 'a later answer replaces the figure, it does not add to it');
+  const t = reduce(s, { type: 'clock', now: day + 25 * HOUR });
   assert.equal(t.spentTodayMicro, 0, 'the clock passing midnight resets the figure');
+  assert.equal(t.dayStart, dayStartOf(day + 25 * HOUR));
   assert.equal(reduce(t, { type: 'clock', now: day + 26 * HOUR }), t, 'and later ticks of the same day change nothing');
+  assert.equal(
+    reduce(t, { type: 'spend', spend: { spentTodayMicro: 999, dayStart: day } }),
+    t,
+    "yesterday's sum, answered after midnight",
+  );
+  const next = reduce(t, { type: 'spend', spend: { spentTodayMicro: 7, dayStart: t.dayStart } });
+  assert.equal(next.spentTodayMicro, 7);
 });
 
 test('a gateway that stops takes the feed offline; a restart keeps the last known figures', () => {

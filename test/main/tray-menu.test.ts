@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildTrayMenu, toolItems, type MenuItem } from '../../main/tray-menu.js';
 import type { ToolConnection } from '../../main/state.js';
 import { trayIconFile, trayIconState, trayTooltip } from '../../main/tray-icon.js';
-import { key, NOW, runningState, settings, wallet } from './fixtures.js';
+import { gatewaySettings, key, NOW, runningState, settings, wallet } from './fixtures.js';
 
 function labels(items: MenuItem[]): string[] {
   return items.map((i) => (i.type === 'separator' ? '---' : i.label));
@@ -136,7 +136,7 @@ test('a gateway the supervisor gave up on says why, offers to try again and poin
     action: { kind: 'open-log-folder' },
     enabled: true,
   });
-  assert.equal(trayIconState(state, 0), 'error');
+  assert.equal(trayIconState(state), 'error');
   const running = buildTrayMenu({ state: runningState(), settings: settings(), launchAtLogin: false, now: NOW });
   assert.ok(!labels(running).includes('Try again now'), 'nothing to retry while it runs');
   find(running, 'Open log folder');
@@ -183,19 +183,28 @@ test('notification switches, launch at login and the update item reflect their s
   find(available, 'Download Tollgate 0.2.0');
 });
 
-test('tray icon: error over paused over low balance over running', () => {
-  const low = 1_000_000;
-  assert.equal(trayIconState(runningState(), low), 'running');
-  assert.equal(trayIconState(runningState({ wallet: wallet(999_999) }), low), 'low');
-  assert.equal(trayIconState(runningState({ wallet: wallet(1), paused: true }), low), 'paused');
-  assert.equal(trayIconState(runningState({ phase: { kind: 'starting' } }), low), 'paused');
+test("tray icon: error over paused over low balance (the gateway's threshold) over running", () => {
+  assert.equal(trayIconState(runningState()), 'running');
+  assert.equal(trayIconState(runningState({ wallet: wallet(999_999) })), 'low');
   assert.equal(
-    trayIconState(runningState({ phase: { kind: 'restarting', attempt: 1, inMs: 1, reason: 'x' }, paused: true }), low),
+    trayIconState(runningState({ wallet: wallet(999_999), settings: gatewaySettings({ lowBalanceMicro: 500_000 }) })),
+    'running',
+    'below $1 but above the threshold set',
+  );
+  assert.equal(
+    trayIconState(runningState({ wallet: wallet(0), settings: gatewaySettings({ lowBalanceMicro: null }) })),
+    'running',
+    'the warning switched off',
+  );
+  assert.equal(trayIconState(runningState({ wallet: wallet(1), paused: true })), 'paused');
+  assert.equal(trayIconState(runningState({ phase: { kind: 'starting' } })), 'paused');
+  assert.equal(
+    trayIconState(runningState({ phase: { kind: 'restarting', attempt: 1, inMs: 1, reason: 'x' }, paused: true })),
     'error',
   );
   assert.equal(trayIconFile('low', 'darwin'), 'lowTemplate.png');
   assert.equal(trayIconFile('low', 'win32'), 'low.png');
-  assert.match(trayTooltip(runningState({ wallet: wallet(10) }), low), /Low balance: \$0\.00\b/);
+  assert.match(trayTooltip(runningState({ wallet: wallet(10) })), /Low balance: \$0\.00\b/);
 });
 
 function tool(id: string, name: string, over: Partial<ToolConnection> = {}): ToolConnection {

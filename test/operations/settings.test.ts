@@ -4,6 +4,7 @@
  * prunes at start and keeps the money, the LAN confirmation, host and port applied at next start.
  */
 import assert from 'node:assert/strict';
+import tls from 'node:tls';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -37,6 +38,11 @@ describe('settings', () => {
       storeBodies: false,
       storeResponses: true,
       lowBalanceMicro: 1_000_000,
+      caFile: null,
+      systemCa: false,
+      systemCaAvailable: typeof (tls as { getCACertificates?: unknown }).getCACertificates === 'function',
+      caAdded: 0,
+      caProblem: null,
       listening: gw.url,
       lan: false,
     });

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { electronSqliteBinding } from '../../main/paths.js';
-import { loadSettings } from '../../main/settings.js';
 import {
   appEnv,
   appLogText,
@@ -79,7 +78,11 @@ test('the skip message names the three ways to get an app to run', () => {
 
 test('the data dir listens on port 0, and the environment points the app at it and nowhere else', () => {
   const { dataDir, home } = prepareDataDir(root);
-  assert.equal(loadSettings(dataDir).settings.port, 0, 'desktop.json as the app reads it');
+  assert.equal(
+    (JSON.parse(readFileSync(join(dataDir, 'config.json'), 'utf8')) as { settings: { port: number } }).settings.port,
+    0,
+    "the gateway's port setting",
+  );
   const env = appEnv(
     {
       PATH: '/usr/bin',
@@ -116,5 +119,5 @@ test('the app log is read from beside the data dir; a macOS executable maps to i
   assert.equal(appLogText(dataDir), 'tray created\n');
   assert.equal(bundleOf('/Applications/Tollgate.app/Contents/MacOS/Tollgate'), '/Applications/Tollgate.app');
   assert.equal(bundleOf('/opt/Tollgate/tollgate'), '/opt/Tollgate/tollgate');
-  assert.equal(readFileSync(join(dataDir, 'desktop.json'), 'utf8'), '{"port":0}\n');
+  assert.equal(readFileSync(join(dataDir, 'config.json'), 'utf8'), '{"version":1,"settings":{"port":0}}\n');
 });

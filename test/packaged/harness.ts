@@ -77,10 +77,13 @@ export function findApp(
   return { skip: SKIP_MESSAGE };
 }
 
-/** A fresh data dir for the app: port 0 (4141 need not be free), and a HOME of its own for tools' files. */
+/**
+ * A fresh data dir for the app: the gateway's port setting 0 (4141 need not be free; config.json,
+ * which the app's gateway and `tollgate serve` read), and a HOME of its own for tools' files.
+ */
 export function prepareDataDir(root = tmpdir()): { dataDir: string; home: string } {
   const dataDir = mkdtempSync(join(root, 'tollgate-packaged-'));
-  writeFileSync(join(dataDir, 'desktop.json'), JSON.stringify({ port: 0 }) + '\n');
+  writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ version: 1, settings: { port: 0 } }) + '\n');
   const home = join(dataDir, 'home');
   mkdirSync(home);
   return { dataDir, home };

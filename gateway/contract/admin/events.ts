@@ -6,7 +6,7 @@
  * every client until it is handled). docs/admin-api.md, "The event stream", says when each comes.
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import { KeyView, LineView, LogEntry, StatusView, WalletView } from './views.js';
+import { KeyView, LineView, LogEntry, SettingsView, StatusView, WalletView } from './views.js';
 
 export const ADMIN_EVENTS = {
   /** At once, on connecting: the state the changes that follow apply to. */
@@ -15,6 +15,7 @@ export const ADMIN_EVENTS = {
     wallet: WalletView,
     keys: Type.Array(KeyView),
     lines: Type.Array(LineView),
+    settings: SettingsView,
   }),
   /** A request was logged (oldest first when several). */
   log: Type.Object({ entry: LogEntry }),
@@ -26,6 +27,8 @@ export const ADMIN_EVENTS = {
   line: Type.Object({ line: LineView, removed: Type.Optional(Type.Literal(true)) }),
   /** The gateway was paused or resumed. */
   status: Type.Object({ status: StatusView }),
+  /** A setting changed (the console, the CLI, the desktop app's move of its old settings). */
+  settings: Type.Object({ settings: SettingsView }),
 } as const satisfies Record<string, TObject>;
 
 export type AdminEventName = keyof typeof ADMIN_EVENTS;

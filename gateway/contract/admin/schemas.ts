@@ -81,6 +81,9 @@ export const UpdateSettingsBody = Type.Object(
     storeBodies: Type.Optional(Type.Boolean()),
     storeResponses: Type.Optional(Type.Boolean()),
     lowBalanceMicro: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_MICRO }))),
+    /** An absolute path to a PEM file of CAs for upstream TLS; null: none. Checked when set. */
+    caFile: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 4096 }))),
+    systemCa: Type.Optional(Type.Boolean()),
     /** Required (true) to set a host beyond loopback: the model API would face the network. */
     allowLan: Type.Optional(Type.Boolean()),
   },

@@ -390,6 +390,16 @@ export const SettingsView = Type.Object({
   storeResponses: Type.Boolean(),
   /** The balance below which the console and the tray warn; null: never. */
   lowBalanceMicro: Nullable(Type.Integer()),
+  /** A PEM file of certificate authorities upstream TLS trusts besides the defaults; null: none. */
+  caFile: Nullable(Type.String()),
+  /** Whether the operating system's certificate store is trusted too. */
+  systemCa: Type.Boolean(),
+  /** Read-only: whether this gateway's runtime can read the system store (Node 22.15 and later). */
+  systemCaAvailable: Type.Boolean(),
+  /** Read-only: certificates trusted now besides the defaults (the file's and the system store's). */
+  caAdded: Type.Integer(),
+  /** Read-only: why the CA settings are not (all) in force, e.g. the file is gone; null when they are. */
+  caProblem: Nullable(Type.String()),
   /** Where this gateway listens now; host and port changes apply at its next start. */
   listening: Type.String(),
   /** Whether `host` reaches beyond this machine. */

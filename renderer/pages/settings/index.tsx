@@ -6,6 +6,8 @@ import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
 import { qk, useSettings } from '../../lib/queries.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useToast } from '../../components/toast.js';
+import { ApplyNote } from './apply.js';
+import { TrustSection } from './trust.js';
 
 interface Draft {
   host: string;
@@ -14,6 +16,8 @@ interface Draft {
   storeBodies: boolean;
   storeResponses: boolean;
   lowBalance: string;
+  caFile: string;
+  systemCa: boolean;
 }
 
 function draftOf(s: SettingsView): Draft {
@@ -24,6 +28,8 @@ function draftOf(s: SettingsView): Draft {
     storeBodies: s.storeBodies,
     storeResponses: s.storeResponses,
     lowBalance: s.lowBalanceMicro === null ? '' : usdDigits(s.lowBalanceMicro),
+    caFile: s.caFile ?? '',
+    systemCa: s.systemCa,
   };
 }
 
@@ -45,6 +51,9 @@ function changes(d: Draft, s: SettingsView): UpdateSettingsBody | string {
   if (d.storeBodies !== s.storeBodies) out.storeBodies = d.storeBodies;
   if (d.storeResponses !== s.storeResponses) out.storeResponses = d.storeResponses;
   if (low !== s.lowBalanceMicro) out.lowBalanceMicro = low;
+  const caFile = d.caFile.trim() === '' ? null : d.caFile.trim();
+  if (caFile !== s.caFile) out.caFile = caFile;
+  if (d.systemCa !== s.systemCa) out.systemCa = d.systemCa;
   return out;
 }
 
@@ -129,9 +138,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
                 />
               </Field>
             </div>
-            <p className="field-hint">
-              Address and port apply at the next start of the gateway (a --host or --port flag overrides them).
-            </p>
+            <ApplyNote s={s} />
             {s.lan ? (
               <p className="warning" role="note">
                 Set to {s.host}: after the next start, other machines on your network can reach the model API (keys are
@@ -210,6 +217,13 @@ function SettingsForm({ s }: { s: SettingsView }) {
             </Field>
           </div>
         </section>
+        <TrustSection
+          s={s}
+          caFile={draft.caFile}
+          systemCa={draft.systemCa}
+          onCaFile={(v) => set('caFile', v)}
+          onSystemCa={(v) => set('systemCa', v)}
+        />
         {problem ? (
           <p className="error-note" role="alert">
             {problem}

@@ -77,11 +77,12 @@ test('a client names a handler for every event of the table (checked by npm run 
     key: (d) => `key ${d.key.name}`,
     line: (d) => `line ${d.line.name}${d.removed ? ' removed' : ''}`,
     status: (d) => `status ${d.status.paused}`,
+    settings: (d) => `settings ${d.settings.port}`,
   };
   for (const name of Object.keys(ADMIN_EVENTS)) names.push(name);
   assert.deepEqual(names.sort(), Object.keys(handlers).sort());
   assert.equal(handleAdminEvent(handlers, { event: 'status', data: { status: STATUS } }), 'status true');
   // @ts-expect-error a handler table without `status` does not compile
-  const _missing: AdminEventHandlers = { snapshot() {}, log() {}, wallet() {}, key() {}, line() {} };
+  const _missing: AdminEventHandlers = { snapshot() {}, log() {}, wallet() {}, key() {}, line() {}, settings() {} };
   assert.equal(typeof _missing, 'object');
 });

@@ -101,6 +101,10 @@ export const app = new FakeApp();
 export const powerMonitor = new EventEmitter();
 
 export const clipboard = { writeText: (t: string) => void recorder.clipboard.push(t) };
+/** One 1920×1080 display with a 40 px taskbar. */
+export const screen = {
+  getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1040 } }],
+};
 export const shell = { openExternal: async (url: string) => void recorder.opened.push(url) };
 export const ipcMain = { handle: (channel: string, fn: Handler) => void recorder.ipc.set(channel, fn) };
 
@@ -168,6 +172,16 @@ export class FakeBrowserWindow extends EventEmitter {
     this.visible = false;
   }
   focus() {}
+  maximized = false;
+  maximize() {
+    this.maximized = true;
+  }
+  isMaximized() {
+    return this.maximized;
+  }
+  getNormalBounds() {
+    return { x: this.options.x ?? 80, y: this.options.y ?? 60, width: this.options.width, height: this.options.height };
+  }
   isDestroyed() {
     return this.destroyed;
   }
@@ -268,4 +282,5 @@ export default {
   Tray: FakeTray,
   utilityProcess,
   powerMonitor,
+  screen,
 };
