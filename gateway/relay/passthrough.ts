@@ -6,6 +6,7 @@ import type { UpstreamResponse } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
+import { withQuirkRetry } from './quirk-retry.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
 import { billableUsage, type UsageCounter } from './usage.js';
 
@@ -33,14 +34,11 @@ export interface PassthroughSpec {
  */
 export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
   const admission = spec.exchange.admission!;
-  const request = spec.passthrough.request(
-    admission.upstreamModel,
-    admission.line.quirks,
-    admission.outputLimit,
-    admission.line,
-  );
-  if (request.notes) spec.exchange.notes.push(...request.notes);
-  const upstream = await callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
+  const upstream = await withQuirkRetry(deps.lines, admission, spec.exchange.notes, async (quirks) => {
+    const request = spec.passthrough.request(admission.upstreamModel, quirks, admission.outputLimit, admission.line);
+    if (request.notes) spec.exchange.notes.push(...request.notes);
+    return callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
+  });
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
 }
 

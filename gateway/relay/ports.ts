@@ -7,6 +7,7 @@ import type { ResolvedModel } from '../catalogue/models.js';
 import type { TokenCalibration } from '../core/calibration.js';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { LineHealth } from '../routing/health.js';
+import type { LineQuirks } from '../core/quirks.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
 import type { Timeouts, UpstreamCall, UpstreamResponse } from '../upstream/client.js';
 
@@ -17,6 +18,8 @@ export interface LinePool {
   take(line: LineRecord, now: number): number;
   timeoutsFor(line: LineRecord): Timeouts;
   credentialFor(line: LineRecord): Promise<string | undefined>;
+  /** Keeps quirks an upstream turned out to need on the line (relay/quirk-retry.ts). */
+  learnQuirks(line: LineRecord, quirks: LineQuirks): Promise<void>;
 }
 
 /** The pooled upstream HTTP client (upstream/client.ts). */

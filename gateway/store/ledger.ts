@@ -417,7 +417,10 @@ function rowParams(row: RequestRow): Record<string, unknown> {
     ...row.usage,
     stream: row.stream ? 1 : 0,
     usageEstimated: row.usageEstimated ? 1 : 0,
-    pricesJson: row.billedAt ? JSON.stringify(row.billedAt.prices) : null,
+    // The tier, when one applied, rides in the same JSON under `tier` (store/ledger-rows.ts reads it back).
+    pricesJson: row.billedAt
+      ? JSON.stringify(row.billedAt.tier ? { ...row.billedAt.prices, tier: row.billedAt.tier } : row.billedAt.prices)
+      : null,
     multiplierPpm: row.billedAt?.multiplierPpm ?? null,
   };
 }
