@@ -264,7 +264,9 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (timeouts) body.timeouts = timeouts;
       const addModels = addModelsBody(o);
       if (addModels) body.addModels = addModels;
-      Object.assign(body, lineFlagsBody(o));
+      // The API takes the line's whole quirk map: the flags change the one it has.
+      const own = o.quirk ? (await client().call('listLines')).lines.find((l) => l.name === name)?.quirks : undefined;
+      Object.assign(body, lineFlagsBody(o, own));
       const { line, addedModels } = await client().call('updateLine', { params: { name }, body });
       print(`Line "${line.name}" updated.`);
       printAdded(addedModels);

@@ -32,6 +32,13 @@ export type Quirks = { -readonly [K in keyof typeof QUIRK_VALUES]?: (typeof QUIR
 
 export type QuirkName = keyof typeof QUIRK_VALUES;
 
+/** The wire format of the lines each quirk is for (the upstream side that honours it). */
+export const QUIRK_FORMAT: Record<QuirkName, 'openai-chat' | 'anthropic'> = {
+  maxTokensField: 'openai-chat',
+  reasoningField: 'openai-chat',
+  structuredOutput: 'anthropic',
+};
+
 /** Every quirk's name, in the table's order. */
 export const QUIRK_NAMES = Object.keys(QUIRK_VALUES) as QuirkName[];
 

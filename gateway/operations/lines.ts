@@ -391,8 +391,9 @@ export async function updateLine(
     if (body.weight !== undefined) line.weight = body.weight;
     if (body.enabled !== undefined) line.enabled = body.enabled;
     if (body.timeouts !== undefined) line.timeouts = { ...line.timeouts, ...body.timeouts };
+    // The whole map, as modelMap: a quirk left out goes back to what the served model's vendor data says.
     if (body.quirks !== undefined) {
-      const quirks = mergedQuirks(line.quirks, body.quirks);
+      const quirks = mergedQuirks(undefined, body.quirks);
       if (quirks) line.quirks = quirks;
       else delete line.quirks;
     }

@@ -5,6 +5,7 @@ import type { SecretStore } from '../store/secrets.js';
 import type { LineQuirks } from '../core/quirks.js';
 import type { LineRecord } from '../store/types.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from '../upstream/client.js';
+import { LineAffinity } from './affinity.js';
 import { LineHealth } from './health.js';
 import { LineSelector } from './select.js';
 
@@ -18,6 +19,8 @@ export type KeySource = 'keychain' | 'env' | 'none';
  */
 export class Lines {
   readonly health: LineHealth;
+  /** The line each conversation last used (affinity.ts). */
+  readonly affinity = new LineAffinity();
   private readonly selector: LineSelector;
   /** Keychain reads cost a D-Bus round trip (~15 ms): a key read once is kept until it is changed. */
   private readonly credentials = new Map<string, string>();

@@ -244,9 +244,11 @@ describe('lines from presets, and line tools', () => {
       [(await view()).anthropicVersion, (await view()).quirks],
       ['2023-06-01', { structuredOutput: 'output_config' }],
     );
+    assert.equal((await tollgate(['lines', 'update', 'claude-proxy', '--quirk', 'structuredOutput=model'])).code, 0);
+    assert.deepEqual((await view()).quirks, {}, 'model: the line has no word of its own any more');
     const bad = await tollgate(['lines', 'update', 'claude-proxy', '--quirk', 'reasoningField=thoughts']);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /reasoningField takes reasoning_content, reasoning or none/);
+    assert.match(bad.stderr, /reasoningField takes reasoning_content, reasoning or none \(cleared\), or model/);
     const badDate = await tollgate(['lines', 'update', 'claude-proxy', '--anthropic-version', 'latest']);
     assert.equal(badDate.code, 1);
     assert.match(badDate.stderr, /--anthropic-version takes a date/);

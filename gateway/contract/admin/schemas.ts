@@ -124,8 +124,8 @@ const lineSettings = {
   addModels: Type.Optional(AddModelsBody),
   /**
    * The line's own word on each vendor quirk (contract/quirks.ts): a value sets it, null clears it
-   * even where the model's vendor data asks for it. On update, each quirk given replaces the line's;
-   * a quirk left out keeps what the line had.
+   * even where the model's vendor data asks for it; a quirk left out is the model's to decide. On
+   * update it replaces the line's whole map, as `modelMap` does.
    */
   quirks: Type.Optional(LineQuirksSchema),
   /**
