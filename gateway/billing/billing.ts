@@ -2,7 +2,8 @@ import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { ResolvedModel } from '../catalogue/models.js';
 import { GatewayError } from '../core/errors.js';
 import { usdExact } from '../contract/money.js';
-import { emptyUsage, maxUsageTokens, usageProblem, type Usage } from '../core/usage.js';
+import { emptyUsage, maxUsageTokens, promptTokens, usageProblem, type Usage } from '../core/usage.js';
+import { tieredPrices, tierFor } from '../contract/prices.js';
 import { KeyLimits } from '../routing/key-limits.js';
 import { upstreamModelId } from '../routing/lines.js';
 import { LedgerWriteError, type Ledger, type RequestRow } from '../store/ledger.js';
@@ -126,6 +127,10 @@ export class Billing {
       keyUsedMicro: this.ledger.keyUsageMicro(key.id),
     };
     const modelMax = model.maxOutputTokens > 0 ? model.maxOutputTokens : undefined;
+    // A prompt the estimate puts above a tier's threshold is held at the tier's prices. The
+    // estimate counts a token per 3 bytes where text averages about 4, so a prompt that is really
+    // above the threshold is estimated above it too.
+    const prices = tieredPrices(model.prices, tierFor(model.tiers, input.estimatedInputTokens));
     let reserved: number;
     let outputLimit: number | undefined;
     if (input.maxOutputTokens !== undefined) {
@@ -135,7 +140,7 @@ export class Billing {
       const affordable = affordableOutputTokens(
         this.reservations.freeMicro(money),
         input.estimatedInputTokens,
-        model.prices,
+        prices,
         multiplierPpm,
       );
       // Below the floor the reservation is made anyway, and refused as any other that does not fit.
@@ -147,7 +152,7 @@ export class Billing {
       reservation = this.reservations.reserve({
         ...money,
         keyName: key.name,
-        amountMicro: reservationMicro(input.estimatedInputTokens, reserved, model.prices, multiplierPpm),
+        amountMicro: reservationMicro(input.estimatedInputTokens, reserved, prices, multiplierPpm),
       });
     } catch (err) {
       this.keyLimits.release(key.id);
@@ -240,6 +245,8 @@ export class Billing {
     let usage = given ?? emptyUsage();
     let costMicroValue = 0;
     let unchargedMicro = 0;
+    // The whole request at the tier its prompt reached (contract/prices.ts), as the vendor bills it.
+    const tier = a && given ? tierFor(a.model.tiers, promptTokens(given)) : undefined;
     if (a && given) {
       const problem = usageProblem(given, maxUsageTokens(a.model));
       if (problem) {
@@ -248,7 +255,7 @@ export class Billing {
         usage = emptyUsage();
         costMicroValue = a.reservation.amountMicro;
       } else {
-        const cost = costMicro(given, a.model.prices, a.multiplierPpm);
+        const cost = costMicro(given, tieredPrices(a.model.prices, tier), a.multiplierPpm);
         costMicroValue = Math.min(cost, payableMicro);
         unchargedMicro = cost - costMicroValue;
         if (unchargedMicro > 0) {
@@ -269,7 +276,13 @@ export class Billing {
       unchargedMicro,
       notes: notes.length > 0 ? notes.join('; ').slice(0, 2000) : null,
       // The prices of the model object taken at admission: a price changed while the request ran applies from the next one.
-      billedAt: a ? { prices: { ...a.model.prices }, multiplierPpm: a.multiplierPpm } : null,
+      billedAt: a
+        ? {
+            prices: { ...a.model.prices },
+            multiplierPpm: a.multiplierPpm,
+            ...(tier ? { tier: structuredClone(tier) } : {}),
+          }
+        : null,
     };
   }
 }

@@ -11,14 +11,16 @@
  * under bare keys too); between two of the vendor, the bare key wins. Prefixes of other providers
  * (`bedrock/`, `azure/`, `vertex_ai/`…) are resellers' prices and never match.
  *
- * Only the base tier is read: `…_above_200k_tokens` and similar tiers are not modelled (as in the
- * presets), nor per-request, per-image or per-second prices.
+ * Tiers are read from the fields named `<price field>_above_<N>k_tokens` (`input_cost_per_token_above_272k_tokens`):
+ * one tier per threshold, above N × 1000 prompt tokens (contract/model-fields.ts PriceTier). Per-request,
+ * per-image and per-second prices are not modelled.
  */
 import { createHash } from 'node:crypto';
 import { numberText, perTokenToMicroPerMillion } from '../core/money.js';
 import type { PriceKey } from '../contract/prices.js';
 import { isObject } from '../core/json.js';
 import type { CatalogueModel } from './catalogue.js';
+import type { PriceTier } from '../contract/model-fields.js';
 
 /** LiteLLM's field of each price kind. A kind without one is not imported. */
 export const LITELLM_FIELDS: Partial<Record<PriceKey, string>> = {
@@ -47,6 +49,8 @@ export interface PlannedChange {
   entry: string;
   target: 'override' | 'custom';
   prices: PriceChange[];
+  /** The file's tiers, where they differ from the model's. */
+  tiers?: PriceTier[];
 }
 
 export interface ImportPlan {
@@ -95,7 +99,7 @@ function entriesOf(data: unknown): Entry[] {
 /** The entry's prices by kind, in micro-USD per million tokens, or why it cannot be used. */
 function pricesOf(
   e: Entry,
-): { prices: Partial<Record<PriceKey, { micro: number; exact: boolean }>> } | { reason: string } {
+): { prices: Partial<Record<PriceKey, { micro: number; exact: boolean }>>; tiers: PriceTier[] } | { reason: string } {
   const mode = e.value.mode;
   if (typeof mode === 'string' && !TOKEN_MODES.has(mode))
     return { reason: `its mode is ${mode}, not a chat model priced per token` };
@@ -113,7 +117,45 @@ function pricesOf(
   }
   if (prices.input === undefined && prices.output === undefined)
     return { reason: 'it has no input or output price per token' };
-  return { prices };
+  const tiers = tiersOf(e);
+  return 'reason' in tiers ? tiers : { prices, tiers: tiers.tiers };
+}
+
+const ABOVE = /^(.+)_above_(\d+)k_tokens$/;
+const KIND_OF_FIELD = new Map(Object.entries(LITELLM_FIELDS).map(([k, f]) => [f, k as PriceKey]));
+
+/** The entry's `…_above_<N>k_tokens` prices as tiers, thresholds rising. */
+function tiersOf(e: Entry): { tiers: PriceTier[] } | { reason: string } {
+  const byAbove = new Map<number, PriceTier['prices']>();
+  for (const [field, v] of Object.entries(e.value)) {
+    const m = ABOVE.exec(field);
+    const kind = m ? KIND_OF_FIELD.get(m[1]!) : undefined;
+    if (!m || !kind || v === null || v === undefined) continue;
+    const text = typeof v === 'number' ? numberText(v) : null;
+    if (text === null) return { reason: `${field} is ${JSON.stringify(v)}, not a price` };
+    const above = Number(m[2]) * 1000;
+    if (!Number.isSafeInteger(above) || above <= 0) continue;
+    try {
+      byAbove.set(above, { ...byAbove.get(above), [kind]: perTokenToMicroPerMillion(text).micro });
+    } catch (err) {
+      return { reason: `${field}: ${(err as Error).message}` };
+    }
+  }
+  return {
+    tiers: [...byAbove.entries()].sort(([a], [b]) => a - b).map(([above, prices]) => ({ above, prices })),
+  };
+}
+
+/** Two tier lists say the same (absent and empty alike). */
+function sameTiers(a: readonly PriceTier[] | undefined, b: readonly PriceTier[]): boolean {
+  const norm = (t: readonly PriceTier[] | undefined): string =>
+    JSON.stringify(
+      (t ?? []).map((x) => ({
+        above: x.above,
+        prices: Object.fromEntries(Object.entries(x.prices).sort(([p], [q]) => p.localeCompare(q))),
+      })),
+    );
+  return norm(a) === norm(b);
 }
 
 /**
@@ -157,13 +199,16 @@ export function planLiteLLMImport(
       const from = m.prices[kind] ?? m.prices.input;
       if (p.micro !== from) changes.push({ kind, from, to: p.micro, exact: p.exact });
     }
-    if (changes.length === 0) plan.unchanged.push(m.id);
+    // A file without tiers for the model says nothing about them: the catalogue's stay.
+    const tiers = read.tiers.length > 0 && !sameTiers(m.tiers, read.tiers) ? read.tiers : undefined;
+    if (changes.length === 0 && !tiers) plan.unchanged.push(m.id);
     else
       plan.changes.push({
         id: m.id,
         entry: entry.key,
         target: m.origin === 'custom' ? 'custom' : 'override',
         prices: changes,
+        ...(tiers ? { tiers } : {}),
       });
   }
   const digest = createHash('sha256').update(JSON.stringify(plan.changes)).digest('hex').slice(0, 16);

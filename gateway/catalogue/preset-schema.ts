@@ -78,6 +78,36 @@ const PresetPrices = Type.Object(
   { additionalProperties: false, what: 'prices', problem: '{field} must be an object' },
 );
 
+type Quirk = keyof typeof QUIRK_VALUES;
+const PresetQuirks = Type.Object(
+  Object.fromEntries(
+    Object.entries(QUIRK_VALUES).map(([k, values]) => [
+      k,
+      Type.Optional(OneOf(values, `{field} must be one of ${values.join(', ')}`)),
+    ]),
+  ) as { [K in Quirk]: TOptional<TUnion<TLiteral<(typeof QUIRK_VALUES)[K][number]>[]>> },
+  {
+    additionalProperties: false,
+    problem: '{field} must be an object ({} when there are none)',
+    unknown: `unknown quirk "{key}" (known: ${Object.keys(QUIRK_VALUES).join(', ')}); a new quirk needs adapter code first`,
+  },
+);
+
+/**
+ * A price tier: from `above` prompt tokens the whole request is billed at these prices, each kind
+ * given replacing the model's (contract/model-fields.ts PriceTier), as decimal strings.
+ */
+const PresetTier = Type.Object(
+  {
+    above: Type.Integer(TOKENS),
+    prices: Type.Object(
+      Object.fromEntries(PRICE_KEYS.map((k) => [k, Type.Optional(PriceText)])) as Record<PriceKey, TOptional<TString>>,
+      { additionalProperties: false, what: 'tier prices', problem: '{field} must be an object', minProperties: 1 },
+    ),
+  },
+  { additionalProperties: false, what: 'a price tier', problem: '{field} must be an object' },
+);
+
 const field = ModelFields.properties;
 const reference = { id: ModelId, upstreamId: Type.Optional(Text) };
 
@@ -105,6 +135,10 @@ export const PresetDefinition = Type.Object(
       },
     ),
     prices: PresetPrices,
+    /** Higher prices above a prompt length, lowest threshold first. */
+    tiers: Type.Optional(Type.Array(PresetTier, { minItems: 1, problem: '{field} must be a non-empty list' })),
+    /** What this model's upstream needs whichever line serves it (contract/quirks.ts). */
+    quirks: Type.Optional(PresetQuirks),
     retires: Type.Optional(Day),
     replacement: Type.Optional(Text),
   },
@@ -114,21 +148,6 @@ export const PresetDefinition = Type.Object(
 const RetiredEntry = Type.Object(
   { id: Text, retired: Type.Optional(Day), replacement: Text },
   { additionalProperties: false, what: 'a retired model', problem: 'must be an object' },
-);
-
-type Quirk = keyof typeof QUIRK_VALUES;
-const PresetQuirks = Type.Object(
-  Object.fromEntries(
-    Object.entries(QUIRK_VALUES).map(([k, values]) => [
-      k,
-      Type.Optional(OneOf(values, `{field} must be one of ${values.join(', ')}`)),
-    ]),
-  ) as { [K in Quirk]: TOptional<TUnion<TLiteral<(typeof QUIRK_VALUES)[K][number]>[]>> },
-  {
-    additionalProperties: false,
-    problem: '{field} must be an object ({} when there are none)',
-    unknown: `unknown quirk "{key}" (known: ${Object.keys(QUIRK_VALUES).join(', ')}); a new quirk needs adapter code first`,
-  },
 );
 
 export const PresetFile = Type.Object(
@@ -150,6 +169,8 @@ export const PresetFile = Type.Object(
     pricingSource: Type.Union([Https, Type.Null()], { problem: '{field} must be an https URL' }),
     checked: Day,
     quirks: PresetQuirks,
+    /** anthropic presets: the `anthropic-version` a line made from it sends with translated requests. */
+    anthropicVersion: Type.Optional(Day),
     notes: Type.Array(Type.String({ pattern: '\\S', problem: 'notes must be a list of strings' }), {
       problem: '{field} must be a list of strings',
     }),

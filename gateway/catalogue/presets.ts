@@ -16,7 +16,7 @@ import { parseUsd } from '../contract/money.js';
 import type { AuthStyle } from '../core/auth.js';
 import { packageRoot } from '../core/paths.js';
 import type { FormatId } from '../contract/formats.js';
-import { MODEL_ID_PATTERN, outputLimitProblem, type ModelFields } from '../contract/model-fields.js';
+import { MODEL_ID_PATTERN, outputLimitProblem, type ModelFields, type PriceTier } from '../contract/model-fields.js';
 import type { Quirks } from '../core/quirks.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type Prices } from '../contract/prices.js';
 import { DATE_PATTERN, PresetFile, presetFileProblem, type PresetDefinition } from './preset-schema.js';
@@ -64,6 +64,8 @@ export interface Preset {
   /** YYYY-MM-DD the figures were last checked. */
   checked: string;
   quirks: Quirks;
+  /** anthropic presets: the `anthropic-version` lines made from it send with translated requests (absent: the wire format's default). */
+  anthropicVersion?: string;
   /** Verification notes: sources, tiers not modelled, lifecycle, what was left out and why. */
   notes: string[];
   models: PresetModel[];
@@ -121,6 +123,8 @@ export function parsePreset(folder: string, raw: unknown): Preset {
   if (auth !== 'none' && apiKeyEnv === null)
     fail('apiKeyEnv must name an environment variable (upper case, digits, underscores), never hold a key');
   if (!isDate(checked)) fail(`checked "${checked}" must be a date, YYYY-MM-DD`);
+  if (raw.anthropicVersion !== undefined && protocol !== 'anthropic')
+    fail('anthropicVersion is for presets whose protocol is anthropic');
   const models: PresetModel[] = [];
   const seen = new Set<string>();
   for (const [i, entry] of raw.models.entries()) {
@@ -150,6 +154,7 @@ export function parsePreset(folder: string, raw: unknown): Preset {
     pricingSource,
     checked,
     quirks: raw.quirks,
+    ...(raw.anthropicVersion ? { anthropicVersion: raw.anthropicVersion } : {}),
     notes: raw.notes,
     models,
     local,
@@ -186,8 +191,24 @@ function presetModel(entry: PresetFile['models'][number], fail: (msg: string) =>
       prices: presetPrices(entry.prices, fail),
       retires,
       replacement,
+      ...(entry.tiers ? { tiers: presetTiers(entry.tiers, fail) } : {}),
+      ...(entry.quirks && Object.keys(entry.quirks).length > 0 ? { quirks: entry.quirks } : {}),
     },
   };
+}
+
+/** A model's tiers, thresholds rising, prices in micro-USD. */
+function presetTiers(tiers: NonNullable<PresetDefinition['tiers']>, fail: (msg: string) => never): PriceTier[] {
+  const out: PriceTier[] = [];
+  for (const [i, t] of tiers.entries()) {
+    const prev = out.at(-1);
+    if (prev && t.above <= prev.above) fail(`tiers[${i}].above must be larger than the tier before it`);
+    out.push({
+      above: t.above,
+      prices: presetPrices(t.prices as PresetDefinition['prices'], (m) => fail(`tiers[${i}].${m}`)),
+    });
+  }
+  return out;
 }
 
 /** Decimal USD per million tokens → integer micro-USD per million, exactly. */

@@ -36,6 +36,23 @@ export function pricesProblem(prices: unknown, required: boolean): string | null
   return null;
 }
 
+/** Why a list of price tiers cannot be used, or null: each a threshold, thresholds rising, and prices by kind. */
+export function tiersProblem(tiers: unknown): string | null {
+  if (!Array.isArray(tiers)) return 'tiers must be a list';
+  let last = 0;
+  for (const [i, t] of tiers.entries()) {
+    if (typeof t !== 'object' || t === null) return `tiers[${i}] must be an object`;
+    const { above, prices } = t as { above?: unknown; prices?: unknown };
+    if (typeof above !== 'number' || !Number.isSafeInteger(above) || above <= 0)
+      return `tiers[${i}].above must be a positive whole number of tokens`;
+    if (above <= last) return `tiers[${i}].above must be larger than the tier before it`;
+    last = above;
+    const problem = pricesProblem(prices, false);
+    if (problem) return `tiers[${i}].${problem}`;
+  }
+  return null;
+}
+
 /** Why a custom model record cannot be a catalogue entry, or null. */
 export function customProblem(r: CustomModelRecord): string | null {
   if (typeof r.id !== 'string' || !MODEL_ID.test(r.id) || r.id.length > 200)
@@ -50,6 +67,10 @@ export function customProblem(r: CustomModelRecord): string | null {
   if (!Array.isArray(r.nativeProtocols) || !r.nativeProtocols.every((p) => (FORMATS as readonly string[]).includes(p)))
     return `nativeProtocols must list protocols of ${FORMATS.join(', ')}`;
   if (r.retires != null && !isDate(r.retires)) return `retires "${r.retires}" must be a date, YYYY-MM-DD`;
+  if (r.tiers !== undefined) {
+    const problem = tiersProblem(r.tiers);
+    if (problem) return problem;
+  }
   return pricesProblem(r.prices, true);
 }
 
@@ -73,7 +94,20 @@ export function customModel(r: CustomModelRecord): CatalogueModel {
     origin: 'custom',
     retires: r.retires ?? null,
     replacement: r.replacement ?? null,
+    ...(r.tiers && r.tiers.length > 0
+      ? { tiers: r.tiers.map((t) => ({ above: t.above, prices: { ...t.prices } })) }
+      : {}),
+    ...(r.quirks && Object.keys(r.quirks).length > 0 ? { quirks: { ...r.quirks } } : {}),
   };
+}
+
+/** A preset model with the user's override laid over it: prices by kind, and the tiers when the override gives them. */
+function overridden(m: CatalogueModel, o: PriceOverrideRecord): CatalogueModel {
+  const out: CatalogueModel = { ...m, prices: { ...m.prices, ...asPrices(o.prices) }, presetPrices: m.prices };
+  if (o.tiers === undefined) return out;
+  if (o.tiers.length === 0) delete out.tiers;
+  else out.tiers = o.tiers.map((t) => ({ above: t.above, prices: { ...t.prices } }));
+  return out;
 }
 
 /**
@@ -87,12 +121,9 @@ export function composeCatalogue(presets: ReadonlyMap<string, CatalogueModel>, u
   const overrides = new Map((user.priceOverrides ?? []).map((o) => [o.id, o]));
   for (const [id, m] of presets) {
     const o = overrides.get(id);
-    const problem = o ? pricesProblem(o.prices, false) : null;
+    const problem = o ? (pricesProblem(o.prices, false) ?? (o.tiers ? tiersProblem(o.tiers) : null)) : null;
     if (o && problem) problems.push(`the price override of ${id} is ignored: ${problem}`);
-    models.set(
-      id,
-      o && !problem ? { ...m, prices: { ...m.prices, ...asPrices(o.prices) }, presetPrices: m.prices } : m,
-    );
+    models.set(id, o && !problem ? overridden(m, o) : m);
   }
   for (const o of overrides.values()) {
     if (!presets.has(o.id)) problems.push(`the price override of ${o.id} is ignored: no preset model has that id`);

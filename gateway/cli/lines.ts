@@ -4,6 +4,7 @@ import { FORMATS, type FormatId } from '../contract/formats.js';
 import { duration, int, list } from './args.js';
 import { CliError } from './client.js';
 import { duration as showDuration, perMillion, table } from './format.js';
+import { lineFlagOptions, lineFlagsBody, type LineFlags } from './line-flags.js';
 import { json, print } from './output.js';
 import { newModelPricing, priceOptions } from './prices.js';
 
@@ -105,20 +106,21 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--rpm <n>', 'requests-per-minute limit of this line', int('--rpm', 1))
     .option('--priority <n>', 'higher is tried first (default 0)', integer('--priority'))
     .option('--weight <n>', 'share of traffic among lines of equal priority (default 1)', int('--weight'));
-  newModelOptions(timeoutOptions(add)).action(
+  newModelOptions(timeoutOptions(lineFlagOptions(add, false))).action(
     async (
-      o: NewModelFlags & {
-        preset?: string;
-        name?: string;
-        protocol?: FormatId;
-        baseUrl?: string;
-        models?: string[];
-        apiKeyStdin?: boolean;
-        apiKeyEnv?: string;
-        rpm?: number;
-        priority?: number;
-        weight?: number;
-      } & TimeoutFlags,
+      o: NewModelFlags &
+        LineFlags & {
+          preset?: string;
+          name?: string;
+          protocol?: FormatId;
+          baseUrl?: string;
+          models?: string[];
+          apiKeyStdin?: boolean;
+          apiKeyEnv?: string;
+          rpm?: number;
+          priority?: number;
+          weight?: number;
+        } & TimeoutFlags,
     ) => {
       if (o.apiKeyStdin && o.apiKeyEnv) throw new CliError('Use --api-key-stdin or --api-key-env, not both.');
       if (!o.preset) {
@@ -146,6 +148,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
           weight: o.weight,
           addModels: addModelsBody(o),
           timeouts: timeoutsFrom(o),
+          ...lineFlagsBody(o),
         },
       });
       print(`Line "${line.name}" added: ${line.protocol} at ${line.baseUrl}, serving ${line.models.join(', ')}.`);
@@ -226,21 +229,22 @@ export function registerLines(program: Command, client: () => AdminClient): void
     .option('--weight <n>', 'weight', int('--weight'))
     .option('--enable', 'take requests again')
     .option('--disable', 'stop sending requests to it');
-  newModelOptions(timeoutOptions(update)).action(
+  newModelOptions(timeoutOptions(lineFlagOptions(update, true))).action(
     async (
       name: string,
-      o: NewModelFlags & {
-        baseUrl?: string;
-        models?: string[];
-        apiKeyStdin?: boolean;
-        apiKeyEnv?: string;
-        apiKey?: boolean;
-        rpm?: number;
-        priority?: number;
-        weight?: number;
-        enable?: boolean;
-        disable?: boolean;
-      } & TimeoutFlags,
+      o: NewModelFlags &
+        LineFlags & {
+          baseUrl?: string;
+          models?: string[];
+          apiKeyStdin?: boolean;
+          apiKeyEnv?: string;
+          apiKey?: boolean;
+          rpm?: number;
+          priority?: number;
+          weight?: number;
+          enable?: boolean;
+          disable?: boolean;
+        } & TimeoutFlags,
     ) => {
       if (o.enable && o.disable) throw new CliError('Use --enable or --disable, not both.');
       if ([o.apiKeyStdin, o.apiKeyEnv !== undefined, o.apiKey === false].filter(Boolean).length > 1) {
@@ -260,6 +264,9 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (timeouts) body.timeouts = timeouts;
       const addModels = addModelsBody(o);
       if (addModels) body.addModels = addModels;
+      // The API takes the line's whole quirk map: the flags change the one it has.
+      const own = o.quirk ? (await client().call('listLines')).lines.find((l) => l.name === name)?.quirks : undefined;
+      Object.assign(body, lineFlagsBody(o, own));
       const { line, addedModels } = await client().call('updateLine', { params: { name }, body });
       print(`Line "${line.name}" updated.`);
       printAdded(addedModels);

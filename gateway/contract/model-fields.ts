@@ -12,6 +12,7 @@
  */
 import { Type, type Static, type TInteger, type TLiteral, type TOptional, type TUnion } from '@sinclair/typebox';
 import { FORMATS, type FormatId } from './formats.js';
+import { QuirksSchema } from './quirks.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey, type RequiredPriceKey } from './usage-buckets.js';
 
 /** A catalogue id: letters, digits and . _ : / @ + - (Ollama's `qwen3-coder:30b`, OpenRouter's `vendor/model`, LM Studio's `name@quant`). */
@@ -35,6 +36,22 @@ export const ModelPrices = Type.Object(
   ) as { [K in RequiredPriceKey]: TInteger } & { [K in Exclude<PriceKey, RequiredPriceKey>]: TOptional<TInteger> },
 );
 
+/**
+ * A price tier: from `above` prompt tokens (input of every kind, cached or not, counted over the
+ * whole request), the whole request is billed at these prices, each kind given replacing the
+ * model's own (OpenAI's GPT-5.4 above 272K, Gemini Pro above 200K).
+ */
+export const PriceTier = Type.Object(
+  {
+    /** Applies to a request whose prompt has more tokens than this. */
+    above: Type.Integer({ minimum: 1 }),
+    /** The kinds whose price changes, micro-USD per million tokens; the others keep the model's. */
+    prices: Type.Partial(ModelPrices),
+  },
+  { additionalProperties: false },
+);
+export type PriceTier = Static<typeof PriceTier>;
+
 export const ModelFields = Type.Object({
   /** The catalogue id: what clients send. */
   id: Type.String(),
@@ -52,6 +69,13 @@ export const ModelFields = Type.Object({
   retires: Type.Union([Type.String(), Type.Null()]),
   /** The catalogue model to use instead once it is retired. */
   replacement: Type.Union([Type.String(), Type.Null()]),
+  /** Higher prices for long prompts, lowest threshold first; absent: one price per kind whatever the length. */
+  tiers: Type.Optional(Type.Array(PriceTier)),
+  /**
+   * What the model's own upstream needs whichever line serves it (contract/quirks.ts): DeepSeek's
+   * reasoning back in `reasoning_content`, Anthropic's native structured output. A line may set or clear each.
+   */
+  quirks: Type.Optional(QuirksSchema),
 });
 export type ModelFields = Static<typeof ModelFields>;
 

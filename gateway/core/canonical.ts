@@ -169,6 +169,11 @@ export interface CanonicalRequest {
   /** End-user id for abuse tracking (OpenAI `user`, Anthropic `metadata.user_id`). */
   user?: string;
   /**
+   * OpenAI's `prompt_cache_key` (Chat and Responses): which requests share a prompt cache. Sent on
+   * to OpenAI Responses upstreams; the others cache by prefix and have no such field.
+   */
+  promptCacheKey?: string;
+  /**
    * A client's `context_management`, whose shape is its family's own (Anthropic's edits, OpenAI
    * Responses' compaction thresholds): sent on only to an upstream of that family.
    */

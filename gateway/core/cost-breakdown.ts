@@ -6,7 +6,8 @@
  * test/core/cost-breakdown.test.ts checks the two agree.
  */
 import { BILLED_BUCKETS, USAGE_BUCKETS, type BilledBucket } from '../contract/usage-buckets.js';
-import { priceKindOf, unitPrice, type PriceKey, type Prices } from '../contract/prices.js';
+import { priceKindOf, tieredPrices, tierWords, unitPrice, type PriceKey, type Prices } from '../contract/prices.js';
+import type { PriceTier } from '../contract/model-fields.js';
 import type { Usage } from './usage.js';
 
 /** The unit prices and the multiplier one row was billed at. */
@@ -15,6 +16,8 @@ export interface PriceSnapshot {
   prices: Prices;
   /** The key's group multiplier, in parts per million (1.5 → 1_500_000). */
   multiplierPpm: number;
+  /** The price tier the request's prompt reached, whose prices replace `prices` of the kinds it names; absent below every tier. */
+  tier?: PriceTier;
 }
 
 export interface CostTerm {
@@ -53,7 +56,8 @@ export function decimal(n: bigint, scale: number): string {
 }
 
 export function costBreakdown(usage: Usage, snapshot: PriceSnapshot): CostBreakdown {
-  const { prices, multiplierPpm } = snapshot;
+  const { multiplierPpm, tier } = snapshot;
+  const prices = tieredPrices(snapshot.prices, tier);
   const terms: CostTerm[] = [];
   const words: string[] = [];
   // Sums are kept in micro-USD × 10^6 (price per million × tokens), so every step is exact.
@@ -81,8 +85,19 @@ export function costBreakdown(usage: Usage, snapshot: PriceSnapshot): CostBreakd
   const subtotalUsd = decimal(sum, 12);
   const multiplier = decimal(BigInt(multiplierPpm), 6);
   let formula = words.length === 0 ? 'no tokens billed' : `${words.join(' + ')} = $${subtotalUsd}`;
+  // The tier first, so the unit prices that follow read as what they are ("above 272K: ×2 input").
+  if (tier) formula = `${tierWords(snapshot.prices, tier)}; ${formula}`;
   if (words.length > 0 && multiplierPpm !== 1_000_000) formula += ` × ${multiplier} = $${decimal(scaled, 18)}`;
   const exact = scaled % unit === 0n;
   if (!exact) formula += ` → $${decimal(BigInt(costMicro), 6)} (rounded up to the micro-USD)`;
-  return { prices, multiplierPpm, terms, subtotalUsd, multiplier, costMicro, formula };
+  return {
+    prices: snapshot.prices,
+    multiplierPpm,
+    ...(tier ? { tier } : {}),
+    terms,
+    subtotalUsd,
+    multiplier,
+    costMicro,
+    formula,
+  };
 }

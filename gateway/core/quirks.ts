@@ -1,25 +1,38 @@
 /**
- * Vendor request quirks: flags a preset sets (gateway/presets/<vendor>/preset.json), a line made
- * from it keeps, and the upstream side of a wire format honours. Declared once, with the values each
- * flag may take; the preset loader refuses a flag or value not in this table, since a new quirk
- * needs code in a wire format before a preset can ask for it.
+ * Vendor request quirks (the table is contract/quirks.ts, which the admin API and the console share):
+ * flags a preset or a catalogue model sets, a line keeps or overrides, and the upstream side of a
+ * wire format honours.
  */
-export const QUIRK_VALUES = {
-  /** openai-chat: which field carries the output limit (OpenAI's reasoning models refuse `max_tokens`). */
-  maxTokensField: ['max_tokens', 'max_completion_tokens'],
-  /**
-   * openai-chat: the assistant-message field in which the vendor takes its reasoning back
-   * (DeepSeek, Kimi: `reasoning_content`, refused with a 400 when missing from a tool-call turn
-   * in thinking mode). With it every assistant message carries one, empty where the turn had no
-   * reasoning, and thinking "disabled" is sent as `thinking: {type: "disabled"}`. Without it
-   * reasoning stays out of the history: strict servers refuse unknown message fields.
-   */
-  reasoningField: ['reasoning_content'],
-  /**
-   * anthropic: the upstream has Anthropic's native structured output (`output_config.format`
-   * with a JSON Schema). Without it a JSON schema is asked for in the system prompt.
-   */
-  structuredOutput: ['output_config'],
-} as const;
+import { QUIRK_NAMES, type LineQuirks, type QuirkName, type Quirks } from '../contract/quirks.js';
 
-export type Quirks = { -readonly [K in keyof typeof QUIRK_VALUES]?: (typeof QUIRK_VALUES)[K][number] };
+export {
+  QUIRK_NAMES,
+  QUIRK_VALUES,
+  isQuirkValue,
+  type LineQuirks,
+  type QuirkName,
+  type Quirks,
+} from '../contract/quirks.js';
+
+/**
+ * The quirks a request to one line for one model goes with: what the model's upstream needs
+ * (its catalogue entry's vendor data, whichever line serves it), then the line's own settings
+ * over them. A DeepSeek model behind a company proxy made without the DeepSeek preset still gets
+ * its reasoning back; a line can still turn any of it off.
+ */
+export function effectiveQuirks(model: Quirks | undefined, line: LineQuirks | undefined): Quirks {
+  if (!line) return model ?? {};
+  if (!model) {
+    let clean = true;
+    for (const k in line) if (line[k as QuirkName] === null) clean = false;
+    if (clean) return line as Quirks;
+  }
+  const out: Record<string, unknown> = { ...model };
+  for (const k of QUIRK_NAMES) {
+    if (!(k in line)) continue;
+    const v = line[k];
+    if (v === null) delete out[k];
+    else if (v !== undefined) out[k] = v;
+  }
+  return out as Quirks;
+}

@@ -9,7 +9,8 @@ import { modelStatus } from '../catalogue/lifecycle.js';
 import type { Gateway } from '../compose/gateway.js';
 import { CREDENTIAL_VARIABLE_RULE, isCredentialVariable, type AuthStyle } from '../core/auth.js';
 import type { ListedModel } from '../core/format.js';
-import type { Quirks } from '../core/quirks.js';
+import type { LineQuirks } from '../core/quirks.js';
+import { ANTHROPIC_VERSION } from '../wire/index.js';
 import type { LineRecord } from '../store/types.js';
 import {
   AdminError,
@@ -40,7 +41,27 @@ export function lineView(g: Gateway, l: LineRecord): LineView {
     timeouts: l.timeouts,
     effectiveTimeouts: g.lines.timeoutsFor(l),
     health: g.health.describe(l.id, Date.now()),
+    quirks: l.quirks ?? {},
+    anthropicVersion: l.protocol === 'anthropic' ? (l.anthropicVersion ?? ANTHROPIC_VERSION) : null,
   };
+}
+
+/** The quirks a line keeps: its own, with each quirk `changes` names replaced (a quirk cleared with null stays recorded as cleared). */
+function mergedQuirks(own: LineQuirks | undefined, changes: LineQuirks | undefined): LineQuirks | undefined {
+  if (!changes) return own;
+  const out = { ...own, ...changes };
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function checkAnthropicVersion(protocol: string, version: string | null | undefined): void {
+  if (version != null && protocol !== 'anthropic')
+    throw new AdminError(
+      400,
+      'invalid_request',
+      `anthropicVersion is for anthropic lines; this line speaks ${protocol}.`,
+    );
+  if (version != null && Number.isNaN(Date.parse(version)))
+    throw new AdminError(400, 'invalid_request', `anthropicVersion "${version}" is not a date (YYYY-MM-DD).`);
 }
 
 export function listLines(g: Gateway): LineView[] {
@@ -132,7 +153,7 @@ export function listPresets(g: Gateway): PresetView[] {
 
 type FilledLineBody = CreateLineBody &
   Required<Pick<CreateLineBody, 'name' | 'protocol' | 'baseUrl' | 'models'>> & {
-    quirks?: Quirks;
+    quirks?: LineQuirks;
     auth?: AuthStyle;
     listed?: Map<string, ListedModel>;
   };
@@ -190,8 +211,14 @@ async function withPreset(g: Gateway, body: CreateLineBody): Promise<FilledLineB
       ...(body.apiKey === undefined && body.apiKeyEnv === undefined && preset.apiKeyEnv
         ? { apiKeyEnv: preset.apiKeyEnv }
         : {}),
-      ...(Object.keys(preset.quirks).length > 0 && (body.protocol ?? preset.protocol) === preset.protocol
-        ? { quirks: preset.quirks }
+      // The preset's endpoint quirks, with the request's own word over them.
+      ...((body.protocol ?? preset.protocol) === preset.protocol
+        ? {
+            quirks: mergedQuirks(preset.quirks, body.quirks),
+            ...(preset.anthropicVersion && body.anthropicVersion == null
+              ? { anthropicVersion: preset.anthropicVersion }
+              : {}),
+          }
         : {}),
       // How the vendor takes its key. `none` is not copied: such a line has no key to send, and one
       // given to it later goes in its wire format's usual style.
@@ -266,6 +293,7 @@ export async function addLine(g: Gateway, request: CreateLineBody, self?: string
     ...(body.listed ? { listed: body.listed } : {}),
   });
   checkModelMap(body.models, body.modelMap ?? {});
+  checkAnthropicVersion(body.protocol, body.anthropicVersion);
   if (body.apiKey !== undefined && body.apiKeyEnv)
     throw new AdminError(
       400,
@@ -289,7 +317,8 @@ export async function addLine(g: Gateway, request: CreateLineBody, self?: string
     enabled: true,
     timeouts: body.timeouts ?? {},
     createdAt: new Date().toISOString(),
-    ...(body.quirks ? { quirks: body.quirks } : {}),
+    ...(body.quirks && Object.keys(body.quirks).length > 0 ? { quirks: body.quirks } : {}),
+    ...(body.anthropicVersion ? { anthropicVersion: body.anthropicVersion } : {}),
     ...(body.auth ? { auth: body.auth } : {}),
     ...(body.preset ? { preset: body.preset } : {}),
   };
@@ -341,6 +370,7 @@ export async function updateLine(
     addModels: body.addModels ?? (isLocalLine(g, line) ? { free: true } : undefined),
   });
   checkModelMap(models, modelMap);
+  checkAnthropicVersion(line.protocol, body.anthropicVersion);
   if (body.apiKey !== undefined && body.apiKeyEnv)
     throw new AdminError(
       400,
@@ -366,6 +396,14 @@ export async function updateLine(
     if (body.weight !== undefined) line.weight = body.weight;
     if (body.enabled !== undefined) line.enabled = body.enabled;
     if (body.timeouts !== undefined) line.timeouts = { ...line.timeouts, ...body.timeouts };
+    // The whole map, as modelMap: a quirk left out goes back to what the served model's vendor data says.
+    if (body.quirks !== undefined) {
+      const quirks = mergedQuirks(undefined, body.quirks);
+      if (quirks) line.quirks = quirks;
+      else delete line.quirks;
+    }
+    if (body.anthropicVersion === null) delete line.anthropicVersion;
+    else if (body.anthropicVersion !== undefined) line.anthropicVersion = body.anthropicVersion;
   });
   return { line: lineView(g, line), addedModels: added };
 }

@@ -91,17 +91,23 @@ export async function importPrices(g: Gateway, body: ImportPricesBody): Promise<
   const overrides = new Map(
     plan.changes
       .filter((c) => c.target === 'override')
-      .map((c) => [c.id, overridden(g, c.id, Object.fromEntries(c.prices.map((p) => [p.kind, p.to])))]),
+      .map(
+        (c) =>
+          [
+            c.id,
+            { prices: overridden(g, c.id, Object.fromEntries(c.prices.map((p) => [p.kind, p.to]))), tiers: c.tiers },
+          ] as const,
+      ),
   );
   const custom = new Map(plan.changes.filter((c) => c.target === 'custom').map((c) => [c.id, c]));
   await g.config.update((d) => {
-    for (const [id, prices] of overrides) setOverride(d, id, prices, 'litellm');
+    for (const [id, o] of overrides) setOverride(d, id, o.prices, 'litellm', o.tiers);
     const now = new Date().toISOString();
     d.models = (d.models ?? []).map((r) => {
       const c = custom.get(r.id);
       if (!c) return r;
       const prices: PriceRecord = { ...r.prices, ...Object.fromEntries(c.prices.map((p) => [p.kind, p.to])) };
-      return { ...r, prices, updatedAt: now };
+      return { ...r, prices, ...(c.tiers ? { tiers: c.tiers } : {}), updatedAt: now };
     });
   });
   return { ...view, applied: true };

@@ -6,7 +6,7 @@
  */
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import { modelStatus } from '../catalogue/lifecycle.js';
-import { customProblem } from '../catalogue/user-models.js';
+import { customProblem, tiersProblem } from '../catalogue/user-models.js';
 import { FORMATS, type FormatId } from '../contract/formats.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../contract/prices.js';
 import type { Gateway } from '../compose/gateway.js';
@@ -48,6 +48,8 @@ export function modelView(g: Gateway, m: CatalogueModel, now = g.catalogue.now()
     status: modelStatus(m, now),
     retires: m.retires ?? null,
     replacement: m.replacement ?? null,
+    ...(m.tiers ? { tiers: m.tiers } : {}),
+    ...(m.quirks ? { quirks: m.quirks } : {}),
     lines: lines.map((l) => l.name),
     served: enabled.length > 0,
     groups: g.config.data.groups.filter((x) => x.models.includes('*') || x.models.includes(m.id)).map((x) => x.name),
@@ -158,6 +160,8 @@ export function newCustomRecord(
     prices: fields.prices,
     ...(fields.retires ? { retires: fields.retires } : {}),
     ...(fields.replacement ? { replacement: fields.replacement } : {}),
+    ...(fields.tiers && fields.tiers.length > 0 ? { tiers: fields.tiers } : {}),
+    ...(fields.quirks && Object.keys(fields.quirks).length > 0 ? { quirks: fields.quirks } : {}),
     source: fields.source,
     createdAt: now,
     updatedAt: now,
@@ -225,22 +229,28 @@ export async function updateModel(g: Gateway, id: string, body: UpdateModelBody)
     const next: CustomModelRecord = { ...record, ...definedOnly(fields), prices, updatedAt: new Date().toISOString() };
     if (body.retires === null) delete next.retires;
     if (body.replacement === null) delete next.replacement;
+    if (body.tiers?.length === 0) delete next.tiers;
+    if (body.quirks && Object.keys(body.quirks).length === 0) delete next.quirks;
     checkRecord(g, next);
     await g.config.update((d) => {
       d.models = (d.models ?? []).map((r) => (r === record ? next : r));
     });
     return modelView(g, g.catalogue.get(id)!);
   }
-  const fixed = Object.keys(body).filter((k) => k !== 'prices');
+  const fixed = Object.keys(body).filter((k) => k !== 'prices' && k !== 'tiers');
   if (fixed.length > 0) {
     throw new AdminError(
       400,
       'preset_model',
-      `"${id}" is a preset model: only its prices can be changed (not ${fixed.join(', ')}). Add a model of your own for other figures.`,
+      `"${id}" is a preset model: only its prices and tiers can be changed (not ${fixed.join(', ')}). Add a model of your own for other figures.`,
     );
   }
   const next = overridden(g, id, body.prices ?? {});
-  await g.config.update((d) => setOverride(d, id, next, 'user'));
+  if (body.tiers) {
+    const problem = tiersProblem(body.tiers);
+    if (problem) throw new AdminError(400, 'bad_prices', `The tiers of "${id}": ${problem}.`);
+  }
+  await g.config.update((d) => setOverride(d, id, next, 'user', body.tiers));
   return modelView(g, g.catalogue.get(id)!);
 }
 
@@ -254,10 +264,30 @@ export function overridden(g: Gateway, id: string, changes: NonNullable<UpdateMo
 }
 
 /** Writes (or, when empty, removes) a preset model's override; call inside config.update. */
-export function setOverride(d: ConfigData, id: string, prices: PriceRecord, source: string): void {
+export function setOverride(
+  d: ConfigData,
+  id: string,
+  prices: PriceRecord,
+  source: string,
+  tiers?: { above: number; prices: PriceRecord }[],
+): void {
+  const old = (d.priceOverrides ?? []).find((o) => o.id === id);
   const rest = (d.priceOverrides ?? []).filter((o) => o.id !== id);
+  // Tiers given replace the override's; otherwise the override keeps the tiers it had.
+  const keptTiers = tiers ?? old?.tiers;
   d.priceOverrides =
-    Object.keys(prices).length === 0 ? rest : [...rest, { id, prices, source, updatedAt: new Date().toISOString() }];
+    Object.keys(prices).length === 0 && keptTiers === undefined
+      ? rest
+      : [
+          ...rest,
+          {
+            id,
+            prices,
+            ...(keptTiers ? { tiers: keptTiers } : {}),
+            source,
+            updatedAt: new Date().toISOString(),
+          },
+        ];
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

@@ -16,6 +16,8 @@ export interface Exchange {
   key: KeyRecord | null;
   /** The model id the client asked for. */
   model: string | null;
+  /** The conversation the request belongs to, where its context names one; the line affinity's scope then. */
+  sessionId?: string | null;
   /** Upstream attempts made (more than 1 when a line failed and the next one was tried). */
   attempts: number;
   stream: boolean;

@@ -5,6 +5,7 @@ import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
 import type { Exchange, Outcome } from './exchange.js';
 import type { Verdict } from '../routing/health.js';
 import { upstreamModelId } from '../routing/lines.js';
+import { LineAffinity } from '../routing/affinity.js';
 import type { LinePool } from './ports.js';
 import type { ClientResponse } from './respond.js';
 import { settle, settleFailure } from './settle.js';
@@ -81,8 +82,11 @@ export async function forward(
   let last: GatewayError | undefined;
   let rpmWait = Infinity;
   let coolWait = Infinity;
+  // The conversation's last line first, while it is healthy: its upstream holds the prompt cache.
+  const scope = LineAffinity.scope(admission.keyId, admission.model.id, exchange.sessionId);
+  const candidates = lines.affinity.prefer(scope, admission.candidates, Date.now());
   try {
-    for (const line of admission.candidates) {
+    for (const line of candidates) {
       const now = Date.now();
       const limited = health.rateLimitWaitMs(line.id, now);
       if (limited > 0) {
@@ -116,6 +120,7 @@ export async function forward(
         const outcome = await run(attempt.signal);
         // An answer came; it ended badly only if the upstream broke it (an in-band error, a drop).
         verdict = outcome.error && verdictOf(outcome.error) === 'down' ? 'down' : 'up';
+        if (verdict === 'up') lines.affinity.record(scope, line.id, Date.now());
         await settle(deps.billing, exchange, outcome);
         return outcome;
       } catch (err) {

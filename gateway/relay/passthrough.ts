@@ -6,6 +6,7 @@ import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../u
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamAnswer, type UpstreamCallDeps } from './upstream-call.js';
+import { withQuirkRetry } from './quirk-retry.js';
 import { billableUsage, type UsageCounter } from './usage.js';
 
 export interface PassthroughSpec {
@@ -32,14 +33,11 @@ export interface PassthroughSpec {
  */
 export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
   const admission = spec.exchange.admission!;
-  const request = spec.passthrough.request(
-    admission.upstreamModel,
-    admission.line.quirks,
-    admission.outputLimit,
-    admission.line,
-  );
-  if (request.notes) spec.exchange.notes.push(...request.notes);
-  const upstream = await callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
+  const upstream = await withQuirkRetry(deps.lines, admission, spec.exchange.notes, async (quirks) => {
+    const request = spec.passthrough.request(admission.upstreamModel, quirks, admission.outputLimit, admission.line);
+    if (request.notes) spec.exchange.notes.push(...request.notes);
+    return callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
+  });
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
 }
 

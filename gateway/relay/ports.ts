@@ -7,7 +7,9 @@ import type { ResolvedModel } from '../catalogue/models.js';
 import type { TokenCalibration } from '../core/calibration.js';
 import type { ClientTokenCounts } from './token-counts.js';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
+import type { LineAffinity } from '../routing/affinity.js';
 import type { LineHealth } from '../routing/health.js';
+import type { LineQuirks } from '../core/quirks.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
 import type { Timeouts, UpstreamCall, UpstreamResponse } from '../upstream/client.js';
 
@@ -18,6 +20,10 @@ export interface LinePool {
   take(line: LineRecord, now: number): number;
   timeoutsFor(line: LineRecord): Timeouts;
   credentialFor(line: LineRecord): Promise<string | undefined>;
+  /** The line each conversation last used: tried first while it is healthy (routing/affinity.ts). */
+  readonly affinity: Pick<LineAffinity, 'prefer' | 'record'>;
+  /** Keeps quirks an upstream turned out to need on the line (relay/quirk-retry.ts). */
+  learnQuirks(line: LineRecord, quirks: LineQuirks): Promise<void>;
 }
 
 /** The pooled upstream HTTP client (upstream/client.ts). */

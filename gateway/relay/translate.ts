@@ -10,6 +10,7 @@ import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 import { CanonicalTap } from './canonical-tap.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
+import { withQuirkRetry } from './quirk-retry.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
 import { billableUsage, type UsageCounter } from './usage.js';
 
@@ -53,20 +54,28 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   const limit = admission.outputLimit === undefined ? {} : { maxOutputTokens: admission.outputLimit };
   // Signatures go back only to the line that made them (core/signatures.ts).
   const messages = messagesForLine(spec.request.messages, line.id, provider.family, line.protocol, notes);
-  const up = provider.toRequest(
-    { ...spec.request, ...limit, messages, model: admission.upstreamModel, notes },
-    line.quirks,
-    line,
-  );
-  exchange.notes.push(...notes, ...(up.notes ?? []));
-  const upstream = await callUpstream(
-    deps,
-    line,
-    spec.side,
-    { path: up.path, headers: up.headers, body: JSON.stringify(up.body) },
-    spec.request.stream,
-    spec.signal,
-  );
+  // Each try has its own notes (an upstream side adds to them): only the one that went through is logged.
+  let sent: { up: ReturnType<typeof provider.toRequest>; notes: string[] } | undefined;
+  const retryNotes: string[] = [];
+  const upstream = await withQuirkRetry(deps.lines, admission, retryNotes, (quirks) => {
+    const tried = [...notes];
+    const up = provider.toRequest(
+      { ...spec.request, ...limit, messages, model: admission.upstreamModel, notes: tried },
+      quirks,
+      line,
+    );
+    sent = { up, notes: tried };
+    return callUpstream(
+      deps,
+      line,
+      spec.side,
+      { path: up.path, headers: up.headers, body: JSON.stringify(up.body) },
+      spec.request.stream,
+      spec.signal,
+    );
+  });
+  const up = sent!.up;
+  exchange.notes.push(...sent!.notes, ...retryNotes, ...(up.notes ?? []));
   const ctx = { requestedModel: exchange.model ?? spec.request.model, requestId: exchange.requestId };
 
   if (!spec.request.stream) {

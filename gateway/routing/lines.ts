@@ -2,8 +2,10 @@ import { CREDENTIAL_VARIABLE_RULE, isCredentialVariable } from '../core/auth.js'
 import { GatewayError } from '../core/errors.js';
 import type { ConfigStore } from '../store/config.js';
 import type { SecretStore } from '../store/secrets.js';
+import type { LineQuirks } from '../core/quirks.js';
 import type { LineRecord } from '../store/types.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from '../upstream/client.js';
+import { LineAffinity } from './affinity.js';
 import { LineHealth } from './health.js';
 import { LineSelector } from './select.js';
 
@@ -27,12 +29,14 @@ export type KeySource = 'keychain' | 'env' | 'none';
  */
 export class Lines {
   readonly health: LineHealth;
+  /** The line each conversation last used (affinity.ts). */
+  readonly affinity = new LineAffinity();
   private readonly selector: LineSelector;
   /** Keychain reads cost a D-Bus round trip (~15 ms): a key read once is kept until it is changed. */
   private readonly credentials = new Map<string, string>();
 
   constructor(
-    private readonly config: Pick<ConfigStore, 'data'>,
+    private readonly config: Pick<ConfigStore, 'data'> & Partial<Pick<ConfigStore, 'update'>>,
     readonly secrets: SecretStore,
     opts: { health?: LineHealth; random?: () => number } = {},
   ) {
@@ -109,6 +113,32 @@ export class Lines {
     }
     this.credentials.set(line.id, secret);
     return secret;
+  }
+
+  /**
+   * Keeps quirks a line's upstream turned out to need (an upstream 400 that named a missing field,
+   * relay/quirk-retry.ts), so the next request goes with them from the start. Saved in config.json
+   * like a quirk the user set; a failed save is only logged: the request itself has its answer.
+   */
+  async learnQuirks(line: LineRecord, quirks: LineQuirks): Promise<void> {
+    const update = this.config.update?.bind(this.config);
+    const apply = (l: LineRecord): void => {
+      l.quirks = { ...l.quirks, ...quirks };
+    };
+    if (!update) {
+      apply(line);
+      return;
+    }
+    try {
+      await update((d) => {
+        const record = d.lines.find((l) => l.id === line.id);
+        if (record) apply(record);
+      });
+    } catch (err) {
+      process.stderr.write(
+        `tollgate: could not save the quirks learnt for line "${line.name}": ${(err as Error).message}\n`,
+      );
+    }
   }
 
   /** Stores (or, with undefined, removes) a line's upstream key in the secret store. */

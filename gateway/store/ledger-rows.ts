@@ -9,6 +9,7 @@ import {
   type PriceKey,
   type RequiredPriceKey,
 } from '../contract/usage-buckets.js';
+import type { PriceTier } from '../contract/model-fields.js';
 import { costBreakdown, type PriceSnapshot } from '../core/cost-breakdown.js';
 import type { Usage } from '../core/usage.js';
 import type { LogEntry } from './ledger.js';
@@ -60,6 +61,12 @@ const SnapshotPrices = Type.Object(
   { additionalProperties: Price },
 );
 
+/** The price tier a row reached, kept under `tier` in prices_json. */
+const SnapshotTier = Type.Object({
+  above: Price,
+  prices: Type.Record(Type.String(), Price),
+});
+
 /** The row's price snapshot; null for rows written before it was kept (or a column that does not read as one). */
 function snapshot(pricesJson: string | null, multiplierPpm: number | null): PriceSnapshot | null {
   if (pricesJson === null || multiplierPpm === null) return null;
@@ -69,5 +76,11 @@ function snapshot(pricesJson: string | null, multiplierPpm: number | null): Pric
   } catch {
     return null;
   }
-  return Value.Check(SnapshotPrices, prices) ? { prices, multiplierPpm } : null;
+  if (typeof prices !== 'object' || prices === null) return null;
+  const { tier, ...rest } = prices as Record<string, unknown>;
+  if (!Value.Check(SnapshotPrices, rest)) return null;
+  if (tier === undefined) return { prices: rest, multiplierPpm };
+  return Value.Check(SnapshotTier, tier)
+    ? { prices: rest, multiplierPpm, tier: { above: tier.above, prices: tier.prices as PriceTier['prices'] } }
+    : null;
 }

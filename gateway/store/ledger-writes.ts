@@ -143,7 +143,10 @@ function rowParams(row: RequestRow): unknown[] {
     row.notes,
     row.servedModel,
     row.attempts,
-    row.billedAt ? JSON.stringify(row.billedAt.prices) : null,
+    // The tier, when one applied, rides in the same JSON under `tier` (ledger-rows.ts reads it back).
+    row.billedAt
+      ? JSON.stringify(row.billedAt.tier ? { ...row.billedAt.prices, tier: row.billedAt.tier } : row.billedAt.prices)
+      : null,
     row.billedAt?.multiplierPpm ?? null,
   ];
   for (const k of BUCKET_KEYS) params.push(row.usage[k]);

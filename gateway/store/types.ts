@@ -1,6 +1,6 @@
 /** What config.json holds: keys (hashes only), lines (no credentials), groups, aliases and the user's catalogue entries. */
 import type { AuthStyle } from '../core/auth.js';
-import type { Quirks } from '../core/quirks.js';
+import type { LineQuirks } from '../core/quirks.js';
 import type { FormatId } from '../contract/formats.js';
 import type { ModelFields } from '../contract/model-fields.js';
 import type { Timeouts } from '../upstream/client.js';
@@ -64,8 +64,12 @@ export interface LineRecord {
   enabled: boolean;
   timeouts: Partial<Timeouts>;
   createdAt: string;
-  /** Request quirks of the vendor, copied from its preset (e.g. OpenAI's max_completion_tokens). */
-  quirks?: Quirks;
+  /**
+   * The line's own word on each vendor quirk: copied from its preset (OpenAI's
+   * max_completion_tokens), set by the user, or learnt from an upstream's refusal; null clears a
+   * quirk the served model's vendor data asks for (core/quirks.ts effectiveQuirks).
+   */
+  quirks?: LineQuirks;
   /** How the credential is sent, copied from the line's preset; absent: its wire format's usual style. */
   auth?: AuthStyle;
   /** The preset the line was made from, if any (its model references map catalogue ids to the vendor's). */
@@ -104,6 +108,8 @@ export interface CustomModelRecord extends Omit<ModelFields, 'prices' | 'retires
 export interface PriceOverrideRecord {
   id: string;
   prices: PriceRecord;
+  /** The model's price tiers, replacing the preset's ([] removes them); absent: the preset's. */
+  tiers?: { above: number; prices: PriceRecord }[];
   /** `user` or `litellm`, as for custom models. */
   source: string;
   updatedAt: string;

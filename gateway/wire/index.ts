@@ -24,3 +24,6 @@ export const FORMAT_LIST: readonly WireFormat[] = Object.values(WIRE);
 export function wireFormat(id: string): WireFormat | undefined {
   return Object.hasOwn(WIRE, id) ? WIRE[id as FormatId] : undefined;
 }
+
+/** The `anthropic-version` an anthropic line sends with translated requests when it sets none (the admin API shows it). */
+export { ANTHROPIC_VERSION } from './anthropic/versions.js';

@@ -34,7 +34,11 @@ const key = (over: Partial<KeyRecord> = {}): KeyRecord => ({
   ...over,
 });
 
-function billing(balanceMicro: number, lines = [line('l1', { modelMap: { 'gpt-4o': 'vendor-4o' } }), line('l2')]) {
+function billing(
+  balanceMicro: number,
+  lines = [line('l1', { modelMap: { 'gpt-4o': 'vendor-4o' } }), line('l2')],
+  model = MODEL,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-billing-'));
   dirs.push(dir);
   const ledger = new Ledger(dir);
@@ -44,7 +48,7 @@ function billing(balanceMicro: number, lines = [line('l1', { modelMap: { 'gpt-4o
     {
       resolve: (id) => {
         if (id !== MODEL.id) throw new GatewayError('model_not_found', 'no', { code: 'model_not_found' });
-        return { model: MODEL, multiplierPpm: 2_000_000 };
+        return { model, multiplierPpm: 2_000_000 };
       },
     },
     {
@@ -325,3 +329,28 @@ function assertInvariant(b: Billing, ledger: Ledger): void {
   assert.equal(ledger.checkInvariant().ok, true, JSON.stringify(ledger.checkInvariant()));
   assert.equal(b.reservations.heldMicro(), 0);
 }
+
+describe('price tiers', () => {
+  const tiered = { ...MODEL, tiers: [{ above: 100_000, prices: { input: 5_000_000, output: 15_000_000 } }] };
+  const TIER = { input: 5_000_000, output: 15_000_000, cacheRead: 1_250_000, cacheWrite: 0 };
+
+  test('a prompt estimated above the threshold is held at the tier prices; one below at the base prices', () => {
+    const { b } = billing(100_000_000, undefined, tiered);
+    const long = b.admit(key(), 'gpt-4o', input(100, 100_001));
+    assert.equal(long.reservation.amountMicro, reservationMicro(100_001, 100, TIER, 2_000_000));
+    const short = b.admit(key(), 'gpt-4o', input(100, 100_000));
+    assert.equal(short.reservation.amountMicro, reservationMicro(100_000, 100, MODEL.prices, 2_000_000));
+  });
+
+  test('the charge is at the tier the reported prompt reached, cache reads counted in it, and the snapshot keeps the tier', async () => {
+    const { b, ledger } = billing(100_000_000, undefined, tiered);
+    const a = b.admit(key(), 'gpt-4o', input(100, 1_000));
+    const usage = { ...emptyUsage(), inputTokens: 60_000, cacheReadTokens: 40_001, outputTokens: 10 };
+    await b.settle(charge({ admission: a, usage }));
+    const [row] = ledger.logs({});
+    assert.ok(row);
+    assert.equal(row.costMicro, costMicro(usage, TIER, 2_000_000));
+    assert.deepEqual(row.billedAt?.tier, tiered.tiers[0]);
+    assert.equal(row.breakdown?.costMicro, row.costMicro);
+  });
+});

@@ -46,13 +46,20 @@ test('a preset model whose prices differ becomes an override, per kind that diff
   });
 });
 
-test('prices that agree are unchanged; tier, 1-hour cache and per-image fields are not read', () => {
-  assert.ok(plan.unchanged.includes('gpt-5.4'));
-  assert.ok(
-    plan.unchanged.includes('claude-haiku-4-5'),
-    'cache_creation_input_token_cost_above_1hr and _above_200k_tokens change nothing',
-  );
+test('prices and tiers that agree are unchanged; 1-hour cache and per-image fields are not read', () => {
+  assert.ok(plan.unchanged.includes('gpt-5.4'), 'its _above_272k_tokens fields equal the preset tier');
   assert.equal(change('gpt-5.4'), undefined);
+});
+
+test('`_above_<N>k_tokens` fields become a price tier above N thousand prompt tokens', () => {
+  // claude-haiku-4-5's base prices agree; the file adds a tier the preset does not have.
+  assert.deepEqual(change('claude-haiku-4-5'), {
+    id: 'claude-haiku-4-5',
+    entry: 'claude-haiku-4-5',
+    target: 'override',
+    prices: [],
+    tiers: [{ above: 200_000, prices: { input: 2_000_000 } }],
+  });
 });
 
 test("the vendor's own prefixed entry wins over a reseller's bare key", () => {

@@ -20,18 +20,23 @@ before(async () => {
   process.env.TOLLGATE_TEST_UPSTREAM_KEY = 'upstream-secret';
   await gw.admin.topup(5);
   const auth = { apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY' };
-  await gw.admin.line({
+  const made = await gw.admin.line({
     name: 'new',
     protocol: 'anthropic',
     baseUrl: mock.url,
     models: ['claude-sonnet-4-6'],
+    anthropicVersion: '2026-10-21',
     ...auth,
   });
-  await gw.admin.line({ name: 'old', protocol: 'anthropic', baseUrl: mock.url, models: ['claude-haiku-4-5'], ...auth });
-  // The line's version is stored on its record; the CLI, admin API and console set it.
-  await gw.running.gateway.config.update((d) => {
-    d.lines.find((l) => l.name === 'new')!.anthropicVersion = '2026-10-21';
+  assert.equal(made.anthropicVersion, '2026-10-21');
+  const old = await gw.admin.line({
+    name: 'old',
+    protocol: 'anthropic',
+    baseUrl: mock.url,
+    models: ['claude-haiku-4-5'],
+    ...auth,
   });
+  assert.equal(old.anthropicVersion, '2023-06-01', 'the view shows the default a line without its own goes with');
   key = await gw.admin.key('k');
 });
 
@@ -150,4 +155,31 @@ test('the mock holds 2026-10-21 to its rules on the translated path too: without
   });
   assert.equal(res.status, 400);
   assert.match(await res.text(), /citations are not permitted on user text/);
+});
+
+test('the version is set and taken back through the admin API; only anthropic lines have one', async () => {
+  const set = await gw.admin.call('updateLine', { params: { name: 'old' }, body: { anthropicVersion: '2026-10-21' } });
+  assert.equal(set.line.anthropicVersion, '2026-10-21');
+  const back = await gw.admin.call('updateLine', { params: { name: 'old' }, body: { anthropicVersion: null } });
+  assert.equal(back.line.anthropicVersion, '2023-06-01');
+  const refused = await gw.admin
+    .call('addLine', {
+      body: {
+        name: 'chatty',
+        protocol: 'openai-chat',
+        baseUrl: `${mock.url}/v1`,
+        models: ['gpt-4o-mini'],
+        anthropicVersion: '2026-10-21',
+      },
+    })
+    .then(
+      () => undefined,
+      (e: { status: number; message: string }) => e,
+    );
+  assert.equal(refused?.status, 400);
+  assert.match(refused!.message, /anthropicVersion is for anthropic lines/);
+  const preset = await gw.admin.call('addLine', {
+    body: { preset: 'anthropic', name: 'from-preset', baseUrl: mock.url, models: ['claude-opus-4-8'] },
+  });
+  assert.equal(preset.line.anthropicVersion, '2023-06-01', "the Anthropic preset's default");
 });

@@ -200,6 +200,61 @@ describe('tollgate CLI', () => {
 });
 
 describe('lines from presets, and line tools', () => {
+  test('lines add and update --quirk and --anthropic-version; bad values are refused before anything is sent', async () => {
+    const add = await tollgate([
+      'lines',
+      'add',
+      '--name',
+      'claude-proxy',
+      '--protocol',
+      'anthropic',
+      '--base-url',
+      mock.url,
+      '--models',
+      'claude-haiku-4-5',
+      '--anthropic-version',
+      '2026-10-21',
+      '--quirk',
+      'structuredOutput=none',
+    ]);
+    assert.equal(add.code, 0, add.stderr);
+    const view = async () =>
+      (
+        JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as {
+          name: string;
+          quirks: Record<string, unknown>;
+          anthropicVersion: string | null;
+        }[]
+      ).find((l) => l.name === 'claude-proxy')!;
+    assert.deepEqual(
+      [(await view()).anthropicVersion, (await view()).quirks],
+      ['2026-10-21', { structuredOutput: null }],
+    );
+    const update = await tollgate([
+      'lines',
+      'update',
+      'claude-proxy',
+      '--anthropic-version',
+      'default',
+      '--quirk',
+      'structuredOutput=output_config',
+    ]);
+    assert.equal(update.code, 0, update.stderr);
+    assert.deepEqual(
+      [(await view()).anthropicVersion, (await view()).quirks],
+      ['2023-06-01', { structuredOutput: 'output_config' }],
+    );
+    assert.equal((await tollgate(['lines', 'update', 'claude-proxy', '--quirk', 'structuredOutput=model'])).code, 0);
+    assert.deepEqual((await view()).quirks, {}, 'model: the line has no word of its own any more');
+    const bad = await tollgate(['lines', 'update', 'claude-proxy', '--quirk', 'reasoningField=thoughts']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /reasoningField takes reasoning_content, reasoning or none \(cleared\), or model/);
+    const badDate = await tollgate(['lines', 'update', 'claude-proxy', '--anthropic-version', 'latest']);
+    assert.equal(badDate.code, 1);
+    assert.match(badDate.stderr, /--anthropic-version takes a date/);
+    await tollgate(['lines', 'remove', 'claude-proxy']);
+  });
+
   test('presets list, lines add --preset fills the rest, test / models / update / remove', async () => {
     const presets = JSON.parse((await tollgate(['presets', 'list', '--json'])).stdout) as { id: string }[];
     assert.deepEqual(presets.map((p) => p.id).sort(), [

@@ -176,13 +176,21 @@ describe('a LiteLLM price file', () => {
     assert.deepEqual([plan.dryRun, plan.applied, plan.source], [true, false, 'data']);
     assert.deepEqual(plan.changes, [
       {
+        id: 'claude-haiku-4-5',
+        entry: 'claude-haiku-4-5',
+        target: 'override',
+        prices: [],
+        // The file's input_cost_per_token_above_200k_tokens: a tier the preset lacks.
+        tiers: [{ above: 200_000, prices: { input: 2_000_000 } }],
+      },
+      {
         id: 'gemini-2.5-flash',
         entry: 'gemini/gemini-2.5-flash',
         target: 'override',
         prices: [{ kind: 'input', from: 300_000, to: 350_000, exact: true }],
       },
     ]);
-    assert.deepEqual([plan.unchanged, plan.unmatched], [['claude-haiku-4-5'], ['gpt-4.1-mini']]);
+    assert.deepEqual([plan.unchanged, plan.unmatched], [[], ['gpt-4.1-mini']]);
     assert.equal(
       (await call('getModel', { params: { id: 'gemini-2.5-flash' } })).model.prices.input,
       300_000,
@@ -198,6 +206,13 @@ describe('a LiteLLM price file', () => {
     assert.equal(done.applied, true);
     const m = (await call('getModel', { params: { id: 'gemini-2.5-flash' } })).model;
     assert.deepEqual([m.prices.input, m.presetPrices?.input, m.prices.audioInput], [350_000, 300_000, 1_000_000]);
+    const haiku = (await call('getModel', { params: { id: 'claude-haiku-4-5' } })).model;
+    assert.deepEqual(
+      [haiku.prices.input, haiku.tiers],
+      [1_000_000, [{ above: 200_000, prices: { input: 2_000_000 } }]],
+    );
+    await call('resetModel', { params: { id: 'claude-haiku-4-5' } });
+    assert.equal((await call('getModel', { params: { id: 'claude-haiku-4-5' } })).model.tiers, undefined);
   });
 
   test('from a URL the gateway downloads; custom models take their new prices too', async () => {

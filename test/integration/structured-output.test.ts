@@ -1,8 +1,8 @@
 /**
  * Structured output to Anthropic lines (docs/protocols.md §6.19): a line made from the Anthropic
  * preset gets the schema natively (`output_config.format`), and the mock, like Anthropic, answers
- * with JSON that fits it; an Anthropic-compatible line without native structured output gets the
- * schema in the system prompt, and the client is told by the `x-tollgate-structured-output`
+ * with JSON that fits it, and so does any line serving a Claude model (the model's vendor data asks
+ * for it); an Anthropic-compatible line that clears the quirk gets the schema in the system prompt, and the client is told by the `x-tollgate-structured-output`
  * header and the log. Each client's own way of asking: Chat `response_format`, Responses
  * `text.format`, Gemini `responseJsonSchema`.
  */
@@ -18,6 +18,7 @@ let key: string;
 
 const NATIVE = 'claude-sonnet-4-6';
 const PROMPTED = 'claude-haiku-4-5';
+const BY_MODEL = 'claude-opus-4-5';
 const SCHEMA = {
   type: 'object',
   properties: { city: { type: 'string' }, mood: { type: 'string', enum: ['sunny', 'rainy'] } },
@@ -38,12 +39,22 @@ before(async () => {
     models: [NATIVE],
     apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
   });
-  // An Anthropic-compatible service, not made from the preset: no quirk.
+  // An Anthropic-compatible service that lacks native structured output: the line clears the
+  // quirk the Claude model's vendor data asks for.
   await gw.admin.line({
     name: 'compatible',
     protocol: 'anthropic',
     baseUrl: mock.url,
     models: [PROMPTED],
+    apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
+    quirks: { structuredOutput: null },
+  });
+  // A line made by hand (a company proxy) serving a Claude model: the model's vendor data brings the quirk.
+  await gw.admin.line({
+    name: 'proxy',
+    protocol: 'anthropic',
+    baseUrl: scenarioOrigin(mock, ''),
+    models: [BY_MODEL],
     apiKeyEnv: 'TOLLGATE_TEST_UPSTREAM_KEY',
   });
   key = await gw.admin.key('structured');
@@ -124,6 +135,14 @@ for (const [name, client] of Object.entries(CLIENTS)) {
     });
   });
 }
+
+test("a line made without the preset gets native structured output from the Claude model's own vendor data", async () => {
+  const from = mock.requests.length;
+  const r = await CLIENTS.chat.ask(BY_MODEL);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(mock.requests[from]!.body.output_config.format.type, 'json_schema');
+  assert.equal(r.header, null);
+});
 
 test('a streamed answer carries the header too', async () => {
   const res = await fetch(`${gw.url}/v1/chat/completions`, {

@@ -47,6 +47,8 @@ export function line(name: string, health: LineView['health']['state'] = 'closed
       totalMs: 1_800_000,
     },
     health: { state: health, failures: health === 'open' ? 3 : 0, waitMs: health === 'open' ? 30_000 : 0 },
+    quirks: {},
+    anthropicVersion: null,
   };
 }
 

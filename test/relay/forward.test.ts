@@ -50,9 +50,21 @@ function pool(lines: LineRecord[], health = new LineHealth()): Lines {
 
 type Leg = (signal: AbortSignal, res: FakeResponse) => Outcome | Promise<Outcome>;
 
-/** One request through forward(): `legs` says what each line's attempt does; returns what happened. */
-async function request(lines: Lines, candidates: LineRecord[], legs: Record<string, Leg>) {
+let conversations = 0;
+
+/**
+ * One request through forward(): `legs` says what each line's attempt does; returns what happened.
+ * Each request is a conversation of its own (a key of its own) unless `keyId` says otherwise, so
+ * line affinity leaves the order as given.
+ */
+async function request(
+  lines: Lines,
+  candidates: LineRecord[],
+  legs: Record<string, Leg>,
+  keyId = `key_${++conversations}`,
+) {
   const { exchange } = admitted(candidates);
+  exchange.admission!.keyId = keyId;
   const res = new FakeResponse();
   const tried: string[] = [];
   const settled: Row[] = [];
@@ -405,5 +417,16 @@ describe('a breaker that always recovers', () => {
     await request(lines, [a, b], { a: fail(429, 'upstream_rate_limited', 99_999_999), b: ok });
     const held = lines.health.describe('a', Date.now());
     assert.ok(held.waitMs > 0 && held.waitMs <= 10 * 60_000, `held for ${held.waitMs} ms`);
+  });
+});
+
+describe('line affinity', () => {
+  test('the next request of the same key and model goes first to the line that answered the last one', async () => {
+    const [a, b] = [line('a'), line('b')];
+    const lines = pool([a, b]);
+    const legs = { a: ok, b: ok };
+    assert.deepEqual((await request(lines, [a, b], { a: fail(503, 'upstream_error'), b: ok }, 'k')).tried, ['a', 'b']);
+    assert.deepEqual((await request(lines, [a, b], legs, 'k')).tried, ['b'], 'b answered last');
+    assert.deepEqual((await request(lines, [a, b], legs, 'other')).tried, ['a'], 'another key keeps the order');
   });
 });

@@ -13,6 +13,7 @@ import {
   type TUnion,
 } from '@sinclair/typebox';
 import { FormatIdEnum, MODEL_ID_PATTERN, ModelFields, USER_VENDOR_PATTERN } from '../model-fields.js';
+import { QuirksSchema } from '../quirks.js';
 import { PRICE_KEYS, type PriceKey } from '../usage-buckets.js';
 
 /** $1,000 per token: far above any real price, far below where integers lose precision. */
@@ -52,6 +53,15 @@ export const PriceChangesBody = Type.Object(
 );
 export type PriceChangesBody = Static<typeof PriceChangesBody>;
 
+/** A price tier as a body gives it: above so many prompt tokens, these prices (contract/model-fields.ts PriceTier). */
+export const PriceTierBody = Type.Object(
+  { above: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), prices: PricesBody },
+  { additionalProperties: false },
+);
+
+/** A model's tiers, thresholds rising; [] removes them. */
+export const PriceTiersBody = Type.Array(PriceTierBody, { maxItems: 8 });
+
 export const ModelParams = Type.Object({ id: Type.String() });
 
 export const ModelsQuery = Type.Object({
@@ -85,6 +95,10 @@ const modelFields = {
   retires: Type.Optional(Type.Union([Day, Type.Null()])),
   /** The catalogue model a refused request is told to use. */
   replacement: Type.Optional(Type.Union([CatalogueId, Type.Null()])),
+  /** Higher prices above a prompt length (a preset model: over the preset's; [] removes them). */
+  tiers: Type.Optional(PriceTiersBody),
+  /** What the model's upstream needs on any line that serves it (contract/quirks.ts); {} clears them. */
+  quirks: Type.Optional(QuirksSchema),
 };
 
 export const AddModelBody = Type.Object(

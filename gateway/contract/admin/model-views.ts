@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { FORMATS } from '../formats.js';
-import { ModelFields } from '../model-fields.js';
+import { ModelFields, PriceTier } from '../model-fields.js';
 import { Nullable } from './schemas.js';
 import { LineView, OneOf, PricesView } from './views.js';
 
@@ -83,6 +83,8 @@ export const PriceImportView = Type.Object({
       /** `override`: prices over a preset model's; `custom`: a custom model's own prices. */
       target: OneOf(['override', 'custom']),
       prices: Type.Array(PriceChange),
+      /** The model's price tiers as the file gives them (its `…_above_<N>k_tokens` fields), where they differ from the catalogue's. */
+      tiers: Type.Optional(Type.Array(PriceTier)),
     }),
   ),
   /** Catalogue ids the file prices exactly as the catalogue already does. */

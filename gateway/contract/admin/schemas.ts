@@ -2,6 +2,7 @@
  * What the admin API accepts: path parameters, query strings and request bodies (TypeBox, so one
  * declaration gives the server's validation and the client's types). Amounts are integer micro-USD.
  */
+import { LineQuirksSchema } from '../quirks.js';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FORMATS } from '../formats.js';
 import { LogFilter } from './log-filter.js';
@@ -108,6 +109,9 @@ export const timeoutFields = {
 };
 export const TimeoutsBody = Type.Object(timeoutFields, { additionalProperties: false });
 
+/** An Anthropic API version: a date. */
+export const AnthropicVersion = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
+
 /** What a line is set up with, at creation and on update. */
 const lineSettings = {
   baseUrl: Type.Optional(Type.String({ minLength: 1 })),
@@ -121,6 +125,17 @@ const lineSettings = {
   timeouts: Type.Optional(TimeoutsBody),
   /** How to add the ids of `models` the catalogue lacks (prices, or free); a local preset's line adds them free by default. */
   addModels: Type.Optional(AddModelsBody),
+  /**
+   * The line's own word on each vendor quirk (contract/quirks.ts): a value sets it, null clears it
+   * even where the model's vendor data asks for it; a quirk left out is the model's to decide. On
+   * update it replaces the line's whole map, as `modelMap` does.
+   */
+  quirks: Type.Optional(LineQuirksSchema),
+  /**
+   * anthropic lines: the `anthropic-version` translated requests go with (YYYY-MM-DD); null on update
+   * goes back to the default (a preset's, else 2023-06-01). The pass-through keeps the client's own.
+   */
+  anthropicVersion: Type.Optional(Nullable(AnthropicVersion)),
 };
 
 export const CreateLineBody = Type.Object(

@@ -3,9 +3,10 @@
  * against its schema. Objects accept fields they do not name, so the server may add fields without
  * breaking older clients. Amounts are integer micro-USD; prices are micro-USD per million tokens.
  */
+import { LineQuirksSchema } from '../quirks.js';
 import { Type, type Static, type TInteger, type TLiteral, type TUnion } from '@sinclair/typebox';
 import { FORMATS } from '../formats.js';
-import { ModelPrices } from '../model-fields.js';
+import { ModelPrices, PriceTier } from '../model-fields.js';
 import { LISTED_BUCKETS, type BucketKey } from '../usage-buckets.js';
 import { Nullable, timeoutFields } from './schemas.js';
 
@@ -121,6 +122,10 @@ export const LineView = Type.Object({
   }),
   /** Circuit-breaker state now, and ms until the line takes requests again. */
   health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
+  /** The line's own word on each vendor quirk (null: cleared); what its models' vendor data asks for applies where it says nothing. */
+  quirks: LineQuirksSchema,
+  /** anthropic lines: the `anthropic-version` translated requests go with; null for other formats. */
+  anthropicVersion: Nullable(Type.String()),
 });
 export type LineView = Static<typeof LineView>;
 
@@ -155,12 +160,19 @@ export const UsageView = Type.Object(
 );
 
 /** The unit prices and group multiplier a ledger row was billed at (kept with the row). */
-export const PriceSnapshotView = Type.Object({ prices: PricesView, multiplierPpm: Int });
+export const PriceSnapshotView = Type.Object({
+  prices: PricesView,
+  multiplierPpm: Int,
+  /** The price tier the prompt reached (its prices replace those of the kinds it names); absent below every tier. */
+  tier: Type.Optional(PriceTier),
+});
 
 /** tokens × price (per kind) summed, × multiplier, rounded up to the micro-USD = the row's cost. */
 export const CostBreakdownView = Type.Object({
   prices: PricesView,
   multiplierPpm: Int,
+  /** The tier applied, as in the snapshot; the terms are at its prices. */
+  tier: Type.Optional(PriceTier),
   terms: Type.Array(
     Type.Object({
       /** The usage bucket (`inputTokens`, …) and the price kind it was billed by (`input`, …: audio and image fall back to input when not priced apart). */
@@ -177,7 +189,7 @@ export const CostBreakdownView = Type.Object({
   /** Decimal text, e.g. "1.5". */
   multiplier: Type.String(),
   costMicro: Micro,
-  /** The whole sum in one line, e.g. `1200 input × $3/M + 350 output × $15/M = $0.00885 × 1.5 = $0.013275`. */
+  /** The whole sum in one line, e.g. `1200 input × $3/M + 350 output × $15/M = $0.00885 × 1.5 = $0.013275`, led by the tier when one applied (`above 272K: ×2 input, ×1.5 output; …`). */
   formula: Type.String(),
 });
 export type CostBreakdownView = Static<typeof CostBreakdownView>;

@@ -365,6 +365,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   // `safety_identifier` is OpenAI's newer name for the end-user id.
   const user = [body.user, body.safety_identifier].find((u) => typeof u === 'string');
   if (typeof user === 'string') req.user = user;
+  if (typeof body.prompt_cache_key === 'string' && body.prompt_cache_key !== '')
+    req.promptCacheKey = body.prompt_cache_key;
   Object.assign(req, decodeEffort(body.reasoning_effort, notes));
   const format = decodeResponseFormat(body.response_format);
   if (format) req.responseFormat = format;

@@ -1,6 +1,7 @@
 import { upstreamStreamError } from '../../core/errors.js';
 import { assertJsonObjectShape, isObject } from '../../core/json.js';
 import { BaseStreamTap, upstreamBody, type Passthrough } from '../../core/passthrough.js';
+import type { Quirks } from '../../core/quirks.js';
 import type { SseEvent } from '../../core/sse.js';
 import { producedByChunk, producedByCompletion } from './produced.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
@@ -66,20 +67,30 @@ export class ChatStreamTap extends BaseStreamTap {
 }
 
 /**
- * The messages with `reasoning_content` on every assistant message that lacks it, for a vendor
- * that refuses a tool-call turn without it (the `reasoningField` quirk, as to-request.ts does): a
- * turn another family made, or whose reasoning the client did not keep, goes with an empty one.
- * Undefined when every assistant message has it.
+ * The messages with the vendor's reasoning field on every assistant message that lacks it, for a
+ * vendor that refuses a tool-call turn without it (the `reasoningField` quirk, as to-request.ts
+ * does): a turn another family made, or whose reasoning the client did not keep, goes with an empty
+ * one. For OpenRouter's `reasoning` field, a client's `reasoning_content` (what Tollgate hands chat
+ * clients) moves there. Undefined when nothing changes.
  */
-function withReasoningField(messages: unknown): { messages: unknown[]; added: number } | undefined {
+function withReasoningField(
+  messages: unknown,
+  field: NonNullable<Quirks['reasoningField']>,
+): { messages: unknown[]; added: number; moved: number } | undefined {
   if (!Array.isArray(messages)) return undefined;
   let added = 0;
+  let moved = 0;
   const out = messages.map((m: unknown) => {
-    if (!isObject(m) || m.role !== 'assistant' || typeof m.reasoning_content === 'string') return m;
+    if (!isObject(m) || m.role !== 'assistant' || typeof m[field] === 'string') return m;
+    if (field !== 'reasoning_content' && typeof m.reasoning_content === 'string') {
+      moved++;
+      const { reasoning_content, ...rest } = m;
+      return { ...rest, [field]: reasoning_content };
+    }
     added++;
-    return { ...m, reasoning_content: '' };
+    return { ...m, [field]: '' };
   });
-  return added > 0 ? { messages: out, added } : undefined;
+  return added + moved > 0 ? { messages: out, added, moved } : undefined;
 }
 
 /**
@@ -94,17 +105,19 @@ export function chatPassthrough(body: ChatBody, rawBody: string): Passthrough {
       const changes: Record<string, unknown> = { model: upstreamModel };
       if (outputLimit !== undefined) changes[quirks?.maxTokensField ?? 'max_tokens'] = outputLimit;
       if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-      const reasoning = quirks?.reasoningField ? withReasoningField(body.messages) : undefined;
+      const field = quirks?.reasoningField;
+      const reasoning = field ? withReasoningField(body.messages, field) : undefined;
       if (reasoning) changes.messages = reasoning.messages;
       const out = { path: '/chat/completions', headers: {}, body: upstreamBody(rawBody, body, changes) };
-      return reasoning
-        ? {
-            ...out,
-            notes: [
-              `openai-chat: empty reasoning_content put on ${reasoning.added} assistant message(s) without one, as the vendor requires`,
-            ],
-          }
-        : out;
+      if (!reasoning) return out;
+      const notes: string[] = [];
+      if (reasoning.added > 0)
+        notes.push(
+          `openai-chat: empty ${field} put on ${reasoning.added} assistant message(s) without one, as the vendor requires`,
+        );
+      if (reasoning.moved > 0)
+        notes.push(`openai-chat: reasoning_content of ${reasoning.moved} assistant message(s) sent as ${field}`);
+      return { ...out, notes };
     },
     tap: () => new ChatStreamTap(body.stream_options?.include_usage === true),
     modelField: { answer: ['model'], event: ['model'] },

@@ -11,8 +11,8 @@
  *   messages cannot hold images on most servers: an image becomes "[image omitted]" and a note.
  *   `isError` has no field: the text gets an "Error: " prefix.
  * - Assistant text blocks are concatenated (they are pieces of one model answer). Reasoning goes
- *   back only to a line whose vendor takes it (the `reasoningField` quirk: DeepSeek, Kimi), as the
- *   text of the turn's thinking in `reasoning_content`, on every assistant message (empty when the
+ *   back only to a line whose vendor takes it (the `reasoningField` quirk: DeepSeek, Kimi; OpenRouter
+ *   in its `reasoning` field), as the text of the turn's thinking, on every assistant message (empty when the
  *   turn had none, e.g. one from another family: those vendors refuse a tool-call turn without
  *   it). Elsewhere it is dropped: strict servers refuse fields they do not know.
  * - `max_tokens` by default: many compatible servers (vLLM, llama.cpp, Ollama, DeepSeek…) know only
@@ -50,7 +50,13 @@ export interface ChatToolCall {
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | ChatPart[] }
-  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[]; reasoning_content?: string }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: ChatToolCall[];
+      reasoning_content?: string;
+      reasoning?: string;
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface ChatRequestBody {
@@ -80,6 +86,8 @@ export interface ChatRequestBody {
   stream_options?: { include_usage: true };
   /** DeepSeek's and Kimi's switch (the `reasoningField` quirk): sent only to turn thinking off. */
   thinking?: { type: 'disabled' };
+  /** OpenRouter's reasoning settings (`reasoningField: "reasoning"`), in place of reasoning_effort. */
+  reasoning?: { effort: ReasoningEffort } | { enabled: false };
 }
 
 export interface ChatUpstreamRequest extends UpstreamRequest {
@@ -144,7 +152,11 @@ function userMessages(m: CanonicalMessage, out: ChatMessage[], notes: Set<string
   out.push({ role: 'user', content: parts.length === 1 && only?.type === 'text' ? only.text : parts });
 }
 
-function assistantMessage(m: CanonicalMessage, notes: Set<string>, reasoningField: boolean): ChatMessage {
+function assistantMessage(
+  m: CanonicalMessage,
+  notes: Set<string>,
+  reasoningField: Quirks['reasoningField'],
+): ChatMessage {
   const texts: TextBlock[] = [];
   const calls: ChatToolCall[] = [];
   const thoughts: string[] = [];
@@ -164,7 +176,7 @@ function assistantMessage(m: CanonicalMessage, notes: Set<string>, reasoningFiel
     calls.length === 0
       ? { role: 'assistant', content: text }
       : { role: 'assistant', content: text === '' ? null : text, tool_calls: calls };
-  if (reasoningField) message.reasoning_content = thoughts.join('\n\n');
+  if (reasoningField) message[reasoningField] = thoughts.join('\n\n');
   return message;
 }
 
@@ -206,7 +218,7 @@ export function toRequest(req: CanonicalRequest, opts: Quirks = {}): ChatUpstrea
   if (system !== '') messages.push({ role: 'system', content: system });
   for (const m of req.messages) {
     if (m.role === 'user') userMessages(m, messages, notes);
-    else if (m.role === 'assistant') messages.push(assistantMessage(m, notes, opts.reasoningField !== undefined));
+    else if (m.role === 'assistant') messages.push(assistantMessage(m, notes, opts.reasoningField));
     else messages.push(systemMessage(m, notes));
   }
   const body: ChatRequestBody = { model: req.model, messages };
@@ -221,9 +233,16 @@ export function toRequest(req: CanonicalRequest, opts: Quirks = {}): ChatUpstrea
   if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
   if (req.user !== undefined) body.user = req.user;
   const effort = effortOf(req);
-  if (effort) body.reasoning_effort = effort;
-  // DeepSeek and Kimi think by default; their own switch is the only way to turn it off.
-  if (opts.reasoningField && req.thinking?.type === 'disabled') body.thinking = { type: 'disabled' };
+  const disabled = req.thinking?.type === 'disabled';
+  if (opts.reasoningField === 'reasoning') {
+    // OpenRouter: one `reasoning` object, which it turns into each vendor's own setting.
+    if (disabled) body.reasoning = { enabled: false };
+    else if (effort) body.reasoning = { effort };
+  } else {
+    if (effort) body.reasoning_effort = effort;
+    // DeepSeek and Kimi think by default; their own switch is the only way to turn it off.
+    if (opts.reasoningField && disabled) body.thinking = { type: 'disabled' };
+  }
   const f = req.responseFormat;
   if (f) {
     body.response_format =

@@ -8,8 +8,9 @@
  *   names unchanged (the codec can put the `namespace` back on calls; see codec.ts). Hosted tools
  *   (`web_search`, `file_search`, `custom`, `local_shell`, `mcp`…) run on OpenAI's side only and
  *   are dropped with a note, as is a tool_choice that names one.
- * - `store`, `previous_response_id`, `include`, `prompt_cache_key` and `metadata` are the route's
- *   business or OpenAI's, not the model's: they are not read here. The route resolves
+ * - `store`, `previous_response_id`, `include` and `metadata` are the route's business or
+ *   OpenAI's, not the model's: they are not read here. `prompt_cache_key` is kept for a Responses
+ *   upstream (the line's prompt cache). The route resolves
  *   previous_response_id by putting the stored items in front of inputItems(body).
  */
 import type {
@@ -195,6 +196,8 @@ export function decodeRequest(body: unknown): CanonicalRequest {
   // `safety_identifier` is OpenAI's newer name for the end-user id.
   const user = [body.user, body.safety_identifier].find((u) => typeof u === 'string');
   if (typeof user === 'string') req.user = user;
+  if (typeof body.prompt_cache_key === 'string' && body.prompt_cache_key !== '')
+    req.promptCacheKey = body.prompt_cache_key;
   if (isObj(body.reasoning)) Object.assign(req, decodeEffort(body.reasoning.effort, notes));
   const format = decodeFormat(body.text, notes);
   if (format) req.responseFormat = format;

@@ -74,6 +74,7 @@ export interface ResponsesRequestBody {
   temperature?: number;
   top_p?: number;
   user?: string;
+  prompt_cache_key?: string;
   store: false;
   stream?: true;
   include?: ['reasoning.encrypted_content'];
@@ -259,6 +260,8 @@ export function toRequest(req: CanonicalRequest): ResponsesUpstreamRequest {
   if (req.temperature !== undefined) body.temperature = Math.min(2, Math.max(0, req.temperature));
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.user !== undefined) body.user = req.user;
+  // The client's cache key, so its requests keep landing on the same OpenAI prompt cache.
+  if (req.promptCacheKey !== undefined) body.prompt_cache_key = req.promptCacheKey;
   if (req.stream) body.stream = true;
   for (const [name, value] of [
     ['stop sequences', req.stopSequences?.length ? req.stopSequences : undefined],

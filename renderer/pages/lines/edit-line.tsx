@@ -5,6 +5,7 @@ import { Field, FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { formatModels, parseModels } from './models-field.js';
+import { VendorFields } from './vendor-fields.js';
 
 interface Form {
   baseUrl: string;
@@ -13,6 +14,8 @@ interface Form {
   weight: string;
   rpm: string;
   apiKey: string;
+  quirks: LineView['quirks'];
+  anthropicVersion: string;
 }
 
 function from(l: LineView): Form {
@@ -23,6 +26,8 @@ function from(l: LineView): Form {
     weight: String(l.weight),
     rpm: l.rpm === null ? '' : String(l.rpm),
     apiKey: '',
+    quirks: l.quirks,
+    anthropicVersion: l.anthropicVersion ?? '',
   };
 }
 
@@ -73,6 +78,9 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
     if (weight !== line.weight) body.weight = weight;
     if (rpm !== line.rpm) body.rpm = rpm;
     if (f.apiKey) body.apiKey = f.apiKey;
+    if (JSON.stringify(f.quirks) !== JSON.stringify(line.quirks)) body.quirks = f.quirks;
+    if (line.protocol === 'anthropic' && f.anthropicVersion.trim() !== (line.anthropicVersion ?? ''))
+      body.anthropicVersion = f.anthropicVersion.trim() === '' ? null : f.anthropicVersion.trim();
     save.mutate({ name: line.name, body }, { onSuccess: onClose });
   };
 
@@ -117,6 +125,13 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
           />
         </Field>
       </div>
+      <VendorFields
+        line={line}
+        quirks={f.quirks}
+        version={f.anthropicVersion}
+        onQuirks={(quirks) => setF({ ...f, quirks })}
+        onVersion={(anthropicVersion) => setF({ ...f, anthropicVersion })}
+      />
       <Field
         label="Replace the API key"
         htmlFor="edit-key"

@@ -372,3 +372,10 @@ describe('decodeRequest: parameters', () => {
     assert.equal(decodeRequest({ ...base, logprobs: false, modalities: ['text'] }).uncarriedOutputs, undefined);
   });
 });
+
+describe('decodeRequest: prompt_cache_key', () => {
+  test('is kept for an upstream that takes it', () => {
+    const req = decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], prompt_cache_key: 'k1' });
+    assert.equal(req.promptCacheKey, 'k1');
+  });
+});

@@ -114,6 +114,40 @@ describe('chatPassthrough', () => {
     assert.equal(plain.notes, undefined);
   });
 
+  test("OpenRouter's reasoning field: a client's reasoning_content moves there, an assistant message without any gets an empty one", () => {
+    const history: ChatBody = {
+      model: 'deepseek/deepseek-v4-flash',
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'thought',
+          tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' },
+        { role: 'assistant', content: 'done' },
+      ] as unknown as ChatBody['messages'],
+    };
+    const up = chatPassthrough(history, JSON.stringify(history)).request('deepseek/deepseek-v4-flash', {
+      reasoningField: 'reasoning',
+    });
+    const sent = JSON.parse(up.body) as { messages: { reasoning?: string; reasoning_content?: string }[] };
+    assert.deepEqual(
+      sent.messages.map((m) => [m.reasoning, m.reasoning_content]),
+      [
+        [undefined, undefined],
+        ['thought', undefined],
+        [undefined, undefined],
+        ['', undefined],
+      ],
+    );
+    assert.deepEqual(up.notes, [
+      'openai-chat: empty reasoning put on 1 assistant message(s) without one, as the vendor requires',
+      'openai-chat: reasoning_content of 1 assistant message(s) sent as reasoning',
+    ]);
+  });
+
   test('reads usage and what was produced from a whole answer', () => {
     const p = chatPassthrough(body, raw);
     const answer = {

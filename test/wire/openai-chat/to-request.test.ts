@@ -255,3 +255,33 @@ describe('toRequest: parameters', () => {
     assert.equal('stream' in plain || 'stream_options' in plain, false);
   });
 });
+
+describe("toRequest: OpenRouter's reasoning field", () => {
+  const loop = request({
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', text: 'I should call f', family: 'openai-chat' },
+          { type: 'tool_call', id: 'c1', name: 'f', input: {} },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', toolCallId: 'c1', content: [{ type: 'text', text: 'ok' }] }] },
+    ],
+  });
+
+  test("the turn's thinking goes back in `reasoning`, not reasoning_content", () => {
+    const body = toRequest(loop, { reasoningField: 'reasoning' }).body;
+    const turn = body.messages[1] as { reasoning?: string; reasoning_content?: string };
+    assert.equal(turn.reasoning, 'I should call f');
+    assert.equal(turn.reasoning_content, undefined);
+  });
+
+  test('effort and the off switch go in its `reasoning` object, not reasoning_effort or thinking', () => {
+    const on = toRequest({ ...loop, reasoningEffort: 'high' }, { reasoningField: 'reasoning' }).body;
+    assert.deepEqual([on.reasoning, on.reasoning_effort], [{ effort: 'high' }, undefined]);
+    const off = toRequest({ ...loop, thinking: { type: 'disabled' } }, { reasoningField: 'reasoning' }).body;
+    assert.deepEqual([off.reasoning, off.thinking], [{ enabled: false }, undefined]);
+  });
+});

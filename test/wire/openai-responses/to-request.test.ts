@@ -300,3 +300,10 @@ describe('toRequest: parameters', () => {
     assert.equal(up.notes?.length, 1);
   });
 });
+
+describe('toRequest: the prompt cache key', () => {
+  test("a client's prompt_cache_key goes up, so its requests keep one OpenAI prompt cache", () => {
+    assert.equal(toRequest(request({ promptCacheKey: 'sess-42' })).body.prompt_cache_key, 'sess-42');
+    assert.equal(toRequest(request({})).body.prompt_cache_key, undefined);
+  });
+});
