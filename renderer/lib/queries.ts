@@ -21,6 +21,8 @@ export const qk = {
   /** Every query of the usage log (the pages below start with it). */
   logs: ['logs'],
   recentLogs: ['logs', 'recent'],
+  /** Every filter's pages of the log (lib/log-cache.ts keeps them whole). */
+  logPagesAll: ['logs', 'pages'],
   logPages: (filter: LogFilter) => ['logs', 'pages', filter],
   requestBody: (requestId: string) => ['logs', 'body', requestId],
   /** The spend figures; without `by`, all of them. */
