@@ -16,6 +16,7 @@ export const qk = {
   keys: ['keys'],
   lines: ['lines'],
   presets: ['presets'],
+  keyStorage: ['lines', 'key-storage'],
   models: ['models'],
   groups: ['groups'],
   /** Every query of the usage log (the pages below start with it). */
@@ -86,3 +87,10 @@ export const useSettings = () =>
   });
 export const useConnections = () =>
   useQuery({ queryKey: qk.connections, queryFn: ({ signal }) => admin.call('connectStatus', { signal }) });
+/** Whether a line's key can go to the OS keychain here: asked with the Lines page, before any dialog opens. */
+export const useKeyStorage = () =>
+  useQuery({
+    queryKey: qk.keyStorage,
+    queryFn: ({ signal }) => admin.call('keyStorage', { signal }),
+    staleTime: 60_000,
+  });

@@ -413,6 +413,12 @@ describe('each route through the typed client', () => {
     assert.deepEqual([gone.status, gone.code], [404, 'unknown_group']);
   });
 
+  test('keyStorage and probeLine, asked before a line exists (more in test/operations/line-setup.test.ts)', async () => {
+    assert.equal(typeof (await call('keyStorage')).keychain, 'boolean');
+    const probed = await call('probeLine', { body: { protocol: 'openai-chat', baseUrl: `${mock.url}/v1` } });
+    assert.ok(probed.models.some((m) => m.id === 'mock-small' && m.catalogueId === null));
+  });
+
   test('listLogs with key, model, limit, before and after', async () => {
     const secret = (await call('createKey', { body: { name: 'route-logs' } })).secret;
     const openai = gw.openai(secret);
