@@ -13,6 +13,7 @@ import * as groups from '../operations/groups.js';
 import * as keys from '../operations/keys.js';
 import { importLineModels } from '../operations/line-models.js';
 import { testLine, upstreamModels } from '../operations/line-upstream.js';
+import { keyStorage, probeLine } from '../operations/line-setup.js';
 import * as lines from '../operations/lines.js';
 import * as logs from '../operations/logs.js';
 import { importPrices } from '../operations/model-import.js';
@@ -76,6 +77,8 @@ export function adminHandlers(
     updateLine: ({ params, body }) => lines.updateLine(g, params.name, body, status().url),
     removeLine: async ({ params }) => ({ line: await lines.removeLine(g, params.name) }),
     testLine: ({ params }) => testLine(g, params.name),
+    keyStorage: () => keyStorage(g),
+    probeLine: ({ body }) => probeLine(g, body, status().url),
     listLineModels: async ({ params }) => ({ models: await upstreamModels(g, params.name) }),
     importLineModels: ({ params, body }) => importLineModels(g, params.name, body),
 

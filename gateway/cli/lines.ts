@@ -134,7 +134,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
       }
       const apiKey = o.apiKeyStdin ? await readKeyFromStdin() : undefined;
       // Fields left undefined are not sent (JSON has no undefined).
-      const { line, addedModels } = await client().call('addLine', {
+      const { line, addedModels, warnings } = await client().call('addLine', {
         body: {
           preset: o.preset,
           name: o.name,
@@ -155,6 +155,7 @@ export function registerLines(program: Command, client: () => AdminClient): void
       if (line.apiKeySource === 'env')
         print(`  It reads its API key from $${line.apiKeyEnv} in the gateway's environment.`);
       printAdded(addedModels);
+      printWarnings(warnings);
     },
   );
   program
@@ -267,9 +268,10 @@ export function registerLines(program: Command, client: () => AdminClient): void
       // The API takes the line's whole quirk map: the flags change the one it has.
       const own = o.quirk ? (await client().call('listLines')).lines.find((l) => l.name === name)?.quirks : undefined;
       Object.assign(body, lineFlagsBody(o, own));
-      const { line, addedModels } = await client().call('updateLine', { params: { name }, body });
+      const { line, addedModels, warnings } = await client().call('updateLine', { params: { name }, body });
       print(`Line "${line.name}" updated.`);
       printAdded(addedModels);
+      printWarnings(warnings);
     },
   );
   lines
@@ -374,4 +376,9 @@ function printAdded(added: AddedModelView[], dryRun = false): void {
       `  ${verb} to the catalogue: ${m.id} at ${perMillion(m.prices.input)} input / ${perMillion(m.prices.output)} output per million tokens (${m.priced === 'listed' ? "the upstream's list price" : 'your prices'}).`,
     );
   }
+}
+
+/** What will keep a saved line from working (an unset key variable), on stderr. */
+function printWarnings(warnings: string[] | undefined): void {
+  for (const w of warnings ?? []) process.stderr.write(`Warning: ${w}\n`);
 }

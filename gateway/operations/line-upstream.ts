@@ -23,6 +23,7 @@ const ERROR_TEXT_CHARS = 16 * 1024;
 async function fetchModels(
   g: Gateway,
   line: LineRecord,
+  given?: { credential: string | undefined },
 ): Promise<{ status: number; models: ListedModel[]; latencyMs: number; message: string }> {
   const side = wireFormat(line.protocol)?.upstream;
   if (!side)
@@ -31,7 +32,7 @@ async function fetchModels(
       'unsupported_protocol',
       `The upstream protocol "${line.protocol}" has no wire format in this build.`,
     );
-  const credential = await g.lines.credentialFor(line);
+  const credential = given ? given.credential : await g.lines.credentialFor(line);
   const secrets = credential === undefined ? [] : [credential];
   const url = endpoint(line.baseUrl, side.models.path);
   const started = performance.now();
@@ -94,11 +95,18 @@ export async function upstreamModels(g: Gateway, name: string): Promise<string[]
   return (await listedModels(g, findLine(g, name))).map((m) => m.id);
 }
 
-/** What the line's upstream lists, with what the list says of each model; a 502 when it does not answer with one. */
-export async function listedModels(g: Gateway, line: LineRecord): Promise<ListedModel[]> {
+/**
+ * What the line's upstream lists, with what the list says of each model; a 502 when it does not
+ * answer with one. `given` asks with that credential instead of the line's (a line not added yet).
+ */
+export async function listedModels(
+  g: Gateway,
+  line: LineRecord,
+  given?: { credential: string | undefined },
+): Promise<ListedModel[]> {
   let r;
   try {
-    r = await fetchModels(g, line);
+    r = await fetchModels(g, line, given);
   } catch (err) {
     throw new AdminError(502, 'upstream_unreachable', `The line "${line.name}" did not answer: ${fetchFailure(err)}`);
   }

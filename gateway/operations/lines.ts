@@ -93,7 +93,7 @@ function everyInterface(host: string): boolean {
   return /^0\.\d+\.\d+\.\d+$/.test(host) || host === '[::]' || /^\[::ffff:0:[0-9a-f]{1,4}\]$/.test(host);
 }
 
-function checkKeyVariable(name: string | null | undefined): void {
+export function checkKeyVariable(name: string | null | undefined): void {
   if (name && !isCredentialVariable(name)) {
     throw new AdminError(
       400,
@@ -103,7 +103,7 @@ function checkKeyVariable(name: string | null | undefined): void {
   }
 }
 
-function checkBaseUrl(text: string, self?: string): string {
+export function checkBaseUrl(text: string, self?: string): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -331,18 +331,35 @@ export async function addLine(g: Gateway, request: CreateLineBody, self?: string
     if (body.apiKey !== undefined) await g.lines.setCredential(id, undefined).catch(() => undefined);
     throw err;
   }
-  return { line: lineView(g, line), addedModels: added };
+  return saved(g, line, added);
+}
+
+/** What will keep a saved line from working: a key variable the gateway's environment lacks. */
+function warningsOf(line: LineRecord): string[] {
+  if (line.apiKeySource === 'env' && line.apiKeyEnv && !process.env[line.apiKeyEnv])
+    return [
+      `${line.apiKeyEnv} is not set in the gateway's environment, so requests on "${line.name}" will fail until it is. Set it where Tollgate runs and restart Tollgate, or keep the key in the keychain instead.`,
+    ];
+  return [];
+}
+
+/** The reply to a save: the line, the models it added, and what will keep it from working. */
+function saved(g: Gateway, line: LineRecord, added: LineAddedView['addedModels']): LineAddedView {
+  const warnings = warningsOf(line);
+  return { line: lineView(g, line), addedModels: added, ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** Puts a line's key in the OS keychain, or says plainly that there is none here. */
 async function storeKey(g: Gateway, lineId: string, secret: string): Promise<void> {
   try {
     await g.lines.setCredential(lineId, secret);
-  } catch (err) {
+  } catch {
+    // The keychain's own text (D-Bus errors, the internal line id) means nothing to a person; the
+    // doctor and `GET /api/lines/key-storage` say what is wrong with the keychain.
     throw new AdminError(
       503,
       'keychain_unavailable',
-      `No OS keychain is available to store the key (${(err as Error).message}). On a headless machine, put the key in an environment variable of the gateway and use --api-key-env VAR.`,
+      'There is no OS keychain Tollgate can use on this machine, so nothing was saved. Keep the key in an environment variable of the gateway instead (--api-key-env VAR).',
     );
   }
 }
@@ -405,7 +422,7 @@ export async function updateLine(
     if (body.anthropicVersion === null) delete line.anthropicVersion;
     else if (body.anthropicVersion !== undefined) line.anthropicVersion = body.anthropicVersion;
   });
-  return { line: lineView(g, line), addedModels: added };
+  return saved(g, line, added);
 }
 
 export async function removeLine(g: Gateway, name: string): Promise<LineView> {

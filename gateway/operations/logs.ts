@@ -15,9 +15,9 @@ import {
   type StatsRowView,
 } from '../contract/admin/index.js';
 
-/** The entries the filter matches, newest first, a page at a time. */
+/** The entries the filter matches, newest first, a page at a time; oldest first after `after`. */
 export function listLogs(g: Gateway, q: LogsQuery): LogEntry[] {
-  return g.ledger.reports.logs({ ...logFilterOf(q), limit: q.limit, beforeId: q.before });
+  return g.ledger.reports.logs({ ...logFilterOf(q), limit: q.limit, beforeId: q.before, afterId: q.after });
 }
 
 const DAY_MS = 86_400_000;

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { cloneElement, isValidElement, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useShortcuts } from './shortcuts.js';
 import { usd } from '../../gateway/contract/money.js';
 
@@ -73,22 +73,39 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
+/**
+ * A labelled form field. `error`, when given, is shown under the control in words for a person and
+ * the control is marked invalid and described by it: each error once, at its field.
+ */
 export function Field({
   label,
   hint,
   children,
   htmlFor,
+  error,
 }: {
   label: string;
   hint?: ReactNode;
   children: ReactNode;
   htmlFor: string;
+  error?: string | null | undefined;
 }) {
+  const errorId = `${htmlFor}-error`;
+  const control =
+    error && isValidElement<Record<string, unknown>>(children)
+      ? cloneElement(children, { 'aria-invalid': true, 'aria-describedby': errorId })
+      : children;
   return (
-    <div className="field">
+    <div className={error ? 'field field-invalid' : 'field'}>
       <label htmlFor={htmlFor}>{label}</label>
-      {children}
-      {hint ? <p className="field-hint">{hint}</p> : null}
+      {control}
+      {error ? (
+        <p className="field-error" id={errorId} role="alert">
+          {error}
+        </p>
+      ) : hint ? (
+        <p className="field-hint">{hint}</p>
+      ) : null}
     </div>
   );
 }

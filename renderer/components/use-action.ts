@@ -3,12 +3,14 @@ import { useToast } from './toast.js';
 
 /**
  * A mutation that refreshes the given resources when it succeeds and reports failures as a toast
- * (the gateway's own message: it says what to do).
+ * (the gateway's own message: it says what to do). A form that shows its errors at its fields says
+ * `inline`: then no toast repeats them (or covers the dialog's buttons).
  */
 export function useAction<A, R>(
   fn: (arg: A) => Promise<R>,
   invalidates: readonly QueryKey[],
   done?: (result: R, arg: A) => string | void,
+  opts: { inline?: boolean } = {},
 ) {
   const qc = useQueryClient();
   const toast = useToast();
@@ -19,6 +21,8 @@ export function useAction<A, R>(
       const message = done?.(result, arg);
       if (message) toast.show(message);
     },
-    onError: (err) => toast.show((err as Error).message, 'error'),
+    onError: (err) => {
+      if (!opts.inline) toast.show((err as Error).message, 'error');
+    },
   });
 }

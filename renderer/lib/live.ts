@@ -1,23 +1,15 @@
 /**
  * The gateway's event stream (GET /api/events through the typed client's adminEvents), kept open
  * while the console is: the snapshot and each wallet, key and line event go straight into the
- * query cache, and new log rows go to whoever listens (the usage log, the overview). If the
+ * query cache, and new log rows into every cached page of the usage log they match (log-cache.ts). If the
  * stream drops (the gateway restarting), it reconnects; a lost session shows the login screen.
  */
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { adminEvents, handleAdminEvent, type AdminEventHandlers } from '../../gateway/contract/admin/index.js';
-import { admin, isLoggedOut, type KeyView, type LineView, type LogEntry } from './api.js';
+import { admin, isLoggedOut, type KeyView, type LineView } from './api.js';
+import { addLiveEntry, catchUpAllLogs } from './log-cache.js';
 import { qk } from './queries.js';
-
-type LogListener = (entry: LogEntry) => void;
-const logListeners = new Set<LogListener>();
-
-/** Calls `fn` for each new usage-log row while the returned function has not been called. */
-export function onLogEntry(fn: LogListener): () => void {
-  logListeners.add(fn);
-  return () => logListeners.delete(fn);
-}
 
 function upsert<T extends { id: string }>(list: T[] | undefined, item: T, keep: (t: T) => boolean): T[] | undefined {
   if (!list) return list;
@@ -47,6 +39,8 @@ function handlers(qc: QueryClient): AdminEventHandlers {
       qc.setQueryData(qk.keys, d.keys);
       qc.setQueryData(qk.lines, d.lines);
       qc.setQueryData(qk.settings, d.settings);
+      // The first event of every connection: rows logged while the stream was down come back.
+      catchUpAllLogs(qc);
     },
     wallet: (d) => {
       qc.setQueryData(qk.wallet, d.wallet);
@@ -62,7 +56,7 @@ function handlers(qc: QueryClient): AdminEventHandlers {
       void qc.invalidateQueries({ queryKey: qk.models });
     },
     log: (d) => {
-      for (const fn of logListeners) fn(d.entry);
+      addLiveEntry(qc, d.entry);
       refreshSummaries(qc);
     },
     status: (d) => {

@@ -16,11 +16,14 @@ export const qk = {
   keys: ['keys'],
   lines: ['lines'],
   presets: ['presets'],
+  keyStorage: ['lines', 'key-storage'],
   models: ['models'],
   groups: ['groups'],
   /** Every query of the usage log (the pages below start with it). */
   logs: ['logs'],
   recentLogs: ['logs', 'recent'],
+  /** Every filter's pages of the log (lib/log-cache.ts keeps them whole). */
+  logPagesAll: ['logs', 'pages'],
   logPages: (filter: LogFilter) => ['logs', 'pages', filter],
   requestBody: (requestId: string) => ['logs', 'body', requestId],
   /** The spend figures; without `by`, all of them. */
@@ -84,3 +87,10 @@ export const useSettings = () =>
   });
 export const useConnections = () =>
   useQuery({ queryKey: qk.connections, queryFn: ({ signal }) => admin.call('connectStatus', { signal }) });
+/** Whether a line's key can go to the OS keychain here: asked with the Lines page, before any dialog opens. */
+export const useKeyStorage = () =>
+  useQuery({
+    queryKey: qk.keyStorage,
+    queryFn: ({ signal }) => admin.call('keyStorage', { signal }),
+    staleTime: 60_000,
+  });

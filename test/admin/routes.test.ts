@@ -413,7 +413,13 @@ describe('each route through the typed client', () => {
     assert.deepEqual([gone.status, gone.code], [404, 'unknown_group']);
   });
 
-  test('listLogs with key, model, limit and before', async () => {
+  test('keyStorage and probeLine, asked before a line exists (more in test/operations/line-setup.test.ts)', async () => {
+    assert.equal(typeof (await call('keyStorage')).keychain, 'boolean');
+    const probed = await call('probeLine', { body: { protocol: 'openai-chat', baseUrl: `${mock.url}/v1` } });
+    assert.ok(probed.models.some((m) => m.id === 'mock-small' && m.catalogueId === null));
+  });
+
+  test('listLogs with key, model, limit, before and after', async () => {
     const secret = (await call('createKey', { body: { name: 'route-logs' } })).secret;
     const openai = gw.openai(secret);
     for (const content of ['one', 'two', 'three'])
@@ -436,6 +442,12 @@ describe('each route through the typed client', () => {
     assert.deepEqual(
       older.map((e) => e.id),
       [all[1]!.id, all[2]!.id],
+    );
+    // After an id: the newer entries, oldest first (how a client catches up on a growing log).
+    const newer = (await call('listLogs', { query: { key: 'route-logs', after: all[2]!.id } })).entries;
+    assert.deepEqual(
+      newer.map((e) => e.id),
+      [all[1]!.id, all[0]!.id],
     );
     assert.deepEqual((await call('listLogs', { query: { model: 'no-such-model' } })).entries, []);
   });

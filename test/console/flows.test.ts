@@ -94,6 +94,7 @@ describe('console flows', { skip }, () => {
     await dialog.getByLabel('Base URL').fill(`${mock.url}/v1`);
     await dialog.getByLabel('Models').fill('gpt-4o=mock-small');
     await dialog.getByText('No key (local server)').click();
+    await dialog.getByText('Advanced').click();
     await dialog.getByLabel('Priority').fill('5');
     await dialog.getByRole('button', { name: 'Add line' }).click();
     const row = page.locator('tr[data-line="local"]');

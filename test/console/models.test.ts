@@ -24,7 +24,9 @@ const ID = 'acme-coder-7b';
 
 /** Whether the models table is wider than its frame (a column cut off). */
 async function overflows(page: Page): Promise<number> {
-  return page.locator('.table-wrap').evaluate((el) => el.scrollWidth - el.clientWidth);
+  return page
+    .locator('.table-wrap')
+    .evaluate((el: { scrollWidth: number; clientWidth: number }) => el.scrollWidth - el.clientWidth);
 }
 
 describe('console models page', { skip }, () => {

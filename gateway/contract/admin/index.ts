@@ -13,3 +13,4 @@ export * from './client.js';
 export * from './events-client.js';
 export * from './events.js';
 export * from './log-filter.js';
+export * from './line-setup.js';

@@ -111,6 +111,8 @@ export const LineAddedView = Type.Object({
   line: LineView,
   /** Ids the catalogue lacked, added with the line. */
   addedModels: Type.Array(AddedModelView),
+  /** What will stop the line from working though it was saved (a key variable that is not set). */
+  warnings: Type.Optional(Type.Array(Type.String())),
 });
 export type LineAddedView = Static<typeof LineAddedView>;
 

@@ -64,6 +64,7 @@ import {
   RemoveModelQuery,
   UpdateModelBody,
 } from './model-schemas.js';
+import { KeyStorageView, ProbeLineBody, ProbeLineView } from './line-setup.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
 
 export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -116,6 +117,8 @@ export const ADMIN_ROUTES = {
   listPresets: { method: 'GET', path: '/api/presets', reply: Type.Object({ presets: Type.Array(PresetView) }) },
 
   listLines: { method: 'GET', path: '/api/lines', reply: Type.Object({ lines: Type.Array(LineView) }) },
+  keyStorage: { method: 'GET', path: '/api/lines/key-storage', reply: KeyStorageView },
+  probeLine: { method: 'POST', path: '/api/lines/probe', body: ProbeLineBody, reply: ProbeLineView },
   addLine: { method: 'POST', path: '/api/lines', body: CreateLineBody, reply: LineAddedView, status: 201 },
   updateLine: {
     method: 'PATCH',

@@ -38,6 +38,8 @@ export const LogsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1 })),
   /** An entry id: only older entries, for paging. */
   before: Type.Optional(Type.Integer()),
+  /** An entry id: only newer entries, oldest first (to catch up on a log as it grows). */
+  after: Type.Optional(Type.Integer()),
 });
 export type LogsQuery = Static<typeof LogsQuery>;
 

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { admin, type CreateGroupBody, type GroupView } from '../../lib/api.js';
+import { admin, AdminError, type CreateGroupBody, type GroupView } from '../../lib/api.js';
+import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
 import { Confirm, Dialog } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { Field, FormFooter, NewButton, PageHeader } from '../../components/ui.js';
@@ -107,12 +108,22 @@ function AddGroupDialog({ open, onOpenChange }: { open: boolean; onOpenChange(o:
   );
 }
 
+/** The refusals that belong to one field of the form. */
+const FIELD_OF: Record<string, 'name' | 'multiplier' | 'models'> = {
+  name_taken: 'name',
+  bad_multiplier: 'multiplier',
+  bad_models: 'models',
+  unknown_model: 'models',
+};
+
 /** Adds a group, or edits `group` (its name stays). An empty model list means all models. */
 function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
   const models = useModels();
   const [name, setName] = useState(group?.name ?? '');
   const [multiplier, setMultiplier] = useState(group?.multiplier ?? '1');
-  const [list, setList] = useState(group && !group.models.includes('*') ? group.models.join(', ') : '');
+  const [picks, setPicks] = useState<ModelPick[]>(
+    group && !group.models.includes('*') ? group.models.map((id) => ({ id })) : [],
+  );
   const save = useAction(
     (body: CreateGroupBody) =>
       (group
@@ -124,10 +135,14 @@ function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
       ).then((r) => r.group),
     [qk.groups],
     (g) => `Group "${g.name}" ${group ? 'saved' : 'added'}.`,
+    { inline: true },
   );
+  const err = save.error instanceof AdminError ? save.error : null;
+  const at = (field: 'name' | 'multiplier' | 'models'): string | undefined =>
+    err && FIELD_OF[err.code] === field ? err.message : undefined;
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const ids = list.split(/[,\s]+/).filter(Boolean);
+    const ids = picks.map((p) => p.id);
     save.mutate(
       { name: name.trim(), multiplier: multiplier.trim(), ...(ids.length > 0 ? { models: ids } : {}) },
       { onSuccess: onDone },
@@ -136,13 +151,14 @@ function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
   return (
     <form className="form" onSubmit={submit} autoComplete="off">
       {group ? null : (
-        <Field label="Name" htmlFor="group-name">
+        <Field label="Name" htmlFor="group-name" error={at('name')}>
           <input id="group-name" required autoFocus value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
       )}
       <Field
         label="Price multiplier"
         htmlFor="group-multiplier"
+        error={at('multiplier')}
         hint="1 = catalogue prices; 1.2 = 20% more. Up to six decimals."
       >
         <input
@@ -153,22 +169,17 @@ function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
           onChange={(e) => setMultiplier(e.target.value)}
         />
       </Field>
-      <Field label="Models" htmlFor="group-models" hint="Catalogue ids, comma-separated; empty for all models.">
-        <input
-          id="group-models"
-          list="group-model-ids"
-          placeholder="all models"
-          value={list}
-          onChange={(e) => setList(e.target.value)}
+      <Field label="Models" htmlFor="group-models" hint="Empty for all models." error={at('models')}>
+        <ModelPicker
+          inputId="group-models"
+          picks={picks}
+          onChange={setPicks}
+          catalogue={models.data?.map((m) => m.id) ?? []}
+          placeholder="all models; type a catalogue id, Enter to add"
         />
-        <datalist id="group-model-ids">
-          {models.data?.map((m) => (
-            <option key={m.id} value={m.id} />
-          ))}
-        </datalist>
       </Field>
       <FormFooter
-        error={save.error}
+        error={err && FIELD_OF[err.code] ? null : save.error}
         onCancel={onDone}
         busy={save.isPending}
         submitLabel={group ? 'Save' : 'Add group'}

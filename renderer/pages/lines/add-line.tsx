@@ -1,21 +1,30 @@
 import { useState, type FormEvent } from 'react';
 import { LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
+import { tryParseUsd } from '../../../gateway/contract/money.js';
+import type { ProbedModelView, ProbeLineBody } from '../../../gateway/contract/admin/index.js';
 import { admin, type CreateLineBody, type PresetView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
-import { qk, useModels, usePresets } from '../../lib/queries.js';
+import { useToast } from '../../components/toast.js';
+import { qk, useKeyStorage, useModels, usePresets } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-import { parseModels } from './models-field.js';
-
-type KeyMode = 'keychain' | 'env' | 'none';
+import { lineErrors, type LineErrors } from './line-errors.js';
+import './line-form.css';
+import { KeySourceField, type KeyMode } from './key-source.js';
+import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
+import { FetchedModels, NewModelPricing, type NewPricing } from './model-picker.js';
 
 interface Form {
   preset: string;
   name: string;
   protocol: FormatId;
+  /** Empty: the preset's own. */
   baseUrl: string;
+  /** A preset's listed models, ticked. */
   chosen: string[];
-  modelsText: string;
+  /** Models added by hand or from the server's list. */
+  picks: ModelPick[];
+  pricing: NewPricing;
   keyMode: KeyMode;
   apiKey: string;
   apiKeyEnv: string;
@@ -23,15 +32,16 @@ interface Form {
   weight: string;
 }
 
-function fresh(p: PresetView | undefined): Form {
+function fresh(p: PresetView | undefined, keychain: boolean): Form {
   return {
     preset: p?.id ?? '',
     name: p?.id ?? '',
     protocol: 'openai-chat',
     baseUrl: '',
     chosen: p?.models ?? [],
-    modelsText: '',
-    keyMode: p?.auth === 'none' ? 'none' : 'keychain',
+    picks: [],
+    pricing: { free: false, input: '', output: '' },
+    keyMode: p?.auth === 'none' ? 'none' : keychain ? 'keychain' : 'env',
     apiKey: '',
     apiKeyEnv: p?.apiKeyEnv ?? '',
     priority: '0',
@@ -39,78 +49,158 @@ function fresh(p: PresetView | undefined): Form {
   };
 }
 
-/** A new line, from a preset or by hand. The API key field is write-only: it goes to the keychain and is never read back. */
+/**
+ * A new line, from a preset or by hand, right the first time: the preset's address can be changed
+ * under Advanced, the server's own model list can be fetched and ticked, ids the catalogue lacks
+ * are priced here, the key goes only where it can be kept, and each refusal shows at its field.
+ * The API key field is write-only: it goes to the keychain and is never read back.
+ */
 export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
   const presets = usePresets();
   const models = useModels();
-  const [f, setF] = useState<Form>(fresh(undefined));
+  const storage = useKeyStorage();
+  const keychain = storage.data?.keychain !== false;
+  const toast = useToast();
+  const [f, setF] = useState<Form>(() => fresh(undefined, keychain));
+  const [errors, setErrors] = useState<LineErrors>({});
+  const [fetched, setFetched] = useState<ProbedModelView[] | null>(null);
   const add = useAction(
-    (body: CreateLineBody) => admin.call('addLine', { body }).then((r) => r.line),
+    (body: CreateLineBody) => admin.call('addLine', { body }),
     [qk.lines, qk.models],
-    (l) => `Line "${l.name}" added with ${l.models.length} models.`,
+    (r) => `Line "${r.line.name}" added with ${r.line.models.length} model${r.line.models.length === 1 ? '' : 's'}.`,
+    { inline: true },
   );
+  const probe = useAction((body: ProbeLineBody) => admin.call('probeLine', { body }), [], undefined, { inline: true });
   const preset = presets.data?.find((p) => p.id === f.preset);
+  const catalogue = models.data?.map((m) => m.id) ?? [];
+  const known = new Set(catalogue);
+  // Should the answer come after the dialog opened, a keychain that is not there stops being the choice.
+  const mode: KeyMode = f.keyMode === 'keychain' && !keychain ? 'env' : f.keyMode;
   const set = <K extends keyof Form>(k: K, v: Form[K]): void => setF((old) => ({ ...old, [k]: v }));
+  const choose = (p: PresetView | undefined): void => {
+    setF(fresh(p, keychain));
+    setFetched(null);
+    setErrors({});
+  };
 
-  const [problem, setProblem] = useState<string | null>(null);
   const close = (o: boolean): void => {
     // The key typed into a closed dialog is dropped, not kept for next time.
     if (!o) setF((old) => ({ ...old, apiKey: '' }));
     onOpenChange(o);
   };
 
+  const keyFields = (): Pick<CreateLineBody, 'apiKey' | 'apiKeyEnv'> =>
+    mode === 'keychain' && f.apiKey
+      ? { apiKey: f.apiKey }
+      : mode === 'env' && f.apiKeyEnv.trim()
+        ? { apiKeyEnv: f.apiKeyEnv.trim() }
+        : mode === 'none'
+          ? { apiKeyEnv: null }
+          : {};
+
+  const fetchModels = (): void => {
+    setErrors({});
+    const key = keyFields();
+    probe.mutate(
+      {
+        ...(preset ? { preset: preset.id } : { protocol: f.protocol }),
+        ...(f.baseUrl.trim() ? { baseUrl: f.baseUrl.trim() } : {}),
+        ...(key.apiKey ? { apiKey: key.apiKey } : {}),
+        ...(key.apiKeyEnv ? { apiKeyEnv: key.apiKeyEnv } : {}),
+      },
+      {
+        onSuccess: (r) => {
+          setFetched(r.models);
+          // The catalogue's matches start ticked; ids it lacks wait for a person to choose them.
+          const matched = r.models.filter((m) => m.catalogueId !== null);
+          if (preset && preset.models.length > 0)
+            setF((old) => ({
+              ...old,
+              chosen: [...new Set([...old.chosen.filter((id) => matched.some((m) => m.catalogueId === id))])],
+            }));
+          else
+            set(
+              'picks',
+              matched.map((m) => (m.catalogueId !== m.id ? { id: m.catalogueId!, upstream: m.id } : { id: m.id })),
+            );
+        },
+        onError: (err) => setErrors(lineErrors(err)),
+      },
+    );
+  };
+
+  const presetListed = preset !== undefined && preset.models.length > 0;
+  const served: ModelPick[] = [...(presetListed ? f.chosen.map((id) => ({ id })) : []), ...f.picks];
+  const newIds = [...new Set(served.map((p) => p.id).filter((id) => !known.has(id)))];
+
+  const check = (): LineErrors => {
+    const e: LineErrors = {};
+    if (!preset && !f.name.trim()) e.name = 'Give the line a name; it is shown in the usage log.';
+    if (!preset && !f.baseUrl.trim()) e.baseUrl = 'Give the address of the server, such as https://api.example.com/v1.';
+    if (served.length === 0 && !(preset && !presetListed))
+      e.models = 'Choose at least one model, or fetch the list from the server.';
+    if (mode === 'keychain' && !f.apiKey) e.key = 'Paste the API key, or choose an environment variable or no key.';
+    if (mode === 'env' && !f.apiKeyEnv.trim()) e.key = 'Name the environment variable that holds the key.';
+    if (newIds.length > 0 && !f.pricing.free) {
+      const input = tryParseUsd(f.pricing.input);
+      const output = tryParseUsd(f.pricing.output);
+      if (input === undefined || output === undefined)
+        e.prices = 'Give the input and output price in dollars per million tokens (0.27, 1.10), or choose Free.';
+    }
+    return e;
+  };
+
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    if (f.keyMode === 'keychain' && !f.apiKey) {
-      setProblem('Paste the API key, or choose an environment variable or no key.');
-      return;
-    }
-    setProblem(null);
-    const typed = parseModels(f.modelsText);
-    const listed = preset && preset.models.length > 0;
+    const problems = check();
+    setErrors(problems);
+    if (Object.keys(problems).length > 0) return;
+    const modelMap = Object.fromEntries(served.filter((p) => p.upstream).map((p) => [p.id, p.upstream!]));
     const body: CreateLineBody = {
-      ...(preset ? { preset: preset.id } : { protocol: f.protocol, baseUrl: f.baseUrl.trim() }),
+      ...(preset ? { preset: preset.id } : { protocol: f.protocol }),
+      ...(f.baseUrl.trim() ? { baseUrl: f.baseUrl.trim() } : {}),
       ...(f.name.trim() ? { name: f.name.trim() } : {}),
-      ...(listed
-        ? { models: f.chosen }
-        : typed.models.length > 0
-          ? { models: typed.models, modelMap: typed.modelMap }
-          : {}),
-      ...(f.keyMode === 'keychain' && f.apiKey ? { apiKey: f.apiKey } : {}),
-      ...(f.keyMode === 'env' ? { apiKeyEnv: f.apiKeyEnv.trim() } : {}),
-      ...(f.keyMode === 'none' ? { apiKeyEnv: null } : {}),
+      ...(served.length > 0 ? { models: served.map((p) => p.id) } : {}),
+      ...(Object.keys(modelMap).length > 0 ? { modelMap } : {}),
+      ...(newIds.length > 0
+        ? {
+            addModels: f.pricing.free
+              ? { free: true }
+              : { prices: { input: tryParseUsd(f.pricing.input)!, output: tryParseUsd(f.pricing.output)! } },
+          }
+        : {}),
+      ...keyFields(),
       priority: Number(f.priority) || 0,
       weight: Number(f.weight) >= 0 ? Number(f.weight) : 1,
     };
     add.mutate(body, {
-      onSuccess: () => {
-        setF(fresh(undefined));
+      onSuccess: (r) => {
+        for (const w of r.warnings ?? []) toast.show(w, 'error');
+        choose(undefined);
         close(false);
       },
+      onError: (err) => setErrors(lineErrors(err)),
     });
   };
 
   return (
     <Dialog open={open} onOpenChange={close} title="Add a line" wide>
-      <form className="form" onSubmit={submit} autoComplete="off">
+      <form className="form" onSubmit={submit} autoComplete="off" noValidate>
         <Field
           label="Provider"
           htmlFor="line-preset"
+          error={errors.preset}
           hint={
-            preset ? (
-              <>
-                Base URL {preset.baseUrl} · speaks {preset.protocol}
-              </>
-            ) : (
-              'Any OpenAI-, Anthropic- or Gemini-compatible server.'
-            )
+            preset
+              ? `Speaks ${preset.protocol} at ${f.baseUrl.trim() || preset.baseUrl}`
+              : 'Any OpenAI-, Anthropic- or Gemini-compatible server.'
           }
         >
           <select
             id="line-preset"
             value={f.preset}
             autoFocus
-            onChange={(e) => setF(fresh(presets.data?.find((p) => p.id === e.target.value)))}
+            onChange={(e) => choose(presets.data?.find((p) => p.id === e.target.value))}
           >
             <option value="">Custom (no preset)</option>
             {presets.data?.map((p) => (
@@ -121,15 +211,15 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
           </select>
         </Field>
         <div className="form-grid">
-          <Field label="Name" htmlFor="line-name" hint="Unique; shown in the log.">
-            <input id="line-name" value={f.name} required={!preset} onChange={(e) => set('name', e.target.value)} />
+          <Field label="Name" htmlFor="line-name" hint="Unique; shown in the log." error={errors.name}>
+            <input id="line-name" value={f.name} onChange={(e) => set('name', e.target.value)} />
           </Field>
           {!preset ? (
             <Field label="Protocol" htmlFor="line-protocol">
               <select
                 id="line-protocol"
                 value={f.protocol}
-                onChange={(e) => set('protocol', e.target.value as Form['protocol'])}
+                onChange={(e) => set('protocol', e.target.value as FormatId)}
               >
                 {LISTED_FORMATS.map((p) => (
                   <option key={p}>{p}</option>
@@ -138,22 +228,43 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
             </Field>
           ) : null}
         </div>
-        {!preset ? (
-          <Field
-            label="Base URL"
-            htmlFor="line-url"
-            hint="OpenAI-style servers: ending in /v1. Anthropic and Gemini: the origin."
-          >
-            <input
-              id="line-url"
-              required
-              placeholder="https://api.example.com/v1"
-              value={f.baseUrl}
-              onChange={(e) => set('baseUrl', e.target.value)}
-            />
-          </Field>
+        {!preset ? <BaseUrlField f={f} set={set} error={errors.baseUrl} /> : null}
+        <KeySourceField
+          mode={mode}
+          onMode={(m) => set('keyMode', m)}
+          apiKey={f.apiKey}
+          onApiKey={(v) => set('apiKey', v)}
+          apiKeyEnv={f.apiKeyEnv}
+          onApiKeyEnv={(v) => set('apiKeyEnv', v)}
+          keychainReason={storage.data?.keychain === false ? storage.data.keychainReason : null}
+          error={errors.key}
+        />
+        <div className="fetch-row">
+          <button type="button" className="button button-small" onClick={fetchModels} disabled={probe.isPending}>
+            {probe.isPending ? 'Asking the server…' : 'Fetch models from the server'}
+          </button>
+          <span className="field-hint">Asks the server which models it has, with the key above (not stored yet).</span>
+        </div>
+        {fetched ? (
+          <FetchedModels
+            fetched={fetched}
+            picks={presetListed ? f.chosen.map((id) => ({ id })).concat(f.picks) : f.picks}
+            onChange={(picks) => {
+              if (presetListed) {
+                const ids = new Set(preset.models);
+                set(
+                  'chosen',
+                  picks.filter((p) => ids.has(p.id) && !p.upstream).map((p) => p.id),
+                );
+                set(
+                  'picks',
+                  picks.filter((p) => !ids.has(p.id) || p.upstream),
+                );
+              } else set('picks', picks);
+            }}
+          />
         ) : null}
-        {preset && preset.models.length > 0 ? (
+        {presetListed ? (
           <fieldset className="field">
             <legend>
               Models ({f.chosen.length} of {preset.models.length})
@@ -173,93 +284,84 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
               ))}
             </div>
           </fieldset>
-        ) : (
-          <Field
-            label="Models"
-            htmlFor="line-models"
-            hint="Catalogue ids, comma-separated; id=upstream-id when the server names a model differently."
-          >
-            <input
-              id="line-models"
-              list="line-model-ids"
-              required
-              placeholder="gpt-4o, llama-3.3-70b=llama3.3:70b"
-              value={f.modelsText}
-              onChange={(e) => set('modelsText', e.target.value)}
-            />
-            <datalist id="line-model-ids">
-              {models.data?.map((m) => (
-                <option key={m.id} value={m.id} />
-              ))}
-            </datalist>
-          </Field>
-        )}
-        <fieldset className="field">
-          <legend>API key</legend>
-          <div className="radio-row">
-            {(['keychain', 'env', 'none'] as const).map((m) => (
-              <label key={m} className="check">
-                <input type="radio" name="key-mode" checked={f.keyMode === m} onChange={() => set('keyMode', m)} />
-                {m === 'keychain'
-                  ? 'Store in the OS keychain'
-                  : m === 'env'
-                    ? 'Environment variable'
-                    : 'No key (local server)'}
-              </label>
-            ))}
+        ) : null}
+        <Field
+          label={presetListed ? 'More models' : 'Models'}
+          htmlFor="line-models"
+          error={errors.models}
+          hint={
+            preset && !presetListed
+              ? 'Leave empty to serve every model the server lists.'
+              : 'Catalogue ids complete as you type.'
+          }
+        >
+          <ModelPicker inputId="line-models" picks={f.picks} onChange={(p) => set('picks', p)} catalogue={catalogue} />
+        </Field>
+        {newIds.length > 0 ? (
+          <NewModelPricing ids={newIds} pricing={f.pricing} onChange={(p) => set('pricing', p)} error={errors.prices} />
+        ) : null}
+        <details className="advanced">
+          <summary>Advanced</summary>
+          {preset ? <BaseUrlField f={f} set={set} error={errors.baseUrl} placeholder={preset.baseUrl} /> : null}
+          <div className="form-grid">
+            <Field label="Priority" htmlFor="line-priority" hint="Higher is tried first.">
+              <input
+                id="line-priority"
+                inputMode="numeric"
+                value={f.priority}
+                onChange={(e) => set('priority', e.target.value)}
+              />
+            </Field>
+            <Field label="Weight" htmlFor="line-weight" hint="Share among equal priorities.">
+              <input
+                id="line-weight"
+                inputMode="numeric"
+                value={f.weight}
+                onChange={(e) => set('weight', e.target.value)}
+              />
+            </Field>
           </div>
-          {f.keyMode === 'keychain' ? (
-            <>
-              <input
-                id="line-key"
-                type="password"
-                aria-label="API key"
-                placeholder="paste the provider's API key"
-                value={f.apiKey}
-                onChange={(e) => set('apiKey', e.target.value)}
-              />
-              <p className="field-hint">Write-only: Tollgate hands it to the OS keychain and never shows it again.</p>
-            </>
-          ) : f.keyMode === 'env' ? (
-            <>
-              <input
-                id="line-env"
-                aria-label="Environment variable"
-                className="mono"
-                placeholder="OPENAI_API_KEY"
-                value={f.apiKeyEnv}
-                onChange={(e) => set('apiKeyEnv', e.target.value)}
-              />
-              <p className="field-hint">Read from the gateway's environment at each request.</p>
-            </>
-          ) : null}
-        </fieldset>
-        <div className="form-grid">
-          <Field label="Priority" htmlFor="line-priority" hint="Higher is tried first.">
-            <input
-              id="line-priority"
-              inputMode="numeric"
-              value={f.priority}
-              onChange={(e) => set('priority', e.target.value)}
-            />
-          </Field>
-          <Field label="Weight" htmlFor="line-weight" hint="Share among equal priorities.">
-            <input
-              id="line-weight"
-              inputMode="numeric"
-              value={f.weight}
-              onChange={(e) => set('weight', e.target.value)}
-            />
-          </Field>
-        </div>
+        </details>
         <FormFooter
-          problem={problem}
-          error={add.error}
+          problem={errors.form}
+          error={null}
           onCancel={() => close(false)}
           busy={add.isPending}
           submitLabel="Add line"
         />
       </form>
     </Dialog>
+  );
+}
+
+function BaseUrlField({
+  f,
+  set,
+  error,
+  placeholder,
+}: {
+  f: Form;
+  set<K extends keyof Form>(k: K, v: Form[K]): void;
+  error: string | undefined;
+  placeholder?: string;
+}) {
+  return (
+    <Field
+      label="Base URL"
+      htmlFor="line-url"
+      error={error}
+      hint={
+        placeholder
+          ? 'Leave empty for the provider’s own; change it for a proxy, a company gateway or another host.'
+          : 'OpenAI-style servers: ending in /v1. Anthropic and Gemini: the origin.'
+      }
+    >
+      <input
+        id="line-url"
+        placeholder={placeholder ?? 'https://api.example.com/v1'}
+        value={f.baseUrl}
+        onChange={(e) => set('baseUrl', e.target.value)}
+      />
+    </Field>
   );
 }

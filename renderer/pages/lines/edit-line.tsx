@@ -1,37 +1,55 @@
 import { useState, type FormEvent } from 'react';
+import { tryParseUsd } from '../../../gateway/contract/money.js';
 import { admin, type LineView, type UpdateLineBody } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
-import { qk } from '../../lib/queries.js';
+import { useToast } from '../../components/toast.js';
+import { qk, useKeyStorage, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { formatModels, parseModels } from './models-field.js';
 import { VendorFields } from './vendor-fields.js';
+import { KeySourceField, type KeyMode } from './key-source.js';
+import { lineErrors, type LineErrors } from './line-errors.js';
+import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
+import { NewModelPricing, type NewPricing } from './model-picker.js';
 
 interface Form {
   baseUrl: string;
-  models: string;
+  picks: ModelPick[];
+  pricing: NewPricing;
   priority: string;
   weight: string;
   rpm: string;
+  keyMode: KeyMode;
   apiKey: string;
   quirks: LineView['quirks'];
   anthropicVersion: string;
+  apiKeyEnv: string;
 }
 
 function from(l: LineView): Form {
   return {
     baseUrl: l.baseUrl,
-    models: formatModels(l.models, l.modelMap),
+    picks: l.models.map((id) => (l.modelMap[id] ? { id, upstream: l.modelMap[id] } : { id })),
+    pricing: { free: false, input: '', output: '' },
     priority: String(l.priority),
     weight: String(l.weight),
     rpm: l.rpm === null ? '' : String(l.rpm),
+    keyMode: l.apiKeySource,
     apiKey: '',
     quirks: l.quirks,
     anthropicVersion: l.anthropicVersion ?? '',
+    apiKeyEnv: l.apiKeyEnv ?? '',
   };
 }
 
-/** Changes what the admin API lets change; only fields that differ are sent. A new API key replaces the stored one. */
+const same = (a: ModelPick[], b: ModelPick[]): boolean =>
+  a.length === b.length && a.every((p, i) => p.id === b[i]!.id && p.upstream === b[i]!.upstream);
+
+/**
+ * Changes what the admin API lets change, where the key comes from included; only fields that
+ * differ are sent. A new API key replaces the stored one.
+ */
 export function EditLineDialog({ line, onClose }: { line: LineView | null; onClose(): void }) {
   return (
     <Dialog open={line !== null} onOpenChange={(o) => !o && onClose()} title={`Edit line "${line?.name ?? ''}"`} wide>
@@ -42,62 +60,92 @@ export function EditLineDialog({ line, onClose }: { line: LineView | null; onClo
 
 function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
   const [f, setF] = useState<Form>(() => from(line));
-  const [problem, setProblem] = useState<string | null>(null);
+  const [errors, setErrors] = useState<LineErrors>({});
+  const storage = useKeyStorage();
+  const models = useModels();
+  const toast = useToast();
+  const catalogue = models.data?.map((m) => m.id) ?? [];
+  const known = new Set(catalogue);
+  const newIds = f.picks.map((p) => p.id).filter((id) => !known.has(id) && !line.models.includes(id));
   const save = useAction(
-    (a: { name: string; body: UpdateLineBody }) =>
-      admin.call('updateLine', { params: { name: a.name }, body: a.body }).then((r) => r.line),
+    (a: { name: string; body: UpdateLineBody }) => admin.call('updateLine', { params: { name: a.name }, body: a.body }),
     [qk.lines, qk.models],
-    (l) => `Line "${l.name}" saved.`,
+    (r) => `Line "${r.line.name}" saved.`,
+    { inline: true },
   );
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const body: UpdateLineBody = {};
+    const problems: LineErrors = {};
     const priority = Number(f.priority);
     const weight = Number(f.weight);
     const rpm = f.rpm.trim() === '' ? null : Number(f.rpm);
-    if (
-      !Number.isInteger(priority) ||
-      !Number.isInteger(weight) ||
-      weight < 0 ||
-      (rpm !== null && !(Number.isInteger(rpm) && rpm >= 1))
-    ) {
-      setProblem(
-        'Priority is a whole number, weight a whole number of 0 or more, requests per minute 1 or more (or empty).',
-      );
-      return;
-    }
-    setProblem(null);
+    if (!Number.isInteger(priority)) problems.form = 'Priority is a whole number (higher is tried first).';
+    if (!Number.isInteger(weight) || weight < 0) problems.form = 'Weight is a whole number, 0 or more.';
+    if (rpm !== null && !(Number.isInteger(rpm) && rpm >= 1))
+      problems.form = 'Requests per minute is a whole number, 1 or more (or empty for no limit).';
+    if (f.picks.length === 0) problems.models = 'A line serves at least one model.';
+    if (f.keyMode === 'keychain' && line.apiKeySource !== 'keychain' && !f.apiKey)
+      problems.key = 'Paste the API key to keep in the keychain.';
+    if (f.keyMode === 'env' && !f.apiKeyEnv.trim()) problems.key = 'Name the environment variable that holds the key.';
+    const input = tryParseUsd(f.pricing.input);
+    const output = tryParseUsd(f.pricing.output);
+    if (newIds.length > 0 && !f.pricing.free && (input === undefined || output === undefined))
+      problems.prices = 'Give the input and output price in dollars per million tokens, or choose Free.';
+    setErrors(problems);
+    if (Object.keys(problems).length > 0) return;
     if (f.baseUrl !== line.baseUrl) body.baseUrl = f.baseUrl.trim();
-    const parsed = parseModels(f.models);
-    if (formatModels(parsed.models, parsed.modelMap) !== formatModels(line.models, line.modelMap)) {
-      body.models = parsed.models;
-      body.modelMap = parsed.modelMap;
+    const before = from(line).picks;
+    if (!same(f.picks, before)) {
+      body.models = f.picks.map((p) => p.id);
+      body.modelMap = Object.fromEntries(f.picks.filter((p) => p.upstream).map((p) => [p.id, p.upstream!]));
+      if (newIds.length > 0)
+        body.addModels = f.pricing.free ? { free: true } : { prices: { input: input!, output: output! } };
     }
     if (priority !== line.priority) body.priority = priority;
     if (weight !== line.weight) body.weight = weight;
     if (rpm !== line.rpm) body.rpm = rpm;
-    if (f.apiKey) body.apiKey = f.apiKey;
+    if (f.keyMode === 'keychain' && f.apiKey) body.apiKey = f.apiKey;
+    else if (f.keyMode === 'env' && (line.apiKeySource !== 'env' || f.apiKeyEnv.trim() !== line.apiKeyEnv))
+      body.apiKeyEnv = f.apiKeyEnv.trim();
+    else if (f.keyMode === 'none' && line.apiKeySource !== 'none') body.apiKeyEnv = null;
     if (JSON.stringify(f.quirks) !== JSON.stringify(line.quirks)) body.quirks = f.quirks;
     if (line.protocol === 'anthropic' && f.anthropicVersion.trim() !== (line.anthropicVersion ?? ''))
       body.anthropicVersion = f.anthropicVersion.trim() === '' ? null : f.anthropicVersion.trim();
-    save.mutate({ name: line.name, body }, { onSuccess: onClose });
+    save.mutate(
+      { name: line.name, body },
+      {
+        onSuccess: (r) => {
+          for (const w of r.warnings ?? []) toast.show(w, 'error');
+          onClose();
+        },
+        onError: (err) => setErrors(lineErrors(err)),
+      },
+    );
   };
 
   return (
-    <form className="form" onSubmit={submit} autoComplete="off">
-      <Field label="Base URL" htmlFor="edit-url">
+    <form className="form" onSubmit={submit} autoComplete="off" noValidate>
+      <Field label="Base URL" htmlFor="edit-url" error={errors.baseUrl}>
         <input id="edit-url" value={f.baseUrl} onChange={(e) => setF({ ...f, baseUrl: e.target.value })} />
       </Field>
-      <Field label="Models" htmlFor="edit-models" hint="Catalogue ids, comma-separated; id=upstream-id to map one.">
-        <textarea
-          id="edit-models"
-          rows={3}
-          className="mono"
-          value={f.models}
-          onChange={(e) => setF({ ...f, models: e.target.value })}
+      <Field label="Models" htmlFor="edit-models" error={errors.models} hint="Catalogue ids complete as you type.">
+        <ModelPicker
+          inputId="edit-models"
+          picks={f.picks}
+          onChange={(picks) => setF({ ...f, picks })}
+          catalogue={catalogue}
         />
       </Field>
+      {newIds.length > 0 ? (
+        <NewModelPricing
+          ids={newIds}
+          pricing={f.pricing}
+          onChange={(pricing) => setF({ ...f, pricing })}
+          error={errors.prices}
+        />
+      ) : null}
       <div className="form-grid form-grid-3">
         <Field label="Priority" htmlFor="edit-priority">
           <input
@@ -132,20 +180,20 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
         onQuirks={(quirks) => setF({ ...f, quirks })}
         onVersion={(anthropicVersion) => setF({ ...f, anthropicVersion })}
       />
-      <Field
-        label="Replace the API key"
-        htmlFor="edit-key"
-        hint={`Now: ${line.apiKeySource === 'keychain' ? 'a key in the OS keychain (never shown)' : line.apiKeySource === 'env' ? `the variable ${line.apiKeyEnv}` : 'no key'}. Leave empty to keep it.`}
-      >
-        <input
-          id="edit-key"
-          type="password"
-          placeholder="new key (write-only)"
-          value={f.apiKey}
-          onChange={(e) => setF({ ...f, apiKey: e.target.value })}
-        />
-      </Field>
-      <FormFooter problem={problem} error={save.error} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
+      <KeySourceField
+        mode={f.keyMode}
+        onMode={(keyMode) => setF({ ...f, keyMode })}
+        apiKey={f.apiKey}
+        onApiKey={(apiKey) => setF({ ...f, apiKey })}
+        apiKeyEnv={f.apiKeyEnv}
+        onApiKeyEnv={(apiKeyEnv) => setF({ ...f, apiKeyEnv })}
+        keychainReason={
+          storage.data?.keychain === false && line.apiKeySource !== 'keychain' ? storage.data.keychainReason : null
+        }
+        error={errors.key}
+        keepHint={line.apiKeySource === 'keychain'}
+      />
+      <FormFooter problem={errors.form} error={null} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { Badge, Empty, NewButton, PageHeader, Switch } from '../../components/ui.js';
 import { ms } from '../../lib/format.js';
-import { qk, useLines } from '../../lib/queries.js';
+import { qk, useKeyStorage, useLines } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { AddLineDialog } from './add-line.js';
 import { EditLineDialog } from './edit-line.js';
@@ -23,6 +23,8 @@ const SOURCE: Record<LineView['apiKeySource'], string> = { keychain: 'keychain',
 
 export function Lines() {
   const lines = useLines();
+  // Asked now, so the Add-line dialog knows from its first paint whether the keychain can be offered.
+  useKeyStorage();
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<LineView | null>(null);
   const [removing, setRemoving] = useState<LineView | null>(null);

@@ -1,47 +1,32 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
-import { matches, type LogFilter } from '../../../gateway/contract/admin/index.js';
-import { admin, type LogEntry } from '../../lib/api.js';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo } from 'react';
+import type { LogFilter } from '../../../gateway/contract/admin/index.js';
+import { catchUpLogs, fetchLogPage } from '../../lib/log-cache.js';
 import { qk } from '../../lib/queries.js';
-import { onLogEntry } from '../../lib/live.js';
-
-export const PAGE = 200;
 
 /**
- * The log as the server pages it (newest first, `before` = the last id seen), plus the rows that
- * arrive on the event stream while the page is open and match the filter. Older pages are fetched
- * once and kept, so scrolling deep into a large log costs nothing while new rows arrive.
+ * The log as the server pages it (newest first, `before` = the last id seen), kept whole by
+ * lib/log-cache.ts: rows that arrive on the event stream go into these pages whether or not the
+ * page is open. Each time the pages settle (mounted from the cache, first fetch, a page more) the
+ * rows after the newest one held are fetched, so a row that landed while a fetch was in flight, or
+ * while the stream was down, is never missing.
  */
 export function useLogRows(filter: LogFilter) {
+  const qc = useQueryClient();
   const pages = useInfiniteQuery({
     queryKey: qk.logPages(filter),
-    queryFn: async ({ pageParam, signal }) =>
-      (
-        await admin.call('listLogs', {
-          query: { ...filter, limit: PAGE, ...(pageParam === undefined ? {} : { before: pageParam }) },
-          signal,
-        })
-      ).entries,
+    queryFn: ({ pageParam, signal }) => fetchLogPage(filter, pageParam, signal),
     initialPageParam: undefined as number | undefined,
-    getNextPageParam: (last) => (last.length < PAGE ? undefined : last[last.length - 1]!.id),
+    getNextPageParam: (last) => (last.more ? last.rows[last.rows.length - 1]?.id : undefined),
     staleTime: Infinity,
     refetchOnWindowFocus: false,
   });
-  const [live, setLive] = useState<{ filter: LogFilter; rows: LogEntry[] }>({ filter, rows: [] });
-  useEffect(
-    () =>
-      onLogEntry((e) => {
-        if (matches(filter, e)) setLive((old) => ({ filter, rows: [e, ...(old.filter === filter ? old.rows : [])] }));
-      }),
-    [filter],
-  );
+  const settled = pages.data !== undefined && !pages.isFetching;
+  useEffect(() => {
+    if (settled) void catchUpLogs(qc, filter).catch(() => undefined);
+  }, [qc, filter, settled]);
 
-  const rows = useMemo(() => {
-    const paged = pages.data?.pages.flat() ?? [];
-    const top = paged[0]?.id ?? 0;
-    const fresh = live.filter === filter ? live.rows.filter((e) => e.id > top) : [];
-    return fresh.length > 0 ? [...fresh, ...paged] : paged;
-  }, [pages.data, live, filter]);
+  const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.rows) ?? [], [pages.data]);
 
   return {
     rows,

@@ -1,0 +1,47 @@
+/**
+ * What the console asks before a line exists, so a line is added right the first time: where its
+ * key can be kept here (is there an OS keychain?), and which models the server at a base URL lists,
+ * matched against the catalogue, asked with a key that is not stored yet.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { FORMATS } from '../formats.js';
+import { Nullable } from './schemas.js';
+
+export const KeyStorageView = Type.Object({
+  /** Whether the OS keychain can hold a line's key here (a probe entry was written, read and removed). */
+  keychain: Type.Boolean(),
+  /** Why not, in words for a person; null when it can. */
+  keychainReason: Nullable(Type.String()),
+});
+export type KeyStorageView = Static<typeof KeyStorageView>;
+
+export const ProbeLineBody = Type.Object(
+  {
+    /** A preset fills the protocol, base URL and key variable the request leaves out. */
+    preset: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    protocol: Type.Optional(Type.Unsafe<(typeof FORMATS)[number]>({ type: 'string', enum: [...FORMATS] })),
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    /** Used for this one call and dropped: never stored. */
+    apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
+    /** A variable of the gateway's environment that holds the key. */
+    apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+  },
+  { additionalProperties: false },
+);
+export type ProbeLineBody = Static<typeof ProbeLineBody>;
+
+export const ProbedModelView = Type.Object({
+  /** The id as the server lists it. */
+  id: Type.String(),
+  /** The catalogue model it is (the same id, or the preset's model served under this id); null when the catalogue lacks it. */
+  catalogueId: Nullable(Type.String()),
+  /** Micro-USD per million tokens as the list gives them, where it does (OpenRouter's does); null otherwise. */
+  listedPrice: Nullable(Type.Object({ input: Type.Integer(), output: Type.Integer() })),
+});
+export type ProbedModelView = Static<typeof ProbedModelView>;
+
+export const ProbeLineView = Type.Object({
+  models: Type.Array(ProbedModelView),
+  latencyMs: Type.Integer({ minimum: 0 }),
+});
+export type ProbeLineView = Static<typeof ProbeLineView>;

@@ -1,0 +1,56 @@
+/**
+ * The usage log's pages as the query cache holds them, and the one rule for adding rows to them:
+ * new rows go into the first page, newest first, and each filter holds at most MAX_CACHED_ROWS
+ * rows (the oldest go first and come back by paging). Pure, so it is tested without a browser.
+ */
+import type { InfiniteData } from '@tanstack/react-query';
+import type { LogEntry } from '../../gateway/contract/admin/index.js';
+
+/** Rows per page the log asks for. */
+export const LOG_PAGE = 200;
+/** Rows one filter keeps in memory, paged or live. */
+export const MAX_CACHED_ROWS = 5000;
+/** One page of the log: its rows, newest first, and whether older rows follow it. */
+export interface LogPage {
+  rows: LogEntry[];
+  more: boolean;
+}
+export type LogPages = InfiniteData<LogPage, number | undefined>;
+
+/**
+ * `data` with `fresh` rows (any order) added to its first page where missing, newest first, then
+ * cut to MAX_CACHED_ROWS from the oldest end. A row older than every row of the first page
+ * belongs to a page already paged past or still to come, and is left to paging.
+ */
+export function withRows(data: LogPages, fresh: readonly LogEntry[]): LogPages {
+  const first = data.pages[0];
+  if (!first) return data;
+  const floor = first.more ? (first.rows[first.rows.length - 1]?.id ?? 0) : 0;
+  const top = first.rows[0]?.id ?? 0;
+  const newer = fresh.filter((r) => r.id > top).sort((a, b) => b.id - a.id);
+  let rows: LogEntry[];
+  if (newer.length === fresh.length) {
+    // The usual case, a row newer than any held: no search, no sort of the page.
+    if (newer.length === 0) return data;
+    rows = [...newer, ...first.rows];
+  } else {
+    const held = new Set(first.rows.map((r) => r.id));
+    const add = fresh.filter((r) => r.id > floor && !held.has(r.id));
+    if (add.length === 0) return data;
+    rows = [...add, ...first.rows].sort((a, b) => b.id - a.id);
+  }
+  return cap({ pages: [{ rows, more: first.more }, ...data.pages.slice(1)], pageParams: data.pageParams });
+}
+
+function cap(data: LogPages): LogPages {
+  let left = MAX_CACHED_ROWS;
+  const pages: LogPage[] = [];
+  for (const page of data.pages) {
+    if (left <= 0) break;
+    if (page.rows.length <= left) pages.push(page);
+    else pages.push({ rows: page.rows.slice(0, left), more: true });
+    left -= page.rows.length;
+  }
+  if (pages.length === data.pages.length && left >= 0) return data;
+  return { pages, pageParams: data.pageParams.slice(0, pages.length) };
+}
