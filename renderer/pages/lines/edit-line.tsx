@@ -6,7 +6,6 @@ import { Field, FormFooter } from '../../components/ui.js';
 import { useToast } from '../../components/toast.js';
 import { qk, useKeyStorage, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-import { formatModels, parseModels } from './models-field.js';
 import { VendorFields } from './vendor-fields.js';
 import { KeySourceField, type KeyMode } from './key-source.js';
 import { lineErrors, type LineErrors } from './line-errors.js';
