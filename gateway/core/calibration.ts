@@ -96,7 +96,15 @@ export class TokenCalibration {
     if (this.counting || (n > TOKENIZER_WARMUP && n % TOKENIZER_EVERY !== 0)) return;
     this.counting = true;
     setImmediate(() => {
-      void countPromptTokens(prompt())
+      let req: CanonicalRequest;
+      try {
+        req = prompt();
+      } catch {
+        // A prompt the decoder cannot read (a pass-through body only its own format knows) is not a sample.
+        this.counting = false;
+        return;
+      }
+      void countPromptTokens(req)
         .then((counted) => this.tokenizer.record(model, counted, reported))
         .catch(() => undefined)
         .finally(() => (this.counting = false));

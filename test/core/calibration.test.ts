@@ -96,3 +96,19 @@ test('a sample is skipped while another is still being counted: calibration neve
   await tick();
   assert.equal(passes, 2, 'the next answer after it is (still in the warm-up)');
 });
+
+test('a prompt that cannot be decoded is no sample, and the next answer is still learnt from', async () => {
+  await countTokens('load');
+  const cal = new TokenCalibration();
+  cal.learn('gpt-w', 100, usage(200), () => {
+    throw new Error('not decodable');
+  });
+  await tick();
+  let passes = 0;
+  cal.learn('gpt-w', 100, usage(200), () => {
+    passes++;
+    return prompt('hello world, '.repeat(10));
+  });
+  await tick();
+  assert.equal(passes, 1);
+});
