@@ -1,4 +1,5 @@
 /** The settings of config.json: what they are, and changing them (each change takes effect as it says). */
+import { isIP } from 'node:net';
 import type { Gateway } from '../compose/gateway.js';
 import { applyRetention } from '../compose/retention.js';
 import { isLoopbackHost } from '../contract/loopback.js';
@@ -27,6 +28,8 @@ export function settingsView(g: Gateway, listening: string): SettingsView {
  */
 export async function updateSettings(g: Gateway, body: UpdateSettingsBody, listening: string): Promise<SettingsView> {
   const { allowLan, ...change } = body;
+  // Node binds `::1`, not `[::1]`: the brackets belong in URLs, not in the address to listen on.
+  if (change.host !== undefined) change.host = bindAddress(change.host);
   if (change.host !== undefined && !isLoopbackHost(change.host) && allowLan !== true) {
     throw new AdminError(
       400,
@@ -52,8 +55,22 @@ export async function updateSettings(g: Gateway, body: UpdateSettingsBody, liste
     d.settings = stored;
   });
   const after = settingsOf(g.config.data);
-  if (before.storeBodies && !after.storeBodies) g.bodies.prune();
+  if (before.storeBodies && !after.storeBodies) g.bodies.erase();
   if (before.storeResponses && !after.storeResponses) g.responses.clear();
   if (after.retentionDays !== before.retentionDays) applyRetention(g.config, g.ledger, g.bodies);
   return settingsView(g, listening);
+}
+
+/** A host as `listen()` takes it: an IPv6 address without its URL brackets; names and IPv4 as given. */
+function bindAddress(host: string): string {
+  const bare = /^\[(.*)\]$/.exec(host)?.[1] ?? host;
+  if (bare !== host && isIP(bare) !== 6)
+    throw new AdminError(400, 'invalid_request', `"${host}" is not an address to listen on.`);
+  if (bare.includes(':') && isIP(bare) !== 6)
+    throw new AdminError(
+      400,
+      'invalid_request',
+      `"${host}" is not an address to listen on (give an IPv6 address without a port).`,
+    );
+  return bare;
 }

@@ -28,6 +28,8 @@ export class BodyStore {
     this.db = openSqlite(join(dataDir, 'bodies.sqlite'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // Deleted bodies are overwritten with zeros, not left in free pages for anyone to read back.
+    this.db.pragma('secure_delete = ON');
     this.db.exec(`CREATE TABLE IF NOT EXISTS bodies (
       request_id TEXT PRIMARY KEY,
       ts INTEGER NOT NULL,
@@ -54,6 +56,17 @@ export class BodyStore {
   /** Deletes the bodies kept before `before` (epoch ms); all of them when absent. */
   prune(before = Number.MAX_SAFE_INTEGER): number {
     return this.db.prepare('DELETE FROM bodies WHERE ts < ?').run(before).changes;
+  }
+
+  /**
+   * Deletes every body and leaves none readable on disk: the deleted pages are zeroed
+   * (secure_delete), and the write-ahead log, which still holds page images with the prompts, is
+   * checkpointed into the database and truncated to nothing. For turning body storage off.
+   */
+  erase(): number {
+    const n = this.prune();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return n;
   }
 
   close(): void {

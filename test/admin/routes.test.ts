@@ -45,6 +45,7 @@ describe('each route through the typed client', () => {
       url: gw.url,
       paused: false,
       unauthenticatedRequests: 0,
+      tokenCounts: { answered: 0, refused: 0 },
     });
   });
 
@@ -55,6 +56,7 @@ describe('each route through the typed client', () => {
       url: gw.url,
       paused: true,
       unauthenticatedRequests: 0,
+      tokenCounts: { answered: 0, refused: 0 },
     });
     assert.equal((await call('getStatus')).paused, true);
     assert.deepEqual(await call('resumeGateway'), {
@@ -63,6 +65,7 @@ describe('each route through the typed client', () => {
       url: gw.url,
       paused: false,
       unauthenticatedRequests: 0,
+      tokenCounts: { answered: 0, refused: 0 },
     });
   });
 

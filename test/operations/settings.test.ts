@@ -94,6 +94,16 @@ describe('settings', () => {
     );
     await gw.admin.client.call('updateSettings', { body: { storeBodies: false } });
     assert.equal((await refusal(gw.admin.client.call('getRequestBody', { params: { requestId: onId } }))).status, 404);
+    // Nor readable from the files: the database's free pages or the write-ahead log.
+    for (const f of ['bodies.sqlite', 'bodies.sqlite-wal']) {
+      let bytes = '';
+      try {
+        bytes = readFileSync(join(gw.dataDir, f)).toString('latin1');
+      } catch {
+        continue;
+      }
+      assert.ok(!bytes.includes('kept body 42'), `the prompt is still in ${f}`);
+    }
   });
 
   test('Responses chains are stored only while storeResponses is on', async () => {
@@ -136,6 +146,33 @@ describe('settings', () => {
     assert.equal(report.ok, true, JSON.stringify(report.checks));
     assert.match(report.checks.find((c) => c.name === 'ledger invariant')!.detail, /pruned by retention/);
   });
+});
+
+test('a bracketed IPv6 host is stored as the address to listen on, and the gateway starts on it', async () => {
+  const dir = tempDataDir();
+  const first = await startGateway(dir);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  try {
+    const set = await first.admin.client.call('updateSettings', { body: { host: '[::1]', port } });
+    assert.deepEqual([set.host, set.lan], ['::1', false]);
+    for (const host of ['[nope]', 'localhost:4141', '[::1]:80'])
+      assert.equal(
+        (await refusal(first.admin.client.call('updateSettings', { body: { host } }))).code,
+        'invalid_request',
+        host,
+      );
+  } finally {
+    await first.running.close();
+  }
+  const { serve } = await import('../../gateway/serve.js');
+  const { MemorySecretStore } = await import('../../gateway/store/secrets.js');
+  const second = await serve({ dataDir: dir, secrets: new MemorySecretStore(), toolsHome: { home: dir, env: {} } });
+  try {
+    assert.equal((await fetch(`http://[::1]:${port}/`)).status, 200);
+  } finally {
+    await second.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('serve binds to the port setting when no port is given', async () => {
