@@ -13,7 +13,7 @@ import * as groups from '../operations/groups.js';
 import * as keys from '../operations/keys.js';
 import { importLineModels } from '../operations/line-models.js';
 import { testLine, upstreamModels } from '../operations/line-upstream.js';
-import { keyStorage, probeLine } from '../operations/line-setup.js';
+import { keyStorage, lineUsage, probeLine } from '../operations/line-setup.js';
 import * as lines from '../operations/lines.js';
 import * as logs from '../operations/logs.js';
 import { importPrices } from '../operations/model-import.js';
@@ -79,6 +79,7 @@ export function adminHandlers(
     testLine: ({ params }) => testLine(g, params.name),
     keyStorage: () => keyStorage(g),
     probeLine: ({ body }) => probeLine(g, body, status().url),
+    getLineUsage: ({ query }) => lineUsage(g, query.since),
     listLineModels: async ({ params }) => ({ models: await upstreamModels(g, params.name) }),
     importLineModels: ({ params, body }) => importLineModels(g, params.name, body),
 

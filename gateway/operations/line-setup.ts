@@ -10,6 +10,7 @@ import type { LineRecord } from '../store/types.js';
 import {
   AdminError,
   type KeyStorageView,
+  type LineUsageList,
   type ProbedModelView,
   type ProbeLineBody,
   type ProbeLineView,
@@ -98,4 +99,23 @@ export async function probeLine(g: Gateway, body: ProbeLineBody, self?: string):
     };
   });
   return { models, latencyMs: Math.round(performance.now() - started) };
+}
+
+const DAY_MS = 86_400_000;
+
+/** Each line's requests, failures, median latency and last failure since `since` (the last day by default). */
+export function lineUsage(g: Gateway, since = Date.now() - DAY_MS): LineUsageList {
+  return {
+    since,
+    lines: g.ledger.reports.lineUsage(since).map((u) => ({
+      line: u.line,
+      requests: u.requests,
+      errors: u.errors,
+      p50LatencyMs: u.p50LatencyMs,
+      lastError:
+        u.lastErrorStatus === null || u.lastErrorAt === null
+          ? null
+          : { status: u.lastErrorStatus, message: u.lastErrorMessage, ts: u.lastErrorAt },
+    })),
+  };
 }

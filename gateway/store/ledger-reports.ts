@@ -46,6 +46,17 @@ export interface StatsRow {
   cacheWriteTokens: number;
 }
 
+/** A line's requests over a window (lineUsage). */
+export interface LineUsage {
+  line: string;
+  requests: number;
+  errors: number;
+  p50LatencyMs: number;
+  lastErrorStatus: number | null;
+  lastErrorMessage: string | null;
+  lastErrorAt: number | null;
+}
+
 export interface WalletTransaction {
   id: number;
   ts: number;
@@ -226,6 +237,32 @@ export class LedgerReports {
       )
       .get(since, until);
     return r === undefined || r.lo === null || r.hi === null ? undefined : { lo: r.lo, hi: r.hi };
+  }
+
+  /**
+   * Per line since `since`: requests, failures, the median latency and the last failure, all in
+   * SQL (the median by a window over each line's latencies; the range by the ts index).
+   */
+  lineUsage(since: number): LineUsage[] {
+    return this.db
+      .prepare<[number], LineUsage>(
+        `WITH r AS (
+           SELECT line, status, latency_ms, id, ts, error_message,
+             ROW_NUMBER() OVER (PARTITION BY line ORDER BY latency_ms) AS rn,
+             COUNT(*) OVER (PARTITION BY line) AS n
+           FROM requests WHERE ts >= ? AND line IS NOT NULL),
+         last AS (
+           SELECT line, status AS lastErrorStatus, error_message AS lastErrorMessage, ts AS lastErrorAt,
+             ROW_NUMBER() OVER (PARTITION BY line ORDER BY id DESC) AS k
+           FROM r WHERE status >= 400)
+         SELECT r.line AS line, MAX(n) AS requests, SUM(status >= 400) AS errors,
+           MAX(CASE WHEN rn = (n + 1) / 2 THEN latency_ms END) AS p50LatencyMs,
+           MAX(last.lastErrorStatus) AS lastErrorStatus, MAX(last.lastErrorMessage) AS lastErrorMessage,
+           MAX(last.lastErrorAt) AS lastErrorAt
+         FROM r LEFT JOIN last ON last.line = r.line AND last.k = 1
+         GROUP BY r.line ORDER BY r.line`,
+      )
+      .all(since);
   }
 
   /** Top-ups and adjustments, newest first. */

@@ -22,13 +22,14 @@ function upsert<T extends { id: string }>(list: T[] | undefined, item: T, keep: 
 
 let lastRefresh = 0;
 
-/** The overview's recent rows and spend follow new requests, at most once a second under load. */
+/** The overview's recent rows and spend, and the lines' day figures, follow new requests, at most once a second under load. */
 function refreshSummaries(qc: QueryClient): void {
   const now = Date.now();
   if (now - lastRefresh < 1000) return;
   lastRefresh = now;
   void qc.invalidateQueries({ queryKey: qk.recentLogs });
   void qc.invalidateQueries({ queryKey: qk.stats() });
+  void qc.invalidateQueries({ queryKey: qk.lineUsage });
 }
 
 /** What each event of the stream (ADMIN_EVENTS) does to the query cache. */

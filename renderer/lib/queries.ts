@@ -17,6 +17,7 @@ export const qk = {
   lines: ['lines'],
   presets: ['presets'],
   keyStorage: ['lines', 'key-storage'],
+  lineUsage: ['lines', 'usage'],
   models: ['models'],
   groups: ['groups'],
   /** Every query of the usage log (the pages below start with it). */
@@ -93,4 +94,11 @@ export const useKeyStorage = () =>
     queryKey: qk.keyStorage,
     queryFn: ({ signal }) => admin.call('keyStorage', { signal }),
     staleTime: 60_000,
+  });
+/** Each line's last day (requests, failures, median latency, last failure); follows new log rows (live.ts). */
+export const useLineUsage = () =>
+  useQuery({
+    queryKey: qk.lineUsage,
+    queryFn: ({ signal }) => admin.call('getLineUsage', { signal }),
+    refetchInterval: FALLBACK_POLL,
   });

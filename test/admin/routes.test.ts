@@ -420,6 +420,7 @@ describe('each route through the typed client', () => {
     assert.equal(typeof (await call('keyStorage')).keychain, 'boolean');
     const probed = await call('probeLine', { body: { protocol: 'openai-chat', baseUrl: `${mock.url}/v1` } });
     assert.ok(probed.models.some((m) => m.id === 'mock-small' && m.catalogueId === null));
+    assert.ok(Array.isArray((await call('getLineUsage')).lines));
   });
 
   test('listLogs with key, model, limit, before and after', async () => {

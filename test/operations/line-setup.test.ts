@@ -78,4 +78,29 @@ describe('line setup', () => {
     assert.equal(keyed.warnings, undefined, 'a key in the keychain needs no variable');
     assert.equal(keyed.line.apiKeySource, 'keychain');
   });
+
+  test("line usage: each line's requests, failures, median latency and last failure over the last day", async () => {
+    await gw.admin.topup(5);
+    await gw.admin.line({ name: 'up', baseUrl: `${mock.url}/v1`, models: ['gpt-4o'] });
+    await gw.admin.line({ name: 'down', baseUrl: `${mock.url}/s/status=500/v1`, models: ['gpt-4o-mini'] });
+    const openai = gw.openai(await gw.admin.key('usage'));
+    for (let i = 0; i < 3; i++)
+      await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `hi ${i}` }] });
+    await openai.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'fails' }] })
+      .catch(() => undefined);
+    const rows = await gw.admin.logs();
+    const { lines } = await gw.admin.call('getLineUsage');
+    const up = lines.find((l) => l.line === 'up')!;
+    const latencies = rows
+      .filter((r) => r.line === 'up')
+      .map((r) => r.latencyMs)
+      .sort((a, b) => a - b);
+    assert.deepEqual([up.requests, up.errors, up.p50LatencyMs, up.lastError], [3, 0, latencies[1], null]);
+    const down = lines.find((l) => l.line === 'down')!;
+    assert.deepEqual([down.requests, down.errors], [1, 1]);
+    assert.ok(down.lastError && down.lastError.status >= 500, JSON.stringify(down.lastError));
+    const later = await gw.admin.call('getLineUsage', { query: { since: Date.now() + 60_000 } });
+    assert.deepEqual(later.lines, []);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * What the console asks before a line exists, so a line is added right the first time: where its
  * key can be kept here (is there an OS keychain?), and which models the server at a base URL lists,
- * matched against the catalogue, asked with a key that is not stored yet.
+ * matched against the catalogue, asked with a key that is not stored yet. And, for the lines that
+ * exist, how they did over the last day (LineUsageView).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { FORMATS } from '../formats.js';
@@ -45,3 +46,24 @@ export const ProbeLineView = Type.Object({
   latencyMs: Type.Integer({ minimum: 0 }),
 });
 export type ProbeLineView = Static<typeof ProbeLineView>;
+
+export const LineUsageQuery = Type.Object({
+  /** Epoch ms; the last 24 hours when absent. */
+  since: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type LineUsageQuery = Static<typeof LineUsageQuery>;
+
+export const LineUsageView = Type.Object({
+  line: Type.String(),
+  requests: Type.Integer({ minimum: 0 }),
+  /** Requests answered with a status of 400 or more. */
+  errors: Type.Integer({ minimum: 0 }),
+  /** The median latency (ms) of the requests. */
+  p50LatencyMs: Type.Integer({ minimum: 0 }),
+  /** The newest failure: its status, message and time (epoch ms); null when none failed. */
+  lastError: Nullable(Type.Object({ status: Type.Integer(), message: Nullable(Type.String()), ts: Type.Integer() })),
+});
+export type LineUsageView = Static<typeof LineUsageView>;
+
+export const LineUsageList = Type.Object({ since: Type.Integer(), lines: Type.Array(LineUsageView) });
+export type LineUsageList = Static<typeof LineUsageList>;

@@ -64,7 +64,7 @@ import {
   RemoveModelQuery,
   UpdateModelBody,
 } from './model-schemas.js';
-import { KeyStorageView, ProbeLineBody, ProbeLineView } from './line-setup.js';
+import { KeyStorageView, LineUsageList, LineUsageQuery, ProbeLineBody, ProbeLineView } from './line-setup.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
 
 export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -119,6 +119,7 @@ export const ADMIN_ROUTES = {
   listLines: { method: 'GET', path: '/api/lines', reply: Type.Object({ lines: Type.Array(LineView) }) },
   keyStorage: { method: 'GET', path: '/api/lines/key-storage', reply: KeyStorageView },
   probeLine: { method: 'POST', path: '/api/lines/probe', body: ProbeLineBody, reply: ProbeLineView },
+  getLineUsage: { method: 'GET', path: '/api/lines/usage', query: LineUsageQuery, reply: LineUsageList },
   addLine: { method: 'POST', path: '/api/lines', body: CreateLineBody, reply: LineAddedView, status: 201 },
   updateLine: {
     method: 'PATCH',

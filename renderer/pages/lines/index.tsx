@@ -3,26 +3,34 @@ import { Link } from 'react-router';
 import { admin, type LineTestView, type LineView } from '../../lib/api.js';
 import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
-import { Badge, Empty, NewButton, PageHeader, Switch } from '../../components/ui.js';
+import { Empty, NewButton, PageHeader, Switch } from '../../components/ui.js';
 import { ms } from '../../lib/format.js';
-import { qk, useKeyStorage, useLines } from '../../lib/queries.js';
+import { qk, useKeyStorage, useLineUsage, useLines } from '../../lib/queries.js';
+import { DayFigures, Health } from './health.js';
+import './lines.css';
 import { useAction } from '../../components/use-action.js';
 import { AddLineDialog } from './add-line.js';
 import { EditLineDialog } from './edit-line.js';
 
-function Health({ l }: { l: LineView }) {
-  if (!l.enabled) return <Badge tone="muted">off</Badge>;
-  const { state, failures, waitMs } = l.health;
-  if (state === 'open') return <Badge tone="bad">open · {Math.ceil(waitMs / 1000)}s</Badge>;
-  if (state === 'half-open') return <Badge tone="warn">half-open</Badge>;
-  if (waitMs > 0) return <Badge tone="warn">held · {Math.ceil(waitMs / 1000)}s</Badge>;
-  return <Badge tone={failures > 0 ? 'warn' : 'ok'}>{failures > 0 ? `${failures} failed` : 'healthy'}</Badge>;
+/** The models a line serves, on its row: the first few, then how many more (all of them on hover). */
+function LineModels({ models }: { models: string[] }) {
+  const shown = models.slice(0, 3);
+  return (
+    <span className="line-models" title={models.join(', ')}>
+      {shown.map((m) => (
+        <code key={m}>{m}</code>
+      ))}
+      {models.length > shown.length ? <span className="muted">+{models.length - shown.length} more</span> : null}
+    </span>
+  );
 }
 
 const SOURCE: Record<LineView['apiKeySource'], string> = { keychain: 'keychain', env: 'env', none: 'no key' };
 
 export function Lines() {
   const lines = useLines();
+  const usage = useLineUsage();
+  const usageOf = new Map(usage.data?.lines.map((u) => [u.line, u]) ?? []);
   // Asked now, so the Add-line dialog knows from its first paint whether the keychain can be offered.
   useKeyStorage();
   const [adding, setAdding] = useState(false);
@@ -75,8 +83,6 @@ export function Lines() {
               <tr>
                 <th scope="col">On</th>
                 <th scope="col">Name</th>
-                <th scope="col">Protocol</th>
-                <th scope="col">Base URL</th>
                 <th scope="col">Models</th>
                 <th scope="col">Key</th>
                 <th scope="col" className="num">
@@ -86,6 +92,7 @@ export function Lines() {
                   Weight
                 </th>
                 <th scope="col">Health</th>
+                <th scope="col">Last 24 h</th>
                 <th scope="col">Test</th>
                 <th scope="col">
                   <span className="sr-only">Actions</span>
@@ -104,21 +111,25 @@ export function Lines() {
                         onChange={(enabled) => toggle.mutate({ name: l.name, enabled })}
                       />
                     </td>
-                    <td>
+                    <td className="line-name">
                       <strong>{l.name}</strong>
+                      <span className="mono muted truncate" title={`${l.protocol} at ${l.baseUrl}`}>
+                        {l.protocol} · {l.baseUrl}
+                      </span>
                     </td>
-                    <td className="muted">{l.protocol}</td>
-                    <td className="mono muted truncate" title={l.baseUrl}>
-                      {l.baseUrl}
-                    </td>
-                    <td title={l.models.join(', ')}>
-                      {l.models.length === 1 ? <code>{l.models[0]}</code> : `${l.models.length} models`}
+                    <td>
+                      <LineModels models={l.models} />
                     </td>
                     <td className="muted">{l.apiKeySource === 'env' ? `$${l.apiKeyEnv}` : SOURCE[l.apiKeySource]}</td>
                     <td className="num mono">{l.priority}</td>
                     <td className="num mono">{l.weight}</td>
                     <td>
-                      <Health l={l} />{' '}
+                      <Health
+                        l={l}
+                        usage={usageOf.get(l.name)}
+                        test={t && t !== 'running' ? t : undefined}
+                        at={lines.dataUpdatedAt}
+                      />
                       <Link
                         className="link"
                         to={`/logs?line=${encodeURIComponent(l.name)}&status=error`}
@@ -126,6 +137,9 @@ export function Lines() {
                       >
                         errors
                       </Link>
+                    </td>
+                    <td>
+                      <DayFigures usage={usageOf.get(l.name)} />
                     </td>
                     <td className="test-cell">
                       <button
