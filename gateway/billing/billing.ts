@@ -6,7 +6,7 @@ import { emptyUsage, maxUsageTokens, usageProblem, type Usage } from '../core/us
 import { KeyLimits } from '../routing/key-limits.js';
 import type { Ledger, RequestRow } from '../store/ledger.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
-import { affordableOutputTokens, costMicro, reservationMicro } from './pricing.js';
+import { affordableOutputTokens, costMicro, reservationMicro, savedMicro } from './pricing.js';
 import { Reservations, type Reservation } from './reservations.js';
 
 /** Output tokens reserved when neither the client nor the catalogue gives a limit. */
@@ -27,6 +27,21 @@ export interface AdmitInput {
   trace: { requestId: string; ts: number; inboundProtocol: string; stream: boolean; model: string };
   /** The estimate of the prompt's text alone (inline files discounted), checked against the context window. */
   textTokens?: number;
+  /**
+   * A limit beside the wallet and the key's quota: the agent session's cap and the key's budget
+   * windows (sessions/guards.ts). Called with the request's reservation once it is known; throws
+   * the refusal when it does not fit. `freeMicro` lowers the output limit of a client that set
+   * none, as the wallet's free balance does.
+   */
+  limit?: SpendLimit;
+}
+
+/** What a limit beside the wallet lets a request hold (AdmitInput.limit). */
+export interface SpendLimit {
+  /** What a new reservation may take; Infinity when unlimited. */
+  freeMicro: number;
+  /** Throws the limit's refusal when `amountMicro` may not be held; returns when it may. */
+  check(amountMicro: number): void;
 }
 
 /**
@@ -66,7 +81,15 @@ export interface Admission {
 /** One finished request as the relay reports it: the ledger row, less what the admission and the prices say. */
 export type Charge = Omit<
   RequestRow,
-  'costMicro' | 'unchargedMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol' | 'billedAt'
+  | 'costMicro'
+  | 'unchargedMicro'
+  | 'savedMicro'
+  | 'usage'
+  | 'servedModel'
+  | 'upstreamModel'
+  | 'line'
+  | 'upstreamProtocol'
+  | 'billedAt'
 > & {
   /** Null when the request was refused before it was admitted. */
   admission: Admission | null;
@@ -90,6 +113,7 @@ export type Charge = Omit<
 export class Billing {
   readonly reservations = new Reservations();
   readonly keyLimits = new KeyLimits();
+  private readonly settledListeners: ((row: RequestRow) => void)[] = [];
 
   constructor(
     private readonly ledger: Ledger,
@@ -127,7 +151,7 @@ export class Billing {
     } else {
       const most = modelMax ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
       const affordable = affordableOutputTokens(
-        this.reservations.freeMicro(money),
+        Math.min(this.reservations.freeMicro(money), input.limit?.freeMicro ?? Infinity),
         input.estimatedInputTokens,
         model.prices,
         multiplierPpm,
@@ -138,11 +162,9 @@ export class Billing {
     }
     let reservation: Reservation;
     try {
-      reservation = this.reservations.reserve({
-        ...money,
-        keyName: key.name,
-        amountMicro: reservationMicro(input.estimatedInputTokens, reserved, model.prices, multiplierPpm),
-      });
+      const amountMicro = reservationMicro(input.estimatedInputTokens, reserved, model.prices, multiplierPpm);
+      input.limit?.check(amountMicro);
+      reservation = this.reservations.reserve({ ...money, keyName: key.name, amountMicro });
     } catch (err) {
       this.keyLimits.release(key.id);
       throw err;
@@ -197,6 +219,13 @@ export class Billing {
         notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000),
       };
     }
+    for (const fn of this.settledListeners) {
+      try {
+        fn(row);
+      } catch (err) {
+        process.stderr.write(`tollgate: a settlement listener failed on ${row.requestId}: ${(err as Error).message}\n`);
+      }
+    }
     return this.ledger.settle(row).then(
       () => true,
       (err: unknown) => {
@@ -206,6 +235,11 @@ export class Billing {
         return false;
       },
     );
+  }
+
+  /** Calls `fn` with every ledger row as it is settled, before it is written (the session guards count it). */
+  onSettled(fn: (row: RequestRow) => void): void {
+    this.settledListeners.push(fn);
   }
 
   /**
@@ -230,6 +264,7 @@ export class Billing {
     let usage = given ?? emptyUsage();
     let costMicroValue = 0;
     let unchargedMicro = 0;
+    let saved = 0;
     if (a && given) {
       const problem = usageProblem(given, maxUsageTokens(a.model));
       if (problem) {
@@ -241,6 +276,7 @@ export class Billing {
         const cost = costMicro(given, a.model.prices, a.multiplierPpm);
         costMicroValue = Math.min(cost, payableMicro);
         unchargedMicro = cost - costMicroValue;
+        saved = savedMicro(given, a.model.prices, a.multiplierPpm);
         if (unchargedMicro > 0) {
           notes.push(
             `cost ${usdExact(cost)} at catalogue prices is more than the wallet and the key's quota could pay: charged ${usdExact(costMicroValue)}, ${usdExact(unchargedMicro)} not charged`,
@@ -257,6 +293,7 @@ export class Billing {
       usage,
       costMicro: costMicroValue,
       unchargedMicro,
+      savedMicro: saved,
       notes: notes.length > 0 ? notes.join('; ').slice(0, 2000) : null,
       // The prices of the model object taken at admission: a price changed while the request ran applies from the next one.
       billedAt: a ? { prices: { ...a.model.prices }, multiplierPpm: a.multiplierPpm } : null,

@@ -10,6 +10,7 @@ import type { KeyRing } from '../keys/keyring.js';
 import { newExchange, type Exchange } from '../relay/exchange.js';
 import { INSTANCE_HEADER, INSTANCE_ID } from '../relay/upstream-call.js';
 import type { KeyRecord } from '../store/types.js';
+import type { Sessions } from '../sessions/sessions.js';
 import { choose, type Mounted } from './format-routes.js';
 
 declare module 'fastify' {
@@ -27,6 +28,8 @@ export interface RequestGuardOptions {
   gateway: {
     pause: Pick<PauseSwitch, 'paused'>;
     keys: Pick<KeyRing, 'authenticate'> & { failures: Pick<AuthFailures, 'fail'> };
+    /** Which agent session a request belongs to (absent: none is recognised). */
+    sessions?: Pick<Sessions, 'attribute'>;
   };
 }
 
@@ -81,6 +84,10 @@ function guardChain(g: RequestGuardOptions['gateway'], entries: readonly Mounted
     req.exchange = ex;
     ex.key = key;
     req.tollgateKey = key;
+    if (g.sessions) {
+      ex.attribution = g.sessions.attribute(key, req.headers);
+      ex.sessionId = ex.attribution.id;
+    }
   };
 }
 

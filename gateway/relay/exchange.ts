@@ -4,6 +4,7 @@ import { GatewayError } from '../core/errors.js';
 import type { FormatId } from '../contract/formats.js';
 import type { Usage } from '../core/usage.js';
 import type { KeyRecord } from '../store/types.js';
+import type { Attribution } from '../sessions/sessions.js';
 
 /** Everything known about one request as it moves through the relay. */
 export interface Exchange {
@@ -13,6 +14,12 @@ export interface Exchange {
   /** The wire format the client spoke. */
   readonly format: FormatId;
   key: KeyRecord | null;
+  /**
+   * The agent session the request belongs to (docs/sessions.md), set with the key: a plain id
+   * that any part of the gateway may read (line affinity keys by it), and the full attribution.
+   */
+  sessionId: string | null;
+  attribution: Attribution | null;
   /** The model id the client asked for. */
   model: string | null;
   /** Upstream attempts made (more than 1 when a line failed and the next one was tried). */
@@ -47,6 +54,8 @@ export function newExchange(format: FormatId, billable: boolean): Exchange {
     startedAt: performance.now(),
     format,
     key: null,
+    sessionId: null,
+    attribution: null,
     model: null,
     attempts: 0,
     stream: false,

@@ -9,6 +9,7 @@ import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { LineHealth } from '../routing/health.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
 import type { Timeouts, UpstreamCall, UpstreamResponse } from '../upstream/client.js';
+import type { Sessions } from '../sessions/sessions.js';
 
 /** The lines a request is tried on (routing/lines.ts): health, rate windows, timeouts, credentials. */
 export interface LinePool {
@@ -50,4 +51,6 @@ export interface RelayServices {
   calibration: Pick<TokenCalibration, 'promptFromEstimate' | 'countPrompt' | 'learn'>;
   conversations: Conversations;
   bodies: RequestBodies;
+  /** The session guards (sessions/sessions.ts): absent, requests are not checked against them. */
+  sessions?: Pick<Sessions, 'check' | 'limit' | 'hold'>;
 }

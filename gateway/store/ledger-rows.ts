@@ -41,6 +41,11 @@ export function toEntry(r: RequestRecord): LogEntry {
     ttfbMs: r.ttfb_ms,
     notes: r.notes,
     billedAt: snapshot(r.prices_json, r.multiplier_ppm),
+    session: r.session,
+    agent: r.agent,
+    tool: r.tool,
+    project: r.project,
+    savedMicro: r.saved_micro,
   };
   return { ...entry, breakdown: entry.billedAt ? costBreakdown(entry.usage, entry.billedAt) : null };
 }

@@ -10,6 +10,7 @@ import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports, type LogPageQuery } from './ledger-reports.js';
 import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
 import { backfillRollup, ROLLUP_SCHEMA, rollupWriter } from './usage-rollup.js';
+import { LedgerSessions, SESSIONS_SCHEMA, sessionWriter } from './ledger-sessions.js';
 
 /** One row of the usage log: one per request, success or failure. */
 export interface RequestRow {
@@ -48,6 +49,15 @@ export interface RequestRow {
    * never changes what it says; null when no model was admitted (and for rows older than the snapshot).
    */
   billedAt: PriceSnapshot | null;
+  /** The agent session (docs/sessions.md); null for rows refused before a key was known, and older rows. */
+  session: string | null;
+  /** The sub-agent within the session; null for the main agent. */
+  agent: string | null;
+  /** The client tool (contract/sessions.ts TOOLS); null as `session` is. */
+  tool: string | null;
+  project: string | null;
+  /** What the cache reads saved: their tokens at the input price, less what they cost (× the multiplier). */
+  savedMicro: number;
 }
 
 export interface LogEntry extends RequestRow {
@@ -126,6 +136,9 @@ export class Ledger {
   /** Filters, stats, CSV and wallet history (ledger-reports.ts). */
   readonly reports: LedgerReports;
   private readonly rollup: (row: RequestRow) => void;
+  private readonly sessionRollup: (row: RequestRow) => void;
+  /** Agent sessions: their totals and the guards' state (ledger-sessions.ts). */
+  readonly sessions: LedgerSessions;
 
   constructor(dataDir: string) {
     this.db = openSqlite(join(dataDir, 'ledger.sqlite'));
@@ -135,6 +148,7 @@ export class Ledger {
     this.db.exec(SCHEMA);
     this.db.exec(ROLLUP_SCHEMA);
     this.db.exec(PRUNE_SCHEMA);
+    this.db.exec(SESSIONS_SCHEMA);
     migrate(this.db);
     backfillRollup(this.db);
     this.reports = new LedgerReports(this.db);
@@ -145,6 +159,8 @@ export class Ledger {
     this.insertRow = this.db.prepare(INSERT_ROW);
     this.debit = this.db.prepare('UPDATE wallet SET balance_micro = balance_micro - ? WHERE id = 1');
     this.rollup = rollupWriter(this.db);
+    this.sessionRollup = sessionWriter(this.db);
+    this.sessions = new LedgerSessions(this.db);
     this.addKeyUsage = this.db.prepare(`INSERT INTO key_usage (key_id, used_micro, requests) VALUES (?, ?, 1)
       ON CONFLICT (key_id) DO UPDATE SET used_micro = used_micro + excluded.used_micro, requests = requests + 1`);
     this.openPending = this.db
@@ -164,6 +180,7 @@ export class Ledger {
         const row = item.row;
         this.insertRow.run(rowParams(row));
         this.rollup(row);
+        this.sessionRollup(row);
         this.closePending.run(row.requestId);
         debit += row.costMicro;
         if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro);
@@ -397,6 +414,11 @@ function interruptedRow(p: PendingRecord): RequestRow {
     ttfbMs: null,
     notes: 'interrupted: closed at the next start',
     billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
   };
 }
 
@@ -404,10 +426,12 @@ function interruptedRow(p: PendingRecord): RequestRow {
 const INSERT_ROW = `INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
   inbound_protocol, upstream_protocol, stream, status, error_code, error_message, usage_estimated, cost_micro,
   uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm,
+  session, agent, tool, project, saved_micro,
   ${BUCKET_KEYS.map((k) => USAGE_BUCKETS[k].column).join(', ')})
   VALUES (@requestId, @ts, @keyId, @keyName, @model, @upstreamModel, @line,
   @inboundProtocol, @upstreamProtocol, @stream, @status, @errorCode, @errorMessage, @usageEstimated, @costMicro,
   @unchargedMicro, @latencyMs, @ttfbMs, @notes, @servedModel, @attempts, @pricesJson, @multiplierPpm,
+  @session, @agent, @tool, @project, @savedMicro,
   ${BUCKET_KEYS.map((k) => `@${k}`).join(', ')})`;
 
 /** A row as the INSERT statement's named parameters. */
@@ -428,6 +452,7 @@ const whole = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInt
 /** Why a row may not be written (a value SQLite would store as a REAL, or a negative amount), or undefined. */
 export function rowProblem(row: RequestRow): string | undefined {
   if (!whole(row.costMicro)) return `cost ${row.costMicro} is not a whole non-negative number of micro-USD`;
+  if (!whole(row.savedMicro)) return `saved ${row.savedMicro} is not a whole non-negative number of micro-USD`;
   if (!whole(row.unchargedMicro))
     return `uncharged ${row.unchargedMicro} is not a whole non-negative number of micro-USD`;
   for (const k of USAGE_KEYS)
