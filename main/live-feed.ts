@@ -60,6 +60,7 @@ const ACTIONS: AdminEventHandlers<Action> = {
   wallet: (d) => ({ type: 'wallet', wallet: d.wallet }),
   line: (d) => ({ type: 'line', line: d.line }),
   log: (d) => ({ type: 'log', entry: d.entry }),
+  session: (d) => ({ type: 'session', session: d.session, notice: d.notice }),
 };
 
 export function eventToAction(e: AdminEvent): Action {

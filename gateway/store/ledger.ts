@@ -64,6 +64,8 @@ export interface LogEntry extends RequestRow {
   id: number;
   /** tokens × price × multiplier = cost, from `billedAt`; null without a snapshot. */
   breakdown: CostBreakdown | null;
+  /** Cache-read tokens over all prompt tokens, 0 to 1. */
+  cacheHitRate: number;
 }
 
 export interface InvariantReport {

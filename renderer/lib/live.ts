@@ -6,7 +6,12 @@
  */
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { adminEvents, handleAdminEvent, type AdminEventHandlers } from '../../gateway/contract/admin/index.js';
+import {
+  adminEvents,
+  handleAdminEvent,
+  type AdminEventData,
+  type AdminEventHandlers,
+} from '../../gateway/contract/admin/index.js';
 import { admin, isLoggedOut, type KeyView, type LineView, type LogEntry } from './api.js';
 import { qk } from './queries.js';
 
@@ -26,6 +31,15 @@ function upsert<T extends { id: string }>(list: T[] | undefined, item: T, keep: 
   const at = list.findIndex((x) => x.id === item.id);
   if (at === -1) return [...list, item];
   return list.map((x) => (x.id === item.id ? item : x));
+}
+
+type SessionListener = (d: AdminEventData<'session'>) => void;
+const sessionListeners = new Set<SessionListener>();
+
+/** Calls `fn` for each `session` event (a session's request settled, a warning, a pause, a resume). */
+export function onSessionEvent(fn: SessionListener): () => void {
+  sessionListeners.add(fn);
+  return () => sessionListeners.delete(fn);
 }
 
 let lastRefresh = 0;
@@ -66,6 +80,9 @@ function handlers(qc: QueryClient): AdminEventHandlers {
     },
     status: (d) => {
       qc.setQueryData(qk.status, d.status);
+    },
+    session: (d) => {
+      for (const fn of sessionListeners) fn(d);
     },
   };
 }

@@ -13,3 +13,5 @@ export * from './client.js';
 export * from './events-client.js';
 export * from './events.js';
 export * from './log-filter.js';
+export * from './key-session-fields.js';
+export * from './session-views.js';

@@ -77,6 +77,7 @@ test('a client names a handler for every event of the table (checked by npm run 
     key: (d) => `key ${d.key.name}`,
     line: (d) => `line ${d.line.name}${d.removed ? ' removed' : ''}`,
     status: (d) => `status ${d.status.paused}`,
+    session: (d) => `session ${d.session.id}`,
   };
   for (const name of Object.keys(ADMIN_EVENTS)) names.push(name);
   assert.deepEqual(names.sort(), Object.keys(handlers).sort());
