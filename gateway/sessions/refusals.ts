@@ -76,3 +76,19 @@ export function budgetRefusal(
     { code: 'budget_exceeded', ...(fits ? { retryAfter } : {}) },
   );
 }
+
+/** The rest of a session's cap is held by its requests in flight: this one is refused, the session is not paused. */
+export function capHeld(
+  id: string,
+  spentMicro: number,
+  heldMicro: number,
+  capMicro: number,
+  needMicro: number,
+): GatewayError {
+  return new GatewayError(
+    'insufficient_funds',
+    `Session ${id} has spent ${usdExact(spentMicro)} of its ${usdExact(capMicro)} session cap and ${usdExact(heldMicro)} is held for its requests in flight; ` +
+      `this request needs up to ${usdExact(needMicro)}. Retry once they finish, or raise the cap with "tollgate sessions resume ${id} --add USD".`,
+    { code: 'session_cap_held' },
+  );
+}

@@ -28,7 +28,7 @@ import type { RequestRow } from '../store/ledger.js';
 import { ASSIGNED_PREFIX, type LedgerSessions } from '../store/ledger-sessions.js';
 import type { KeyRecord } from '../store/types.js';
 import { identify, type Headers } from './identify.js';
-import { bodyReason, budgetRefusal, capReason, loopReason, pausedSession } from './refusals.js';
+import { bodyReason, budgetRefusal, capHeld, capReason, loopReason, pausedSession } from './refusals.js';
 import { lastToolRound } from './tool-turn.js';
 import { RollingSpend } from './windows.js';
 
@@ -181,7 +181,8 @@ export class Sessions {
    * The session's cap and the key's budget windows as a limit for admission (billing/billing.ts
    * SpendLimit). A request may hold what fits; one request at a time may go beyond the room left
    * (so a cap smaller than one reservation still lets a session work), which bounds any overspend
-   * by that one reservation. A session whose cap has no room left is paused.
+   * by that one reservation. A session that has spent its cap is paused; one whose remaining room
+   * is held by its requests in flight has this request refused, and goes on once they settle.
    */
   limit(a: Attribution, key: KeyRecord) {
     this.lastDecision = null;
@@ -205,9 +206,11 @@ export class Sessions {
         if (cap !== null) {
           const capMicro = cap + s.addedMicro;
           const room = capMicro - s.spentMicro - s.heldMicro;
+          if (s.spentMicro >= capMicro)
+            this.pauseAndRefuse(s, 'session-cap', capReason(s.spentMicro, s.heldMicro, capMicro), null);
           if (amountMicro > room) {
-            if (room <= 0 || s.overhang !== null)
-              this.pauseAndRefuse(s, 'session-cap', capReason(s.spentMicro, s.heldMicro, capMicro), null);
+            // The rest of the cap is held by requests in flight (parallel sub-agents): refused, not paused.
+            if (room <= 0 || s.overhang !== null) throw capHeld(s.id, s.spentMicro, s.heldMicro, capMicro, amountMicro);
             d.sessionOverhang = true;
           }
         }
