@@ -135,7 +135,11 @@ export function registerSessions(program: Command, client: () => AdminClient): v
 /** The session flags of `keys create` and `keys update`. */
 export function keySessionOptions(cmd: Command): Command {
   return cmd
-    .option('--session-cap <usd>', 'what one agent session may spend; reaching it pauses the session (0 removes the cap)', amount)
+    .option(
+      '--session-cap <usd>',
+      'what one agent session may spend; reaching it pauses the session (0 removes the cap)',
+      amount,
+    )
     .option(
       '--budget <window=usd,...>',
       'budgets over rolling windows, e.g. 5h=5,1d=20 (windows 5h, 1d, 7d, 30d; WINDOW=none removes one)',

@@ -61,19 +61,18 @@ export function when(at: number, now: number): string {
 export function budgetRefusal(
   keyName: string,
   window: BudgetWindow,
-  f: { spentMicro: number; heldMicro: number; budgetMicro: number; needMicro: number; freesAt: number; now: number },
+  f: { spentMicro: number; heldMicro: number; budgetMicro: number; freesAt: number; now: number },
 ): GatewayError {
   const held = f.heldMicro > 0 ? ` and ${usdExact(f.heldMicro)} is held for requests in flight` : '';
-  const fits = f.needMicro <= f.budgetMicro;
   const retryAfter = Math.max(1, Math.ceil((f.freesAt - f.now) / 1000));
+  const raise = `raise the budget with "tollgate keys update ${keyName} --budget ${window}=USD"`;
   return new GatewayError(
     'insufficient_funds',
-    `Budget reached: the key "${keyName}" has spent ${usdExact(f.spentMicro)} of its ${window} budget of ${usdExact(f.budgetMicro)} in the last ${window}${held}, ` +
-      `and this request needs up to ${usdExact(f.needMicro)}. ` +
-      (fits
-        ? `The window frees enough room at ${when(f.freesAt, f.now)}. Wait until then, or raise the budget with "tollgate keys update ${keyName} --budget ${window}=USD".`
-        : `That is more than the whole budget: lower max_tokens, or raise the budget with "tollgate keys update ${keyName} --budget ${window}=USD".`),
-    { code: 'budget_exceeded', ...(fits ? { retryAfter } : {}) },
+    `Budget reached: the key "${keyName}" has spent ${usdExact(f.spentMicro)} of its ${window} budget of ${usdExact(f.budgetMicro)} in the last ${window}${held}. ` +
+      (f.spentMicro < f.budgetMicro
+        ? `A request in flight holds the rest: retry once it finishes, or ${raise}.`
+        : `The window frees room at ${when(f.freesAt, f.now)}. Wait until then, or ${raise}.`),
+    { code: 'budget_exceeded', retryAfter },
   );
 }
 

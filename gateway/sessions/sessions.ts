@@ -224,13 +224,12 @@ export class Sessions {
             d.keyOverhang = true;
             continue;
           }
-          const need = Math.min(amountMicro, budget);
+          // A request is let in whenever the window has any room (one at a time beyond it): it frees when spend drops below the budget.
           throw budgetRefusal(key.name, w, {
             spentMicro: spent,
             heldMicro: k.heldMicro,
             budgetMicro: budget,
-            needMicro: amountMicro,
-            freesAt: k.spend.freesAt(w, budget - k.heldMicro, need, now),
+            freesAt: k.spend.freesAt(w, budget - 1, 0, now),
             now,
           });
         }
