@@ -24,6 +24,15 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v ?? null));
 
+/**
+ * A tool result as compared. Codex heads each command's output with lines that differ on every run
+ * of the same command (`Chunk ID: 0c753b`, `Wall time: 0.0007 seconds`, as recorded in
+ * docs/sessions.md); they are left out, or a looping Codex would never repeat itself.
+ */
+function result(v: unknown): string {
+  return text(v).replace(/^(?:Chunk ID|Wall time): [^\n]*\n/gm, '');
+}
+
 /** name, arguments as text, result as text: one per call answered. */
 type Pair = [string, string, string];
 
@@ -34,7 +43,7 @@ function anthropic(body: Json): Pair[] {
   if (!isObj(last) || !isObj(prev) || last.role !== 'user' || prev.role !== 'assistant') return [];
   const results = new Map<string, string>();
   for (const b of arr(last.content))
-    if (isObj(b) && b.type === 'tool_result') results.set(String(b.tool_use_id), text(b.content));
+    if (isObj(b) && b.type === 'tool_result') results.set(String(b.tool_use_id), result(b.content));
   const out: Pair[] = [];
   for (const b of arr(prev.content))
     if (isObj(b) && b.type === 'tool_use' && results.has(String(b.id)))
@@ -49,7 +58,7 @@ function openaiChat(body: Json): Pair[] {
   for (; i >= 0; i--) {
     const m = msgs[i];
     if (!isObj(m) || m.role !== 'tool') break;
-    results.set(String(m.tool_call_id), text(m.content));
+    results.set(String(m.tool_call_id), result(m.content));
   }
   const asst = msgs[i];
   if (results.size === 0 || !isObj(asst) || asst.role !== 'assistant') return [];
@@ -69,7 +78,7 @@ function openaiResponses(body: Json): Pair[] {
   for (; i >= 0; i--) {
     const it = items[i];
     if (!isObj(it) || typeof it.type !== 'string' || !it.type.endsWith('_call_output')) break;
-    results.set(String(it.call_id), text(it.output));
+    results.set(String(it.call_id), result(it.output));
   }
   const out: Pair[] = [];
   for (let j = i; j >= 0 && out.length < results.size; j--) {
@@ -92,7 +101,7 @@ function gemini(body: Json): Pair[] {
   // Gemini pairs calls and responses by position (and name), not by an id.
   return calls.slice(0, responses.length).map((c, k) => {
     const call = c.functionCall as Json;
-    return [String(call.name), text(call.args), text((responses[k]!.functionResponse as Json).response)];
+    return [String(call.name), text(call.args), result((responses[k]!.functionResponse as Json).response)];
   });
 }
 
