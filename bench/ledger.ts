@@ -90,6 +90,11 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
     ttfbMs: 100,
     notes: null,
     billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
   };
 }
 

@@ -57,6 +57,7 @@ const ACTIONS: AdminEventHandlers<Action | null> = {
   line: (d) => ({ type: 'line', line: d.line }),
   settings: (d) => ({ type: 'settings', settings: d.settings }),
   log: () => null,
+  session: (d) => ({ type: 'session', session: d.session, notice: d.notice }),
 };
 
 export function eventToAction(e: AdminEvent): Action | null {

@@ -71,5 +71,17 @@ export function notices(prev: AppState, next: AppState, settings: DesktopSetting
       }
     }
   }
+  // A session's warning, pause or resume (the gateway sends each once), under the quota switch:
+  // both say that spending is nearing or past a limit.
+  const n = next.sessionNotice;
+  if (on.keyQuota && n && n.seq !== prev.sessionNotice?.seq) {
+    const title =
+      n.notice.kind === 'paused'
+        ? 'Tollgate: session paused'
+        : n.notice.kind === 'warning'
+          ? 'Tollgate: spending nears a limit'
+          : 'Tollgate: session resumed';
+    out.push({ kind: 'keyQuota', title, body: n.notice.message });
+  }
   return out;
 }

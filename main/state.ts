@@ -2,7 +2,16 @@
  * What the tray shows, as one value, and the reducer that keeps it current from the gateway's live
  * events and the supervisor's reports. Pure: tray-menu.ts, tray-icon.ts and notices.ts read it.
  */
-import type { ConnectionsView, KeyView, LineView, SettingsView, WalletView } from '../gateway/contract/admin/index.js';
+import type {
+  ConnectionsView,
+  KeyView,
+  LineView,
+  LogEntry,
+  SessionNoticeView,
+  SessionView,
+  SettingsView,
+  WalletView,
+} from '../gateway/contract/admin/index.js';
 
 /** One coding tool as `GET /api/connect` reports it. */
 export type ToolConnection = ConnectionsView['tools'][number];
@@ -41,7 +50,14 @@ export interface AppState {
   /** Whether the state is kept current by the gateway's event stream. */
   feed: 'live' | 'offline';
   update: UpdateInfo | null;
+  /** Agent sessions seen active or paused while running, newest first (at most MAX_SESSIONS). */
+  sessions: SessionView[];
+  /** The latest warning, pause or resume of a session, numbered so each is notified once. */
+  sessionNotice: { seq: number; notice: SessionNoticeView } | null;
 }
+
+/** The tray lists this many sessions at most. */
+export const MAX_SESSIONS = 8;
 
 export interface Snapshot {
   wallet: WalletView;
@@ -69,7 +85,8 @@ export type Action =
   | { type: 'tools'; tools: ToolConnection[] }
   | { type: 'feed'; feed: AppState['feed'] }
   | { type: 'clock'; now: number }
-  | { type: 'update'; update: UpdateInfo | null };
+  | { type: 'update'; update: UpdateInfo | null }
+  | { type: 'session'; session: SessionView; notice: SessionNoticeView | null };
 
 /** The low-balance threshold in force: the gateway's setting; none while it is unknown or switched off. */
 export function lowBalanceOf(state: AppState): number | null {
@@ -96,6 +113,8 @@ export function initialState(now: number): AppState {
     dayStart: dayStartOf(now),
     feed: 'offline',
     update: null,
+    sessions: [],
+    sessionNotice: null,
   };
 }
 
@@ -147,5 +166,14 @@ export function reduce(state: AppState, action: Action): AppState {
     }
     case 'update':
       return { ...state, update: action.update };
+    case 'session': {
+      const s = action.session;
+      const rest = state.sessions.filter((x) => x.id !== s.id);
+      const sessions = (s.state === 'idle' ? rest : [s, ...rest]).slice(0, MAX_SESSIONS);
+      const sessionNotice = action.notice
+        ? { seq: (state.sessionNotice?.seq ?? 0) + 1, notice: action.notice }
+        : state.sessionNotice;
+      return { ...state, sessions, sessionNotice };
+    }
   }
 }

@@ -17,6 +17,8 @@ import { listKeys } from '../operations/keys.js';
 import { listLines } from '../operations/lines.js';
 import { settingsView } from '../operations/settings.js';
 import { wallet } from '../operations/wallet.js';
+import { sessionView } from '../operations/sessions.js';
+import type { SessionNoticeView } from '../contract/admin/index.js';
 
 const TICK_MS = 500;
 /** Rows sent per tick at most; a burst beyond it is sent over the next ticks. */
@@ -47,12 +49,22 @@ export class EventHub {
   private walletSig = '';
   private settingsSig = '';
   private readonly unwatchPause: () => void;
+  private readonly unwatchSessions: () => void;
+  /** Sessions changed since the last tick, with the notices to send about each (in order). */
+  private sessionChanges = new Map<string, SessionNoticeView[]>();
 
   constructor(
     private readonly g: Gateway,
     private readonly status: () => StatusView,
   ) {
     this.unwatchPause = g.pause.onChange(() => this.broadcast('status', { status: this.status() }));
+    // Sent at the next tick, when the session's row is committed: a burst of requests is one update.
+    this.unwatchSessions = g.sessions.onChange((c) => {
+      if (this.subscribers.size === 0) return;
+      const notices = this.sessionChanges.get(c.sessionId) ?? [];
+      if (c.notice) notices.push(c.notice);
+      this.sessionChanges.set(c.sessionId, notices);
+    });
   }
 
   /** Adds a subscriber, sends it the snapshot, and returns how to remove it. */
@@ -79,6 +91,7 @@ export class EventHub {
   /** Ends every stream, so that the server can close. */
   close(): void {
     this.unwatchPause();
+    this.unwatchSessions();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     for (const sub of this.subscribers) sub.end();
@@ -106,6 +119,20 @@ export class EventHub {
     const fresh = this.g.ledger.reports.logs({ limit: LOG_BATCH, afterId: this.lastLogId });
     for (const entry of fresh) this.broadcast('log', { entry });
     if (fresh.length > 0) this.lastLogId = fresh[fresh.length - 1]!.id;
+
+    const changed = this.sessionChanges;
+    this.sessionChanges = new Map();
+    for (const [id, notices] of changed) {
+      const rec = this.g.ledger.sessions.get(id);
+      if (!rec) {
+        // Its first row is not committed yet: next tick.
+        this.sessionChanges.set(id, notices);
+        continue;
+      }
+      const session = sessionView(this.g, rec);
+      if (notices.length === 0) this.broadcast('session', { session, notice: null });
+      for (const notice of notices) this.broadcast('session', { session, notice });
+    }
 
     const w = wallet(this.g);
     const wSig = JSON.stringify(w);

@@ -18,6 +18,7 @@ import * as lines from '../operations/lines.js';
 import * as logs from '../operations/logs.js';
 import { importPrices } from '../operations/model-import.js';
 import * as models from '../operations/models.js';
+import * as agentSessions from '../operations/sessions.js';
 import * as settings from '../operations/settings.js';
 import { setPaused, status as gatewayStatus } from '../operations/status.js';
 import * as wallet from '../operations/wallet.js';
@@ -115,5 +116,9 @@ export function adminHandlers(
     updateSettings: ({ body }) => settings.updateSettings(g, body, status().url),
     adjustWallet: ({ body }) => wallet.adjust(g, body.amountMicro, body.note),
     getRequestBody: ({ params }) => logs.requestBody(g, params.requestId),
+
+    listSessions: ({ query }) => ({ sessions: agentSessions.listSessions(g, query) }),
+    getSession: ({ params }) => agentSessions.getSession(g, params.id),
+    resumeSession: ({ params, body }) => ({ session: agentSessions.resumeSession(g, params.id, body) }),
   };
 }

@@ -39,6 +39,12 @@ const COLUMNS: Column[] = [
   ['latency_ms', (e) => e.latencyMs],
   ['ttfb_ms', (e) => e.ttfbMs],
   ['notes', (e) => e.notes],
+  ['session', (e) => e.session],
+  ['agent', (e) => e.agent],
+  ['tool', (e) => e.tool],
+  ['project', (e) => e.project],
+  ['cache_hit_rate', (e) => Math.round(e.cacheHitRate * 10_000) / 10_000],
+  ['saved_micro_usd', (e) => e.savedMicro],
 ];
 
 /**

@@ -8,7 +8,7 @@ import { KeyLimits } from '../routing/key-limits.js';
 import { upstreamModelId } from '../routing/lines.js';
 import { LedgerWriteError, type Ledger, type RequestRow } from '../store/ledger.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
-import { affordableOutputTokens, costMicro, reservationMicro } from './pricing.js';
+import { affordableOutputTokens, costMicro, reservationMicro, savedMicro } from './pricing.js';
 import { Reservations, type Reservation } from './reservations.js';
 
 /** Output tokens reserved when neither the client nor the catalogue gives a limit. */
@@ -32,6 +32,21 @@ export interface AdmitInput {
    * window: `tokens()` is read only when `atMost`, a bound known without reading the body, fails the check.
    */
   text?: { atMost: number; tokens(): number };
+  /**
+   * A limit beside the wallet and the key's quota: the agent session's cap and the key's budget
+   * windows (sessions/guards.ts). Called with the request's reservation once it is known; throws
+   * the refusal when it does not fit. `freeMicro` lowers the output limit of a client that set
+   * none, as the wallet's free balance does.
+   */
+  limit?: SpendLimit;
+}
+
+/** What a limit beside the wallet lets a request hold (AdmitInput.limit). */
+export interface SpendLimit {
+  /** What a new reservation may take; Infinity when unlimited. */
+  freeMicro: number;
+  /** Throws the limit's refusal when `amountMicro` may not be held; returns when it may. */
+  check(amountMicro: number): void;
 }
 
 /**
@@ -71,7 +86,15 @@ export interface Admission {
 /** One finished request as the relay reports it: the ledger row, less what the admission and the prices say. */
 export type Charge = Omit<
   RequestRow,
-  'costMicro' | 'unchargedMicro' | 'usage' | 'servedModel' | 'upstreamModel' | 'line' | 'upstreamProtocol' | 'billedAt'
+  | 'costMicro'
+  | 'unchargedMicro'
+  | 'savedMicro'
+  | 'usage'
+  | 'servedModel'
+  | 'upstreamModel'
+  | 'line'
+  | 'upstreamProtocol'
+  | 'billedAt'
 > & {
   /** Null when the request was refused before it was admitted. */
   admission: Admission | null;
@@ -95,6 +118,7 @@ export type Charge = Omit<
 export class Billing {
   readonly reservations = new Reservations();
   readonly keyLimits = new KeyLimits();
+  private readonly settledListeners: ((row: RequestRow) => void)[] = [];
 
   constructor(
     private readonly ledger: Ledger,
@@ -138,7 +162,7 @@ export class Billing {
     } else {
       const most = modelMax ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
       const affordable = affordableOutputTokens(
-        this.reservations.freeMicro(money),
+        Math.min(this.reservations.freeMicro(money), input.limit?.freeMicro ?? Infinity),
         input.estimatedInputTokens,
         prices,
         multiplierPpm,
@@ -149,11 +173,9 @@ export class Billing {
     }
     let reservation: Reservation;
     try {
-      reservation = this.reservations.reserve({
-        ...money,
-        keyName: key.name,
-        amountMicro: reservationMicro(input.estimatedInputTokens, reserved, prices, multiplierPpm),
-      });
+      const amountMicro = reservationMicro(input.estimatedInputTokens, reserved, prices, multiplierPpm);
+      input.limit?.check(amountMicro);
+      reservation = this.reservations.reserve({ ...money, keyName: key.name, amountMicro });
     } catch (err) {
       this.keyLimits.release(key.id);
       throw err;
@@ -209,6 +231,13 @@ export class Billing {
         notes: `settlement failed: ${(err as Error).message}`.slice(0, 2000),
       };
     }
+    for (const fn of this.settledListeners) {
+      try {
+        fn(row);
+      } catch (err) {
+        process.stderr.write(`tollgate: a settlement listener failed on ${row.requestId}: ${(err as Error).message}\n`);
+      }
+    }
     return this.ledger.settle(row).then(
       () => null,
       (err: unknown) => {
@@ -218,6 +247,11 @@ export class Billing {
         return failure;
       },
     );
+  }
+
+  /** Calls `fn` with every ledger row as it is settled, before it is written (the session guards count it). */
+  onSettled(fn: (row: RequestRow) => void): void {
+    this.settledListeners.push(fn);
   }
 
   /**
@@ -247,6 +281,7 @@ export class Billing {
     let unchargedMicro = 0;
     // The whole request at the tier its prompt reached (contract/prices.ts), as the vendor bills it.
     const tier = a && given ? tierFor(a.model.tiers, promptTokens(given)) : undefined;
+    let saved = 0;
     if (a && given) {
       const problem = usageProblem(given, maxUsageTokens(a.model));
       if (problem) {
@@ -258,6 +293,7 @@ export class Billing {
         const cost = costMicro(given, tieredPrices(a.model.prices, tier), a.multiplierPpm);
         costMicroValue = Math.min(cost, payableMicro);
         unchargedMicro = cost - costMicroValue;
+        saved = savedMicro(given, tieredPrices(a.model.prices, tier), a.multiplierPpm);
         if (unchargedMicro > 0) {
           notes.push(
             `cost ${usdExact(cost)} at catalogue prices is more than the wallet and the key's quota could pay: charged ${usdExact(costMicroValue)}, ${usdExact(unchargedMicro)} not charged`,
@@ -274,6 +310,7 @@ export class Billing {
       usage,
       costMicro: costMicroValue,
       unchargedMicro,
+      savedMicro: saved,
       notes: notes.length > 0 ? notes.join('; ').slice(0, 2000) : null,
       // The prices of the model object taken at admission: a price changed while the request ran applies from the next one.
       billedAt: a
@@ -319,5 +356,10 @@ function refusedRow(row: RequestRow, failure: LedgerWriteError): RequestRow {
     ttfbMs: null,
     notes: 'row refused by the ledger: charged nothing',
     billedAt: null,
+    session: text(row.session),
+    agent: text(row.agent),
+    tool: text(row.tool),
+    project: text(row.project),
+    savedMicro: 0,
   };
 }

@@ -105,3 +105,14 @@ export function affordableOutputTokens(
 function scaled(sum: bigint, multiplierPpm: number): number {
   return Number((sum * BigInt(multiplierPpm) + PER_MILLION_TIMES_PPM - 1n) / PER_MILLION_TIMES_PPM);
 }
+
+/**
+ * What reading from the cache saved: the cache-read tokens at the plain input price, less what
+ * they cost at the cache-read price, × the multiplier; rounded down, and never below 0 (a price
+ * list where a cache read costs more than input saves nothing).
+ */
+export function savedMicro(usage: Usage, prices: Prices, multiplierPpm: number): number {
+  const perToken = prices.input - (prices.cacheRead ?? prices.input);
+  if (perToken <= 0 || usage.cacheReadTokens <= 0) return 0;
+  return Number((BigInt(usage.cacheReadTokens) * BigInt(perToken) * BigInt(multiplierPpm)) / PER_MILLION_TIMES_PPM);
+}

@@ -16,6 +16,13 @@ import { registerLines } from './lines.js';
 import { registerOpen } from './open.js';
 import { registerSettings } from './settings.js';
 import { registerModels } from './models.js';
+import {
+  keySessionBody,
+  keySessionCells,
+  keySessionOptions,
+  registerSessions,
+  type KeySessionFlags,
+} from './sessions.js';
 import { json, print } from './output.js';
 import { printable, table, withUsd } from './format.js';
 
@@ -84,46 +91,55 @@ program
   });
 
 const keys = program.command('keys').description('API keys (sk-…) for clients');
-keys
-  .command('create')
-  .description('create a key; prints the secret, which is shown only this once')
-  .requiredOption('--name <name>', 'unique name, e.g. the device or project')
-  .option('--group <group>', 'group deciding which models the key may use', 'default')
-  .option('--quota <usd>', 'spending cap for this key in USD', amount)
-  .option('--expires <time>', 'expiry as an ISO date-time, e.g. 2027-01-01T00:00:00Z')
-  .option('--rpm <n>', 'requests per minute allowed for this key', int('--rpm', 1))
-  .option('--max-concurrent <n>', 'requests in flight allowed for this key', int('--max-concurrent', 1))
-  .action(
-    async (o: {
-      name: string;
+keySessionOptions(
+  keys
+    .command('create [name]')
+    .description('create a key; prints the secret, which is shown only this once')
+    .option('--name <name>', 'unique name, e.g. the device or project (or give it as the argument)')
+    .option('--group <group>', 'group deciding which models the key may use', 'default')
+    .option('--quota <usd>', 'spending cap for this key in USD', amount)
+    .option('--expires <time>', 'expiry as an ISO date-time, e.g. 2027-01-01T00:00:00Z')
+    .option('--rpm <n>', 'requests per minute allowed for this key', int('--rpm', 1))
+    .option('--max-concurrent <n>', 'requests in flight allowed for this key', int('--max-concurrent', 1)),
+).action(
+  async (
+    arg: string | undefined,
+    o: KeySessionFlags & {
+      name?: string;
       group: string;
       quota?: number;
       expires?: string;
       rpm?: number;
       maxConcurrent?: number;
-    }) => {
-      let expiresAt: string | undefined;
-      if (o.expires !== undefined) {
-        const t = Date.parse(o.expires);
-        if (Number.isNaN(t)) throw new CliError(`--expires: "${o.expires}" is not a date-time.`);
-        expiresAt = new Date(t).toISOString();
-      }
-      const created = await client().call('createKey', {
-        body: {
-          name: o.name,
-          group: o.group,
-          quotaMicro: o.quota ?? null,
-          expiresAt: expiresAt ?? null,
-          rpm: o.rpm ?? null,
-          maxConcurrent: o.maxConcurrent ?? null,
-        },
-      });
-      print(created.secret);
-      process.stderr.write(
-        `Key "${created.key.name}" created in group "${created.key.group}". Copy the secret now: it is not shown again.\n`,
-      );
     },
-  );
+  ) => {
+    const name = arg ?? o.name;
+    if (name === undefined) throw new CliError('Name the key: tollgate keys create NAME.');
+    if (arg !== undefined && o.name !== undefined && arg !== o.name)
+      throw new CliError(`Two names given: "${arg}" and --name "${o.name}".`);
+    let expiresAt: string | undefined;
+    if (o.expires !== undefined) {
+      const t = Date.parse(o.expires);
+      if (Number.isNaN(t)) throw new CliError(`--expires: "${o.expires}" is not a date-time.`);
+      expiresAt = new Date(t).toISOString();
+    }
+    const created = await client().call('createKey', {
+      body: {
+        name,
+        group: o.group,
+        quotaMicro: o.quota ?? null,
+        expiresAt: expiresAt ?? null,
+        rpm: o.rpm ?? null,
+        maxConcurrent: o.maxConcurrent ?? null,
+        ...keySessionBody(o),
+      },
+    });
+    print(created.secret);
+    process.stderr.write(
+      `Key "${created.key.name}" created in group "${created.key.group}". Copy the secret now: it is not shown again.\n`,
+    );
+  },
+);
 keys
   .command('list')
   .option('--json', 'machine-readable output (amounts also as micro-USD integers)')
@@ -132,7 +148,19 @@ keys
     if (o.json) return json(all.map(withUsd));
     print(
       table(
-        ['NAME', 'GROUP', 'STATE', 'KEY', 'USED', 'QUOTA', 'EXPIRES'],
+        [
+          'NAME',
+          'GROUP',
+          'STATE',
+          'KEY',
+          'USED',
+          'QUOTA',
+          'EXPIRES',
+          'SESSION CAP',
+          'BUDGETS',
+          'LOOP LIMIT',
+          'PROJECT',
+        ],
         all.map((k) => [
           k.name,
           k.group,
@@ -141,10 +169,38 @@ keys
           usd(k.usedMicro),
           k.quotaMicro === null ? '-' : usd(k.quotaMicro),
           k.expiresAt ?? '-',
+          ...keySessionCells(k),
         ]),
       ),
     );
   });
+keySessionOptions(
+  keys
+    .command('update <name>')
+    .description("change a key's group, quota, limits or session guards; what is not given stays")
+    .option('--group <group>', 'group deciding which models the key may use')
+    .option('--quota <usd>', 'spending cap for this key in USD', amount)
+    .option('--rpm <n>', 'requests per minute allowed for this key', int('--rpm', 1))
+    .option('--max-concurrent <n>', 'requests in flight allowed for this key', int('--max-concurrent', 1)),
+).action(
+  async (
+    name: string,
+    o: KeySessionFlags & { group?: string; quota?: number; rpm?: number; maxConcurrent?: number },
+  ) => {
+    const { key } = await client().call('updateKey', {
+      params: { name },
+      body: {
+        ...(o.group !== undefined ? { group: o.group } : {}),
+        ...(o.quota !== undefined ? { quotaMicro: o.quota } : {}),
+        ...(o.rpm !== undefined ? { rpm: o.rpm } : {}),
+        ...(o.maxConcurrent !== undefined ? { maxConcurrent: o.maxConcurrent } : {}),
+        ...keySessionBody(o),
+      },
+    });
+    const [cap, budgets, loop, project] = keySessionCells(key);
+    print(`Key "${key.name}" updated: session cap ${cap}, budgets ${budgets}, loop limit ${loop}, project ${project}.`);
+  },
+);
 for (const [verb, done, route] of [
   ['disable', 'disabled', 'disableKey'],
   ['enable', 'enabled', 'enableKey'],
@@ -210,6 +266,7 @@ registerOpen(program, client);
 registerSettings(program, client);
 
 registerModels(program, client);
+registerSessions(program, client);
 
 const groups = program.command('groups').description('key groups: which models, at what multiplier');
 groups
@@ -238,6 +295,17 @@ groups
     );
   });
 
+interface LogFlags {
+  key?: string;
+  model?: string;
+  session?: string;
+  tool?: string;
+  project?: string;
+  limit: number;
+  explain?: boolean;
+  json?: boolean;
+}
+
 /** The usage buckets `tollgate logs` has a column for (contract/usage-buckets.ts), in listed order. */
 const LOG_BUCKETS = LISTED_BUCKETS.flatMap((k) => {
   const header = USAGE_BUCKETS[k].cli;
@@ -249,12 +317,22 @@ program
   .description('the usage log, newest first')
   .option('--key <name>', 'only this key')
   .option('--model <id>', 'only this model')
+  .option('--session <id>', 'only this agent session')
+  .option('--tool <tool>', 'only this tool: claude-code, codex, gemini-cli, opencode, openai-sdk, …')
+  .option('--project <label>', 'only this project')
   .option('--limit <n>', 'rows (default 50, at most 1000)', int('--limit', 1), 50)
   .option('--explain', "each row's cost worked out: tokens × the price it was billed at, × the group's multiplier")
   .option('--json', 'machine-readable output (costs also as micro-USD integers)')
-  .action(async (o: { key?: string; model?: string; limit: number; explain?: boolean; json?: boolean }) => {
+  .action(async (o: LogFlags) => {
     const { entries } = await client().call('listLogs', {
-      query: { limit: o.limit, ...(o.key ? { key: o.key } : {}), ...(o.model ? { model: o.model } : {}) },
+      query: {
+        limit: o.limit,
+        ...(o.key ? { key: o.key } : {}),
+        ...(o.model ? { model: o.model } : {}),
+        ...(o.session ? { session: o.session } : {}),
+        ...(o.tool ? { tool: o.tool } : {}),
+        ...(o.project ? { project: o.project } : {}),
+      },
     });
     if (o.json) return json(entries.map(withUsd));
     if (o.explain) {

@@ -21,6 +21,7 @@ import { openKeychain, type SecretStore } from '../store/secrets.js';
 import { UpstreamClient } from '../upstream/client.js';
 import { trustOf, type Trust } from '../upstream/trust.js';
 import { PauseSwitch } from './pause.js';
+import { Sessions } from '../sessions/sessions.js';
 
 /**
  * One gateway's services, built from a data dir: the stores, and the narrow services on them.
@@ -60,6 +61,8 @@ export interface Gateway {
   readonly relay: RelayServices;
   /** Paused: the model API answers 503 (pause.ts). */
   readonly pause: PauseSwitch;
+  /** Agent sessions: attribution, caps, budget windows, the loop guard (sessions/sessions.ts). */
+  readonly sessions: Sessions;
   close(): Promise<void>;
 }
 
@@ -113,6 +116,13 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
   const models = new Models(catalogue, config, { retired: catalogue.retired, now: catalogue.now });
   const lines = new Lines(config, secrets);
   const billing = new Billing(ledger, models, lines);
+  const sessions = new Sessions(ledger.sessions);
+  billing.onSettled((row) =>
+    sessions.settled(
+      row,
+      config.data.keys.find((k) => k.id === row.keyId),
+    ),
+  );
   const calibration = new TokenCalibration();
   const tokenCounts = new ClientTokenCounts(billing.keyLimits);
   const upstream = new UpstreamClient();
@@ -148,7 +158,9 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     responses,
     bodies,
     pause: new PauseSwitch(),
+    sessions,
     relay: {
+      sessions,
       billing,
       lines,
       upstream,

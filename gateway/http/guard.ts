@@ -11,6 +11,7 @@ import { newExchange, type Exchange } from '../relay/exchange.js';
 import { INSTANCE_HEADER, INSTANCE_ID } from '../relay/upstream-call.js';
 import type { KeyRecord } from '../store/types.js';
 import type { ModelLane } from './connections.js';
+import type { Sessions } from '../sessions/sessions.js';
 import { choose, type Mounted } from './format-routes.js';
 
 declare module 'fastify' {
@@ -28,6 +29,8 @@ export interface RequestGuardOptions {
   gateway: {
     pause: Pick<PauseSwitch, 'paused'>;
     keys: Pick<KeyRing, 'authenticate'> & { failures: Pick<AuthFailures, 'fail'> };
+    /** Which agent session a request belongs to (absent: none is recognised). */
+    sessions?: Pick<Sessions, 'attribute'>;
   };
   /** The bound on model requests in flight; none when absent. */
   lane?: ModelLane | undefined;
@@ -92,6 +95,10 @@ function guardChain(
     req.exchange = ex;
     ex.key = key;
     req.tollgateKey = key;
+    if (g.sessions) {
+      ex.attribution = g.sessions.attribute(key, req.headers);
+      ex.sessionId = ex.attribution.id;
+    }
   };
 }
 

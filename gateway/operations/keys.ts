@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Gateway } from '../compose/gateway.js';
 import { generateSecret, hashSecret, lastFour } from '../keys/secret.js';
 import { DEFAULT_GROUP } from '../store/config.js';
+import { DEFAULT_LOOP_LIMIT, WINDOW_IDS, type Budgets } from '../contract/sessions.js';
 import type { KeyRecord } from '../store/types.js';
 import {
   AdminError,
@@ -28,7 +29,22 @@ function keyView(g: Gateway, k: KeyRecord): KeyView {
     createdAt: k.createdAt,
     rpm: k.rpm ?? null,
     maxConcurrent: k.maxConcurrent ?? null,
+    sessionCapMicro: k.sessionCapMicro ?? null,
+    budgets: { ...k.budgets },
+    loopLimit: k.loopLimit ?? DEFAULT_LOOP_LIMIT,
+    project: k.project ?? null,
   };
+}
+
+/** A key's budgets after a body's: a window given an amount takes it, one given null loses it. */
+function budgetsAfter(had: Budgets | undefined, body: CreateKeyBody['budgets']): Budgets {
+  const out: Budgets = { ...had };
+  for (const w of WINDOW_IDS) {
+    const v = body?.[w];
+    if (v === null) delete out[w];
+    else if (v !== undefined) out[w] = v;
+  }
+  return out;
 }
 
 export function listKeys(g: Gateway): KeyView[] {
@@ -62,6 +78,10 @@ export async function createKey(g: Gateway, body: CreateKeyBody): Promise<Create
     createdAt: new Date().toISOString(),
     rpm: body.rpm ?? null,
     maxConcurrent: body.maxConcurrent ?? null,
+    sessionCapMicro: body.sessionCapMicro ?? null,
+    budgets: budgetsAfter(undefined, body.budgets),
+    loopLimit: body.loopLimit ?? null,
+    project: body.project ?? null,
   };
   await g.config.update((d) => {
     d.keys.push(record);
@@ -123,6 +143,10 @@ export async function updateKey(g: Gateway, name: string, body: UpdateKeyBody): 
       k.expiresAt = body.expiresAt === null ? null : new Date(body.expiresAt).toISOString();
     if (body.rpm !== undefined) k.rpm = body.rpm;
     if (body.maxConcurrent !== undefined) k.maxConcurrent = body.maxConcurrent;
+    if (body.sessionCapMicro !== undefined) k.sessionCapMicro = body.sessionCapMicro;
+    if (body.budgets !== undefined) k.budgets = budgetsAfter(k.budgets, body.budgets);
+    if (body.loopLimit !== undefined) k.loopLimit = body.loopLimit;
+    if (body.project !== undefined) k.project = body.project;
   });
   return keyView(g, k);
 }

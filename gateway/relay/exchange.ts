@@ -5,6 +5,7 @@ import type { FormatId } from '../contract/formats.js';
 import type { Usage } from '../core/usage.js';
 import type { LedgerWriteError } from '../store/ledger.js';
 import type { KeyRecord } from '../store/types.js';
+import type { Attribution } from '../sessions/sessions.js';
 
 /** Everything known about one request as it moves through the relay. */
 export interface Exchange {
@@ -14,10 +15,14 @@ export interface Exchange {
   /** The wire format the client spoke. */
   readonly format: FormatId;
   key: KeyRecord | null;
+  /**
+   * The agent session the request belongs to (docs/sessions.md), set with the key: a plain id
+   * that any part of the gateway may read (line affinity keys by it), and the full attribution.
+   */
+  sessionId: string | null;
+  attribution: Attribution | null;
   /** The model id the client asked for. */
   model: string | null;
-  /** The conversation the request belongs to, where its context names one; the line affinity's scope then. */
-  sessionId?: string | null;
   /** Upstream attempts made (more than 1 when a line failed and the next one was tried). */
   attempts: number;
   stream: boolean;
@@ -50,6 +55,8 @@ export function newExchange(format: FormatId, billable: boolean): Exchange {
     startedAt: performance.now(),
     format,
     key: null,
+    sessionId: null,
+    attribution: null,
     model: null,
     attempts: 0,
     stream: false,

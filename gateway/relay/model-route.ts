@@ -22,6 +22,8 @@ export interface ModelRequest {
   key: KeyRecord;
   /** The request as the format read it. */
   call: ModelCall;
+  /** The body as parsed, for the loop guard (sessions/tool-turn.ts). */
+  body?: unknown;
   /** The body as received, for the prompt estimate unless the call names another text. */
   rawBody: string;
   res: ClientResponse;
@@ -60,6 +62,10 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
   let decoded: CanonicalRequest | undefined;
   const decode = (): CanonicalRequest => (decoded ??= call.decode());
   if (call.decodeFirst) decode();
+  const who = exchange.attribution;
+  const guards = who ? services.sessions : undefined;
+  // Paused sessions and loops are refused before anything is held or sent.
+  if (who && guards) guards.check(who, key, format.id, r.body, r.rawBody);
   // Both estimates from one look at the body: the text estimate is read only if its bound passes the context check.
   const estimate = estimateBody(call.estimateFrom ?? r.rawBody);
   const admission = services.billing.admit(key, call.model, {
@@ -73,8 +79,10 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
       model: call.model,
     },
     text: { atMost: estimate.textTokensAtMost, tokens: estimate.textTokens },
+    ...(who && guards ? { limit: guards.limit(who, key) } : {}),
   });
   exchange.admission = admission;
+  if (who && guards) guards.hold(who, key, exchange.requestId, admission.reservation.amountMicro);
   const model = admission.model.id;
   if (call.passthroughOnly) admission.candidates = sameFormatLines(admission.candidates, format, call, model);
   const countPrompt = async (): Promise<Usage> => ({

@@ -12,6 +12,7 @@ import type { LineHealth } from '../routing/health.js';
 import type { LineQuirks } from '../core/quirks.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
 import type { Timeouts, UpstreamCall, UpstreamResponse } from '../upstream/client.js';
+import type { Sessions } from '../sessions/sessions.js';
 
 /** The lines a request is tried on (routing/lines.ts): health, rate windows, timeouts, credentials. */
 export interface LinePool {
@@ -59,4 +60,6 @@ export interface RelayServices {
   tokenCounts: Pick<ClientTokenCounts, 'run'>;
   conversations: Conversations;
   bodies: RequestBodies;
+  /** The session guards (sessions/sessions.ts): absent, requests are not checked against them. */
+  sessions?: Pick<Sessions, 'check' | 'limit' | 'hold'>;
 }

@@ -31,7 +31,15 @@ export async function handleRoute(services: RelayServices, r: RouteRequest): Pro
     r.exchange.billable = false;
     return answerLocal(res, (signal) => call.local(localContext(services, key, signal)));
   }
-  return runModelCall(services, { format: r.format, exchange: r.exchange, key, call, rawBody: req.rawBody, res });
+  return runModelCall(services, {
+    format: r.format,
+    exchange: r.exchange,
+    key,
+    call,
+    body: req.body,
+    rawBody: req.rawBody,
+    res,
+  });
 }
 
 function answer(res: ClientResponse, body: unknown): void {

@@ -35,6 +35,10 @@ export function settle(
     latencyMs: Math.round(performance.now() - ex.startedAt),
     ttfbMs: ex.ttfbMs,
     notes: ex.notes.length > 0 ? ex.notes.join('; ').slice(0, 2000) : null,
+    session: ex.attribution?.id ?? null,
+    agent: ex.attribution?.agent ?? null,
+    tool: ex.attribution?.tool ?? null,
+    project: ex.attribution?.project ?? null,
   });
 }
 

@@ -10,6 +10,7 @@ import { Value } from '@sinclair/typebox/value';
  */
 const Str = Type.String();
 const Strings = Type.Array(Type.String());
+const OptAmount = Type.Optional(Type.Integer({ minimum: 1 }));
 const Key = Type.Object({
   id: Str,
   name: Str,
@@ -18,6 +19,16 @@ const Key = Type.Object({
   group: Str,
   state: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('deleted')]),
   quotaMicro: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+  // The session guards read these on every request (sessions/sessions.ts).
+  sessionCapMicro: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  budgets: Type.Optional(
+    Type.Object(
+      { '5h': OptAmount, '1d': OptAmount, '7d': OptAmount, '30d': OptAmount },
+      { additionalProperties: false },
+    ),
+  ),
+  loopLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+  project: Type.Optional(Type.Union([Str, Type.Null()])),
 });
 const Line = Type.Object({ id: Str, name: Str, protocol: Str, baseUrl: Str, models: Strings });
 const Group = Type.Object({ name: Str, multiplier: Str, models: Strings });

@@ -59,6 +59,11 @@ export const RequestRecord = Type.Object({
   /** The unit prices the row was billed at, as JSON; null for rows older than the snapshot. */
   prices_json: OrNull(Text),
   multiplier_ppm: OrNull(Int),
+  session: OrNull(Text),
+  agent: OrNull(Text),
+  tool: OrNull(Text),
+  project: OrNull(Text),
+  saved_micro: Int,
 });
 export type RequestRecord = Static<typeof RequestRecord>;
 

@@ -121,6 +121,9 @@ function where(
   eq('model', f.model);
   eq('line', f.line);
   eq('inbound_protocol', f.protocol);
+  eq('session', f.session);
+  eq('tool', f.tool);
+  eq('project', f.project);
   if (f.status === 'ok') parts.push('status < 400');
   else if (f.status === 'error') parts.push('status >= 400');
   else if (f.status !== undefined) eq('status', Number(f.status));

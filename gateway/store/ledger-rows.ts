@@ -11,13 +11,14 @@ import {
 } from '../contract/usage-buckets.js';
 import type { PriceTier } from '../contract/model-fields.js';
 import { costBreakdown, type PriceSnapshot } from '../core/cost-breakdown.js';
-import type { Usage } from '../core/usage.js';
+import { promptTokens, type Usage } from '../core/usage.js';
+import { cacheHitRate } from '../contract/sessions.js';
 import type { LogEntry } from './ledger.js';
 import type { RequestRecord } from './ledger-records.js';
 
 /** A `requests` row as SQLite returns it, as the LogEntry the admin API shows. */
 export function toEntry(r: RequestRecord): LogEntry {
-  const entry: Omit<LogEntry, 'breakdown'> = {
+  const entry: Omit<LogEntry, 'breakdown' | 'cacheHitRate'> = {
     id: r.id,
     requestId: r.request_id,
     ts: r.ts,
@@ -42,8 +43,20 @@ export function toEntry(r: RequestRecord): LogEntry {
     ttfbMs: r.ttfb_ms,
     notes: r.notes,
     billedAt: snapshot(r.prices_json, r.multiplier_ppm),
+    session: r.session,
+    agent: r.agent,
+    tool: r.tool,
+    project: r.project,
+    savedMicro: r.saved_micro,
   };
-  return { ...entry, breakdown: entry.billedAt ? costBreakdown(entry.usage, entry.billedAt) : null };
+  return {
+    ...entry,
+    breakdown: entry.billedAt ? costBreakdown(entry.usage, entry.billedAt) : null,
+    cacheHitRate: cacheHitRate({
+      promptTokens: promptTokens(entry.usage),
+      cacheReadTokens: entry.usage.cacheReadTokens,
+    }),
+  };
 }
 
 /** The row's usage, one figure per bucket, in the order a log entry lists them. */

@@ -63,7 +63,14 @@ CREATE TABLE IF NOT EXISTS requests (
   uncharged_micro INTEGER NOT NULL DEFAULT 0 ${whole('uncharged_micro')},
   -- What the row was billed at (core/cost-breakdown.ts): unit prices as JSON and the multiplier.
   prices_json TEXT,
-  multiplier_ppm INTEGER
+  multiplier_ppm INTEGER,
+  -- Who sent it (docs/sessions.md): the agent session, the sub-agent, the tool, the project.
+  session TEXT,
+  agent TEXT,
+  tool TEXT,
+  project TEXT,
+  -- What the cache reads saved: priced at the input price, less what they cost.
+  saved_micro INTEGER NOT NULL DEFAULT 0 ${whole('saved_micro')}
 );
 CREATE INDEX IF NOT EXISTS requests_ts ON requests (ts);
 -- One column each, so that SQLite keeps the entries of one value in rowid order: a filtered page
@@ -127,6 +134,12 @@ export function migrate(db: Database.Database): void {
   // Rows written before prices were kept per row have none: they read as having no snapshot.
   add('prices_json', 'TEXT');
   add('multiplier_ppm', 'INTEGER');
+  // Rows from before sessions were recognised have no session, agent, tool or project: they read as null.
+  add('session', 'TEXT');
+  add('agent', 'TEXT');
+  add('tool', 'TEXT');
+  add('project', 'TEXT');
+  add('saved_micro', `INTEGER NOT NULL DEFAULT 0 ${whole('saved_micro')}`);
   const version = userVersion(db);
   if (version < 1) {
     // The Messages interface logged itself as `anthropic-messages` while its upstream side was
@@ -142,6 +155,8 @@ export function migrate(db: Database.Database): void {
   if (userVersion(db) === 2) allowAdjustments(db);
   // Replaced by the one-column indexes, which serve the log's id-ordered pages without a sort.
   db.exec('DROP INDEX IF EXISTS requests_key_ts; DROP INDEX IF EXISTS requests_model_ts;');
+  // Here rather than in SCHEMA: on an old ledger the column exists only once the steps above ran.
+  db.exec('CREATE INDEX IF NOT EXISTS requests_session ON requests (session)');
 }
 
 /**

@@ -11,6 +11,7 @@ import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { USAGE_KEYS } from '../core/usage.js';
 import type { PendingRow, RequestRow } from './ledger.js';
 import { rollupWriter } from './usage-rollup.js';
+import { sessionWriter } from './ledger-sessions.js';
 
 export type Queued =
   | { kind: 'open'; pending: PendingRow }
@@ -70,6 +71,10 @@ const ROW_TEXT_OR_NULL = [
   'errorCode',
   'errorMessage',
   'notes',
+  'session',
+  'agent',
+  'tool',
+  'project',
 ] as const;
 
 /**
@@ -81,6 +86,7 @@ export function rowProblem(row: RequestRow, balanceMicro: number): Problem {
   if (!whole(row.costMicro)) return `cost ${row.costMicro} is not a whole non-negative number of micro-USD`;
   if (!whole(row.unchargedMicro))
     return `uncharged ${row.unchargedMicro} is not a whole non-negative number of micro-USD`;
+  if (!whole(row.savedMicro)) return `saved ${row.savedMicro} is not a whole non-negative number of micro-USD`;
   if (typeof row.usage !== 'object' || row.usage === null) return `usage is ${kind(row.usage)}`;
   for (const k of USAGE_KEYS)
     if (!whole(row.usage[k])) return `${k} ${row.usage[k]} is not a whole non-negative number`;
@@ -116,8 +122,9 @@ export function pendingProblem(p: PendingRow): Problem {
 const INSERT_ROW = `INSERT INTO requests (request_id, ts, key_id, key_name, model, upstream_model, line,
   inbound_protocol, upstream_protocol, stream, status, error_code, error_message, usage_estimated, cost_micro,
   uncharged_micro, latency_ms, ttfb_ms, notes, served_model, attempts, prices_json, multiplier_ppm,
+  session, agent, tool, project, saved_micro,
   ${BUCKET_KEYS.map((k) => USAGE_BUCKETS[k].column).join(', ')})
-  VALUES (${Array.from({ length: 23 + BUCKET_KEYS.length }, () => '?').join(', ')})`;
+  VALUES (${Array.from({ length: 28 + BUCKET_KEYS.length }, () => '?').join(', ')})`;
 
 /** A row as the INSERT statement's parameters, in its column order. */
 function rowParams(row: RequestRow): unknown[] {
@@ -148,6 +155,11 @@ function rowParams(row: RequestRow): unknown[] {
       ? JSON.stringify(row.billedAt.tier ? { ...row.billedAt.prices, tier: row.billedAt.tier } : row.billedAt.prices)
       : null,
     row.billedAt?.multiplierPpm ?? null,
+    row.session,
+    row.agent,
+    row.tool,
+    row.project,
+    row.savedMicro,
   ];
   for (const k of BUCKET_KEYS) params.push(row.usage[k]);
   return params;
@@ -165,6 +177,8 @@ export class GroupCommit {
   private readonly openPending: Database.Statement<unknown[]>;
   private readonly closePending: Database.Statement<[string]>;
   private readonly rollup: (rows: readonly RequestRow[]) => void;
+  /** Each agent session's totals (ledger-sessions.ts), in the same transaction as its rows. */
+  private readonly sessionRollup: (row: RequestRow) => void;
   private readonly whole: (batch: Queued[]) => void;
   private readonly interrupted: (rows: readonly RequestRow[]) => void;
   private readonly isolated: (batch: Queued[]) => Map<Queued, LedgerWriteError>;
@@ -179,6 +193,7 @@ export class GroupCommit {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.closePending = db.prepare('DELETE FROM pending WHERE request_id = ?');
     this.rollup = rollupWriter(db);
+    this.sessionRollup = sessionWriter(db);
     this.whole = db.transaction((batch: Queued[]) => this.writeWhole(batch));
     this.interrupted = db.transaction((rows: readonly RequestRow[]) => {
       for (const row of rows) {
@@ -242,6 +257,7 @@ export class GroupCommit {
       const row = item.row;
       this.insertRow.run(...rowParams(row));
       if (!settledHere.has(row.requestId)) this.closePending.run(row.requestId);
+      this.sessionRollup(row);
       rows.push(row);
       debit += row.costMicro;
       if (row.keyId !== null) {
@@ -267,6 +283,7 @@ export class GroupCommit {
     this.insertRow.run(...rowParams(row));
     this.closePending.run(row.requestId);
     this.rollup([row]);
+    this.sessionRollup(row);
     if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro, 1);
     if (row.costMicro > 0) this.debit.run(row.costMicro);
   }

@@ -14,6 +14,7 @@ import { backfillRollup, ROLLUP_SCHEMA } from './usage-rollup.js';
 import { GroupCommit, LedgerWriteError, pendingProblem, rowProblem, type Queued } from './ledger-writes.js';
 
 export { LedgerWriteError } from './ledger-writes.js';
+import { LedgerSessions, SESSIONS_SCHEMA } from './ledger-sessions.js';
 
 /** One row of the usage log: one per request, success or failure. */
 export interface RequestRow {
@@ -52,12 +53,23 @@ export interface RequestRow {
    * never changes what it says; null when no model was admitted (and for rows older than the snapshot).
    */
   billedAt: PriceSnapshot | null;
+  /** The agent session (docs/sessions.md); null for rows refused before a key was known, and older rows. */
+  session: string | null;
+  /** The sub-agent within the session; null for the main agent. */
+  agent: string | null;
+  /** The client tool (contract/sessions.ts TOOLS); null as `session` is. */
+  tool: string | null;
+  project: string | null;
+  /** What the cache reads saved: their tokens at the input price, less what they cost (× the multiplier). */
+  savedMicro: number;
 }
 
 export interface LogEntry extends RequestRow {
   id: number;
   /** tokens × price × multiplier = cost, from `billedAt`; null without a snapshot. */
   breakdown: CostBreakdown | null;
+  /** Cache-read tokens over all prompt tokens, 0 to 1. */
+  cacheHitRate: number;
 }
 
 export interface InvariantReport {
@@ -123,6 +135,8 @@ export class Ledger {
   private held: () => number = () => 0;
   /** Filters, stats, CSV and wallet history (ledger-reports.ts). */
   readonly reports: LedgerReports;
+  /** Agent sessions: their totals and the guards' state (ledger-sessions.ts). */
+  readonly sessions: LedgerSessions;
 
   constructor(dataDir: string) {
     this.db = openSqlite(join(dataDir, 'ledger.sqlite'));
@@ -132,6 +146,7 @@ export class Ledger {
     this.db.exec(SCHEMA);
     this.db.exec(ROLLUP_SCHEMA);
     this.db.exec(PRUNE_SCHEMA);
+    this.db.exec(SESSIONS_SCHEMA);
     migrate(this.db);
     backfillRollup(this.db);
     this.reports = new LedgerReports(this.db);
@@ -144,6 +159,7 @@ export class Ledger {
     // each settle() resolves only after its commit, so an answer is never acknowledged before its
     // row is durable.
     this.writes = new GroupCommit(this.db);
+    this.sessions = new LedgerSessions(this.db);
   }
 
   /**
@@ -399,5 +415,10 @@ function interruptedRow(p: PendingRecord): RequestRow {
     ttfbMs: null,
     notes: 'interrupted: closed at the next start',
     billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
   };
 }

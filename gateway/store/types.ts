@@ -5,6 +5,7 @@ import type { FormatId } from '../contract/formats.js';
 import type { ModelFields } from '../contract/model-fields.js';
 import type { Timeouts } from '../upstream/client.js';
 import type { Settings } from './settings.js';
+import type { Budgets } from '../contract/sessions.js';
 
 export type KeyState = 'enabled' | 'disabled' | 'deleted';
 
@@ -25,6 +26,14 @@ export interface KeyRecord {
   rpm?: number | null;
   /** Requests in flight allowed for this key; null or absent = unlimited. */
   maxConcurrent?: number | null;
+  /** What one agent session may spend, micro-USD; null or absent = no cap (docs/sessions.md). */
+  sessionCapMicro?: number | null;
+  /** Budgets over rolling windows, micro-USD per window; absent windows have none. */
+  budgets?: Budgets;
+  /** The loop guard's K; 0 turns it off; null or absent = the default (5). */
+  loopLimit?: number | null;
+  /** The project its requests count under when they name none; null or absent = the key's name. */
+  project?: string | null;
 }
 
 /**

@@ -6,7 +6,12 @@
  */
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { adminEvents, handleAdminEvent, type AdminEventHandlers } from '../../gateway/contract/admin/index.js';
+import {
+  adminEvents,
+  handleAdminEvent,
+  type AdminEventData,
+  type AdminEventHandlers,
+} from '../../gateway/contract/admin/index.js';
 import { admin, isLoggedOut, type KeyView, type LineView } from './api.js';
 import { addLiveEntry, catchUpAllLogs } from './log-cache.js';
 import { qk } from './queries.js';
@@ -18,6 +23,15 @@ function upsert<T extends { id: string }>(list: T[] | undefined, item: T, keep: 
   const at = list.findIndex((x) => x.id === item.id);
   if (at === -1) return [...list, item];
   return list.map((x) => (x.id === item.id ? item : x));
+}
+
+type SessionListener = (d: AdminEventData<'session'>) => void;
+const sessionListeners = new Set<SessionListener>();
+
+/** Calls `fn` for each `session` event (a session's request settled, a warning, a pause, a resume). */
+export function onSessionEvent(fn: SessionListener): () => void {
+  sessionListeners.add(fn);
+  return () => sessionListeners.delete(fn);
 }
 
 let lastRefresh = 0;
@@ -65,6 +79,9 @@ function handlers(qc: QueryClient): AdminEventHandlers {
     },
     settings: (d) => {
       qc.setQueryData(qk.settings, d.settings);
+    },
+    session: (d) => {
+      for (const fn of sessionListeners) fn(d);
     },
   };
 }

@@ -44,6 +44,11 @@ function row(i: number, over: Partial<RequestRow> = {}): RequestRow {
     ttfbMs: 9,
     notes: null,
     billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
     ...over,
   };
 }
@@ -72,7 +77,7 @@ test('the CSV has a header and one line per entry, across the ledger pages', asy
   const lines = csv.trimEnd().split('\n');
   assert.equal(
     lines[0],
-    'id,time,request_id,key,model,served_model,upstream_model,line,attempts,inbound_protocol,upstream_protocol,stream,status,error_code,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,usage_estimated,cost_micro_usd,uncharged_micro_usd,latency_ms,ttfb_ms,notes',
+    'id,time,request_id,key,model,served_model,upstream_model,line,attempts,inbound_protocol,upstream_protocol,stream,status,error_code,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,cache_write_1h_tokens,reasoning_tokens,usage_estimated,cost_micro_usd,uncharged_micro_usd,latency_ms,ttfb_ms,notes,session,agent,tool,project,cache_hit_rate,saved_micro_usd',
   );
   // 2346 entries, one of which spans two lines inside its quoted notes.
   assert.equal(lines.length, 1 + 2346 + 1);

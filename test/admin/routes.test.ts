@@ -480,6 +480,21 @@ describe('each route through the typed client', () => {
     assert.deepEqual([undone.files.map((f) => f.action), undone.key.action], [['removed'], 'deleted']);
   });
 
+  test('sessions: listSessions, getSession, resumeSession (test/integration/sessions.test.ts has the guards)', async () => {
+    const secret = (await call('createKey', { body: { name: 'route-sessions', sessionCapMicro: 1 } })).secret;
+    const headers = { 'x-tollgate-session': 'route-s' };
+    await gw
+      .openai(secret)
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { headers });
+    const [s] = (await call('listSessions', { query: { key: 'route-sessions' } })).sessions;
+    assert.deepEqual([s?.id, s?.tool, s?.requests, s?.state], ['route-s', 'openai-sdk', 1, 'paused']);
+    const one = await call('getSession', { params: { id: 'route-s' } });
+    assert.equal(one.requests[0]?.cumulativeMicro, s?.costMicro);
+    const resumed = await call('resumeSession', { params: { id: 'route-s' }, body: { addMicro: 1_000_000 } });
+    assert.deepEqual([resumed.session.state, resumed.session.capMicro], ['active', 1_000_001]);
+    assert.equal((await refusal(call('getSession', { params: { id: 'nope' } }))).status, 404);
+  });
+
   test('runDoctor', async () => {
     const report = await call('runDoctor');
     assert.equal(report.ok, true, JSON.stringify(report.checks));

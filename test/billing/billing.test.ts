@@ -94,6 +94,10 @@ const charge = (over: Partial<Charge>): Charge => ({
   latencyMs: 5,
   ttfbMs: 4,
   notes: null,
+  session: null,
+  agent: null,
+  tool: null,
+  project: null,
   ...over,
 });
 

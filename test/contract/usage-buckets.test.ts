@@ -267,7 +267,7 @@ await ledger.settle({
   requestId: 'req_video', ts: Date.now(), keyId: 'key_1', keyName: 'laptop', model: 'm', servedModel: 'm',
   upstreamModel: 'm', line: 'l', attempts: 1, inboundProtocol: 'gemini', upstreamProtocol: 'gemini', stream: false,
   status: 200, errorCode: null, errorMessage: null, usage, usageEstimated: false, costMicro: cost, unchargedMicro: 0,
-  latencyMs: 1, ttfbMs: 1, notes: null, billedAt: { prices, multiplierPpm: 1_000_000 },
+  latencyMs: 1, ttfbMs: 1, notes: null, billedAt: { prices, multiplierPpm: 1_000_000 }, session: null, agent: null, tool: null, project: null, savedMicro: 0,
 });
 const [entry] = ledger.logs({});
 const csv = await text(logsCsv(ledger.reports, {}));

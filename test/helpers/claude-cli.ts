@@ -43,3 +43,14 @@ export async function runClaude(bin: string, args: string[], t: ClaudeTarget): P
   });
   return JSON.parse(stdout) as ClaudeRun;
 }
+
+/** As runClaude, for a run expected to end in an error: Claude Code exits 1 then, and its JSON result says why. */
+export async function runClaudeToEnd(bin: string, args: string[], t: ClaudeTarget): Promise<ClaudeRun> {
+  try {
+    return await runClaude(bin, args, t);
+  } catch (err) {
+    const out = (err as { stdout?: string }).stdout ?? '';
+    if (!out.trim().startsWith('{')) throw err;
+    return JSON.parse(out) as ClaudeRun;
+  }
+}

@@ -16,6 +16,10 @@ export function key(name: string, extra: Partial<KeyView> = {}): KeyView {
     createdAt: '2026-01-01T00:00:00.000Z',
     rpm: null,
     maxConcurrent: null,
+    sessionCapMicro: null,
+    budgets: {},
+    loopLimit: 5,
+    project: null,
     ...extra,
   };
 }
@@ -88,6 +92,12 @@ export function logEntry(id: number, ts: number, costMicro: number): LogEntry {
     notes: null,
     billedAt: null,
     breakdown: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
+    cacheHitRate: 0,
   };
 }
 

@@ -51,6 +51,11 @@ function row(over: Partial<RequestRow> = {}): RequestRow {
     ttfbMs: 2,
     notes: null,
     billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
     ...over,
   };
 }

@@ -87,6 +87,11 @@ function row(requestId: string): RequestRow {
     ttfbMs: 3,
     notes: null,
     billedAt: { prices: { input: 1, output: 2, cacheRead: 0, cacheWrite: 1 }, multiplierPpm: 1_000_000 },
+    session: 's-1',
+    agent: null,
+    tool: 'curl',
+    project: 'p',
+    savedMicro: 0,
   };
 }
 

@@ -44,6 +44,11 @@ function row(i: number, over: Partial<RequestRow> = {}): RequestRow {
     ttfbMs: 5,
     notes: null,
     billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
     ...over,
   };
 }

@@ -60,6 +60,11 @@ function row(i: number): RequestRow {
     ttfbMs: null,
     notes: null,
     billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
   };
 }
 

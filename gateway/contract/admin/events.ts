@@ -6,7 +6,9 @@
  * every client until it is handled). docs/admin-api.md, "The event stream", says when each comes.
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { Nullable } from './schemas.js';
 import { KeyView, LineView, LogEntry, SettingsView, StatusView, WalletView } from './views.js';
+import { SessionNoticeView, SessionView } from './session-views.js';
 
 export const ADMIN_EVENTS = {
   /** At once, on connecting: the state the changes that follow apply to. */
@@ -29,6 +31,12 @@ export const ADMIN_EVENTS = {
   status: Type.Object({ status: StatusView }),
   /** A setting changed (the console, the CLI, the desktop app's move of its old settings). */
   settings: Type.Object({ settings: SettingsView }),
+  /**
+   * An agent session changed: a request of it settled, or a guard spoke. `notice` is set once per
+   * warning (80 % of a session cap or a budget window), pause and resume, for the tray and console
+   * to show; null on a plain update.
+   */
+  session: Type.Object({ session: SessionView, notice: Nullable(SessionNoticeView) }),
 } as const satisfies Record<string, TObject>;
 
 export type AdminEventName = keyof typeof ADMIN_EVENTS;

@@ -14,3 +14,5 @@ export * from './events-client.js';
 export * from './events.js';
 export * from './log-filter.js';
 export * from './line-setup.js';
+export * from './key-session-fields.js';
+export * from './session-views.js';

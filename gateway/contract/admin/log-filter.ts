@@ -20,6 +20,11 @@ export const LogFilter = Type.Object({
   status: Type.Optional(Type.String({ pattern: '^(ok|error|[1-5][0-9][0-9])$' })),
   /** The client protocol (`openai-chat`, `anthropic`, `openai-responses`, `gemini`). */
   protocol: Type.Optional(Type.String()),
+  /** The agent session id (docs/sessions.md). */
+  session: Type.Optional(Type.String()),
+  /** The client tool: `claude-code`, `codex`, `gemini-cli`, … (contract/sessions.ts). */
+  tool: Type.Optional(Type.String()),
+  project: Type.Optional(Type.String()),
   /** Epoch ms: entries at or after it. */
   since: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Epoch ms: entries before it. */
@@ -28,7 +33,10 @@ export const LogFilter = Type.Object({
 export type LogFilter = Static<typeof LogFilter>;
 
 /** What of an entry a filter reads. */
-export type LogFilterSubject = Pick<LogEntry, 'keyName' | 'model' | 'line' | 'status' | 'inboundProtocol' | 'ts'>;
+export type LogFilterSubject = Pick<
+  LogEntry,
+  'keyName' | 'model' | 'line' | 'status' | 'inboundProtocol' | 'ts' | 'session' | 'tool' | 'project'
+>;
 
 const FIELDS = Object.keys(LogFilter.properties) as (keyof LogFilter)[];
 
@@ -46,6 +54,9 @@ export function matches(filter: LogFilter, entry: LogFilterSubject): boolean {
   if (f.model !== undefined && entry.model !== f.model) return false;
   if (f.line !== undefined && entry.line !== f.line) return false;
   if (f.protocol !== undefined && entry.inboundProtocol !== f.protocol) return false;
+  if (f.session !== undefined && entry.session !== f.session) return false;
+  if (f.tool !== undefined && entry.tool !== f.tool) return false;
+  if (f.project !== undefined && entry.project !== f.project) return false;
   if (f.status === 'ok' && entry.status >= 400) return false;
   if (f.status === 'error' && entry.status < 400) return false;
   if (f.status !== undefined && f.status !== 'ok' && f.status !== 'error' && entry.status !== Number(f.status))

@@ -66,6 +66,7 @@ import {
 } from './model-schemas.js';
 import { KeyStorageView, LineUsageList, LineUsageQuery, ProbeLineBody, ProbeLineView } from './line-setup.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
+import { ResumeSessionBody, SessionDetailView, SessionParams, SessionsQuery, SessionView } from './session-views.js';
 
 export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -217,6 +218,22 @@ export const ADMIN_ROUTES = {
   updateSettings: { method: 'PATCH', path: '/api/settings', body: UpdateSettingsBody, reply: SettingsView },
   adjustWallet: { method: 'POST', path: '/api/wallet/adjust', body: AdjustBody, reply: WalletView },
   getRequestBody: { method: 'GET', path: '/api/logs/:requestId/body', params: RequestIdParams, reply: RequestBodyView },
+
+  // Agent sessions (docs/sessions.md): what each cost, and resuming one a guard paused.
+  listSessions: {
+    method: 'GET',
+    path: '/api/sessions',
+    query: SessionsQuery,
+    reply: Type.Object({ sessions: Type.Array(SessionView) }),
+  },
+  getSession: { method: 'GET', path: '/api/sessions/:id', params: SessionParams, reply: SessionDetailView },
+  resumeSession: {
+    method: 'POST',
+    path: '/api/sessions/:id/resume',
+    params: SessionParams,
+    body: ResumeSessionBody,
+    reply: Type.Object({ session: SessionView }),
+  },
 } as const satisfies Record<string, AdminRoute>;
 
 export type AdminRoutes = typeof ADMIN_ROUTES;

@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FORMATS } from '../formats.js';
 import { LogFilter } from './log-filter.js';
 import { AddModelsBody } from './model-schemas.js';
+import { KeySessionFields } from './key-session-fields.js';
 
 /** $1,000,000,000: far above any real wallet, far below where integers lose precision. */
 const MAX_MICRO = 1_000_000_000_000_000;
@@ -51,6 +52,7 @@ export const CreateKeyBody = Type.Object(
     expiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
     rpm: Type.Optional(PerMinute),
     maxConcurrent: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    ...KeySessionFields,
   },
   { additionalProperties: false },
 );

@@ -9,6 +9,7 @@ import { FORMATS } from '../formats.js';
 import { ModelPrices, PriceTier } from '../model-fields.js';
 import { LISTED_BUCKETS, type BucketKey } from '../usage-buckets.js';
 import { Nullable, timeoutFields } from './schemas.js';
+import { BudgetsView } from './key-session-fields.js';
 
 /**
  * One of a list of strings, as a union of literals (which TypeBox's Value can check, in a browser
@@ -60,6 +61,14 @@ export const KeyView = Type.Object({
   createdAt: Type.String(),
   rpm: Nullable(Int),
   maxConcurrent: Nullable(Int),
+  /** What one agent session may spend (docs/sessions.md); null: no cap. */
+  sessionCapMicro: Nullable(Micro),
+  /** Budgets over rolling windows, for the windows the key has. */
+  budgets: BudgetsView,
+  /** The loop guard's K (0: off). */
+  loopLimit: Int,
+  /** The project its requests count under when they name none; null: the key's name. */
+  project: Nullable(Type.String()),
 });
 export type KeyView = Static<typeof KeyView>;
 
@@ -232,6 +241,15 @@ export const LogEntry = Type.Object({
   billedAt: Nullable(PriceSnapshotView),
   /** How `costMicro` came about, from `billedAt`; null with it. */
   breakdown: Nullable(CostBreakdownView),
+  /** The agent session (docs/sessions.md), its sub-agent, the client tool and the project; null on rows from before sessions, and on requests refused before a key was known. */
+  session: Nullable(Type.String()),
+  agent: Nullable(Type.String()),
+  tool: Nullable(Type.String()),
+  project: Nullable(Type.String()),
+  /** What cache reads saved: their tokens at the input price less what they cost. */
+  savedMicro: Micro,
+  /** Cache-read tokens over all prompt tokens, 0 to 1. */
+  cacheHitRate: Type.Number({ minimum: 0, maximum: 1 }),
 });
 export type LogEntry = Static<typeof LogEntry>;
 

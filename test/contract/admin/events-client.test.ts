@@ -78,6 +78,7 @@ test('a client names a handler for every event of the table (checked by npm run 
     line: (d) => `line ${d.line.name}${d.removed ? ' removed' : ''}`,
     status: (d) => `status ${d.status.paused}`,
     settings: (d) => `settings ${d.settings.port}`,
+    session: (d) => `session ${d.session.id}`,
   };
   for (const name of Object.keys(ADMIN_EVENTS)) names.push(name);
   assert.deepEqual(names.sort(), Object.keys(handlers).sort());

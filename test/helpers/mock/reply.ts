@@ -84,7 +84,7 @@ const TOKENS_PER_CALL = 5;
  */
 export function planReply(s: Scenario, c: Conversation, callIdPrefix: string): ReplyPlan {
   let calls: ToolCall[] = [];
-  if (c.endsWithUserText && c.tools.length > 0 && c.toolChoice !== 'none') {
+  if ((c.endsWithUserText || (s.loop && c.toolResults.length > 0)) && c.tools.length > 0 && c.toolChoice !== 'none') {
     const forced = typeof c.toolChoice === 'object' ? c.toolChoice.name : undefined;
     calls = pickToolCalls(c.tools, forced ?? s.tool, c.userText, c.parallel, callIdPrefix);
     if (s.args !== undefined && s.tool !== undefined && calls[0]?.name === s.tool) calls[0].args = s.args;

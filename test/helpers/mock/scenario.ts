@@ -79,6 +79,8 @@ export interface Scenario {
   think?: 'on' | 'kimi' | 'redacted';
   /** Responses: label the answer's message item with a `phase` (`final_answer`), as GPT-5.5 and later do. */
   phase: boolean;
+  /** A runaway agent's model: call the tool again after every tool result, for ever (with `tool` and `args`, the same call). */
+  loop: boolean;
 }
 
 export class ScenarioError extends Error {}
@@ -98,6 +100,7 @@ export function parseScenario(raw: string): Scenario {
     holdOpen: false,
     openrouter: false,
     phase: false,
+    loop: false,
     usage: {},
     rawUsage: {},
   };
@@ -211,6 +214,9 @@ export function parseScenario(raw: string): Scenario {
         break;
       case 'phase':
         s.phase = true;
+        break;
+      case 'loop':
+        s.loop = true;
         break;
       case 'think':
         if (value !== '' && value !== 'kimi' && value !== 'redacted')

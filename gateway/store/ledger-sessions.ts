@@ -1,0 +1,194 @@
+/**
+ * Agent sessions in the ledger (docs/sessions.md): one `sessions` row per session, its totals kept
+ * in the transaction that writes each of its requests (as the hourly rollup is), so that the
+ * sessions list reads a page of an index instead of grouping the whole log; and `session_state`,
+ * what the guards decided (a pause, and what a resume added to the cap), which must outlive a
+ * restart. The request rows stay the truth: a session's requests are read by the `session` index.
+ */
+import type Database from 'better-sqlite3';
+import { promptTokens } from '../core/usage.js';
+import type { RequestRow } from './ledger.js';
+
+/** Session ids Tollgate makes itself (key + tool + idle gap) start with this. */
+export const ASSIGNED_PREFIX = 'tg-';
+
+export const SESSIONS_SCHEMA = `
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  key_id TEXT,
+  key_name TEXT,
+  tool TEXT NOT NULL,
+  project TEXT,
+  first_ts INTEGER NOT NULL,
+  last_ts INTEGER NOT NULL,
+  requests INTEGER NOT NULL,
+  errors INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  cache_read_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cost_micro INTEGER NOT NULL,
+  saved_micro INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_last ON sessions (last_ts);
+CREATE INDEX IF NOT EXISTS sessions_key_tool ON sessions (key_id, tool, last_ts);
+CREATE TABLE IF NOT EXISTS session_state (
+  id TEXT PRIMARY KEY,
+  added_micro INTEGER NOT NULL DEFAULT 0,
+  paused_guard TEXT,
+  paused_reason TEXT,
+  paused_call TEXT,
+  paused_at INTEGER
+) WITHOUT ROWID;
+`;
+
+/** A `sessions` row. */
+export interface SessionRecord {
+  id: string;
+  key_id: string | null;
+  key_name: string | null;
+  tool: string;
+  project: string | null;
+  first_ts: number;
+  last_ts: number;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  cache_read_tokens: number;
+  output_tokens: number;
+  cost_micro: number;
+  saved_micro: number;
+}
+
+/** A `session_state` row. */
+export interface SessionStateRecord {
+  id: string;
+  added_micro: number;
+  paused_guard: string | null;
+  paused_reason: string | null;
+  paused_call: string | null;
+  paused_at: number | null;
+}
+
+export interface SessionListQuery {
+  key?: string | undefined;
+  tool?: string | undefined;
+  /** Only sessions with a request at or after this time (epoch ms). */
+  since?: number | undefined;
+  limit: number;
+}
+
+/** Adds one settled request to its session's totals; call inside the settlement transaction. */
+export function sessionWriter(db: Database.Database): (row: RequestRow) => void {
+  const upsert =
+    db.prepare(`INSERT INTO sessions (id, key_id, key_name, tool, project, first_ts, last_ts, requests, errors,
+      prompt_tokens, cache_read_tokens, output_tokens, cost_micro, saved_micro)
+    VALUES (@id, @keyId, @keyName, @tool, @project, @ts, @ts, 1, @errors, @prompt, @cacheRead, @output, @cost, @saved)
+    ON CONFLICT (id) DO UPDATE SET last_ts = MAX(last_ts, excluded.last_ts), first_ts = MIN(first_ts, excluded.first_ts),
+      requests = requests + 1, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+      cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, output_tokens = output_tokens + excluded.output_tokens,
+      cost_micro = cost_micro + excluded.cost_micro, saved_micro = saved_micro + excluded.saved_micro`);
+  return (row) => {
+    if (row.session === null) return;
+    upsert.run({
+      id: row.session,
+      keyId: row.keyId,
+      keyName: row.keyName,
+      tool: row.tool ?? 'unknown',
+      project: row.project,
+      ts: row.ts,
+      errors: row.status >= 400 ? 1 : 0,
+      prompt: promptTokens(row.usage),
+      cacheRead: row.usage.cacheReadTokens,
+      output: row.usage.outputTokens,
+      cost: row.costMicro,
+      saved: row.savedMicro,
+    });
+  };
+}
+
+/** Reading sessions and their state; the guards' writes. */
+export class LedgerSessions {
+  private readonly byId: Database.Statement<[string], SessionRecord>;
+  private readonly stateOf: Database.Statement<[string], SessionStateRecord>;
+  private readonly latestAssigned: Database.Statement<[string, string], SessionRecord>;
+  private readonly saveState: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
+    this.stateOf = db.prepare('SELECT * FROM session_state WHERE id = ?');
+    this.latestAssigned = db.prepare(
+      `SELECT * FROM sessions WHERE key_id = ? AND tool = ? AND id LIKE '${ASSIGNED_PREFIX}%' ORDER BY last_ts DESC LIMIT 1`,
+    );
+    this.saveState =
+      db.prepare(`INSERT INTO session_state (id, added_micro, paused_guard, paused_reason, paused_call, paused_at)
+      VALUES (@id, @added_micro, @paused_guard, @paused_reason, @paused_call, @paused_at)
+      ON CONFLICT (id) DO UPDATE SET added_micro = excluded.added_micro, paused_guard = excluded.paused_guard,
+        paused_reason = excluded.paused_reason, paused_call = excluded.paused_call, paused_at = excluded.paused_at`);
+  }
+
+  get(id: string): SessionRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  state(id: string): SessionStateRecord | undefined {
+    return this.stateOf.get(id);
+  }
+
+  /** Every paused session's state (few: a pause lasts until someone resumes it). */
+  paused(): SessionStateRecord[] {
+    return this.db.prepare<[], SessionStateRecord>('SELECT * FROM session_state WHERE paused_guard IS NOT NULL').all();
+  }
+
+  setState(s: SessionStateRecord): void {
+    this.saveState.run(s);
+  }
+
+  /** The key's latest session of this tool whose id Tollgate made (to carry on after a restart). */
+  latestAssignedOf(keyId: string, tool: string): SessionRecord | undefined {
+    return this.latestAssigned.get(keyId, tool);
+  }
+
+  /** Newest activity first, by the last_ts index: a page costs its length, whatever the log's size. */
+  list(q: SessionListQuery): SessionRecord[] {
+    const parts: string[] = [];
+    const args: (string | number)[] = [];
+    if (q.key !== undefined) {
+      parts.push('key_name = ?');
+      args.push(q.key);
+    }
+    if (q.tool !== undefined) {
+      parts.push('tool = ?');
+      args.push(q.tool);
+    }
+    if (q.since !== undefined) {
+      parts.push('last_ts >= ?');
+      args.push(q.since);
+    }
+    const where = parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '';
+    return this.db
+      .prepare<(string | number)[], SessionRecord>(
+        `SELECT * FROM sessions INDEXED BY sessions_last ${where} ORDER BY last_ts DESC LIMIT ?`,
+      )
+      .all(...args, q.limit);
+  }
+
+  /** A session's sub-agents: requests and cost of each agent id, by the session index. */
+  agents(id: string): { agent: string; requests: number; costMicro: number; firstTs: number; lastTs: number }[] {
+    return this.db
+      .prepare<[string], { agent: string; requests: number; costMicro: number; firstTs: number; lastTs: number }>(
+        `SELECT agent, COUNT(*) AS requests, SUM(cost_micro) AS costMicro, MIN(ts) AS firstTs, MAX(ts) AS lastTs
+         FROM requests WHERE session = ? AND agent IS NOT NULL GROUP BY agent ORDER BY MIN(ts)`,
+      )
+      .all(id);
+  }
+
+  /** Each key's charges per minute since `since`, for the budget windows (sessions/windows.ts). */
+  keyMinutes(keyId: string, since: number): { at: number; micro: number }[] {
+    return this.db
+      .prepare<[string, number], { at: number; micro: number }>(
+        `SELECT (ts / 60000) * 60000 AS at, SUM(cost_micro) AS micro FROM requests
+         WHERE key_id = ? AND ts >= ? AND cost_micro > 0 GROUP BY at ORDER BY at`,
+      )
+      .all(keyId, since);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The sessions table: kept by each settled request in its transaction, and listed by the last_ts
+ * index fast enough at a million sessions (the list must stay under 50 ms).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { Ledger } from '../../gateway/store/ledger.js';
+import { emptyUsage } from '../../gateway/core/usage.js';
+import type { RequestRow } from '../../gateway/store/ledger.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tollgate-ledger-sessions-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const row = (over: Partial<RequestRow>): RequestRow => ({
+  requestId: `req_${Math.random()}`,
+  ts: 1_000,
+  keyId: 'k1',
+  keyName: 'laptop',
+  model: 'm',
+  servedModel: 'm',
+  upstreamModel: 'm',
+  line: 'l',
+  attempts: 1,
+  inboundProtocol: 'anthropic',
+  upstreamProtocol: 'anthropic',
+  stream: false,
+  status: 200,
+  errorCode: null,
+  errorMessage: null,
+  usage: { ...emptyUsage(), inputTokens: 100, cacheReadTokens: 300, outputTokens: 10 },
+  usageEstimated: false,
+  costMicro: 50,
+  unchargedMicro: 0,
+  latencyMs: 1,
+  ttfbMs: 1,
+  notes: null,
+  billedAt: null,
+  session: 's1',
+  agent: null,
+  tool: 'claude-code',
+  project: 'p',
+  savedMicro: 7,
+  ...over,
+});
+
+test('each settled request adds to its session, in the same transaction', async () => {
+  const ledger = new Ledger(dir);
+  ledger.topup(1_000_000);
+  await ledger.settle(row({ ts: 1_000 }));
+  await ledger.settle(row({ ts: 2_000, agent: 'sub-1', status: 500 }));
+  await ledger.settle(row({ session: null }));
+  const s = ledger.sessions.get('s1')!;
+  assert.deepEqual(
+    [s.first_ts, s.last_ts, s.requests, s.errors, s.prompt_tokens, s.cache_read_tokens, s.cost_micro, s.saved_micro],
+    [1_000, 2_000, 2, 1, 800, 600, 100, 14],
+  );
+  assert.deepEqual(
+    ledger.sessions.agents('s1').map((a) => [a.agent, a.requests]),
+    [['sub-1', 1]],
+  );
+  assert.equal(ledger.logs({ session: 's1' }).length, 2);
+  ledger.close();
+});
+
+test('the sessions list reads a page of an index: under 50 ms at a million sessions', () => {
+  const db = new Database(join(dir, 'ledger.sqlite'));
+  const insert = db.prepare(`INSERT INTO sessions VALUES (?, 'k1', ?, ?, 'p', ?, ?, 10, 0, 1000, 500, 100, 2000, 300)`);
+  db.transaction(() => {
+    for (let i = 0; i < 1_000_000; i++)
+      insert.run(
+        `s-${i}`,
+        i % 7 === 0 ? 'ci' : 'laptop',
+        i % 3 === 0 ? 'codex' : 'claude-code',
+        i * 1000,
+        i * 1000 + 500,
+      );
+  })();
+  db.close();
+  const ledger = new Ledger(dir);
+  const started = performance.now();
+  const page = ledger.sessions.list({ limit: 100 });
+  const byKey = ledger.sessions.list({ key: 'ci', tool: 'codex', limit: 100 });
+  const active = ledger.sessions.list({ since: 999_000_000 - 300_000, limit: 100 });
+  const ms = performance.now() - started;
+  ledger.close();
+  assert.equal(page[0]!.id, 's-999999');
+  assert.equal(byKey.length, 100);
+  assert.ok(active.length > 0);
+  assert.ok(ms < 50 * 3, `three lists took ${ms.toFixed(1)} ms`);
+  process.stdout.write(`# sessions list over 1,000,000 sessions: ${(ms / 3).toFixed(2)} ms a page\n`);
+});
