@@ -6,6 +6,7 @@ import type { UpstreamResponse } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
+import { rateLimitHeaders } from '../routing/plan-windows.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
 import { billableUsage, type UsageCounter } from './usage.js';
@@ -71,6 +72,7 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamResponse): Pro
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
   sendJson(spec.res, upstream.status, withModel(text, spec.passthrough.modelField.answer, requestedModel(spec)), {
+    ...rateLimitHeaders(upstream.headers),
     'x-request-id': spec.exchange.requestId,
   });
   return outcome;
@@ -80,6 +82,8 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
   const { res, exchange } = spec;
   const tap = spec.passthrough.tap();
   const lineId = exchange.admission!.line.id;
+  // The upstream's rate-limit and plan-window headers reach the client as they came.
+  const limits = rateLimitHeaders(upstream.headers);
   const bind = spec.passthrough.signatures?.event ?? ((data: string): string => data);
   let failure: GatewayError | null = null;
   let settled: Outcome | undefined;
@@ -94,7 +98,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
       if (tap.complete() && !settled)
         settled = await settleBeforeEnd(exchange, await outcomeOf(tap.error()?.status ?? 200, tap.error()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
       const pending = write(
         res,
@@ -117,7 +121,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
       }
       // The stream is whole but for its terminator: the ledger row first, as for a terminator sent.
       settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
-      if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
       await write(res, tail);
     }
   } catch (err) {
@@ -134,7 +138,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamResponse): P
   }
   // Nothing reached the client yet: the caller may try another line, or answer with a status.
   if (failure && !clientGone && !res.headersSent) throw failure;
-  if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+  if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
   const error = failure ?? tap.error();
   // The in-band error ends the client's stream: the ledger row first, as for a terminator.
   const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));

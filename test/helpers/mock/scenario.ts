@@ -79,6 +79,11 @@ export interface Scenario {
   think?: 'on' | 'kimi' | 'redacted';
   /** Responses: label the answer's message item with a `phase` (`final_answer`), as GPT-5.5 and later do. */
   phase: boolean;
+  /**
+   * Every answer carries rate-limit headers, as the vendor of its route sends them: Anthropic's
+   * unified 5-hour and 7-day plan windows (utilisation 0.42 and 0.10), OpenAI's x-ratelimit-*.
+   */
+  ratelimit: boolean;
 }
 
 export class ScenarioError extends Error {}
@@ -98,6 +103,7 @@ export function parseScenario(raw: string): Scenario {
     holdOpen: false,
     openrouter: false,
     phase: false,
+    ratelimit: false,
     usage: {},
     rawUsage: {},
   };
@@ -211,6 +217,9 @@ export function parseScenario(raw: string): Scenario {
         break;
       case 'phase':
         s.phase = true;
+        break;
+      case 'ratelimit':
+        s.ratelimit = true;
         break;
       case 'think':
         if (value !== '' && value !== 'kimi' && value !== 'redacted')
