@@ -3,7 +3,7 @@
  * Electron menu and each item's action into a call). Unit-tested in test/main/tray-menu.test.ts.
  */
 import { usd } from '../gateway/contract/money.js';
-import type { KeyView } from '../gateway/contract/admin/index.js';
+import type { KeyView, LineView } from '../gateway/contract/admin/index.js';
 import type { NoticeKind, DesktopSettings } from './settings.js';
 import type { AppState, ToolConnection } from './state.js';
 
@@ -120,6 +120,36 @@ export function toolItems(tools: ToolConnection[] | null): MenuItem[] {
   return items;
 }
 
+/** `in 2 h 5 min`, `in 3 d`: how long until a window resets. */
+function resetsIn(iso: string | null, now: number): string {
+  if (iso === null) return '';
+  const min = Math.max(0, Math.round((Date.parse(iso) - now) / 60_000));
+  if (Number.isNaN(min)) return '';
+  if (min < 60) return `, resets in ${min} min`;
+  if (min < 48 * 60) return `, resets in ${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+  return `, resets in ${Math.round(min / 1440)} d`;
+}
+
+/**
+ * Each line's plan windows as its upstream last reported them (Anthropic's 5-hour and 7-day
+ * windows, OpenAI's request and token limits): one label per line, the utilisation and when each
+ * window resets. Nothing for lines whose upstream sent no such headers.
+ */
+export function planWindowItems(lines: readonly LineView[], now: number): MenuItem[] {
+  const shown = lines.filter((l) => l.enabled && l.planWindows && l.planWindows.windows.length > 0);
+  if (shown.length === 0) return [];
+  const items: MenuItem[] = [{ type: 'label', label: 'Plan windows' }];
+  for (const l of shown) {
+    const parts = l.planWindows!.windows.map((w) => {
+      const used = w.utilization === null ? '?' : `${Math.round(w.utilization * 100)}%`;
+      const warn = w.status && w.status !== 'allowed' ? ` (${w.status.replace('_', ' ')})` : '';
+      return `${w.name} ${used}${warn}${resetsIn(w.resetsAt, now)}`;
+    });
+    items.push({ type: 'label', label: `${l.name}: ${parts.join(' · ')}` });
+  }
+  return items;
+}
+
 const NOTICE_LABELS: Record<NoticeKind, string> = {
   lowBalance: 'Low balance',
   keyQuota: 'Key quota nearly used',
@@ -153,6 +183,8 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
     });
     const tools = toolItems(state.tools);
     if (tools.length > 0) items.push(SEP, ...tools);
+    const windows = planWindowItems(state.lines, now);
+    if (windows.length > 0) items.push(SEP, ...windows);
     items.push(SEP);
     if (state.paused === null)
       items.push({

@@ -43,6 +43,7 @@ export function lineView(g: Gateway, l: LineRecord): LineView {
     health: g.health.describe(l.id, Date.now()),
     quirks: l.quirks ?? {},
     anthropicVersion: l.protocol === 'anthropic' ? (l.anthropicVersion ?? ANTHROPIC_VERSION) : null,
+    planWindows: g.lines.planWindows.view(l.id),
   };
 }
 

@@ -6,6 +6,7 @@ import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../u
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamAnswer, type UpstreamCallDeps } from './upstream-call.js';
+import { rateLimitHeaders } from '../routing/plan-windows.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { billableUsage, type UsageCounter } from './usage.js';
 
@@ -72,7 +73,10 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promi
   );
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
-  sendJson(spec.res, upstream.status, text, { 'x-request-id': spec.exchange.requestId });
+  sendJson(spec.res, upstream.status, text, {
+    ...rateLimitHeaders(upstream.headers),
+    'x-request-id': spec.exchange.requestId,
+  });
   return outcome;
 }
 
@@ -85,6 +89,8 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
     return e && maskError(e, upstream.secrets);
   };
   const lineId = exchange.admission!.line.id;
+  // The upstream's rate-limit and plan-window headers reach the client as they came.
+  const limits = rateLimitHeaders(upstream.headers);
   const bind = spec.passthrough.signatures?.event ?? ((data: string): string => data);
   let failure: GatewayError | null = null;
   let settled: Outcome | undefined;
@@ -101,7 +107,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
       if (tap.complete() && !settled)
         settled = await settleBeforeEnd(exchange, await outcomeOf(tapError()?.status ?? 200, tapError()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
       markFirstByte(exchange);
       const pending = write(
         res,
@@ -124,7 +130,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
       }
       // The stream is whole but for its terminator: the ledger row first, as for a terminator sent.
       settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
-      if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
       await write(res, tail);
     }
   } catch (err) {
@@ -141,7 +147,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
   }
   // Nothing reached the client yet: the caller may try another line, or answer with a status.
   if (failure && !clientGone && !res.headersSent) throw failure;
-  if (!res.headersSent) startSse(res, { 'x-request-id': exchange.requestId });
+  if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
   const error = failure ?? tapError();
   // The in-band error ends the client's stream: the ledger row first, as for a terminator.
   const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));

@@ -9,6 +9,7 @@ import type { ClientTokenCounts } from './token-counts.js';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { LineAffinity } from '../routing/affinity.js';
 import type { LineHealth } from '../routing/health.js';
+import type { PlanWindows } from '../routing/plan-windows.js';
 import type { LineQuirks } from '../core/quirks.js';
 import type { KeyRecord, LineRecord } from '../store/types.js';
 import type { Timeouts, UpstreamCall, UpstreamResponse } from '../upstream/client.js';
@@ -23,6 +24,8 @@ export interface LinePool {
   credentialFor(line: LineRecord): Promise<string | undefined>;
   /** The line each conversation last used: tried first while it is healthy (routing/affinity.ts). */
   readonly affinity: Pick<LineAffinity, 'prefer' | 'record'>;
+  /** Each line's latest rate-limit and plan-window headers (routing/plan-windows.ts). */
+  readonly planWindows: Pick<PlanWindows, 'record'>;
   /** Keeps quirks an upstream turned out to need on the line (relay/quirk-retry.ts). */
   learnQuirks(line: LineRecord, quirks: LineQuirks): Promise<void>;
 }

@@ -56,6 +56,8 @@ export async function callUpstream(
     timeouts: deps.lines.timeoutsFor(line),
     signal,
   });
+  // Every answer, refusals too: a 429 carries the windows that explain it.
+  deps.lines.planWindows.record(line.id, res.headers, Date.now());
   const secrets = credential === undefined ? [] : [credential];
   if (res.status >= 400) throw await readUpstreamError(res, side.codec.fromError, secrets);
   return { status: res.status, headers: res.headers, body: res.body, secrets };

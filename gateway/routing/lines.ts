@@ -7,6 +7,7 @@ import type { LineRecord } from '../store/types.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from '../upstream/client.js';
 import { LineAffinity } from './affinity.js';
 import { LineHealth } from './health.js';
+import { PlanWindows } from './plan-windows.js';
 import { LineSelector } from './select.js';
 
 /**
@@ -31,6 +32,8 @@ export class Lines {
   readonly health: LineHealth;
   /** The line each conversation last used (affinity.ts). */
   readonly affinity = new LineAffinity();
+  /** What each line's upstream last said about its rate limits and plan windows (plan-windows.ts). */
+  readonly planWindows = new PlanWindows();
   private readonly selector: LineSelector;
   /** Keychain reads cost a D-Bus round trip (~15 ms): a key read once is kept until it is changed. */
   private readonly credentials = new Map<string, string>();

@@ -73,6 +73,28 @@ export function scenarioOrigin(mock: MockUpstream, scenario: string): string {
   return scenario ? `${mock.url}/s/${scenario}` : mock.url;
 }
 
+/** The rate-limit headers of the `ratelimit` scenario: Anthropic's on /v1/messages, OpenAI's elsewhere. */
+export const RATE_LIMIT_RESET = 1_900_000_000;
+function RATE_LIMIT_HEADERS(path: string): Record<string, string> {
+  return path.startsWith('/v1/messages')
+    ? {
+        'anthropic-ratelimit-unified-5h-utilization': '0.42',
+        'anthropic-ratelimit-unified-5h-reset': String(RATE_LIMIT_RESET),
+        'anthropic-ratelimit-unified-5h-status': 'allowed',
+        'anthropic-ratelimit-unified-7d-utilization': '0.1',
+        'anthropic-ratelimit-unified-7d-reset': String(RATE_LIMIT_RESET + 86_400),
+        'anthropic-ratelimit-unified-7d-status': 'allowed_warning',
+      }
+    : {
+        'x-ratelimit-limit-requests': '500',
+        'x-ratelimit-remaining-requests': '499',
+        'x-ratelimit-reset-requests': '120ms',
+        'x-ratelimit-limit-tokens': '30000',
+        'x-ratelimit-remaining-tokens': '27000',
+        'x-ratelimit-reset-tokens': '6m0s',
+      };
+}
+
 export const MOCK_MODELS = ['mock-small', 'mock-large'] as const;
 
 type Vendor = 'openai' | 'anthropic' | 'gemini';
@@ -196,6 +218,7 @@ async function handle(ex: Exchange, target: Target, mock: MockUpstream): Promise
   }
 
   const route = `${method} ${path}`;
+  if (ex.scenario.ratelimit) for (const [k, v] of Object.entries(RATE_LIMIT_HEADERS(path))) ex.res.setHeader(k, v);
   if (ex.scenario.html && method === 'POST') return sendHtml(ex);
   if (method === 'HEAD' || route === 'GET /') return sendJson(ex, 200, {});
   if (vendor === 'gemini') return gemini(ex, method, path, body, MOCK_MODELS);

@@ -53,6 +53,7 @@ export function line(name: string, health: LineView['health']['state'] = 'closed
     health: { state: health, failures: health === 'open' ? 3 : 0, waitMs: health === 'open' ? 30_000 : 0 },
     quirks: {},
     anthropicVersion: null,
+    planWindows: null,
   };
 }
 

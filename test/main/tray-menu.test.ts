@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTrayMenu, toolItems, type MenuItem } from '../../main/tray-menu.js';
+import { buildTrayMenu, planWindowItems, toolItems, type MenuItem } from '../../main/tray-menu.js';
 import type { ToolConnection } from '../../main/state.js';
 import { trayIconFile, trayIconState, trayTooltip } from '../../main/tray-icon.js';
-import { gatewaySettings, key, NOW, runningState, settings, wallet } from './fixtures.js';
+import { gatewaySettings, key, line, NOW, runningState, settings, wallet } from './fixtures.js';
 
 function labels(items: MenuItem[]): string[] {
   return items.map((i) => (i.type === 'separator' ? '---' : i.label));
@@ -278,4 +278,31 @@ test('connected coding tools: each with its key, marked when the wiring no longe
       'Coding tools',
     ),
   );
+});
+
+test("plan windows: each line's utilisation and reset, a warning named; nothing for lines without them", () => {
+  const claude = {
+    ...line('claude-max'),
+    planWindows: {
+      seenAt: new Date(NOW).toISOString(),
+      headers: {},
+      windows: [
+        { name: '5h', utilization: 0.42, resetsAt: new Date(NOW + 125 * 60_000).toISOString(), status: 'allowed' },
+        {
+          name: '7d',
+          utilization: 0.9,
+          resetsAt: new Date(NOW + 3 * 86_400_000).toISOString(),
+          status: 'allowed_warning',
+        },
+      ],
+    },
+  };
+  assert.deepEqual(planWindowItems([line('plain'), claude], NOW), [
+    { type: 'label', label: 'Plan windows' },
+    {
+      type: 'label',
+      label: 'claude-max: 5h 42%, resets in 2 h 5 min · 7d 90% (allowed warning), resets in 3 d',
+    },
+  ]);
+  assert.deepEqual(planWindowItems([line('plain')], NOW), []);
 });

@@ -135,6 +135,30 @@ export const LineView = Type.Object({
   quirks: LineQuirksSchema,
   /** anthropic lines: the `anthropic-version` translated requests go with; null for other formats. */
   anthropicVersion: Nullable(Type.String()),
+  /**
+   * What the line's upstream last said about its rate limits and plan windows (Anthropic's
+   * `anthropic-ratelimit-unified-{5h,7d}-*`, OpenAI's `x-ratelimit-*`); null until it said anything.
+   */
+  planWindows: Nullable(
+    Type.Object({
+      /** When (ISO 8601). */
+      seenAt: Type.String(),
+      windows: Type.Array(
+        Type.Object({
+          /** `5h`, `7d`, `requests`, `tokens`, … */
+          name: Type.String(),
+          /** Used, 0–1. */
+          utilization: Nullable(Type.Number()),
+          /** ISO 8601. */
+          resetsAt: Nullable(Type.String()),
+          /** `allowed`, `allowed_warning`, `rejected`, as the upstream says. */
+          status: Nullable(Type.String()),
+        }),
+      ),
+      /** The headers as the upstream sent them (and the client got them). */
+      headers: Type.Record(Type.String(), Type.String()),
+    }),
+  ),
 });
 export type LineView = Static<typeof LineView>;
 

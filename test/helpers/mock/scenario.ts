@@ -81,6 +81,11 @@ export interface Scenario {
   phase: boolean;
   /** A runaway agent's model: call the tool again after every tool result, for ever (with `tool` and `args`, the same call). */
   loop: boolean;
+  /**
+   * Every answer carries rate-limit headers, as the vendor of its route sends them: Anthropic's
+   * unified 5-hour and 7-day plan windows (utilisation 0.42 and 0.10), OpenAI's x-ratelimit-*.
+   */
+  ratelimit: boolean;
 }
 
 export class ScenarioError extends Error {}
@@ -101,6 +106,7 @@ export function parseScenario(raw: string): Scenario {
     openrouter: false,
     phase: false,
     loop: false,
+    ratelimit: false,
     usage: {},
     rawUsage: {},
   };
@@ -217,6 +223,9 @@ export function parseScenario(raw: string): Scenario {
         break;
       case 'loop':
         s.loop = true;
+        break;
+      case 'ratelimit':
+        s.ratelimit = true;
         break;
       case 'think':
         if (value !== '' && value !== 'kimi' && value !== 'redacted')
