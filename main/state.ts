@@ -6,7 +6,6 @@ import type {
   ConnectionsView,
   KeyView,
   LineView,
-  LogEntry,
   SessionNoticeView,
   SessionView,
   SettingsView,
