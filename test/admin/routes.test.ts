@@ -1,7 +1,8 @@
 /**
  * Every route of the admin table, called through the typed client against a real in-process
  * gateway (so each reply is also checked against its schema), then the refusals: bad query, bad
- * body, unknown route. The last test fails when a route of the table is not called in this file.
+ * body, unknown route. The last test fails when a route of the table is not called in this file or
+ * in routes-tools.test.ts (connect and sessions).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -456,45 +457,6 @@ describe('each route through the typed client', () => {
     assert.deepEqual((await call('listLogs', { query: { model: 'no-such-model' } })).entries, []);
   });
 
-  test("connect: connectStatus, connectTool, listSnippets, shellEnv, disconnectTool (in the gateway's temporary HOME)", async () => {
-    const before = (await call('connectStatus')).tools.find((t) => t.tool === 'codex');
-    assert.deepEqual([before?.connected, before?.suggested], [false, { model: 'gpt-4o', smallModel: null }]);
-    const preview = await call('connectTool', { params: { tool: 'codex' }, body: { dryRun: true } });
-    assert.deepEqual(
-      [preview.dryRun, preview.key, preview.model],
-      [true, { name: 'codex', action: 'create', last4: null }, 'gpt-4o'],
-    );
-    const done = await call('connectTool', { params: { tool: 'codex' }, body: { expect: preview.expect } });
-    assert.deepEqual(
-      [done.dryRun, done.key.action, done.files.map((f) => f.path)],
-      [false, 'create', [`${gw.home}/.codex/config.toml`]],
-    );
-    assert.equal((await call('connectStatus')).tools.find((t) => t.tool === 'codex')?.matches, true);
-    assert.equal(
-      (await call('listSnippets', { query: { model: 'gpt-4o' } })).snippets.find((x) => x.id === 'curl')?.baseUrl,
-      `${gw.url}/v1`,
-    );
-    const env = await call('shellEnv', { params: { target: 'codex' }, body: {} });
-    assert.deepEqual([env.keySource, env.keyName], ['connected', 'codex']);
-    const undone = await call('disconnectTool', { params: { tool: 'codex' }, query: { keepKey: false } });
-    assert.deepEqual([undone.files.map((f) => f.action), undone.key.action], [['removed'], 'deleted']);
-  });
-
-  test('sessions: listSessions, getSession, resumeSession (test/integration/sessions.test.ts has the guards)', async () => {
-    const secret = (await call('createKey', { body: { name: 'route-sessions', sessionCapMicro: 1 } })).secret;
-    const headers = { 'x-tollgate-session': 'route-s' };
-    await gw
-      .openai(secret)
-      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, { headers });
-    const [s] = (await call('listSessions', { query: { key: 'route-sessions' } })).sessions;
-    assert.deepEqual([s?.id, s?.tool, s?.requests, s?.state], ['route-s', 'openai-sdk', 1, 'paused']);
-    const one = await call('getSession', { params: { id: 'route-s' } });
-    assert.equal(one.requests[0]?.cumulativeMicro, s?.costMicro);
-    const resumed = await call('resumeSession', { params: { id: 'route-s' }, body: { addMicro: 1_000_000 } });
-    assert.deepEqual([resumed.session.state, resumed.session.capMicro], ['active', 1_000_001]);
-    assert.equal((await refusal(call('getSession', { params: { id: 'nope' } }))).status, 404);
-  });
-
   test('runDoctor', async () => {
     const report = await call('runDoctor');
     assert.equal(report.ok, true, JSON.stringify(report.checks));
@@ -502,8 +464,10 @@ describe('each route through the typed client', () => {
   });
 });
 
-test('every route of the table is called in this file', () => {
-  const source = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+test('every route of the table is called in this file or routes-tools.test.ts', () => {
+  const source = [fileURLToPath(import.meta.url), fileURLToPath(new URL('./routes-tools.test.ts', import.meta.url))]
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   const called = new Set([...source.matchAll(/\bcall\('(\w+)'/g)].map((m) => m[1]));
   assert.deepEqual(
     Object.keys(ADMIN_ROUTES).filter((name) => !called.has(name)),
