@@ -100,10 +100,16 @@ test('the ledger has a whole-number column for every bucket', () => {
 const CONSUMERS: Record<string, { spells?: string[]; why?: string; via?: RegExp }> = {
   'gateway/core/usage.ts': { spells: ['cacheWriteTokens'], why: 'cacheWriteTokens() is the one cache-write figure' },
   'gateway/contract/prices.ts': {},
-  'gateway/billing/pricing.ts': {},
+  'gateway/billing/pricing.ts': {
+    spells: ['cacheReadTokens'],
+    why: 'what caching saved is, by definition, the cache reads at the input price less their own',
+  },
   'gateway/core/cost-breakdown.ts': {},
   'gateway/store/ledger.ts': {},
-  'gateway/store/ledger-rows.ts': {},
+  'gateway/store/ledger-rows.ts': {
+    spells: ['cacheReadTokens'],
+    why: 'the cache-hit rate is cache reads over the whole prompt',
+  },
   'gateway/store/ledger-checks.ts': {},
   'gateway/store/usage-rollup.ts': {
     spells: [
