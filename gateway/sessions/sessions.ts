@@ -38,7 +38,16 @@ export interface Attribution {
   agent: string | null;
   tool: ToolId;
   project: string;
+  /**
+   * A coding agent's session, or one the client named: the repeated-body guard watches these.
+   * A script's traffic grouped by idle gap (an SDK or curl sending no session id) may send the same
+   * body on purpose (a benchmark, a batch of identical prompts), so that rule leaves it alone.
+   */
+  agentic: boolean;
 }
+
+/** The coding agents, whose sessions the repeated-body guard watches even when they name none (Gemini CLI). */
+const AGENT_TOOLS: ReadonlySet<ToolId> = new Set(['claude-code', 'codex', 'gemini-cli', 'opencode']);
 
 export interface Pause {
   guard: Guard;
@@ -132,7 +141,7 @@ export class Sessions {
     const now = this.now();
     const who = identify(headers);
     const project = who.project ?? key.project ?? key.name;
-    if (who.sessionId !== null) return { id: who.sessionId, agent: who.agent, tool: who.tool, project };
+    if (who.sessionId !== null) return { id: who.sessionId, agent: who.agent, tool: who.tool, project, agentic: true };
     // No id from the client: the key's session of this tool goes on until it has been idle 30 minutes.
     const slot = `${key.id}\u0000${who.tool}`;
     let current = this.assigned.get(slot);
@@ -144,7 +153,7 @@ export class Sessions {
       current = { id: `${ASSIGNED_PREFIX}${randomBytes(6).toString('hex')}`, lastTs: now };
     current.lastTs = now;
     this.assigned.set(slot, current);
-    return { id: current.id, agent: who.agent, tool: who.tool, project };
+    return { id: current.id, agent: who.agent, tool: who.tool, project, agentic: AGENT_TOOLS.has(who.tool) };
   }
 
   /**
@@ -168,6 +177,8 @@ export class Sessions {
         if (count >= limit) this.pauseAndRefuse(s, 'loop', loopReason(round.call, count, limit), round.call);
       }
     }
+    // A loop limit of 0 turns the loop guard off, both of its rules.
+    if (limit === 0 || !a.agentic) return;
     s.bodies = s.bodies.filter((b) => now - b.ts < LOOP_BODY_WINDOW_MS);
     // Compared by length first, so an honest session (whose bodies grow) compares nothing.
     const same = s.bodies.reduce((n, b) => (b.body.length === rawBody.length && b.body === rawBody ? n + 1 : n), 0);

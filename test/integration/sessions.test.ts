@@ -189,6 +189,16 @@ test('the same body more than ten times within a minute pauses the session', asy
   assert.match(err.error.message, /the same request was sent 11 times within 60 s/);
 });
 
+test('SDK traffic that names no session may repeat a body; a loop limit of 0 turns the body rule off', async () => {
+  // A script or a benchmark sends one body many times on purpose: its idle-gap session is not an agent's.
+  const script = gw.openai(await gw.admin.key('script'));
+  for (let i = 0; i < 15; i++) await ask(script, null, 'same');
+  const quiet = gw.openai(await gw.admin.key('quiet', { loopLimit: 0 }));
+  for (let i = 0; i < 15; i++) await ask(quiet, 'named-quiet', 'same');
+  const rows = await gw.admin.logs({ key: 'quiet' });
+  assert.equal(rows.filter((r) => r.status === 200).length, 15);
+});
+
 test('an unknown session cannot be resumed; a key without a cap cannot be raised', async () => {
   assert.equal((await refusal(gw.admin.call('resumeSession', { params: { id: 'nope' }, body: {} }))).status, 404);
   const e = await refusal(gw.admin.call('resumeSession', { params: { id: 'rep' }, body: { addMicro: 5 } }));
