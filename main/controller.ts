@@ -83,6 +83,12 @@ export class Controller {
         const status = await this.need().call(action.paused ? 'pauseGateway' : 'resumeGateway');
         this.dispatch({ type: 'paused', paused: status.paused });
         return;
+      case 'resume-session': {
+        const body = action.addMicro !== undefined ? { addMicro: action.addMicro } : {};
+        const { session } = await this.need().call('resumeSession', { params: { id: action.id }, body });
+        this.dispatch({ type: 'session', session, notice: null });
+        return;
+      }
       case 'copy':
         this.shell.copyText(action.text);
         return;

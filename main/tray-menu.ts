@@ -6,11 +6,14 @@ import { usd } from '../gateway/contract/money.js';
 import type { KeyView, LineView } from '../gateway/contract/admin/index.js';
 import type { NoticeKind, DesktopSettings } from './settings.js';
 import type { AppState, ToolConnection } from './state.js';
+import { sessionItems } from './tray-sessions.js';
 
 export type MenuAction =
   | { kind: 'set-key'; name: string; enabled: boolean }
   | { kind: 'disable-all-keys' }
   | { kind: 'set-paused'; paused: boolean }
+  /** Unpause an agent session, raising its cap by `addMicro` when given. */
+  | { kind: 'resume-session'; id: string; addMicro?: number }
   | { kind: 'copy'; text: string }
   /** `page`: a route of the console (its hash router), e.g. `/connect`; the start page when absent. */
   | { kind: 'open-console'; page?: string }
@@ -181,6 +184,8 @@ export function buildTrayMenu({ state, settings, launchAtLogin, now }: MenuInput
       action: { kind: 'disable-all-keys' },
       enabled: keys.some((k) => k.state === 'enabled'),
     });
+    const sessions = sessionItems(state.sessions, now);
+    if (sessions.length > 0) items.push(SEP, ...sessions);
     const tools = toolItems(state.tools);
     if (tools.length > 0) items.push(SEP, ...tools);
     const windows = planWindowItems(state.lines, now);

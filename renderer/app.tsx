@@ -9,6 +9,7 @@ import { Overview } from './pages/overview/index.js';
 import { Wallet } from './pages/wallet/index.js';
 import { Keys } from './pages/keys/index.js';
 import { Logs } from './pages/logs/index.js';
+import { Sessions } from './pages/sessions/index.js';
 import { Models } from './pages/models/index.js';
 import { Lines } from './pages/lines/index.js';
 import { Groups } from './pages/groups/index.js';
@@ -36,6 +37,8 @@ export function App() {
         <Route path="/wallet" element={<Wallet />} />
         <Route path="/keys" element={<Keys />} />
         <Route path="/logs" element={<Logs />} />
+        <Route path="/sessions" element={<Sessions />} />
+        <Route path="/sessions/:id" element={<Sessions />} />
         <Route path="/models" element={<Models />} />
         <Route path="/lines" element={<Lines />} />
         <Route path="/groups" element={<Groups />} />

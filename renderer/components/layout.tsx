@@ -15,6 +15,7 @@ export const PAGES = [
   { path: '/wallet', label: 'Wallet', key: '2' },
   { path: '/keys', label: 'Keys', key: '3' },
   { path: '/logs', label: 'Usage log', key: '4' },
+  { path: '/sessions', label: 'Sessions', key: 's' },
   { path: '/models', label: 'Models', key: '5' },
   { path: '/lines', label: 'Lines', key: '6' },
   { path: '/groups', label: 'Groups', key: '7' },

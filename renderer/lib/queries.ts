@@ -6,7 +6,7 @@
  * `admin.call(route, …)`, and passes on TanStack's signal so a query that is dropped stops its request.
  */
 import { useQuery, type QueryKey } from '@tanstack/react-query';
-import type { LogFilter, StatsQuery } from '../../gateway/contract/admin/index.js';
+import type { LogFilter, SessionsQuery, StatsQuery } from '../../gateway/contract/admin/index.js';
 import { admin } from './api.js';
 
 export const qk = {
@@ -32,6 +32,10 @@ export const qk = {
   settings: ['settings'],
   connections: ['connections'],
   snippets: (model: string) => ['connect', 'snippets', model],
+  /** Every query of agent sessions (lists and details start with it). */
+  sessions: ['sessions'],
+  sessionList: (q: SessionsQuery) => ['sessions', 'list', q],
+  session: (id: string) => ['sessions', 'detail', id],
 } as const satisfies Record<string, QueryKey | ((...args: never[]) => QueryKey)>;
 
 const FALLBACK_POLL = 30_000;
@@ -100,5 +104,18 @@ export const useLineUsage = () =>
   useQuery({
     queryKey: qk.lineUsage,
     queryFn: ({ signal }) => admin.call('getLineUsage', { signal }),
+    refetchInterval: FALLBACK_POLL,
+  });
+/** Agent sessions, latest activity first; kept current by the `session` event while the page is open. */
+export const useSessions = (q: SessionsQuery) =>
+  useQuery({
+    queryKey: qk.sessionList(q),
+    queryFn: async ({ signal }) => (await admin.call('listSessions', { query: q, signal })).sessions,
+    refetchInterval: FALLBACK_POLL,
+  });
+export const useSession = (id: string) =>
+  useQuery({
+    queryKey: qk.session(id),
+    queryFn: ({ signal }) => admin.call('getSession', { params: { id }, signal }),
     refetchInterval: FALLBACK_POLL,
   });

@@ -4,7 +4,7 @@ import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-import { EMPTY_SETTINGS, parseSettings, SettingsFields } from './key-settings.js';
+import { EMPTY_SETTINGS, forCreate, parseSettings, SettingsFields } from './key-settings.js';
 
 interface Props {
   open: boolean;
@@ -31,7 +31,7 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
     setProblem(problemText);
     if (problemText || typeof parsed === 'string') return;
     create.mutate(
-      { name, ...parsed },
+      { name, ...forCreate(parsed) },
       {
         onSuccess: (created) => {
           setName('');
@@ -56,7 +56,7 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
             autoFocus
           />
         </Field>
-        <SettingsFields form={settings} onChange={setSettings} idPrefix="key" />
+        <SettingsFields form={settings} onChange={setSettings} idPrefix="key" keyName={name} />
         <FormFooter
           problem={problem}
           error={create.error}

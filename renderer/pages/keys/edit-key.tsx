@@ -6,7 +6,7 @@ import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { parseSettings, settingsOf, SettingsFields } from './key-settings.js';
 
-/** Group, quota, expiry and limits of an existing key; the secret and the name stay. */
+/** Group, quota, expiry, limits and session guards of an existing key; the secret and the name stay. */
 export function EditKeyDialog({ keyView, onClose }: { keyView: KeyView | null; onClose(): void }) {
   return (
     <Dialog open={keyView !== null} onOpenChange={(o) => !o && onClose()} title={`Edit key "${keyView?.name ?? ''}"`}>
@@ -37,7 +37,7 @@ function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
   };
   return (
     <form className="form" onSubmit={submit}>
-      <SettingsFields form={settings} onChange={setSettings} idPrefix="edit-key" />
+      <SettingsFields form={settings} onChange={setSettings} idPrefix="edit-key" keyName={k.name} />
       <FormFooter problem={problem} error={save.error} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
     </form>
   );

@@ -13,6 +13,7 @@ import { forgetSecret } from '../../lib/secret-memory.js';
 import { CreateKeyDialog } from './create-key.js';
 import { EditKeyDialog } from './edit-key.js';
 import { SecretDialog } from './secret-dialog.js';
+import { guardsSummary } from './session-guards.js';
 
 function expired(k: KeyView): boolean {
   return k.expiresAt !== null && Date.parse(k.expiresAt) <= Date.now();
@@ -67,6 +68,7 @@ export function Keys() {
                 <th scope="col">Group</th>
                 <th scope="col">Spend / quota</th>
                 <th scope="col">Limits</th>
+                <th scope="col">Sessions</th>
                 <th scope="col">Expires</th>
                 <th scope="col">Created</th>
                 <th scope="col">
@@ -104,6 +106,7 @@ export function Keys() {
                           .filter(Boolean)
                           .join(' · ')}
                   </td>
+                  <td className="muted">{guardsSummary(k)}</td>
                   <td className="muted">{k.expiresAt ? date(k.expiresAt) : 'never'}</td>
                   <td className="muted" title={k.createdAt}>
                     {ago(k.createdAt)}

@@ -1,9 +1,10 @@
-/** The settings a key has besides its name (group, quota, expiry, limits): one form part and one parser for create and edit. */
+/** The settings a key has besides its name (group, quota, expiry, limits, session guards): one form part and one parser for create and edit. */
 import type { KeyView } from '../../lib/api.js';
 import { Field } from '../../components/ui.js';
 import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
 import { date } from '../../lib/format.js';
 import { useGroups } from '../../lib/queries.js';
+import { EMPTY_GUARDS, GuardFields, guardsOf, parseGuards, type Guards, type GuardsForm } from './session-guards.js';
 
 export interface SettingsForm {
   group: string;
@@ -11,9 +12,17 @@ export interface SettingsForm {
   expires: string;
   rpm: string;
   concurrent: string;
+  guards: GuardsForm;
 }
 
-export const EMPTY_SETTINGS: SettingsForm = { group: 'default', quota: '', expires: '', rpm: '', concurrent: '' };
+export const EMPTY_SETTINGS: SettingsForm = {
+  group: 'default',
+  quota: '',
+  expires: '',
+  rpm: '',
+  concurrent: '',
+  guards: EMPTY_GUARDS,
+};
 
 /** A key's settings as the form shows them. */
 export function settingsOf(k: KeyView): SettingsForm {
@@ -23,10 +32,11 @@ export function settingsOf(k: KeyView): SettingsForm {
     expires: k.expiresAt ? date(k.expiresAt) : '',
     rpm: k.rpm === null ? '' : String(k.rpm),
     concurrent: k.maxConcurrent === null ? '' : String(k.maxConcurrent),
+    guards: guardsOf(k),
   };
 }
 
-export interface Settings {
+export interface Settings extends Guards {
   group: string;
   quotaMicro: number | null;
   expiresAt: string | null;
@@ -50,17 +60,34 @@ export function parseSettings(f: SettingsForm): Settings | string {
   // The end of the chosen day, local time.
   const expiresAt = f.expires ? new Date(`${f.expires}T23:59:59`).toISOString() : null;
   if (expiresAt && Date.parse(expiresAt) <= Date.now()) return 'Expiry: pick a date in the future.';
-  return { group: f.group, quotaMicro, expiresAt, rpm, maxConcurrent };
+  const guards = parseGuards(f.guards);
+  if (typeof guards === 'string') return guards;
+  return { group: f.group, quotaMicro, expiresAt, rpm, maxConcurrent, ...guards };
+}
+
+/** A new key's settings: the session guards left empty are left out (a new key has none of them). */
+export function forCreate(s: Settings) {
+  const { sessionCapMicro, budgets, loopLimit, project, ...rest } = s;
+  const set = Object.fromEntries(Object.entries(budgets).filter(([, v]) => v !== null)) as Record<string, number>;
+  return {
+    ...rest,
+    ...(sessionCapMicro !== null ? { sessionCapMicro } : {}),
+    ...(Object.keys(set).length > 0 ? { budgets: set } : {}),
+    ...(loopLimit !== null ? { loopLimit } : {}),
+    ...(project !== null ? { project } : {}),
+  };
 }
 
 export function SettingsFields({
   form,
   onChange,
   idPrefix,
+  keyName,
 }: {
   form: SettingsForm;
   onChange(f: SettingsForm): void;
   idPrefix: string;
+  keyName: string;
 }) {
   const groups = useGroups();
   const set = (k: keyof SettingsForm) => (e: { target: { value: string } }) =>
@@ -115,6 +142,12 @@ export function SettingsFields({
           />
         </Field>
       </div>
+      <GuardFields
+        form={form.guards}
+        onChange={(guards) => onChange({ ...form, guards })}
+        idPrefix={idPrefix}
+        keyName={keyName}
+      />
     </>
   );
 }
