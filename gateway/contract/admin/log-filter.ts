@@ -20,6 +20,8 @@ export const LogFilter = Type.Object({
   status: Type.Optional(Type.String({ pattern: '^(ok|error|[1-5][0-9][0-9])$' })),
   /** The client protocol (`openai-chat`, `anthropic`, `openai-responses`, `gemini`). */
   protocol: Type.Optional(Type.String()),
+  /** One request by its id (`req_…`, also the client's `x-request-id`). */
+  requestId: Type.Optional(Type.String()),
   /** Epoch ms: entries at or after it. */
   since: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Epoch ms: entries before it. */
@@ -28,7 +30,10 @@ export const LogFilter = Type.Object({
 export type LogFilter = Static<typeof LogFilter>;
 
 /** What of an entry a filter reads. */
-export type LogFilterSubject = Pick<LogEntry, 'keyName' | 'model' | 'line' | 'status' | 'inboundProtocol' | 'ts'>;
+export type LogFilterSubject = Pick<
+  LogEntry,
+  'keyName' | 'model' | 'line' | 'status' | 'inboundProtocol' | 'ts' | 'requestId'
+>;
 
 const FIELDS = Object.keys(LogFilter.properties) as (keyof LogFilter)[];
 
@@ -50,6 +55,7 @@ export function matches(filter: LogFilter, entry: LogFilterSubject): boolean {
   if (f.status === 'error' && entry.status < 400) return false;
   if (f.status !== undefined && f.status !== 'ok' && f.status !== 'error' && entry.status !== Number(f.status))
     return false;
+  if (f.requestId !== undefined && entry.requestId !== f.requestId) return false;
   if (f.since !== undefined && entry.ts < f.since) return false;
   if (f.until !== undefined && entry.ts >= f.until) return false;
   return true;

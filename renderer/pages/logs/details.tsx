@@ -15,10 +15,15 @@ export function LogDetails({
   entry,
   onClose,
   returnFocus,
+  onNewer,
+  onOlder,
 }: {
   entry: LogEntry | null;
   onClose(): void;
   returnFocus?: () => void;
+  /** Step to the row above or below in the log; absent at either end. */
+  onNewer?: (() => void) | undefined;
+  onOlder?: (() => void) | undefined;
 }) {
   return (
     <RadixDialog.Root open={entry !== null} onOpenChange={(o) => !o && onClose()}>
@@ -34,14 +39,19 @@ export function LogDetails({
             returnFocus();
           }}
         >
-          {entry ? <Body e={entry} /> : null}
+          {entry ? <Body e={entry} onNewer={onNewer} onOlder={onOlder} /> : null}
         </RadixDialog.Content>
       </RadixDialog.Portal>
     </RadixDialog.Root>
   );
 }
 
-function Body({ e }: { e: LogEntry }) {
+interface Steps {
+  onNewer?: (() => void) | undefined;
+  onOlder?: (() => void) | undefined;
+}
+
+function Body({ e, onNewer, onOlder }: { e: LogEntry } & Steps) {
   const failovers = e.notes?.split('; ').filter((n) => /^line ".*" failed/.test(n)) ?? [];
   const translation = e.notes?.split('; ').filter((n) => !/^line ".*" failed/.test(n)) ?? [];
   return (
@@ -51,6 +61,14 @@ function Body({ e }: { e: LogEntry }) {
           Request <span className="mono">#{e.id}</span>{' '}
           <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
         </RadixDialog.Title>
+        <span className="sheet-steps">
+          <button type="button" className="button button-small" disabled={!onNewer} onClick={onNewer}>
+            ← Newer
+          </button>
+          <button type="button" className="button button-small" disabled={!onOlder} onClick={onOlder}>
+            Older →
+          </button>
+        </span>
         <RadixDialog.Close className="icon-button" aria-label="Close">
           ×
         </RadixDialog.Close>

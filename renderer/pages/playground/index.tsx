@@ -224,7 +224,7 @@ export function Playground() {
               </span>
               <span className="mono">{usdCost(row.costMicro)}</span>
               <span className="mono muted">{ms(row.latencyMs)}</span>
-              <Link to="/logs" className="link">
+              <Link to={`/logs?request=${encodeURIComponent(row.requestId)}`} className="link">
                 In the usage log →
               </Link>
             </div>
