@@ -2,7 +2,8 @@ import * as RadixDialog from '@radix-ui/react-dialog';
 import type { LogEntry } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Badge } from '../../components/ui.js';
-import { usdCost } from '../../../gateway/contract/money.js';
+import { usdPrice } from '../../../gateway/contract/money.js';
+import { UsdCost } from '../../components/money.js';
 import { dateTime, ms, tokens } from '../../lib/format.js';
 import { RequestBody } from './request-body.js';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../../../gateway/contract/usage-buckets.js';
@@ -169,7 +170,7 @@ function Charge({ e }: { e: LogEntry }) {
                 <tr key={t.usage}>
                   <th scope="row">{LABELS.get(t.usage) ?? t.usage}</th>
                   <td className="num mono">
-                    {tokens(t.tokens)} × ${price(t.priceMicroPerMillion)}/M
+                    {tokens(t.tokens)} × {usdPrice(t.priceMicroPerMillion)}/M
                   </td>
                   <td className="num mono">${t.usd}</td>
                 </tr>
@@ -194,7 +195,7 @@ function Charge({ e }: { e: LogEntry }) {
             <th scope="row">Cost</th>
             <td />
             <td className="num mono" data-testid="detail-cost">
-              {usdCost(e.costMicro)}
+              <UsdCost micro={e.costMicro} />
             </td>
           </tr>
         </tbody>
@@ -214,13 +215,4 @@ function Charge({ e }: { e: LogEntry }) {
       </p>
     </section>
   );
-}
-
-/** micro-USD per million tokens as USD text, exact: 3_000_001 → "3.000001". */
-function price(micro: number): string {
-  const whole = Math.floor(micro / 1_000_000);
-  const frac = String(micro % 1_000_000)
-    .padStart(6, '0')
-    .replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : String(whole);
 }

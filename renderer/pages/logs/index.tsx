@@ -3,13 +3,13 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { csvUrl, type LogEntry } from '../../lib/api.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, ErrorNote, PageHeader } from '../../components/ui.js';
-import { usdCost } from '../../../gateway/contract/money.js';
 import { dateTime, ms, tokens } from '../../lib/format.js';
 import { LogDetails } from './details.js';
 import { LogFilters, useLogFilter } from './filters.js';
 import { LogSummary } from './summary.js';
 import './logs.css';
 import { useLogRows } from './use-log-rows.js';
+import { UsdCost } from '../../components/money.js';
 
 const ROW_HEIGHT = 32;
 // Protocol and cache tokens live in the details drawer, so the grid fits a 1280 px window.
@@ -207,7 +207,7 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
         {tokens(e.usage.outputTokens)}
       </span>
       <span role="gridcell" className="num mono" data-testid="row-cost">
-        {usdCost(e.costMicro)}
+        <UsdCost micro={e.costMicro} />
       </span>
       <span role="gridcell" className="num mono muted">
         {ms(e.latencyMs)}

@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { LogFilter } from '../../../gateway/contract/admin/index.js';
-import { usd, usdExact } from '../../../gateway/contract/money.js';
 import { admin } from '../../lib/api.js';
 import { compact } from '../../lib/format.js';
 import { qk, useStatus } from '../../lib/queries.js';
+import { Usd } from '../../components/money.js';
 
 /**
  * What the whole filter adds up to, computed by the gateway in SQL (GET /api/logs/summary), not
@@ -33,8 +33,8 @@ export function LogSummary({ filter, newestId }: { filter: LogFilter; newestId: 
         · {compact(s.inputTokens)} in / {compact(s.outputTokens)} out
       </span>{' '}
       ·{' '}
-      <strong className="num" title={usdExact(s.costMicro)} data-testid="log-summary-cost">
-        {usd(s.costMicro)}
+      <strong>
+        <Usd micro={s.costMicro} testId="log-summary-cost" />
       </strong>
       {refused > 0 ? (
         <span
