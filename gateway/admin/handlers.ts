@@ -102,6 +102,7 @@ export function adminHandlers(
     removeGroup: async ({ params }) => ({ group: await groups.removeGroup(g, params.name) }),
 
     listLogs: ({ query }) => ({ entries: logs.listLogs(g, query) }),
+    getLogSummary: ({ query }) => logs.logSummary(g, query),
     getStats: ({ query }) => ({ rows: logs.stats(g, query) }),
 
     runDoctor: () => doctor(g),

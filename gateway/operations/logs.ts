@@ -9,6 +9,8 @@ import {
   AdminError,
   logFilterOf,
   type LogEntry,
+  type LogFilter,
+  type LogSummaryView,
   type LogsQuery,
   type RequestBodyView,
   type StatsQuery,
@@ -18,6 +20,11 @@ import {
 /** The entries the filter matches, newest first, a page at a time; oldest first after `after`. */
 export function listLogs(g: Gateway, q: LogsQuery): LogEntry[] {
   return g.ledger.reports.logs({ ...logFilterOf(q), limit: q.limit, beforeId: q.before, afterId: q.after });
+}
+
+/** The count, tokens and cost of every entry the filter matches (not only the page shown). */
+export function logSummary(g: Gateway, f: LogFilter): LogSummaryView {
+  return g.ledger.reports.logSummary(logFilterOf(f));
 }
 
 const DAY_MS = 86_400_000;

@@ -57,6 +57,17 @@ export interface LineUsage {
   lastErrorAt: number | null;
 }
 
+/** What every entry a filter matches adds up to (the usage log's footer). */
+export interface LogSummary {
+  requests: number;
+  errors: number;
+  costMicro: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
 export interface WalletTransaction {
   id: number;
   ts: number;
@@ -127,6 +138,7 @@ function where(
   if (f.status === 'ok') parts.push('status < 400');
   else if (f.status === 'error') parts.push('status >= 400');
   else if (f.status !== undefined) eq('status', Number(f.status));
+  eq('request_id', f.requestId);
   if (f.since !== undefined) {
     parts.push('ts >= ?');
     args.push(f.since);
@@ -164,6 +176,21 @@ export class LedgerReports {
       .prepare<(string | number)[], RequestRecord>(`SELECT * FROM requests ${w.sql} ORDER BY id ${order} LIMIT ?`)
       .all(...w.args, limit)
       .map(toEntry);
+  }
+
+  /** Count and sums over every entry the filter matches, in one SQL pass on the same WHERE as `logs()`. */
+  logSummary(f: LogFilter): LogSummary {
+    const w = where(f);
+    const r = this.db
+      .prepare<(string | number)[], LogSummary>(
+        `SELECT COUNT(*) AS requests, COALESCE(SUM(status >= 400), 0) AS errors,
+           COALESCE(SUM(cost_micro), 0) AS costMicro, COALESCE(SUM(input_tokens), 0) AS inputTokens,
+           COALESCE(SUM(output_tokens), 0) AS outputTokens, COALESCE(SUM(cache_read_tokens), 0) AS cacheReadTokens,
+           COALESCE(SUM(${CACHE_WRITES_SQL}), 0) AS cacheWriteTokens
+         FROM requests ${w.sql}`,
+      )
+      .get(...w.args);
+    return r!;
   }
 
   /**

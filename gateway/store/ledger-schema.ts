@@ -80,6 +80,7 @@ CREATE INDEX IF NOT EXISTS requests_model ON requests (model);
 CREATE INDEX IF NOT EXISTS requests_line ON requests (line);
 CREATE INDEX IF NOT EXISTS requests_status ON requests (status);
 CREATE INDEX IF NOT EXISTS requests_protocol ON requests (inbound_protocol);
+CREATE INDEX IF NOT EXISTS requests_request_id ON requests (request_id);
 CREATE TABLE IF NOT EXISTS pending (
   request_id TEXT PRIMARY KEY,
   ts INTEGER NOT NULL,

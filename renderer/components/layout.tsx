@@ -2,13 +2,13 @@ import { useCallback, useMemo, useState, type ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { admin } from '../lib/api.js';
-import { usd } from '../../gateway/contract/money.js';
 import { LOGGED_OUT_EVENT } from '../lib/session-events.js';
 import { useLiveEvents } from '../lib/live.js';
 import { useStatus, useWallet } from '../lib/queries.js';
 import { Dialog } from './dialog.js';
 import { useShortcuts } from './shortcuts.js';
 import { useTheme, type ThemeChoice } from './theme.js';
+import { Usd } from './money.js';
 
 export const PAGES = [
   { path: '/', label: 'Overview', key: '1' },
@@ -72,7 +72,9 @@ export function Layout({ children }: { children: ReactNode }) {
           {wallet.data ? (
             <NavLink to="/wallet" className="sidebar-balance">
               <span className="muted">Balance</span>
-              <strong>{usd(wallet.data.balanceMicro)}</strong>
+              <strong>
+                <Usd micro={wallet.data.balanceMicro} />
+              </strong>
             </NavLink>
           ) : null}
           <div className="segmented theme-switch" role="radiogroup" aria-label="Theme">

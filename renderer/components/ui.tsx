@@ -1,6 +1,6 @@
 import { cloneElement, isValidElement, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useShortcuts } from './shortcuts.js';
-import { usd } from '../../gateway/contract/money.js';
+import { Usd } from './money.js';
 
 export function PageHeader({
   title,
@@ -33,7 +33,12 @@ export function Badge({ tone, children }: { tone: Tone; children: ReactNode }) {
 
 /** Used against a cap, as a bar with the figures beside it; no cap reads "no quota". */
 export function QuotaBar({ used, quota }: { used: number; quota: number | null }) {
-  if (quota === null) return <span className="muted">{usd(used)} · no quota</span>;
+  if (quota === null)
+    return (
+      <span className="muted">
+        <Usd micro={used} /> · no quota
+      </span>
+    );
   const share = quota === 0 ? 1 : Math.min(1, used / quota);
   const tone = share >= 1 ? 'bad' : share >= 0.8 ? 'warn' : 'ok';
   return (
@@ -49,7 +54,7 @@ export function QuotaBar({ used, quota }: { used: number; quota: number | null }
         <span className={`quota-fill quota-${tone}`} style={{ width: `${Math.round(share * 100)}%` }} />
       </span>
       <span className="quota-text">
-        {usd(used)} / {usd(quota)}
+        <Usd micro={used} /> / <Usd micro={quota} />
       </span>
     </span>
   );

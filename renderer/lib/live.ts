@@ -12,7 +12,7 @@ import {
   type AdminEventData,
   type AdminEventHandlers,
 } from '../../gateway/contract/admin/index.js';
-import { admin, isLoggedOut, type KeyView, type LineView } from './api.js';
+import { admin, isLoggedOut, type KeyView, type LineView, type LogEntry } from './api.js';
 import { addLiveEntry, catchUpAllLogs } from './log-cache.js';
 import { qk } from './queries.js';
 
@@ -23,6 +23,15 @@ function upsert<T extends { id: string }>(list: T[] | undefined, item: T, keep: 
   const at = list.findIndex((x) => x.id === item.id);
   if (at === -1) return [...list, item];
   return list.map((x) => (x.id === item.id ? item : x));
+}
+
+type LogListener = (entry: LogEntry) => void;
+const logListeners = new Set<LogListener>();
+
+/** Calls `fn` for each new usage-log row while the returned function has not been called. */
+export function onLogEntry(fn: LogListener): () => void {
+  logListeners.add(fn);
+  return () => logListeners.delete(fn);
 }
 
 type SessionListener = (d: AdminEventData<'session'>) => void;
@@ -72,6 +81,7 @@ function handlers(qc: QueryClient): AdminEventHandlers {
     },
     log: (d) => {
       addLiveEntry(qc, d.entry);
+      for (const fn of logListeners) fn(d.entry);
       refreshSummaries(qc);
     },
     status: (d) => {

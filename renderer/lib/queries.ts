@@ -26,6 +26,8 @@ export const qk = {
   /** Every filter's pages of the log (lib/log-cache.ts keeps them whole). */
   logPagesAll: ['logs', 'pages'],
   logPages: (filter: LogFilter) => ['logs', 'pages', filter],
+  /** The count, tokens and cost of everything a filter matches (GET /api/logs/summary). */
+  logSummary: (filter: LogFilter) => ['logs', 'summary', filter],
   requestBody: (requestId: string) => ['logs', 'body', requestId],
   /** The spend figures; without `by`, all of them. */
   stats: (by?: StatsQuery['by']) => (by === undefined ? ['stats'] : ['stats', by]),

@@ -424,7 +424,7 @@ describe('each route through the typed client', () => {
     assert.ok(Array.isArray((await call('getLineUsage')).lines));
   });
 
-  test('listLogs with key, model, limit, before and after', async () => {
+  test('listLogs with key, model, request id, limit, before and after, and getLogSummary', async () => {
     const secret = (await call('createKey', { body: { name: 'route-logs' } })).secret;
     const openai = gw.openai(secret);
     for (const content of ['one', 'two', 'three'])
@@ -455,6 +455,12 @@ describe('each route through the typed client', () => {
       [all[1]!.id, all[0]!.id],
     );
     assert.deepEqual((await call('listLogs', { query: { model: 'no-such-model' } })).entries, []);
+    const summary = await call('getLogSummary', { query: { key: 'route-logs' } });
+    const cost = all.reduce((t, e) => t + e.costMicro, 0);
+    assert.deepEqual([summary.requests, summary.errors, summary.costMicro], [3, 0, cost]);
+    assert.equal((await call('getLogSummary', { query: { requestId: all[1]!.requestId } })).requests, 1);
+    const [found] = (await call('listLogs', { query: { requestId: all[1]!.requestId } })).entries;
+    assert.equal(found?.id, all[1]!.id);
   });
 
   test('runDoctor', async () => {

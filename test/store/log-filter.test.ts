@@ -54,7 +54,7 @@ function row(i: number): RequestRow {
       imageInputTokens: 0,
     },
     usageEstimated: false,
-    costMicro: 0,
+    costMicro: r.int(0, 40_000),
     unchargedMicro: 0,
     latencyMs: 1,
     ttfbMs: null,
@@ -71,7 +71,7 @@ function row(i: number): RequestRow {
 /** A filter of zero to four fields, values drawn so that some match and some match nothing. */
 function filter(): LogFilter {
   const f: LogFilter = {};
-  const fields = r.many(0, 4, () => r.int(0, 6));
+  const fields = r.many(0, 4, () => r.int(0, 7));
   for (const n of fields) {
     if (n === 0) f.key = r.pick([...KEYS, 'nobody']);
     if (n === 1) f.model = r.pick([...MODELS, 'gpt-5']);
@@ -80,12 +80,14 @@ function filter(): LogFilter {
     if (n === 4) f.protocol = r.pick([...FORMATS, 'soap']);
     if (n === 5) f.since = T0 + r.int(-5, 55) * 60_000;
     if (n === 6) f.until = T0 + r.int(-5, 55) * 60_000;
+    if (n === 7) f.requestId = `req_${r.int(0, ROWS + 5)}`;
   }
   return f;
 }
 
 before(async () => {
   ledger = new Ledger(dir);
+  ledger.topup(ROWS * 40_000);
   await Promise.all(Array.from({ length: ROWS }, (_, i) => ledger.settle(row(i))));
   all = ledger.reports.logs({ limit: MAX_LOG_PAGE });
   assert.equal(all.length, ROWS);
@@ -112,4 +114,25 @@ test('a filter with every field left undefined narrows nothing, on either side',
   const f: LogFilter = { key: undefined, model: undefined, status: undefined, since: undefined };
   assert.equal(ledger.reports.logs({ ...f, limit: MAX_LOG_PAGE }).length, ROWS);
   assert.equal(all.filter((e) => matches(f, e)).length, ROWS);
+});
+
+test('the summary of 300 random filters is the count and sums of the rows matches() accepts', () => {
+  for (let i = 0; i < 300; i++) {
+    const f = filter();
+    const rows = all.filter((e) => matches(f, e));
+    const sum = (pick: (e: LogEntry) => number): number => rows.reduce((t, e) => t + pick(e), 0);
+    assert.deepEqual(
+      ledger.reports.logSummary(f),
+      {
+        requests: rows.length,
+        errors: rows.filter((e) => e.status >= 400).length,
+        costMicro: sum((e) => e.costMicro),
+        inputTokens: sum((e) => e.usage.inputTokens),
+        outputTokens: sum((e) => e.usage.outputTokens),
+        cacheReadTokens: sum((e) => e.usage.cacheReadTokens),
+        cacheWriteTokens: sum((e) => e.usage.cacheWriteTokens),
+      },
+      JSON.stringify(f),
+    );
+  }
 });

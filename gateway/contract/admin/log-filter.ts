@@ -25,6 +25,8 @@ export const LogFilter = Type.Object({
   /** The client tool: `claude-code`, `codex`, `gemini-cli`, … (contract/sessions.ts). */
   tool: Type.Optional(Type.String()),
   project: Type.Optional(Type.String()),
+  /** One request by its id (`req_…`, also the client's `x-request-id`). */
+  requestId: Type.Optional(Type.String()),
   /** Epoch ms: entries at or after it. */
   since: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Epoch ms: entries before it. */
@@ -35,7 +37,7 @@ export type LogFilter = Static<typeof LogFilter>;
 /** What of an entry a filter reads. */
 export type LogFilterSubject = Pick<
   LogEntry,
-  'keyName' | 'model' | 'line' | 'status' | 'inboundProtocol' | 'ts' | 'session' | 'tool' | 'project'
+  'keyName' | 'model' | 'line' | 'status' | 'inboundProtocol' | 'ts' | 'session' | 'tool' | 'project' | 'requestId'
 >;
 
 const FIELDS = Object.keys(LogFilter.properties) as (keyof LogFilter)[];
@@ -61,6 +63,7 @@ export function matches(filter: LogFilter, entry: LogFilterSubject): boolean {
   if (f.status === 'error' && entry.status < 400) return false;
   if (f.status !== undefined && f.status !== 'ok' && f.status !== 'error' && entry.status !== Number(f.status))
     return false;
+  if (f.requestId !== undefined && entry.requestId !== f.requestId) return false;
   if (f.since !== undefined && entry.ts < f.since) return false;
   if (f.until !== undefined && entry.ts >= f.until) return false;
   return true;

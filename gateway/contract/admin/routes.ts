@@ -44,6 +44,7 @@ import {
   LineTestView,
   LineView,
   LogEntry,
+  LogSummaryView,
   LoginCodeView,
   PresetView,
   RequestBodyView,
@@ -64,6 +65,7 @@ import {
   RemoveModelQuery,
   UpdateModelBody,
 } from './model-schemas.js';
+import { LogFilter } from './log-filter.js';
 import { KeyStorageView, LineUsageList, LineUsageQuery, ProbeLineBody, ProbeLineView } from './line-setup.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
 import { ResumeSessionBody, SessionDetailView, SessionParams, SessionsQuery, SessionView } from './session-views.js';
@@ -186,6 +188,7 @@ export const ADMIN_ROUTES = {
     query: LogsQuery,
     reply: Type.Object({ entries: Type.Array(LogEntry) }),
   },
+  getLogSummary: { method: 'GET', path: '/api/logs/summary', query: LogFilter, reply: LogSummaryView },
   getStats: {
     method: 'GET',
     path: '/api/stats',

@@ -277,6 +277,19 @@ export const LogEntry = Type.Object({
 });
 export type LogEntry = Static<typeof LogEntry>;
 
+/** What every entry a log filter matches adds up to: the usage log's footer. */
+export const LogSummaryView = Type.Object({
+  requests: Int,
+  /** Entries with a status of 400 or above. */
+  errors: Int,
+  costMicro: Micro,
+  inputTokens: Int,
+  outputTokens: Int,
+  cacheReadTokens: Int,
+  cacheWriteTokens: Int,
+});
+export type LogSummaryView = Static<typeof LogSummaryView>;
+
 export const DoctorCheck = Type.Object({
   name: Type.String(),
   ok: Type.Boolean(),

@@ -2,7 +2,8 @@ import * as RadixDialog from '@radix-ui/react-dialog';
 import type { LogEntry } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Badge } from '../../components/ui.js';
-import { usdCost } from '../../../gateway/contract/money.js';
+import { usdPrice } from '../../../gateway/contract/money.js';
+import { UsdCost } from '../../components/money.js';
 import { dateTime, ms, tokens } from '../../lib/format.js';
 import { RequestBody } from './request-body.js';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../../../gateway/contract/usage-buckets.js';
@@ -15,10 +16,15 @@ export function LogDetails({
   entry,
   onClose,
   returnFocus,
+  onNewer,
+  onOlder,
 }: {
   entry: LogEntry | null;
   onClose(): void;
   returnFocus?: () => void;
+  /** Step to the row above or below in the log; absent at either end. */
+  onNewer?: (() => void) | undefined;
+  onOlder?: (() => void) | undefined;
 }) {
   return (
     <RadixDialog.Root open={entry !== null} onOpenChange={(o) => !o && onClose()}>
@@ -34,14 +40,19 @@ export function LogDetails({
             returnFocus();
           }}
         >
-          {entry ? <Body e={entry} /> : null}
+          {entry ? <Body e={entry} onNewer={onNewer} onOlder={onOlder} /> : null}
         </RadixDialog.Content>
       </RadixDialog.Portal>
     </RadixDialog.Root>
   );
 }
 
-function Body({ e }: { e: LogEntry }) {
+interface Steps {
+  onNewer?: (() => void) | undefined;
+  onOlder?: (() => void) | undefined;
+}
+
+function Body({ e, onNewer, onOlder }: { e: LogEntry } & Steps) {
   const failovers = e.notes?.split('; ').filter((n) => /^line ".*" failed/.test(n)) ?? [];
   const translation = e.notes?.split('; ').filter((n) => !/^line ".*" failed/.test(n)) ?? [];
   return (
@@ -51,6 +62,14 @@ function Body({ e }: { e: LogEntry }) {
           Request <span className="mono">#{e.id}</span>{' '}
           <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
         </RadixDialog.Title>
+        <span className="sheet-steps">
+          <button type="button" className="button button-small" disabled={!onNewer} onClick={onNewer}>
+            ← Newer
+          </button>
+          <button type="button" className="button button-small" disabled={!onOlder} onClick={onOlder}>
+            Older →
+          </button>
+        </span>
         <RadixDialog.Close className="icon-button" aria-label="Close">
           ×
         </RadixDialog.Close>
@@ -151,7 +170,7 @@ function Charge({ e }: { e: LogEntry }) {
                 <tr key={t.usage}>
                   <th scope="row">{LABELS.get(t.usage) ?? t.usage}</th>
                   <td className="num mono">
-                    {tokens(t.tokens)} × ${price(t.priceMicroPerMillion)}/M
+                    {tokens(t.tokens)} × {usdPrice(t.priceMicroPerMillion)}/M
                   </td>
                   <td className="num mono">${t.usd}</td>
                 </tr>
@@ -176,7 +195,7 @@ function Charge({ e }: { e: LogEntry }) {
             <th scope="row">Cost</th>
             <td />
             <td className="num mono" data-testid="detail-cost">
-              {usdCost(e.costMicro)}
+              <UsdCost micro={e.costMicro} />
             </td>
           </tr>
         </tbody>
@@ -196,13 +215,4 @@ function Charge({ e }: { e: LogEntry }) {
       </p>
     </section>
   );
-}
-
-/** micro-USD per million tokens as USD text, exact: 3_000_001 → "3.000001". */
-function price(micro: number): string {
-  const whole = Math.floor(micro / 1_000_000);
-  const frac = String(micro % 1_000_000)
-    .padStart(6, '0')
-    .replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : String(whole);
 }

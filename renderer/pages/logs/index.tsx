@@ -1,93 +1,48 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useSearchParams } from 'react-router';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { LISTED_FORMATS } from '../../../gateway/contract/formats.js';
-import type { LogFilter } from '../../../gateway/contract/admin/index.js';
 import { csvUrl, type LogEntry } from '../../lib/api.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, ErrorNote, PageHeader } from '../../components/ui.js';
-import { usdCost } from '../../../gateway/contract/money.js';
 import { dateTime, ms, tokens } from '../../lib/format.js';
-import { useKeys, useLines, useModels } from '../../lib/queries.js';
 import { LogDetails } from './details.js';
+import { LogFilters, useLogFilter } from './filters.js';
+import { LogSummary } from './summary.js';
+import './logs.css';
 import { useLogRows } from './use-log-rows.js';
+import { UsdCost } from '../../components/money.js';
 
 const ROW_HEIGHT = 32;
-const COLUMNS = [
-  'Time',
-  'Key',
-  'Model',
-  'Line',
-  'Protocol',
-  'Status',
-  'In',
-  'Out',
-  'Cache',
-  'Cost',
-  'Latency',
-] as const;
-const NUMERIC = new Set<string>(['In', 'Out', 'Cache', 'Cost', 'Latency']);
+// Protocol and cache tokens live in the details drawer, so the grid fits a 1280 px window.
+const COLUMNS = ['Time', 'Key', 'Model', 'Line', 'Status', 'In', 'Out', 'Cost', 'Latency', 'Error'] as const;
+const NUMERIC = new Set<string>(['In', 'Out', 'Cost', 'Latency']);
 
 function statusTone(status: number): 'ok' | 'warn' | 'bad' {
   return status < 400 ? 'ok' : status >= 500 ? 'bad' : 'warn';
 }
 
-const RANGES: [string, string, number][] = [
-  ['', 'any time', 0],
-  ['1h', 'last hour', 3_600_000],
-  ['24h', 'last 24 hours', 86_400_000],
-  ['7d', 'last 7 days', 7 * 86_400_000],
-  ['30d', 'last 30 days', 30 * 86_400_000],
-];
-const STATUSES: [string, string][] = [
-  ['', 'any status'],
-  ['ok', 'succeeded'],
-  ['error', 'failed'],
-  ['401', '401 key'],
-  ['402', '402 funds'],
-  ['404', '404 model'],
-  ['429', '429 limited'],
-  ['502', '502 upstream'],
-  ['503', '503 no line'],
-];
-
 export function Logs() {
-  const keys = useKeys();
-  const models = useModels();
-  const lines = useLines();
-  // Other pages link here with a filter: #/logs?line=openai&status=error.
-  const [params] = useSearchParams();
-  const [key, setKey] = useState(params.get('key') ?? '');
-  const [model, setModel] = useState(params.get('model') ?? '');
-  const [modelInput, setModelInput] = useState(params.get('model') ?? '');
-  const [line, setLine] = useState(params.get('line') ?? '');
-  const [status, setStatus] = useState(params.get('status') ?? '');
-  const [protocol, setProtocol] = useState(params.get('protocol') ?? '');
-  const [range, setRange] = useState('');
-  const filter = useMemo<LogFilter>(() => {
-    const span = RANGES.find((r) => r[0] === range)?.[2] ?? 0;
-    return {
-      ...(key ? { key } : {}),
-      ...(model ? { model } : {}),
-      ...(line ? { line } : {}),
-      ...(status ? { status } : {}),
-      ...(protocol ? { protocol } : {}),
-      ...(span ? { since: Date.now() - span } : {}),
-    };
-  }, [key, model, line, status, protocol, range]);
+  // Other pages link here with a filter: #/logs?line=openai&status=error, #/logs?request=req_….
+  const state = useLogFilter();
+  const { filter } = state;
   const filtered = Object.keys(filter).length > 0;
   const log = useLogRows(filter);
-  const [open, setOpen] = useState<LogEntry | null>(null);
+  const [openId, setOpenId] = useState<number | null>(null);
+  const openIndex = openId === null ? -1 : log.rows.findIndex((r) => r.id === openId);
+  const open = openIndex >= 0 ? log.rows[openIndex]! : null;
+  const setOpen = (e: LogEntry | null): void => setOpenId(e?.id ?? null);
+  const step = (by: number): void => {
+    const i = openIndex + by;
+    const next = log.rows[i];
+    if (!next) return;
+    setCursor(i);
+    setOpenId(next.id);
+    v.scrollToIndex(i, { align: 'auto' });
+    if (i >= log.rows.length - 5) log.loadMore();
+  };
   const [cursor, setCursor] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
   const modelRef = useRef<HTMLInputElement>(null);
   useShortcuts(useMemo(() => ({ '/': () => modelRef.current?.focus() }), []));
-
-  // Debounced so that typing a model id does not fire a request per character.
-  useEffect(() => {
-    const t = window.setTimeout(() => setModel(modelInput.trim()), 300);
-    return () => window.clearTimeout(t);
-  }, [modelInput]);
 
   // eslint-disable-next-line react-hooks/incompatible-library -- TanStack Virtual's API is not memoisable; this component is not compiled.
   const v = useVirtualizer({
@@ -128,78 +83,12 @@ export function Logs() {
         subtitle="Every model request, newest first, with what it cost. New requests appear as they finish."
       />
       <div className="toolbar" role="search">
-        <label className="toolbar-field">
-          <span>Key</span>
-          <select aria-label="Filter by key" value={key} onChange={(e) => setKey(e.target.value)}>
-            <option value="">all keys</option>
-            {keys.data?.map((k) => (
-              <option key={k.id} value={k.name}>
-                {k.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="toolbar-field">
-          <span>Model</span>
-          <input
-            ref={modelRef}
-            aria-label="Filter by model"
-            list="log-models"
-            placeholder="any model  ( / )"
-            value={modelInput}
-            onChange={(e) => setModelInput(e.target.value)}
-          />
-          <datalist id="log-models">
-            {models.data?.map((m) => (
-              <option key={m.id} value={m.id} />
-            ))}
-          </datalist>
-        </label>
-        <label className="toolbar-field">
-          <span>Line</span>
-          <select aria-label="Filter by line" value={line} onChange={(e) => setLine(e.target.value)}>
-            <option value="">all lines</option>
-            {lines.data?.map((l) => (
-              <option key={l.id} value={l.name}>
-                {l.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="toolbar-field">
-          <span>Status</span>
-          <select aria-label="Filter by status" value={status} onChange={(e) => setStatus(e.target.value)}>
-            {STATUSES.map(([v, label]) => (
-              <option key={v} value={v}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="toolbar-field">
-          <span>Protocol</span>
-          <select aria-label="Filter by protocol" value={protocol} onChange={(e) => setProtocol(e.target.value)}>
-            <option value="">any protocol</option>
-            {LISTED_FORMATS.map((p) => (
-              <option key={p}>{p}</option>
-            ))}
-          </select>
-        </label>
-        <label className="toolbar-field">
-          <span>Time</span>
-          <select aria-label="Filter by time" value={range} onChange={(e) => setRange(e.target.value)}>
-            {RANGES.map(([v, label]) => (
-              <option key={v} value={v}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <span className="toolbar-spacer" />
+        <LogFilters state={state} modelRef={modelRef} />
+      </div>
+      <div className="toolbar log-totals">
         <span className="live-dot" aria-hidden="true" />
-        <span className="muted">
-          live · {log.rows.length.toLocaleString('en-US')} rows{log.hasMore ? '+' : ''}
-        </span>
+        <LogSummary filter={filter} newestId={log.rows[0]?.id} />
+        <span className="toolbar-spacer" />
         <a className="button button-small" href={csvUrl(filter)} download>
           Export CSV
         </a>
@@ -246,7 +135,13 @@ export function Logs() {
           </div>
         </div>
       )}
-      <LogDetails entry={open} onClose={() => setOpen(null)} returnFocus={() => scrollRef.current?.focus()} />
+      <LogDetails
+        entry={open}
+        onClose={() => setOpen(null)}
+        returnFocus={() => scrollRef.current?.focus()}
+        onNewer={openIndex > 0 ? () => step(-1) : undefined}
+        onOlder={openIndex >= 0 && openIndex < log.rows.length - 1 ? () => step(1) : undefined}
+      />
     </>
   );
 }
@@ -260,6 +155,7 @@ interface RowProps {
 }
 
 function LogRow({ e, index, start, selected, onOpen }: RowProps) {
+  const error = e.status >= 400 ? (e.errorMessage ?? e.errorCode ?? `HTTP ${e.status}`) : null;
   return (
     <div
       id={`log-row-${e.id}`}
@@ -292,30 +188,32 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
           </span>
         ) : null}
       </span>
-      <span role="gridcell" className="muted">
-        {e.inboundProtocol}
-        {e.upstreamProtocol && e.upstreamProtocol !== e.inboundProtocol ? ` → ${e.upstreamProtocol}` : ''}
-      </span>
       <span role="gridcell">
         <Badge tone={statusTone(e.status)}>{e.status}</Badge>
         {e.stream ? <span className="muted"> sse</span> : null}
       </span>
-      <span role="gridcell" className="num mono">
+      <span
+        role="gridcell"
+        className="num mono"
+        title={
+          e.usage.cacheReadTokens || e.usage.cacheWriteTokens
+            ? `${tokens(e.usage.cacheReadTokens)} cache read, ${tokens(e.usage.cacheWriteTokens)} cache write`
+            : undefined
+        }
+      >
         {tokens(e.usage.inputTokens)}
       </span>
       <span role="gridcell" className="num mono">
         {tokens(e.usage.outputTokens)}
       </span>
-      <span role="gridcell" className="num mono muted">
-        {e.usage.cacheReadTokens || e.usage.cacheWriteTokens
-          ? `${tokens(e.usage.cacheReadTokens)}/${tokens(e.usage.cacheWriteTokens)}`
-          : '—'}
-      </span>
       <span role="gridcell" className="num mono" data-testid="row-cost">
-        {usdCost(e.costMicro)}
+        <UsdCost micro={e.costMicro} />
       </span>
       <span role="gridcell" className="num mono muted">
         {ms(e.latencyMs)}
+      </span>
+      <span role="gridcell" className="log-error" title={error ?? undefined}>
+        {error ?? ''}
       </span>
     </div>
   );

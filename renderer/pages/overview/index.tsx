@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { admin } from '../../lib/api.js';
 import { Badge, PageHeader } from '../../components/ui.js';
-import { usd, usdCost } from '../../../gateway/contract/money.js';
+import { usd } from '../../../gateway/contract/money.js';
 import { ago } from '../../lib/format.js';
 import { qk, useKeys, useLines, useStatus, useWallet } from '../../lib/queries.js';
 import { Checklist } from './checklist.js';
@@ -11,6 +11,7 @@ import { LowBalanceNote } from '../../components/low-balance.js';
 import { BaseUrls } from './base-urls.js';
 import { SpendChart } from './spend-chart.js';
 import { localMidnight, totalsSince, useStats, type StatsBy, type Totals } from './use-stats.js';
+import { Usd, UsdCost } from '../../components/money.js';
 
 export function Overview() {
   const status = useStatus();
@@ -47,7 +48,7 @@ export function Overview() {
       <section className="stats stats-5" aria-label="Summary">
         <Link to="/wallet" className="stat">
           <span className="stat-label">Balance</span>
-          <span className="stat-value">{wallet.data ? usd(wallet.data.balanceMicro) : '—'}</span>
+          <span className="stat-value">{wallet.data ? <Usd micro={wallet.data.balanceMicro} /> : '—'}</span>
           <span className="stat-note">
             {wallet.data ? `${usd(wallet.data.heldMicro)} held for requests in flight` : ''}
           </span>
@@ -59,7 +60,7 @@ export function Overview() {
         ].map(([label, t]) => (
           <Link key={label as string} to="/logs" className="stat">
             <span className="stat-label">{label as string}</span>
-            <span className="stat-value">{t ? usd((t as Totals).costMicro) : '—'}</span>
+            <span className="stat-value">{t ? <Usd micro={(t as Totals).costMicro} /> : '—'}</span>
             <span className="stat-note">{t ? `${(t as Totals).requests.toLocaleString('en-US')} requests` : ''}</span>
           </Link>
         ))}
@@ -128,7 +129,9 @@ export function Overview() {
                     <td>
                       <Badge tone={e.status < 400 ? 'ok' : e.status >= 500 ? 'bad' : 'warn'}>{e.status}</Badge>
                     </td>
-                    <td className="num mono">{usdCost(e.costMicro)}</td>
+                    <td className="num mono">
+                      <UsdCost micro={e.costMicro} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -2,9 +2,10 @@ import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { StatsRowView } from '../../lib/api.js';
-import { usd, usdPrice } from '../../../gateway/contract/money.js';
+import { usdPrice } from '../../../gateway/contract/money.js';
 import { date } from '../../lib/format.js';
 import { DAY } from './use-stats.js';
+import { Usd } from '../../components/money.js';
 
 /** Colours that read on both themes; the sixth is "other". */
 const COLOURS = ['#4f7cff', '#22a06b', '#e0962c', '#c2456d', '#8a63d2', '#8b95a5'];
@@ -12,7 +13,10 @@ const TOP = 5;
 
 interface Series {
   label: string;
+  /** Dollars per day, for the chart's scale. */
   values: number[];
+  /** The exact total in micro-USD, summed in integers (the legend shows it). */
+  totalMicro: number;
 }
 
 /** Spend per day for the five largest groups and the rest, in dollars. */
@@ -24,13 +28,14 @@ function toSeries(rows: readonly StatsRowView[], since: number, days: number): {
     .sort((a, b) => b[1] - a[1])
     .slice(0, TOP)
     .map(([g]) => g);
-  const series: Series[] = top.map((label) => ({ label, values: new Array<number>(days).fill(0) }));
-  const other: Series = { label: 'other', values: new Array<number>(days).fill(0) };
+  const series: Series[] = top.map((label) => ({ label, values: new Array<number>(days).fill(0), totalMicro: 0 }));
+  const other: Series = { label: 'other', values: new Array<number>(days).fill(0), totalMicro: 0 };
   for (const r of rows) {
     const day = Math.round((r.start - since) / DAY);
     if (day < 0 || day >= days) continue;
     const s = series.find((x) => x.label === (r.group ?? '(none)')) ?? other;
     s.values[day]! += r.costMicro / 1e6;
+    s.totalMicro += r.costMicro;
   }
   if (other.values.some((v) => v > 0)) series.push(other);
   return { x, series };
@@ -125,7 +130,10 @@ export function SpendChart({ rows, since, days }: { rows: readonly StatsRowView[
         {series.map((s, i) => (
           <li key={s.label}>
             <span className="swatch" style={{ background: COLOURS[i] ?? COLOURS[5] }} aria-hidden="true" />
-            {s.label} <span className="muted">{usd(Math.round(s.values.reduce((a, b) => a + b, 0) * 1e6))}</span>
+            {s.label}{' '}
+            <span className="muted">
+              <Usd micro={s.totalMicro} />
+            </span>
           </li>
         ))}
       </ul>

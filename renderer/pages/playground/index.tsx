@@ -2,7 +2,6 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { Link, useSearchParams } from 'react-router';
 import { admin, type LogEntry } from '../../lib/api.js';
 import { Badge, ErrorNote, Field, PageHeader } from '../../components/ui.js';
-import { usdCost } from '../../../gateway/contract/money.js';
 import { ms, tokens } from '../../lib/format.js';
 import { qk, useKeys, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
@@ -10,6 +9,7 @@ import { rememberSecret, secretFor } from '../../lib/secret-memory.js';
 import { send } from './send.js';
 import { FORMAT_NAMES, LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
 import { WIRES } from './wires.js';
+import { UsdCost } from '../../components/money.js';
 
 /** Finds the log row a request made; it is written when the reply ends, so look a few times. */
 async function findRow(requestId: string, key: string): Promise<LogEntry | undefined> {
@@ -222,9 +222,11 @@ export function Playground() {
               <span className="mono">
                 {tokens(row.usage.inputTokens)} in · {tokens(row.usage.outputTokens)} out
               </span>
-              <span className="mono">{usdCost(row.costMicro)}</span>
+              <span className="mono">
+                <UsdCost micro={row.costMicro} />
+              </span>
               <span className="mono muted">{ms(row.latencyMs)}</span>
-              <Link to="/logs" className="link">
+              <Link to={`/logs?request=${encodeURIComponent(row.requestId)}`} className="link">
                 In the usage log →
               </Link>
             </div>

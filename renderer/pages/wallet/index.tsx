@@ -7,6 +7,7 @@ import { qk, useWallet, useWalletTransactions } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
 import { AdjustPanel } from './adjust.js';
+import { Usd } from '../../components/money.js';
 
 const PRESETS = [5, 20, 50, 100];
 
@@ -48,23 +49,23 @@ export function Wallet() {
         <div className="stat stat-hero">
           <span className="stat-label">Balance</span>
           <span className="stat-value" data-testid="balance">
-            {w ? usd(w.balanceMicro) : '—'}
+            {w ? <Usd micro={w.balanceMicro} /> : '—'}
           </span>
           <span className="stat-note">{w ? `${usd(settled)} free after what is held` : ''}</span>
         </div>
         <div className="stat">
           <span className="stat-label">Held</span>
-          <span className="stat-value">{w ? usd(w.heldMicro) : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.heldMicro} /> : '—'}</span>
           <span className="stat-note">reserved for requests in flight</span>
         </div>
         <div className="stat">
           <span className="stat-label">Settled spend</span>
-          <span className="stat-value">{w ? usd(w.spentMicro) : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.spentMicro} /> : '—'}</span>
           <span className="stat-note">billed for finished requests</span>
         </div>
         <div className="stat">
           <span className="stat-label">Topped up</span>
-          <span className="stat-value">{w ? usd(w.topupsMicro) : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.topupsMicro} /> : '—'}</span>
           <span className="stat-note">
             {w && w.adjustmentsMicro !== 0
               ? `in all; adjustments ${usd(w.adjustmentsMicro)}`
@@ -150,7 +151,7 @@ export function Wallet() {
                   </td>
                   <td className="num mono">
                     {t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}
-                    {usd(t.amountMicro)}
+                    <Usd micro={t.amountMicro} />
                   </td>
                   <td>{t.note ?? <span className="muted">—</span>}</td>
                 </tr>

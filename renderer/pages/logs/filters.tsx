@@ -1,0 +1,171 @@
+import { useSearchParams } from 'react-router';
+import { useCallback, useEffect, useMemo, useState, type RefObject } from 'react';
+import { LISTED_FORMATS } from '../../../gateway/contract/formats.js';
+import type { LogFilter } from '../../../gateway/contract/admin/index.js';
+import { useKeys, useLines, useModels } from '../../lib/queries.js';
+
+export const RANGES: [string, string, number][] = [
+  ['', 'any time', 0],
+  ['1h', 'last hour', 3_600_000],
+  ['24h', 'last 24 hours', 86_400_000],
+  ['7d', 'last 7 days', 7 * 86_400_000],
+  ['30d', 'last 30 days', 30 * 86_400_000],
+];
+// A request refused for a missing or wrong key writes no row (docs/admin-api.md), so there is no
+// "401" to filter by: the log's summary counts those refusals from GET /api/status instead.
+const STATUSES: [string, string][] = [
+  ['', 'any status'],
+  ['ok', 'succeeded'],
+  ['error', 'failed'],
+  ['402', '402 funds'],
+  ['404', '404 model'],
+  ['429', '429 limited'],
+  ['502', '502 upstream'],
+  ['503', '503 no line'],
+];
+
+/** The URL's names of the filter's fields: #/logs?key=ci&status=error&range=24h&request=req_… */
+const PARAMS = ['key', 'model', 'line', 'status', 'protocol', 'range', 'request'] as const;
+type Param = (typeof PARAMS)[number];
+
+function filterOf(params: URLSearchParams): LogFilter {
+  const v = (p: Param): string => params.get(p) ?? '';
+  const span = RANGES.find((r) => r[0] === v('range'))?.[2] ?? 0;
+  return {
+    ...(v('key') ? { key: v('key') } : {}),
+    ...(v('model') ? { model: v('model') } : {}),
+    ...(v('line') ? { line: v('line') } : {}),
+    ...(v('status') ? { status: v('status') } : {}),
+    ...(v('protocol') ? { protocol: v('protocol') } : {}),
+    ...(v('request') ? { requestId: v('request') } : {}),
+    ...(span ? { since: Date.now() - span } : {}),
+  };
+}
+
+/**
+ * The log's filter, held in the URL so that a filtered log can be linked, bookmarked and reloaded
+ * (other pages link here with one). Typed fields (model, request id) wait for a pause in typing.
+ */
+export function useLogFilter() {
+  const [params, setParams] = useSearchParams();
+  const get = (p: Param): string => params.get(p) ?? '';
+  const set = useCallback(
+    (p: Param, value: string): void =>
+      setParams(
+        (prev) => {
+          const next = new URLSearchParams(prev);
+          if (value) next.set(p, value);
+          else next.delete(p);
+          return next;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
+  const values = Object.fromEntries(PARAMS.map((p) => [p, get(p)])) as Record<Param, string>;
+  // The URL's text is the filter's identity: the same text, the same filter (and the same cache key).
+  const text = params.toString();
+  const filter = useMemo<LogFilter>(() => filterOf(new URLSearchParams(text)), [text]);
+  const active = PARAMS.filter((p) => values[p] !== '').length;
+  return { values, set, filter, active, clear: () => setParams(new URLSearchParams(), { replace: true }) };
+}
+
+export type LogFilterState = ReturnType<typeof useLogFilter>;
+
+/** A text field that writes to the URL after a pause in typing, and follows the URL when it changes. */
+function useTyped(state: LogFilterState, p: 'model' | 'request'): [string, (v: string) => void] {
+  const fromUrl = state.values[p];
+  const [text, setText] = useState(fromUrl);
+  // Follow the URL when it changes from outside (a link, Clear filters), during render as React advises.
+  const [seen, setSeen] = useState(fromUrl);
+  if (seen !== fromUrl) {
+    setSeen(fromUrl);
+    if (text.trim() !== fromUrl) setText(fromUrl);
+  }
+  const { set } = state;
+  useEffect(() => {
+    const t = window.setTimeout(() => {
+      if (text.trim() !== fromUrl) set(p, text.trim());
+    }, 300);
+    return () => window.clearTimeout(t);
+  }, [text, fromUrl, set, p]);
+  return [text, setText];
+}
+
+export function LogFilters({
+  state,
+  modelRef,
+}: {
+  state: LogFilterState;
+  modelRef: RefObject<HTMLInputElement | null>;
+}) {
+  const keys = useKeys();
+  const models = useModels();
+  const lines = useLines();
+  const { values, set } = state;
+  const [modelText, setModelText] = useTyped(state, 'model');
+  const [requestText, setRequestText] = useTyped(state, 'request');
+  const select = (p: Param, label: string, options: [string, string][]) => (
+    <label className="toolbar-field">
+      <span>{label}</span>
+      <select
+        aria-label={`Filter by ${label.toLowerCase()}`}
+        value={values[p]}
+        onChange={(e) => set(p, e.target.value)}
+      >
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <>
+      <label className="toolbar-field">
+        <span>Request</span>
+        <input
+          aria-label="Search by request id"
+          className="mono"
+          placeholder="req_…"
+          value={requestText}
+          onChange={(e) => setRequestText(e.target.value)}
+        />
+      </label>
+      {select('key', 'Key', [['', 'all keys'], ...(keys.data ?? []).map((k): [string, string] => [k.name, k.name])])}
+      <label className="toolbar-field">
+        <span>Model</span>
+        <input
+          ref={modelRef}
+          aria-label="Filter by model"
+          list="log-models"
+          placeholder="any model  ( / )"
+          value={modelText}
+          onChange={(e) => setModelText(e.target.value)}
+        />
+        <datalist id="log-models">
+          {models.data?.map((m) => (
+            <option key={m.id} value={m.id} />
+          ))}
+        </datalist>
+      </label>
+      {select('line', 'Line', [
+        ['', 'all lines'],
+        ...(lines.data ?? []).map((l): [string, string] => [l.name, l.name]),
+      ])}
+      {select('status', 'Status', STATUSES)}
+      {select('protocol', 'Protocol', [['', 'any protocol'], ...LISTED_FORMATS.map((p): [string, string] => [p, p])])}
+      {select(
+        'range',
+        'Time',
+        RANGES.map(([v, label]) => [v, label]),
+      )}
+      {state.active > 0 ? (
+        <button type="button" className="chip" onClick={state.clear}>
+          Clear filters ({state.active}) <span aria-hidden="true">×</span>
+        </button>
+      ) : null}
+    </>
+  );
+}
