@@ -110,14 +110,28 @@ test('piped to a reader that stops early, the CLI exits quietly (no EPIPE crash)
   assert.equal(stderr, '');
 });
 
-test('an unexpected error is one line, without a stack trace', async () => {
+test('input errors say what is wrong in one line, never "an unexpected error", without a stack trace', async () => {
   const file = join(tempDataDir(), 'not-a-dir');
   writeFileSync(file, 'x');
-  const r = await tollgate(['doctor'], file);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /^tollgate: /);
-  assert.ok(!/\n\s+at /.test(r.stderr), r.stderr);
-  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  const cases: [string[], RegExp][] = [
+    [['doctor', '--data-dir', file], /The data dir .*not-a-dir is a file, not a directory/],
+    [['serve', '--port', '0', '--data-dir', file], /The data dir .*not-a-dir is a file, not a directory/],
+    [['serve', '--port', '70000', '--data-dir', tempDataDir()], /--port must be an integer from 0 to 65535/],
+    [
+      ['serve', '--host', 'no-such-host.invalid', '--lan', '--port', '0', '--data-dir', tempDataDir()],
+      /cannot listen on no-such-host\.invalid port 0: no such address/,
+    ],
+    [['groups', 'add', 'g', '--multiplier', 'abc'], /--multiplier takes a number with at most 6 decimals/],
+  ];
+  for (const [args, expected] of cases) {
+    const r = await tollgate(args, args.includes('--data-dir') ? args[args.indexOf('--data-dir') + 1] : gw.dataDir);
+    assert.equal(r.code, 1, args.join(' '));
+    assert.match(r.stderr.split('\n')[0]!, expected, args.join(' '));
+    assert.ok(!/unexpected/.test(r.stderr), r.stderr);
+    assert.ok(!/\n\s+at /.test(r.stderr), r.stderr);
+    // Flags the parser refuses come with the command's usage after the one line; the rest are one line.
+    if (r.stderr.startsWith('tollgate: ')) assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
 });
 
 test('serve refuses a non-loopback --host unless --lan is given', async () => {
