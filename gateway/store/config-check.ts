@@ -18,6 +18,7 @@ const Key = Type.Object({
   group: Str,
   state: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('deleted')]),
   quotaMicro: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+  spentWhenQuotaSetMicro: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 const Line = Type.Object({ id: Str, name: Str, protocol: Str, baseUrl: Str, models: Strings });
 const Group = Type.Object({ name: Str, multiplier: Str, models: Strings });
