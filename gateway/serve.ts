@@ -92,7 +92,9 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     const early = (await opts.beforeListen?.(gateway)) ?? {};
     const settings = settingsOf(gateway.config.data);
     const bind = { host: opts.host ?? early.host ?? settings.host, port: opts.port ?? settings.port };
-    await app.listen(bind);
+    await app.listen(bind).catch((err: unknown) => {
+      throw listenError(err, bind);
+    });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : bind.port;
     const host = bind.host === '0.0.0.0' || bind.host === '::' ? '127.0.0.1' : bind.host;
@@ -106,6 +108,32 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     await gateway.close();
     throw err;
   }
+}
+
+/** The gateway could not listen where it was told to; the message says why in words. Keeps the system code. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The listen failures a user's --host or --port cause, in words; anything else as it was. */
+function listenError(err: unknown, bind: { host: string; port: number }): unknown {
+  const code = (err as { code?: string }).code ?? '';
+  const where = `Tollgate cannot listen on ${bind.host} port ${bind.port}`;
+  const why: Record<string, string> = {
+    ENOTFOUND: `${where}: no such address (not an IP address, and the name does not resolve).`,
+    EAI_AGAIN: `${where}: no such address (the name does not resolve now).`,
+    EADDRNOTAVAIL: `${where}: ${bind.host} is not an address of this machine.`,
+    EADDRINUSE: `${where}: the port is in use by another program; choose another with --port.`,
+    EACCES: `${where}: not allowed (ports below 1024 need privileges); choose another with --port.`,
+  };
+  const message = Object.hasOwn(why, code) ? why[code] : undefined;
+  return message === undefined ? err : new ListenError(message, code);
 }
 
 function running(

@@ -26,6 +26,15 @@ const LOG_BATCH = 500;
 /** A comment line now and then keeps proxies and idle timers from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 
+/**
+ * The most a subscriber may leave unread (bytes queued in the process, past what the kernel's
+ * socket buffers hold). A reader that stops reading (a frozen tab, a hostile local process) would
+ * otherwise make the gateway keep every event for it forever. Past the bound its stream is cut; an
+ * EventSource reconnects by itself and starts again from a fresh snapshot. Far above an honest
+ * burst: a tick sends at most LOG_BATCH rows of a few hundred bytes each.
+ */
+export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
+
 /** Sends one event of the table, with its data. */
 type Send = <E extends AdminEventName>(event: E, data: AdminEventData<E>) => void;
 
@@ -194,7 +203,12 @@ export function eventRoutes(app: FastifyInstance, hub: EventHub): void {
     });
     res.write('retry: 2000\n\n');
     const send: Send = (event, data) => {
-      if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (res.destroyed) return;
+      if (res.writableLength > MAX_UNREAD_BYTES) {
+        res.destroy();
+        return;
+      }
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     const unsubscribe = hub.subscribe({ send, end: () => res.end() });
     const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);

@@ -2,13 +2,24 @@ import { InvalidArgumentError } from 'commander';
 import { parseUsd } from '../contract/money.js';
 
 /** Option parsers shared by the commands. */
-export function int(label: string, min = 0) {
+export function int(label: string, min = 0, max?: number) {
   return (v: string): number => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min)
-      throw new InvalidArgumentError(`${label} must be an integer of at least ${min}.`);
+    if (!Number.isInteger(n) || n < min || (max !== undefined && n > max))
+      throw new InvalidArgumentError(
+        max === undefined
+          ? `${label} must be an integer of at least ${min}.`
+          : `${label} must be an integer from ${min} to ${max}.`,
+      );
     return n;
   };
+}
+
+/** A price multiplier as the admin API takes it: a plain decimal with at most 6 decimals, e.g. 1.2. */
+export function multiplier(v: string): string {
+  if (!/^\d+(\.\d{1,6})?$/.test(v.trim()))
+    throw new InvalidArgumentError(`--multiplier takes a number with at most 6 decimals, e.g. 1 or 1.25.`);
+  return v.trim();
 }
 
 /** An amount in USD, 0 or more (contract/money.ts reads it). */

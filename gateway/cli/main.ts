@@ -8,7 +8,7 @@ import { defaultDataDir } from '../core/paths.js';
 import { runningGateway } from '../runtime.js';
 import { VERSION } from '../version.js';
 import { CliError, cliMessage, clientForDataDir } from './client.js';
-import { amount, int, list } from './args.js';
+import { amount, int, list, multiplier } from './args.js';
 import { registerAliases } from './aliases.js';
 import { registerConnect } from './connect.js';
 import { registerGateway } from './gateway.js';
@@ -43,7 +43,7 @@ function client(): AdminClient {
 program
   .command('serve')
   .description('run the gateway (default http://127.0.0.1:4141, or the port and host of the settings)')
-  .option('--port <n>', 'port (default: the port setting, 4141 unless changed)', int('--port'))
+  .option('--port <n>', 'port (default: the port setting, 4141 unless changed)', int('--port', 0, 65535))
   .option(
     '--host <host>',
     'address to bind (default: the host setting, 127.0.0.1 unless changed): loopback (127.0.0.1, ::1, localhost) unless --lan',
@@ -284,7 +284,7 @@ groups
   });
 groups
   .command('add <name>')
-  .option('--multiplier <x>', 'price multiplier, e.g. 1.2', '1')
+  .option('--multiplier <x>', 'price multiplier, e.g. 1.2', multiplier, '1')
   .option('--models <ids>', 'model ids the group may use, comma-separated (default: all)', list)
   .action(async (name: string, o: { multiplier: string; models?: string[] }) => {
     const { group } = await client().call('addGroup', {
@@ -397,7 +397,7 @@ program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof AdminError) message = cliMessage(err);
   else if (
     err instanceof CliError ||
-    ['ConfigError', 'DataDirBusyError', 'DataDirError'].includes(e.name) ||
+    ['ConfigError', 'DataDirBusyError', 'DataDirError', 'ListenError'].includes(e.name) ||
     err instanceof RangeError
   )
     message = e.message;

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import { printable } from './format.js';
 
 /**
  * A reader that goes away (`tollgate logs | head`) closes the pipe: the rest of the output has
@@ -15,14 +16,27 @@ function watchStdout(): void {
   });
 }
 
-/** Writing to stdout, for every command. */
+/**
+ * Writing to stdout, for every command. Each line is made printable (format.ts): what commands
+ * print quotes upstream model lists, price files and what clients sent, and none of it may move
+ * the cursor or retitle the terminal. Already printable text passes unchanged.
+ */
 export function print(text: string): void {
   watchStdout();
-  process.stdout.write(text + '\n');
+  process.stdout.write(text.split('\n').map(printable).join('\n') + '\n');
 }
 
+/**
+ * JSON.stringify escapes C0 controls itself; C1 controls and bidirectional overrides become JSON
+ * escapes too, so the output parses to the exact values and still prints nothing a terminal acts on.
+ */
 export function json(value: unknown): void {
-  print(JSON.stringify(value, null, 2));
+  watchStdout();
+  const text = JSON.stringify(value, null, 2).replace(
+    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  process.stdout.write(text + '\n');
 }
 
 /** Asks on the terminal (the prompt on stderr, so stdout stays the command's output); true on y or yes. */

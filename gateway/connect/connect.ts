@@ -111,7 +111,7 @@ async function writeFile(
   if (file.before !== file.after) {
     createdDirs = file.before === null ? await makeDirs(dirname(file.target)) : [];
     written.push({ plan: file, mode, createdDirs });
-    await writeAtomic(file.target, file.after, mode ?? NEW_FILE_MODE);
+    await writeAtomic(file.target, file.after, writeMode(file, mode));
   }
   const entries = file.entries.map((e) => ({ path: e.path, role: e.role, sha256: sha256(e.value) }));
   if (previous) {
@@ -137,6 +137,17 @@ async function writeFile(
     exact: true,
     entries,
   };
+}
+
+/**
+ * The mode a connected file is written with: a new one 0600; an existing one keeps its owner's
+ * bits, and loses the group's and others' when it holds the key (a 0644 settings file would leave
+ * the key readable by every user of the machine). The record keeps the mode it had, and disconnect
+ * gives it back with the key taken out.
+ */
+function writeMode(file: FilePlan, mode: number | null): number {
+  if (mode === null) return NEW_FILE_MODE;
+  return file.entries.some((e) => e.role === 'key') ? mode & ~0o077 : mode;
 }
 
 async function rollBack(written: Written[]): Promise<void> {

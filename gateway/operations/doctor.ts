@@ -83,7 +83,12 @@ export async function doctor(g: Gateway): Promise<DoctorReport> {
  * write since start (docs/money.md).
  */
 function moneyChecks(g: Gateway): DoctorCheck[] {
-  const quotas = new Map(g.config.data.keys.filter((k) => k.quotaMicro !== null).map((k) => [k.id, k.quotaMicro!]));
+  // A quota lowered below what the key had already spent (or held) bounds what comes after, not what came before.
+  const quotas = new Map(
+    g.config.data.keys
+      .filter((k) => k.quotaMicro !== null)
+      .map((k) => [k.id, Math.max(k.quotaMicro!, k.spentWhenQuotaSetMicro ?? 0)]),
+  );
   const p = g.ledger.problems(quotas);
   const names = new Map(g.config.data.keys.map((k) => [k.id, k.name]));
   const ids = (x: { count: number; requestIds: string[] }): string =>
@@ -115,7 +120,7 @@ function moneyChecks(g: Gateway): DoctorCheck[] {
           : p.overQuota
               .map(
                 (k) =>
-                  `${names.get(k.keyId) ?? k.keyId}: used ${usdExact(k.usedMicro)} of a ${usdExact(k.quotaMicro)} quota (largest request ${usdExact(k.largestMicro)}; was the quota lowered after the spending?)`,
+                  `${names.get(k.keyId) ?? k.keyId}: used ${usdExact(k.usedMicro)} where its quota allows ${usdExact(k.quotaMicro)} (largest request ${usdExact(k.largestMicro)})`,
               )
               .join('; '),
     },

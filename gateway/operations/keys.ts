@@ -138,7 +138,12 @@ export async function updateKey(g: Gateway, name: string, body: UpdateKeyBody): 
     throw new AdminError(400, 'expired', 'The expiry time is in the past.');
   await g.config.update(() => {
     if (body.group !== undefined) k.group = body.group;
-    if (body.quotaMicro !== undefined) k.quotaMicro = body.quotaMicro;
+    if (body.quotaMicro !== undefined) {
+      k.quotaMicro = body.quotaMicro;
+      const spent = g.ledger.keyUsageMicro(k.id) + g.billing.reservations.keyHeldMicro(k.id);
+      if (spent > 0) k.spentWhenQuotaSetMicro = spent;
+      else delete k.spentWhenQuotaSetMicro;
+    }
     if (body.expiresAt !== undefined)
       k.expiresAt = body.expiresAt === null ? null : new Date(body.expiresAt).toISOString();
     if (body.rpm !== undefined) k.rpm = body.rpm;

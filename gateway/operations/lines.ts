@@ -377,6 +377,7 @@ export async function updateLine(
   self?: string,
 ): Promise<LineAddedView> {
   const line = findLine(g, name);
+  const wasEnabled = line.enabled;
   const baseUrl = body.baseUrl === undefined ? line.baseUrl : checkBaseUrl(body.baseUrl, self);
   checkKeyVariable(body.apiKeyEnv);
   const models = body.models ? [...new Set(body.models)] : line.models;
@@ -423,6 +424,9 @@ export async function updateLine(
     if (body.anthropicVersion === null) delete line.anthropicVersion;
     else if (body.anthropicVersion !== undefined) line.anthropicVersion = body.anthropicVersion;
   });
+  // Turning a line off and on is how a user says "try it again now": a 429 hold or an open breaker
+  // from before would otherwise keep the re-enabled line out for up to 10 minutes.
+  if (body.enabled !== undefined && body.enabled !== wasEnabled) g.health.forget(line.id);
   return saved(g, line, added);
 }
 

@@ -111,6 +111,14 @@ export class LineHealth {
     h.rateLimitedUntil = Math.max(h.rateLimitedUntil, now + holdMs);
   }
 
+  /**
+   * Forgets what the line's upstream did: its breaker and its 429 hold. Called when the user
+   * disables or enables the line, the one way to say "try it again now".
+   */
+  forget(id: string): void {
+    this.lines.delete(id);
+  }
+
   /** For the admin API and `lines list`. */
   describe(id: string, now: number): { state: BreakerState; failures: number; waitMs: number } {
     return { state: this.state(id, now), failures: this.lines.get(id)?.failures ?? 0, waitMs: this.waitMs(id, now) };

@@ -22,6 +22,8 @@ export class DataDirError extends Error {
  * admin token and the key hashes. A dir created by an older build (0755, files 0644) is tightened.
  */
 export function prepareDataDir(dataDir: string): void {
+  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false)
+    throw new DataDirError(`The data dir ${dataDir} is a file, not a directory: give --data-dir a directory.`);
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     accessSync(dataDir, constants.W_OK);

@@ -18,6 +18,11 @@ export interface KeyRecord {
   group: string;
   /** Spending cap for this key in micro-USD; null = no cap. */
   quotaMicro: number | null;
+  /**
+   * What the key had spent and held for requests in flight when its quota was last changed. A quota
+   * lowered below it stops new spending, but cannot undo the old: doctor measures against the larger.
+   */
+  spentWhenQuotaSetMicro?: number;
   /** ISO time; null = never expires. */
   expiresAt: string | null;
   state: KeyState;

@@ -1,7 +1,10 @@
 /** GET /api/events: the snapshot, then log, wallet, key, line and status events as things change, from any writer. */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { setImmediate as turn } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { AdminClient, type AdminEvent, adminEvents, bearer } from '../../gateway/contract/admin/index.js';
+import { MAX_UNREAD_BYTES } from '../../gateway/admin/events.js';
 import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
@@ -138,4 +141,37 @@ test('a gateway closing with a listener attached closes the stream and does not 
   await ev.next('snapshot');
   await other.close();
   await ev.done;
+});
+
+test('a subscriber that never reads is cut off once it leaves more than the bound unread; one that reads keeps up', async () => {
+  // A raw socket that sends the request, then never reads what comes back.
+  const url = new URL(gw.url);
+  const stalled = connect({ host: url.hostname, port: Number(url.port) });
+  await new Promise((resolve) => stalled.once('connect', resolve));
+  stalled.pause();
+  let closed = false;
+  stalled.on('close', () => (closed = true));
+  stalled.on('error', () => {});
+  stalled.write(
+    `GET /api/events HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${gw.running.adminToken}\r\n\r\n`,
+  );
+  const abort = new AbortController();
+  const reader = follow(gw.admin.client, abort.signal);
+  await reader.next('snapshot');
+  // Status events (one per pause change) until far more than the bound plus any socket buffers is sent.
+  const pause = gw.running.gateway.pause;
+  let sent = 0;
+  const size = JSON.stringify({ status: await gw.admin.client.call('getStatus') }).length;
+  for (let i = 0; sent < MAX_UNREAD_BYTES * 8; i++) {
+    pause.set(!pause.paused);
+    sent += size;
+    if (i % 200 === 0) await turn();
+  }
+  pause.set(false);
+  stalled.resume();
+  await waitFor(() => closed, 'the stalled subscriber to be cut off', 10_000);
+  // The reading subscriber saw the last change.
+  await reader.next('status', (d) => d.status.paused === false);
+  abort.abort();
+  await reader.done;
 });

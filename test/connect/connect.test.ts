@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { GatewayError } from '../../gateway/core/errors.js';
-import { connectTool, planConnect, readRecord } from '../../gateway/connect/index.js';
+import { connectTool, disconnectTool, planConnect, readRecord } from '../../gateway/connect/index.js';
 import { sandbox, SECRET, WIRING } from './fixture.js';
 
 const CLAUDE_SETTINGS = `{
@@ -32,13 +32,17 @@ test('a dry run computes the diff, with the key masked, and writes nothing', asy
   }
 });
 
-test('connect writes the entries, keeps permissions and everything else, backs up and records without the secret', async () => {
+test("connect writes the entries, keeps the owner's permissions and everything else, backs up and records without the secret", async () => {
   const box = sandbox();
   try {
-    box.write('.claude/settings.json', CLAUDE_SETTINGS, 0o640);
+    box.write('.claude/settings.json', CLAUDE_SETTINGS, 0o740);
     const { record } = await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
     const after = box.read('.claude/settings.json');
-    assert.equal(box.mode('.claude/settings.json'), 0o640, 'permission bits kept');
+    assert.equal(
+      box.mode('.claude/settings.json'),
+      0o700,
+      "the owner's bits kept; the group's dropped, as it holds the key",
+    );
     for (const line of [
       '  // mine',
       '  "permissions": { "allow": ["Bash(npm test)"] },',
@@ -243,6 +247,36 @@ test('a preview that no longer matches the file is refused', async () => {
       (e: unknown) => e instanceof GatewayError && e.code === 'file_changed',
     );
     assert.equal(box.read('.claude/settings.json'), '{ "theme": "light" }\n');
+  } finally {
+    box.done();
+  }
+});
+
+test('an existing world-readable tool config is written 0600 once it holds the key, and disconnect gives its mode back', async () => {
+  const box = sandbox();
+  try {
+    box.write('.claude/settings.json', CLAUDE_SETTINGS, 0o644);
+    box.write('.gemini/.env', 'OTHER=1\n', 0o644);
+    await connectTool(box, { tool: 'claude-code', wiring: WIRING, keyName: 'claude-code' });
+    await connectTool(box, {
+      tool: 'gemini-cli',
+      wiring: { ...WIRING, model: 'gemini-2.5-flash' },
+      keyName: 'gemini-cli',
+    });
+    for (const rel of ['.claude/settings.json', '.gemini/.env']) {
+      assert.ok(box.read(rel).includes(SECRET), `${rel} holds the key`);
+      assert.equal(box.mode(rel), 0o600, `${rel} is private`);
+    }
+    // Connected again (a new model): still private.
+    await connectTool(box, {
+      tool: 'claude-code',
+      wiring: { ...WIRING, model: 'claude-opus-4-6' },
+      keyName: 'claude-code',
+    });
+    assert.equal(box.mode('.claude/settings.json'), 0o600);
+    await disconnectTool(box, 'claude-code');
+    assert.equal(box.read('.claude/settings.json'), CLAUDE_SETTINGS);
+    assert.equal(box.mode('.claude/settings.json'), 0o644, 'the key gone, the file is as it was');
   } finally {
     box.done();
   }

@@ -132,6 +132,31 @@ test('an upstream retry-after of 99999999 s or a date in 2099 holds the line 10 
   }
 });
 
+test("disabling and enabling a line clears its upstream's 429 hold and its breaker: the next request reaches the upstream", async () => {
+  await gw.admin.line({
+    name: 'held',
+    baseUrl: scenarioBase(mock, 'status=429,retry-after=300'),
+    models: ['gpt-4o-mini'],
+  });
+  await assert.rejects(ask('gpt-4o-mini'), (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status === 429);
+  assert.ok((await health('held')).waitMs > 200_000, 'held for the retry-after');
+  const before = mock.requests.length;
+  await assert.rejects(ask('gpt-4o-mini'), (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status === 429);
+  assert.equal(mock.requests.length, before, 'held: nothing sent upstream');
+  for (const enabled of [false, true])
+    await gw.admin.client.call('updateLine', { params: { name: 'held' }, body: { enabled } });
+  assert.deepEqual(await health('held'), { state: 'closed', failures: 0, waitMs: 0 });
+  await assert.rejects(ask('gpt-4o-mini'));
+  assert.equal(mock.requests.length, before + 1, 'enabled again: the request reached the upstream');
+  // An open breaker is cleared the same way.
+  await gw.admin.line({ name: 'failing', baseUrl: scenarioBase(mock, 'status=503'), models: ['gpt-5.4-nano'] });
+  for (let i = 0; i < 3; i++) await assert.rejects(ask('gpt-5.4-nano'));
+  assert.notEqual((await health('failing')).state, 'closed');
+  for (const enabled of [false, true])
+    await gw.admin.client.call('updateLine', { params: { name: 'failing' }, body: { enabled } });
+  assert.deepEqual(await health('failing'), { state: 'closed', failures: 0, waitMs: 0 });
+});
+
 test('the ledger invariant holds after all of it', async () => {
   assert.equal((await gw.admin.doctor()).ok, true);
   assert.equal((await gw.admin.wallet()).heldMicro, 0);

@@ -232,6 +232,23 @@ describe('neither the wallet nor a quota is overspent', () => {
     );
     await assertLedgerSound(gw);
   });
+
+  test("a key's quota lowered below what it already spent: the next request is refused, and doctor stays clean", async () => {
+    await gw.admin.topup(2);
+    const secret = await gw.admin.key('lowered', { quotaMicro: 2_000_000 });
+    // Three answers of 5,000 output tokens at $1.60 per million: $0.008 each, well past the new quota.
+    await addLine(gw, 'modest-chat', 'openai-chat', 'usage-in=20,usage-out=5000', ['gpt-4.1-mini']);
+    await gw.admin.client.call('updateLine', { params: { name: 'greedy-chat' }, body: { enabled: false } });
+    for (let i = 0; i < 3; i++) await ask(gw, 'openai-chat', secret, 'gpt-4.1-mini', false);
+    const used = (await gw.admin.client.call('listKeys')).keys.find((k) => k.name === 'lowered')!.usedMicro;
+    assert.ok(used > 20_000, `key usage ${used}`);
+    await gw.admin.client.call('updateKey', { params: { name: 'lowered' }, body: { quotaMicro: 1_000 } });
+    await assert.rejects(
+      ask(gw, 'openai-chat', secret, 'gpt-4.1-mini', false),
+      (e: unknown) => e instanceof OpenAI.APIError && e.status === 402,
+    );
+    await assertLedgerSound(gw);
+  });
 });
 
 describe('1-hour cache writes', () => {

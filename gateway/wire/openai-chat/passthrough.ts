@@ -12,6 +12,8 @@ export interface ChatBody {
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
   tools?: unknown[];
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
   [k: string]: unknown;
 }
 
@@ -94,6 +96,31 @@ function withReasoningField(
 }
 
 /**
+ * The output limit in one field, the one the line takes (its `maxTokensField` quirk, else
+ * `max_tokens`), with the limit billing reserved for (routes.ts: `max_completion_tokens` first, or
+ * Tollgate's own when the client set none); the other field is taken out. Sent both, an upstream
+ * refuses the request or honours the one billing did not read. A client's single field on a line
+ * without the quirk goes as it came.
+ */
+function limitField(
+  body: ChatBody,
+  quirks: Quirks | undefined,
+  outputLimit: number | undefined,
+): Record<string, unknown> {
+  const completion = typeof body.max_completion_tokens === 'number';
+  const tokens = typeof body.max_tokens === 'number';
+  const field = quirks?.maxTokensField;
+  if (outputLimit === undefined && !(completion && tokens)) {
+    const own = completion ? 'max_completion_tokens' : tokens ? 'max_tokens' : undefined;
+    if (own === undefined || field === undefined || field === own) return {};
+  }
+  const limit = outputLimit ?? body.max_completion_tokens ?? body.max_tokens;
+  const target = field ?? 'max_tokens';
+  const other = target === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens';
+  return { [target]: limit, ...(body[other] !== undefined ? { [other]: undefined } : {}) };
+}
+
+/**
  * OpenAI chat in, `openai-chat` upstream out: `model` is rewritten, stream usage is switched on so
  * every stream can be billed from the upstream's own count, and a line with the reasoningField
  * quirk gets reasoning_content on every assistant message.
@@ -102,8 +129,7 @@ export function chatPassthrough(body: ChatBody, rawBody: string): Passthrough {
   const stream = body.stream === true;
   return {
     request(upstreamModel, quirks, outputLimit) {
-      const changes: Record<string, unknown> = { model: upstreamModel };
-      if (outputLimit !== undefined) changes[quirks?.maxTokensField ?? 'max_tokens'] = outputLimit;
+      const changes: Record<string, unknown> = { model: upstreamModel, ...limitField(body, quirks, outputLimit) };
       if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
       const field = quirks?.reasoningField;
       const reasoning = field ? withReasoningField(body.messages, field) : undefined;

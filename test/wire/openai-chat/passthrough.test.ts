@@ -148,6 +148,31 @@ describe('chatPassthrough', () => {
     ]);
   });
 
+  test('one output-limit field goes upstream: the one the line takes, with the limit billing reserved for', () => {
+    const sent = (b: Record<string, unknown>, quirk?: 'max_tokens' | 'max_completion_tokens', limit?: number) => {
+      const up = chatPassthrough(b as ChatBody, JSON.stringify(b)).request(
+        'gpt-4o',
+        quirk ? { maxTokensField: quirk } : undefined,
+        limit,
+      );
+      const out = JSON.parse(up.body) as Record<string, unknown>;
+      return [out.max_tokens, out.max_completion_tokens];
+    };
+    const both = { ...body, max_tokens: 100, max_completion_tokens: 200 };
+    // Billing reads max_completion_tokens first: that limit is sent, in the line's field only.
+    assert.deepEqual(sent(both), [200, undefined]);
+    assert.deepEqual(sent(both, 'max_completion_tokens'), [undefined, 200]);
+    assert.deepEqual(sent(both, 'max_tokens'), [200, undefined]);
+    // A client's field the line does not take is renamed.
+    assert.deepEqual(sent({ ...body, max_tokens: 100 }, 'max_completion_tokens'), [undefined, 100]);
+    assert.deepEqual(sent({ ...body, max_completion_tokens: 100 }, 'max_tokens'), [100, undefined]);
+    // A limit Tollgate sets (the client set none) replaces a null the client sent in the other field.
+    assert.deepEqual(sent({ ...body, max_tokens: null }, 'max_completion_tokens', 300), [undefined, 300]);
+    // One field and no quirk: the client's own bytes.
+    const one = { ...body, max_completion_tokens: 100 };
+    assert.equal(chatPassthrough(one, JSON.stringify(one)).request('gpt-4o').body, JSON.stringify(one));
+  });
+
   test('reads usage and what was produced from a whole answer', () => {
     const p = chatPassthrough(body, raw);
     const answer = {
