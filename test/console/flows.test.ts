@@ -160,7 +160,7 @@ describe('console flows', { skip }, () => {
     // Keyboard: Escape hands the focus back to the log, and Enter opens the selected row again.
     await page.keyboard.press('Escape');
     await details.waitFor({ state: 'hidden' });
-    await page.waitForFunction('document.activeElement && document.activeElement.getAttribute("role") === "grid"');
+    await page.locator('[role="grid"]:focus').waitFor();
     await page.keyboard.press('Enter');
     await details.getByTestId('detail-cost').waitFor();
     await page.keyboard.press('Escape');
