@@ -20,80 +20,109 @@ interface Waiting {
   scale: number;
 }
 
-let worker: Worker | undefined;
-const waiting = new Map<number, Waiting>();
-let nextId = 1;
+/**
+ * One token-counting thread with its own queue: started on the first count, unref'd while idle,
+ * and replaced on the next count should it die (the counts it owed get the rough estimate).
+ */
+export class TokenizerThread {
+  private worker: Worker | undefined;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 1;
+
+  /** `name` says which thread failed in the error log. */
+  constructor(private readonly name: string) {}
+
+  /** Whether the thread has been started (and not lost or stopped since). */
+  loaded(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /**
+   * Tokens of `text` in o200k_base (GPT-4o / GPT-5 family), counted in the thread; an estimate
+   * from samples beyond MAX_COUNTED_CHARS. Rejects with the signal's reason once `signal` aborts.
+   */
+  count(text: string, signal?: AbortSignal): Promise<number> {
+    if (text === '') return Promise.resolve(0);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const { parts, scale } = sample(text);
+    const cancel = new SharedArrayBuffer(4);
+    const id = this.nextId++;
+    const w = this.started();
+    return new Promise<number>((resolve, reject) => {
+      const onAbort = (): void => {
+        Atomics.store(new Int32Array(cancel), 0, 1);
+        this.settle(id)?.reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      this.waiting.set(id, {
+        resolve: (n) => (done(), resolve(n)),
+        reject: (err) => (done(), reject(err)),
+        rough: Math.ceil(text.length / 4),
+        scale,
+      });
+      w.postMessage({ id, parts, cancel } satisfies CountJob);
+    });
+  }
+
+  /** Stops the thread (tests, shutdown); the next count starts a new one. */
+  async stop(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+
+  /** Takes a count off the waiting list; the worker stops keeping the process alive once none is left. */
+  private settle(id: number): Waiting | undefined {
+    const w = this.waiting.get(id);
+    this.waiting.delete(id);
+    if (this.waiting.size === 0) this.worker?.unref();
+    return w;
+  }
+
+  private started(): Worker {
+    if (!this.worker) {
+      const w = spawnWorker();
+      w.on('message', (reply: CountReply) => {
+        const job = this.settle(reply.id);
+        if (job && 'tokens' in reply) job.resolve(Math.ceil(reply.tokens * job.scale));
+      });
+      const lost = (err?: unknown): void => {
+        if (this.worker !== w) return;
+        this.worker = undefined;
+        if (err)
+          process.stderr.write(
+            `tollgate: the ${this.name} failed (${(err as Error).message ?? String(err)}); counts it owed are estimated\n`,
+          );
+        for (const id of [...this.waiting.keys()]) {
+          const job = this.settle(id)!;
+          job.resolve(job.rough);
+        }
+      };
+      w.on('error', lost);
+      w.on('exit', () => lost());
+      this.worker = w;
+    }
+    this.worker.ref();
+    return this.worker;
+  }
+}
+
+/** Billing's thread: counts for a stream cut short or an upstream that reported no usage. */
+const billing = new TokenizerThread('token-counting thread');
 
 /** Whether the tokenizer has been started (by a count_tokens call or a usage fallback). */
 export function tokenizerLoaded(): boolean {
-  return worker !== undefined;
+  return billing.loaded();
 }
 
-/**
- * Tokens of `text` in o200k_base (GPT-4o / GPT-5 family), counted in the worker; an estimate from
- * samples beyond MAX_COUNTED_CHARS. Rejects with the signal's reason once `signal` aborts.
- */
+/** Tokens of `text` in billing's thread (TokenizerThread.count). */
 export function countTokens(text: string, signal?: AbortSignal): Promise<number> {
-  if (text === '') return Promise.resolve(0);
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  const { parts, scale } = sample(text);
-  const cancel = new SharedArrayBuffer(4);
-  const id = nextId++;
-  const w = started();
-  return new Promise<number>((resolve, reject) => {
-    const onAbort = (): void => {
-      Atomics.store(new Int32Array(cancel), 0, 1);
-      settle(id)?.reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = (): void => signal?.removeEventListener('abort', onAbort);
-    waiting.set(id, {
-      resolve: (n) => (done(), resolve(n)),
-      reject: (err) => (done(), reject(err)),
-      rough: Math.ceil(text.length / 4),
-      scale,
-    });
-    w.postMessage({ id, parts, cancel } satisfies CountJob);
-  });
-}
-
-/** Takes a count off the waiting list; the worker stops keeping the process alive once none is left. */
-function settle(id: number): Waiting | undefined {
-  const w = waiting.get(id);
-  waiting.delete(id);
-  if (waiting.size === 0) worker?.unref();
-  return w;
-}
-
-function started(): Worker {
-  if (!worker) {
-    const w = spawnWorker();
-    w.on('message', (reply: CountReply) => {
-      const job = settle(reply.id);
-      if (job && 'tokens' in reply) job.resolve(Math.ceil(reply.tokens * job.scale));
-    });
-    const lost = (err?: unknown): void => {
-      if (worker !== w) return;
-      worker = undefined;
-      if (err)
-        process.stderr.write(
-          `tollgate: the token-counting thread failed (${(err as Error).message ?? String(err)}); counts it owed are estimated\n`,
-        );
-      for (const id of [...waiting.keys()]) {
-        const job = settle(id)!;
-        job.resolve(job.rough);
-      }
-    };
-    w.on('error', lost);
-    w.on('exit', () => lost());
-    worker = w;
-  }
-  worker.ref();
-  return worker;
+  return billing.count(text, signal);
 }
 
 /** The worker's file sits beside this one: .js when built, .ts when run from the sources. */
-export function spawnWorker(): Worker {
+function spawnWorker(): Worker {
   const fromSources = extname(fileURLToPath(import.meta.url)) === '.ts';
   const file = new URL(`./tokenizer-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
   if (!fromSources) return new Worker(file);
