@@ -274,8 +274,9 @@ export class Billing {
 
   /** The ledger row of a charge: the cost at the catalogue's prices, at most `payableMicro`. */
   private row(charge: Charge, payableMicro: number): RequestRow {
-    const { admission: a, usage: given, ...rest } = charge;
-    const notes = rest.notes === null ? [] : [rest.notes];
+    const a = charge.admission;
+    const given = charge.usage;
+    const notes = charge.notes === null ? [] : [charge.notes];
     let usage = given ?? emptyUsage();
     let costMicroValue = 0;
     let unchargedMicro = 0;
@@ -301,8 +302,26 @@ export class Billing {
         }
       }
     }
+    // Written out field by field: an object rest and spread of the charge copied it twice on every settlement.
     return {
-      ...rest,
+      requestId: charge.requestId,
+      ts: charge.ts,
+      keyId: charge.keyId,
+      keyName: charge.keyName,
+      model: charge.model,
+      attempts: charge.attempts,
+      inboundProtocol: charge.inboundProtocol,
+      stream: charge.stream,
+      status: charge.status,
+      errorCode: charge.errorCode,
+      errorMessage: charge.errorMessage,
+      usageEstimated: charge.usageEstimated,
+      latencyMs: charge.latencyMs,
+      ttfbMs: charge.ttfbMs,
+      session: charge.session,
+      agent: charge.agent,
+      tool: charge.tool,
+      project: charge.project,
       servedModel: a?.model.id ?? null,
       upstreamModel: a?.upstreamModel ?? null,
       line: a?.line.name ?? null,

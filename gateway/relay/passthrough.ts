@@ -6,7 +6,6 @@ import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../u
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamAnswer, type UpstreamCallDeps } from './upstream-call.js';
-import { rateLimitHeaders } from '../routing/plan-windows.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { billableUsage, type UsageCounter } from './usage.js';
 
@@ -74,7 +73,7 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promi
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
   sendJson(spec.res, upstream.status, text, {
-    ...rateLimitHeaders(upstream.headers),
+    ...upstream.rateLimits,
     'x-request-id': spec.exchange.requestId,
   });
   return outcome;
@@ -90,7 +89,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
   };
   const lineId = exchange.admission!.line.id;
   // The upstream's rate-limit and plan-window headers reach the client as they came.
-  const limits = rateLimitHeaders(upstream.headers);
+  const limits = upstream.rateLimits;
   const bind = spec.passthrough.signatures?.event ?? ((data: string): string => data);
   let failure: GatewayError | null = null;
   let settled: Outcome | undefined;

@@ -25,7 +25,7 @@ export interface LinePool {
   /** The line each conversation last used: tried first while it is healthy (routing/affinity.ts). */
   readonly affinity: Pick<LineAffinity, 'prefer' | 'record'>;
   /** Each line's latest rate-limit and plan-window headers (routing/plan-windows.ts). */
-  readonly planWindows: Pick<PlanWindows, 'record'>;
+  readonly planWindows: Pick<PlanWindows, 'remember'>;
   /** Keeps quirks an upstream turned out to need on the line (relay/quirk-retry.ts). */
   learnQuirks(line: LineRecord, quirks: LineQuirks): Promise<void>;
 }

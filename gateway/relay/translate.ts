@@ -10,7 +10,6 @@ import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 import { CanonicalTap } from './canonical-tap.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { sendJson, startSse, write, type ClientResponse } from './respond.js';
-import { rateLimitHeaders } from '../routing/plan-windows.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
 import { billableUsage, type UsageCounter } from './usage.js';
@@ -108,7 +107,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     const outcome: Outcome = { status: 200, ...billed, error: null };
     await settleBeforeEnd(exchange, outcome);
     sendJson(spec.res, 200, body, {
-      ...rateLimitHeaders(upstream.headers),
+      ...upstream.rateLimits,
       'x-request-id': exchange.requestId,
       ...up.clientHeaders,
     });
@@ -145,8 +144,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   try {
     for await (const chunk of spec.encoder.encodeStream(events, ctx)) {
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!spec.res.headersSent)
-        startStream(spec, exchange.requestId, { ...rateLimitHeaders(upstream.headers), ...up.clientHeaders });
+      if (!spec.res.headersSent) startStream(spec, exchange.requestId, { ...upstream.rateLimits, ...up.clientHeaders });
       markFirstByte(exchange);
       const pending = write(spec.res, chunk);
       if (pending) await pending;
@@ -162,7 +160,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   clientGone ||= spec.res.destroyed;
   upstream.body.destroy();
   if (!clientGone && !spec.res.headersSent)
-    startStream(spec, exchange.requestId, { ...rateLimitHeaders(upstream.headers), ...up.clientHeaders });
+    startStream(spec, exchange.requestId, { ...upstream.rateLimits, ...up.clientHeaders });
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
   const outcome = await settleOnce(clientGone ? 499 : (error?.status ?? 200), error);
   if (!clientGone) spec.res.end();

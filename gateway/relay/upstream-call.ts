@@ -4,6 +4,7 @@ import type { UpstreamSide } from '../core/format.js';
 import type { LineRecord } from '../store/types.js';
 import { endpoint, type UpstreamResponse } from '../upstream/client.js';
 import { readUpstreamError } from '../upstream/errors.js';
+import { rateLimitHeaders } from '../routing/plan-windows.js';
 import type { LinePool, Upstream } from './ports.js';
 
 /**
@@ -18,6 +19,8 @@ export const INSTANCE_ID = randomUUID();
 /** An upstream's answer, and the credentials to mask out of any error it carries (upstream/mask.ts). */
 export interface UpstreamAnswer extends UpstreamResponse {
   secrets: readonly string[];
+  /** The answer's rate-limit and plan-window headers (routing/plan-windows.ts), passed on to the client. */
+  rateLimits: Record<string, string>;
 }
 
 export interface UpstreamCallDeps {
@@ -57,8 +60,10 @@ export async function callUpstream(
     signal,
   });
   // Every answer, refusals too: a 429 carries the windows that explain it.
-  deps.lines.planWindows.record(line.id, res.headers, Date.now());
+  // Read once: the line's plan windows and the headers the client gets are the same ones.
+  const rateLimits = rateLimitHeaders(res.headers);
+  deps.lines.planWindows.remember(line.id, rateLimits, Date.now());
   const secrets = credential === undefined ? [] : [credential];
   if (res.status >= 400) throw await readUpstreamError(res, side.codec.fromError, secrets);
-  return { status: res.status, headers: res.headers, body: res.body, secrets };
+  return { status: res.status, headers: res.headers, body: res.body, secrets, rateLimits };
 }

@@ -112,17 +112,34 @@ export function windowsOf(h: Record<string, string>, now: number): PlanWindow[] 
   return out;
 }
 
-/** The plan windows of every line, from each line's latest answer that had rate-limit headers. */
+/**
+ * The plan windows of every line, from each line's latest answer that had rate-limit headers. An
+ * upstream sends them with every answer, and the console reads them now and then: each answer
+ * only keeps its headers, and the windows are worked out when a view asks for them.
+ */
 export class PlanWindows {
-  private readonly latest = new Map<string, PlanWindowsView>();
+  private readonly latest = new Map<string, { at: number; headers: Record<string, string>; view?: PlanWindowsView }>();
 
   record(lineId: string, headers: Headers, now: number): void {
-    const h = rateLimitHeaders(headers);
-    if (Object.keys(h).length === 0) return;
-    this.latest.set(lineId, { seenAt: new Date(now).toISOString(), windows: windowsOf(h, now), headers: h });
+    this.remember(lineId, rateLimitHeaders(headers), now);
+  }
+
+  /** As `record`, for headers already filtered by `rateLimitHeaders` (the relay filters each answer's once). */
+  remember(lineId: string, limits: Record<string, string>, now: number): void {
+    for (const _ in limits) {
+      this.latest.set(lineId, { at: now, headers: limits });
+      return;
+    }
   }
 
   view(lineId: string): PlanWindowsView | null {
-    return this.latest.get(lineId) ?? null;
+    const seen = this.latest.get(lineId);
+    if (!seen) return null;
+    seen.view ??= {
+      seenAt: new Date(seen.at).toISOString(),
+      windows: windowsOf(seen.headers, seen.at),
+      headers: seen.headers,
+    };
+    return seen.view;
   }
 }

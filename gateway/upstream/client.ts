@@ -196,10 +196,17 @@ class TimedBody implements UpstreamBody {
         chunks.push(chunk);
       };
       const onEnd = (): void => finish(undefined, Buffer.concat(chunks, size).toString('utf8'));
-      const onError = (err: unknown): void => finish(upstreamFailure(deadline.fired ?? err, deadline.outer));
+      const onError = (err: unknown): void => {
+        if (!done) finish(upstreamFailure(deadline.fired ?? err, deadline.outer));
+      };
       // Closed without its end or an error (destroyed from our side): as the iterator reports it.
-      const onClose = (): void =>
-        finish(upstreamFailure(deadline.fired ?? new Error('the answer ended before it was complete'), deadline.outer));
+      // 'close' follows 'end' on every whole answer: the error is built only when nothing settled first.
+      const onClose = (): void => {
+        if (!done)
+          finish(
+            upstreamFailure(deadline.fired ?? new Error('the answer ended before it was complete'), deadline.outer),
+          );
+      };
       if (body.destroyed) {
         // Nothing more will come, not even 'close': answer now.
         if (body.errored) onError(body.errored);
