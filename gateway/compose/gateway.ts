@@ -117,12 +117,9 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
   const lines = new Lines(config, secrets);
   const billing = new Billing(ledger, models, lines);
   const sessions = new Sessions(ledger.sessions);
-  billing.onSettled((row) =>
-    sessions.settled(
-      row,
-      config.data.keys.find((k) => k.id === row.keyId),
-    ),
-  );
+  const keys = new KeyRing(config);
+  // The key as config.json has it now (its cap and budgets may have changed while the request ran), by id.
+  billing.onSettled((row) => sessions.settled(row, row.keyId === null ? undefined : keys.byId(row.keyId)));
   const calibration = new TokenCalibration();
   const tokenCounts = new ClientTokenCounts(billing.keyLimits);
   const upstream = new UpstreamClient();
@@ -146,7 +143,7 @@ async function build(dataDir: string, secrets: SecretStore, release: () => void)
     secrets,
     presets,
     catalogue,
-    keys: new KeyRing(config),
+    keys,
     models,
     lines,
     health: lines.health,

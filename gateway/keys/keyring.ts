@@ -10,6 +10,7 @@ import { AuthFailures } from './failures.js';
  */
 export class KeyRing {
   private byHash = new Map<string, KeyRecord>();
+  private byKeyId = new Map<string, KeyRecord>();
   /** Model requests refused for a missing or wrong key: counted (not written to the ledger) and slowed. */
   readonly failures = new AuthFailures();
 
@@ -23,7 +24,13 @@ export class KeyRing {
     return authenticate(extractKey(src), this.byHash, now);
   }
 
+  /** The key with this id as config.json has it now, whatever its state; undefined once deleted. */
+  byId(id: string): KeyRecord | undefined {
+    return this.byKeyId.get(id);
+  }
+
   private reindex(): void {
     this.byHash = new Map(this.config.data.keys.map((k) => [k.hash, k]));
+    this.byKeyId = new Map(this.config.data.keys.map((k) => [k.id, k]));
   }
 }

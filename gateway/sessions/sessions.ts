@@ -112,6 +112,20 @@ interface Decision {
 
 export type SessionStore = Pick<LedgerSessions, 'get' | 'state' | 'setState' | 'latestAssignedOf' | 'keyMinutes'>;
 
+/** What admission asks of the limit (billing/billing.ts SpendLimit has the same shape). */
+interface SpendLimit {
+  freeMicro: number;
+  check(amountMicro: number): void;
+}
+
+/** The limit of a key with neither a session cap nor a budget window. */
+const UNLIMITED: SpendLimit = { freeMicro: Infinity, check: () => undefined };
+
+function hasBudget(budgets: Partial<Record<BudgetWindow, number>>): boolean {
+  for (const w of WINDOW_IDS) if (budgets[w] !== undefined) return true;
+  return false;
+}
+
 /** Sessions idle this long leave memory (their totals are in the ledger). */
 const FORGET_MS = 2 * SESSION_IDLE_MS;
 const LONGEST_WINDOW_MS = Math.max(...Object.values(BUDGET_WINDOWS));
@@ -179,9 +193,13 @@ export class Sessions {
     }
     // A loop limit of 0 turns the loop guard off, both of its rules.
     if (limit === 0 || !a.agentic) return;
-    s.bodies = s.bodies.filter((b) => now - b.ts < LOOP_BODY_WINDOW_MS);
+    // The bodies of the last minute, oldest first: the older ones leave from the front.
+    let old = 0;
+    while (old < s.bodies.length && now - s.bodies[old]!.ts >= LOOP_BODY_WINDOW_MS) old++;
+    if (old > 0) s.bodies.splice(0, old);
     // Compared by length first, so an honest session (whose bodies grow) compares nothing.
-    const same = s.bodies.reduce((n, b) => (b.body.length === rawBody.length && b.body === rawBody ? n + 1 : n), 0);
+    let same = 0;
+    for (const b of s.bodies) if (b.body.length === rawBody.length && b.body === rawBody) same++;
     if (same + 1 > LOOP_BODY_REPEATS)
       this.pauseAndRefuse(s, 'repeated-body', bodyReason(same + 1, LOOP_BODY_WINDOW_MS / 1000), null);
     s.bodies.push({ ts: now, body: rawBody });
@@ -195,13 +213,15 @@ export class Sessions {
    * by that one reservation. A session that has spent its cap is paused; one whose remaining room
    * is held by its requests in flight has this request refused, and goes on once they settle.
    */
-  limit(a: Attribution, key: KeyRecord) {
+  limit(a: Attribution, key: KeyRecord): SpendLimit {
     this.lastDecision = null;
+    const cap = key.sessionCapMicro ?? null;
+    const budgets = key.budgets ?? {};
+    // A key without a cap or a budget has nothing to check: no room to work out, no closures to make.
+    if (cap === null && !hasBudget(budgets)) return UNLIMITED;
     const s = this.session(a.id, key);
     const k = this.keyState(key);
     const now = this.now();
-    const cap = key.sessionCapMicro ?? null;
-    const budgets = key.budgets ?? {};
     const roomOf = (): number => {
       let free = cap === null ? Infinity : cap + s.addedMicro - s.spentMicro - s.heldMicro;
       for (const w of WINDOW_IDS) {

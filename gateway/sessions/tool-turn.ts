@@ -16,7 +16,7 @@ export interface ToolRound {
   /** Equal for equal rounds: a hash of the calls (name, arguments) and their results. */
   signature: string;
   /** The calls for people, e.g. `Read {"file_path":"notes.txt"}`, at most 300 characters. */
-  call: string;
+  readonly call: string;
 }
 
 type Json = Record<string, unknown>;
@@ -30,7 +30,10 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify
  * docs/sessions.md); they are left out, or a looping Codex would never repeat itself.
  */
 function result(v: unknown): string {
-  return text(v).replace(/^(?:Chunk ID|Wall time): [^\n]*\n/gm, '');
+  const t = text(v);
+  // The pattern runs only on a result that holds such a line: two native scans cost less than a multiline pattern.
+  if (!t.includes('Chunk ID: ') && !t.includes('Wall time: ')) return t;
+  return t.replace(/^(?:Chunk ID|Wall time): [^\n]*\n/gm, '');
 }
 
 /** name, arguments as text, result as text: one per call answered. */
@@ -112,15 +115,29 @@ const READERS: Record<FormatId, (body: Json) => Pair[]> = {
   gemini,
 };
 
-/** The tool round that ends this request, or null when it does not end with tool results. */
+/**
+ * The tool round that ends this request, or null when it does not end with tool results. The
+ * signature hashes each call's name, arguments and result in turn, each led by its length (so no
+ * two different rounds hash the same text), rather than one JSON text of them all; the call's text
+ * for people is made only when it is read (a pause), not on every request.
+ */
 export function lastToolRound(format: FormatId, body: unknown): ToolRound | null {
   if (!isObj(body)) return null;
   const pairs = READERS[format](body);
   if (pairs.length === 0) return null;
-  const signature = createHash('sha1').update(JSON.stringify(pairs)).digest('base64');
-  const call = pairs
-    .map(([name, args]) => `${name} ${args}`)
-    .join('; ')
-    .slice(0, 300);
-  return { signature, call };
+  const hash = createHash('sha1');
+  for (const [name, args, res] of pairs)
+    hash.update(`${name.length}.${args.length}.${res.length}\u0000`).update(name).update(args).update(res);
+  const signature = hash.digest('base64');
+  let call: string | undefined;
+  return {
+    signature,
+    get call(): string {
+      call ??= pairs
+        .map(([name, args]) => `${name} ${args}`)
+        .join('; ')
+        .slice(0, 300);
+      return call;
+    },
+  };
 }
