@@ -1,0 +1,150 @@
+/**
+ * CPU per request of the gateway and of a bare Fastify + undici proxy, measured in one process with
+ * `process.cpuUsage()`: a figure that other processes' load moves far less than a whole-bench run's on a shared
+ * machine (their CPU is not counted, only what they do to this process's caches and clock). The mock upstream
+ * runs as a child process; the gateway (`tollgate serve` of a build's dist/, set up through its admin API as the
+ * bench does), the proxy and the client run here. The client's own cost is taken out by measuring it alone
+ * against the mock (the "direct" rows) and subtracting it from each row of the same wire format, so what is
+ * left is what the process in the middle spends, as the bench's `/proc` figure is. The rows run in rounds,
+ * interleaved; the table gives the median round, and each path as a ratio to the proxy's median.
+ *
+ * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--requests N] [--concurrency C] [--rounds R]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Fastify from 'fastify';
+import { Pool } from 'undici';
+import { PATHS, PHASES, requestFor, type BenchRequest } from './matrix.js';
+import { setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
+
+function flag(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1]! : fallback;
+}
+const REQUESTS = Number(flag('--requests', '4000'));
+const CONCURRENCY = Number(flag('--concurrency', '16'));
+const ROUNDS = Number(flag('--rounds', '5'));
+const ROOT = flag('--gateway-dir', new URL('..', import.meta.url).pathname).replace(/\/$/, '');
+
+process.env.TOLLGATE_CATALOGUE_DATE ??= '2026-11-24';
+process.env[UPSTREAM_KEY_ENV] = UPSTREAM_KEY;
+
+async function startMock(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/mock-server.ts'], {
+    cwd: new URL('..', import.meta.url).pathname,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /MOCK_URL=(\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the mock exited (${code})`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** The reference proxy of bench/reference-proxy.ts, in this process. */
+async function startProxy(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const pool = new Pool(upstream, { connections: 128, pipelining: 1 });
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const FORWARDED = ['content-type', 'authorization', 'x-api-key', 'anthropic-version'];
+  app.post('/*', async (req, reply) => {
+    const headers: Record<string, string> = {};
+    for (const name of FORWARDED) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const res = await pool.request({ path: req.url, method: 'POST', headers, body: req.body as Buffer });
+    const type = res.headers['content-type'];
+    if (typeof type === 'string') void reply.header('content-type', type);
+    return reply.code(res.statusCode).send(res.body);
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { url, stop: () => app.close().then(() => pool.close()) };
+}
+
+/** `n` requests, `CONCURRENCY` at a time, over keep-alive connections; fails on any non-2xx. */
+async function load(pool: Pool, req: BenchRequest, n: number): Promise<void> {
+  const { pathname, search } = new URL(req.url);
+  let left = n;
+  const worker = async (): Promise<void> => {
+    while (left-- > 0) {
+      const res = await pool.request({ path: pathname + search, method: 'POST', headers: req.headers, body: req.body });
+      const text = await res.body.text();
+      if (res.statusCode >= 300) throw new Error(`${req.url} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+const mock = await startMock();
+const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-request-cost-'));
+const { serve } = (await import(
+  pathToFileURL(`${ROOT}/dist/gateway/serve.js`).href
+)) as typeof import('../gateway/serve.js');
+const { MemorySecretStore } = (await import(
+  pathToFileURL(`${ROOT}/dist/gateway/store/secrets.js`).href
+)) as typeof import('../gateway/store/secrets.js');
+const running = await serve({ dataDir, secrets: new MemorySecretStore(), host: '127.0.0.1', port: 0 });
+const proxy = await startProxy(mock.url);
+const { key } = await setupGateway(running.url, running.adminToken, mock.url);
+const at = {
+  mockUrl: mock.url,
+  proxyUrl: proxy.url,
+  upstreamKey: UPSTREAM_KEY,
+  gatewayUrl: running.url,
+  gatewayKey: key,
+};
+const phase = PHASES.find((p) => p.id === 'c16')!;
+const ROWS = ['direct-chat', 'proxy-chat', 'chat>openai-chat', 'direct-messages', 'messages>openai-chat'];
+const rows = ROWS.map((id) => {
+  const path = PATHS.find((p) => p.id === id)!;
+  const req = requestFor(path, phase, at);
+  return { id, path, req, pool: new Pool(new URL(req.url).origin, { connections: CONCURRENCY }), us: [] as number[] };
+});
+
+// Warm-up: the JIT, the pools, the ledger's first pages.
+for (const r of rows) await load(r.pool, r.req, Math.min(2_000, REQUESTS));
+for (let round = 0; round < ROUNDS; round++) {
+  for (const r of rows) {
+    globalThis.gc?.();
+    const cpu0 = process.cpuUsage();
+    await load(r.pool, r.req, REQUESTS);
+    const cpu = process.cpuUsage(cpu0);
+    r.us.push((cpu.user + cpu.system) / REQUESTS);
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const direct = (wire: string): number => median(rows.find((r) => r.path.kind === 'direct' && r.path.wire === wire)!.us);
+const net = (r: (typeof rows)[number]): number => median(r.us) - direct(r.path.wire);
+const proxyNet = net(rows.find((r) => r.id === 'proxy-chat')!);
+const lines = rows.map((r) => {
+  const own = r.path.kind === 'direct' ? '–' : net(r).toFixed(0);
+  const ratio = r.path.kind === 'direct' ? '–' : `${(net(r) / proxyNet).toFixed(2)} ×`;
+  return `| ${r.id} | ${median(r.us).toFixed(0)} | ${Math.min(...r.us).toFixed(0)}–${Math.max(...r.us).toFixed(0)} | ${own} | ${ratio} |`;
+});
+process.stdout.write(
+  `CPU per request in process, ${ROOT}, c=${CONCURRENCY}, ${ROUNDS} rounds of ${REQUESTS} requests per row, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}\n\n` +
+    '| row | process CPU µs/req (median round) | rounds | less the client (direct row) | × proxy |\n|---|---:|---:|---:|---:|\n' +
+    lines.join('\n') +
+    '\n',
+);
+
+for (const r of rows) await r.pool.close();
+await proxy.stop();
+await running.close(1000);
+mock.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);
