@@ -8,9 +8,18 @@ import type { CatalogueModel } from './catalogue.js';
 
 export type ModelStatus = 'active' | 'retiring' | 'retired';
 
+/** Shutdown dates as epoch ms: admission asks on every request, and the catalogue holds a few hundred dates at most. */
+const shutdowns = new Map<string, number>();
+
 export function modelStatus(m: Pick<CatalogueModel, 'retires'>, now: number): ModelStatus {
   if (!m.retires) return 'active';
-  return Date.parse(`${m.retires}T00:00:00Z`) <= now ? 'retired' : 'retiring';
+  let at = shutdowns.get(m.retires);
+  if (at === undefined) {
+    at = Date.parse(`${m.retires}T00:00:00Z`);
+    if (shutdowns.size >= 10_000) shutdowns.clear();
+    shutdowns.set(m.retires, at);
+  }
+  return at <= now ? 'retired' : 'retiring';
 }
 
 export function isRetired(m: Pick<CatalogueModel, 'retires'>, now: number): boolean {

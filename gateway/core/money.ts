@@ -5,10 +5,22 @@
  */
 import { parseUsd } from '../contract/money.js';
 
+/**
+ * Multipliers already parsed: admission reads the key's group's on every request, and a config
+ * holds a handful. Bounded, in case texts come from somewhere that makes many.
+ */
+const multipliers = new Map<string, number>();
+const MULTIPLIERS_KEPT = 1_000;
+
 /** Multipliers ("1", "0.8", "1.25") are kept as integer parts per million. */
 export function parseMultiplier(text: string | number): number {
-  const ppm = parseUsd(String(text));
+  const key = String(text);
+  const known = multipliers.get(key);
+  if (known !== undefined) return known;
+  const ppm = parseUsd(key);
   if (ppm <= 0) throw new RangeError('a multiplier must be greater than 0');
+  if (multipliers.size >= MULTIPLIERS_KEPT) multipliers.clear();
+  multipliers.set(key, ppm);
   return ppm;
 }
 
