@@ -44,7 +44,8 @@ export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 export interface UpstreamCall {
   lineId: string;
-  url: URL;
+  /** Read, never changed: the relay hands the same URL object to every request of a line's path. */
+  readonly url: URL;
   headers: Record<string, string>;
   body: string;
   /** Whether the answer is a stream: it decides the first-byte timeout. */
