@@ -37,6 +37,7 @@ export class Lines {
   private readonly selector: LineSelector;
   /** Keychain reads cost a D-Bus round trip (~15 ms): a key read once is kept until it is changed. */
   private readonly credentials = new Map<string, string>();
+  private readonly timeouts = new WeakMap<object, Timeouts>();
 
   constructor(
     private readonly config: Pick<ConfigStore, 'data'> & Partial<Pick<ConfigStore, 'update'>>,
@@ -57,8 +58,19 @@ export class Lines {
     return this.selector.take(line, now);
   }
 
+  /**
+   * The line's timeouts over the defaults, read twice per attempt: made once per `timeouts` object
+   * (an update replaces the object, operations/lines.ts), and shared, so callers only read it.
+   */
   timeoutsFor(line: LineRecord): Timeouts {
-    return { ...DEFAULT_TIMEOUTS, ...line.timeouts };
+    const own = line.timeouts;
+    if (!own) return DEFAULT_TIMEOUTS;
+    let merged = this.timeouts.get(own);
+    if (!merged) {
+      merged = { ...DEFAULT_TIMEOUTS, ...own };
+      this.timeouts.set(own, merged);
+    }
+    return merged;
   }
 
   keySource(line: LineRecord): KeySource {
