@@ -66,6 +66,30 @@ test('each settled request adds to its session, in the same transaction', async 
   ledger.close();
 });
 
+test('the requests of one group commit add to their sessions as one by one would', async () => {
+  const ledger = new Ledger(dir);
+  ledger.topup(1_000_000);
+  // Settled in one event-loop turn: one transaction, one upsert per session.
+  await Promise.all([
+    ledger.settle(row({ session: 'b1', ts: 5_000 })),
+    ledger.settle(row({ session: 'b2', ts: 4_000, tool: 'codex', project: 'q' })),
+    ledger.settle(row({ session: 'b1', ts: 3_000, status: 429, costMicro: 0, savedMicro: 0, tool: 'curl' })),
+    ledger.settle(row({ session: 'b1', ts: 6_000, agent: 'sub-2' })),
+  ]);
+  const b1 = ledger.sessions.get('b1')!;
+  assert.deepEqual(
+    [b1.tool, b1.first_ts, b1.last_ts, b1.requests, b1.errors, b1.prompt_tokens, b1.cost_micro, b1.saved_micro],
+    ['claude-code', 3_000, 6_000, 3, 1, 1_200, 100, 14],
+  );
+  const b2 = ledger.sessions.get('b2')!;
+  assert.deepEqual([b2.tool, b2.project, b2.requests, b2.cost_micro], ['codex', 'q', 1, 50]);
+  // A later commit adds to the totals the first one made.
+  await ledger.settle(row({ session: 'b1', ts: 2_000 }));
+  const again = ledger.sessions.get('b1')!;
+  assert.deepEqual([again.first_ts, again.last_ts, again.requests, again.cost_micro], [2_000, 6_000, 4, 150]);
+  ledger.close();
+});
+
 test('the sessions list reads a page of an index: under 50 ms at a million sessions', () => {
   const db = new Database(join(dir, 'ledger.sqlite'));
   const insert = db.prepare(`INSERT INTO sessions VALUES (?, 'k1', ?, ?, 'p', ?, ?, 10, 0, 1000, 500, 100, 2000, 300)`);
