@@ -31,6 +31,9 @@ CREATE TABLE IF NOT EXISTS sessions (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_last ON sessions (last_ts);
 CREATE INDEX IF NOT EXISTS sessions_key_tool ON sessions (key_id, tool, last_ts);
+-- The list's key and tool filters, newest first: a page of one index whatever the filter matches.
+CREATE INDEX IF NOT EXISTS sessions_key_name ON sessions (key_name, tool, last_ts);
+CREATE INDEX IF NOT EXISTS sessions_tool ON sessions (tool, last_ts);
 CREATE TABLE IF NOT EXISTS session_state (
   id TEXT PRIMARY KEY,
   added_micro INTEGER NOT NULL DEFAULT 0,
@@ -220,9 +223,19 @@ export class LedgerSessions {
       args.push(q.since);
     }
     const where = parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '';
+    // The index that gives the filter's sessions in last_ts order, so a page reads `limit` entries
+    // even when the filter matches few sessions of many: key (and tool), tool, or none.
+    const index =
+      q.key !== undefined && q.tool !== undefined
+        ? 'sessions_key_name'
+        : q.tool !== undefined && q.key === undefined
+          ? 'sessions_tool'
+          : q.key === undefined
+            ? 'sessions_last'
+            : undefined;
     return this.db
       .prepare<(string | number)[], SessionRecord>(
-        `SELECT * FROM sessions INDEXED BY sessions_last ${where} ORDER BY last_ts DESC LIMIT ?`,
+        `SELECT * FROM sessions ${index ? `INDEXED BY ${index}` : ''} ${where} ORDER BY last_ts DESC LIMIT ?`,
       )
       .all(...args, q.limit);
   }
