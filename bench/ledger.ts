@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { logsCsv } from '../gateway/admin/logs-csv.js';
 import { Ledger, type RequestRow } from '../gateway/store/ledger.js';
 import type { LogPageQuery, StatsQuery } from '../gateway/store/ledger-reports.js';
+import type { SessionListQuery } from '../gateway/store/ledger-sessions.js';
 import { Samples } from './stats.js';
 
 const DAY = 86_400_000;
@@ -19,6 +20,17 @@ const KEYS = Array.from({ length: 30 }, (_, i) => `key-${i}`);
 const MODELS = Array.from({ length: 40 }, (_, i) => `model-${i}`);
 const LINES = Array.from({ length: 8 }, (_, i) => `line-${i}`);
 const PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'];
+/** Tools by share of requests: a rare one (gemini-cli, 0.5 %) is where an unindexed filter would read the whole log. */
+const TOOLS: [string, number][] = [
+  ['claude-code', 0.6],
+  ['codex', 0.85],
+  ['openai-sdk', 0.95],
+  ['curl', 0.995],
+  ['gemini-cli', 1],
+];
+const PROJECTS = Array.from({ length: 20 }, (_, i) => `project-${i}`);
+/** About 200 requests per agent session. */
+const SESSION_SIZE = 200;
 
 interface Timing {
   what: string;
@@ -53,7 +65,9 @@ function lcg(seed: number): () => number {
 }
 
 function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestRow {
-  const status = rnd() < 0.95 ? 200 : rnd() < 0.5 ? 429 : 503;
+  const status = rnd() < 0.95 ? 200 : rnd() < 0.5 ? 429 : rnd() < 0.99 ? 503 : 504;
+  const t = rnd();
+  const tool = TOOLS.find(([, upTo]) => t < upTo)![0];
   const input = Math.floor(rnd() * 4000);
   const output = Math.floor(rnd() * 800);
   return {
@@ -90,10 +104,11 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
     ttfbMs: 100,
     notes: null,
     billedAt: null,
-    session: null,
+    session: `session-${Math.floor(i / SESSION_SIZE)}-${tool}`,
     agent: null,
-    tool: null,
-    project: null,
+    tool,
+    // One project in a thousand requests is the rare one.
+    project: rnd() < 0.001 ? 'project-rare' : PROJECTS[Math.floor(i / SESSION_SIZE) % PROJECTS.length]!,
     savedMicro: 0,
   };
 }
@@ -187,6 +202,7 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
     const stats = (q: Omit<StatsQuery, 'since' | 'until'>) => () =>
       r.stats({ since: now - 30 * DAY, until: now, ...q }).length;
     const middle = Math.floor(rows / 2);
+    const sessions = (q: Omit<SessionListQuery, 'limit'>) => () => ledger.sessions.list({ limit: 100, ...q }).length;
     const timings = [
       time('log: first page (50 rows)', page({}), 50),
       time('log: key filter', page({ key: 'key-7' }), 50),
@@ -195,6 +211,16 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
       time('log: protocol filter', page({ protocol: 'gemini' }), 50),
       time('log: page in the middle (before = n/2)', page({ beforeId: middle }), 50),
       time('log: key + model (rare pair)', page({ key: 'key-29', model: 'model-39' }), 50),
+      time('log: errors only', page({ status: 'error' }), 50),
+      time('log: one rare status (504, 0.03 %)', page({ status: '504' }), 50),
+      time('log: rare tool (0.5 %)', page({ tool: 'gemini-cli' }), 50),
+      time('log: project filter', page({ project: 'project-3' }), 50),
+      time('log: rare project (0.1 %)', page({ project: 'project-rare' }), 50),
+      time('log: one session', page({ session: `session-${Math.floor(middle / SESSION_SIZE)}-claude-code` }), 50),
+      time('sessions: first page (100)', sessions({}), 50),
+      time('sessions: key + tool filter', sessions({ key: 'key-7', tool: 'codex' }), 50),
+      time('sessions: rare tool', sessions({ tool: 'gemini-cli' }), 50),
+      time('sessions: active in the last hour', sessions({ since: now - 3_600_000 }), 50),
       time('stats: 30 days by day × model', stats({ bucket: 'day', by: 'model' }), 300, 10),
       time('stats: 30 days by hour × key', stats({ bucket: 'hour', by: 'key' }), 300, 10),
       time('stats: 30 days by day × line', stats({ bucket: 'day', by: 'line' }), 300, 10),

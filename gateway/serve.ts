@@ -7,6 +7,7 @@ import { ModelLane } from './http/connections.js';
 import { buildServer } from './server.js';
 import { closeServer } from './shutdown.js';
 import { VERSION } from './version.js';
+import { releaseStartupMemory } from './startup-memory.js';
 import { openGateway, type Gateway } from './compose/gateway.js';
 import { DataDirBusyError } from './store/data-dir-lock.js';
 import { settingsOf } from './store/settings.js';
@@ -34,6 +35,11 @@ export interface ServeOptions {
    * host setting leaves its console no loopback address (desktop-child.ts).
    */
   beforeListen?: (gateway: Gateway) => Promise<{ host?: string } | void>;
+  /**
+   * Gives start-up's memory back before listening (startup-memory.ts): for a process that is the
+   * gateway (`tollgate serve`, the desktop app's gateway process), not for tests that start many.
+   */
+  releaseStartupMemory?: boolean;
 }
 
 export interface Running {
@@ -92,6 +98,10 @@ export async function serve(opts: ServeOptions): Promise<Running> {
     const early = (await opts.beforeListen?.(gateway)) ?? {};
     const settings = settingsOf(gateway.config.data);
     const bind = { host: opts.host ?? early.host ?? settings.host, port: opts.port ?? settings.port };
+    if (opts.releaseStartupMemory) {
+      await app.ready();
+      releaseStartupMemory();
+    }
     await app.listen(bind).catch((err: unknown) => {
       throw listenError(err, bind);
     });

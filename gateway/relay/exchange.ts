@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newRequestId } from '../store/request-id.js';
 import type { Admission } from '../billing/billing.js';
 import { GatewayError } from '../core/errors.js';
 import type { FormatId } from '../contract/formats.js';
@@ -50,7 +50,7 @@ export interface Outcome {
 
 export function newExchange(format: FormatId, billable: boolean): Exchange {
   return {
-    requestId: `req_${randomUUID().replaceAll('-', '')}`,
+    requestId: newRequestId(),
     ts: Date.now(),
     startedAt: performance.now(),
     format,

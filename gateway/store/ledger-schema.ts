@@ -156,8 +156,13 @@ export function migrate(db: Database.Database): void {
   if (userVersion(db) === 2) allowAdjustments(db);
   // Replaced by the one-column indexes, which serve the log's id-ordered pages without a sort.
   db.exec('DROP INDEX IF EXISTS requests_key_ts; DROP INDEX IF EXISTS requests_model_ts;');
-  // Here rather than in SCHEMA: on an old ledger the column exists only once the steps above ran.
-  db.exec('CREATE INDEX IF NOT EXISTS requests_session ON requests (session)');
+  // Here rather than in SCHEMA: on an old ledger the columns exist only once the steps above ran.
+  // The log's session, tool and project filters: without an index, a rare value (a project with
+  // a few requests in a million) reads the whole log (docs/performance.md, "The usage log at a
+  // million rows"). Values repeat, so each index grows at the end of its value's run, a hot page.
+  db.exec(`CREATE INDEX IF NOT EXISTS requests_session ON requests (session);
+    CREATE INDEX IF NOT EXISTS requests_tool ON requests (tool);
+    CREATE INDEX IF NOT EXISTS requests_project ON requests (project);`);
 }
 
 /**

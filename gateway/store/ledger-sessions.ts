@@ -31,6 +31,9 @@ CREATE TABLE IF NOT EXISTS sessions (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_last ON sessions (last_ts);
 CREATE INDEX IF NOT EXISTS sessions_key_tool ON sessions (key_id, tool, last_ts);
+-- The list's key and tool filters, newest first: a page of one index whatever the filter matches.
+CREATE INDEX IF NOT EXISTS sessions_key_name ON sessions (key_name, tool, last_ts);
+CREATE INDEX IF NOT EXISTS sessions_tool ON sessions (tool, last_ts);
 CREATE TABLE IF NOT EXISTS session_state (
   id TEXT PRIMARY KEY,
   added_micro INTEGER NOT NULL DEFAULT 0,
@@ -77,32 +80,87 @@ export interface SessionListQuery {
   limit: number;
 }
 
-/** Adds one settled request to its session's totals; call inside the settlement transaction. */
-export function sessionWriter(db: Database.Database): (row: RequestRow) => void {
-  const upsert =
-    db.prepare(`INSERT INTO sessions (id, key_id, key_name, tool, project, first_ts, last_ts, requests, errors,
+/** One session's totals over the rows of a batch. */
+interface SessionTotal {
+  row: RequestRow;
+  firstTs: number;
+  lastTs: number;
+  requests: number;
+  errors: number;
+  prompt: number;
+  cacheRead: number;
+  output: number;
+  cost: number;
+  saved: number;
+}
+
+/**
+ * Adds settled requests to their sessions' totals; call inside the settlement transaction. The
+ * rows of a batch are summed per session first, so a session is one upsert per group commit
+ * however many of its requests the commit holds (sub-agents in parallel settle together). A new
+ * session takes its key, tool and project from its first row, as row-by-row upserts did.
+ */
+export function sessionWriter(db: Database.Database): (rows: readonly RequestRow[]) => void {
+  const upsert = db.prepare<
+    [string, string | null, string | null, string, string | null, ...number[]]
+  >(`INSERT INTO sessions (id, key_id, key_name, tool, project, first_ts, last_ts, requests, errors,
       prompt_tokens, cache_read_tokens, output_tokens, cost_micro, saved_micro)
-    VALUES (@id, @keyId, @keyName, @tool, @project, @ts, @ts, 1, @errors, @prompt, @cacheRead, @output, @cost, @saved)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET last_ts = MAX(last_ts, excluded.last_ts), first_ts = MIN(first_ts, excluded.first_ts),
-      requests = requests + 1, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+      requests = requests + excluded.requests, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
       cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, output_tokens = output_tokens + excluded.output_tokens,
       cost_micro = cost_micro + excluded.cost_micro, saved_micro = saved_micro + excluded.saved_micro`);
-  return (row) => {
-    if (row.session === null) return;
-    upsert.run({
-      id: row.session,
-      keyId: row.keyId,
-      keyName: row.keyName,
-      tool: row.tool ?? 'unknown',
-      project: row.project,
-      ts: row.ts,
-      errors: row.status >= 400 ? 1 : 0,
-      prompt: promptTokens(row.usage),
-      cacheRead: row.usage.cacheReadTokens,
-      output: row.usage.outputTokens,
-      cost: row.costMicro,
-      saved: row.savedMicro,
-    });
+  return (rows) => {
+    const totals = new Map<string, SessionTotal>();
+    for (const row of rows) {
+      if (row.session === null) continue;
+      const error = row.status >= 400 ? 1 : 0;
+      const prompt = promptTokens(row.usage);
+      const t = totals.get(row.session);
+      if (!t) {
+        totals.set(row.session, {
+          row,
+          firstTs: row.ts,
+          lastTs: row.ts,
+          requests: 1,
+          errors: error,
+          prompt,
+          cacheRead: row.usage.cacheReadTokens,
+          output: row.usage.outputTokens,
+          cost: row.costMicro,
+          saved: row.savedMicro,
+        });
+        continue;
+      }
+      t.firstTs = Math.min(t.firstTs, row.ts);
+      t.lastTs = Math.max(t.lastTs, row.ts);
+      t.requests++;
+      t.errors += error;
+      t.prompt += prompt;
+      t.cacheRead += row.usage.cacheReadTokens;
+      t.output += row.usage.outputTokens;
+      t.cost += row.costMicro;
+      t.saved += row.savedMicro;
+    }
+    for (const [id, t] of totals) {
+      const r = t.row;
+      upsert.run(
+        id,
+        r.keyId,
+        r.keyName,
+        r.tool ?? 'unknown',
+        r.project,
+        t.firstTs,
+        t.lastTs,
+        t.requests,
+        t.errors,
+        t.prompt,
+        t.cacheRead,
+        t.output,
+        t.cost,
+        t.saved,
+      );
+    }
   };
 }
 
@@ -165,9 +223,19 @@ export class LedgerSessions {
       args.push(q.since);
     }
     const where = parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '';
+    // The index that gives the filter's sessions in last_ts order, so a page reads `limit` entries
+    // even when the filter matches few sessions of many: key (and tool), tool, or none.
+    const index =
+      q.key !== undefined && q.tool !== undefined
+        ? 'sessions_key_name'
+        : q.tool !== undefined && q.key === undefined
+          ? 'sessions_tool'
+          : q.key === undefined
+            ? 'sessions_last'
+            : undefined;
     return this.db
       .prepare<(string | number)[], SessionRecord>(
-        `SELECT * FROM sessions INDEXED BY sessions_last ${where} ORDER BY last_ts DESC LIMIT ?`,
+        `SELECT * FROM sessions ${index ? `INDEXED BY ${index}` : ''} ${where} ORDER BY last_ts DESC LIMIT ?`,
       )
       .all(...args, q.limit);
   }

@@ -178,7 +178,7 @@ export class GroupCommit {
   private readonly closePending: Database.Statement<[string]>;
   private readonly rollup: (rows: readonly RequestRow[]) => void;
   /** Each agent session's totals (ledger-sessions.ts), in the same transaction as its rows. */
-  private readonly sessionRollup: (row: RequestRow) => void;
+  private readonly sessionRollup: (rows: readonly RequestRow[]) => void;
   private readonly whole: (batch: Queued[]) => void;
   private readonly interrupted: (rows: readonly RequestRow[]) => void;
   private readonly isolated: (batch: Queued[]) => Map<Queued, LedgerWriteError>;
@@ -257,7 +257,6 @@ export class GroupCommit {
       const row = item.row;
       this.insertRow.run(...rowParams(row));
       if (!settledHere.has(row.requestId)) this.closePending.run(row.requestId);
-      this.sessionRollup(row);
       rows.push(row);
       debit += row.costMicro;
       if (row.keyId !== null) {
@@ -269,6 +268,7 @@ export class GroupCommit {
       }
     }
     this.rollup(rows);
+    this.sessionRollup(rows);
     for (const [keyId, k] of keys) this.addKeyUsage.run(keyId, k.micro, k.requests);
     if (debit > 0) this.debit.run(debit);
   }
@@ -283,7 +283,7 @@ export class GroupCommit {
     this.insertRow.run(...rowParams(row));
     this.closePending.run(row.requestId);
     this.rollup([row]);
-    this.sessionRollup(row);
+    this.sessionRollup([row]);
     if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro, 1);
     if (row.costMicro > 0) this.debit.run(row.costMicro);
   }

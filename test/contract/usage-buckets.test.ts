@@ -143,7 +143,7 @@ const CONSUMERS: Record<string, { spells?: string[]; why?: string; via?: RegExp 
     why: "the stats row's four figures",
   },
   'gateway/admin/logs-csv.ts': {},
-  'gateway/cli/main.ts': {},
+  'gateway/cli/program.ts': {},
   'renderer/pages/logs/details.tsx': {
     spells: ['inputTokens', 'outputTokens'],
     why: 'a row without a price snapshot always shows its input and output',
