@@ -14,6 +14,8 @@ export const qk = {
   wallet: ['wallet'],
   walletTransactions: ['wallet', 'transactions'],
   keys: ['keys'],
+  /** Each key's last use and spend per day (GET /api/keys/usage). */
+  keyUsage: ['keys', 'usage'],
   lines: ['lines'],
   presets: ['presets'],
   keyStorage: ['lines', 'key-storage'],
