@@ -92,6 +92,43 @@ describe('keys worth managing', { skip }, () => {
     assert.deepEqual(await axeViolations(page), []);
   });
 
+  test('the table sorts by spend and by last use; figures still on their way are skeletons, not "never" or $0.00', async () => {
+    const names = () =>
+      page
+        .locator('tr[data-key]')
+        .evaluateAll((rows: { getAttribute(n: string): string | null }[]) =>
+          rows.map((r) => r.getAttribute('data-key')),
+        );
+    const usage = (await gw.admin.call('getKeyUsage', { query: {} })).keys;
+    await page.getByRole('button', { name: /Spend, 30 days/ }).click();
+    const bySpend = [...usage].sort((a, b) => b.costMicro - a.costMicro).map((k) => k.name);
+    await waitFor(async () => (await names()).join() === bySpend.join(), `sorted by spend: ${bySpend.join()}`);
+    assert.equal(
+      await page.getByRole('columnheader', { name: /Spend, 30 days/ }).getAttribute('aria-sort'),
+      'descending',
+    );
+    await page.getByRole('button', { name: /Last used/ }).click();
+    const newest = [...usage].sort((a, b) => (b.lastUsedAt ?? -1) - (a.lastUsedAt ?? -1))[0]!.name;
+    await waitFor(async () => (await names())[0] === newest, `the most recently used first: ${newest}`);
+
+    // Hold the usage figures back: the rows show, their two cells are grey bars until the figures come.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/keys/usage**', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.reload();
+    await row('idle').waitFor();
+    assert.equal(await row('idle').locator('.skeleton').count(), 2);
+    assert.equal(await row('idle').getByTestId('key-last-used').count(), 0, 'no "never" before the figures');
+    assert.equal(await row('idle').getByTestId('key-spend').count(), 0, 'no $0.00 before the figures');
+    release();
+    await row('idle').getByTestId('key-last-used').waitFor();
+    assert.equal(await row('idle').getByTestId('key-last-used').textContent(), 'never');
+    await page.unroute('**/api/keys/usage**');
+  });
+
   test('a request made while the page is open moves its key’s last use and spend', async () => {
     const spend = row('laptop').getByTestId('key-spend').locator('.money');
     const before = await spend.getAttribute('title');

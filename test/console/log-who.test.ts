@@ -181,6 +181,28 @@ describe('the usage log says who sent each request', { skip }, () => {
     assert.deepEqual(c.problems, []);
   });
 
+  test('while the first page and the summary load, the log shows grey rows, not "No requests yet" or "0 requests"', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const hold = async (route: { continue(): Promise<void> }): Promise<void> => {
+      await held;
+      await route.continue();
+    };
+    await page.route('**/api/logs?**', hold);
+    await page.route('**/api/logs/summary**', hold);
+    await page.goto(`${gw.url}/#/logs?tool=codex`);
+    await page.getByTestId('log-loading').waitFor();
+    await page.getByTestId('log-summary-loading').waitFor();
+    assert.equal(await page.getByText('No requests match this filter').count(), 0);
+    assert.equal(await page.getByRole('grid', { name: 'Usage log' }).getAttribute('aria-busy'), 'true');
+    release();
+    // No Codex row: once loaded, the empty state, and the skeleton gone.
+    await page.getByText('No requests match this filter').waitFor();
+    assert.equal(await page.getByTestId('log-loading').count(), 0);
+    await page.unroute('**/api/logs?**');
+    await page.unroute('**/api/logs/summary**');
+  });
+
   test('both themes at 1440×900 and 1280×720: no sideways scroll, axe clean', async () => {
     for (const theme of ['light', 'dark'] as const) {
       const t = await openConsole(browser, gw, { theme });

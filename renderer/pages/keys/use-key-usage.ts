@@ -21,3 +21,5 @@ export function useKeyUsage() {
   const byName = useMemo(() => new Map<string, KeyUsageView>(q.data?.keys.map((k) => [k.name, k])), [q.data]);
   return { byName, since: q.data?.since, isPending: q.isPending, error: q.error };
 }
+
+export type KeyUsage = ReturnType<typeof useKeyUsage>;

@@ -11,6 +11,7 @@ import './logs.css';
 import { useLogRows } from './use-log-rows.js';
 import { UsdCost } from '../../components/money.js';
 import { shortSession, toolLabel } from './who.js';
+import { Skeleton } from '../../components/skeleton.js';
 
 const ROW_HEIGHT = 32;
 /**
@@ -124,6 +125,7 @@ export function Logs() {
           aria-label="Usage log"
           aria-rowcount={log.rows.length + 1}
           aria-activedescendant={active ? `log-row-${active.id}` : undefined}
+          aria-busy={log.isPending || undefined}
           tabIndex={0}
           onKeyDown={onKeyDown}
         >
@@ -136,6 +138,7 @@ export function Logs() {
               ))}
             </div>
           </div>
+          {log.isPending ? <LoadingRows /> : null}
           <div role="rowgroup" style={{ height: v.getTotalSize(), position: 'relative' }}>
             {items.map((item) => {
               const e = log.rows[item.index]!;
@@ -163,6 +166,25 @@ export function Logs() {
     </>
   );
 }
+
+/** Grey rows in the grid's columns while the first page is on its way: loading is not "No requests yet". */
+function LoadingRows() {
+  return (
+    <div className="log-loading" aria-hidden="true" data-testid="log-loading">
+      {Array.from({ length: 8 }, (_, r) => (
+        <div key={r} className="log-row log-skeleton-row">
+          {COLUMNS.map(([label, cls], i) => (
+            <span key={label} className={cls}>
+              <Skeleton width={cls.includes('num') ? '40px' : SKELETON_WIDTHS[(r + i) % SKELETON_WIDTHS.length]} />
+            </span>
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+const SKELETON_WIDTHS = ['70%', '52%', '84%', '60%', '44%'];
 
 interface RowProps {
   e: LogEntry;

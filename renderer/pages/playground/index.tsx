@@ -116,7 +116,9 @@ export function Playground() {
           <div className="key-row">
             <Field label="Key" htmlFor="pg-key">
               <select id="pg-key" value={keyName} onChange={(e) => (setKeyName(e.target.value), setPasted(''))}>
-                {usable.length === 0 ? <option value="">no enabled key</option> : null}
+                {usable.length === 0 ? (
+                  <option value="">{keys.isPending ? 'loading keys…' : 'no enabled key'}</option>
+                ) : null}
                 {usable.map((k) => (
                   <option key={k.id} value={k.name}>
                     {k.name} (sk-…{k.last4})
@@ -158,7 +160,11 @@ export function Playground() {
             <Field
               label="Model"
               htmlFor="pg-model"
-              hint={served.length === 0 ? 'No line serves a model yet: add one on the Lines page.' : undefined}
+              hint={
+                served.length === 0 && !models.isPending
+                  ? 'No line serves a model yet: add one on the Lines page.'
+                  : undefined
+              }
             >
               <select id="pg-model" value={model} onChange={(e) => setModel(e.target.value)}>
                 {served.map((m) => (
