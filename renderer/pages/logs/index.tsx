@@ -14,6 +14,13 @@ import { shortSession, toolLabel } from './who.js';
 import { Skeleton } from '../../components/skeleton.js';
 
 const ROW_HEIGHT = 32;
+/*
+ * The log keeps this grid of divs rather than components/data-table.tsx: it pages in from the
+ * server as the person scrolls and takes live rows at the top (use-log-rows.ts), a keyboard cursor
+ * moves through it with the drawer following, and its column set changes with its own width. Its
+ * order is the ledger's, newest first: sorting the rows loaded so far would misstate a log of a
+ * million rows, so its headers do not sort.
+ */
 /**
  * The grid's columns, each with its cell class (logs.css sizes them). Protocol, sub-agent and cache
  * tokens live in the details drawer; input and output share one Tokens column; below about 1440 px
