@@ -19,6 +19,10 @@ const KEYS = Array.from({ length: 30 }, (_, i) => `key-${i}`);
 const MODELS = Array.from({ length: 40 }, (_, i) => `model-${i}`);
 const LINES = Array.from({ length: 8 }, (_, i) => `line-${i}`);
 const PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'];
+/** Each key's tool: ten keys each for Claude Code, Codex and an SDK, so one tool is a third of the log. */
+const TOOL_OF_KEY = ['claude-code', 'codex', 'openai-sdk'];
+/** Requests in a row of one key that make one agent session (200 per session). */
+const SESSION_SPAN = 200 * 30;
 
 interface Timing {
   what: string;
@@ -90,10 +94,10 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
     ttfbMs: 100,
     notes: null,
     billedAt: null,
-    session: null,
+    session: `sess-${i % KEYS.length}-${Math.floor(i / SESSION_SPAN)}`,
     agent: null,
-    tool: null,
-    project: null,
+    tool: TOOL_OF_KEY[Math.floor((i % KEYS.length) / 10)]!,
+    project: `project-${i % 6}`,
     savedMicro: 0,
   };
 }
@@ -195,6 +199,20 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
       time('log: protocol filter', page({ protocol: 'gemini' }), 50),
       time('log: page in the middle (before = n/2)', page({ beforeId: middle }), 50),
       time('log: key + model (rare pair)', page({ key: 'key-29', model: 'model-39' }), 50),
+      time('log: tool filter', page({ tool: 'codex' }), 50),
+      time('log: project filter', page({ project: 'project-4' }), 50),
+      time(
+        'log: one session (200 rows, a month back)',
+        page({ session: `sess-7-${Math.floor(rows / 3 / SESSION_SPAN)}` }),
+        50,
+      ),
+      time('log: a tool with no rows (opencode)', page({ tool: 'opencode' }), 50),
+      time(
+        'keys: 30 days of spend per day + last use, 30 keys',
+        () => r.stats({ since: now - 30 * DAY, until: now, bucket: 'day', by: 'key' }).length + r.lastUsed(KEYS).size,
+        300,
+        10,
+      ),
       time('stats: 30 days by day × model', stats({ bucket: 'day', by: 'model' }), 300, 10),
       time('stats: 30 days by hour × key', stats({ bucket: 'hour', by: 'key' }), 300, 10),
       time('stats: 30 days by day × line', stats({ bucket: 'day', by: 'line' }), 300, 10),

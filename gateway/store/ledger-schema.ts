@@ -158,6 +158,10 @@ export function migrate(db: Database.Database): void {
   db.exec('DROP INDEX IF EXISTS requests_key_ts; DROP INDEX IF EXISTS requests_model_ts;');
   // Here rather than in SCHEMA: on an old ledger the column exists only once the steps above ran.
   db.exec('CREATE INDEX IF NOT EXISTS requests_session ON requests (session)');
+  // The log's tool and project filters: without them a tool or project with few rows or none made
+  // the page read the whole table (1.3 s at a million rows on a loaded machine; 0.1 ms with them).
+  db.exec('CREATE INDEX IF NOT EXISTS requests_tool ON requests (tool)');
+  db.exec('CREATE INDEX IF NOT EXISTS requests_project ON requests (project)');
 }
 
 /**
