@@ -221,6 +221,13 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
       time('sessions: key + tool filter', sessions({ key: 'key-7', tool: 'codex' }), 50),
       time('sessions: rare tool', sessions({ tool: 'gemini-cli' }), 50),
       time('sessions: active in the last hour', sessions({ since: now - 3_600_000 }), 50),
+      time('log: a tool with no rows (opencode)', page({ tool: 'opencode' }), 50),
+      time(
+        'keys: 30 days of spend per day + last use, 30 keys',
+        () => r.stats({ since: now - 30 * DAY, until: now, bucket: 'day', by: 'key' }).length + r.lastUsed(KEYS).size,
+        300,
+        10,
+      ),
       time('stats: 30 days by day × model', stats({ bucket: 'day', by: 'model' }), 300, 10),
       time('stats: 30 days by hour × key', stats({ bucket: 'hour', by: 'key' }), 300, 10),
       time('stats: 30 days by day × line', stats({ bucket: 'day', by: 'line' }), 300, 10),

@@ -66,6 +66,8 @@ export function adminHandlers(
     enableKey: async ({ params }) => ({ key: await keys.setKeyState(g, params.name, 'enabled') }),
     deleteKey: async ({ params }) => ({ key: await keys.setKeyState(g, params.name, 'deleted') }),
     updateKey: async ({ params, body }) => ({ key: await keys.updateKey(g, params.name, body) }),
+    getKeyUsage: ({ query }) => keys.keyUsage(g, query),
+    playgroundKey: () => keys.playgroundKey(g),
 
     getWallet: () => wallet.wallet(g),
     topUp: ({ body }) => wallet.topup(g, body.amountMicro, body.note),

@@ -152,7 +152,7 @@ export class Connections {
       }
       // A broken file is refused before any key is made or changed.
       await engine(planConnect(this.ctx, tool.id, wiring(generateSecret())));
-      const key = await this.obtainKey(action, keyName, found);
+      const key = await this.obtainKey(action, keyName, found, tool.id);
       try {
         const { plan, record } = await engine(
           connectTool(this.ctx, {
@@ -253,7 +253,7 @@ export class Connections {
     if (body.newKey === true) {
       const name = body.key ?? target;
       const models = choose(liveKey(this.g, name)?.group ?? DEFAULT_GROUP);
-      const created = await createKey(this.g, { name });
+      const created = await createKey(this.g, { name }, tool?.id);
       return {
         target,
         keySource: 'created',
@@ -299,10 +299,11 @@ export class Connections {
     action: 'create' | 'reuse' | 'rotate',
     name: string,
     found: string | null,
+    tool: string,
   ): Promise<{ secret: string; undo: () => Promise<void> }> {
     if (action === 'reuse') return { secret: found!, undo: async () => {} };
     if (action === 'rotate') return rotateSecret(this.g, name);
-    const created = await createKey(this.g, { name });
+    const created = await createKey(this.g, { name }, tool);
     return { secret: created.secret, undo: async () => void (await setKeyState(this.g, name, 'deleted')) };
   }
 

@@ -12,8 +12,11 @@ import {
   AdminError,
   type CreatedKey,
   type CreateKeyBody,
+  type KeyUsageList,
+  type KeyUsageQuery,
   type KeyView,
   type UpdateKeyBody,
+  PLAYGROUND_MADE_BY,
 } from '../contract/admin/index.js';
 
 function keyView(g: Gateway, k: KeyRecord): KeyView {
@@ -33,6 +36,7 @@ function keyView(g: Gateway, k: KeyRecord): KeyView {
     budgets: { ...k.budgets },
     loopLimit: k.loopLimit ?? DEFAULT_LOOP_LIMIT,
     project: k.project ?? null,
+    madeBy: k.madeBy ?? null,
   };
 }
 
@@ -51,7 +55,8 @@ export function listKeys(g: Gateway): KeyView[] {
   return g.config.data.keys.filter((k) => k.state !== 'deleted').map((k) => keyView(g, k));
 }
 
-export async function createKey(g: Gateway, body: CreateKeyBody): Promise<CreatedKey> {
+/** `madeBy`: what made the key when no person did (a Connect tool id, or the playground). */
+export async function createKey(g: Gateway, body: CreateKeyBody, madeBy?: string): Promise<CreatedKey> {
   const group = body.group ?? DEFAULT_GROUP;
   if (!g.config.data.groups.some((x) => x.name === group)) {
     throw new AdminError(
@@ -82,6 +87,7 @@ export async function createKey(g: Gateway, body: CreateKeyBody): Promise<Create
     budgets: budgetsAfter(undefined, body.budgets),
     loopLimit: body.loopLimit ?? null,
     project: body.project ?? null,
+    ...(madeBy ? { madeBy } : {}),
   };
   await g.config.update((d) => {
     d.keys.push(record);
@@ -108,6 +114,65 @@ export async function rotateSecret(
     await g.config.update(() => Object.assign(k, old));
   };
   return { secret, key: keyView(g, k), undo };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Each live key's last use and its spend per day over the last `days` days (today included, days
+ * starting at the caller's time zone): the days come from the stats' hourly rollup, the last use
+ * from one index lookup per key, so it stays cheap however long the log is. Rows carry the key's
+ * name, so a name given again after its key was deleted counts both keys' rows.
+ */
+export function keyUsage(g: Gateway, q: KeyUsageQuery, now = Date.now()): KeyUsageList {
+  const days = q.days ?? 30;
+  const offset = (q.tz ?? 0) * 60_000;
+  const since = Math.floor((now + offset) / DAY_MS) * DAY_MS - offset - (days - 1) * DAY_MS;
+  const until = now + 1;
+  const names = g.config.data.keys.filter((k) => k.state !== 'deleted').map((k) => k.name);
+  const daily = new Map(names.map((n) => [n, new Array<number>(days).fill(0)]));
+  const requests = new Map<string, number>();
+  for (const r of g.ledger.reports.stats({ since, until, bucket: 'day', by: 'key', tzOffsetMinutes: q.tz ?? 0 })) {
+    const series = r.group === null ? undefined : daily.get(r.group);
+    const i = Math.round((r.start - since) / DAY_MS);
+    if (!series || i < 0 || i >= days) continue;
+    series[i]! += r.costMicro;
+    requests.set(r.group!, (requests.get(r.group!) ?? 0) + r.requests);
+  }
+  const last = g.ledger.reports.lastUsed(names);
+  return {
+    since,
+    until,
+    days,
+    keys: names.map((name) => {
+      const dailyMicro = daily.get(name)!;
+      return {
+        name,
+        lastUsedAt: last.get(name) ?? null,
+        requests: requests.get(name) ?? 0,
+        costMicro: dailyMicro.reduce((a, b) => a + b, 0),
+        dailyMicro,
+      };
+    }),
+  };
+}
+
+/**
+ * The Playground's one key: made the first time (named `playground`, or `playground-2`… when a
+ * person's key has the name), then given a new secret whenever the console asks again, since
+ * Tollgate keeps only hashes and a console that reloaded has lost the secret. Nothing else sends
+ * with it, so a new secret stops nothing; its rows, spend and settings stay.
+ */
+export async function playgroundKey(g: Gateway): Promise<CreatedKey> {
+  const own = g.config.data.keys.find((k) => k.madeBy === PLAYGROUND_MADE_BY && k.state !== 'deleted');
+  if (own) {
+    const { secret, key } = await rotateSecret(g, own.name);
+    return { key, secret };
+  }
+  const taken = (name: string): boolean => g.config.data.keys.some((k) => k.name === name && k.state !== 'deleted');
+  let name = 'playground';
+  for (let i = 2; taken(name); i++) name = `playground-${i}`;
+  return createKey(g, { name }, PLAYGROUND_MADE_BY);
 }
 
 function findKey(g: Gateway, name: string): KeyRecord {

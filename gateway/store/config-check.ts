@@ -29,6 +29,7 @@ const Key = Type.Object({
   ),
   loopLimit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
   project: Type.Optional(Type.Union([Str, Type.Null()])),
+  madeBy: Type.Optional(Type.Union([Str, Type.Null()])),
   spentWhenQuotaSetMicro: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 const Line = Type.Object({ id: Str, name: Str, protocol: Str, baseUrl: Str, models: Strings });

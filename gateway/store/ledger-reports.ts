@@ -295,6 +295,23 @@ export class LedgerReports {
       .all(since);
   }
 
+  /**
+   * When each named key was last used (epoch ms of its newest row), for the names that have rows.
+   * One lookup per name on the key_name index, whose entries for a name sit in rowid order: the
+   * newest is its last entry, read without touching the key's other rows.
+   */
+  lastUsed(keyNames: readonly string[]): Map<string, number> {
+    const newest = this.db.prepare<[string], { ts: number }>(
+      'SELECT ts FROM requests INDEXED BY requests_key WHERE key_name = ? ORDER BY id DESC LIMIT 1',
+    );
+    const out = new Map<string, number>();
+    for (const name of keyNames) {
+      const r = newest.get(name);
+      if (r) out.set(name, r.ts);
+    }
+    return out;
+  }
+
   /** Top-ups and adjustments, newest first. */
   walletTransactions(q: { limit?: number | undefined; beforeId?: number | undefined }): WalletTransaction[] {
     const limit = Math.min(Math.max(q.limit ?? 50, 1), MAX_LOG_PAGE);

@@ -39,6 +39,8 @@ export interface KeyRecord {
   loopLimit?: number | null;
   /** The project its requests count under when they name none; null or absent = the key's name. */
   project?: string | null;
+  /** What made the key, when not a person: the Connect tool id, or `playground`; absent = a person. */
+  madeBy?: string | null;
 }
 
 /**

@@ -45,7 +45,7 @@ export function onSessionEvent(fn: SessionListener): () => void {
 
 let lastRefresh = 0;
 
-/** The overview's recent rows and spend, and the lines' day figures, follow new requests, at most once a second under load. */
+/** The overview's recent rows and spend, the lines' day figures and the keys' last use and spend follow new requests, at most once a second under load. */
 function refreshSummaries(qc: QueryClient): void {
   const now = Date.now();
   if (now - lastRefresh < 1000) return;
@@ -53,6 +53,7 @@ function refreshSummaries(qc: QueryClient): void {
   void qc.invalidateQueries({ queryKey: qk.recentLogs });
   void qc.invalidateQueries({ queryKey: qk.stats() });
   void qc.invalidateQueries({ queryKey: qk.lineUsage });
+  void qc.invalidateQueries({ queryKey: qk.keyUsage });
 }
 
 /** What each event of the stream (ADMIN_EVENTS) does to the query cache. */

@@ -1,5 +1,6 @@
 /**
- * The admin routes of the tools a user connects and of their agent sessions, through the typed
+ * The admin routes of the tools a user connects, of their agent sessions and of what the Keys page and
+ * the Playground read of keys, through the typed
  * client against a real in-process gateway (routes.test.ts has the rest, and checks that every
  * route of the table is called in one of the two files).
  */
@@ -71,5 +72,19 @@ describe('connect and session routes through the typed client', () => {
     const resumed = await call('resumeSession', { params: { id: 'route-s' }, body: { addMicro: 1_000_000 } });
     assert.deepEqual([resumed.session.state, resumed.session.capMicro], ['active', 1_000_001]);
     assert.equal((await refusal(call('getSession', { params: { id: 'nope' } }))).status, 404);
+  });
+
+  test('keys: getKeyUsage, playgroundKey (test/operations/keys.test.ts has the days and the reuse)', async () => {
+    const secret = (await call('createKey', { body: { name: 'route-usage' } })).secret;
+    await gw.openai(secret).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    const [row] = await gw.admin.logs({ key: 'route-usage' });
+    const u = (await call('getKeyUsage', { query: { days: 7 } })).keys.find((k) => k.name === 'route-usage');
+    assert.deepEqual(
+      [u?.lastUsedAt, u?.requests, u?.costMicro, u?.dailyMicro.length, u?.dailyMicro.at(-1)],
+      [row!.ts, 1, row!.costMicro, 7, row!.costMicro],
+    );
+    const made = await call('playgroundKey');
+    const again = await call('playgroundKey');
+    assert.deepEqual([made.key.madeBy, again.key.id, again.secret === made.secret], ['playground', made.key.id, false]);
   });
 });

@@ -217,9 +217,9 @@ describe('console flows', { skip }, () => {
     await waitFor(async () => (await gw.admin.client.call('listKeys')).keys[0]!.state === 'enabled', 'key re-enabled');
   });
 
-  test('the playground streams a reply through a key created for it and shows the row it made', async () => {
+  test('the playground streams a reply through its own key and shows the row it made', async () => {
     await gotoPage(page, '8', 'Playground');
-    await page.getByRole('button', { name: 'Create a playground key' }).click();
+    await page.getByRole('button', { name: 'Make a Playground key' }).click();
     await page.getByText('secret is in this tab').waitFor();
     await page.getByLabel('Model').selectOption('gpt-4o');
     for (const protocol of ['Anthropic Messages', 'OpenAI Chat Completions']) {
@@ -232,9 +232,7 @@ describe('console flows', { skip }, () => {
         .waitFor();
       await page.getByTestId('playground-row').waitFor();
     }
-    const playgroundKeys = (await gw.admin.client.call('listKeys')).keys.filter((k) =>
-      k.name.startsWith('playground-'),
-    );
+    const playgroundKeys = (await gw.admin.client.call('listKeys')).keys.filter((k) => k.madeBy === 'playground');
     assert.equal(playgroundKeys.length, 1);
     const rows = await gw.admin.logs({ key: playgroundKeys[0]!.name });
     assert.deepEqual(

@@ -80,7 +80,7 @@ describe('the usage log is always whole', { skip }, () => {
     const anthropic = new Anthropic({ baseURL: gw.url, apiKey: ci, maxRetries: 0 });
     await anthropic.messages.create({ model: 'gpt-4o', max_tokens: 50, messages: [{ role: 'user', content: 'away' }] });
     await gotoPage(page, '8', 'Playground');
-    await page.getByRole('button', { name: 'Create a playground key' }).click();
+    await page.getByRole('button', { name: 'Make a Playground key' }).click();
     await page.getByText('secret is in this tab').waitFor();
     await page.getByLabel('Model').selectOption('gpt-4o');
     await page.getByLabel('Prompt').fill('from the playground');

@@ -20,6 +20,7 @@ export function key(name: string, extra: Partial<KeyView> = {}): KeyView {
     budgets: {},
     loopLimit: 5,
     project: null,
+    madeBy: null,
     ...extra,
   };
 }

@@ -97,6 +97,11 @@ test('connect: default models per tool, a key of its own, the diff as written; u
     const gemini = await call('connectTool', { params: { tool: 'gemini-cli' }, body: { dryRun: true } });
     assert.equal(gemini.model, 'claude-sonnet-4-6');
     assert.deepEqual(await keyNames(call), ['claude-code', 'codex']);
+    // Each key says which tool Connect made it for (the Keys page shows it as a badge).
+    assert.deepEqual(
+      (await call('listKeys')).keys.map((k) => k.madeBy),
+      ['claude-code', 'codex'],
+    );
     const written = JSON.parse(readFileSync(join(gw.home, '.claude/settings.json'), 'utf8')) as {
       env: Record<string, string>;
     };

@@ -22,6 +22,9 @@ const T0 = Date.UTC(2026, 10, 20);
 const KEYS = ['laptop', 'ci', 'k.3'];
 const MODELS = ['gpt-4o', 'claude-sonnet-4-6', 'gemini-2.5-flash'];
 const LINES = ['openai', 'anthropic', 'mock'];
+const SESSIONS = ['sess-a', 'sess-b', 'sess-c'];
+const TOOLS = ['claude-code', 'codex', 'openai-sdk'];
+const PROJECTS = ['tollgate', 'website'];
 const STATUSES = [200, 200, 200, 201, 399, 400, 401, 402, 404, 429, 499, 500, 503];
 const ROWS = 400;
 
@@ -60,10 +63,10 @@ function row(i: number): RequestRow {
     ttfbMs: null,
     notes: null,
     billedAt: null,
-    session: null,
+    session: r.chance(0.2) ? null : r.pick(SESSIONS),
     agent: null,
-    tool: null,
-    project: null,
+    tool: r.chance(0.2) ? null : r.pick(TOOLS),
+    project: r.chance(0.2) ? null : r.pick(PROJECTS),
     savedMicro: 0,
   };
 }
@@ -71,7 +74,7 @@ function row(i: number): RequestRow {
 /** A filter of zero to four fields, values drawn so that some match and some match nothing. */
 function filter(): LogFilter {
   const f: LogFilter = {};
-  const fields = r.many(0, 4, () => r.int(0, 7));
+  const fields = r.many(0, 4, () => r.int(0, 10));
   for (const n of fields) {
     if (n === 0) f.key = r.pick([...KEYS, 'nobody']);
     if (n === 1) f.model = r.pick([...MODELS, 'gpt-5']);
@@ -81,6 +84,9 @@ function filter(): LogFilter {
     if (n === 5) f.since = T0 + r.int(-5, 55) * 60_000;
     if (n === 6) f.until = T0 + r.int(-5, 55) * 60_000;
     if (n === 7) f.requestId = `req_${r.int(0, ROWS + 5)}`;
+    if (n === 8) f.session = r.pick([...SESSIONS, 'sess-none']);
+    if (n === 9) f.tool = r.pick([...TOOLS, 'unknown']);
+    if (n === 10) f.project = r.pick([...PROJECTS, 'elsewhere']);
   }
   return f;
 }

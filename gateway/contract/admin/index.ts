@@ -16,3 +16,4 @@ export * from './log-filter.js';
 export * from './line-setup.js';
 export * from './key-session-fields.js';
 export * from './session-views.js';
+export * from './key-usage.js';

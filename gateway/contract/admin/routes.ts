@@ -66,6 +66,7 @@ import {
   UpdateModelBody,
 } from './model-schemas.js';
 import { LogFilter } from './log-filter.js';
+import { KeyUsageList, KeyUsageQuery } from './key-usage.js';
 import { KeyStorageView, LineUsageList, LineUsageQuery, ProbeLineBody, ProbeLineView } from './line-setup.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
 import { ResumeSessionBody, SessionDetailView, SessionParams, SessionsQuery, SessionView } from './session-views.js';
@@ -107,6 +108,9 @@ export const ADMIN_ROUTES = {
   enableKey: { method: 'POST', path: '/api/keys/:name/enable', params: NameParams, reply: OneKey },
   deleteKey: { method: 'DELETE', path: '/api/keys/:name', params: NameParams, reply: OneKey },
   updateKey: { method: 'PATCH', path: '/api/keys/:name', params: NameParams, body: UpdateKeyBody, reply: OneKey },
+  getKeyUsage: { method: 'GET', path: '/api/keys/usage', query: KeyUsageQuery, reply: KeyUsageList },
+  // The Playground's own key, made once and given a new secret when the console has none in memory.
+  playgroundKey: { method: 'POST', path: '/api/playground/key', reply: CreatedKey },
 
   getWallet: { method: 'GET', path: '/api/wallet', reply: WalletView },
   topUp: { method: 'POST', path: '/api/wallet/topup', body: TopupBody, reply: WalletView },

@@ -69,6 +69,8 @@ export const KeyView = Type.Object({
   loopLimit: Int,
   /** The project its requests count under when they name none; null: the key's name. */
   project: Nullable(Type.String()),
+  /** What made it, when not a person: the Connect tool id (`claude-code`, `codex`, …) or `playground`. */
+  madeBy: Nullable(Type.String()),
 });
 export type KeyView = Static<typeof KeyView>;
 

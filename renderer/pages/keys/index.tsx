@@ -1,26 +1,24 @@
 import { useState } from 'react';
 import { admin, type CreatedKey, type KeyView } from '../../lib/api.js';
 import { CLIPBOARD_REFUSED } from '../../components/copy.js';
+import { DataTable } from '../../components/data-table.js';
 import { Confirm } from '../../components/dialog.js';
-import { RowMenu } from '../../components/menu.js';
 import { useToast } from '../../components/toast.js';
-import { Badge, Empty, NewButton, PageHeader, QuotaBar, Switch } from '../../components/ui.js';
+import { Empty, NewButton, PageHeader } from '../../components/ui.js';
 import { copyText } from '../../lib/clipboard.js';
-import { ago, date } from '../../lib/format.js';
 import { qk, useKeys } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { forgetSecret } from '../../lib/secret-memory.js';
+import { keyColumns } from './columns.js';
 import { CreateKeyDialog } from './create-key.js';
 import { EditKeyDialog } from './edit-key.js';
 import { SecretDialog } from './secret-dialog.js';
-import { guardsSummary } from './session-guards.js';
-
-function expired(k: KeyView): boolean {
-  return k.expiresAt !== null && Date.parse(k.expiresAt) <= Date.now();
-}
+import { useKeyUsage } from './use-key-usage.js';
+import './keys.css';
 
 export function Keys() {
   const keys = useKeys();
+  const usage = useKeyUsage();
   const toast = useToast();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
@@ -42,6 +40,28 @@ export function Keys() {
     },
   );
 
+  const columns = keyColumns({
+    usage,
+    toggling: toggle.isPending,
+    toggle: (name, enabled) => toggle.mutate({ name, enabled }),
+    menu: (k) => [
+      { label: 'Edit…', onSelect: () => setEditing(k) },
+      {
+        label: k.state === 'enabled' ? 'Disable' : 'Enable',
+        onSelect: () => toggle.mutate({ name: k.name, enabled: k.state !== 'enabled' }),
+      },
+      {
+        label: 'Copy key id',
+        onSelect: () =>
+          void copyText(k.id).then(
+            () => toast.show(`Copied the id of key "${k.name}".`),
+            () => toast.show(CLIPBOARD_REFUSED, 'error'),
+          ),
+      },
+      { label: 'Delete…', danger: true, onSelect: () => setDeleting(k) },
+    ],
+  });
+
   return (
     <>
       <PageHeader
@@ -50,94 +70,23 @@ export function Keys() {
       >
         <NewButton label="Create key" onNew={() => setCreating(true)} />
       </PageHeader>
-      {keys.data && keys.data.length === 0 ? (
-        <Empty title="No keys yet">
-          <p>Create one for each tool or machine, so you can see its spend and turn it off on its own.</p>
-          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-            Create key
-          </button>
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">On</th>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Group</th>
-                <th scope="col">Spend / quota</th>
-                <th scope="col">Limits</th>
-                <th scope="col">Sessions</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data?.map((k) => (
-                <tr key={k.id} data-key={k.name} className={k.state === 'disabled' ? 'row-off' : ''}>
-                  <td>
-                    <Switch
-                      checked={k.state === 'enabled'}
-                      label={`Key ${k.name} enabled`}
-                      disabled={toggle.isPending}
-                      onChange={(enabled) => toggle.mutate({ name: k.name, enabled })}
-                    />
-                  </td>
-                  <td>
-                    <strong>{k.name}</strong> {k.state === 'disabled' ? <Badge tone="muted">disabled</Badge> : null}{' '}
-                    {expired(k) ? <Badge tone="bad">expired</Badge> : null}
-                  </td>
-                  <td className="mono muted">sk-…{k.last4}</td>
-                  <td>{k.group}</td>
-                  <td>
-                    <QuotaBar used={k.usedMicro} quota={k.quotaMicro} />
-                  </td>
-                  <td className="muted">
-                    {k.rpm === null && k.maxConcurrent === null
-                      ? 'none'
-                      : [
-                          k.rpm !== null ? `${k.rpm}/min` : null,
-                          k.maxConcurrent !== null ? `${k.maxConcurrent} at once` : null,
-                        ]
-                          .filter(Boolean)
-                          .join(' · ')}
-                  </td>
-                  <td className="muted">{guardsSummary(k)}</td>
-                  <td className="muted">{k.expiresAt ? date(k.expiresAt) : 'never'}</td>
-                  <td className="muted" title={k.createdAt}>
-                    {ago(k.createdAt)}
-                  </td>
-                  <td className="actions">
-                    <RowMenu
-                      label={`Actions for key ${k.name}`}
-                      items={[
-                        { label: 'Edit…', onSelect: () => setEditing(k) },
-                        {
-                          label: k.state === 'enabled' ? 'Disable' : 'Enable',
-                          onSelect: () => toggle.mutate({ name: k.name, enabled: k.state !== 'enabled' }),
-                        },
-                        {
-                          label: 'Copy key id',
-                          onSelect: () =>
-                            void copyText(k.id).then(
-                              () => toast.show(`Copied the id of key "${k.name}".`),
-                              () => toast.show(CLIPBOARD_REFUSED, 'error'),
-                            ),
-                        },
-                        { label: 'Delete…', danger: true, onSelect: () => setDeleting(k) },
-                      ]}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        label="Keys"
+        data={keys.data}
+        columns={columns}
+        getRowId={(k) => k.id}
+        rowProps={(k) => ({ 'data-key': k.name, className: k.state === 'disabled' ? 'row-off' : undefined })}
+        className="keys-table"
+        skeletonRows={3}
+        empty={
+          <Empty title="No keys yet">
+            <p>Create one for each tool or machine, so you can see its spend and turn it off on its own.</p>
+            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+              Create key
+            </button>
+          </Empty>
+        }
+      />
       <CreateKeyDialog
         open={creating}
         onOpenChange={setCreating}

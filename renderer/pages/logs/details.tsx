@@ -6,6 +6,8 @@ import { usdPrice } from '../../../gateway/contract/money.js';
 import { UsdCost } from '../../components/money.js';
 import { dateTime, ms, tokens } from '../../lib/format.js';
 import { RequestBody } from './request-body.js';
+import { toolLabel } from './who.js';
+import { Link } from 'react-router';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../../../gateway/contract/usage-buckets.js';
 
 /** Every usage bucket with its label, in bill order (contract/usage-buckets.ts). */
@@ -83,6 +85,34 @@ function Body({ e, onNewer, onOlder }: { e: LogEntry } & Steps) {
         <dd>{dateTime(e.ts)}</dd>
         <dt>Key</dt>
         <dd>{e.keyName ?? '—'}</dd>
+        <dt>Tool</dt>
+        <dd>{e.tool ? toolLabel(e.tool) : '—'}</dd>
+        <dt>Project</dt>
+        <dd>{e.project ?? '—'}</dd>
+        <dt>Session</dt>
+        <dd data-testid="detail-session">
+          {e.session ? (
+            <>
+              <Link className="link mono" to={`/sessions/${encodeURIComponent(e.session)}`}>
+                {e.session}
+              </Link>{' '}
+              <RadixDialog.Close asChild>
+                <Link className="link muted" to={`/logs?session=${encodeURIComponent(e.session)}`}>
+                  its requests
+                </Link>
+              </RadixDialog.Close>
+              {e.agent ? (
+                <>
+                  <br />
+                  <span className="muted">sub-agent </span>
+                  <span className="mono">{e.agent}</span>
+                </>
+              ) : null}
+            </>
+          ) : (
+            '—'
+          )}
+        </dd>
         <dt>Model</dt>
         <dd className="mono">
           {e.model ?? '—'}

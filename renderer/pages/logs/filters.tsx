@@ -1,6 +1,7 @@
 import { useSearchParams } from 'react-router';
 import { useCallback, useEffect, useMemo, useState, type RefObject } from 'react';
 import { LISTED_FORMATS } from '../../../gateway/contract/formats.js';
+import { TOOLS, TOOL_NAMES } from '../../../gateway/contract/sessions.js';
 import type { LogFilter } from '../../../gateway/contract/admin/index.js';
 import { useKeys, useLines, useModels } from '../../lib/queries.js';
 
@@ -24,8 +25,19 @@ const STATUSES: [string, string][] = [
   ['503', '503 no line'],
 ];
 
-/** The URL's names of the filter's fields: #/logs?key=ci&status=error&range=24h&request=req_… */
-const PARAMS = ['key', 'model', 'line', 'status', 'protocol', 'range', 'request'] as const;
+/** The URL's names of the filter's fields: #/logs?key=ci&status=error&range=24h&request=req_…&tool=codex */
+const PARAMS = [
+  'key',
+  'model',
+  'line',
+  'status',
+  'protocol',
+  'range',
+  'request',
+  'session',
+  'tool',
+  'project',
+] as const;
 type Param = (typeof PARAMS)[number];
 
 function filterOf(params: URLSearchParams): LogFilter {
@@ -38,6 +50,9 @@ function filterOf(params: URLSearchParams): LogFilter {
     ...(v('status') ? { status: v('status') } : {}),
     ...(v('protocol') ? { protocol: v('protocol') } : {}),
     ...(v('request') ? { requestId: v('request') } : {}),
+    ...(v('session') ? { session: v('session') } : {}),
+    ...(v('tool') ? { tool: v('tool') } : {}),
+    ...(v('project') ? { project: v('project') } : {}),
     ...(span ? { since: Date.now() - span } : {}),
   };
 }
@@ -73,7 +88,10 @@ export function useLogFilter() {
 export type LogFilterState = ReturnType<typeof useLogFilter>;
 
 /** A text field that writes to the URL after a pause in typing, and follows the URL when it changes. */
-function useTyped(state: LogFilterState, p: 'model' | 'request'): [string, (v: string) => void] {
+function useTyped(
+  state: LogFilterState,
+  p: 'model' | 'request' | 'session' | 'project',
+): [string, (v: string) => void] {
   const fromUrl = state.values[p];
   const [text, setText] = useState(fromUrl);
   // Follow the URL when it changes from outside (a link, Clear filters), during render as React advises.
@@ -105,6 +123,10 @@ export function LogFilters({
   const { values, set } = state;
   const [modelText, setModelText] = useTyped(state, 'model');
   const [requestText, setRequestText] = useTyped(state, 'request');
+  const [sessionText, setSessionText] = useTyped(state, 'session');
+  const [projectText, setProjectText] = useTyped(state, 'project');
+  // A key's project label, else its name, is what its requests count under (docs/sessions.md).
+  const projects = [...new Set((keys.data ?? []).map((k) => k.project ?? k.name))].sort();
   const select = (p: Param, label: string, options: [string, string][]) => (
     <label className="toolbar-field">
       <span>{label}</span>
@@ -154,6 +176,32 @@ export function LogFilters({
         ['', 'all lines'],
         ...(lines.data ?? []).map((l): [string, string] => [l.name, l.name]),
       ])}
+      {select('tool', 'Tool', [['', 'any tool'], ...TOOLS.map((t): [string, string] => [t, TOOL_NAMES[t]])])}
+      <label className="toolbar-field">
+        <span>Project</span>
+        <input
+          aria-label="Filter by project"
+          list="log-projects"
+          placeholder="any project"
+          value={projectText}
+          onChange={(e) => setProjectText(e.target.value)}
+        />
+        <datalist id="log-projects">
+          {projects.map((p) => (
+            <option key={p} value={p} />
+          ))}
+        </datalist>
+      </label>
+      <label className="toolbar-field">
+        <span>Session</span>
+        <input
+          aria-label="Filter by session"
+          className="mono"
+          placeholder="session id"
+          value={sessionText}
+          onChange={(e) => setSessionText(e.target.value)}
+        />
+      </label>
       {select('status', 'Status', STATUSES)}
       {select('protocol', 'Protocol', [['', 'any protocol'], ...LISTED_FORMATS.map((p): [string, string] => [p, p])])}
       {select(

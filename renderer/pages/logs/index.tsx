@@ -10,11 +10,37 @@ import { LogSummary } from './summary.js';
 import './logs.css';
 import { useLogRows } from './use-log-rows.js';
 import { UsdCost } from '../../components/money.js';
+import { shortSession, toolLabel } from './who.js';
+import { Skeleton } from '../../components/skeleton.js';
 
 const ROW_HEIGHT = 32;
-// Protocol and cache tokens live in the details drawer, so the grid fits a 1280 px window.
-const COLUMNS = ['Time', 'Key', 'Model', 'Line', 'Status', 'In', 'Out', 'Cost', 'Latency', 'Error'] as const;
-const NUMERIC = new Set<string>(['In', 'Out', 'Cost', 'Latency']);
+/*
+ * The log keeps this grid of divs rather than components/data-table.tsx: it pages in from the
+ * server as the person scrolls and takes live rows at the top (use-log-rows.ts), a keyboard cursor
+ * moves through it with the drawer following, and its column set changes with its own width. Its
+ * order is the ledger's, newest first: sorting the rows loaded so far would misstate a log of a
+ * million rows, so its headers do not sort.
+ */
+/**
+ * The grid's columns, each with its cell class (logs.css sizes them). Protocol, sub-agent and cache
+ * tokens live in the details drawer; input and output share one Tokens column; below about 1440 px
+ * (logs.css, a container query) Project and Line fold away too, so the log never scrolls sideways
+ * at 1280 px. Both stay filters, and the drawer shows them.
+ */
+const COLUMNS = [
+  ['Time', 'col-time'],
+  ['Key', 'col-key'],
+  ['Tool', 'col-tool'],
+  ['Project', 'col-project'],
+  ['Session', 'col-session'],
+  ['Model', 'col-model'],
+  ['Line', 'col-line'],
+  ['Status', 'col-status'],
+  ['Tokens', 'col-tokens num'],
+  ['Cost', 'col-cost num'],
+  ['Latency', 'col-latency num'],
+  ['Error', 'col-error'],
+] as const;
 
 function statusTone(status: number): 'ok' | 'warn' | 'bad' {
   return status < 400 ? 'ok' : status >= 500 ? 'bad' : 'warn';
@@ -82,7 +108,7 @@ export function Logs() {
         title="Usage log"
         subtitle="Every model request, newest first, with what it cost. New requests appear as they finish."
       />
-      <div className="toolbar" role="search">
+      <div className="toolbar log-filters" role="search">
         <LogFilters state={state} modelRef={modelRef} />
       </div>
       <div className="toolbar log-totals">
@@ -106,18 +132,20 @@ export function Logs() {
           aria-label="Usage log"
           aria-rowcount={log.rows.length + 1}
           aria-activedescendant={active ? `log-row-${active.id}` : undefined}
+          aria-busy={log.isPending || undefined}
           tabIndex={0}
           onKeyDown={onKeyDown}
         >
           <div role="rowgroup" className="log-head-group">
             <div className="log-row log-head" role="row" aria-rowindex={1}>
-              {COLUMNS.map((c) => (
-                <span key={c} role="columnheader" className={NUMERIC.has(c) ? 'num' : ''}>
-                  {c}
+              {COLUMNS.map(([label, cls]) => (
+                <span key={label} role="columnheader" className={cls}>
+                  {label}
                 </span>
               ))}
             </div>
           </div>
+          {log.isPending ? <LoadingRows /> : null}
           <div role="rowgroup" style={{ height: v.getTotalSize(), position: 'relative' }}>
             {items.map((item) => {
               const e = log.rows[item.index]!;
@@ -146,6 +174,25 @@ export function Logs() {
   );
 }
 
+/** Grey rows in the grid's columns while the first page is on its way: loading is not "No requests yet". */
+function LoadingRows() {
+  return (
+    <div className="log-loading" aria-hidden="true" data-testid="log-loading">
+      {Array.from({ length: 8 }, (_, r) => (
+        <div key={r} className="log-row log-skeleton-row">
+          {COLUMNS.map(([label, cls], i) => (
+            <span key={label} className={cls}>
+              <Skeleton width={cls.includes('num') ? '40px' : SKELETON_WIDTHS[(r + i) % SKELETON_WIDTHS.length]} />
+            </span>
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+const SKELETON_WIDTHS = ['70%', '52%', '84%', '60%', '44%'];
+
 interface RowProps {
   e: LogEntry;
   index: number;
@@ -167,19 +214,30 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
       style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
       onClick={onOpen}
     >
-      <span role="gridcell" className="mono muted" title={dateTime(e.ts)}>
+      <span role="gridcell" className="col-time mono muted" title={dateTime(e.ts)}>
         {dateTime(e.ts).slice(5)}
       </span>
-      <span role="gridcell">{e.keyName ?? '—'}</span>
+      <span role="gridcell" className="col-key">
+        {e.keyName ?? '—'}
+      </span>
+      <span role="gridcell" className="col-tool" title={e.tool ?? undefined}>
+        {e.tool ? toolLabel(e.tool) : '—'}
+      </span>
+      <span role="gridcell" className="col-project" title={e.project ?? undefined}>
+        {e.project ?? '—'}
+      </span>
+      <span role="gridcell" className="col-session mono muted" title={e.session ?? undefined}>
+        {e.session ? shortSession(e.session) : '—'}
+      </span>
       <span
         role="gridcell"
-        className="mono"
+        className="col-model mono"
         title={e.servedModel && e.servedModel !== e.model ? `served as ${e.servedModel}` : undefined}
       >
         {e.model ?? '—'}
         {e.servedModel && e.servedModel !== e.model ? <span className="muted"> → {e.servedModel}</span> : null}
       </span>
-      <span role="gridcell">
+      <span role="gridcell" className="col-line">
         {e.line ?? '—'}
         {e.attempts > 1 ? (
           <span className="muted" title={`${e.attempts} attempts: failed over`}>
@@ -188,31 +246,31 @@ function LogRow({ e, index, start, selected, onOpen }: RowProps) {
           </span>
         ) : null}
       </span>
-      <span role="gridcell">
+      <span role="gridcell" className="col-status">
         <Badge tone={statusTone(e.status)}>{e.status}</Badge>
         {e.stream ? <span className="muted"> sse</span> : null}
       </span>
       <span
         role="gridcell"
-        className="num mono"
+        className="col-tokens num mono"
         title={
-          e.usage.cacheReadTokens || e.usage.cacheWriteTokens
-            ? `${tokens(e.usage.cacheReadTokens)} cache read, ${tokens(e.usage.cacheWriteTokens)} cache write`
-            : undefined
+          `${tokens(e.usage.inputTokens)} in, ${tokens(e.usage.outputTokens)} out` +
+          (e.usage.cacheReadTokens || e.usage.cacheWriteTokens
+            ? `; ${tokens(e.usage.cacheReadTokens)} cache read, ${tokens(e.usage.cacheWriteTokens)} cache write`
+            : '')
         }
       >
         {tokens(e.usage.inputTokens)}
-      </span>
-      <span role="gridcell" className="num mono">
+        <span className="muted"> → </span>
         {tokens(e.usage.outputTokens)}
       </span>
-      <span role="gridcell" className="num mono" data-testid="row-cost">
+      <span role="gridcell" className="col-cost num mono" data-testid="row-cost">
         <UsdCost micro={e.costMicro} />
       </span>
-      <span role="gridcell" className="num mono muted">
+      <span role="gridcell" className="col-latency num mono muted">
         {ms(e.latencyMs)}
       </span>
-      <span role="gridcell" className="log-error" title={error ?? undefined}>
+      <span role="gridcell" className="col-error log-error" title={error ?? undefined}>
         {error ?? ''}
       </span>
     </div>

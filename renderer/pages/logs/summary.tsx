@@ -5,6 +5,7 @@ import { admin } from '../../lib/api.js';
 import { compact } from '../../lib/format.js';
 import { qk, useStatus } from '../../lib/queries.js';
 import { Usd } from '../../components/money.js';
+import { Skeleton } from '../../components/skeleton.js';
 
 /**
  * What the whole filter adds up to, computed by the gateway in SQL (GET /api/logs/summary), not
@@ -23,7 +24,14 @@ export function LogSummary({ filter, newestId }: { filter: LogFilter; newestId: 
   const status = useStatus();
   const refused = status.data?.unauthenticatedRequests ?? 0;
   const s = summary.data;
-  if (!s) return <span className="log-summary muted">counting…</span>;
+  // Until the gateway has counted, a grey bar: "0 requests" or "$0.00" would be a wrong answer.
+  if (!s)
+    return (
+      <span className="log-summary" aria-busy="true" data-testid="log-summary-loading">
+        <Skeleton width="280px" />
+        <span className="sr-only">Counting the requests of this filter…</span>
+      </span>
+    );
   return (
     <span className="log-summary" data-testid="log-summary">
       <strong>{s.requests.toLocaleString('en-US')}</strong> {s.requests === 1 ? 'request' : 'requests'}

@@ -9,6 +9,7 @@ import { rememberSecret, secretFor } from '../../lib/secret-memory.js';
 import { send } from './send.js';
 import { FORMAT_NAMES, LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
 import { WIRES } from './wires.js';
+import { PLAYGROUND_MADE_BY } from '../../../gateway/contract/admin/index.js';
 import { UsdCost } from '../../components/money.js';
 
 /** Finds the log row a request made; it is written when the reply ends, so look a few times. */
@@ -22,14 +23,11 @@ async function findRow(requestId: string, key: string): Promise<LogEntry | undef
   return undefined;
 }
 
-function stamp(): string {
-  return new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
-}
-
 /**
  * Try a model through the gateway with a real key. The console never learns a key's secret from
- * the gateway (it keeps only hashes), so the playground uses a key created here in this tab, or a
- * secret pasted by the person; either lives in this tab's memory only.
+ * the gateway (it keeps only hashes), so the playground uses its own key (POST /api/playground/key
+ * makes it once, then gives that same key a new secret whenever this tab has none), a key created
+ * in this tab, or a secret pasted by the person; any of them lives in this tab's memory only.
  */
 export function Playground() {
   const keys = useKeys();
@@ -51,19 +49,24 @@ export function Playground() {
 
   const served = useMemo(() => (models.data ?? []).filter((m) => m.lines.length > 0), [models.data]);
   const usable = useMemo(() => (keys.data ?? []).filter((k) => k.state === 'enabled'), [keys.data]);
-  // Until the person picks, the first served model and the first enabled key.
+  const own = usable.find((k) => k.madeBy === PLAYGROUND_MADE_BY);
+  // Until the person picks, the first served model, and the Playground's own key, else the first enabled key.
   const model = chosenModel || served[0]?.id || '';
-  const keyName = chosenKey || usable[0]?.name || '';
+  const keyName = chosenKey || own?.name || usable[0]?.name || '';
 
   const known = keyName ? secretFor(keyName) : undefined;
   const secret = known ?? pasted.trim();
-  const createKey = useAction(
-    () => admin.call('createKey', { body: { name: `playground-${stamp()}` } }),
+  const ownKnown = own ? secretFor(own.name) !== undefined : false;
+  const ownKey = useAction(
+    async () => ({ had: own !== undefined, made: await admin.call('playgroundKey') }),
     [qk.keys],
-    (c) => {
-      rememberSecret(c.key.name, c.secret);
-      setKeyName(c.key.name);
-      return `Key "${c.key.name}" created for the playground; delete it on the Keys page when done.`;
+    ({ had, made }) => {
+      rememberSecret(made.key.name, made.secret);
+      setKeyName(made.key.name);
+      setPasted('');
+      return had
+        ? `The Playground's key "${made.key.name}" has a new secret, held in this tab's memory.`
+        : `Key "${made.key.name}" made for the Playground; it is reused from now on.`;
     },
   );
 
@@ -113,7 +116,9 @@ export function Playground() {
           <div className="key-row">
             <Field label="Key" htmlFor="pg-key">
               <select id="pg-key" value={keyName} onChange={(e) => (setKeyName(e.target.value), setPasted(''))}>
-                {usable.length === 0 ? <option value="">no enabled key</option> : null}
+                {usable.length === 0 ? (
+                  <option value="">{keys.isPending ? 'loading keys…' : 'no enabled key'}</option>
+                ) : null}
                 {usable.map((k) => (
                   <option key={k.id} value={k.name}>
                     {k.name} (sk-…{k.last4})
@@ -121,19 +126,23 @@ export function Playground() {
                 ))}
               </select>
             </Field>
-            <button
-              type="button"
-              className="button"
-              disabled={createKey.isPending}
-              onClick={() => createKey.mutate(undefined)}
-            >
-              Create a playground key
-            </button>
+            {own && ownKnown ? null : (
+              <button
+                type="button"
+                className="button"
+                disabled={ownKey.isPending}
+                onClick={() => ownKey.mutate(undefined)}
+              >
+                {own ? 'Use the Playground key' : 'Make a Playground key'}
+              </button>
+            )}
           </div>
           <p className="field-hint">
             {known
               ? 'This key’s secret is in this tab’s memory (gone on reload).'
-              : 'Tollgate keeps only key hashes: paste this key’s secret (kept in this tab’s memory only), or create a playground key.'}
+              : own
+                ? 'Tollgate keeps only key hashes: paste this key’s secret (kept in this tab’s memory only), or use the Playground key (it gets a new secret).'
+                : 'Tollgate keeps only key hashes: paste this key’s secret (kept in this tab’s memory only), or make a Playground key, made once and reused.'}
           </p>
           {!known ? (
             <Field label="Key secret" htmlFor="pg-secret">
@@ -151,7 +160,11 @@ export function Playground() {
             <Field
               label="Model"
               htmlFor="pg-model"
-              hint={served.length === 0 ? 'No line serves a model yet: add one on the Lines page.' : undefined}
+              hint={
+                served.length === 0 && !models.isPending
+                  ? 'No line serves a model yet: add one on the Lines page.'
+                  : undefined
+              }
             >
               <select id="pg-model" value={model} onChange={(e) => setModel(e.target.value)}>
                 {served.map((m) => (
@@ -197,7 +210,7 @@ export function Playground() {
               Send
             </button>
           </div>
-          <ErrorNote error={createKey.error} />
+          <ErrorNote error={ownKey.error} />
         </section>
         <section className="panel" aria-label="Reply">
           <div className="panel-head">
