@@ -5,17 +5,10 @@ import { Layout } from './components/layout.js';
 import { useStatus } from './lib/queries.js';
 import { LOGGED_OUT_EVENT } from './lib/session-events.js';
 import { Login } from './pages/login/index.js';
-import { Overview } from './pages/overview/index.js';
-import { Wallet } from './pages/wallet/index.js';
-import { Keys } from './pages/keys/index.js';
-import { Logs } from './pages/logs/index.js';
-import { Sessions } from './pages/sessions/index.js';
-import { Models } from './pages/models/index.js';
-import { Lines } from './pages/lines/index.js';
-import { Groups } from './pages/groups/index.js';
-import { Playground } from './pages/playground/index.js';
-import { Connect } from './pages/connect/index.js';
-import { Settings } from './pages/settings/index.js';
+import { PAGES } from './pages/registry.js';
+
+/** An unknown address shows the first page (Overview). */
+const Home = PAGES[0]!.component;
 
 export function App() {
   const status = useStatus();
@@ -31,21 +24,12 @@ export function App() {
   if (status.error) return <Login error={status.error} />;
 
   return (
-    <Layout>
+    <Layout pages={PAGES}>
       <Routes>
-        <Route path="/" element={<Overview />} />
-        <Route path="/wallet" element={<Wallet />} />
-        <Route path="/keys" element={<Keys />} />
-        <Route path="/logs" element={<Logs />} />
-        <Route path="/sessions" element={<Sessions />} />
-        <Route path="/sessions/:id" element={<Sessions />} />
-        <Route path="/models" element={<Models />} />
-        <Route path="/lines" element={<Lines />} />
-        <Route path="/groups" element={<Groups />} />
-        <Route path="/playground" element={<Playground />} />
-        <Route path="/connect" element={<Connect />} />
-        <Route path="/settings" element={<Settings />} />
-        <Route path="*" element={<Overview />} />
+        {PAGES.flatMap(({ path, subpaths = [], component: Page }) =>
+          [path, ...subpaths].map((p) => <Route key={p} path={p} element={<Page />} />),
+        )}
+        <Route path="*" element={<Home />} />
       </Routes>
     </Layout>
   );

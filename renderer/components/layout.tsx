@@ -10,23 +10,18 @@ import { useShortcuts } from './shortcuts.js';
 import { useTheme, type ThemeChoice } from './theme.js';
 import { Usd } from './money.js';
 
-export const PAGES = [
-  { path: '/', label: 'Overview', key: '1' },
-  { path: '/wallet', label: 'Wallet', key: '2' },
-  { path: '/keys', label: 'Keys', key: '3' },
-  { path: '/logs', label: 'Usage log', key: '4' },
-  { path: '/sessions', label: 'Sessions', key: 's' },
-  { path: '/models', label: 'Models', key: '5' },
-  { path: '/lines', label: 'Lines', key: '6' },
-  { path: '/groups', label: 'Groups', key: '7' },
-  { path: '/playground', label: 'Playground', key: '8' },
-  { path: '/connect', label: 'Connect', key: '9' },
-  { path: '/settings', label: 'Settings', key: '0' },
-] as const;
+/** A page as the navigation shows it (pages/registry.tsx lists them). */
+export interface NavEntry {
+  path: string;
+  /** The sidebar's label, which is also the page's h1. */
+  label: string;
+  /** The one-key shortcut that opens it. */
+  key: string;
+}
 
 const THEMES: ThemeChoice[] = ['system', 'light', 'dark'];
 
-export function Layout({ children }: { children: ReactNode }) {
+export function Layout({ children, pages }: { children: ReactNode; pages: readonly NavEntry[] }) {
   const navigate = useNavigate();
   const [theme, setTheme] = useTheme();
   const [help, setHelp] = useState(false);
@@ -36,9 +31,9 @@ export function Layout({ children }: { children: ReactNode }) {
   useLiveEvents(useCallback(() => window.dispatchEvent(new Event(LOGGED_OUT_EVENT)), []));
   const shortcuts = useMemo(() => {
     const map: Record<string, () => void> = { '?': () => setHelp(true) };
-    for (const p of PAGES) map[p.key] = () => void navigate(p.path);
+    for (const p of pages) map[p.key] = () => void navigate(p.path);
     return map;
-  }, [navigate]);
+  }, [navigate, pages]);
   useShortcuts(shortcuts);
 
   return (
@@ -55,7 +50,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {status.data ? <span className="brand-version">v{status.data.version}</span> : null}
         </div>
         <ul className="nav">
-          {PAGES.map((p) => (
+          {pages.map((p) => (
             <li key={p.path}>
               <NavLink
                 to={p.path}
@@ -114,7 +109,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <Dialog open={help} onOpenChange={setHelp} title="Keyboard shortcuts">
         <table className="shortcut-table">
           <tbody>
-            {PAGES.map((p) => (
+            {pages.map((p) => (
               <tr key={p.key}>
                 <td>
                   <kbd>{p.key}</kbd>

@@ -36,6 +36,8 @@ export const qk = {
   snippets: (model: string) => ['connect', 'snippets', model],
   /** Every query of agent sessions (lists and details start with it). */
   sessions: ['sessions'],
+  /** Every filter's list of sessions (use-live-sessions.ts patches them all). */
+  sessionLists: ['sessions', 'list'],
   sessionList: (q: SessionsQuery) => ['sessions', 'list', q],
   session: (id: string) => ['sessions', 'detail', id],
 } as const satisfies Record<string, QueryKey | ((...args: never[]) => QueryKey)>;

@@ -59,6 +59,46 @@ describe('console models page', { skip }, () => {
     assert.ok((await overflows(page)) <= 0, `the table is ${await overflows(page)} px wider than its frame`);
   });
 
+  test('the catalogue sorts by a column from its header, by mouse and by keyboard', async () => {
+    const output = page.getByRole('columnheader', { name: 'Output' });
+    const outputs = async (): Promise<number[]> =>
+      (await page.locator('tr[data-model] td.num:nth-of-type(4)').allTextContents()).map((t) =>
+        Number(t.replace(/[$,]/g, '')),
+      );
+    assert.equal(await output.getAttribute('aria-sort'), null);
+    // Prices sort dearest first on the first press, cheapest first on the second.
+    await output.getByRole('button').click();
+    assert.equal(await output.getAttribute('aria-sort'), 'descending');
+    const desc = await outputs();
+    assert.ok(desc.length > 5);
+    assert.deepEqual(
+      desc,
+      [...desc].sort((a, b) => b - a),
+    );
+    await output.getByRole('button').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await output.getAttribute('aria-sort'), 'ascending');
+    const asc = await outputs();
+    assert.deepEqual(
+      asc,
+      [...asc].sort((a, b) => a - b),
+    );
+    // The third press goes back to the catalogue's own order.
+    await page.keyboard.press('Space');
+    assert.equal(await output.getAttribute('aria-sort'), null);
+    const model = page.getByRole('columnheader', { name: 'Model' });
+    await model.getByRole('button').click();
+    assert.equal(await model.getAttribute('aria-sort'), 'ascending');
+    const ids = await page
+      .locator('tr[data-model]')
+      .evaluateAll((rows: { getAttribute(name: string): string | null }[]) =>
+        rows.map((r) => r.getAttribute('data-model')!),
+      );
+    assert.deepEqual(ids, [...ids].sort());
+    await model.getByRole('button').click();
+    await model.getByRole('button').click();
+  });
+
   test('add a custom model with its prices', async () => {
     await page.getByRole('button', { name: /Add model/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Add a model' });

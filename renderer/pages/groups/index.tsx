@@ -3,6 +3,7 @@ import { admin, AdminError, type CreateGroupBody, type GroupView } from '../../l
 import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
 import { Confirm, Dialog } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
+import { DataTable, type DataColumn } from '../../components/data-table.js';
 import { Field, FormFooter, NewButton, PageHeader } from '../../components/ui.js';
 import { qk, useGroups, useKeys, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
@@ -18,66 +19,74 @@ export function Groups() {
     [qk.groups],
     (g) => (setRemoving(null), `Group "${g.name}" removed.`),
   );
+  const keyCount = (name: string): number | undefined => keys.data?.filter((k) => k.group === name).length;
+  const columns: DataColumn<GroupView>[] = [
+    {
+      id: 'name',
+      header: 'Name',
+      accessorFn: (g) => g.name,
+      sortingFn: 'text',
+      cell: ({ getValue }) => <strong>{getValue<string>()}</strong>,
+    },
+    {
+      id: 'multiplier',
+      header: 'Multiplier',
+      accessorFn: (g) => Number(g.multiplier),
+      cell: ({ row }) => `×${row.original.multiplier}`,
+      meta: { numeric: true, className: 'mono' },
+    },
+    {
+      id: 'models',
+      header: 'Models',
+      // All models counts as more than any list.
+      accessorFn: (g) => (g.models.includes('*') ? Infinity : g.models.length),
+      cell: ({ row: { original: g } }) =>
+        g.models.includes('*') ? (
+          <span className="muted">all models</span>
+        ) : (
+          g.models.map((m) => (
+            <code key={m} className="tag">
+              {m}
+            </code>
+          ))
+        ),
+    },
+    {
+      id: 'keys',
+      header: 'Keys',
+      accessorFn: (g) => keyCount(g.name) ?? -1,
+      cell: ({ row }) => keyCount(row.original.name) ?? '—',
+      meta: { numeric: true, className: 'mono' },
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      enableSorting: false,
+      meta: { srHeader: true, className: 'actions' },
+      cell: ({ row: { original: g } }) => (
+        <RowMenu
+          label={`Actions for group ${g.name}`}
+          items={[
+            { label: 'Edit…', onSelect: () => setEditing(g) },
+            { label: 'Remove…', danger: true, disabled: g.name === 'default', onSelect: () => setRemoving(g) },
+          ]}
+        />
+      ),
+    },
+  ];
   return (
     <>
       <PageHeader title="Groups" subtitle="A key's group decides which models it may use and multiplies their prices.">
         <NewButton label="Add group" onNew={() => setAdding(true)} />
       </PageHeader>
-      <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" className="num">
-                Multiplier
-              </th>
-              <th scope="col">Models</th>
-              <th scope="col" className="num">
-                Keys
-              </th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {groups.data?.map((g) => (
-              <tr key={g.name}>
-                <td>
-                  <strong>{g.name}</strong>
-                </td>
-                <td className="num mono">×{g.multiplier}</td>
-                <td>
-                  {g.models.includes('*') ? (
-                    <span className="muted">all models</span>
-                  ) : (
-                    g.models.map((m) => (
-                      <code key={m} className="tag">
-                        {m}
-                      </code>
-                    ))
-                  )}
-                </td>
-                <td className="num mono">{keys.data?.filter((k) => k.group === g.name).length ?? '—'}</td>
-                <td className="actions">
-                  <RowMenu
-                    label={`Actions for group ${g.name}`}
-                    items={[
-                      { label: 'Edit…', onSelect: () => setEditing(g) },
-                      {
-                        label: 'Remove…',
-                        danger: true,
-                        disabled: g.name === 'default',
-                        onSelect: () => setRemoving(g),
-                      },
-                    ]}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Groups"
+        data={groups.data}
+        columns={columns}
+        getRowId={(g) => g.name}
+        rowProps={(g) => ({ 'data-group': g.name })}
+        initialSort={[{ id: 'name', desc: false }]}
+      />
       <AddGroupDialog open={adding} onOpenChange={setAdding} />
       <Dialog
         open={editing !== null}

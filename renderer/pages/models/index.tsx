@@ -2,6 +2,7 @@ import { useMemo, useRef, useState } from 'react';
 import { FORMAT_NAMES, LISTED_FORMATS } from '../../../gateway/contract/formats.js';
 import { admin, type ModelView } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
+import { DataTable, type DataColumn } from '../../components/data-table.js';
 import { Confirm } from '../../components/dialog.js';
 import { RowMenu } from '../../components/menu.js';
 import { useShortcuts } from '../../components/shortcuts.js';
@@ -11,6 +12,13 @@ import { usdPrice } from '../../../gateway/contract/money.js';
 import { compact } from '../../lib/format.js';
 import { qk, useModels } from '../../lib/queries.js';
 import { AddModelDialog, EditModelDialog } from './model-form.js';
+
+const PRICE_COLUMNS = [
+  ['input', 'Input'],
+  ['output', 'Output'],
+  ['cacheRead', 'Cache read'],
+  ['cacheWrite', 'Cache write'],
+] as const;
 
 function Access({ m }: { m: ModelView }) {
   return (
@@ -56,6 +64,85 @@ export function Models() {
       setRemoving(null);
       return `Model "${model.id}" removed.`;
     },
+  );
+
+  const columns = useMemo<DataColumn<ModelView>[]>(
+    () => [
+      {
+        id: 'model',
+        header: 'Model',
+        accessorFn: (m) => m.id,
+        sortingFn: 'text',
+        cell: ({ row: { original: m } }) => (
+          <>
+            <div className="model-id">
+              <code>{m.id}</code>
+              {m.origin === 'custom' ? (
+                <Badge tone="info">custom</Badge>
+              ) : m.presetPrices ? (
+                <Badge tone="warn">overridden</Badge>
+              ) : null}
+              <CopyButton value={m.id} label="Copy" what={`model id ${m.id}`} />
+            </div>
+            <div className="model-name" title={m.displayName}>
+              {m.displayName}
+            </div>
+          </>
+        ),
+      },
+      { id: 'vendor', header: 'Vendor', accessorFn: (m) => m.vendor, sortingFn: 'text' },
+      ...PRICE_COLUMNS.map(([key, header]): DataColumn<ModelView> => ({
+        id: key,
+        header,
+        accessorFn: (m) => m.prices[key],
+        cell: ({ getValue }) => usdPrice(getValue<number>()),
+        sortDescFirst: true,
+        meta: { numeric: true, className: 'mono' },
+      })),
+      {
+        id: 'context',
+        header: 'Context',
+        accessorFn: (m) => m.contextWindow,
+        cell: ({ getValue }) => compact(getValue<number>()),
+        sortDescFirst: true,
+        meta: { numeric: true, className: 'mono' },
+      },
+      {
+        id: 'lines',
+        header: 'Lines',
+        accessorFn: (m) => m.lines.length,
+        cell: ({ row: { original: m } }) =>
+          m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>,
+        sortDescFirst: true,
+        meta: { className: 'model-lines' },
+      },
+      {
+        id: 'access',
+        header: 'Client access',
+        // Natively served first, then translated, then unserved.
+        accessorFn: (m) =>
+          LISTED_FORMATS.reduce((n, p) => n + (m.access[p] === 'native' ? 2 : m.access[p] === 'translated' ? 1 : 0), 0),
+        cell: ({ row: { original: m } }) => <Access m={m} />,
+        sortDescFirst: true,
+      },
+      {
+        id: 'actions',
+        header: 'Actions',
+        enableSorting: false,
+        meta: { srHeader: true, className: 'actions' },
+        cell: ({ row: { original: m } }) => (
+          <RowMenu
+            label={`Actions for model ${m.id}`}
+            items={[
+              { label: 'Edit prices…', onSelect: () => setEditing(m) },
+              ...(m.presetPrices ? [{ label: 'Reset to preset prices', onSelect: () => reset.mutate(m.id) }] : []),
+              ...(m.origin === 'custom' ? [{ label: 'Remove…', danger: true, onSelect: () => setRemoving(m) }] : []),
+            ]}
+          />
+        ),
+      },
+    ],
+    [reset],
   );
 
   const vendors = useMemo(() => [...new Set(models.data?.map((m) => m.vendor))].sort(), [models.data]);
@@ -108,86 +195,16 @@ export function Models() {
           <span className="access-cell access-muted">no line</span>
         </span>
       </div>
-      {models.data && shown.length === 0 ? (
-        <Empty title="No model matches" />
-      ) : (
-        <div className="table-wrap">
-          <table className="table models-table">
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Vendor</th>
-                <th scope="col" className="num">
-                  Input
-                </th>
-                <th scope="col" className="num">
-                  Output
-                </th>
-                <th scope="col" className="num">
-                  Cache read
-                </th>
-                <th scope="col" className="num">
-                  Cache write
-                </th>
-                <th scope="col" className="num">
-                  Context
-                </th>
-                <th scope="col">Lines</th>
-                <th scope="col">Client access</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((m) => (
-                <tr key={m.id} data-model={m.id}>
-                  <td>
-                    <div className="model-id">
-                      <code>{m.id}</code>
-                      {m.origin === 'custom' ? (
-                        <Badge tone="info">custom</Badge>
-                      ) : m.presetPrices ? (
-                        <Badge tone="warn">overridden</Badge>
-                      ) : null}
-                      <CopyButton value={m.id} label="Copy" what={`model id ${m.id}`} />
-                    </div>
-                    <div className="model-name" title={m.displayName}>
-                      {m.displayName}
-                    </div>
-                  </td>
-                  <td>{m.vendor}</td>
-                  <td className="num mono">{usdPrice(m.prices.input)}</td>
-                  <td className="num mono">{usdPrice(m.prices.output)}</td>
-                  <td className="num mono">{usdPrice(m.prices.cacheRead)}</td>
-                  <td className="num mono">{usdPrice(m.prices.cacheWrite)}</td>
-                  <td className="num mono">{compact(m.contextWindow)}</td>
-                  <td className="model-lines">
-                    {m.lines.length > 0 ? m.lines.join(', ') : <Badge tone="muted">none</Badge>}
-                  </td>
-                  <td>
-                    <Access m={m} />
-                  </td>
-                  <td className="actions">
-                    <RowMenu
-                      label={`Actions for model ${m.id}`}
-                      items={[
-                        { label: 'Edit prices…', onSelect: () => setEditing(m) },
-                        ...(m.presetPrices
-                          ? [{ label: 'Reset to preset prices', onSelect: () => reset.mutate(m.id) }]
-                          : []),
-                        ...(m.origin === 'custom'
-                          ? [{ label: 'Remove…', danger: true, onSelect: () => setRemoving(m) }]
-                          : []),
-                      ]}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        label="Model catalogue"
+        className="models-table"
+        data={models.data && shown}
+        columns={columns}
+        getRowId={(m) => m.id}
+        rowProps={(m) => ({ 'data-model': m.id })}
+        empty={<Empty title="No model matches" />}
+        skeletonRows={8}
+      />
       <AddModelDialog open={adding} onOpenChange={setAdding} />
       <EditModelDialog model={editing} onClose={() => setEditing(null)} />
       <Confirm

@@ -27,7 +27,7 @@ export function mergeSession(list: SessionView[], q: SessionsQuery, s: SessionVi
 }
 
 function applySession(qc: QueryClient, s: SessionView): void {
-  for (const [key, list] of qc.getQueriesData<SessionView[]>({ queryKey: [...qk.sessions, 'list'] })) {
+  for (const [key, list] of qc.getQueriesData<SessionView[]>({ queryKey: qk.sessionLists })) {
     if (!list) continue;
     const q = key[2] as SessionsQuery;
     qc.setQueryData<SessionView[]>(key, mergeSession(list, q, s));
