@@ -69,7 +69,8 @@ interface Total {
 /**
  * Adds settled requests to their hourly totals; call inside the settlement's transaction. The rows
  * of a batch are summed first, so each (dimension, hour, value) is written once however many rows
- * share it: a group commit of sixteen requests of one key, model and line is three upserts.
+ * share it: a group commit of sixteen requests of one key, model, line, tool, project and session is
+ * six upserts.
  */
 export function rollupWriter(db: Database.Database): (rows: readonly RequestRow[]) => void {
   const upsert = db.prepare<[string, string, number, number, number, number, number, number, number, number]>(
