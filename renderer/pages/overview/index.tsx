@@ -75,7 +75,12 @@ export function Overview() {
         <RangeSwitch view={view} set={setView} problem={problem} now={now} />
       </PageHeader>
       <LowBalanceNote />
-      <Checklist wallet={wallet.data} keys={keys.data} lines={lines.data} hasTraffic={(recent.data?.length ?? 0) > 0} />
+      <Checklist
+        wallet={wallet.data}
+        keys={keys.data}
+        lines={lines.data}
+        hasTraffic={recent.data ? recent.data.length > 0 : undefined}
+      />
       <StatCards wallet={wallet.data} total={topModels.isPlaceholderData ? undefined : total} window={w} />
       <section className="panel" aria-labelledby="usage-title" aria-busy={stats.isFetching && !series}>
         <div className="panel-head overview-chart-head">
