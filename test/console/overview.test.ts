@@ -157,6 +157,15 @@ describe('the Overview', { skip }, () => {
     const want = (await gw.admin.logs({ key: 'laptop', since: hour, until: hour + HOUR })).map((e) => e.requestId);
     assert.equal(want.length, LIVE.laptop);
     assert.deepEqual(await logIds(page), want);
+    // The log names the span it was given, and one chip clears it with the key.
+    const span = await page
+      .getByLabel('Filter by time')
+      .evaluate((s) => (s as unknown as { selectedOptions: { text: string }[] }).selectedOptions[0]?.text);
+    const hh = String(new Date(hour).getHours()).padStart(2, '0');
+    assert.match(span ?? '', new RegExp(`${hh}:00 – \\d\\d:00$`));
+    await screenshot(page, 'overview-bar-to-log');
+    await page.getByRole('button', { name: /Clear filters/ }).click();
+    await page.waitForURL((u) => !u.hash.includes('since='));
     assert.deepEqual(c.problems, []);
   });
 
