@@ -94,7 +94,8 @@ export function useLogFilter() {
   // The URL's text is the filter's identity: the same text, the same filter (and the same cache key).
   const text = params.toString();
   const filter = useMemo<LogFilter>(() => filterOf(new URLSearchParams(text)), [text]);
-  const active = PARAMS.filter((p) => values[p] !== '').length;
+  // A span (since and until) is one filter to a person.
+  const active = PARAMS.filter((p) => values[p] !== '' && !(p === 'until' && values.since)).length;
   return { values, set, setMany, filter, active, clear: () => setParams(new URLSearchParams(), { replace: true }) };
 }
 
