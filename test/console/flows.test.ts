@@ -195,10 +195,7 @@ describe('console flows', { skip }, () => {
     // The last 24 hours' total (to the cent, or exact when under a cent), the request's own cost to
     // the micro-dollar (gateway/contract/money.ts).
     await page.getByRole('radio', { name: '24 h' }).click();
-    await page
-      .locator('.stat', { hasText: 'Spend, last 24 hours' })
-      .getByText(spendText(entry!.costMicro))
-      .waitFor();
+    await page.locator('.stat', { hasText: 'Spend, last 24 hours' }).getByText(spendText(entry!.costMicro)).waitFor();
     await page
       .getByRole('cell', { name: usdCost(entry!.costMicro) })
       .first()
