@@ -17,6 +17,9 @@ import { Samples } from './stats.js';
 const DAY = 86_400_000;
 const KEYS = Array.from({ length: 30 }, (_, i) => `key-${i}`);
 const MODELS = Array.from({ length: 40 }, (_, i) => `model-${i}`);
+const TOOLS = ['claude-code', 'codex', 'gemini-cli', 'openai-sdk'];
+/** A key's agent session lasts two hours here: about 32,000 sessions of about 30 requests. */
+const SESSION_MS = 2 * 3_600_000;
 const LINES = Array.from({ length: 8 }, (_, i) => `line-${i}`);
 const PROTOCOLS = ['openai-chat', 'anthropic', 'openai-responses', 'gemini'];
 
@@ -53,13 +56,14 @@ function lcg(seed: number): () => number {
 }
 
 function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestRow {
+  // Oldest first, 90 days up to now, so ids and times grow together as in a real ledger.
+  const ts = now - 90 * DAY + Math.floor((i / n) * 90 * DAY);
   const status = rnd() < 0.95 ? 200 : rnd() < 0.5 ? 429 : 503;
   const input = Math.floor(rnd() * 4000);
   const output = Math.floor(rnd() * 800);
   return {
     requestId: `req_${i}`,
-    // Oldest first, 90 days up to now, so ids and times grow together as in a real ledger.
-    ts: now - 90 * DAY + Math.floor((i / n) * 90 * DAY),
+    ts,
     keyId: `id-${i % KEYS.length}`,
     keyName: KEYS[i % KEYS.length]!,
     model: MODELS[Math.floor(rnd() * MODELS.length)]!,
@@ -90,10 +94,10 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
     ttfbMs: 100,
     notes: null,
     billedAt: null,
-    session: null,
+    session: `s-${i % KEYS.length}-${Math.floor(ts / SESSION_MS)}`,
     agent: null,
-    tool: null,
-    project: null,
+    tool: TOOLS[(i % KEYS.length) % TOOLS.length]!,
+    project: `project-${(i % KEYS.length) % 6}`,
     savedMicro: 0,
   };
 }
@@ -198,6 +202,31 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
       time('stats: 30 days by day × model', stats({ bucket: 'day', by: 'model' }), 300, 10),
       time('stats: 30 days by hour × key', stats({ bucket: 'hour', by: 'key' }), 300, 10),
       time('stats: 30 days by day × line', stats({ bucket: 'day', by: 'line' }), 300, 10),
+      time(
+        'stats: 24 hours by hour × session',
+        () => r.stats({ since: now - DAY, until: now, bucket: 'hour', by: 'session' }).length,
+        300,
+        10,
+      ),
+      time(
+        'stats: 7 days by day × session',
+        () => r.stats({ since: now - 7 * DAY, until: now, bucket: 'day', by: 'session' }).length,
+        300,
+        10,
+      ),
+      time('stats: 30 days by day × tool', stats({ bucket: 'day', by: 'tool' }), 300, 10),
+      time(
+        'top: 30 days, 5 largest keys',
+        () => r.top({ since: now - 30 * DAY, until: now, by: 'key', limit: 5 }).rows.length,
+        300,
+        10,
+      ),
+      time(
+        'top: 30 days, 5 largest sessions',
+        () => r.top({ since: now - 30 * DAY, until: now, by: 'session', limit: 5 }).rows.length,
+        300,
+        10,
+      ),
     ];
     log('bench: exporting every row as CSV…');
     const csv = await csvExport(ledger);
