@@ -131,6 +131,12 @@ describe('the Overview', { skip }, () => {
       `${earlier.getFullYear()}-${String(earlier.getMonth() + 1).padStart(2, '0')}-${String(earlier.getDate()).padStart(2, '0')}`,
     );
     await page.getByRole('alert').getByText('The range ends before it starts.').waitFor();
+    // Nothing to show is a dash, not a skeleton that never resolves, and no top lists.
+    await page
+      .getByRole('link', { name: /^Spend/ })
+      .getByText('—')
+      .waitFor();
+    assert.equal(await page.getByRole('table', { name: /Top keys/ }).count(), 0);
     assert.deepEqual(c.problems, []);
   });
 

@@ -139,15 +139,18 @@ export function Overview() {
           </>
         )}
       </section>
-      <div className="grid-2">
-        <TopList by="key" top={topKeys.data} loading={topKeys.isPending || topKeys.isPlaceholderData} window={w} />
-        <TopList
-          by="model"
-          top={topModels.data}
-          loading={topModels.isPending || topModels.isPlaceholderData}
-          window={w}
-        />
-      </div>
+      {/* A custom span that cannot be shown has no top lists either (the range switch says why). */}
+      {w ? (
+        <div className="grid-2">
+          <TopList by="key" top={topKeys.data} loading={topKeys.isPending || topKeys.isPlaceholderData} window={w} />
+          <TopList
+            by="model"
+            top={topModels.data}
+            loading={topModels.isPending || topModels.isPlaceholderData}
+            window={w}
+          />
+        </div>
+      ) : null}
       <div className="grid-2">
         <BaseUrls url={status.data?.url} />
         <RecentRequests entries={recent.data} />

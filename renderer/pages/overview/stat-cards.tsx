@@ -8,12 +8,25 @@ import { cacheRate, inputAll, pct, spendText } from './metrics.js';
 import { logLink } from './log-link.js';
 import type { Window } from './range.js';
 
-function Card({ to, label, value, note }: { to: string; label: string; value: ReactNode; note: ReactNode }) {
+function Card({
+  to,
+  label,
+  value,
+  note,
+  none,
+}: {
+  to: string;
+  label: string;
+  value: ReactNode;
+  note: ReactNode;
+  /** No range to show (a custom span not valid): a dash, not a skeleton that never resolves. */
+  none?: boolean;
+}) {
   return (
     <Link to={to} className="stat">
       <span className="stat-label">{label}</span>
-      <span className="stat-value">{value ?? <Skeleton width="96px" height="26px" />}</span>
-      <span className="stat-note">{note ?? <Skeleton width="70%" />}</span>
+      <span className="stat-value">{none ? '—' : (value ?? <Skeleton width="96px" height="26px" />)}</span>
+      <span className="stat-note">{none ? '' : (note ?? <Skeleton width="70%" />)}</span>
     </Link>
   );
 }
@@ -40,7 +53,11 @@ export function StatCards({
   const t = total;
   const rate = t ? cacheRate(t) : undefined;
   return (
-    <section className="stats stats-5" aria-label="Summary" aria-busy={t === undefined || wallet === undefined}>
+    <section
+      className="stats stats-5"
+      aria-label="Summary"
+      aria-busy={(w !== undefined && t === undefined) || wallet === undefined}
+    >
       <Card
         to="/wallet"
         label="Balance"
@@ -48,6 +65,7 @@ export function StatCards({
         note={wallet ? `${usd(wallet.heldMicro)} held for requests in flight` : undefined}
       />
       <Card
+        none={w === undefined}
         to={log}
         label={`Spend, ${range}`}
         value={
@@ -60,18 +78,21 @@ export function StatCards({
         note={t ? `${count(t.requests)} requests` : undefined}
       />
       <Card
+        none={w === undefined}
         to={log}
         label="Tokens"
         value={t ? count(inputAll(t) + t.outputTokens) : undefined}
         note={t ? `${count(inputAll(t))} in · ${count(t.outputTokens)} out` : undefined}
       />
       <Card
+        none={w === undefined}
         to={span ? logLink({ ...span, status: 'error' }) : '/logs?status=error'}
         label="Errors"
         value={t ? (t.requests === 0 ? '—' : pct(t.errors / t.requests)) : undefined}
         note={t ? `${count(t.errors)} failed of ${count(t.requests)}` : undefined}
       />
       <Card
+        none={w === undefined}
         to={log}
         label="Cache hits"
         value={t ? pct(rate) : undefined}
