@@ -65,6 +65,8 @@ function lcg(seed: number): () => number {
 }
 
 function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestRow {
+  // Oldest first, 90 days up to now, so ids and times grow together as in a real ledger.
+  const ts = now - 90 * DAY + Math.floor((i / n) * 90 * DAY);
   const status = rnd() < 0.95 ? 200 : rnd() < 0.5 ? 429 : rnd() < 0.99 ? 503 : 504;
   const t = rnd();
   const tool = TOOLS.find(([, upTo]) => t < upTo)![0];
@@ -72,8 +74,7 @@ function fakeRow(i: number, n: number, now: number, rnd: () => number): RequestR
   const output = Math.floor(rnd() * 800);
   return {
     requestId: `req_${i}`,
-    // Oldest first, 90 days up to now, so ids and times grow together as in a real ledger.
-    ts: now - 90 * DAY + Math.floor((i / n) * 90 * DAY),
+    ts,
     keyId: `id-${i % KEYS.length}`,
     keyName: KEYS[i % KEYS.length]!,
     model: MODELS[Math.floor(rnd() * MODELS.length)]!,
@@ -231,6 +232,31 @@ export async function runLedgerBench(rows: number, log: (line: string) => void):
       time('stats: 30 days by day × model', stats({ bucket: 'day', by: 'model' }), 300, 10),
       time('stats: 30 days by hour × key', stats({ bucket: 'hour', by: 'key' }), 300, 10),
       time('stats: 30 days by day × line', stats({ bucket: 'day', by: 'line' }), 300, 10),
+      time(
+        'stats: 24 hours by hour × session',
+        () => r.stats({ since: now - DAY, until: now, bucket: 'hour', by: 'session' }).length,
+        300,
+        10,
+      ),
+      time(
+        'stats: 7 days by day × session',
+        () => r.stats({ since: now - 7 * DAY, until: now, bucket: 'day', by: 'session' }).length,
+        300,
+        10,
+      ),
+      time('stats: 30 days by day × tool', stats({ bucket: 'day', by: 'tool' }), 300, 10),
+      time(
+        'top: 30 days, 5 largest keys',
+        () => r.top({ since: now - 30 * DAY, until: now, by: 'key', limit: 5 }).rows.length,
+        300,
+        10,
+      ),
+      time(
+        'top: 30 days, 5 largest sessions',
+        () => r.top({ since: now - 30 * DAY, until: now, by: 'session', limit: 5 }).rows.length,
+        300,
+        10,
+      ),
     ];
     log('bench: exporting every row as CSV…');
     const csv = await csvExport(ledger);

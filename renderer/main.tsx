@@ -11,6 +11,7 @@ import { ToastProvider } from './components/toast.js';
 import './styles/base.css';
 import './styles/components.css';
 import './styles/pages.css';
+import './styles/boot-shell.css';
 
 // The dialogs' scroll lock adds one <style> element; the CSP admits it by this response's nonce.
 const nonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce;

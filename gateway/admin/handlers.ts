@@ -106,6 +106,7 @@ export function adminHandlers(
     listLogs: ({ query }) => ({ entries: logs.listLogs(g, query) }),
     getLogSummary: ({ query }) => logs.logSummary(g, query),
     getStats: ({ query }) => ({ rows: logs.stats(g, query) }),
+    getStatsTop: ({ query }) => logs.statsTop(g, query),
 
     runDoctor: () => doctor(g),
 

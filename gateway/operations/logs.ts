@@ -15,6 +15,8 @@ import {
   type RequestBodyView,
   type StatsQuery,
   type StatsRowView,
+  type StatsTopQuery,
+  type StatsTopView,
 } from '../contract/admin/index.js';
 
 /** The entries the filter matches, newest first, a page at a time; oldest first after `after`. */
@@ -36,6 +38,14 @@ export function stats(g: Gateway, q: StatsQuery): StatsRowView[] {
   if (q.until - q.since > max)
     throw new AdminError(400, 'invalid_request', `A ${q.bucket}ly range spans at most ${max / DAY_MS} days.`);
   return g.ledger.reports.stats({ since: q.since, until: q.until, bucket: q.bucket, by: q.by, tzOffsetMinutes: q.tz });
+}
+
+/** The largest groups of a range (five unless asked) and its totals, over at most ten years. */
+export function statsTop(g: Gateway, q: StatsTopQuery): StatsTopView {
+  if (q.until <= q.since) throw new AdminError(400, 'invalid_request', 'until must be after since.');
+  if (q.until - q.since > 3660 * DAY_MS)
+    throw new AdminError(400, 'invalid_request', 'A range spans at most 3660 days.');
+  return g.ledger.reports.top({ since: q.since, until: q.until, by: q.by, limit: q.limit ?? 5 });
 }
 
 export function requestBody(g: Gateway, requestId: string): RequestBodyView {

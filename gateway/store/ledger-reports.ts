@@ -9,7 +9,7 @@ import type { LogFilter } from '../contract/admin/log-filter.js';
 import type { LogEntry } from './ledger.js';
 import type { RequestRecord, WalletTxRecord } from './ledger-records.js';
 import { toEntry } from './ledger-rows.js';
-import { CACHE_WRITES_SQL, HOUR_MS, ROLLUP_DIMENSIONS } from './usage-rollup.js';
+import { CACHE_WRITES_SQL, HOUR_MS, ROLLUP_DIMENSIONS, type RollupDimension } from './usage-rollup.js';
 
 /** A page of the usage log: the filter (the contract's, contract/admin/log-filter.ts) and where the page is. */
 export interface LogPageQuery extends LogFilter {
@@ -21,7 +21,7 @@ export interface LogPageQuery extends LogFilter {
 }
 
 export type StatsBucket = 'hour' | 'day';
-export type StatsGroup = 'model' | 'key' | 'line';
+export type StatsGroup = RollupDimension;
 
 export interface StatsQuery {
   since: number;
@@ -33,9 +33,9 @@ export interface StatsQuery {
 }
 
 export interface StatsRow {
-  /** Epoch ms where the hour or day starts. */
+  /** Epoch ms where the hour or day starts (0 in `top()`, whose rows span the whole range). */
   start: number;
-  /** The model, key or line; null for requests refused before one was known. */
+  /** The model, key, line, tool, project or session; null where a row has none. */
   group: string | null;
   requests: number;
   errors: number;
@@ -44,6 +44,15 @@ export interface StatsRow {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+}
+
+/** The largest groups of a range and what the whole range adds up to (`top()`). */
+export interface StatsTop {
+  total: Omit<StatsRow, 'start' | 'group'>;
+  /** Largest spend first, then most requests; at most `limit`. */
+  rows: Omit<StatsRow, 'start'>[];
+  /** How many groups had requests in the range, shown or not. */
+  groups: number;
 }
 
 /** A line's requests over a window (lineUsage). */
@@ -87,6 +96,16 @@ const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AN
 
 type RawStats = Omit<StatsRow, 'group'> & { grp: string };
 
+const SUMMED = [
+  'requests',
+  'errors',
+  'costMicro',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+] as const;
+
 /** Adds up rows of the same bucket and group (rollup and edges), ordered by bucket, then group. */
 function merge(parts: RawStats[]): StatsRow[] {
   const byKey = new Map<string, StatsRow>();
@@ -97,16 +116,7 @@ function merge(parts: RawStats[]): StatsRow[] {
       byKey.set(key, { ...p, group: grp === '' ? null : grp });
       continue;
     }
-    for (const f of [
-      'requests',
-      'errors',
-      'costMicro',
-      'inputTokens',
-      'outputTokens',
-      'cacheReadTokens',
-      'cacheWriteTokens',
-    ] as const)
-      had[f] += p[f];
+    for (const f of SUMMED) had[f] += p[f];
   }
   return [...byKey.values()].sort((a, b) => a.start - b.start || (a.group ?? '').localeCompare(b.group ?? ''));
 }
@@ -215,43 +225,74 @@ export class LedgerReports {
    * hours, come from the request rows themselves, so the figures are exact either way.
    */
   stats(q: StatsQuery): StatsRow[] {
-    const size = BUCKET_MS[q.bucket];
-    const offset = (q.tzOffsetMinutes ?? 0) * 60_000;
-    if (offset % HOUR_MS !== 0) return this.rawStats(q, q.since, q.until);
+    return this.sums(q, BUCKET_MS[q.bucket], (q.tzOffsetMinutes ?? 0) * 60_000);
+  }
+
+  /**
+   * The `limit` groups (model, key, line, tool, project or session) with the largest spend over a
+   * range, and the range's totals: the same exact sums as `stats()`, in one bucket per group.
+   */
+  top(q: Omit<StatsQuery, 'bucket' | 'tzOffsetMinutes'> & { limit: number }): StatsTop {
+    const rows = this.sums({ ...q, bucket: 'hour' }, 0, 0);
+    const total = {
+      requests: 0,
+      errors: 0,
+      costMicro: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    for (const r of rows) for (const f of SUMMED) total[f] += r[f];
+    const sorted = rows
+      .sort(
+        (a, b) => b.costMicro - a.costMicro || b.requests - a.requests || (a.group ?? '').localeCompare(b.group ?? ''),
+      )
+      .slice(0, q.limit)
+      .map(({ start: _start, ...r }) => r);
+    return { total, rows: sorted, groups: rows.length };
+  }
+
+  /**
+   * Sums per bucket of `size` ms (days shifted by `offset`), or over the whole range when `size` is 0.
+   * Whole hours come from the hourly rollup (usage-rollup.ts); the partial hours at either end of
+   * the range, and every hour when days start at an offset that is not whole hours, come from the
+   * request rows themselves, so the figures are exact either way.
+   */
+  private sums(q: StatsQuery, size: number, offset: number): StatsRow[] {
+    if (offset % HOUR_MS !== 0) return merge(this.rawRows(q, size, offset, q.since, q.until));
     const lo = Math.ceil(q.since / HOUR_MS) * HOUR_MS;
     const hi = Math.floor(q.until / HOUR_MS) * HOUR_MS;
-    if (lo >= hi) return this.rawStats(q, q.since, q.until);
+    if (lo >= hi) return merge(this.rawRows(q, size, offset, q.since, q.until));
+    const start = size === 0 ? '0' : 'CAST((hour + @offset) / @size AS INTEGER) * @size - @offset';
     const rollup = this.db
       .prepare<Record<string, number | string>, RawStats>(
-        `SELECT CAST((hour + @offset) / @size AS INTEGER) * @size - @offset AS start, value AS grp, ${ROLLUP_SUMS}
+        `SELECT ${start} AS start, value AS grp, ${ROLLUP_SUMS}
         FROM usage_hourly WHERE dim = @dim AND hour >= @lo AND hour < @hi GROUP BY start, grp`,
       )
-      .all({ offset, size, dim: q.by, lo, hi });
-    return merge([...rollup, ...this.rawRows(q, q.since, lo), ...this.rawRows(q, hi, q.until)]);
+      .all({ ...(size === 0 ? {} : { offset, size }), dim: q.by, lo, hi });
+    return merge([
+      ...rollup,
+      ...this.rawRows(q, size, offset, q.since, lo),
+      ...this.rawRows(q, size, offset, hi, q.until),
+    ]);
   }
 
-  private rawStats(q: StatsQuery, since: number, until: number): StatsRow[] {
-    return merge(this.rawRows(q, since, until));
-  }
-
-  private rawRows(q: StatsQuery, since: number, until: number): RawStats[] {
+  private rawRows(q: StatsQuery, size: number, offset: number, since: number, until: number): RawStats[] {
     if (since >= until) return [];
     const range = this.idRange(since, until);
     if (!range) return [];
     const column = ROLLUP_DIMENSIONS[q.by];
     // Whole buckets of the shifted time, shifted back, give each bucket's UTC start. Parameters
     // arrive as REAL, so the division is cast back to an integer (ts is never negative).
-    const sql = `SELECT CAST((ts + @offset) / @size AS INTEGER) * @size - @offset AS start, COALESCE(${column}, '') AS grp,
+    const start = size === 0 ? '0' : 'CAST((ts + @offset) / @size AS INTEGER) * @size - @offset';
+    const sql = `SELECT ${start} AS start, COALESCE(${column}, '') AS grp,
         ${ROW_SUMS}
       FROM requests WHERE id BETWEEN @lo AND @hi AND ts >= @since AND ts < @until
       GROUP BY start, grp`;
-    return this.db.prepare<Record<string, number>, RawStats>(sql).all({
-      offset: (q.tzOffsetMinutes ?? 0) * 60_000,
-      size: BUCKET_MS[q.bucket],
-      since,
-      until,
-      ...range,
-    });
+    return this.db
+      .prepare<Record<string, number>, RawStats>(sql)
+      .all({ ...(size === 0 ? {} : { offset, size }), since, until, ...range });
   }
 
   /**

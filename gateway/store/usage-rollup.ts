@@ -1,5 +1,5 @@
 /**
- * Hourly totals per model, per key and per line, kept beside the usage log and written in the same
+ * Hourly totals per model, key, line, tool, project and agent session, kept beside the usage log and written in the same
  * transaction as each settled request. A month of stats then reads a few thousand rollup rows
  * instead of grouping hundreds of thousands of requests (bench/ledger.ts measures both). The
  * request rows stay the truth: the rollup is rebuilt from them when it is missing.
@@ -19,7 +19,18 @@ export const CACHE_WRITES_SQL = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].famil
   .map((k) => USAGE_BUCKETS[k].column)
   .join(' + ');
 
-export const ROLLUP_DIMENSIONS = { model: 'model', key: 'key_name', line: 'line' } as const;
+/**
+ * Each dimension the charts group by, and its request column. Tools and projects are few; a session
+ * spans a few hours, so its rows number its active hours, far fewer than its requests.
+ */
+export const ROLLUP_DIMENSIONS = {
+  model: 'model',
+  key: 'key_name',
+  line: 'line',
+  tool: 'tool',
+  project: 'project',
+  session: 'session',
+} as const;
 export type RollupDimension = keyof typeof ROLLUP_DIMENSIONS;
 
 export const ROLLUP_SCHEMA = `
@@ -58,7 +69,8 @@ interface Total {
 /**
  * Adds settled requests to their hourly totals; call inside the settlement's transaction. The rows
  * of a batch are summed first, so each (dimension, hour, value) is written once however many rows
- * share it: a group commit of sixteen requests of one key, model and line is three upserts.
+ * share it: a group commit of sixteen requests of one key, model, line, tool, project and session is
+ * six upserts.
  */
 export function rollupWriter(db: Database.Database): (rows: readonly RequestRow[]) => void {
   const upsert = db.prepare<[string, string, number, number, number, number, number, number, number, number]>(
@@ -77,7 +89,7 @@ export function rollupWriter(db: Database.Database): (rows: readonly RequestRow[
       const error = row.status >= 400 ? 1 : 0;
       const cacheWrite = cacheWriteTokens(u);
       for (const dim of DIMENSIONS) {
-        const value = (dim === 'model' ? row.model : dim === 'key' ? row.keyName : row.line) ?? NONE;
+        const value = valueOf(row, dim) ?? NONE;
         // The dimension and the hour hold no NUL: the value is what follows the second, whatever it holds.
         const id = `${dim}\0${hour}\0${value}`;
         const t = totals.get(id);
@@ -123,13 +135,36 @@ export function rollupWriter(db: Database.Database): (rows: readonly RequestRow[
 
 const DIMENSIONS = Object.keys(ROLLUP_DIMENSIONS) as RollupDimension[];
 
-/** Builds the rollup from the request rows when it is empty (a ledger from before it existed). */
+function valueOf(row: RequestRow, dim: RollupDimension): string | null {
+  switch (dim) {
+    case 'model':
+      return row.model;
+    case 'key':
+      return row.keyName;
+    case 'line':
+      return row.line;
+    case 'tool':
+      return row.tool;
+    case 'project':
+      return row.project;
+    case 'session':
+      return row.session;
+  }
+}
+
+/**
+ * Builds each dimension of the rollup from the request rows when it has none: a ledger from before
+ * the rollup existed, or from before that dimension did. Every settled row is counted in every
+ * dimension (under '' when it has no value), so a dimension with no rows at all was never written.
+ */
 export function backfillRollup(db: Database.Database): void {
-  const has = db.prepare('SELECT 1 FROM usage_hourly LIMIT 1').get();
   const rows = db.prepare('SELECT 1 FROM requests LIMIT 1').get();
-  if (has || !rows) return;
+  if (!rows) return;
+  const has = db.prepare<[string]>('SELECT 1 FROM usage_hourly WHERE dim = ? LIMIT 1');
+  const missing = Object.entries(ROLLUP_DIMENSIONS).filter(([dim]) => !has.get(dim));
+  if (missing.length === 0) return;
   db.transaction(() => {
-    for (const [dim, column] of Object.entries(ROLLUP_DIMENSIONS)) {
+    for (const [dim, column] of missing) {
       db.prepare(
         `INSERT INTO usage_hourly SELECT ?, COALESCE(${column}, ''), (ts / ${HOUR_MS}) * ${HOUR_MS} AS h,
           COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(${CACHE_WRITES_SQL})

@@ -6,7 +6,7 @@
  * `admin.call(route, …)`, and passes on TanStack's signal so a query that is dropped stops its request.
  */
 import { useQuery, type QueryKey } from '@tanstack/react-query';
-import type { LogFilter, SessionsQuery, StatsQuery } from '../../gateway/contract/admin/index.js';
+import type { LogFilter, SessionsQuery, StatsQuery, StatsTopQuery } from '../../gateway/contract/admin/index.js';
 import { admin } from './api.js';
 
 export const qk = {
@@ -31,8 +31,9 @@ export const qk = {
   /** The count, tokens and cost of everything a filter matches (GET /api/logs/summary). */
   logSummary: (filter: LogFilter) => ['logs', 'summary', filter],
   requestBody: (requestId: string) => ['logs', 'body', requestId],
-  /** The spend figures; without `by`, all of them. */
-  stats: (by?: StatsQuery['by']) => (by === undefined ? ['stats'] : ['stats', by]),
+  /** The usage figures (GET /api/stats, /api/stats/top); without a query, all of them. */
+  stats: (q?: StatsQuery) => (q === undefined ? ['stats'] : ['stats', 'buckets', q]),
+  statsTop: (q: StatsTopQuery) => ['stats', 'top', q],
   settings: ['settings'],
   connections: ['connections'],
   snippets: (model: string) => ['connect', 'snippets', model],

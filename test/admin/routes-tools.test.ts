@@ -1,6 +1,6 @@
 /**
- * The admin routes of the tools a user connects, of their agent sessions and of what the Keys page and
- * the Playground read of keys, through the typed
+ * The admin routes of the tools a user connects, of their agent sessions, of the stats grouped by
+ * them and of what the Keys page and the Playground read of keys, through the typed
  * client against a real in-process gateway (routes.test.ts has the rest, and checks that every
  * route of the table is called in one of the two files).
  */
@@ -86,5 +86,41 @@ describe('connect and session routes through the typed client', () => {
     const made = await call('playgroundKey');
     const again = await call('playgroundKey');
     assert.deepEqual([made.key.madeBy, again.key.id, again.secret === made.secret], ['playground', made.key.id, false]);
+  });
+
+  test('getStatsTop: the largest groups of a range by spend, with its totals; stats group by session, tool and project', async () => {
+    const secret = (await call('createKey', { body: { name: 'route-top' } })).secret;
+    const since = Date.now();
+    for (const [session, project] of [
+      ['top-a', 'alpha'],
+      ['top-a', 'alpha'],
+      ['top-b', 'beta'],
+    ])
+      await gw
+        .openai(secret)
+        .chat.completions.create(
+          { model: 'gpt-4o', messages: [{ role: 'user', content: `hi ${session}` }] },
+          { headers: { 'x-tollgate-session': session!, 'x-tollgate-project': project! } },
+        );
+    const until = Date.now() + 60_000;
+    const mine = (await gw.admin.logs({ key: 'route-top' })).reduce((n, e) => n + e.costMicro, 0);
+    const bySession = await call('getStatsTop', { query: { since, until, by: 'session', limit: 1 } });
+    assert.equal(bySession.rows.length, 1);
+    assert.deepEqual([bySession.rows[0]?.group, bySession.rows[0]?.requests], ['top-a', 2]);
+    assert.equal(bySession.groups, 2);
+    assert.equal(bySession.total.costMicro, mine);
+    const byTool = await call('getStatsTop', { query: { since, until, by: 'tool' } });
+    assert.deepEqual(
+      byTool.rows.map((r) => [r.group, r.requests]),
+      [['openai-sdk', 3]],
+    );
+    const { rows } = await call('getStats', { query: { since, until, bucket: 'hour', by: 'project' } });
+    assert.deepEqual(rows.map((r) => r.group).sort(), ['alpha', 'beta']);
+    assert.equal(
+      (await refusal(call('getStatsTop', { query: { since: until, until: since, by: 'key' } }))).status,
+      400,
+    );
+    const tooMany = await refusal(call('getStatsTop', { query: { since, until, by: 'key', limit: 51 } }));
+    assert.equal(tooMany.status, 400);
   });
 });

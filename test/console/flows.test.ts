@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
-import { usd, usdCost } from '../../gateway/contract/money.js';
+import { spendText } from '../../renderer/pages/overview/metrics.js';
+import { usdCost } from '../../gateway/contract/money.js';
 import { USAGE_BUCKETS, type BucketKey } from '../../gateway/contract/usage-buckets.js';
 import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
@@ -191,8 +192,10 @@ describe('console flows', { skip }, () => {
   test("the overview shows the day's spend and requests, live", async () => {
     await gotoPage(page, '1', 'Overview');
     const [entry] = await gw.admin.logs({ key: 'laptop' });
-    // The day's total to the cent, the request's own cost to the micro-dollar (gateway/contract/money.ts).
-    await page.locator('.stat', { hasText: 'Spent today' }).getByText(usd(entry!.costMicro)).waitFor();
+    // The last 24 hours' total (to the cent, or exact when under a cent), the request's own cost to
+    // the micro-dollar (gateway/contract/money.ts).
+    await page.getByRole('radio', { name: '24 h' }).click();
+    await page.locator('.stat', { hasText: 'Spend, last 24 hours' }).getByText(spendText(entry!.costMicro)).waitFor();
     await page
       .getByRole('cell', { name: usdCost(entry!.costMicro) })
       .first()

@@ -90,7 +90,8 @@ describe('one money format in the console', { skip }, () => {
     assert.equal(await page.getByTestId('detail-cost').textContent(), usdCost(rows[0]!.costMicro));
     await page.keyboard.press('Escape');
     await page.goto(`${gw.url}/#/`);
-    const recent = page.locator('td .money');
+    // The recent requests' costs (the top lists beside them show totals, to the cent).
+    const recent = page.getByRole('table', { name: 'Recent requests' }).locator('td .money');
     await waitFor(async () => (await recent.count()) === rows.length, 'recent requests');
     for (const t of await recent.allTextContents()) assert.match(t, SIX);
     assert.deepEqual(c.problems, []);

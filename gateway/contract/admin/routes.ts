@@ -23,6 +23,7 @@ import {
   RequestIdParams,
   SnippetsQuery,
   StatsQuery,
+  StatsTopQuery,
   TargetParams,
   ToolParams,
   TopupBody,
@@ -51,6 +52,7 @@ import {
   SettingsView,
   SnippetsView,
   StatsRowView,
+  StatsTopView,
   StatusView,
   WalletTransactionView,
   WalletView,
@@ -199,6 +201,7 @@ export const ADMIN_ROUTES = {
     query: StatsQuery,
     reply: Type.Object({ rows: Type.Array(StatsRowView) }),
   },
+  getStatsTop: { method: 'GET', path: '/api/stats/top', query: StatsTopQuery, reply: StatsTopView },
 
   runDoctor: { method: 'GET', path: '/api/doctor', reply: DoctorReport },
 

@@ -239,13 +239,34 @@ export const PageQuery = Type.Object({
   before: Type.Optional(Type.Integer()),
 });
 
-/** GET /api/stats: a time range cut into hours or days, summed per model, key or line. */
+/** What the stats sum by: each is a column of the usage log (docs/sessions.md has tool, project, session). */
+export const StatsBy = Type.Union([
+  Type.Literal('model'),
+  Type.Literal('key'),
+  Type.Literal('line'),
+  Type.Literal('tool'),
+  Type.Literal('project'),
+  Type.Literal('session'),
+]);
+export type StatsBy = Static<typeof StatsBy>;
+
+/** GET /api/stats: a time range cut into hours or days, summed per model, key, line, tool, project or session. */
 export const StatsQuery = Type.Object({
   since: Type.Integer({ minimum: 0 }),
   until: Type.Integer({ minimum: 0 }),
   bucket: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
-  by: Type.Union([Type.Literal('model'), Type.Literal('key'), Type.Literal('line')]),
+  by: StatsBy,
   /** Minutes east of UTC where days start; the console sends its own. */
   tz: Type.Optional(Type.Integer({ minimum: -840, maximum: 840 })),
 });
 export type StatsQuery = Static<typeof StatsQuery>;
+
+/** GET /api/stats/top: the largest groups of a range by spend, and the range's totals. */
+export const StatsTopQuery = Type.Object({
+  since: Type.Integer({ minimum: 0 }),
+  until: Type.Integer({ minimum: 0 }),
+  by: StatsBy,
+  /** How many groups to list (1–50, default 5). */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+});
+export type StatsTopQuery = Static<typeof StatsTopQuery>;

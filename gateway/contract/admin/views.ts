@@ -434,7 +434,7 @@ export const WalletTransactionView = Type.Object({
 });
 export type WalletTransactionView = Static<typeof WalletTransactionView>;
 
-/** One bucket of GET /api/stats for one model, key or line (null: refused before one was known). */
+/** One bucket of GET /api/stats for one model, key, line, tool, project or session (null: the row has none). */
 export const StatsRowView = Type.Object({
   start: Type.Number(),
   group: Nullable(Type.String()),
@@ -447,6 +447,20 @@ export const StatsRowView = Type.Object({
   cacheWriteTokens: Type.Integer(),
 });
 export type StatsRowView = Static<typeof StatsRowView>;
+
+/** What a range adds up to: GET /api/stats/top's total, and each of its groups without `start`. */
+export const StatsTotalView = Type.Omit(StatsRowView, ['start', 'group']);
+export type StatsTotalView = Static<typeof StatsTotalView>;
+export const StatsTopRowView = Type.Omit(StatsRowView, ['start']);
+export type StatsTopRowView = Static<typeof StatsTopRowView>;
+
+/** GET /api/stats/top: the range's totals, its largest groups by spend, and how many groups it had. */
+export const StatsTopView = Type.Object({
+  total: StatsTotalView,
+  rows: Type.Array(StatsTopRowView),
+  groups: Type.Integer(),
+});
+export type StatsTopView = Static<typeof StatsTopView>;
 
 /** GET and PATCH /api/settings: every setting with its value in force (store/settings.ts). */
 export const SettingsView = Type.Object({

@@ -4,6 +4,7 @@ import { LISTED_FORMATS } from '../../../gateway/contract/formats.js';
 import { TOOLS, TOOL_NAMES } from '../../../gateway/contract/sessions.js';
 import type { LogFilter } from '../../../gateway/contract/admin/index.js';
 import { useKeys, useLines, useModels } from '../../lib/queries.js';
+import { dateTime } from '../../lib/format.js';
 
 export const RANGES: [string, string, number][] = [
   ['', 'any time', 0],
@@ -25,35 +26,44 @@ const STATUSES: [string, string][] = [
   ['503', '503 no line'],
 ];
 
-/** The URL's names of the filter's fields: #/logs?key=ci&status=error&range=24h&request=req_…&tool=codex */
+/**
+ * The URL's names of the filter's fields: #/logs?key=ci&status=error&range=24h&request=req_…&tool=codex; `since`
+ * and `until` (epoch ms) name an exact span, as the Overview's chart links to one hour or day.
+ */
 const PARAMS = [
   'key',
   'model',
   'line',
   'status',
   'protocol',
-  'range',
-  'request',
   'session',
   'tool',
   'project',
+  'range',
+  'since',
+  'until',
+  'request',
 ] as const;
 type Param = (typeof PARAMS)[number];
 
 function filterOf(params: URLSearchParams): LogFilter {
   const v = (p: Param): string => params.get(p) ?? '';
   const span = RANGES.find((r) => r[0] === v('range'))?.[2] ?? 0;
+  const ms = (p: 'since' | 'until'): number | undefined => (/^\d{1,15}$/.test(v(p)) ? Number(v(p)) : undefined);
+  const since = ms('since') ?? (span ? Date.now() - span : undefined);
+  const until = ms('until');
   return {
     ...(v('key') ? { key: v('key') } : {}),
     ...(v('model') ? { model: v('model') } : {}),
     ...(v('line') ? { line: v('line') } : {}),
     ...(v('status') ? { status: v('status') } : {}),
     ...(v('protocol') ? { protocol: v('protocol') } : {}),
-    ...(v('request') ? { requestId: v('request') } : {}),
     ...(v('session') ? { session: v('session') } : {}),
     ...(v('tool') ? { tool: v('tool') } : {}),
     ...(v('project') ? { project: v('project') } : {}),
-    ...(span ? { since: Date.now() - span } : {}),
+    ...(v('request') ? { requestId: v('request') } : {}),
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
   };
 }
 
@@ -64,25 +74,30 @@ function filterOf(params: URLSearchParams): LogFilter {
 export function useLogFilter() {
   const [params, setParams] = useSearchParams();
   const get = (p: Param): string => params.get(p) ?? '';
-  const set = useCallback(
-    (p: Param, value: string): void =>
+  // Several fields in one write: successive writes in one event would each start from the same URL.
+  const setMany = useCallback(
+    (patch: Partial<Record<Param, string>>): void =>
       setParams(
         (prev) => {
           const next = new URLSearchParams(prev);
-          if (value) next.set(p, value);
-          else next.delete(p);
+          for (const [p, value] of Object.entries(patch)) {
+            if (value) next.set(p, value);
+            else next.delete(p);
+          }
           return next;
         },
         { replace: true },
       ),
     [setParams],
   );
+  const set = useCallback((p: Param, value: string): void => setMany({ [p]: value }), [setMany]);
   const values = Object.fromEntries(PARAMS.map((p) => [p, get(p)])) as Record<Param, string>;
   // The URL's text is the filter's identity: the same text, the same filter (and the same cache key).
   const text = params.toString();
   const filter = useMemo<LogFilter>(() => filterOf(new URLSearchParams(text)), [text]);
-  const active = PARAMS.filter((p) => values[p] !== '').length;
-  return { values, set, filter, active, clear: () => setParams(new URLSearchParams(), { replace: true }) };
+  // A span (since and until) is one filter to a person.
+  const active = PARAMS.filter((p) => values[p] !== '' && !(p === 'until' && values.since)).length;
+  return { values, set, setMany, filter, active, clear: () => setParams(new URLSearchParams(), { replace: true }) };
 }
 
 export type LogFilterState = ReturnType<typeof useLogFilter>;
@@ -108,6 +123,17 @@ function useTyped(
     return () => window.clearTimeout(t);
   }, [text, fromUrl, set, p]);
   return [text, setText];
+}
+
+/** An exact span as words: "2026-11-25 14:00 – 15:00", "from 2026-11-25 00:00". */
+function spanText(since: string, until: string): string {
+  const at = (t: string): string => dateTime(Number(t)).slice(0, 16);
+  if (since && until) {
+    const a = at(since);
+    const b = at(until);
+    return `${a} – ${a.slice(0, 10) === b.slice(0, 10) ? b.slice(11) : b}`;
+  }
+  return since ? `from ${at(since)}` : `before ${at(until)}`;
 }
 
 export function LogFilters({
@@ -204,10 +230,29 @@ export function LogFilters({
       </label>
       {select('status', 'Status', STATUSES)}
       {select('protocol', 'Protocol', [['', 'any protocol'], ...LISTED_FORMATS.map((p): [string, string] => [p, p])])}
-      {select(
-        'range',
-        'Time',
-        RANGES.map(([v, label]) => [v, label]),
+      {values.since || values.until ? (
+        <label className="toolbar-field">
+          <span>Time</span>
+          <select
+            aria-label="Filter by time"
+            value="span"
+            // Another range replaces the exact span a link brought.
+            onChange={(e) => state.setMany({ since: '', until: '', range: e.target.value })}
+          >
+            <option value="span">{spanText(values.since, values.until)}</option>
+            {RANGES.map(([v, label]) => (
+              <option key={v} value={v}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        select(
+          'range',
+          'Time',
+          RANGES.map(([v, label]) => [v, label]),
+        )
       )}
       {state.active > 0 ? (
         <button type="button" className="chip" onClick={state.clear}>

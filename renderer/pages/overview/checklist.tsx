@@ -5,12 +5,14 @@ interface Props {
   wallet: WalletView | undefined;
   keys: KeyView[] | undefined;
   lines: LineView[] | undefined;
-  hasTraffic: boolean;
+  /** Undefined while the recent requests load. */
+  hasTraffic: boolean | undefined;
 }
 
 /** The four steps from an empty data dir to a first billed request; gone once all are done. */
 export function Checklist({ wallet, keys, lines, hasTraffic }: Props) {
-  if (!wallet || !keys || !lines) return null;
+  // Shown only once every step is known: a checklist that flashes up while loading and then goes moves the page.
+  if (!wallet || !keys || !lines || hasTraffic === undefined) return null;
   const steps = [
     {
       done: wallet.topupsMicro > 0,

@@ -1,50 +1,36 @@
-import { useQuery } from '@tanstack/react-query';
-import { admin, type StatsRowView } from '../../lib/api.js';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { StatsBy, StatsQuery, StatsTopQuery } from '../../../gateway/contract/admin/index.js';
+import { admin } from '../../lib/api.js';
 import { qk } from '../../lib/queries.js';
+import type { Window } from './range.js';
 
-export type StatsBy = 'model' | 'key' | 'line';
-const DAY = 86_400_000;
-
-/** Midnight, local time, `days` days ago (0 = today). */
-export function localMidnight(days: number, now = new Date()): number {
-  const d = new Date(now.getFullYear(), now.getMonth(), now.getDate() - days);
-  return d.getTime();
-}
+/** Minutes east of UTC where the browser's days start (the gateway cuts days there). */
+const tz = (): number => -new Date().getTimezoneOffset();
 
 /**
- * The last 30 local days, per day and per model, key or line, from GET /api/stats. Refreshed when
- * a request is logged (live.ts invalidates qk.stats()).
+ * The window's figures per bucket and per group, from GET /api/stats. Refreshed when a request is
+ * logged (live.ts invalidates every stats query); while a new range or grouping loads, the last
+ * answer stays on screen, marked as loading, rather than the chart collapsing.
  */
-export function useStats(by: StatsBy) {
+export function useRangeStats(w: Window | undefined, by: StatsBy) {
+  const query: StatsQuery | undefined = w && { since: w.since, until: w.until, bucket: w.bucket, by, tz: tz() };
   return useQuery({
-    queryKey: qk.stats(by),
-    queryFn: async () => {
-      const since = localMidnight(29);
-      const until = localMidnight(-1);
-      const { rows } = await admin.call('getStats', {
-        query: { since, until, bucket: 'day', by, tz: -new Date().getTimezoneOffset() },
-      });
-      return { since, until, rows };
-    },
+    queryKey: query ? qk.stats(query) : ['stats', 'none'],
+    queryFn: async ({ signal }) => (await admin.call('getStats', { query: query!, signal })).rows,
+    enabled: query !== undefined,
+    placeholderData: keepPreviousData,
     staleTime: 10_000,
   });
 }
 
-export interface Totals {
-  costMicro: number;
-  requests: number;
-  errors: number;
+/** The window's largest groups by spend and its totals (GET /api/stats/top). */
+export function useRangeTop(w: Window | undefined, by: StatsBy, limit = 5) {
+  const query: StatsTopQuery | undefined = w && { since: w.since, until: w.until, by, limit };
+  return useQuery({
+    queryKey: query ? qk.statsTop(query) : ['stats', 'none'],
+    queryFn: ({ signal }) => admin.call('getStatsTop', { query: query!, signal }),
+    enabled: query !== undefined,
+    placeholderData: keepPreviousData,
+    staleTime: 10_000,
+  });
 }
-
-export function totalsSince(rows: readonly StatsRowView[], since: number): Totals {
-  const t: Totals = { costMicro: 0, requests: 0, errors: 0 };
-  for (const r of rows) {
-    if (r.start < since) continue;
-    t.costMicro += r.costMicro;
-    t.requests += r.requests;
-    t.errors += r.errors;
-  }
-  return t;
-}
-
-export { DAY };
