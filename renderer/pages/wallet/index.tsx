@@ -8,8 +8,50 @@ import { useAction } from '../../components/use-action.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
 import { AdjustPanel } from './adjust.js';
 import { Usd } from '../../components/money.js';
+import { DataTable, type DataColumn } from '../../components/data-table.js';
+import { Skeleton } from '../../components/skeleton.js';
 
 const PRESETS = [5, 20, 50, 100];
+
+type Transaction = NonNullable<ReturnType<typeof useWalletTransactions>['data']>[number];
+
+const HISTORY_COLUMNS: DataColumn<Transaction>[] = [
+  {
+    id: 'when',
+    header: 'When',
+    accessorFn: (t) => t.ts,
+    sortDescFirst: true,
+    cell: ({ row }) => dateTime(row.original.ts),
+    meta: { className: 'mono muted' },
+  },
+  {
+    id: 'kind',
+    header: 'Kind',
+    accessorFn: (t) => t.kind,
+    cell: ({ row: { original: t } }) =>
+      t.kind === 'topup' ? 'top-up' : <Badge tone={t.amountMicro < 0 ? 'warn' : 'info'}>adjustment</Badge>,
+  },
+  {
+    id: 'amount',
+    header: 'Amount',
+    accessorFn: (t) => t.amountMicro,
+    sortDescFirst: true,
+    meta: { numeric: true, className: 'mono' },
+    cell: ({ row: { original: t } }) => (
+      <>
+        {t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}
+        <Usd micro={t.amountMicro} />
+      </>
+    ),
+  },
+  {
+    id: 'note',
+    header: 'Note',
+    accessorFn: (t) => t.note ?? '',
+    sortingFn: 'text',
+    cell: ({ row }) => row.original.note ?? <span className="muted">—</span>,
+  },
+];
 
 export function Wallet() {
   const wallet = useWallet();
@@ -49,23 +91,23 @@ export function Wallet() {
         <div className="stat stat-hero">
           <span className="stat-label">Balance</span>
           <span className="stat-value" data-testid="balance">
-            {w ? <Usd micro={w.balanceMicro} /> : '—'}
+            {w ? <Usd micro={w.balanceMicro} /> : <Skeleton width="120px" />}
           </span>
           <span className="stat-note">{w ? `${usd(settled)} free after what is held` : ''}</span>
         </div>
         <div className="stat">
           <span className="stat-label">Held</span>
-          <span className="stat-value">{w ? <Usd micro={w.heldMicro} /> : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.heldMicro} /> : <Skeleton width="80px" />}</span>
           <span className="stat-note">reserved for requests in flight</span>
         </div>
         <div className="stat">
           <span className="stat-label">Settled spend</span>
-          <span className="stat-value">{w ? <Usd micro={w.spentMicro} /> : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.spentMicro} /> : <Skeleton width="80px" />}</span>
           <span className="stat-note">billed for finished requests</span>
         </div>
         <div className="stat">
           <span className="stat-label">Topped up</span>
-          <span className="stat-value">{w ? <Usd micro={w.topupsMicro} /> : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.topupsMicro} /> : <Skeleton width="80px" />}</span>
           <span className="stat-note">
             {w && w.adjustmentsMicro !== 0
               ? `in all; adjustments ${usd(w.adjustmentsMicro)}`
@@ -126,41 +168,16 @@ export function Wallet() {
           <h2 id="history-title">History</h2>
           <span className="muted">top-ups and adjustments, newest first</span>
         </div>
-        {history.data && history.data.length > 0 ? (
-          <table className="table table-compact">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">
-                  Amount
-                </th>
-                <th scope="col">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.data.map((t) => (
-                <tr key={t.id}>
-                  <td className="mono muted">{dateTime(t.ts)}</td>
-                  <td>
-                    {t.kind === 'topup' ? (
-                      'top-up'
-                    ) : (
-                      <Badge tone={t.amountMicro < 0 ? 'warn' : 'info'}>adjustment</Badge>
-                    )}
-                  </td>
-                  <td className="num mono">
-                    {t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}
-                    <Usd micro={t.amountMicro} />
-                  </td>
-                  <td>{t.note ?? <span className="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <p className="muted panel-pad">No top-ups yet.</p>
-        )}
+        <DataTable
+          label="Wallet history"
+          framed={false}
+          compact
+          data={history.data}
+          columns={HISTORY_COLUMNS}
+          getRowId={(t) => String(t.id)}
+          skeletonRows={3}
+          empty={<p className="muted panel-pad">No top-ups yet.</p>}
+        />
       </section>
     </>
   );
