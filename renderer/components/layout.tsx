@@ -10,6 +10,7 @@ import { Dialog } from './dialog.js';
 import { useShortcuts } from './shortcuts.js';
 import { useTheme, type ThemeChoice } from './theme.js';
 import { Usd } from './money.js';
+import './layout.css';
 
 /** A page as the navigation shows it (pages/registry.tsx lists them). */
 export interface NavEntry {

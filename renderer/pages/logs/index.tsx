@@ -10,6 +10,7 @@ import { LogSummary } from './summary.js';
 import './logs.css';
 import { useLogRows } from './use-log-rows.js';
 import { UsdCost } from '../../components/money.js';
+import './logs-page.css';
 
 const ROW_HEIGHT = 32;
 // Protocol and cache tokens live in the details drawer, so the grid fits a 1280 px window.

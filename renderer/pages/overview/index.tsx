@@ -12,6 +12,7 @@ import { BaseUrls } from './base-urls.js';
 import { SpendChart } from './spend-chart.js';
 import { localMidnight, totalsSince, useStats, type StatsBy, type Totals } from './use-stats.js';
 import { Usd, UsdCost } from '../../components/money.js';
+import './overview.css';
 
 export function Overview() {
   const status = useStatus();

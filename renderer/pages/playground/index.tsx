@@ -10,6 +10,7 @@ import { send } from './send.js';
 import { FORMAT_NAMES, LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
 import { WIRES } from './wires.js';
 import { UsdCost } from '../../components/money.js';
+import './playground.css';
 
 /** Finds the log row a request made; it is written when the reply ends, so look a few times. */
 async function findRow(requestId: string, key: string): Promise<LogEntry | undefined> {

@@ -8,6 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useToast } from '../../components/toast.js';
 import { ApplyNote } from './apply.js';
 import { TrustSection } from './trust.js';
+import './settings.css';
 
 interface Draft {
   host: string;

@@ -7,11 +7,20 @@ import { qk, useWallet, useWalletTransactions } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
 import { AdjustPanel } from './adjust.js';
+import { TopupBody } from '../../../gateway/contract/admin/schemas.js';
+import { useFormErrors } from '../../components/use-form.js';
+import type { FieldWords } from '../../lib/field-errors.js';
 import { Usd } from '../../components/money.js';
 import { DataTable, type DataColumn } from '../../components/data-table.js';
 import { Skeleton } from '../../components/skeleton.js';
+import './wallet.css';
 
 const PRESETS = [5, 20, 50, 100];
+
+const WORDS: Record<string, FieldWords> = {
+  amountMicro: { label: 'the amount', bound: (n) => usd(n) },
+  note: { label: 'the note' },
+};
 
 type Transaction = NonNullable<ReturnType<typeof useWalletTransactions>['data']>[number];
 
@@ -59,7 +68,6 @@ export function Wallet() {
   const history = useWalletTransactions();
   const [amount, setAmount] = useState('');
   const [note, setNote] = useState('');
-  const [invalid, setInvalid] = useState(false);
   const topup = useAction(
     (a: { micro: number; note: string }) =>
       admin.call('topUp', { body: { amountMicro: a.micro, ...(a.note ? { note: a.note } : {}) } }),
@@ -67,15 +75,16 @@ export function Wallet() {
     (_w, a) => `Added ${usd(a.micro)} to the wallet.`,
   );
 
+  const form = useFormErrors(TopupBody, WORDS);
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const micro = tryParseUsd(amount);
-    if (micro === undefined || micro <= 0) {
-      setInvalid(true);
-      return;
-    }
-    setInvalid(false);
-    topup.mutate({ micro, note }, { onSuccess: () => (setAmount(''), setNote('')) });
+    const own =
+      micro === undefined || micro <= 0
+        ? { amountMicro: 'Enter an amount in dollars greater than 0, such as 10 or 2.50.' }
+        : {};
+    if (!form.check({ amountMicro: micro ?? 0, note }, own)) return;
+    topup.mutate({ micro: micro!, note }, { onSuccess: () => (setAmount(''), setNote('')) });
   };
 
   const w = wallet.data;
@@ -119,21 +128,25 @@ export function Wallet() {
         <div className="panel-head">
           <h2 id="topup-title">Top up</h2>
         </div>
-        <form className="panel-pad topup-form" onSubmit={submit}>
-          <Field label="Amount (USD)" htmlFor="topup-amount">
+        <form className="panel-pad topup-form" onSubmit={submit} noValidate>
+          <Field label="Amount (USD)" htmlFor="topup-amount" error={form.at('amountMicro')}>
             <input
               id="topup-amount"
               inputMode="decimal"
               autoComplete="off"
               placeholder="10.00"
               value={amount}
-              aria-invalid={invalid}
-              onChange={(e) => setAmount(e.target.value)}
+              onChange={(e) => (setAmount(e.target.value), form.clear('amountMicro'))}
             />
           </Field>
           <div className="chips" role="group" aria-label="Quick amounts">
             {PRESETS.map((p) => (
-              <button key={p} type="button" className="chip" onClick={() => setAmount(String(p))}>
+              <button
+                key={p}
+                type="button"
+                className="chip"
+                onClick={() => (setAmount(String(p)), form.clear('amountMicro'))}
+              >
                 ${p}
               </button>
             ))}
@@ -155,11 +168,6 @@ export function Wallet() {
         <p className="field-hint panel-pad-x">
           Amounts in dollars, up to six decimals (0.000001 is one micro-dollar, the ledger's unit).
         </p>
-        {invalid ? (
-          <p className="error-note panel-pad" role="alert">
-            Enter an amount in dollars greater than 0, such as 10 or 2.50.
-          </p>
-        ) : null}
         <ErrorNote error={topup.error} />
       </section>
       <AdjustPanel />
