@@ -63,14 +63,13 @@ export function lineColumns(a: {
       header: 'Name',
       accessorFn: (l) => l.name,
       sortingFn: 'text',
-      meta: { className: 'line-name' },
       cell: ({ row: { original: l } }) => (
-        <>
+        <div className="line-name">
           <strong>{l.name}</strong>
           <span className="mono muted truncate" title={`${l.protocol} at ${l.baseUrl}`}>
             {l.protocol} · {l.baseUrl}
           </span>
-        </>
+        </div>
       ),
     },
     {

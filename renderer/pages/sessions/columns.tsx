@@ -41,11 +41,12 @@ export const SESSION_COLUMNS: DataColumn<SessionView>[] = [
     accessorFn: (s) => s.lastTs,
     sortDescFirst: true,
     cell: ({ row: { original: s } }) => (
-      <>
+      <span className="session-when">
         <span title={dateTime(s.firstTs)}>{dateTime(s.firstTs).slice(5, 16)}</span>
-        <span className="muted"> · </span>
-        <span title={dateTime(s.lastTs)}>{ago(s.lastTs)}</span>
-      </>
+        <span className="muted" title={dateTime(s.lastTs)}>
+          {ago(s.lastTs)}
+        </span>
+      </span>
     ),
   },
   {
@@ -56,7 +57,7 @@ export const SESSION_COLUMNS: DataColumn<SessionView>[] = [
     cell: ({ row: { original: s } }) => (
       <>
         {s.requests}
-        {s.errors > 0 ? <span className="muted"> ({s.errors} failed)</span> : null}
+        {s.errors > 0 ? <span className="muted session-failed">{s.errors} failed</span> : null}
       </>
     ),
   },
