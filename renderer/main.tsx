@@ -1,3 +1,6 @@
+// The tokens and element rules first, so every component's and page's own CSS comes after them.
+import './styles/base.css';
+import './styles/page-parts.css';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { setNonce } from 'get-nonce';
 import { StrictMode } from 'react';
@@ -8,9 +11,6 @@ import { App } from './app.js';
 import { LOGGED_OUT_EVENT } from './lib/session-events.js';
 import { initTheme } from './components/theme.js';
 import { ToastProvider } from './components/toast.js';
-import './styles/base.css';
-import './styles/components.css';
-import './styles/pages.css';
 import './styles/boot-shell.css';
 
 // The dialogs' scroll lock adds one <style> element; the CSP admits it by this response's nonce.

@@ -10,7 +10,7 @@
  * - `onRowClick` makes the whole row a pointer target; it ignores clicks on a link, button or field
  *   inside the row, and keyboard users reach the same place through the link that a column renders.
  * - `virtual` renders only the rows in view (with spacer rows above and below, so the markup stays
- *   one real table) once there are more than a few hundred, inside a scroll box of `maxHeight`.
+ *   one real table) once there are more than a few hundred, inside a scroll box of `maxHeight` (a CSS length).
  */
 import { useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import {
@@ -68,13 +68,17 @@ export interface DataTableProps<T> {
   sorting?: SortingState;
   onSortingChange?: (next: SortingState) => void;
   compact?: boolean;
+  /** False for a short fixed list whose order is its meaning (the shortcuts); true by default. */
+  sortable?: boolean;
+  /** Drawn with its own border and corners (on the page), or bare (inside a panel that has them). */
+  framed?: boolean;
   className?: string;
   /** Rows under the body that do not sort (totals). */
   footer?: ReactNode;
   /** Skeleton rows while loading. */
   skeletonRows?: number;
   /** Render only the rows in view once there are more than `virtualFrom` (default 200). */
-  virtual?: { rowHeight: number; maxHeight: number; virtualFrom?: number };
+  virtual?: { rowHeight: number; maxHeight: string; virtualFrom?: number };
 }
 
 const INTERACTIVE = 'a, button, input, select, textarea, label, [role="menuitem"], [role="dialog"]';
@@ -158,7 +162,7 @@ function BodyRow<T>({
 }
 
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { data, columns, label, empty, compact, className, footer, virtual } = props;
+  const { data, columns, label, empty, compact, className, footer, virtual, framed = true } = props;
   const [ownSorting, setOwnSorting] = useState<SortingState>(props.initialSort ?? []);
   const sorting = props.sorting ?? ownSorting;
   // TanStack Table returns functions that change on every render by design; the compiler lint
@@ -176,6 +180,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
     getRowId: props.getRowId ? (row) => props.getRowId!(row) : undefined,
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
+    enableSorting: props.sortable !== false,
   });
   const rows = table.getRowModel().rows;
   const loading = props.loading === true || data === undefined;
@@ -226,8 +231,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
   return (
     <div
       ref={scroller}
-      className="table-wrap"
-      style={virtual ? { maxHeight: `${virtual.maxHeight}px` } : undefined}
+      className={framed ? 'table-wrap' : 'table-bare'}
+      style={virtualOn ? { maxHeight: virtual.maxHeight } : undefined}
       aria-busy={loading || undefined}
     >
       <table className={join('table', compact && 'table-compact', className)} aria-label={label}>

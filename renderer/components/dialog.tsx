@@ -1,5 +1,6 @@
 import * as RadixDialog from '@radix-ui/react-dialog';
 import type { ReactNode } from 'react';
+import './dialog.css';
 
 interface DialogProps {
   open: boolean;

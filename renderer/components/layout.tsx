@@ -1,14 +1,16 @@
-import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { Fragment, useCallback, useMemo, useState, type ReactNode } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { admin } from '../lib/api.js';
 import { LOGGED_OUT_EVENT } from '../lib/session-events.js';
 import { useLiveEvents } from '../lib/live.js';
 import { useStatus, useWallet } from '../lib/queries.js';
+import { DataTable, type DataColumn } from './data-table.js';
 import { Dialog } from './dialog.js';
 import { useShortcuts } from './shortcuts.js';
 import { useTheme, type ThemeChoice } from './theme.js';
 import { Usd } from './money.js';
+import './layout.css';
 
 /** A page as the navigation shows it (pages/registry.tsx lists them). */
 export interface NavEntry {
@@ -18,6 +20,36 @@ export interface NavEntry {
   /** The one-key shortcut that opens it. */
   key: string;
 }
+
+interface Shortcut {
+  keys: string[];
+  action: string;
+}
+
+/** The shortcuts besides the pages' own keys. */
+const OTHER_SHORTCUTS: Shortcut[] = [
+  { keys: ['/'], action: 'Search or filter on the current page' },
+  { keys: ['n'], action: 'New key, line or group on its page' },
+  { keys: ['↑', '↓', 'Enter'], action: 'Move through the usage log and open a request' },
+  { keys: ['Ctrl', 'Enter'], action: 'Send in the playground' },
+  { keys: ['Esc'], action: 'Close a dialog or panel' },
+];
+
+const SHORTCUT_COLUMNS: DataColumn<Shortcut>[] = [
+  {
+    id: 'keys',
+    header: 'Key',
+    accessorFn: (r) => r.keys.join(' '),
+    cell: ({ row }) =>
+      row.original.keys.map((k, i) => (
+        <Fragment key={k}>
+          {i > 0 ? ' ' : null}
+          <kbd>{k}</kbd>
+        </Fragment>
+      )),
+  },
+  { id: 'action', header: 'Does', accessorFn: (r) => r.action },
+];
 
 const THEMES: ThemeChoice[] = ['system', 'light', 'dark'];
 
@@ -107,48 +139,16 @@ export function Layout({ children, pages }: { children: ReactNode; pages: readon
         {children}
       </main>
       <Dialog open={help} onOpenChange={setHelp} title="Keyboard shortcuts">
-        <table className="shortcut-table">
-          <tbody>
-            {pages.map((p) => (
-              <tr key={p.key}>
-                <td>
-                  <kbd>{p.key}</kbd>
-                </td>
-                <td>{p.label}</td>
-              </tr>
-            ))}
-            <tr>
-              <td>
-                <kbd>/</kbd>
-              </td>
-              <td>Search or filter on the current page</td>
-            </tr>
-            <tr>
-              <td>
-                <kbd>n</kbd>
-              </td>
-              <td>New key, line or group on its page</td>
-            </tr>
-            <tr>
-              <td>
-                <kbd>↑</kbd> <kbd>↓</kbd> <kbd>Enter</kbd>
-              </td>
-              <td>Move through the usage log and open a request</td>
-            </tr>
-            <tr>
-              <td>
-                <kbd>Ctrl</kbd> <kbd>Enter</kbd>
-              </td>
-              <td>Send in the playground</td>
-            </tr>
-            <tr>
-              <td>
-                <kbd>Esc</kbd>
-              </td>
-              <td>Close a dialog or panel</td>
-            </tr>
-          </tbody>
-        </table>
+        <DataTable
+          label="Keyboard shortcuts"
+          className="shortcut-table"
+          compact
+          framed={false}
+          sortable={false}
+          data={[...pages.map((p) => ({ keys: [p.key], action: p.label })), ...OTHER_SHORTCUTS]}
+          columns={SHORTCUT_COLUMNS}
+          getRowId={(r) => r.keys.join(' ')}
+        />
       </Dialog>
     </div>
   );

@@ -1,4 +1,5 @@
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
+import './menu.css';
 
 export interface MenuItem {
   label: string;

@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
+import './toast.css';
 
 type Tone = 'info' | 'error';
 interface Toast {

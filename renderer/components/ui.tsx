@@ -1,6 +1,7 @@
 import { cloneElement, isValidElement, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useShortcuts } from './shortcuts.js';
 import { Usd } from './money.js';
+import './ui.css';
 
 export function PageHeader({
   title,

@@ -235,7 +235,12 @@ describe('console models page', { skip }, () => {
         await dialog.getByLabel('Input', { exact: true }).fill('abc');
         await dialog.getByLabel('Output', { exact: true }).fill('1');
         await dialog.getByRole('button', { name: 'Add model' }).click();
-        await dialog.getByRole('alert').getByText('Input price').waitFor();
+        // The problem is said once, at its field, which is marked invalid and described by it.
+        await dialog.getByRole('alert').getByText('Enter USD per million tokens').waitFor();
+        const input = dialog.getByLabel('Input', { exact: true });
+        assert.equal(await input.getAttribute('aria-invalid'), 'true');
+        assert.equal(await input.getAttribute('aria-describedby'), 'model-price-input-error');
+        assert.equal(await dialog.getByRole('alert').count(), 1);
         await t.page.waitForTimeout(300);
         assert.deepEqual(await axeViolations(t.page), []);
         await screenshot(t.page, `models-dialog-${theme}`);

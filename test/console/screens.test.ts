@@ -1,7 +1,9 @@
 /**
  * Every console page in both themes: rendered in real Chromium against a gateway with data in it,
  * scanned with axe-core (no serious or critical finding), and saved as a screenshot under
- * test-artifacts/console/ for people (and CI artifacts) to look at.
+ * test-artifacts/console/ for people (and CI artifacts) to look at, at a desktop window (1440×900)
+ * and a laptop's (1280×720), where no page may scroll sideways. The pages are the navigation's
+ * (which pages/registry.tsx feeds), so a page added there is captured here without a second list.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -16,22 +18,44 @@ import {
   launch,
   openConsole,
   screenshot,
+  type ConsolePage,
 } from './browser.js';
 
 const skip = browserSkipReason();
 
-const PAGES = [
-  { key: '1', heading: 'Overview', name: 'overview' },
-  { key: '2', heading: 'Wallet', name: 'wallet' },
-  { key: '3', heading: 'Keys', name: 'keys' },
-  { key: '4', heading: 'Usage log', name: 'logs' },
-  { key: '5', heading: 'Models', name: 'models' },
-  { key: '6', heading: 'Lines', name: 'lines' },
-  { key: '7', heading: 'Groups', name: 'groups' },
-  { key: '8', heading: 'Playground', name: 'playground' },
-  { key: '9', heading: 'Connect', name: 'connect' },
-  { key: '0', heading: 'Settings', name: 'settings' },
+const SIZES = [
+  { width: 1440, height: 900 },
+  { width: 1280, height: 720 },
 ] as const;
+
+/** The pages as the sidebar lists them: shortcut key, label (the page's heading) and path. */
+async function navPages(c: ConsolePage): Promise<{ key: string; label: string; name: string }[]> {
+  const links = c.page.getByRole('navigation', { name: 'Pages' }).locator('a.nav-link');
+  const out = [];
+  for (const link of await links.all()) {
+    const href = (await link.getAttribute('href')) ?? '';
+    const name = href.replace(/^#\/?/, '') || 'overview';
+    out.push({ key: await link.locator('kbd').innerText(), label: await link.locator('span').innerText(), name });
+  }
+  return out;
+}
+
+/** How far the page, or a table on it, scrolls sideways (0 when everything fits). */
+async function sideways(c: ConsolePage): Promise<string[]> {
+  return c.page.evaluate(`(() => {
+    const out = [];
+    const over = (el, what) => {
+      const d = el.scrollWidth - el.clientWidth;
+      if (d > 1) out.push(what + ' is ' + d + ' px too wide');
+    };
+    over(document.documentElement, 'the page');
+    over(document.querySelector('main'), 'the content column');
+    document.querySelectorAll('main .table-wrap, main .table-bare').forEach((el, i) =>
+      over(el, 'table ' + (i + 1) + ' (' + (el.querySelector('table')?.getAttribute('aria-label') ?? 'unnamed') + ')'),
+    );
+    return out;
+  })()`);
+}
 
 describe('console pages', { skip }, () => {
   let gw: TestGateway;
@@ -68,6 +92,17 @@ describe('console pages', { skip }, () => {
     await client.chat.completions
       .create({ model: 'gpt-5', messages: [{ role: 'user', content: 'no line' }] })
       .catch(() => undefined);
+    // A coding session of three requests, one of them a sub-agent's, for Sessions and its detail.
+    for (const agent of [undefined, 'explorer', undefined])
+      await client.chat.completions.create(
+        { model: 'gpt-4o', messages: [{ role: 'user', content: 'refactor' }] },
+        {
+          headers: {
+            'x-claude-code-session-id': 'refactor-run',
+            ...(agent ? { 'x-claude-code-agent-id': agent } : {}),
+          },
+        },
+      );
   });
 
   after(async () => {
@@ -80,12 +115,28 @@ describe('console pages', { skip }, () => {
     test(`every page in the ${theme} theme passes axe and is captured`, async () => {
       const c = await openConsole(browser, gw, { theme });
       try {
-        for (const p of PAGES) {
-          await gotoPage(c.page, p.key, p.heading);
+        const pages = await navPages(c);
+        assert.ok(pages.length >= 11, `the navigation lists ${pages.length} pages`);
+        const wide: string[] = [];
+        for (const size of SIZES) {
+          await c.page.setViewportSize(size);
+          for (const p of pages) {
+            await gotoPage(c.page, p.key, p.label);
+            await c.settled();
+            await screenshot(c.page, `${p.name}-${theme}-${size.width}`);
+            if (size.width === 1440) assert.deepEqual(await axeViolations(c.page), [], `${p.name} (${theme})`);
+            else wide.push(...(await sideways(c)).map((w) => `${p.name}: ${w}`));
+          }
+          await gotoPage(c.page, 's', 'Sessions');
+          await c.page.getByRole('link', { name: 'refactor-run' }).click();
+          await c.page.getByRole('heading', { level: 1, name: 'Session' }).waitFor();
           await c.settled();
-          await screenshot(c.page, `${p.name}-${theme}`);
-          assert.deepEqual(await axeViolations(c.page), [], `${p.name} (${theme})`);
+          await screenshot(c.page, `session-detail-${theme}-${size.width}`);
+          if (size.width === 1440) assert.deepEqual(await axeViolations(c.page), [], `session detail (${theme})`);
+          else wide.push(...(await sideways(c)).map((w) => `session detail: ${w}`));
         }
+        assert.deepEqual(wide, [], 'at 1280×720 no page scrolls sideways');
+        await c.page.setViewportSize(SIZES[0]);
         await gotoPage(c.page, '4', 'Usage log');
         await c.page.locator('.log-body').first().click();
         await c.page.getByRole('dialog').waitFor();

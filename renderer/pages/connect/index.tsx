@@ -6,6 +6,7 @@ import { qk, useConnections } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { ConnectDialog } from './connect-dialog.js';
 import { Snippets } from './snippets.js';
+import './connect.css';
 
 function state(t: ConnectionView): { tone: 'ok' | 'warn' | 'muted' | 'info'; label: string } {
   if (t.connected && t.matches) return { tone: 'ok', label: 'connected' };

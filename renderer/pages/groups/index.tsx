@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react';
-import { admin, AdminError, type CreateGroupBody, type GroupView } from '../../lib/api.js';
-import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
+import { useState } from 'react';
+import { admin, type GroupView } from '../../lib/api.js';
 import { Confirm, Dialog } from '../../components/dialog.js';
+import { AddGroupDialog, GroupForm } from './group-form.js';
 import { RowMenu } from '../../components/menu.js';
 import { DataTable, type DataColumn } from '../../components/data-table.js';
-import { Field, FormFooter, NewButton, PageHeader } from '../../components/ui.js';
-import { qk, useGroups, useKeys, useModels } from '../../lib/queries.js';
+import { NewButton, PageHeader } from '../../components/ui.js';
+import { qk, useGroups, useKeys } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 
 export function Groups() {
@@ -106,93 +106,5 @@ export function Groups() {
         Only a group no key uses can be removed; move its keys to another group first.
       </Confirm>
     </>
-  );
-}
-
-function AddGroupDialog({ open, onOpenChange }: { open: boolean; onOpenChange(o: boolean): void }) {
-  return (
-    <Dialog open={open} onOpenChange={onOpenChange} title="Add a group">
-      <GroupForm onDone={() => onOpenChange(false)} />
-    </Dialog>
-  );
-}
-
-/** The refusals that belong to one field of the form. */
-const FIELD_OF: Record<string, 'name' | 'multiplier' | 'models'> = {
-  name_taken: 'name',
-  bad_multiplier: 'multiplier',
-  bad_models: 'models',
-  unknown_model: 'models',
-};
-
-/** Adds a group, or edits `group` (its name stays). An empty model list means all models. */
-function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void }) {
-  const models = useModels();
-  const [name, setName] = useState(group?.name ?? '');
-  const [multiplier, setMultiplier] = useState(group?.multiplier ?? '1');
-  const [picks, setPicks] = useState<ModelPick[]>(
-    group && !group.models.includes('*') ? group.models.map((id) => ({ id })) : [],
-  );
-  const save = useAction(
-    (body: CreateGroupBody) =>
-      (group
-        ? admin.call('updateGroup', {
-            params: { name: group.name },
-            body: { multiplier: body.multiplier, models: body.models ?? ['*'] },
-          })
-        : admin.call('addGroup', { body })
-      ).then((r) => r.group),
-    [qk.groups],
-    (g) => `Group "${g.name}" ${group ? 'saved' : 'added'}.`,
-    { inline: true },
-  );
-  const err = save.error instanceof AdminError ? save.error : null;
-  const at = (field: 'name' | 'multiplier' | 'models'): string | undefined =>
-    err && FIELD_OF[err.code] === field ? err.message : undefined;
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
-    const ids = picks.map((p) => p.id);
-    save.mutate(
-      { name: name.trim(), multiplier: multiplier.trim(), ...(ids.length > 0 ? { models: ids } : {}) },
-      { onSuccess: onDone },
-    );
-  };
-  return (
-    <form className="form" onSubmit={submit} autoComplete="off">
-      {group ? null : (
-        <Field label="Name" htmlFor="group-name" error={at('name')}>
-          <input id="group-name" required autoFocus value={name} onChange={(e) => setName(e.target.value)} />
-        </Field>
-      )}
-      <Field
-        label="Price multiplier"
-        htmlFor="group-multiplier"
-        error={at('multiplier')}
-        hint="1 = catalogue prices; 1.2 = 20% more. Up to six decimals."
-      >
-        <input
-          id="group-multiplier"
-          inputMode="decimal"
-          required
-          value={multiplier}
-          onChange={(e) => setMultiplier(e.target.value)}
-        />
-      </Field>
-      <Field label="Models" htmlFor="group-models" hint="Empty for all models." error={at('models')}>
-        <ModelPicker
-          inputId="group-models"
-          picks={picks}
-          onChange={setPicks}
-          catalogue={models.data?.map((m) => m.id) ?? []}
-          placeholder="all models; type a catalogue id, Enter to add"
-        />
-      </Field>
-      <FormFooter
-        error={err && FIELD_OF[err.code] ? null : save.error}
-        onCancel={onDone}
-        busy={save.isPending}
-        submitLabel={group ? 'Save' : 'Add group'}
-      />
-    </form>
   );
 }

@@ -3,6 +3,7 @@ import type { CreatedKey } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { Dialog } from '../../components/dialog.js';
 import { rememberSecret } from '../../lib/secret-memory.js';
+import './keys.css';
 
 /** The one time a secret is visible. Closing the dialog drops it from the page. */
 export function SecretDialog({ created, onClose }: { created: CreatedKey | null; onClose(): void }) {

@@ -2,13 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
 import { tryParseUsd } from '../../../gateway/contract/money.js';
 import type { ProbedModelView, ProbeLineBody } from '../../../gateway/contract/admin/index.js';
-import { admin, type CreateLineBody, type PresetView } from '../../lib/api.js';
+import { admin, type PresetView } from '../../lib/api.js';
+import { CreateLineBody } from '../../../gateway/contract/admin/schemas.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { useToast } from '../../components/toast.js';
 import { qk, useKeyStorage, useModels, usePresets } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-import { lineErrors, type LineErrors } from './line-errors.js';
+import { lineErrors, schemaLineErrors, type LineErrors } from './line-errors.js';
 import './line-form.css';
 import { KeySourceField, type KeyMode } from './key-source.js';
 import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
@@ -173,6 +174,9 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
       priority: Number(f.priority) || 0,
       weight: Number(f.weight) >= 0 ? Number(f.weight) : 1,
     };
+    const refused = schemaLineErrors(CreateLineBody, body);
+    setErrors(refused);
+    if (Object.keys(refused).length > 0) return;
     add.mutate(body, {
       onSuccess: (r) => {
         for (const w of r.warnings ?? []) toast.show(w, 'error');

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { tryParseUsd } from '../../../gateway/contract/money.js';
-import { admin, type LineView, type UpdateLineBody } from '../../lib/api.js';
+import { admin, type LineView } from '../../lib/api.js';
+import { UpdateLineBody } from '../../../gateway/contract/admin/schemas.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { useToast } from '../../components/toast.js';
@@ -8,7 +9,7 @@ import { qk, useKeyStorage, useModels } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { VendorFields } from './vendor-fields.js';
 import { KeySourceField, type KeyMode } from './key-source.js';
-import { lineErrors, type LineErrors } from './line-errors.js';
+import { lineErrors, schemaLineErrors, type LineErrors } from './line-errors.js';
 import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
 import { NewModelPricing, type NewPricing } from './model-picker.js';
 
@@ -112,6 +113,9 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
     if (JSON.stringify(f.quirks) !== JSON.stringify(line.quirks)) body.quirks = f.quirks;
     if (line.protocol === 'anthropic' && f.anthropicVersion.trim() !== (line.anthropicVersion ?? ''))
       body.anthropicVersion = f.anthropicVersion.trim() === '' ? null : f.anthropicVersion.trim();
+    const refused = schemaLineErrors(UpdateLineBody, body);
+    setErrors(refused);
+    if (Object.keys(refused).length > 0) return;
     save.mutate(
       { name: line.name, body },
       {

@@ -72,8 +72,14 @@ export function DayFigures({ usage }: { usage: LineUsageView | undefined }) {
       <span title="requests answered below 400, last 24 hours" className={rate < 95 ? 'bad-text' : ''}>
         {rate >= 99.95 ? '100' : rate.toFixed(1)}% ok
       </span>
-      <span className="muted"> · p50 {ms(usage.p50LatencyMs)}</span>
-      <span className="muted"> · {usage.requests.toLocaleString('en-US')} req</span>
+      {/* One figure a line on screen; read (and copied) as one sentence. */}
+      <span className="muted">
+        <span className="sr-only"> · </span>p50 {ms(usage.p50LatencyMs)}
+      </span>
+      <span className="muted">
+        <span className="sr-only"> · </span>
+        {usage.requests.toLocaleString('en-US')} req
+      </span>
     </span>
   );
 }

@@ -1,9 +1,12 @@
 /**
  * The admin API's refusals of a line, put at the field they are about, in words for a person (the
  * API's own messages also serve the CLI, and some name its flags). A code no field owns goes to
- * the form's footer.
+ * the form's footer. Before a body is sent, the contract's schema checks it the same way
+ * (`schemaLineErrors`).
  */
+import type { TObject } from '@sinclair/typebox';
 import { AdminError } from '../../lib/api.js';
+import { fieldErrors, type FieldWords } from '../../lib/field-errors.js';
 
 export type LineField = 'preset' | 'name' | 'baseUrl' | 'models' | 'prices' | 'key' | 'form';
 export type LineErrors = Partial<Record<LineField, string>>;
@@ -48,4 +51,46 @@ export function lineErrors(err: unknown): LineErrors {
     message = `Nothing answered at this address. ${err.message.replace(/^The line "[^"]*" did not answer: /, 'Cause: ')}`;
   }
   return { [field]: message };
+}
+
+/** The line form's fields in words, for the contract's schema check (lib/field-errors.ts). */
+const WORDS: Record<string, FieldWords> = {
+  name: {
+    label: 'the name',
+    pattern: 'Use letters, digits and . _ @ - only, starting with a letter or digit (no spaces).',
+  },
+  baseUrl: { label: 'the base URL', required: 'Give the address of the server, such as https://api.example.com/v1.' },
+  models: { label: 'models', required: 'Choose at least one model, or fetch the list from the server.' },
+  modelMap: { label: 'the upstream model names' },
+  apiKey: { label: 'the API key', required: 'Paste the API key, or choose an environment variable or no key.' },
+  apiKeyEnv: {
+    label: 'the variable name',
+    pattern: 'A variable name is letters, digits and _, not starting with a digit (such as DEEPSEEK_API_KEY).',
+  },
+  addModels: { label: 'the prices of the new models' },
+  priority: { label: 'priority' },
+  weight: { label: 'weight' },
+  rpm: { label: 'requests per minute' },
+  anthropicVersion: { label: 'the Anthropic version', pattern: 'The Anthropic version is a date, such as 2023-06-01.' },
+};
+
+/** Which of the form's places a body field's problem is shown at. */
+const PLACE_OF: Record<string, LineField> = {
+  name: 'name',
+  baseUrl: 'baseUrl',
+  models: 'models',
+  modelMap: 'models',
+  apiKey: 'key',
+  apiKeyEnv: 'key',
+  addModels: 'prices',
+};
+
+/** A line body checked against the contract's schema, each problem at the form's place for it. */
+export function schemaLineErrors(schema: TObject, body: Record<string, unknown>): LineErrors {
+  const out: LineErrors = {};
+  for (const [field, message] of Object.entries(fieldErrors(schema, body, WORDS))) {
+    const place = PLACE_OF[field.split('.')[0]!] ?? 'form';
+    out[place] ??= message;
+  }
+  return out;
 }

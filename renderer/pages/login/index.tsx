@@ -1,4 +1,5 @@
 import { isLoggedOut } from '../../lib/api.js';
+import './login.css';
 
 /**
  * Shown when there is no session. The console cannot log itself in: a login link comes from

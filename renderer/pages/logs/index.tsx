@@ -12,6 +12,7 @@ import { useLogRows } from './use-log-rows.js';
 import { UsdCost } from '../../components/money.js';
 import { shortSession, toolLabel } from './who.js';
 import { Skeleton } from '../../components/skeleton.js';
+import './logs-page.css';
 
 const ROW_HEIGHT = 32;
 /*

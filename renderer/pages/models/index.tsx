@@ -12,6 +12,7 @@ import { usdPrice } from '../../../gateway/contract/money.js';
 import { compact } from '../../lib/format.js';
 import { qk, useModels } from '../../lib/queries.js';
 import { AddModelDialog, EditModelDialog } from './model-form.js';
+import './models.css';
 
 const PRICE_COLUMNS = [
   ['input', 'Input'],

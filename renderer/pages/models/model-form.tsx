@@ -2,21 +2,20 @@
  * One dialog adds a custom model and edits a model's prices. Prices are typed as USD per million
  * tokens and sent as integer micro-USD per million (parseUsd: exact, never through floats). A
  * preset model takes only prices (the gateway keeps them as an override); a custom one every field.
+ * The body is checked against the contract's model schema before it is sent, each problem at its
+ * field (components/use-form.ts); what text cannot even become a number is said here.
  */
 import { useState, type FormEvent } from 'react';
-import type { AddModelBody, UpdateModelBody } from '../../../gateway/contract/admin/index.js';
-import {
-  MODEL_ID_PATTERN,
-  outputLimitProblem,
-  USER_VENDOR_PATTERN,
-  type ModelFields,
-} from '../../../gateway/contract/model-fields.js';
+import { AddModelBody, UpdateModelBody } from '../../../gateway/contract/admin/model-schemas.js';
+import { outputLimitProblem, type ModelFields } from '../../../gateway/contract/model-fields.js';
 import { admin, type ModelView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
 import { Field, FormFooter } from '../../components/ui.js';
 import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
+import { useFormErrors, type FormErrors } from '../../components/use-form.js';
+import type { FieldErrors, FieldWords } from '../../lib/field-errors.js';
 
 type PriceField = 'input' | 'output' | 'cacheRead' | 'cacheWrite';
 const PRICE_FIELDS: [PriceField, string, string][] = [
@@ -43,8 +42,25 @@ const EMPTY: ModelForm = {
   maxOutputTokens: '',
   prices: { input: '', output: '', cacheRead: '', cacheWrite: '' },
 };
-const ID = new RegExp(MODEL_ID_PATTERN);
-const VENDOR = new RegExp(USER_VENDOR_PATTERN);
+const tokenBound = (n: number): string => `${n.toLocaleString('en-US')} tokens`;
+const priceBound = (n: number): string => `$${usdDigits(n)}`;
+const WORDS: Record<string, FieldWords> = {
+  id: {
+    label: 'the model id',
+    required: 'Give the model an id: what clients send as "model".',
+    pattern: 'Use letters, digits and . _ : / @ + -, starting with a letter or digit.',
+  },
+  vendor: { label: 'the vendor', pattern: 'Use letters, digits and . _ -, starting with a letter or digit.' },
+  displayName: { label: 'the display name' },
+  contextWindow: { label: 'the context window', bound: tokenBound },
+  maxOutputTokens: { label: 'max output', bound: tokenBound },
+  'prices.input': { label: 'the input price', bound: priceBound },
+  'prices.output': { label: 'the output price', bound: priceBound },
+  'prices.cacheRead': { label: 'the cache read price', bound: priceBound },
+  'prices.cacheWrite': { label: 'the cache write price', bound: priceBound },
+};
+/** The gateway's refusals that belong to a field. */
+const SERVER_FIELDS: Record<string, string> = { model_exists: 'id', name_taken: 'id' };
 
 const priceText = (micro: number): string => usdDigits(micro);
 
@@ -75,53 +91,65 @@ function tokens(text: string): number | null | undefined {
   return Number.isInteger(n) && n >= 1 && n <= 1_000_000_000 ? n : undefined;
 }
 
-/** The form as API values, or what is wrong with it in words. */
-function parse(f: ModelForm): Parsed | string {
-  if (f.vendor.trim() && !VENDOR.test(f.vendor.trim()))
-    return 'Vendor: letters, digits and . _ -, starting with a letter or digit.';
+/** The form as API values, and what text in it is not even a number (the schema checks the rest). */
+function parse(f: ModelForm): { parsed: Parsed; own: FieldErrors } {
+  const own: FieldErrors = {};
   const contextWindow = tokens(f.contextWindow);
   const maxOutputTokens = tokens(f.maxOutputTokens);
-  if (contextWindow === undefined || maxOutputTokens === undefined)
-    return 'Context and max output: whole numbers of tokens, 1 or more.';
-  if (contextWindow !== null && maxOutputTokens !== null && outputLimitProblem({ contextWindow, maxOutputTokens }))
-    return 'Max output cannot exceed the context window.';
+  if (contextWindow === undefined) own.contextWindow = 'Enter a whole number of tokens, 1 or more, or leave it empty.';
+  if (maxOutputTokens === undefined)
+    own.maxOutputTokens = 'Enter a whole number of tokens, 1 or more, or leave it empty.';
+  else if (
+    typeof contextWindow === 'number' &&
+    maxOutputTokens !== null &&
+    outputLimitProblem({ contextWindow, maxOutputTokens })
+  )
+    own.maxOutputTokens = 'Max output cannot exceed the context window.';
   const prices = {} as Record<PriceField, number | null>;
-  for (const [k, label] of PRICE_FIELDS) {
+  for (const [k] of PRICE_FIELDS) {
     const text = f.prices[k].trim();
     const micro = text === '' ? null : tryParseUsd(text);
     if (micro === undefined)
-      return `${label} price: USD per million tokens, such as 2.5 or 0.075 (at most 6 decimals).`;
-    if (micro === null && (k === 'input' || k === 'output')) return `${label} price is required (0 for a free model).`;
-    prices[k] = micro;
+      own[`prices.${k}`] = 'Enter USD per million tokens, such as 2.5 or 0.075 (at most 6 decimals).';
+    else if (micro === null && (k === 'input' || k === 'output')) own[`prices.${k}`] = 'Required (0 for a free model).';
+    prices[k] = micro ?? null;
   }
-  return {
+  const parsed: Parsed = {
     ...(f.vendor.trim() ? { vendor: f.vendor.trim() } : {}),
     ...(f.displayName.trim() ? { displayName: f.displayName.trim() } : {}),
-    ...(contextWindow !== null ? { contextWindow } : {}),
-    ...(maxOutputTokens !== null ? { maxOutputTokens } : {}),
+    ...(typeof contextWindow === 'number' ? { contextWindow } : {}),
+    ...(typeof maxOutputTokens === 'number' ? { maxOutputTokens } : {}),
     prices,
   };
+  return { parsed, own };
 }
 
-function FormFields({
+function FormFields<S extends typeof AddModelBody | typeof UpdateModelBody>({
   form,
   onChange,
   locked,
+  errors,
 }: {
   form: ModelForm;
   onChange(f: ModelForm): void;
   locked: { id: boolean; details: boolean };
+  errors: FormErrors<S>;
 }) {
-  const set = (k: Exclude<keyof ModelForm, 'prices'>) => (e: { target: { value: string } }) =>
+  const set = (k: Exclude<keyof ModelForm, 'prices'>) => (e: { target: { value: string } }) => {
+    errors.clear(k);
     onChange({ ...form, [k]: e.target.value });
-  const setPrice = (k: PriceField) => (e: { target: { value: string } }) =>
+  };
+  const setPrice = (k: PriceField) => (e: { target: { value: string } }) => {
+    errors.clear(`prices.${k}`);
     onChange({ ...form, prices: { ...form.prices, [k]: e.target.value } });
+  };
   return (
     <>
       <div className="form-grid">
         <Field
           label="Model id"
           htmlFor="model-id"
+          error={errors.at('id')}
           hint={locked.id ? undefined : 'What clients send as "model", e.g. qwen3-coder:30b.'}
         >
           <input
@@ -136,7 +164,12 @@ function FormFields({
             autoFocus={!locked.id}
           />
         </Field>
-        <Field label="Vendor" htmlFor="model-vendor" hint={locked.details ? undefined : 'Empty: custom.'}>
+        <Field
+          label="Vendor"
+          htmlFor="model-vendor"
+          error={errors.at('vendor')}
+          hint={locked.details ? undefined : 'Empty: custom.'}
+        >
           <input
             id="model-vendor"
             autoComplete="off"
@@ -148,7 +181,7 @@ function FormFields({
           />
         </Field>
       </div>
-      <Field label="Display name" htmlFor="model-name">
+      <Field label="Display name" htmlFor="model-name" error={errors.at('displayName')}>
         <input
           id="model-name"
           autoComplete="off"
@@ -163,6 +196,7 @@ function FormFields({
         <Field
           label="Context window (tokens)"
           htmlFor="model-context"
+          error={errors.at('contextWindow')}
           hint={locked.details ? undefined : 'Empty: 128,000.'}
         >
           <input
@@ -178,6 +212,7 @@ function FormFields({
         <Field
           label="Max output (tokens)"
           htmlFor="model-max-output"
+          error={errors.at('maxOutputTokens')}
           hint={locked.details ? undefined : 'Empty: the context window.'}
         >
           <input
@@ -200,7 +235,7 @@ function FormFields({
         <legend>Prices (USD per million tokens)</legend>
         <div className="form-grid">
           {PRICE_FIELDS.map(([k, label, hint]) => (
-            <Field key={k} label={label} htmlFor={`model-price-${k}`} hint={hint}>
+            <Field key={k} label={label} htmlFor={`model-price-${k}`} hint={hint} error={errors.at(`prices.${k}`)}>
               <input
                 id={`model-price-${k}`}
                 inputMode="decimal"
@@ -220,23 +255,17 @@ function FormFields({
 /** Adds a custom model. */
 export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
   const [form, setForm] = useState(EMPTY);
-  const [problem, setProblem] = useState<string | null>(null);
   const add = useAction(
     (body: AddModelBody) => admin.call('addModel', { body }),
     [qk.models],
     ({ model }) => `Model "${model.id}" added.`,
+    { inline: true },
   );
+  const errors = useFormErrors(AddModelBody, WORDS, { error: add.error, serverFields: SERVER_FIELDS });
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const p = parse(form);
-    const problemText = !ID.test(form.id.trim())
-      ? 'Model id: letters, digits and . _ : / @ + -, starting with a letter or digit.'
-      : typeof p === 'string'
-        ? p
-        : null;
-    setProblem(problemText);
-    if (problemText || typeof p === 'string') return;
-    const { prices, ...details } = p;
+    const { parsed, own } = parse(form);
+    const { prices, ...details } = parsed;
     const body: AddModelBody = {
       id: form.id.trim(),
       ...details,
@@ -247,6 +276,7 @@ export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenCh
         ...(prices.cacheWrite !== null ? { cacheWrite: prices.cacheWrite } : {}),
       },
     };
+    if (!errors.check(body, own)) return;
     add.mutate(body, {
       onSuccess: () => {
         setForm(EMPTY);
@@ -256,11 +286,10 @@ export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenCh
   };
   return (
     <Dialog open={open} onOpenChange={onOpenChange} title="Add a model">
-      <form className="form" onSubmit={submit}>
-        <FormFields form={form} onChange={setForm} locked={{ id: false, details: false }} />
+      <form className="form" onSubmit={submit} noValidate>
+        <FormFields form={form} onChange={setForm} locked={{ id: false, details: false }} errors={errors} />
         <FormFooter
-          problem={problem}
-          error={add.error}
+          error={errors.rest}
           onCancel={() => onOpenChange(false)}
           busy={add.isPending}
           submitLabel="Add model"
@@ -281,30 +310,30 @@ export function EditModelDialog({ model, onClose }: { model: ModelView | null; o
 
 function EditModelForm({ m, onClose }: { m: ModelView; onClose(): void }) {
   const [form, setForm] = useState(() => formOf(m));
-  const [problem, setProblem] = useState<string | null>(null);
   const preset = m.origin === 'preset';
   const save = useAction(
     (body: UpdateModelBody) => admin.call('updateModel', { params: { id: m.id }, body }),
     [qk.models],
     ({ model }) => `Model "${model.id}" saved.`,
+    { inline: true },
   );
+  const errors = useFormErrors(UpdateModelBody, WORDS, { error: save.error, serverFields: SERVER_FIELDS });
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const p = parse(form);
-    if (typeof p === 'string') return setProblem(p);
-    setProblem(null);
+    const { parsed: p, own } = parse(form);
     // Only the prices that changed: an unchanged one sent to a preset model would become an override.
     const prices: Partial<Record<PriceField, number | null>> = {};
     for (const [k] of PRICE_FIELDS) if (p.prices[k] !== m.prices[k]) prices[k] = p.prices[k];
     const { prices: _prices, ...details } = p;
     const body: UpdateModelBody = { ...(preset ? {} : details), ...(Object.keys(prices).length > 0 ? { prices } : {}) };
+    if (!errors.check(body, own)) return;
     if (Object.keys(body).length === 0) return onClose();
     save.mutate(body, { onSuccess: onClose });
   };
   return (
-    <form className="form" onSubmit={submit}>
-      <FormFields form={form} onChange={setForm} locked={{ id: true, details: preset }} />
-      <FormFooter problem={problem} error={save.error} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
+    <form className="form" onSubmit={submit} noValidate>
+      <FormFields form={form} onChange={setForm} locked={{ id: true, details: preset }} errors={errors} />
+      <FormFooter error={errors.rest} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
     </form>
   );
 }

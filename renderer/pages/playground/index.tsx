@@ -11,6 +11,7 @@ import { FORMAT_NAMES, LISTED_FORMATS, type FormatId } from '../../../gateway/co
 import { WIRES } from './wires.js';
 import { PLAYGROUND_MADE_BY } from '../../../gateway/contract/admin/index.js';
 import { UsdCost } from '../../components/money.js';
+import './playground.css';
 
 /** Finds the log row a request made; it is written when the reply ends, so look a few times. */
 async function findRow(requestId: string, key: string): Promise<LogEntry | undefined> {

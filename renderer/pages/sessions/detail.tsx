@@ -4,14 +4,16 @@
  */
 import { Link } from 'react-router';
 import type { SessionDetailView } from '../../lib/api.js';
-import { Badge, Empty, ErrorNote, PageHeader } from '../../components/ui.js';
+import { Empty, ErrorNote, PageHeader } from '../../components/ui.js';
 import { useSession } from '../../lib/queries.js';
 import { compact, dateTime, tokens } from '../../lib/format.js';
-import { usd, usdCost } from '../../../gateway/contract/money.js';
+import { usd } from '../../../gateway/contract/money.js';
 import { AdminError } from '../../lib/api.js';
 import { CostTimeline } from './timeline.js';
 import { ResumeForm } from './resume.js';
-import { guardName, hitRate, requestTokens, StateBadge, toolName } from './parts.js';
+import { guardName, hitRate, StateBadge, toolName } from './parts.js';
+import { AGENT_COLUMNS, REQUEST_COLUMNS } from './columns.js';
+import { DataTable } from '../../components/data-table.js';
 
 export function SessionDetail({ id }: { id: string }) {
   const q = useSession(id);
@@ -112,34 +114,7 @@ function Body({ d }: { d: SessionDetailView }) {
         {d.agents.length === 0 ? (
           <p className="muted">None: every request came from the main agent.</p>
         ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col" className="num">
-                    Requests
-                  </th>
-                  <th scope="col" className="num">
-                    Cost
-                  </th>
-                  <th scope="col">First · last request</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.agents.map((a) => (
-                  <tr key={a.agent}>
-                    <td className="mono">{a.agent}</td>
-                    <td className="num mono">{a.requests}</td>
-                    <td className="num mono">{usd(a.costMicro)}</td>
-                    <td>
-                      {dateTime(a.firstTs)} · {dateTime(a.lastTs).slice(11)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Sub-agents" data={d.agents} columns={AGENT_COLUMNS} getRowId={(a) => a.agent} />
         )}
       </section>
     </>
@@ -149,59 +124,19 @@ function Body({ d }: { d: SessionDetailView }) {
 function Requests({ d }: { d: SessionDetailView }) {
   const { requests, session } = d;
   return (
-    <div className="table-wrap session-requests">
+    <div className="session-requests">
       {requests.length < session.requests ? (
         <p className="muted">
           The last {requests.length} of its {session.requests} requests.
         </p>
       ) : null}
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Agent</th>
-            <th scope="col">Model</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="num">
-              Tokens in · out
-            </th>
-            <th scope="col" className="num">
-              Cache hits
-            </th>
-            <th scope="col" className="num">
-              Cost
-            </th>
-            <th scope="col" className="num">
-              Cumulative
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {requests.map((r) => (
-            <RequestRow key={r.id} r={r} />
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        label="Requests of the session"
+        data={requests}
+        columns={REQUEST_COLUMNS}
+        getRowId={(r) => String(r.id)}
+        virtual={{ rowHeight: 37, maxHeight: '640px' }}
+      />
     </div>
-  );
-}
-
-function RequestRow({ r }: { r: SessionDetailView['requests'][number] }) {
-  const t = requestTokens(r.usage);
-  return (
-    <tr>
-      <td className="mono">{dateTime(r.ts)}</td>
-      <td className="mono">{r.agent ?? <span className="muted">main</span>}</td>
-      <td className="mono">{r.model ?? '—'}</td>
-      <td>
-        <Badge tone={r.status < 400 ? 'ok' : r.status >= 500 ? 'bad' : 'warn'}>{r.status}</Badge>
-      </td>
-      <td className="num mono">
-        {tokens(t.prompt)} · {tokens(t.output)}
-      </td>
-      <td className="num mono">{t.prompt ? `${(r.cacheHitRate * 100).toFixed(0)} %` : '—'}</td>
-      <td className="num mono">{usdCost(r.costMicro)}</td>
-      <td className="num mono">{usd(r.cumulativeMicro)}</td>
-    </tr>
   );
 }

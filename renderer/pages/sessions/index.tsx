@@ -4,16 +4,16 @@
  * a session opens in its own view (`/sessions/:id`) with its timeline, sub-agents and Resume.
  */
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { useNavigate, useParams } from 'react-router';
 import type { SessionsQuery, SessionView } from '../../lib/api.js';
 import { Empty, ErrorNote, PageHeader } from '../../components/ui.js';
 import { useKeys, useSessions } from '../../lib/queries.js';
-import { ago, compact, dateTime } from '../../lib/format.js';
-import { usd } from '../../../gateway/contract/money.js';
 import { TOOLS } from '../../../gateway/contract/sessions.js';
 import { useLiveSessions } from './use-live-sessions.js';
 import { SessionDetail } from './detail.js';
-import { guardName, hitRate, StateBadge, toolName } from './parts.js';
+import { toolName } from './parts.js';
+import { SESSION_COLUMNS } from './columns.js';
+import { DataTable } from '../../components/data-table.js';
 import './sessions.css';
 
 type StateFilter = '' | SessionView['state'];
@@ -33,6 +33,7 @@ export function Sessions() {
 }
 
 function SessionList() {
+  const navigate = useNavigate();
   const keys = useKeys();
   const [key, setKey] = useState('');
   const [tool, setTool] = useState('');
@@ -99,83 +100,17 @@ function SessionList() {
           theirs; other clients may send <code>x-tollgate-session</code>, or get one per key and tool.
         </Empty>
       ) : (
-        <div className="table-wrap">
-          <table className="table sessions-table">
-            <thead>
-              <tr>
-                <th scope="col">Session</th>
-                <th scope="col">Tool</th>
-                <th scope="col">Key · project</th>
-                <th scope="col">First · last request</th>
-                <th scope="col" className="num">
-                  Requests
-                </th>
-                <th scope="col" className="num">
-                  Tokens
-                </th>
-                <th scope="col" className="num">
-                  Cost
-                </th>
-                <th scope="col" className="num">
-                  Cache hits
-                </th>
-                <th scope="col" className="num">
-                  Saved
-                </th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown?.map((s) => (
-                <Row key={s.id} s={s} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Sessions"
+          className="sessions-table"
+          data={shown}
+          columns={SESSION_COLUMNS}
+          getRowId={(s) => s.id}
+          rowProps={(s) => ({ className: s.state === 'paused' ? 'session-paused' : undefined })}
+          onRowClick={(s) => void navigate(`/sessions/${encodeURIComponent(s.id)}`)}
+          virtual={{ rowHeight: 37, maxHeight: 'calc(100vh - 190px)' }}
+        />
       )}
     </>
-  );
-}
-
-function Row({ s }: { s: SessionView }) {
-  const guard = guardName(s);
-  return (
-    <tr className={s.state === 'paused' ? 'session-paused' : undefined}>
-      <td className="session-id">
-        <Link to={`/sessions/${encodeURIComponent(s.id)}`} className="mono" title={s.id}>
-          {s.id}
-        </Link>
-      </td>
-      <td>{toolName(s.tool)}</td>
-      <td>
-        {s.keyName ?? <span className="muted">deleted key</span>}
-        {s.project && s.project !== s.keyName ? <span className="muted"> · {s.project}</span> : null}
-      </td>
-      <td>
-        <span title={dateTime(s.firstTs)}>{dateTime(s.firstTs).slice(5, 16)}</span>
-        <span className="muted"> · </span>
-        <span title={dateTime(s.lastTs)}>{ago(s.lastTs)}</span>
-      </td>
-      <td className="num mono">
-        {s.requests}
-        {s.errors > 0 ? <span className="muted"> ({s.errors} failed)</span> : null}
-      </td>
-      <td className="num mono" title={`${s.promptTokens} prompt · ${s.outputTokens} output`}>
-        {compact(s.promptTokens + s.outputTokens)}
-      </td>
-      <td className="num mono">{usd(s.costMicro)}</td>
-      <td className="num mono">{hitRate(s)}</td>
-      <td className="num mono">{usd(s.savedMicro)}</td>
-      <td>
-        <span className="session-state">
-          <StateBadge s={s} />
-          {guard ? (
-            <span className="session-reason" title={s.pause?.reason}>
-              {guard}
-            </span>
-          ) : null}
-        </span>
-      </td>
-    </tr>
   );
 }

@@ -1,13 +1,17 @@
 import { useState, type FormEvent } from 'react';
-import { AdminError, admin, type SettingsView, type UpdateSettingsBody } from '../../lib/api.js';
+import { AdminError, admin, type SettingsView } from '../../lib/api.js';
+import { UpdateSettingsBody } from '../../../gateway/contract/admin/schemas.js';
+import { useFormErrors } from '../../components/use-form.js';
+import type { FieldErrors, FieldWords } from '../../lib/field-errors.js';
 import { Confirm } from '../../components/dialog.js';
 import { ErrorNote, Field, PageHeader, Switch } from '../../components/ui.js';
-import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
+import { tryParseUsd, usd, usdDigits } from '../../../gateway/contract/money.js';
 import { qk, useSettings } from '../../lib/queries.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useToast } from '../../components/toast.js';
 import { ApplyNote } from './apply.js';
 import { TrustSection } from './trust.js';
+import './settings.css';
 
 interface Draft {
   host: string;
@@ -33,29 +37,47 @@ function draftOf(s: SettingsView): Draft {
   };
 }
 
-/** What changed, as the PATCH body; a string saying what is wrong when a field does not parse. */
-function changes(d: Draft, s: SettingsView): UpdateSettingsBody | string {
+const WORDS: Record<string, FieldWords> = {
+  host: {
+    label: 'the bind address',
+    required: 'Enter an address to bind, such as 127.0.0.1.',
+    pattern: 'An address is an IP such as 127.0.0.1 or ::1, or a host name, without spaces or a port.',
+  },
+  port: { label: 'the port', pattern: 'The port is a whole number from 1 to 65535.' },
+  retentionDays: { label: 'retention (days)' },
+  lowBalanceMicro: { label: 'the low-balance threshold', bound: (n) => usd(n) },
+  caFile: { label: 'the CA file path' },
+};
+
+/**
+ * What changed, as the PATCH body, and what text cannot even become a value (the contract's
+ * schema checks the rest: useFormErrors).
+ */
+function changes(d: Draft, s: SettingsView): { body: UpdateSettingsBody; own: FieldErrors } {
   const out: UpdateSettingsBody = {};
+  const own: FieldErrors = {};
   const port = Number(d.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return 'The port is a whole number from 1 to 65535.';
+  if (d.port.trim() === '' || !Number.isInteger(port)) own.port = 'The port is a whole number from 1 to 65535.';
   const days = d.retentionDays.trim() === '' ? null : Number(d.retentionDays);
-  if (days !== null && (!Number.isInteger(days) || days < 1))
-    return 'Retention is a whole number of days, at least 1 (empty keeps every row).';
+  if (days !== null && !Number.isInteger(days))
+    own.retentionDays = 'Retention is a whole number of days, at least 1 (empty keeps every row).';
   const low = d.lowBalance.trim() === '' ? null : tryParseUsd(d.lowBalance);
   if (low === undefined)
-    return 'The low-balance threshold is an amount in dollars, such as 5 or 0.50 (empty: no warning).';
-  if (d.host.trim() === '') return 'Enter an address to bind, such as 127.0.0.1.';
+    own.lowBalanceMicro = 'The low-balance threshold is an amount in dollars, such as 5 or 0.50 (empty: no warning).';
   if (d.host.trim() !== s.host) out.host = d.host.trim();
   if (port !== s.port) out.port = port;
   if (days !== s.retentionDays) out.retentionDays = days;
   if (d.storeBodies !== s.storeBodies) out.storeBodies = d.storeBodies;
   if (d.storeResponses !== s.storeResponses) out.storeResponses = d.storeResponses;
-  if (low !== s.lowBalanceMicro) out.lowBalanceMicro = low;
+  if (low !== undefined && low !== s.lowBalanceMicro) out.lowBalanceMicro = low;
   const caFile = d.caFile.trim() === '' ? null : d.caFile.trim();
   if (caFile !== s.caFile) out.caFile = caFile;
   if (d.systemCa !== s.systemCa) out.systemCa = d.systemCa;
-  return out;
+  return { body: out, own };
 }
+
+/** The body field each draft field becomes, where the names differ. */
+const FIELD_OF_DRAFT: Partial<Record<keyof Draft, string>> = { lowBalance: 'lowBalanceMicro' };
 
 export function Settings() {
   const settings = useSettings();
@@ -89,6 +111,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
     },
   });
 
+  const form = useFormErrors(UpdateSettingsBody, WORDS);
   const send = (body: UpdateSettingsBody): void => {
     save.mutate(body, {
       onSuccess: (next) => setDraft(draftOf(next)),
@@ -99,17 +122,20 @@ function SettingsForm({ s }: { s: SettingsView }) {
   };
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const body = changes(draft, s);
-    if (typeof body === 'string') return setProblem(body);
+    const { body, own } = changes(draft, s);
     setProblem(null);
+    if (!form.check(body, own)) return;
     if (Object.keys(body).length === 0) return setProblem('Nothing changed.');
     send(body);
   };
-  const set = <K extends keyof Draft>(k: K, v: Draft[K]): void => setDraft((d) => ({ ...d, [k]: v }));
+  const set = <K extends keyof Draft>(k: K, v: Draft[K]): void => {
+    form.clear(FIELD_OF_DRAFT[k] ?? k);
+    setDraft((d) => ({ ...d, [k]: v }));
+  };
 
   return (
     <>
-      <form className="settings-form" onSubmit={submit} aria-label="Settings">
+      <form className="settings-form" onSubmit={submit} aria-label="Settings" noValidate>
         <section className="panel" aria-labelledby="net-title">
           <div className="panel-head">
             <h2 id="net-title">Network</h2>
@@ -119,7 +145,12 @@ function SettingsForm({ s }: { s: SettingsView }) {
           </div>
           <div className="panel-pad form">
             <div className="form-grid">
-              <Field label="Bind address" htmlFor="set-host" hint="127.0.0.1 keeps the gateway on this machine.">
+              <Field
+                label="Bind address"
+                htmlFor="set-host"
+                error={form.at('host')}
+                hint="127.0.0.1 keeps the gateway on this machine."
+              >
                 <input
                   id="set-host"
                   autoComplete="off"
@@ -128,7 +159,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
                   onChange={(e) => set('host', e.target.value)}
                 />
               </Field>
-              <Field label="Port" htmlFor="set-port">
+              <Field label="Port" htmlFor="set-port" error={form.at('port')}>
                 <input
                   id="set-port"
                   inputMode="numeric"
@@ -155,6 +186,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
             <Field
               label="Keep usage-log rows for (days)"
               htmlFor="set-retention"
+              error={form.at('retentionDays')}
               hint="Empty keeps every row. Older rows are pruned at start and hourly; their costs stay in daily totals, so the balance, spend and charts still add up."
             >
               <input
@@ -204,6 +236,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
             <Field
               label="Warn below (USD)"
               htmlFor="set-low"
+              error={form.at('lowBalanceMicro')}
               hint="The Overview and Wallet pages and the tray warn when the balance is below this. Empty: never."
             >
               <input
@@ -223,6 +256,7 @@ function SettingsForm({ s }: { s: SettingsView }) {
           systemCa={draft.systemCa}
           onCaFile={(v) => set('caFile', v)}
           onSystemCa={(v) => set('systemCa', v)}
+          caFileError={form.at('caFile')}
         />
         {problem ? (
           <p className="error-note" role="alert">

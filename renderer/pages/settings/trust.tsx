@@ -12,9 +12,12 @@ export function TrustSection({
   systemCa,
   onCaFile,
   onSystemCa,
+  caFileError,
 }: {
   s: SettingsView;
   caFile: string;
+  /** What is wrong with the CA file path, at its field. */
+  caFileError?: string;
   systemCa: boolean;
   onCaFile(v: string): void;
   onSystemCa(v: boolean): void;
@@ -33,6 +36,7 @@ export function TrustSection({
         <Field
           label="CA file (PEM)"
           htmlFor="set-ca-file"
+          error={caFileError}
           hint="Behind a proxy that inspects TLS, the path of its CA certificate (one or more, PEM). Added to the built-in authorities, never instead of them; checked when saved, used by new connections at once. Empty: none. The desktop app ignores NODE_EXTRA_CA_CERTS: this is where it takes a CA."
         >
           <input

@@ -7,9 +7,60 @@ import { qk, useWallet, useWalletTransactions } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { LowBalanceNote } from '../../components/low-balance.js';
 import { AdjustPanel } from './adjust.js';
+import { TopupBody } from '../../../gateway/contract/admin/schemas.js';
+import { useFormErrors } from '../../components/use-form.js';
+import type { FieldWords } from '../../lib/field-errors.js';
 import { Usd } from '../../components/money.js';
+import { DataTable, type DataColumn } from '../../components/data-table.js';
+import { Skeleton } from '../../components/skeleton.js';
+import './wallet.css';
 
 const PRESETS = [5, 20, 50, 100];
+
+const WORDS: Record<string, FieldWords> = {
+  amountMicro: { label: 'the amount', bound: (n) => usd(n) },
+  note: { label: 'the note' },
+};
+
+type Transaction = NonNullable<ReturnType<typeof useWalletTransactions>['data']>[number];
+
+const HISTORY_COLUMNS: DataColumn<Transaction>[] = [
+  {
+    id: 'when',
+    header: 'When',
+    accessorFn: (t) => t.ts,
+    sortDescFirst: true,
+    cell: ({ row }) => dateTime(row.original.ts),
+    meta: { className: 'mono muted' },
+  },
+  {
+    id: 'kind',
+    header: 'Kind',
+    accessorFn: (t) => t.kind,
+    cell: ({ row: { original: t } }) =>
+      t.kind === 'topup' ? 'top-up' : <Badge tone={t.amountMicro < 0 ? 'warn' : 'info'}>adjustment</Badge>,
+  },
+  {
+    id: 'amount',
+    header: 'Amount',
+    accessorFn: (t) => t.amountMicro,
+    sortDescFirst: true,
+    meta: { numeric: true, className: 'mono' },
+    cell: ({ row: { original: t } }) => (
+      <>
+        {t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}
+        <Usd micro={t.amountMicro} />
+      </>
+    ),
+  },
+  {
+    id: 'note',
+    header: 'Note',
+    accessorFn: (t) => t.note ?? '',
+    sortingFn: 'text',
+    cell: ({ row }) => row.original.note ?? <span className="muted">—</span>,
+  },
+];
 
 export function Wallet() {
   const wallet = useWallet();
@@ -17,7 +68,6 @@ export function Wallet() {
   const history = useWalletTransactions();
   const [amount, setAmount] = useState('');
   const [note, setNote] = useState('');
-  const [invalid, setInvalid] = useState(false);
   const topup = useAction(
     (a: { micro: number; note: string }) =>
       admin.call('topUp', { body: { amountMicro: a.micro, ...(a.note ? { note: a.note } : {}) } }),
@@ -25,15 +75,16 @@ export function Wallet() {
     (_w, a) => `Added ${usd(a.micro)} to the wallet.`,
   );
 
+  const form = useFormErrors(TopupBody, WORDS);
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const micro = tryParseUsd(amount);
-    if (micro === undefined || micro <= 0) {
-      setInvalid(true);
-      return;
-    }
-    setInvalid(false);
-    topup.mutate({ micro, note }, { onSuccess: () => (setAmount(''), setNote('')) });
+    const own =
+      micro === undefined || micro <= 0
+        ? { amountMicro: 'Enter an amount in dollars greater than 0, such as 10 or 2.50.' }
+        : {};
+    if (!form.check({ amountMicro: micro ?? 0, note }, own)) return;
+    topup.mutate({ micro: micro!, note }, { onSuccess: () => (setAmount(''), setNote('')) });
   };
 
   const w = wallet.data;
@@ -49,23 +100,23 @@ export function Wallet() {
         <div className="stat stat-hero">
           <span className="stat-label">Balance</span>
           <span className="stat-value" data-testid="balance">
-            {w ? <Usd micro={w.balanceMicro} /> : '—'}
+            {w ? <Usd micro={w.balanceMicro} /> : <Skeleton width="120px" />}
           </span>
           <span className="stat-note">{w ? `${usd(settled)} free after what is held` : ''}</span>
         </div>
         <div className="stat">
           <span className="stat-label">Held</span>
-          <span className="stat-value">{w ? <Usd micro={w.heldMicro} /> : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.heldMicro} /> : <Skeleton width="80px" />}</span>
           <span className="stat-note">reserved for requests in flight</span>
         </div>
         <div className="stat">
           <span className="stat-label">Settled spend</span>
-          <span className="stat-value">{w ? <Usd micro={w.spentMicro} /> : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.spentMicro} /> : <Skeleton width="80px" />}</span>
           <span className="stat-note">billed for finished requests</span>
         </div>
         <div className="stat">
           <span className="stat-label">Topped up</span>
-          <span className="stat-value">{w ? <Usd micro={w.topupsMicro} /> : '—'}</span>
+          <span className="stat-value">{w ? <Usd micro={w.topupsMicro} /> : <Skeleton width="80px" />}</span>
           <span className="stat-note">
             {w && w.adjustmentsMicro !== 0
               ? `in all; adjustments ${usd(w.adjustmentsMicro)}`
@@ -77,21 +128,25 @@ export function Wallet() {
         <div className="panel-head">
           <h2 id="topup-title">Top up</h2>
         </div>
-        <form className="panel-pad topup-form" onSubmit={submit}>
-          <Field label="Amount (USD)" htmlFor="topup-amount">
+        <form className="panel-pad topup-form" onSubmit={submit} noValidate>
+          <Field label="Amount (USD)" htmlFor="topup-amount" error={form.at('amountMicro')}>
             <input
               id="topup-amount"
               inputMode="decimal"
               autoComplete="off"
               placeholder="10.00"
               value={amount}
-              aria-invalid={invalid}
-              onChange={(e) => setAmount(e.target.value)}
+              onChange={(e) => (setAmount(e.target.value), form.clear('amountMicro'))}
             />
           </Field>
           <div className="chips" role="group" aria-label="Quick amounts">
             {PRESETS.map((p) => (
-              <button key={p} type="button" className="chip" onClick={() => setAmount(String(p))}>
+              <button
+                key={p}
+                type="button"
+                className="chip"
+                onClick={() => (setAmount(String(p)), form.clear('amountMicro'))}
+              >
                 ${p}
               </button>
             ))}
@@ -113,11 +168,6 @@ export function Wallet() {
         <p className="field-hint panel-pad-x">
           Amounts in dollars, up to six decimals (0.000001 is one micro-dollar, the ledger's unit).
         </p>
-        {invalid ? (
-          <p className="error-note panel-pad" role="alert">
-            Enter an amount in dollars greater than 0, such as 10 or 2.50.
-          </p>
-        ) : null}
         <ErrorNote error={topup.error} />
       </section>
       <AdjustPanel />
@@ -126,41 +176,16 @@ export function Wallet() {
           <h2 id="history-title">History</h2>
           <span className="muted">top-ups and adjustments, newest first</span>
         </div>
-        {history.data && history.data.length > 0 ? (
-          <table className="table table-compact">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">
-                  Amount
-                </th>
-                <th scope="col">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.data.map((t) => (
-                <tr key={t.id}>
-                  <td className="mono muted">{dateTime(t.ts)}</td>
-                  <td>
-                    {t.kind === 'topup' ? (
-                      'top-up'
-                    ) : (
-                      <Badge tone={t.amountMicro < 0 ? 'warn' : 'info'}>adjustment</Badge>
-                    )}
-                  </td>
-                  <td className="num mono">
-                    {t.amountMicro > 0 && t.kind === 'adjustment' ? '+' : ''}
-                    <Usd micro={t.amountMicro} />
-                  </td>
-                  <td>{t.note ?? <span className="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <p className="muted panel-pad">No top-ups yet.</p>
-        )}
+        <DataTable
+          label="Wallet history"
+          framed={false}
+          compact
+          data={history.data}
+          columns={HISTORY_COLUMNS}
+          getRowId={(t) => String(t.id)}
+          skeletonRows={3}
+          empty={<p className="muted panel-pad">No top-ups yet.</p>}
+        />
       </section>
     </>
   );
