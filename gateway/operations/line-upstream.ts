@@ -77,25 +77,33 @@ async function fetchModels(
   }
 }
 
+/**
+ * A Test of the line: is its upstream reachable, is the key good. The result is recorded in the
+ * line's health (routing/health.ts), so the console and `lines list` show a failed test, not a
+ * healthy line, until a later test passes or a request through the line is answered.
+ */
 export async function testLine(g: Gateway, name: string): Promise<LineTestView> {
   const line = findLine(g, name);
   const started = performance.now();
+  let view: LineTestView;
   try {
     const r = await fetchModels(g, line);
-    return {
+    view = {
       ok: r.status < 400,
       status: r.status,
       latencyMs: r.latencyMs,
       message: r.status < 400 ? `reachable; ${r.models.length} models listed` : r.message,
     };
   } catch (err) {
-    return {
+    view = {
       ok: false,
       status: null,
       latencyMs: Math.round(performance.now() - started),
       message: fetchFailure(err),
     };
   }
+  g.health.tested(line.id, { ok: view.ok, status: view.status, message: view.message, at: Date.now() });
+  return view;
 }
 
 export async function upstreamModels(g: Gateway, name: string): Promise<string[]> {

@@ -256,7 +256,7 @@ describe('each route through the typed client', () => {
       },
     });
     assert.equal(added.line.baseUrl, `${mock.url}/v1`);
-    assert.deepEqual(added.line.health, { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual(added.line.health, { state: 'closed', failures: 0, waitMs: 0, lastTest: null });
     assert.deepEqual(
       (await call('listLines')).lines.find((l) => l.name === 'route-line'),
       added.line,
@@ -286,6 +286,13 @@ describe('each route through the typed client', () => {
     });
     const failed = await call('testLine', { params: { name: 'route-broken' } });
     assert.deepEqual([failed.ok, failed.status], [false, 503]);
+    // The failed test is the line's health now, not "healthy": the console and `lines list` show it.
+    const health = (name: string) => call('listLines').then((r) => r.lines.find((l) => l.name === name)!.health);
+    assert.deepEqual(
+      (({ ok, status, message }) => ({ ok, status, message }))((await health('route-broken')).lastTest!),
+      { ok: false, status: 503, message: failed.message },
+    );
+    assert.equal((await health('route-line')).lastTest?.ok, true);
     const upstream = await refusal(call('listLineModels', { params: { name: 'route-broken' } }));
     assert.deepEqual([upstream.status, upstream.code], [502, 'upstream_error']);
     assert.equal((await call('removeLine', { params: { name: 'route-broken' } })).line.name, 'route-broken');

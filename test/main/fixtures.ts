@@ -50,7 +50,12 @@ export function line(name: string, health: LineView['health']['state'] = 'closed
       idleMs: 120_000,
       totalMs: 1_800_000,
     },
-    health: { state: health, failures: health === 'open' ? 3 : 0, waitMs: health === 'open' ? 30_000 : 0 },
+    health: {
+      state: health,
+      failures: health === 'open' ? 3 : 0,
+      waitMs: health === 'open' ? 30_000 : 0,
+      lastTest: null,
+    },
     quirks: {},
     anthropicVersion: null,
     planWindows: null,

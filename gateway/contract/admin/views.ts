@@ -129,8 +129,27 @@ export const LineView = Type.Object({
     idleMs: Int,
     totalMs: Int,
   }),
-  /** Circuit-breaker state now, and ms until the line takes requests again. */
-  health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
+  /**
+   * Circuit-breaker state now, and ms until the line takes requests again; `lastTest`, the last
+   * Test of the line (`POST /api/lines/{name}/test`), null until one ran. A failed test stays
+   * until a test passes or a request through the line is answered by its upstream; it does not
+   * take the line out of routing.
+   */
+  health: Type.Object({
+    state: OneOf(['closed', 'open', 'half-open']),
+    failures: Int,
+    waitMs: Int,
+    lastTest: Nullable(
+      Type.Object({
+        ok: Type.Boolean(),
+        /** The upstream's HTTP status; null when it did not answer. */
+        status: Nullable(Int),
+        message: Type.String(),
+        /** Epoch ms. */
+        at: Int,
+      }),
+    ),
+  }),
   /** The line's own word on each vendor quirk (null: cleared); what its models' vendor data asks for applies where it says nothing. */
   quirks: LineQuirksSchema,
   /** anthropic lines: the `anthropic-version` translated requests go with; null for other formats. */
