@@ -8,35 +8,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_ROUTES, type CallArgs, type Reply, type RouteName } from '../../gateway/contract/admin/index.js';
+import { ADMIN_ROUTES } from '../../gateway/contract/admin/index.js';
 import { VERSION } from '../../gateway/serve.js';
-import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { MOCK_MODELS, scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import { refusal, type TestGateway } from '../helpers/gateway.js';
+import { servedGateway, type ServedGateway } from '../helpers/served-gateway.js';
+import { MOCK_MODELS, scenarioBase, type MockUpstream } from '../helpers/mock-upstream.js';
 
 let gw: TestGateway;
 let mock: MockUpstream;
+let call: ServedGateway['call'];
+let served: ServedGateway;
 
-/** A gateway with money and one line serving gpt-4o from the mock upstream, for the routes that need them. */
-before(async () => {
-  gw = await startGateway();
-  mock = await startMockUpstream();
-  await gw.admin.topup(10);
-  await gw.admin.line({
-    name: 'served',
-    baseUrl: `${mock.url}/v1`,
-    models: ['gpt-4o'],
-    modelMap: { 'gpt-4o': 'mock-small' },
-  });
-});
-
-after(async () => {
-  await gw.close();
-  await mock.close();
-});
-
-function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply<N>> {
-  return gw.admin.client.call(name, ...args);
-}
+before(async () => ({ gw, mock, call } = served = await servedGateway()));
+after(() => served.close());
 
 describe('each route through the typed client', () => {
   test('getStatus', async () => {
