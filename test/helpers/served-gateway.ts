@@ -1,8 +1,7 @@
 /**
  * The gateway the admin route tests share (test/admin/routes.test.ts, routes-tools.test.ts,
- * refusals.test.ts): an
- * in-process gateway with $10 and one line, `served`, serving gpt-4o from the mock upstream (as
- * mock-small), and the typed client's `call` for it.
+ * refusals.test.ts): an in-process gateway with $10 and one line, `served`, serving gpt-4o from
+ * the mock upstream (as mock-small), and the typed client's `call` for it.
  */
 import type { CallArgs, Reply, RouteName } from '../../gateway/contract/admin/index.js';
 import { startGateway, type TestGateway } from './gateway.js';
