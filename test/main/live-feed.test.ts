@@ -101,6 +101,49 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
   }
 });
 
+test('on connect, the sessions already running are loaded from the gateway, paused ones marked', async () => {
+  const gw = await startGateway();
+  const mock = await startMockUpstream();
+  const feed = collector();
+  const live = new LiveFeed(gatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => undefined, {
+    retryMs: 50,
+    toolsMs: 60_000,
+    spendMs: 50,
+    now: Date.now,
+  });
+  try {
+    await gw.admin.topup(3);
+    await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
+    const ask = (secret: string, session: string) =>
+      gw
+        .openai(secret)
+        .chat.completions.create(
+          { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+          { headers: { 'x-tollgate-session': session } },
+        );
+    // Both sessions ran before the tray connected: no event will tell it of them.
+    await ask(await gw.admin.key('laptop'), 'running');
+    await ask(await gw.admin.key('capped', { sessionCapMicro: 1 }), 'over-cap');
+    live.start();
+    await waitFor(() => feed.state.sessions.length === 2, 'the sessions listed on connect');
+    assert.deepEqual(
+      feed.state.sessions.map((s) => [s.id, s.state, s.keyName]),
+      [
+        ['over-cap', 'paused', 'capped'],
+        ['running', 'active', 'laptop'],
+      ],
+    );
+    assert.ok(feed.actions.some((a) => a.type === 'sessions'));
+    // Later requests arrive as events and join the list.
+    await ask(await gw.admin.key('later'), 'after-connect');
+    await waitFor(() => feed.state.sessions.some((s) => s.id === 'after-connect'), 'the session event');
+  } finally {
+    live.stop();
+    await mock.close();
+    await gw.close();
+  }
+});
+
 test("spendToday asks /api/stats for the local day and sums every key's spend", async () => {
   const now = Date.now();
   const asked: StatsQuery[] = [];
