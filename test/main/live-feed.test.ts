@@ -11,7 +11,7 @@ import type { AdminClient, StatsQuery } from '../../gateway/contract/admin/index
 import { gatewayApi } from '../../main/gateway-api.js';
 import { eventToAction, LiveFeed, spendToday } from '../../main/live-feed.js';
 import { dayStartOf, initialState, lowBalanceOf, reduce, type Action, type AppState } from '../../main/state.js';
-import { startGateway, waitFor } from '../helpers/gateway.js';
+import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream } from '../helpers/mock-upstream.js';
 import { gatewaySettings, key, line, logEntry, wallet } from './fixtures.js';
 
@@ -30,17 +30,22 @@ function collector() {
   };
 }
 
-test('against the real gateway and its event stream: goes live, and sees keys, wallet and spend change', async () => {
-  const gw = await startGateway();
-  const mock = await startMockUpstream();
-  const feed = collector();
-  let lost = 0;
-  const live = new LiveFeed(gatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, {
+/** A feed on a test gateway that reconnects and sums the spend within 50 ms. */
+function quickFeed(gw: TestGateway, dispatch: (a: Action) => void, onLost: () => void): LiveFeed {
+  return new LiveFeed(gatewayApi(gw.url, gw.running.adminToken), dispatch, onLost, {
     retryMs: 50,
     toolsMs: 60_000,
     spendMs: 50,
     now: Date.now,
   });
+}
+
+test('against the real gateway and its event stream: goes live, and sees keys, wallet and spend change', async () => {
+  const gw = await startGateway();
+  const mock = await startMockUpstream();
+  const feed = collector();
+  let lost = 0;
+  const live = quickFeed(gw, feed.dispatch, () => lost++);
   try {
     await gw.admin.topup(3);
     await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
@@ -105,12 +110,7 @@ test('on connect, the sessions already running are loaded from the gateway, paus
   const gw = await startGateway();
   const mock = await startMockUpstream();
   const feed = collector();
-  const live = new LiveFeed(gatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => undefined, {
-    retryMs: 50,
-    toolsMs: 60_000,
-    spendMs: 50,
-    now: Date.now,
-  });
+  const live = quickFeed(gw, feed.dispatch, () => undefined);
   try {
     await gw.admin.topup(3);
     await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
