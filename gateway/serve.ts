@@ -29,6 +29,9 @@ export interface ServeOptions {
   errorLog?: NodeJS.WritableStream;
   /** Model requests in flight at most (http/connections.ts MODEL_LANE when absent). */
   modelLaneLimit?: number;
+  /** How long a request may take to arrive whole, and how often that is checked (http/client-errors.ts defaults when absent). */
+  requestTimeoutMs?: number;
+  requestCheckIntervalMs?: number;
   /**
    * Runs once the data dir is open and before the gateway listens: the desktop app's gateway
    * process moves its old settings into the gateway's here, and says where it binds when the
@@ -92,6 +95,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       toolsHome: opts.toolsHome,
       bodyLimitBytes: opts.bodyLimitBytes,
       errorLog: opts.errorLog,
+      requestTimeoutMs: opts.requestTimeoutMs,
+      requestCheckIntervalMs: opts.requestCheckIntervalMs,
       ...(opts.modelLaneLimit === undefined ? {} : { modelLane: new ModelLane(opts.modelLaneLimit) }),
       status: () => ({ version: VERSION, dataDir: opts.dataDir, url, paused: gateway.pause.paused }),
     });

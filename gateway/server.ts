@@ -7,12 +7,14 @@ import type { Gateway } from './compose/gateway.js';
 import type { Where } from './connect/index.js';
 import { ADMIN_BODY_LIMIT, bodyParsing, DEFAULT_BODY_LIMIT } from './http/body.js';
 import { errorHandling, frameworkError, logInternal } from './http/errors.js';
+import { clientErrors, REQUEST_CHECK_INTERVAL_MS, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { formatRoutes } from './http/format-routes.js';
 import { requestGuard } from './http/guard.js';
 import { manageConnections, ModelLane, type ConnectionStats } from './http/connections.js';
 
 export { ADMIN_BODY_LIMIT, DEFAULT_BODY_LIMIT } from './http/body.js';
 export { CONNECTION_CEILING, MODEL_LANE } from './http/connections.js';
+export { REQUEST_CHECK_INTERVAL_MS, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,13 +38,11 @@ export interface ServerOptions {
   modelLane?: ModelLane | undefined;
   /** Where internal errors are written (one JSON line each); stderr unless a test listens. */
   errorLog?: NodeJS.WritableStream | undefined;
+  /** How long a request may take to arrive whole, headers and body (REQUEST_TIMEOUT_MS unless a test sets it). */
+  requestTimeoutMs?: number | undefined;
+  /** How often requests past that time are looked for (REQUEST_CHECK_INTERVAL_MS unless a test sets it). */
+  requestCheckIntervalMs?: number | undefined;
 }
-
-/**
- * A request must arrive whole (headers and body) within this time: a client that sends its body a
- * byte at a time would otherwise hold a connection, and a file descriptor, for ever.
- */
-export const REQUEST_TIMEOUT_MS = 120_000;
 
 /**
  * The Fastify shell: the plugins of gateway/http/ (body parsing, the error handler, the request
@@ -52,12 +52,20 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const g = opts.gateway;
   const bodyLimit = opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const errorLog = opts.errorLog ?? process.stderr;
+  const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit,
     // Clients keep connections open between turns; outlive their idle timers.
     keepAliveTimeout: 75_000,
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    // A slow sender is answered in its request's format and cut (http/client-errors.ts).
+    requestTimeout,
+    http: {
+      requestTimeout,
+      headersTimeout: Math.min(60_000, requestTimeout),
+      connectionsCheckingInterval: opts.requestCheckIntervalMs ?? REQUEST_CHECK_INTERVAL_MS,
+    },
+    clientErrorHandler: clientErrors(requestTimeout),
     frameworkErrors: frameworkError,
     // Validate as written: "stream":"true" is an error, not a boolean.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },

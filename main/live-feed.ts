@@ -12,6 +12,7 @@ import {
   type AdminEvent,
   type AdminEventHandlers,
 } from '../gateway/contract/admin/index.js';
+import { SESSIONS_ASKED } from './session-list.js';
 import { dayStartOf, type Action, type Spend } from './state.js';
 
 export interface FeedOptions {
@@ -132,6 +133,20 @@ export class LiveFeed {
       });
   }
 
+  /**
+   * The sessions running now, from the gateway's list: the events tell only of changes, so a tray
+   * that starts (or reconnects) while agents run would otherwise show none of them until each
+   * makes its next request. A failure keeps what is known; the next connect asks again.
+   */
+  private async refreshSessions(): Promise<void> {
+    try {
+      const { sessions } = await this.api.call('listSessions', { query: { limit: SESSIONS_ASKED } });
+      this.emit({ type: 'sessions', sessions });
+    } catch {
+      // The gateway may be busy or going.
+    }
+  }
+
   /** Which coding tools point here; a failure keeps the last answer until the next look. */
   private async refreshTools(): Promise<void> {
     try {
@@ -194,6 +209,7 @@ export class LiveFeed {
         }
         if (action?.type === 'snapshot') {
           void this.refreshTools();
+          void this.refreshSessions();
           this.emit({ type: 'feed', feed: 'live' });
           this.refreshSpend();
         }

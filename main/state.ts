@@ -11,6 +11,7 @@ import type {
   SettingsView,
   WalletView,
 } from '../gateway/contract/admin/index.js';
+import { joinSessions, keptSessions } from './session-list.js';
 
 /** One coding tool as `GET /api/connect` reports it. */
 export type ToolConnection = ConnectionsView['tools'][number];
@@ -49,14 +50,14 @@ export interface AppState {
   /** Whether the state is kept current by the gateway's event stream. */
   feed: 'live' | 'offline';
   update: UpdateInfo | null;
-  /** Agent sessions seen active or paused while running, newest first (at most MAX_SESSIONS). */
+  /**
+   * Agent sessions active or paused: the gateway's list when the feed connects, then each session
+   * event; paused first, then the latest activity (at most MAX_SESSIONS, session-list.ts).
+   */
   sessions: SessionView[];
   /** The latest warning, pause or resume of a session, numbered so each is notified once. */
   sessionNotice: { seq: number; notice: SessionNoticeView } | null;
 }
-
-/** The tray lists this many sessions at most. */
-export const MAX_SESSIONS = 8;
 
 export interface Snapshot {
   wallet: WalletView;
@@ -85,7 +86,9 @@ export type Action =
   | { type: 'feed'; feed: AppState['feed'] }
   | { type: 'clock'; now: number }
   | { type: 'update'; update: UpdateInfo | null }
-  | { type: 'session'; session: SessionView; notice: SessionNoticeView | null };
+  | { type: 'session'; session: SessionView; notice: SessionNoticeView | null }
+  /** The gateway's session list, asked for on connect (live-feed.ts). */
+  | { type: 'sessions'; sessions: SessionView[] };
 
 /** The low-balance threshold in force: the gateway's setting; none while it is unknown or switched off. */
 export function lowBalanceOf(state: AppState): number | null {
@@ -167,12 +170,13 @@ export function reduce(state: AppState, action: Action): AppState {
       return { ...state, update: action.update };
     case 'session': {
       const s = action.session;
-      const rest = state.sessions.filter((x) => x.id !== s.id);
-      const sessions = (s.state === 'idle' ? rest : [s, ...rest]).slice(0, MAX_SESSIONS);
+      const sessions = keptSessions([s, ...state.sessions.filter((x) => x.id !== s.id)]);
       const sessionNotice = action.notice
         ? { seq: (state.sessionNotice?.seq ?? 0) + 1, notice: action.notice }
         : state.sessionNotice;
       return { ...state, sessions, sessionNotice };
     }
+    case 'sessions':
+      return { ...state, sessions: joinSessions(state.sessions, action.sessions) };
   }
 }

@@ -124,5 +124,6 @@ export function adminHandlers(
     listSessions: ({ query }) => ({ sessions: agentSessions.listSessions(g, query) }),
     getSession: ({ params }) => agentSessions.getSession(g, params.id),
     resumeSession: ({ params, body }) => ({ session: agentSessions.resumeSession(g, params.id, body) }),
+    getSavings: ({ query }) => agentSessions.savings(g, query),
   };
 }

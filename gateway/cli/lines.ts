@@ -210,9 +210,11 @@ export function registerLines(program: Command, client: () => AdminClient): void
             showDuration(l.effectiveTimeouts.totalMs),
             !l.enabled
               ? 'disabled'
-              : l.health.state === 'closed'
-                ? 'ok'
-                : `${l.health.state} (${Math.ceil(l.health.waitMs / 1000)} s)`,
+              : l.health.state !== 'closed'
+                ? `${l.health.state} (${Math.ceil(l.health.waitMs / 1000)} s)`
+                : l.health.lastTest?.ok === false
+                  ? 'test failed'
+                  : 'ok',
           ]),
         ),
       );

@@ -20,7 +20,7 @@ import {
 } from '../contract/admin/index.js';
 import { listedModels } from './line-upstream.js';
 import { findLine, lineView } from './lines.js';
-import { newCustomRecord, newPrices } from './models.js';
+import { newCustomRecord, newPrices, roomForModels } from './models.js';
 
 function freePrices(): PriceRecord {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -94,6 +94,7 @@ export function newLineModels(g: Gateway, ids: readonly string[], how: Pricing):
       'bad_model',
       `Not a catalogue id (letters, digits and . _ : / @ + -, at most 200): ${bad.join(', ')}.`,
     );
+  roomForModels(g, unknown.length);
   const prices = a.free ? freePrices() : newPrices(a.prices!, 'A model added with a line');
   const records = unknown.map((id) => record(g, id, prices, how, `line:${how.line.name}`));
   return {
@@ -102,15 +103,24 @@ export function newLineModels(g: Gateway, ids: readonly string[], how: Pricing):
   };
 }
 
-/** The catalogue id a listed upstream id stands for on this line: its model map, its preset's references, or the id itself. */
-function catalogueIdFor(g: Gateway, line: LineRecord, upstreamId: string): string | undefined {
-  const mapped = Object.entries(line.modelMap).find(([, u]) => u === upstreamId)?.[0];
-  if (mapped) return mapped;
-  const ref = line.preset
-    ? g.presets.get(line.preset)?.models.find((m) => m.upstreamId === upstreamId && m.upstreamId !== m.id)
-    : undefined;
-  if (ref && g.catalogue.has(ref.id)) return ref.id;
-  return g.catalogue.has(upstreamId) ? upstreamId : undefined;
+/**
+ * The catalogue id a listed upstream id stands for on this line: its model map, its preset's
+ * references, or the id itself. Built once per import (a list may hold thousands of ids).
+ */
+function catalogueIds(g: Gateway, line: LineRecord): (upstreamId: string) => string | undefined {
+  const mapped = new Map<string, string>();
+  for (const [id, u] of Object.entries(line.modelMap)) if (!mapped.has(u)) mapped.set(u, id);
+  const refs = new Map<string, string>();
+  const preset = line.preset ? g.presets.get(line.preset) : undefined;
+  for (const m of preset?.models ?? [])
+    if (m.upstreamId !== undefined && m.upstreamId !== m.id && !refs.has(m.upstreamId)) refs.set(m.upstreamId, m.id);
+  return (upstreamId) => {
+    const byMap = mapped.get(upstreamId);
+    if (byMap) return byMap;
+    const ref = refs.get(upstreamId);
+    if (ref !== undefined && g.catalogue.has(ref)) return ref;
+    return g.catalogue.has(upstreamId) ? upstreamId : undefined;
+  };
 }
 
 export function isLocalLine(g: Gateway, line: Pick<LineRecord, 'preset'>): boolean {
@@ -128,11 +138,16 @@ export async function importLineModels(g: Gateway, name: string, body: ImportLin
   const given = body.prices ? newPrices(body.prices, 'An imported model') : null;
   const free = body.free ?? isLocalLine(g, line);
   const listed = await listedModels(g, line);
-  const wanted = body.only ? listed.filter((m) => body.only!.includes(m.id)) : listed;
+  const listedIds = new Set(listed.map((m) => m.id));
+  const only = body.only ? new Set(body.only) : undefined;
+  const wanted = only ? listed.filter((m) => only.has(m.id)) : listed;
   const skipped = (body.only ?? [])
-    .filter((id) => !listed.some((m) => m.id === id))
+    .filter((id) => !listedIds.has(id))
     .map((id) => ({ id, reason: "not in the upstream's list" }));
+  const catalogueIdFor = catalogueIds(g, line);
+  const onLine = new Set(line.models);
   const served: string[] = [];
+  const serving = new Set<string>();
   const map: Record<string, string> = {};
   const records: CustomModelRecord[] = [];
   const added: AddedModelView[] = [];
@@ -144,12 +159,13 @@ export async function importLineModels(g: Gateway, name: string, body: ImportLin
   };
   const now = g.catalogue.now();
   for (const m of wanted) {
-    const known = catalogueIdFor(g, line, m.id);
+    const known = catalogueIdFor(m.id);
     if (known) {
       if (modelStatus(g.catalogue.get(known)!, now) === 'retired')
         skipped.push({ id: m.id, reason: `${known} is retired` });
-      else if (!line.models.includes(known) && !served.includes(known)) {
+      else if (!onLine.has(known) && !serving.has(known)) {
         served.push(known);
+        serving.add(known);
         if (known !== m.id) map[known] = m.id;
       }
       continue;
@@ -180,7 +196,9 @@ export async function importLineModels(g: Gateway, name: string, body: ImportLin
     records.push(r);
     added.push({ id: r.id, prices: asPrices(r.prices), priced });
     served.push(r.id);
+    serving.add(r.id);
   }
+  roomForModels(g, records.length);
   if (!body.dryRun && served.length > 0) {
     await g.config.update((d) => {
       (d.models ??= []).push(...records);

@@ -16,6 +16,13 @@ import { findLine } from './lines.js';
 
 /** The largest model list read: OpenRouter's, the longest known, is under 1 MB. */
 export const MAX_MODEL_LIST_BYTES = 8 * 1024 * 1024;
+/**
+ * The most entries read from one model list. The longest real lists (OpenRouter, Hugging Face's
+ * router) hold hundreds to a few thousand; a longer one is refused whole, with its count, rather
+ * than cut at an arbitrary entry the user never sees, so a hostile upstream's 100k ids cannot
+ * stall the gateway or fill the config.
+ */
+export const MAX_LISTED_MODELS = 10_000;
 /** Of an error answer, only the start is read into the message (it is masked, then cut to 300). */
 const ERROR_TEXT_CHARS = 16 * 1024;
 
@@ -70,25 +77,33 @@ async function fetchModels(
   }
 }
 
+/**
+ * A Test of the line: is its upstream reachable, is the key good. The result is recorded in the
+ * line's health (routing/health.ts), so the console and `lines list` show a failed test, not a
+ * healthy line, until a later test passes or a request through the line is answered.
+ */
 export async function testLine(g: Gateway, name: string): Promise<LineTestView> {
   const line = findLine(g, name);
   const started = performance.now();
+  let view: LineTestView;
   try {
     const r = await fetchModels(g, line);
-    return {
+    view = {
       ok: r.status < 400,
       status: r.status,
       latencyMs: r.latencyMs,
       message: r.status < 400 ? `reachable; ${r.models.length} models listed` : r.message,
     };
   } catch (err) {
-    return {
+    view = {
       ok: false,
       status: null,
       latencyMs: Math.round(performance.now() - started),
       message: fetchFailure(err),
     };
   }
+  g.health.tested(line.id, { ok: view.ok, status: view.status, message: view.message, at: Date.now() });
+  return view;
 }
 
 export async function upstreamModels(g: Gateway, name: string): Promise<string[]> {
@@ -111,5 +126,12 @@ export async function listedModels(
     throw new AdminError(502, 'upstream_unreachable', `The line "${line.name}" did not answer: ${fetchFailure(err)}`);
   }
   if (r.status >= 400) throw new AdminError(502, 'upstream_error', `The line "${line.name}" answered ${r.message}`);
+  if (r.models.length > MAX_LISTED_MODELS)
+    throw new AdminError(
+      502,
+      'model_list_too_long',
+      `The line "${line.name}" lists ${r.models.length.toLocaleString('en-US')} models, more than the ${MAX_LISTED_MODELS.toLocaleString('en-US')} Tollgate reads from one list; nothing was read from it. ` +
+        'Name the models you want on the line itself (models, with addModels for ids the catalogue lacks).',
+    );
   return r.models;
 }

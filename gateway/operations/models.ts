@@ -10,7 +10,7 @@ import { customProblem, tiersProblem } from '../catalogue/user-models.js';
 import { FORMATS, type FormatId } from '../contract/formats.js';
 import { PRICE_KEYS, REQUIRED_PRICES, type PriceKey } from '../contract/prices.js';
 import type { Gateway } from '../compose/gateway.js';
-import type { ConfigData, CustomModelRecord, PriceRecord } from '../store/types.js';
+import type { ConfigData, CustomModelRecord, LineRecord, PriceRecord } from '../store/types.js';
 import {
   type AddModelBody,
   AdminError,
@@ -31,9 +31,47 @@ function access(protocols: readonly FormatId[]): ModelView['access'] {
   return out;
 }
 
-export function modelView(g: Gateway, m: CatalogueModel, now = g.catalogue.now()): ModelView {
-  const lines = g.config.data.lines.filter((l) => l.models.includes(m.id));
+/**
+ * What the views of many models read of the config, indexed once: which lines serve an id, which
+ * groups grant it, and the custom records by id. A view built without it scans the lines' and
+ * groups' lists, which is fine for one model but quadratic for a list of thousands (an imported
+ * upstream list); `GET /api/models` builds the index, so it stays linear in the models and lines.
+ */
+export interface ViewIndex {
+  lines: ReadonlyMap<string, readonly LineRecord[]>;
+  /** The groups that grant every model ('*'), and the rest by the ids they grant. */
+  allGroups: readonly string[];
+  groups: ReadonlyMap<string, readonly string[]>;
+  custom: ReadonlyMap<string, CustomModelRecord>;
+}
+
+function push<T>(m: Map<string, T[]>, k: string, v: T): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+export function viewIndex(d: ConfigData): ViewIndex {
+  const lines = new Map<string, LineRecord[]>();
+  for (const l of d.lines) for (const id of new Set(l.models)) push(lines, id, l);
+  const allGroups: string[] = [];
+  const groups = new Map<string, string[]>();
+  for (const x of d.groups) {
+    if (x.models.includes('*')) allGroups.push(x.name);
+    else for (const id of new Set(x.models)) push(groups, id, x.name);
+  }
+  return { lines, allGroups, groups, custom: new Map((d.models ?? []).map((r) => [r.id, r])) };
+}
+
+export function modelView(g: Gateway, m: CatalogueModel, now = g.catalogue.now(), index?: ViewIndex): ModelView {
+  const d = g.config.data;
+  const lines = index ? (index.lines.get(m.id) ?? []) : d.lines.filter((l) => l.models.includes(m.id));
   const enabled = lines.filter((l) => l.enabled);
+  const custom = m.origin === 'custom' ? (index ? index.custom.get(m.id) : customRecord(g, m.id)) : undefined;
+  // Group order as in the config: those granting '*' and those naming the id, merged back in order.
+  const groups = index
+    ? orderedGroups(d, index, m.id)
+    : d.groups.filter((x) => x.models.includes('*') || x.models.includes(m.id)).map((x) => x.name);
   return {
     id: m.id,
     vendor: m.vendor,
@@ -44,7 +82,7 @@ export function modelView(g: Gateway, m: CatalogueModel, now = g.catalogue.now()
     prices: m.prices,
     origin: m.origin ?? 'preset',
     presetPrices: m.presetPrices ?? null,
-    source: m.origin === 'custom' ? (customRecord(g, m.id)?.source ?? null) : null,
+    source: m.origin === 'custom' ? (custom?.source ?? null) : null,
     status: modelStatus(m, now),
     retires: m.retires ?? null,
     replacement: m.replacement ?? null,
@@ -52,9 +90,17 @@ export function modelView(g: Gateway, m: CatalogueModel, now = g.catalogue.now()
     ...(m.quirks ? { quirks: m.quirks } : {}),
     lines: lines.map((l) => l.name),
     served: enabled.length > 0,
-    groups: g.config.data.groups.filter((x) => x.models.includes('*') || x.models.includes(m.id)).map((x) => x.name),
+    groups,
     access: access(enabled.map((l) => l.protocol)),
   };
+}
+
+function orderedGroups(d: ConfigData, index: ViewIndex, id: string): string[] {
+  const named = index.groups.get(id);
+  if (!named) return [...index.allGroups];
+  if (index.allGroups.length === 0) return [...named];
+  const wanted = new Set([...index.allGroups, ...named]);
+  return d.groups.filter((x) => wanted.has(x.name)).map((x) => x.name);
 }
 
 function matches(v: ModelView, q: ModelsQuery): boolean {
@@ -88,7 +134,8 @@ export function listModels(g: Gateway, q: ModelsQuery = {}): ModelListView {
     );
   }
   const now = g.catalogue.now();
-  const models = [...g.catalogue.values()].map((m) => modelView(g, m, now)).filter((v) => matches(v, q));
+  const index = viewIndex(g.config.data);
+  const models = [...g.catalogue.values()].map((m) => modelView(g, m, now, index)).filter((v) => matches(v, q));
   // Shut-down ids are no catalogue model: no line serves them, no group grants them, no origin but a preset.
   const retiredFits =
     q.served !== true &&
@@ -141,6 +188,25 @@ export function newPrices(prices: Partial<Record<PriceKey, number>>, what: strin
   const out: PriceRecord = { cacheRead: prices.input, cacheWrite: prices.input };
   for (const k of PRICE_KEYS) if (prices[k] !== undefined) out[k] = prices[k];
   return out;
+}
+
+/**
+ * The most custom models the catalogue holds. Every config write and every model list grows with
+ * them (docs/reliability.md has the figures at this size); a hostile or mistaken upstream list must
+ * not make the config a file of millions of entries. Far beyond any real provider's list.
+ */
+export const MAX_CUSTOM_MODELS = 20_000;
+
+/** Refuses adding `n` custom models when the catalogue would hold more than MAX_CUSTOM_MODELS. */
+export function roomForModels(g: Gateway, n: number): void {
+  const have = g.config.data.models?.length ?? 0;
+  if (n > 0 && have + n > MAX_CUSTOM_MODELS)
+    throw new AdminError(
+      400,
+      'too_many_models',
+      `The catalogue holds ${have.toLocaleString('en-US')} custom models; adding ${n.toLocaleString('en-US')} would pass the ${MAX_CUSTOM_MODELS.toLocaleString('en-US')} it keeps. ` +
+        'Nothing was added. Remove models you do not use ("tollgate models remove ID"), or add fewer (an import takes "only").',
+    );
 }
 
 /** A custom model record from the fields given, with the defaults filled in and checked. */
@@ -196,6 +262,7 @@ export async function addModel(g: Gateway, body: AddModelBody): Promise<ModelVie
     prices: newPrices(body.prices, `The model "${body.id}"`),
     source: 'user',
   });
+  roomForModels(g, 1);
   await g.config.update((d) => {
     (d.models ??= []).push(record);
   });

@@ -1,6 +1,6 @@
 /**
- * Agent sessions (docs/sessions.md): the list, one session with its requests and sub-agents, and
- * resuming a paused session. The totals come from the ledger's sessions table; the pause, what
+ * Agent sessions (docs/sessions.md): the list, one session with its requests and sub-agents,
+ * resuming a paused session, and what caching saved per key and day. The totals come from the ledger's sessions table; the pause, what
  * resumes added and what is held now from the session guards.
  */
 import type { Gateway } from '../compose/gateway.js';
@@ -10,6 +10,8 @@ import type { SessionRecord } from '../store/ledger-sessions.js';
 import {
   AdminError,
   type ResumeSessionBody,
+  type SavingsQuery,
+  type SavingsView,
   type SessionDetailView,
   type SessionsQuery,
   type SessionView,
@@ -90,4 +92,46 @@ export function resumeSession(g: Gateway, id: string, body: ResumeSessionBody | 
     );
   g.sessions.resume(id, add, key);
   return sessionView(g, r);
+}
+
+const DAY_MS = 86_400_000;
+/** `GET /api/savings` spans at most this many days: a bounded answer (its rows are read whole). */
+const MAX_SAVINGS_DAYS = 366;
+
+type Figures = SavingsView['total'];
+
+function figures(rows: readonly Omit<Figures, 'cacheHitRate'>[]): Figures {
+  const t = { requests: 0, promptTokens: 0, cacheReadTokens: 0, costMicro: 0, savedMicro: 0 };
+  for (const r of rows) {
+    t.requests += r.requests;
+    t.promptTokens += r.promptTokens;
+    t.cacheReadTokens += r.cacheReadTokens;
+    t.costMicro += r.costMicro;
+    t.savedMicro += r.savedMicro;
+  }
+  return { ...t, cacheHitRate: cacheHitRate(t) };
+}
+
+/**
+ * What caching saved per key and per day, with each key's total over the range and the range's
+ * total: the cache-hit rate (cache reads over every prompt token) and the dollars saved (cache
+ * reads priced at the input price less what they cost), summed from the request rows.
+ */
+export function savings(g: Gateway, q: SavingsQuery): SavingsView {
+  if (q.until <= q.since) throw new AdminError(400, 'invalid_request', 'until must be after since.');
+  if (q.until - q.since > MAX_SAVINGS_DAYS * DAY_MS)
+    throw new AdminError(400, 'invalid_request', `The range spans at most ${MAX_SAVINGS_DAYS} days.`);
+  g.ledger.flush();
+  const rows = g.ledger.reports.savings({ since: q.since, until: q.until, tzOffsetMinutes: q.tz ?? 0, key: q.key });
+  const days = rows.map((r) => ({ ...r, cacheHitRate: cacheHitRate(r) }));
+  const perKey = new Map<string | null, typeof rows>();
+  for (const r of rows) {
+    const list = perKey.get(r.key);
+    if (list) list.push(r);
+    else perKey.set(r.key, [r]);
+  }
+  const keys = [...perKey]
+    .map(([key, list]) => ({ key, ...figures(list) }))
+    .sort((a, b) => b.savedMicro - a.savedMicro || (a.key ?? '').localeCompare(b.key ?? ''));
+  return { since: q.since, until: q.until, days, keys, total: figures(rows) };
 }

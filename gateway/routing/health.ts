@@ -34,8 +34,25 @@ interface Health {
   rateLimitedUntil: number;
 }
 
+/** The last Test of a line (the admin route that asks its upstream for the model list). */
+export interface TestResult {
+  ok: boolean;
+  /** The upstream's HTTP status; null when it did not answer. */
+  status: number | null;
+  message: string;
+  /** Epoch ms. */
+  at: number;
+}
+
 export class LineHealth {
   private readonly lines = new Map<string, Health>();
+  /**
+   * Each line's last Test, kept apart from the breaker: a test asks the model list, which some
+   * servers do not serve while their chat works, so a failed test never takes a line out of
+   * routing. It is shown with the line's health until a later test passes or a request through the
+   * line proves the upstream answers; turning the line off and on does not hide it.
+   */
+  private readonly tests = new Map<string, TestResult>();
 
   /** The first cool-down after a breaker opens; tests shorten it. */
   constructor(public baseCooldownMs = BASE_COOLDOWN_MS) {}
@@ -95,6 +112,7 @@ export class LineHealth {
     if (verdict === 'up') {
       h.failures = 0;
       h.cooldownMs = this.baseCooldownMs;
+      if (this.tests.get(id)?.ok === false) this.tests.delete(id);
     } else if (verdict === 'down') {
       h.failures++;
       if (probe) h.cooldownMs = Math.min(h.cooldownMs * 2, MAX_COOLDOWN_MS);
@@ -119,8 +137,21 @@ export class LineHealth {
     this.lines.delete(id);
   }
 
+  /** What a Test of the line found. */
+  tested(id: string, result: TestResult): void {
+    this.tests.set(id, result);
+  }
+
   /** For the admin API and `lines list`. */
-  describe(id: string, now: number): { state: BreakerState; failures: number; waitMs: number } {
-    return { state: this.state(id, now), failures: this.lines.get(id)?.failures ?? 0, waitMs: this.waitMs(id, now) };
+  describe(
+    id: string,
+    now: number,
+  ): { state: BreakerState; failures: number; waitMs: number; lastTest: TestResult | null } {
+    return {
+      state: this.state(id, now),
+      failures: this.lines.get(id)?.failures ?? 0,
+      waitMs: this.waitMs(id, now),
+      lastTest: this.tests.get(id) ?? null,
+    };
   }
 }

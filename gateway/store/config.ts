@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
+import { DataFile } from 'lowdb/node';
 import { configProblem } from './config-check.js';
 import { storeError } from './data-dir.js';
 import type { ConfigData } from './types.js';
@@ -34,10 +34,22 @@ export class ConfigStore {
   private readonly db: Low<ConfigData>;
   private readonly listeners: (() => void)[] = [];
   readonly path: string;
+  /**
+   * The text of the config as last read or written whole: what a change that cannot be saved goes
+   * back to. Kept instead of a copy of the data taken before each change, which cost as much as
+   * the write itself with thousands of custom models; the write makes this text anyway.
+   */
+  private saved = '';
+  /** The text the adapter made for the write in progress (lowdb stringifies synchronously in write()). */
+  private writing = '';
 
   private constructor(path: string) {
     this.path = path;
-    this.db = new Low(new JSONFile<ConfigData>(path), defaults());
+    const file = new DataFile<ConfigData>(path, {
+      parse: JSON.parse,
+      stringify: (data) => (this.writing = JSON.stringify(data, null, 2)),
+    });
+    this.db = new Low(file, defaults());
   }
 
   static async open(dataDir: string): Promise<ConfigStore> {
@@ -64,7 +76,13 @@ export class ConfigStore {
       );
     }
     await this.db.read();
-    const data = this.db.data;
+    this.saved = text;
+    ConfigStore.complete(this.db.data);
+    chmodSync(this.path, 0o600);
+  }
+
+  /** Fills in what an older or hand-written file may lack. */
+  private static complete(data: ConfigData): void {
     const base = defaults();
     data.keys ??= base.keys;
     data.lines ??= base.lines;
@@ -73,7 +91,6 @@ export class ConfigStore {
     data.models ??= [];
     data.priceOverrides ??= [];
     if (!data.groups.some((g) => g.name === DEFAULT_GROUP)) data.groups.unshift(base.groups[0]!);
-    chmodSync(this.path, 0o600);
   }
 
   private read(): string {
@@ -87,8 +104,11 @@ export class ConfigStore {
   /** Writes the file (lowdb: a temporary file renamed over it) and keeps it private (its mode comes from the temporary file). */
   private async write(): Promise<void> {
     try {
-      await this.db.write();
+      const written = this.db.write();
+      const text = this.writing;
+      await written;
       chmodSync(this.path, 0o600);
+      this.saved = text;
     } catch (err) {
       throw storeError(err, `The config file ${this.path}`, dirname(this.path)) ?? err;
     }
@@ -105,12 +125,13 @@ export class ConfigStore {
    * and the error says why: a key the user was shown must not vanish at the next start.
    */
   async update<T>(change: (data: ConfigData) => T): Promise<T> {
-    const before = structuredClone(this.db.data);
     const result = change(this.db.data);
     this.notify();
     try {
       await this.write();
     } catch (err) {
+      const before = JSON.parse(this.saved) as ConfigData;
+      ConfigStore.complete(before);
       this.db.data = before;
       this.notify();
       throw err;

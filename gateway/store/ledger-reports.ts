@@ -9,6 +9,7 @@ import type { LogFilter } from '../contract/admin/log-filter.js';
 import type { LogEntry } from './ledger.js';
 import type { RequestRecord, WalletTxRecord } from './ledger-records.js';
 import { toEntry } from './ledger-rows.js';
+import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { CACHE_WRITES_SQL, HOUR_MS, ROLLUP_DIMENSIONS, type RollupDimension } from './usage-rollup.js';
 
 /** A page of the usage log: the filter (the contract's, contract/admin/log-filter.ts) and where the page is. */
@@ -55,6 +56,20 @@ export interface StatsTop {
   groups: number;
 }
 
+/** What caching saved one key on one day (savings). */
+export interface SavingsRow {
+  /** Epoch ms where the day starts. */
+  start: number;
+  /** The key's name; null for requests refused before a key was known. */
+  key: string | null;
+  requests: number;
+  /** Every prompt token (uncached, cache read, cache write). */
+  promptTokens: number;
+  cacheReadTokens: number;
+  costMicro: number;
+  savedMicro: number;
+}
+
 /** A line's requests over a window (lineUsage). */
 export interface LineUsage {
   line: string;
@@ -93,6 +108,11 @@ const MONEY_AND_TOKENS = `SUM(cost_micro) AS costMicro, SUM(input_tokens) AS inp
 const ROLLUP_SUMS = `SUM(requests) AS requests, SUM(errors) AS errors, ${MONEY_AND_TOKENS}, SUM(cache_write_tokens) AS cacheWriteTokens`;
 // A request row keeps 1-hour cache writes apart (they are priced apart); the rollup holds both in one figure.
 const ROW_SUMS = `COUNT(*) AS requests, SUM(status >= 400) AS errors, ${MONEY_AND_TOKENS}, SUM(${CACHE_WRITES_SQL}) AS cacheWriteTokens`;
+
+/** Every prompt token of a request row: each bucket outside the output family (contract/usage-buckets.ts). */
+const PROMPT_TOKENS_SQL = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family !== 'output')
+  .map((k) => USAGE_BUCKETS[k].column)
+  .join(' + ');
 
 type RawStats = Omit<StatsRow, 'group'> & { grp: string };
 
@@ -293,6 +313,30 @@ export class LedgerReports {
     return this.db
       .prepare<Record<string, number>, RawStats>(sql)
       .all({ ...(size === 0 ? {} : { offset, size }), since, until, ...range });
+  }
+
+  /**
+   * What cache reads saved, per key and per day (days start `tzOffsetMinutes` east of UTC), from
+   * the request rows themselves (each keeps its own saving, billing/pricing.ts): oldest day first,
+   * then by key. `key` keeps one key's rows.
+   */
+  savings(q: { since: number; until: number; tzOffsetMinutes: number; key?: string | undefined }): SavingsRow[] {
+    const range = this.idRange(q.since, q.until);
+    if (!range) return [];
+    const byKey = q.key === undefined ? '' : 'AND key_name = @key';
+    const sql = `SELECT CAST((ts + @offset) / @size AS INTEGER) * @size - @offset AS start, key_name AS key,
+        COUNT(*) AS requests, SUM(${PROMPT_TOKENS_SQL}) AS promptTokens, SUM(cache_read_tokens) AS cacheReadTokens,
+        SUM(cost_micro) AS costMicro, SUM(saved_micro) AS savedMicro
+      FROM requests WHERE id BETWEEN @lo AND @hi AND ts >= @since AND ts < @until ${byKey}
+      GROUP BY start, key ORDER BY start, COALESCE(key, '')`;
+    return this.db.prepare<Record<string, number | string>, SavingsRow>(sql).all({
+      offset: q.tzOffsetMinutes * 60_000,
+      size: BUCKET_MS.day,
+      since: q.since,
+      until: q.until,
+      ...range,
+      ...(q.key === undefined ? {} : { key: q.key }),
+    });
   }
 
   /**

@@ -6,34 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
-import { type CallArgs, ErrorBody, type Reply, type RouteName } from '../../gateway/contract/admin/index.js';
-import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import { ErrorBody } from '../../gateway/contract/admin/index.js';
+import { refusal, type TestGateway } from '../helpers/gateway.js';
+import { servedGateway, type ServedGateway } from '../helpers/served-gateway.js';
 
 let gw: TestGateway;
-let mock: MockUpstream;
+let call: ServedGateway['call'];
+let served: ServedGateway;
 
-/** A gateway with money and one line serving gpt-4o from the mock upstream, for the routes that need them. */
-before(async () => {
-  gw = await startGateway();
-  mock = await startMockUpstream();
-  await gw.admin.topup(10);
-  await gw.admin.line({
-    name: 'served',
-    baseUrl: `${mock.url}/v1`,
-    models: ['gpt-4o'],
-    modelMap: { 'gpt-4o': 'mock-small' },
-  });
-});
-
-after(async () => {
-  await gw.close();
-  await mock.close();
-});
-
-function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply<N>> {
-  return gw.admin.client.call(name, ...args);
-}
+before(async () => ({ gw, call } = served = await servedGateway()));
+after(() => served.close());
 
 describe('refusals', () => {
   const headers = (): Record<string, string> => ({

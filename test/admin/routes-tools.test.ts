@@ -6,33 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { CallArgs, Reply, RouteName } from '../../gateway/contract/admin/index.js';
-import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import { refusal, type TestGateway } from '../helpers/gateway.js';
+import { servedGateway, type ServedGateway } from '../helpers/served-gateway.js';
 
 let gw: TestGateway;
-let mock: MockUpstream;
+let call: ServedGateway['call'];
+let served: ServedGateway;
 
-before(async () => {
-  gw = await startGateway();
-  mock = await startMockUpstream();
-  await gw.admin.topup(10);
-  await gw.admin.line({
-    name: 'served',
-    baseUrl: `${mock.url}/v1`,
-    models: ['gpt-4o'],
-    modelMap: { 'gpt-4o': 'mock-small' },
-  });
-});
-
-after(async () => {
-  await gw.close();
-  await mock.close();
-});
-
-function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply<N>> {
-  return gw.admin.client.call(name, ...args);
-}
+before(async () => ({ gw, call } = served = await servedGateway()));
+after(() => served.close());
 
 describe('connect and session routes through the typed client', () => {
   test("connect: connectStatus, connectTool, listSnippets, shellEnv, disconnectTool (in the gateway's temporary HOME)", async () => {
@@ -59,7 +41,7 @@ describe('connect and session routes through the typed client', () => {
     assert.deepEqual([undone.files.map((f) => f.action), undone.key.action], [['removed'], 'deleted']);
   });
 
-  test('sessions: listSessions, getSession, resumeSession (test/integration/sessions.test.ts has the guards)', async () => {
+  test('sessions: listSessions, getSession, resumeSession, getSavings (test/integration/sessions.test.ts has the guards and the figures)', async () => {
     const secret = (await call('createKey', { body: { name: 'route-sessions', sessionCapMicro: 1 } })).secret;
     const headers = { 'x-tollgate-session': 'route-s' };
     await gw
@@ -72,6 +54,13 @@ describe('connect and session routes through the typed client', () => {
     const resumed = await call('resumeSession', { params: { id: 'route-s' }, body: { addMicro: 1_000_000 } });
     assert.deepEqual([resumed.session.state, resumed.session.capMicro], ['active', 1_000_001]);
     assert.equal((await refusal(call('getSession', { params: { id: 'nope' } }))).status, 404);
+    const saved = await call('getSavings', {
+      query: { since: s!.firstTs, until: s!.lastTs + 1, key: 'route-sessions' },
+    });
+    assert.deepEqual(
+      [saved.keys.map((k) => k.key), saved.total.requests, saved.total.costMicro],
+      [['route-sessions'], 1, s!.costMicro],
+    );
   });
 
   test('keys: getKeyUsage, playgroundKey (test/operations/keys.test.ts has the days and the reuse)', async () => {

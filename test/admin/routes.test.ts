@@ -8,35 +8,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_ROUTES, type CallArgs, type Reply, type RouteName } from '../../gateway/contract/admin/index.js';
+import { ADMIN_ROUTES } from '../../gateway/contract/admin/index.js';
 import { VERSION } from '../../gateway/serve.js';
-import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { MOCK_MODELS, scenarioBase, startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
+import { refusal, type TestGateway } from '../helpers/gateway.js';
+import { servedGateway, type ServedGateway } from '../helpers/served-gateway.js';
+import { MOCK_MODELS, scenarioBase, type MockUpstream } from '../helpers/mock-upstream.js';
 
 let gw: TestGateway;
 let mock: MockUpstream;
+let call: ServedGateway['call'];
+let served: ServedGateway;
 
-/** A gateway with money and one line serving gpt-4o from the mock upstream, for the routes that need them. */
-before(async () => {
-  gw = await startGateway();
-  mock = await startMockUpstream();
-  await gw.admin.topup(10);
-  await gw.admin.line({
-    name: 'served',
-    baseUrl: `${mock.url}/v1`,
-    models: ['gpt-4o'],
-    modelMap: { 'gpt-4o': 'mock-small' },
-  });
-});
-
-after(async () => {
-  await gw.close();
-  await mock.close();
-});
-
-function call<N extends RouteName>(name: N, ...args: CallArgs<N>): Promise<Reply<N>> {
-  return gw.admin.client.call(name, ...args);
-}
+before(async () => ({ gw, mock, call } = served = await servedGateway()));
+after(() => served.close());
 
 describe('each route through the typed client', () => {
   test('getStatus', async () => {
@@ -256,7 +240,7 @@ describe('each route through the typed client', () => {
       },
     });
     assert.equal(added.line.baseUrl, `${mock.url}/v1`);
-    assert.deepEqual(added.line.health, { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual(added.line.health, { state: 'closed', failures: 0, waitMs: 0, lastTest: null });
     assert.deepEqual(
       (await call('listLines')).lines.find((l) => l.name === 'route-line'),
       added.line,
@@ -286,6 +270,13 @@ describe('each route through the typed client', () => {
     });
     const failed = await call('testLine', { params: { name: 'route-broken' } });
     assert.deepEqual([failed.ok, failed.status], [false, 503]);
+    // The failed test is the line's health now, not "healthy": the console and `lines list` show it.
+    const health = (name: string) => call('listLines').then((r) => r.lines.find((l) => l.name === name)!.health);
+    assert.deepEqual(
+      (({ ok, status, message }) => ({ ok, status, message }))((await health('route-broken')).lastTest!),
+      { ok: false, status: 503, message: failed.message },
+    );
+    assert.equal((await health('route-line')).lastTest?.ok, true);
     const upstream = await refusal(call('listLineModels', { params: { name: 'route-broken' } }));
     assert.deepEqual([upstream.status, upstream.code], [502, 'upstream_error']);
     assert.equal((await call('removeLine', { params: { name: 'route-broken' } })).line.name, 'route-broken');

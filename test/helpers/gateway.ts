@@ -135,7 +135,10 @@ export async function startGateway(
   options: {
     home?: string;
     env?: Record<string, string>;
-    serve?: Pick<ServeOptions, 'bodyLimitBytes' | 'errorLog' | 'modelLaneLimit'>;
+    serve?: Pick<
+      ServeOptions,
+      'bodyLimitBytes' | 'errorLog' | 'modelLaneLimit' | 'requestTimeoutMs' | 'requestCheckIntervalMs'
+    >;
   } = {},
 ): Promise<TestGateway> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'tollgate-test-home-'));

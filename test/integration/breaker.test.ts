@@ -72,7 +72,7 @@ test('a probe the upstream answers with a 4xx closes the breaker: the upstream i
   await halfOpenLine('picky', 'gpt-4.1');
   await pointAt('picky', scenarioBase(mock, 'status=400'));
   await assert.rejects(ask('gpt-4.1'), (e: unknown) => (e as { status: number }).status === 400);
-  assert.deepEqual(await health('picky'), { state: 'closed', failures: 0, waitMs: 0 });
+  assert.deepEqual(await health('picky'), { state: 'closed', failures: 0, waitMs: 0, lastTest: null });
   await pointAt('picky', `${mock.url}/v1`);
   assert.equal((await ask('gpt-4.1')).choices[0]!.message.content, 'mock reply to: hello');
 });
@@ -100,7 +100,7 @@ test("a body Tollgate cannot translate is the client's 400, and never counts aga
     assert.equal(error.code, 'body_too_deep');
   }
   assert.equal(mock.requests.length, before, 'nothing was sent upstream');
-  assert.deepEqual(await health('deep'), { state: 'closed', failures: 0, waitMs: 0 });
+  assert.deepEqual(await health('deep'), { state: 'closed', failures: 0, waitMs: 0, lastTest: null });
   const served = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${client.apiKey}`, 'content-type': 'application/json' },
@@ -145,7 +145,7 @@ test("disabling and enabling a line clears its upstream's 429 hold and its break
   assert.equal(mock.requests.length, before, 'held: nothing sent upstream');
   for (const enabled of [false, true])
     await gw.admin.client.call('updateLine', { params: { name: 'held' }, body: { enabled } });
-  assert.deepEqual(await health('held'), { state: 'closed', failures: 0, waitMs: 0 });
+  assert.deepEqual(await health('held'), { state: 'closed', failures: 0, waitMs: 0, lastTest: null });
   await assert.rejects(ask('gpt-4o-mini'));
   assert.equal(mock.requests.length, before + 1, 'enabled again: the request reached the upstream');
   // An open breaker is cleared the same way.
@@ -154,7 +154,7 @@ test("disabling and enabling a line clears its upstream's 429 hold and its break
   assert.notEqual((await health('failing')).state, 'closed');
   for (const enabled of [false, true])
     await gw.admin.client.call('updateLine', { params: { name: 'failing' }, body: { enabled } });
-  assert.deepEqual(await health('failing'), { state: 'closed', failures: 0, waitMs: 0 });
+  assert.deepEqual(await health('failing'), { state: 'closed', failures: 0, waitMs: 0, lastTest: null });
 });
 
 test('the ledger invariant holds after all of it', async () => {

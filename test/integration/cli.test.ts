@@ -324,6 +324,16 @@ describe('lines from presets, and line tools', () => {
     const bad = await tollgate(['lines', 'test', 'nowhere']);
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /^FAIL +nowhere:/);
+    // The failed test is the line's health in `lines list`, not "ok".
+    const rows = (await tollgate(['lines', 'list'])).stdout.split('\n');
+    assert.match(
+      rows.find((r) => r.startsWith('nowhere'))!,
+      /test failed\s*$/,
+    );
+    assert.match(
+      rows.find((r) => r.startsWith('local'))!,
+      / ok\s*$/,
+    );
     assert.equal((await tollgate(['lines', 'update', 'nowhere', '--disable', '--priority', '5'])).code, 0);
     const updated = (
       JSON.parse((await tollgate(['lines', 'list', '--json'])).stdout) as {

@@ -59,6 +59,53 @@ function toolRound(n: number, result: string) {
   };
 }
 
+test('what caching saved, per key and per day, and each key over the range (GET /api/savings)', async () => {
+  const a = gw.openai(await gw.admin.key('save-a'));
+  const b = gw.openai(await gw.admin.key('save-b'));
+  await ask(a, 'save-1');
+  await ask(a, 'save-1');
+  await ask(b, 'save-2');
+  const rows = [...(await gw.admin.logs({ key: 'save-a' })), ...(await gw.admin.logs({ key: 'save-b' }))];
+  const since = Math.min(...rows.map((r) => r.ts));
+  const until = Math.max(...rows.map((r) => r.ts)) + 1;
+  const call = (query: { tz?: number; key?: string } = {}) =>
+    gw.admin.call('getSavings', { query: { since, until, ...query } });
+  const all = await call({ tz: 60 });
+  const day = (ts: number, tzMin: number) =>
+    Math.floor((ts + tzMin * 60_000) / 86_400_000) * 86_400_000 - tzMin * 60_000;
+  // Each answer: 10,000 prompt tokens, 8,000 of them cache reads, saving 8,000 × ($2.50 − $1.25)/M.
+  const figures = (n: number, costMicro: number) => ({
+    requests: n,
+    promptTokens: 10_000 * n,
+    cacheReadTokens: 8_000 * n,
+    cacheHitRate: 0.8,
+    costMicro,
+    savedMicro: 10_000 * n,
+  });
+  const cost = (key: string) => rows.filter((r) => r.keyName === key).reduce((sum, r) => sum + r.costMicro, 0);
+  assert.deepEqual(all.keys, [
+    { key: 'save-a', ...figures(2, cost('save-a')) },
+    { key: 'save-b', ...figures(1, cost('save-b')) },
+  ]);
+  assert.deepEqual(all.total, figures(3, cost('save-a') + cost('save-b')));
+  // The days as the log rows fall (with tz=60), oldest first, then by key.
+  const expected = new Map<string, [number, string, number]>();
+  for (const r of rows) {
+    const k = `${day(r.ts, 60)} ${r.keyName}`;
+    const had = expected.get(k);
+    expected.set(k, [day(r.ts, 60), r.keyName!, (had?.[2] ?? 0) + 10_000]);
+  }
+  assert.deepEqual(
+    all.days.map((d) => [d.start, d.key, d.savedMicro]),
+    [...expected.values()].sort((x, y) => x[0] - y[0] || x[1].localeCompare(y[1])),
+  );
+  assert.equal((await call({ tz: -600 })).days[0]!.start, day(since, -600), 'days start where the caller says');
+  const one = await call({ key: 'save-b' });
+  assert.deepEqual([one.keys.map((k) => k.key), one.total.savedMicro], [['save-b'], 10_000]);
+  const wide = await refusal(gw.admin.call('getSavings', { query: { since: 0, until: 400 * 86_400_000 } }));
+  assert.deepEqual([wide.status, wide.code], [400, 'invalid_request']);
+});
+
 test('a request is counted under its session, tool and project, with its cache savings', async () => {
   const secret = await gw.admin.key('attrib', { project: 'tollgate-repo' });
   const client = gw.openai(secret);

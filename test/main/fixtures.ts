@@ -1,5 +1,12 @@
 /** Sample admin-API views for the desktop tests, shaped as the gateway returns them. */
-import type { KeyView, LineView, LogEntry, SettingsView, WalletView } from '../../gateway/contract/admin/index.js';
+import type {
+  KeyView,
+  LineView,
+  LogEntry,
+  SessionView,
+  SettingsView,
+  WalletView,
+} from '../../gateway/contract/admin/index.js';
 import { initialState, type AppState } from '../../main/state.js';
 import { DEFAULT_SETTINGS, type DesktopSettings } from '../../main/settings.js';
 
@@ -51,7 +58,12 @@ export function line(name: string, health: LineView['health']['state'] = 'closed
       idleMs: 120_000,
       totalMs: 1_800_000,
     },
-    health: { state: health, failures: health === 'open' ? 3 : 0, waitMs: health === 'open' ? 30_000 : 0 },
+    health: {
+      state: health,
+      failures: health === 'open' ? 3 : 0,
+      waitMs: health === 'open' ? 30_000 : 0,
+      lastTest: null,
+    },
     quirks: {},
     anthropicVersion: null,
     planWindows: null,
@@ -142,4 +154,29 @@ export function runningState(over: Partial<AppState> = {}): AppState {
 
 export function settings(over: Partial<DesktopSettings> = {}): DesktopSettings {
   return { ...DEFAULT_SETTINGS, notifications: { ...DEFAULT_SETTINGS.notifications }, ...over };
+}
+
+/** An agent session of Claude Code on key `laptop`, active, its last request 10 s before NOW. */
+export function session(id: string, extra: Partial<SessionView> = {}): SessionView {
+  return {
+    id,
+    tool: 'claude-code',
+    keyName: 'laptop',
+    project: 'tollgate',
+    firstTs: NOW - 600_000,
+    lastTs: NOW - 10_000,
+    requests: 12,
+    errors: 0,
+    promptTokens: 100_000,
+    cacheReadTokens: 80_000,
+    outputTokens: 1_000,
+    costMicro: 412_500,
+    savedMicro: 100_000,
+    cacheHitRate: 0.8,
+    capMicro: null,
+    heldMicro: 0,
+    state: 'active',
+    pause: null,
+    ...extra,
+  };
 }

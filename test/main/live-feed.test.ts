@@ -11,7 +11,7 @@ import type { AdminClient, StatsQuery } from '../../gateway/contract/admin/index
 import { gatewayApi } from '../../main/gateway-api.js';
 import { eventToAction, LiveFeed, spendToday } from '../../main/live-feed.js';
 import { dayStartOf, initialState, lowBalanceOf, reduce, type Action, type AppState } from '../../main/state.js';
-import { startGateway, waitFor } from '../helpers/gateway.js';
+import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream } from '../helpers/mock-upstream.js';
 import { gatewaySettings, key, line, logEntry, wallet } from './fixtures.js';
 
@@ -30,17 +30,22 @@ function collector() {
   };
 }
 
-test('against the real gateway and its event stream: goes live, and sees keys, wallet and spend change', async () => {
-  const gw = await startGateway();
-  const mock = await startMockUpstream();
-  const feed = collector();
-  let lost = 0;
-  const live = new LiveFeed(gatewayApi(gw.url, gw.running.adminToken), feed.dispatch, () => lost++, {
+/** A feed on a test gateway that reconnects and sums the spend within 50 ms. */
+function quickFeed(gw: TestGateway, dispatch: (a: Action) => void, onLost: () => void): LiveFeed {
+  return new LiveFeed(gatewayApi(gw.url, gw.running.adminToken), dispatch, onLost, {
     retryMs: 50,
     toolsMs: 60_000,
     spendMs: 50,
     now: Date.now,
   });
+}
+
+test('against the real gateway and its event stream: goes live, and sees keys, wallet and spend change', async () => {
+  const gw = await startGateway();
+  const mock = await startMockUpstream();
+  const feed = collector();
+  let lost = 0;
+  const live = quickFeed(gw, feed.dispatch, () => lost++);
   try {
     await gw.admin.topup(3);
     await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
@@ -94,6 +99,44 @@ test('against the real gateway and its event stream: goes live, and sees keys, w
     await gw.running.close();
     await waitFor(() => lost === 1, 'the gateway reported lost');
     assert.equal(feed.state.feed, 'offline');
+  } finally {
+    live.stop();
+    await mock.close();
+    await gw.close();
+  }
+});
+
+test('on connect, the sessions already running are loaded from the gateway, paused ones marked', async () => {
+  const gw = await startGateway();
+  const mock = await startMockUpstream();
+  const feed = collector();
+  const live = quickFeed(gw, feed.dispatch, () => undefined);
+  try {
+    await gw.admin.topup(3);
+    await gw.admin.line({ name: 'mock', baseUrl: `${mock.url}/v1`, models: ['gpt-4o-mini'] });
+    const ask = (secret: string, session: string) =>
+      gw
+        .openai(secret)
+        .chat.completions.create(
+          { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+          { headers: { 'x-tollgate-session': session } },
+        );
+    // Both sessions ran before the tray connected: no event will tell it of them.
+    await ask(await gw.admin.key('laptop'), 'running');
+    await ask(await gw.admin.key('capped', { sessionCapMicro: 1 }), 'over-cap');
+    live.start();
+    await waitFor(() => feed.state.sessions.length === 2, 'the sessions listed on connect');
+    assert.deepEqual(
+      feed.state.sessions.map((s) => [s.id, s.state, s.keyName]),
+      [
+        ['over-cap', 'paused', 'capped'],
+        ['running', 'active', 'laptop'],
+      ],
+    );
+    assert.ok(feed.actions.some((a) => a.type === 'sessions'));
+    // Later requests arrive as events and join the list.
+    await ask(await gw.admin.key('later'), 'after-connect');
+    await waitFor(() => feed.state.sessions.some((s) => s.id === 'after-connect'), 'the session event');
   } finally {
     live.stop();
     await mock.close();

@@ -3,35 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { AdminClient, SessionView } from '../../gateway/contract/admin/index.js';
+import type { AdminClient } from '../../gateway/contract/admin/index.js';
 import { Controller, type Shell } from '../../main/controller.js';
 import { buildTrayMenu, type MenuItem } from '../../main/tray-menu.js';
 import { ACTIVE_MS, sessionItems, sessionPage, traySessions } from '../../main/tray-sessions.js';
-import { NOW, runningState, settings } from './fixtures.js';
-
-function session(id: string, extra: Partial<SessionView> = {}): SessionView {
-  return {
-    id,
-    tool: 'claude-code',
-    keyName: 'laptop',
-    project: 'tollgate',
-    firstTs: NOW - 600_000,
-    lastTs: NOW - 10_000,
-    requests: 12,
-    errors: 0,
-    promptTokens: 100_000,
-    cacheReadTokens: 80_000,
-    outputTokens: 1_000,
-    costMicro: 412_500,
-    savedMicro: 100_000,
-    cacheHitRate: 0.8,
-    capMicro: null,
-    heldMicro: 0,
-    state: 'active',
-    pause: null,
-    ...extra,
-  };
-}
+import { NOW, runningState, session, settings } from './fixtures.js';
 
 const paused = (id: string, capMicro: number | null) =>
   session(id, {

@@ -175,7 +175,12 @@ describe('failover', () => {
       const r = await request(lines, [a, b], { a: fail(503, 'line_credential_missing'), b: ok });
       assert.deepEqual(r.tried, ['a', 'b']);
     }
-    assert.deepEqual(lines.health.describe('a', Date.now()), { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual(lines.health.describe('a', Date.now()), {
+      state: 'closed',
+      failures: 0,
+      waitMs: 0,
+      lastTest: null,
+    });
   });
 
   test('the client leaving before any answer aborts the attempt and bills the counted prompt', async () => {
@@ -291,7 +296,12 @@ describe('circuit breaker', () => {
     assert.deepEqual(during.tried, ['b']);
     release();
     assert.deepEqual((await probe).tried, ['a']);
-    assert.deepEqual(lines.health.describe('a', Date.now()), { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual(lines.health.describe('a', Date.now()), {
+      state: 'closed',
+      failures: 0,
+      waitMs: 0,
+      lastTest: null,
+    });
   });
 
   test('a failed probe opens the breaker again for twice as long', async () => {
@@ -365,7 +375,12 @@ describe('a breaker that always recovers', () => {
     await halfOpen(lines, a);
     const probe = await request(lines, [a], { a: fail(400, 'upstream_rejected') });
     assert.equal(probe.error?.code, 'upstream_rejected');
-    assert.deepEqual(lines.health.describe('a', Date.now()), { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual(lines.health.describe('a', Date.now()), {
+      state: 'closed',
+      failures: 0,
+      waitMs: 0,
+      lastTest: null,
+    });
     assert.deepEqual((await request(lines, [a], { a: ok })).tried, ['a']);
   });
 
@@ -382,7 +397,12 @@ describe('a breaker that always recovers', () => {
       assert.deepEqual(r.tried, ['a']);
       assert.equal(r.error?.status, 500);
     }
-    assert.deepEqual(lines.health.describe('a', Date.now()), { state: 'closed', failures: 0, waitMs: 0 });
+    assert.deepEqual(lines.health.describe('a', Date.now()), {
+      state: 'closed',
+      failures: 0,
+      waitMs: 0,
+      lastTest: null,
+    });
   });
 
   test("Tollgate's own error on a probe ends the probe", async () => {

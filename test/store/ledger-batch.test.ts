@@ -12,7 +12,8 @@ import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
-import { Ledger, type PendingRow, type RequestRow } from '../../gateway/store/ledger.js';
+import { ledgerRow } from '../helpers/ledger-rows.js';
+import { Ledger, type PendingRow } from '../../gateway/store/ledger.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -23,41 +24,6 @@ function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'tollgate-ledger-batch-'));
   dirs.push(d);
   return d;
-}
-
-let n = 0;
-function row(over: Partial<RequestRow> = {}): RequestRow {
-  return {
-    requestId: `req_${++n}`,
-    ts: Date.now(),
-    keyId: 'key_a',
-    keyName: 'a',
-    model: 'gpt-4o-mini',
-    servedModel: 'gpt-4o-mini',
-    upstreamModel: 'gpt-4o-mini',
-    line: 'openai',
-    attempts: 1,
-    inboundProtocol: 'openai-chat',
-    upstreamProtocol: 'openai-chat',
-    stream: false,
-    status: 200,
-    errorCode: null,
-    errorMessage: null,
-    usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 },
-    usageEstimated: false,
-    costMicro: 7,
-    unchargedMicro: 0,
-    latencyMs: 3,
-    ttfbMs: 2,
-    notes: null,
-    billedAt: null,
-    session: null,
-    agent: null,
-    tool: null,
-    project: null,
-    savedMicro: 0,
-    ...over,
-  };
 }
 
 function pending(requestId: string, over: Partial<PendingRow> = {}): PendingRow {
@@ -90,10 +56,12 @@ describe('one entry never sinks the batch', () => {
   test('a row whose text field is not text (a model id that read a function off Object.prototype) is refused before the batch, alone', async () => {
     const ledger = new Ledger(tempDir());
     ledger.topup(10_000);
-    const poisoned = row({ upstreamModel: Object.prototype.constructor as unknown as string });
-    const settles = [row({ costMicro: 100 }), poisoned, row({ costMicro: 50, keyId: 'key_b', keyName: 'b' })].map((r) =>
-      ledger.settle(r),
-    );
+    const poisoned = ledgerRow({ upstreamModel: Object.prototype.constructor as unknown as string });
+    const settles = [
+      ledgerRow({ costMicro: 100 }),
+      poisoned,
+      ledgerRow({ costMicro: 50, keyId: 'key_b', keyName: 'b' }),
+    ].map((r) => ledger.settle(r));
     const results = await outcomes(settles);
     assert.equal(results[0], 'ok');
     assert.match(results[1]!, /refused: upstreamModel is function, not text/);
@@ -120,7 +88,7 @@ describe('one entry never sinks the batch', () => {
     const ledger = new Ledger(dir);
     ledger.topup(10_000);
     const rows = Array.from({ length: 30 }, (_, i) =>
-      row({ requestId: i === 11 ? 'req_poison' : `req_ok_${i}`, costMicro: 10 + i }),
+      ledgerRow({ requestId: i === 11 ? 'req_poison' : `req_ok_${i}`, costMicro: 10 + i }),
     );
     for (const r of rows) ledger.open(pending(r.requestId));
     const results = await outcomes(rows.map((r) => ledger.settle(r)));
@@ -151,7 +119,7 @@ describe('one entry never sinks the batch', () => {
     const hour = 3_600_000;
     const base = Math.floor(Date.now() / hour) * hour;
     const rows = Array.from({ length: 40 }, (_, i) =>
-      row({
+      ledgerRow({
         ts: base - (i % 3) * hour + i,
         model: i % 2 ? 'a-model' : 'b-model',
         keyName: i % 5 ? 'k1' : null,
@@ -176,7 +144,10 @@ describe('one entry never sinks the batch', () => {
     ledger.topup(1_000);
     ledger.open(pending('req_bad_open', { model: (() => 1) as unknown as string }));
     ledger.open(pending('req_fine'));
-    await outcomes([ledger.settle(row({ requestId: 'req_bad_open' })), ledger.settle(row({ requestId: 'req_fine' }))]);
+    await outcomes([
+      ledger.settle(ledgerRow({ requestId: 'req_bad_open' })),
+      ledger.settle(ledgerRow({ requestId: 'req_fine' })),
+    ]);
     assert.equal(ledger.logs({}).length, 2);
     assert.equal(ledger.checkInvariant().ok, true);
     assert.equal(ledger.problems(new Map()).unsettled.count, 0);
@@ -186,7 +157,10 @@ describe('one entry never sinks the batch', () => {
   test('a row that would take the balance below zero is refused before the batch, alone', async () => {
     const ledger = new Ledger(tempDir());
     ledger.topup(100);
-    const results = await outcomes([ledger.settle(row({ costMicro: 60 })), ledger.settle(row({ costMicro: 60 }))]);
+    const results = await outcomes([
+      ledger.settle(ledgerRow({ costMicro: 60 })),
+      ledger.settle(ledgerRow({ costMicro: 60 })),
+    ]);
     assert.deepEqual(results[0], 'ok');
     assert.match(results[1]!, /refused: cost 60 is more than the balance of 40/);
     assert.equal(ledger.balanceMicro(), 40);
@@ -217,7 +191,7 @@ describe('adjustments respect holds', () => {
     assert.equal(ledger.balanceMicro(), 1_000);
     assert.equal(ledger.adjust(-700, 'top-up entered twice'), 300);
     // The requests in flight settle at their holds: the balance reaches 0 and never passes it.
-    await ledger.settle(row({ costMicro: 300 }));
+    await ledger.settle(ledgerRow({ costMicro: 300 }));
     held = 0;
     assert.equal(ledger.balanceMicro(), 0);
     assert.equal(ledger.checkInvariant().ok, true);

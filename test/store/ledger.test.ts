@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { emptyUsage } from '../../gateway/core/usage.js';
-import { Ledger, type RequestRow } from '../../gateway/store/ledger.js';
+import { ledgerRow } from '../helpers/ledger-rows.js';
+import { Ledger } from '../../gateway/store/ledger.js';
 import { writeOldLedger } from '../helpers/old-ledger.js';
 
 const dirs: string[] = [];
@@ -20,47 +21,13 @@ function tempDir(): string {
   return d;
 }
 
-function row(over: Partial<RequestRow> = {}): RequestRow {
-  return {
-    requestId: `req_${Math.random().toString(36).slice(2)}`,
-    ts: Date.now(),
-    keyId: 'key_a',
-    keyName: 'a',
-    model: 'gpt-4o-mini',
-    servedModel: 'gpt-4o-mini',
-    upstreamModel: 'gpt-4o-mini',
-    line: 'openai',
-    attempts: 1,
-    inboundProtocol: 'openai-chat',
-    upstreamProtocol: 'openai-chat',
-    stream: false,
-    status: 200,
-    errorCode: null,
-    errorMessage: null,
-    usage: { ...emptyUsage(), inputTokens: 10, outputTokens: 5 },
-    usageEstimated: false,
-    costMicro: 7,
-    unchargedMicro: 0,
-    latencyMs: 3,
-    ttfbMs: 2,
-    notes: null,
-    billedAt: null,
-    session: null,
-    agent: null,
-    tool: null,
-    project: null,
-    savedMicro: 0,
-    ...over,
-  };
-}
-
 test('rows settled in one turn are committed together, and the wallet and key usage follow them', async () => {
   const ledger = new Ledger(tempDir());
   ledger.topup(1_000);
   await Promise.all([
-    ledger.settle(row({ costMicro: 100 })),
-    ledger.settle(row({ costMicro: 50, keyId: 'key_b', keyName: 'b' })),
-    ledger.settle(row({ costMicro: 0, keyId: null, keyName: null, status: 401 })),
+    ledger.settle(ledgerRow({ costMicro: 100 })),
+    ledger.settle(ledgerRow({ costMicro: 50, keyId: 'key_b', keyName: 'b' })),
+    ledger.settle(ledgerRow({ costMicro: 0, keyId: null, keyName: null, status: 401 })),
   ]);
   assert.equal(ledger.balanceMicro(), 850);
   assert.equal(ledger.keyUsageMicro('key_a'), 100);
@@ -82,7 +49,7 @@ test('the balance and key usage survive a reopen', async () => {
   const dir = tempDir();
   const first = new Ledger(dir);
   first.topup(500);
-  await first.settle(row({ costMicro: 123 }));
+  await first.settle(ledgerRow({ costMicro: 123 }));
   first.close();
   const second = new Ledger(dir);
   assert.equal(second.balanceMicro(), 377);
@@ -95,7 +62,7 @@ test('a failed commit gives the money back in memory and rejects the settle', as
   const ledger = new Ledger(tempDir());
   ledger.topup(100);
   // A NOT NULL column left null makes the insert, and so the whole batch, fail.
-  const bad = ledger.settle(row({ costMicro: 40, inboundProtocol: null as unknown as string }));
+  const bad = ledger.settle(ledgerRow({ costMicro: 40, inboundProtocol: null as unknown as string }));
   await assert.rejects(bad);
   assert.equal(ledger.balanceMicro(), 100);
   assert.equal(ledger.keyUsageMicro('key_a'), 0);
@@ -106,8 +73,8 @@ test('a failed commit gives the money back in memory and rejects the settle', as
 test('rows an older build logged as anthropic-messages read as anthropic after the migration', async () => {
   const dir = tempDir();
   const old = new Ledger(dir);
-  await old.settle(row({ inboundProtocol: 'anthropic-messages', upstreamProtocol: 'anthropic', costMicro: 0 }));
-  await old.settle(row({ inboundProtocol: 'openai-chat', costMicro: 0 }));
+  await old.settle(ledgerRow({ inboundProtocol: 'anthropic-messages', upstreamProtocol: 'anthropic', costMicro: 0 }));
+  await old.settle(ledgerRow({ inboundProtocol: 'openai-chat', costMicro: 0 }));
   old.close();
   // What an older build left behind: the old id (written above), and no migration recorded.
   const db = new Database(join(dir, 'ledger.sqlite'));
@@ -157,10 +124,10 @@ describe('integers only', () => {
     const ledger = new Ledger(tempDir());
     ledger.topup(1_000);
     for (const bad of [
-      row({ costMicro: 1.5 }),
-      row({ costMicro: -8_000_000_000 }),
-      row({ usage: { ...emptyUsage(), outputTokens: 1e300 } }),
-      row({ unchargedMicro: -1 }),
+      ledgerRow({ costMicro: 1.5 }),
+      ledgerRow({ costMicro: -8_000_000_000 }),
+      ledgerRow({ usage: { ...emptyUsage(), outputTokens: 1e300 } }),
+      ledgerRow({ unchargedMicro: -1 }),
     ]) {
       await assert.rejects(ledger.settle(bad), /refused/);
     }
@@ -229,7 +196,7 @@ describe('pending rows', () => {
     first.topup(10_000);
     first.open(pending('req_cut'));
     first.open(pending('req_done'));
-    await first.settle(row({ requestId: 'req_done', costMicro: 40 }));
+    await first.settle(ledgerRow({ requestId: 'req_done', costMicro: 40 }));
     assert.equal(first.problems(new Map()).unsettled.count, 0, 'in flight in this process');
     first.close(); // the crash: req_cut never settled
 
@@ -249,7 +216,7 @@ describe('pending rows', () => {
 test('a key over its quota by more than its largest request is named', async () => {
   const ledger = new Ledger(tempDir());
   ledger.topup(10_000);
-  await Promise.all([ledger.settle(row({ costMicro: 300 })), ledger.settle(row({ costMicro: 400 }))]);
+  await Promise.all([ledger.settle(ledgerRow({ costMicro: 300 })), ledger.settle(ledgerRow({ costMicro: 400 }))]);
   // 700 used: within one request (400) of a 300 quota, but not of a 299 one.
   assert.deepEqual(ledger.problems(new Map([['key_a', 299]])).overQuota, [
     { keyId: 'key_a', usedMicro: 700, quotaMicro: 299, largestMicro: 400 },
@@ -279,7 +246,7 @@ test('a row keeps the prices and multiplier it was billed at; a ledger from befo
     multiplierPpm: 800_000,
   };
   await ledger.settle(
-    row({
+    ledgerRow({
       requestId: 'req_new',
       usage: { ...emptyUsage(), inputTokens: 1000, outputTokens: 100 },
       costMicro: 2_800,
@@ -297,10 +264,10 @@ test('a row keeps the prices and multiplier it was billed at; a ledger from befo
 test('the invariant counts adjustments beside top-ups: top-ups + adjustments − balance = Σ logged costs', async () => {
   const ledger = new Ledger(tempDir());
   ledger.topup(1_000, 'first');
-  await ledger.settle(row({ costMicro: 100 }));
+  await ledger.settle(ledgerRow({ costMicro: 100 }));
   ledger.adjust(-200, 'top-up entered twice');
   ledger.adjust(50, 'credit');
-  await ledger.settle(row({ costMicro: 30, keyId: 'key_b', keyName: 'b' }));
+  await ledger.settle(ledgerRow({ costMicro: 30, keyId: 'key_b', keyName: 'b' }));
   assert.equal(ledger.balanceMicro(), 720);
   const inv = ledger.checkInvariant();
   assert.deepEqual(
@@ -337,10 +304,10 @@ test('retention prunes old rows into daily totals: the invariant, key usage and 
   const now = Date.now();
   const old = now - 40 * day;
   await Promise.all([
-    ledger.settle(row({ ts: old, costMicro: 100 })),
-    ledger.settle(row({ ts: old + 1_000, costMicro: 40, keyId: 'key_b', keyName: 'b' })),
-    ledger.settle(row({ ts: old - day, costMicro: 5, keyId: null, keyName: null, status: 401 })),
-    ledger.settle(row({ ts: now, costMicro: 7 })),
+    ledger.settle(ledgerRow({ ts: old, costMicro: 100 })),
+    ledger.settle(ledgerRow({ ts: old + 1_000, costMicro: 40, keyId: 'key_b', keyName: 'b' })),
+    ledger.settle(ledgerRow({ ts: old - day, costMicro: 5, keyId: null, keyName: null, status: 401 })),
+    ledger.settle(ledgerRow({ ts: now, costMicro: 7 })),
   ]);
   ledger.adjust(-1_000, 'correction');
   const statsBefore = ledger.reports.stats({ since: old - 2 * day, until: now + day, bucket: 'day', by: 'key' });
@@ -354,7 +321,7 @@ test('retention prunes old rows into daily totals: the invariant, key usage and 
   assert.deepEqual([inv.ok, inv.loggedCostMicro, inv.prunedCostMicro, inv.keyMismatches], [true, 152, 145, []]);
   assert.equal(ledger.keyUsageMicro('key_a'), 107);
   // A second prune at a later cut-off adds to the same days, and money is still whole.
-  await ledger.settle(row({ ts: old + 2_000, costMicro: 3 }));
+  await ledger.settle(ledgerRow({ ts: old + 2_000, costMicro: 3 }));
   ledger.prune(now - 30 * day);
   assert.deepEqual([ledger.checkInvariant().ok, ledger.checkInvariant().prunedCostMicro], [true, 148]);
   const statsAfter = ledger.reports.stats({ since: old - 2 * day, until: now + day, bucket: 'day', by: 'key' });

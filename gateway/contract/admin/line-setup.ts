@@ -2,7 +2,7 @@
  * What the console asks before a line exists, so a line is added right the first time: where its
  * key can be kept here (is there an OS keychain?), and which models the server at a base URL lists,
  * matched against the catalogue, asked with a key that is not stored yet. And, for the lines that
- * exist, how they did over the last day (LineUsageView).
+ * exist, their health now (LineHealthView) and how they did over the last day (LineUsageView).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { FORMATS } from '../formats.js';
@@ -67,3 +67,26 @@ export type LineUsageView = Static<typeof LineUsageView>;
 
 export const LineUsageList = Type.Object({ since: Type.Integer(), lines: Type.Array(LineUsageView) });
 export type LineUsageList = Static<typeof LineUsageList>;
+
+/**
+ * A line's circuit-breaker state now, and ms until it takes requests again; `lastTest`, the last
+ * Test of the line (`POST /api/lines/{name}/test`), null until one ran. A failed test stays until
+ * a test passes or a request through the line is answered by its upstream; it does not take the
+ * line out of routing.
+ */
+export const LineHealthView = Type.Object({
+  state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half-open')]),
+  failures: Type.Integer(),
+  waitMs: Type.Integer(),
+  lastTest: Nullable(
+    Type.Object({
+      ok: Type.Boolean(),
+      /** The upstream's HTTP status; null when it did not answer. */
+      status: Nullable(Type.Integer()),
+      message: Type.String(),
+      /** Epoch ms. */
+      at: Type.Integer(),
+    }),
+  ),
+});
+export type LineHealthView = Static<typeof LineHealthView>;

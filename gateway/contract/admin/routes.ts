@@ -71,7 +71,15 @@ import { LogFilter } from './log-filter.js';
 import { KeyUsageList, KeyUsageQuery } from './key-usage.js';
 import { KeyStorageView, LineUsageList, LineUsageQuery, ProbeLineBody, ProbeLineView } from './line-setup.js';
 import { LineAddedView, LineImportView, ModelListView, ModelView, PriceImportView } from './model-views.js';
-import { ResumeSessionBody, SessionDetailView, SessionParams, SessionsQuery, SessionView } from './session-views.js';
+import {
+  ResumeSessionBody,
+  SavingsQuery,
+  SavingsView,
+  SessionDetailView,
+  SessionParams,
+  SessionsQuery,
+  SessionView,
+} from './session-views.js';
 
 export type AdminMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -244,6 +252,7 @@ export const ADMIN_ROUTES = {
     body: ResumeSessionBody,
     reply: Type.Object({ session: SessionView }),
   },
+  getSavings: { method: 'GET', path: '/api/savings', query: SavingsQuery, reply: SavingsView },
 } as const satisfies Record<string, AdminRoute>;
 
 export type AdminRoutes = typeof ADMIN_ROUTES;

@@ -1,7 +1,7 @@
 /**
  * The admin API's agent sessions (docs/sessions.md): what `GET /api/sessions`, `GET
- * /api/sessions/:id` and `POST /api/sessions/:id/resume` take and answer, the key's session fields,
- * and the `session` event's data.
+ * /api/sessions/:id` and `POST /api/sessions/:id/resume` take and answer, what caching saved per
+ * key and day (`GET /api/savings`), the key's session fields, and the `session` event's data.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { GUARDS, TOOLS } from '../sessions.js';
@@ -97,3 +97,46 @@ export const ResumeSessionBody = Type.Object(
   { additionalProperties: false },
 );
 export type ResumeSessionBody = Static<typeof ResumeSessionBody>;
+
+export const SavingsQuery = Type.Object({
+  /** Epoch ms; the range spans at most 366 days. */
+  since: Type.Integer({ minimum: 0 }),
+  until: Type.Integer({ minimum: 0 }),
+  /** Minutes east of UTC where days start (the console sends its own); UTC days when absent. */
+  tz: Type.Optional(Type.Integer({ minimum: -840, maximum: 840 })),
+  /** Only this key's requests. */
+  key: Type.Optional(Type.String({ minLength: 1 })),
+});
+export type SavingsQuery = Static<typeof SavingsQuery>;
+
+const SavingsFigures = {
+  requests: Int,
+  /** Every prompt token (uncached, cache read, cache write). */
+  promptTokens: Int,
+  cacheReadTokens: Int,
+  /** Cache-read tokens over all prompt tokens, 0 to 1. */
+  cacheHitRate: Type.Number({ minimum: 0, maximum: 1 }),
+  costMicro: Micro,
+  /** What cache reads saved: their tokens at the input price less what they cost. */
+  savedMicro: Micro,
+};
+
+export const SavingsView = Type.Object({
+  since: Int,
+  until: Int,
+  /** One per key and day with requests, oldest day first, then by key name. */
+  days: Type.Array(
+    Type.Object({
+      /** Epoch ms where the day starts. */
+      start: Int,
+      /** Null for requests refused before a key was known. */
+      key: Nullable(Type.String()),
+      ...SavingsFigures,
+    }),
+  ),
+  /** The range per key, the most saved first. */
+  keys: Type.Array(Type.Object({ key: Nullable(Type.String()), ...SavingsFigures })),
+  /** The whole range. */
+  total: Type.Object(SavingsFigures),
+});
+export type SavingsView = Static<typeof SavingsView>;

@@ -10,6 +10,7 @@ import { ModelPrices, PriceTier } from '../model-fields.js';
 import { LISTED_BUCKETS, type BucketKey } from '../usage-buckets.js';
 import { Nullable, timeoutFields } from './schemas.js';
 import { BudgetsView } from './key-session-fields.js';
+import { LineHealthView } from './line-setup.js';
 
 /**
  * One of a list of strings, as a union of literals (which TypeBox's Value can check, in a browser
@@ -131,8 +132,8 @@ export const LineView = Type.Object({
     idleMs: Int,
     totalMs: Int,
   }),
-  /** Circuit-breaker state now, and ms until the line takes requests again. */
-  health: Type.Object({ state: OneOf(['closed', 'open', 'half-open']), failures: Int, waitMs: Int }),
+  /** Circuit-breaker state now and the last Test (line-setup.ts). */
+  health: LineHealthView,
   /** The line's own word on each vendor quirk (null: cleared); what its models' vendor data asks for applies where it says nothing. */
   quirks: LineQuirksSchema,
   /** anthropic lines: the `anthropic-version` translated requests go with; null for other formats. */
