@@ -56,6 +56,10 @@ describe('line health on the Lines page', { skip }, () => {
     const down = page.locator('tr[data-line="down"]');
     await down.getByRole('button', { name: 'Test' }).click();
     await down.getByTestId('line-health').getByText('test failed').waitFor();
+    // The gateway keeps the result: a reload (or another window) still shows it.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Lines' }).waitFor();
+    await down.getByTestId('line-health').getByText('test failed').waitFor();
   });
 
   test('a resting breaker says after how many failures, when it retries, and the last error', async () => {

@@ -35,7 +35,10 @@ export function Health({
 }) {
   const { state, failures, waitMs } = l.health;
   const left = useSecondsLeft(waitMs, at);
-  const lastError = usage?.lastError?.message ?? (test && !test.ok ? test.message : null);
+  // This console's own Test result until the lines are read again; then the gateway's record of the
+  // line's last Test, which a reload or another window sees too.
+  const lastTest = test ?? l.health.lastTest ?? undefined;
+  const lastError = usage?.lastError?.message ?? (lastTest && !lastTest.ok ? lastTest.message : null);
   let badge;
   if (!l.enabled) badge = <Badge tone="muted">off</Badge>;
   else if (state === 'open')
@@ -46,11 +49,11 @@ export function Health({
     );
   else if (state === 'half-open') badge = <Badge tone="warn">retrying now</Badge>;
   else if (waitMs > 0) badge = <Badge tone="warn">rate-limited, retrying in {left} s</Badge>;
-  else if (test && !test.ok) badge = <Badge tone="bad">test failed</Badge>;
-  else if (!usage && !test) badge = <Badge tone="muted">untested</Badge>;
+  else if (lastTest && !lastTest.ok) badge = <Badge tone="bad">test failed</Badge>;
+  else if (!usage && !lastTest) badge = <Badge tone="muted">untested</Badge>;
   else if (failures > 0) badge = <Badge tone="warn">{failures} recent failures</Badge>;
   else badge = <Badge tone="ok">healthy</Badge>;
-  const showError = lastError && (state !== 'closed' || (test && !test.ok) || failures > 0);
+  const showError = lastError && (state !== 'closed' || (lastTest && !lastTest.ok) || failures > 0);
   return (
     <div className="line-health" data-testid="line-health">
       {badge}
