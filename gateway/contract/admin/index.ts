@@ -6,6 +6,7 @@
 export * from './routes.js';
 export * from './schemas.js';
 export * from './views.js';
+export * from './connect-views.js';
 export * from './model-schemas.js';
 export * from './model-views.js';
 export * from './errors.js';

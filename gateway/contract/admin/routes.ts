@@ -34,12 +34,8 @@ import {
 } from './schemas.js';
 import {
   AliasView,
-  ConnectionsView,
-  ConnectView,
   CreatedKey,
-  DisconnectView,
   DoctorReport,
-  EnvView,
   GroupView,
   KeyView,
   LineTestView,
@@ -50,13 +46,13 @@ import {
   PresetView,
   RequestBodyView,
   SettingsView,
-  SnippetsView,
   StatsRowView,
   StatsTopView,
   StatusView,
   WalletTransactionView,
   WalletView,
 } from './views.js';
+import { ConnectionsView, ConnectView, DisconnectView, EnvView, SnippetsView } from './connect-views.js';
 
 import {
   AddModelBody,
