@@ -197,6 +197,28 @@ describe('keys worth managing', { skip }, () => {
     assert.deepEqual(c.problems, []);
   });
 
+  test('the key form says what is wrong at the field: its own check first, then the gateway refusing a taken name', async () => {
+    await gotoPage(page, '3', 'Keys');
+    await page.getByRole('button', { name: 'Create key' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Create a key' });
+    await dialog.getByLabel('Name').fill('laptop');
+    await dialog.getByLabel('Quota (USD)').fill('five');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const quota = dialog.getByLabel('Quota (USD)');
+    await dialog.getByRole('alert').getByText('Enter a dollar amount such as 5 or 12.50').waitFor();
+    assert.equal(await quota.getAttribute('aria-invalid'), 'true');
+    assert.equal(await quota.getAttribute('aria-describedby'), 'key-quota-error');
+    assert.equal(await dialog.getByRole('alert').count(), 1);
+    // Fixed, the form is sent, and the gateway's refusal of the name lands at the name.
+    await quota.fill('5');
+    assert.equal(await dialog.getByRole('alert').count(), 0);
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    await dialog.getByRole('alert').getByText('A key named "laptop" already exists').waitFor();
+    assert.equal(await dialog.getByLabel('Name').getAttribute('aria-invalid'), 'true');
+    assert.equal(await dialog.getByRole('alert').count(), 1);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
   test('Keys and Playground in both themes at 1440×900 and 1280×720: axe clean, no sideways scroll', async () => {
     for (const theme of ['light', 'dark'] as const) {
       const t = await openConsole(browser, gw, { theme });

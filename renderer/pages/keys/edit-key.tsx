@@ -1,10 +1,19 @@
 import { useState, type FormEvent } from 'react';
-import { admin, type KeyView, type UpdateKeyBody } from '../../lib/api.js';
+import { admin, type KeyView } from '../../lib/api.js';
+import { UpdateKeyBody } from '../../../gateway/contract/admin/schemas.js';
+import { useFormErrors } from '../../components/use-form.js';
 import { Dialog } from '../../components/dialog.js';
 import { FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-import { parseSettings, settingsOf, SettingsFields } from './key-settings.js';
+import {
+  KEY_WORDS,
+  parseSettings,
+  settingsOf,
+  SettingsFields,
+  settingsProblems,
+  changedFields,
+} from './key-settings.js';
 
 /** Group, quota, expiry, limits and session guards of an existing key; the secret and the name stay. */
 export function EditKeyDialog({ keyView, onClose }: { keyView: KeyView | null; onClose(): void }) {
@@ -17,17 +26,16 @@ export function EditKeyDialog({ keyView, onClose }: { keyView: KeyView | null; o
 
 function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
   const [settings, setSettings] = useState(() => settingsOf(k));
-  const [problem, setProblem] = useState<string | null>(null);
   const save = useAction(
     (body: UpdateKeyBody) => admin.call('updateKey', { params: { name: k.name }, body }).then((r) => r.key),
     [qk.keys],
     (key) => `Key "${key.name}" saved.`,
   );
+  const form = useFormErrors(UpdateKeyBody, KEY_WORDS, { error: save.error });
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const parsed = parseSettings(settings);
-    if (typeof parsed === 'string') return setProblem(parsed);
-    setProblem(null);
+    if (!form.check({ ...parsed }, settingsProblems(settings)) || !parsed) return;
     // An unchanged expiry is not sent: the form shows only its day.
     const { expiresAt, ...rest } = parsed;
     const sameDay =
@@ -37,8 +45,14 @@ function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
   };
   return (
     <form className="form" onSubmit={submit}>
-      <SettingsFields form={settings} onChange={setSettings} idPrefix="edit-key" keyName={k.name} />
-      <FormFooter problem={problem} error={save.error} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
+      <SettingsFields
+        form={settings}
+        onChange={(next) => (changedFields(settings, next).forEach(form.clear), setSettings(next))}
+        idPrefix="edit-key"
+        keyName={k.name}
+        errorAt={(f) => form.at(f)}
+      />
+      <FormFooter error={form.rest} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
     </form>
   );
 }

@@ -1,7 +1,8 @@
 /** The settings a key has besides its name (group, quota, expiry, limits, session guards): one form part and one parser for create and edit. */
 import type { KeyView } from '../../lib/api.js';
 import { Field } from '../../components/ui.js';
-import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
+import { tryParseUsd, usd, usdDigits } from '../../../gateway/contract/money.js';
+import type { FieldErrors, FieldWords } from '../../lib/field-errors.js';
 import { date } from '../../lib/format.js';
 import { useGroups } from '../../lib/queries.js';
 import { EMPTY_GUARDS, GuardFields, guardsOf, parseGuards, type Guards, type GuardsForm } from './session-guards.js';
@@ -50,20 +51,69 @@ function optionalInt(text: string): number | null | undefined {
   return Number.isInteger(n) && n >= 1 ? n : undefined;
 }
 
-/** The settings for the admin API, or what is wrong with them in words. */
-export function parseSettings(f: SettingsForm): Settings | string {
+/**
+ * What is wrong with the settings, at the body's fields the form shows them by (`quotaMicro`,
+ * `expiresAt`, `rpm`, `maxConcurrent`, `guards`); empty when nothing.
+ */
+export function settingsProblems(f: SettingsForm): FieldErrors {
+  const problems: FieldErrors = {};
+  if (f.quota.trim() !== '' && tryParseUsd(f.quota) === undefined)
+    problems.quotaMicro = 'Enter a dollar amount such as 5 or 12.50, or leave it empty for no quota.';
+  if (optionalInt(f.rpm) === undefined) problems.rpm = 'Enter a whole number of 1 or more, or leave it empty.';
+  if (optionalInt(f.concurrent) === undefined)
+    problems.maxConcurrent = 'Enter a whole number of 1 or more, or leave it empty.';
+  if (f.expires && Date.parse(endOfDay(f.expires)) <= Date.now()) problems.expiresAt = 'Pick a date in the future.';
+  const guards = parseGuards(f.guards);
+  if (typeof guards === 'string') problems.guards = guards;
+  return problems;
+}
+
+/** The end of the chosen day, local time. */
+function endOfDay(day: string): string {
+  return new Date(`${day}T23:59:59`).toISOString();
+}
+
+/** The settings for the admin API, or null when `settingsProblems` finds something wrong. */
+export function parseSettings(f: SettingsForm): Settings | null {
   const quotaMicro = f.quota.trim() === '' ? null : tryParseUsd(f.quota);
-  if (quotaMicro === undefined) return 'Quota: a dollar amount such as 5 or 12.50, or empty for none.';
   const rpm = optionalInt(f.rpm);
   const maxConcurrent = optionalInt(f.concurrent);
-  if (rpm === undefined || maxConcurrent === undefined) return 'Limits: whole numbers of 1 or more, or empty for none.';
-  // The end of the chosen day, local time.
-  const expiresAt = f.expires ? new Date(`${f.expires}T23:59:59`).toISOString() : null;
-  if (expiresAt && Date.parse(expiresAt) <= Date.now()) return 'Expiry: pick a date in the future.';
   const guards = parseGuards(f.guards);
-  if (typeof guards === 'string') return guards;
+  if (quotaMicro === undefined || rpm === undefined || maxConcurrent === undefined || typeof guards === 'string')
+    return null;
+  const expiresAt = f.expires ? endOfDay(f.expires) : null;
   return { group: f.group, quotaMicro, expiresAt, rpm, maxConcurrent, ...guards };
 }
+
+const BODY_FIELD: Record<keyof SettingsForm, string> = {
+  group: 'group',
+  quota: 'quotaMicro',
+  expires: 'expiresAt',
+  rpm: 'rpm',
+  concurrent: 'maxConcurrent',
+  guards: 'guards',
+};
+
+/** The body fields whose form field differs between two states of the form (their messages go). */
+export function changedFields(before: SettingsForm, after: SettingsForm): string[] {
+  return (Object.keys(BODY_FIELD) as (keyof SettingsForm)[])
+    .filter((k) => before[k] !== after[k])
+    .map((k) => BODY_FIELD[k]);
+}
+
+/** The words the contract's schema check uses for the key form's fields. */
+export const KEY_WORDS: Record<string, FieldWords> = {
+  name: { label: 'name', pattern: 'letters, digits and . _ @ -, starting with a letter or digit' },
+  group: { label: 'group' },
+  quotaMicro: { label: 'the quota', bound: (n) => usd(n) },
+  expiresAt: { label: 'the expiry' },
+  rpm: { label: 'requests per minute' },
+  maxConcurrent: { label: 'requests at once' },
+  sessionCapMicro: { label: 'the session cap', bound: (n) => usd(n) },
+  budgets: { label: 'a budget', bound: (n) => usd(n) },
+  loopLimit: { label: 'the loop limit' },
+  project: { label: 'the project label' },
+};
 
 /** A new key's settings: the session guards left empty are left out (a new key has none of them). */
 export function forCreate(s: Settings) {
@@ -83,11 +133,14 @@ export function SettingsFields({
   onChange,
   idPrefix,
   keyName,
+  errorAt = () => undefined,
 }: {
   form: SettingsForm;
   onChange(f: SettingsForm): void;
   idPrefix: string;
   keyName: string;
+  /** The message at a body field (`quotaMicro`, `rpm`…), from the form's check or the gateway's refusal. */
+  errorAt?: (field: string) => string | undefined;
 }) {
   const groups = useGroups();
   const set = (k: keyof SettingsForm) => (e: { target: { value: string } }) =>
@@ -98,6 +151,7 @@ export function SettingsFields({
         label="Group"
         htmlFor={`${idPrefix}-group`}
         hint="Decides which models the key may use and the price multiplier."
+        error={errorAt('group')}
       >
         <select id={`${idPrefix}-group`} value={form.group} onChange={set('group')}>
           {(groups.data ?? [{ name: 'default', multiplier: '1', models: ['*'] }]).map((g) => (
@@ -108,7 +162,12 @@ export function SettingsFields({
         </select>
       </Field>
       <div className="form-grid">
-        <Field label="Quota (USD)" htmlFor={`${idPrefix}-quota`} hint="Spending cap; empty for none.">
+        <Field
+          label="Quota (USD)"
+          htmlFor={`${idPrefix}-quota`}
+          hint="Spending cap; empty for none."
+          error={errorAt('quotaMicro')}
+        >
           <input
             id={`${idPrefix}-quota`}
             inputMode="decimal"
@@ -118,10 +177,15 @@ export function SettingsFields({
             onChange={set('quota')}
           />
         </Field>
-        <Field label="Expires" htmlFor={`${idPrefix}-expires`} hint="End of that day; empty for never.">
+        <Field
+          label="Expires"
+          htmlFor={`${idPrefix}-expires`}
+          hint="End of that day; empty for never."
+          error={errorAt('expiresAt')}
+        >
           <input id={`${idPrefix}-expires`} type="date" value={form.expires} onChange={set('expires')} />
         </Field>
-        <Field label="Requests per minute" htmlFor={`${idPrefix}-rpm`}>
+        <Field label="Requests per minute" htmlFor={`${idPrefix}-rpm`} error={errorAt('rpm')}>
           <input
             id={`${idPrefix}-rpm`}
             inputMode="numeric"
@@ -131,7 +195,12 @@ export function SettingsFields({
             onChange={set('rpm')}
           />
         </Field>
-        <Field label="At once" htmlFor={`${idPrefix}-concurrent`} hint="Requests in flight.">
+        <Field
+          label="At once"
+          htmlFor={`${idPrefix}-concurrent`}
+          hint="Requests in flight."
+          error={errorAt('maxConcurrent')}
+        >
           <input
             id={`${idPrefix}-concurrent`}
             inputMode="numeric"
