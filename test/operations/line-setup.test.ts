@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MemorySecretStore } from '../../gateway/store/secrets.js';
-import { refusal, startGateway, tempDataDir, type TestGateway } from '../helpers/gateway.js';
+import { refusal, startGateway, tempDataDir, waitFor, type TestGateway } from '../helpers/gateway.js';
 import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
 
 /** A keychain that is not there, as on a headless Linux box without a Secret Service. */
@@ -89,6 +89,8 @@ describe('line setup', () => {
     await openai.chat.completions
       .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'fails' }] })
       .catch(() => undefined);
+    // A failed request's row may be committed just after its error reached the client.
+    await waitFor(async () => (await gw.admin.logs()).some((r) => r.line === 'down'), 'the failed row');
     const rows = await gw.admin.logs();
     const { lines } = await gw.admin.call('getLineUsage');
     const up = lines.find((l) => l.line === 'up')!;
