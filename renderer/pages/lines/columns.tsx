@@ -102,7 +102,7 @@ export function lineColumns(a: {
         <>
           <Health l={l} usage={a.usageOf.get(l.name)} test={done(l.name)} at={a.at} />
           <Link
-            className="link"
+            className="link line-errors-link"
             to={`/logs?line=${encodeURIComponent(l.name)}&status=error`}
             aria-label={`Recent errors of line ${l.name}`}
           >

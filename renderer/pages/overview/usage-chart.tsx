@@ -21,6 +21,10 @@ interface Hover {
   width: number;
 }
 
+/** The x axis's tick steps in seconds: whole days for a chart of days, whole hours for one of hours. */
+const DAY_STEPS = [1, 2, 3, 7, 14, 28].map((n) => n * 86_400);
+const HOUR_STEPS = [1, 2, 3, 6, 12, 24].map((n) => n * 3_600);
+
 /** Re-renders when the theme changes, so the axes take the new theme's colours. */
 function useThemeName(): string | undefined {
   const [theme, setTheme] = useState(() => document.documentElement.dataset.theme);
@@ -113,6 +117,8 @@ export function UsageChart({
             stroke: axis,
             grid: { show: false },
             ticks: { show: false },
+            // Whole buckets only: uPlot's own steps would put two ticks (and labels) in one day.
+            incrs: w.bucket === 'day' ? DAY_STEPS : HOUR_STEPS,
             values: (_u, ticks) => ticks.map((t) => bucketText(t * 1000, w.bucket, 'tick')),
           },
           {
