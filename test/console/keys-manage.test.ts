@@ -8,18 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { usd, usdExact } from '../../gateway/contract/money.js';
-import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import {
-  assertConsoleBuilt,
-  axeViolations,
-  browserSkipReason,
-  gotoPage,
-  launch,
-  openConsole,
-  screenshot,
-  type ConsolePage,
-} from './browser.js';
+import { waitFor, type TestGateway } from '../helpers/gateway.js';
+import type { MockUpstream } from '../helpers/mock-upstream.js';
+import { axeViolations, browserSkipReason, gotoPage, openConsole, screenshot, type ConsolePage } from './browser.js';
+import { startConsoleWorld } from './world.js';
 
 const skip = browserSkipReason();
 
@@ -36,17 +28,7 @@ describe('keys worth managing', { skip }, () => {
   const row = (name: string) => page.locator(`tr[data-key="${name}"]`);
 
   before(async () => {
-    assertConsoleBuilt();
-    mock = await startMockUpstream();
-    gw = await startGateway();
-    browser = await launch();
-    await gw.admin.topup(10);
-    await gw.admin.line({
-      name: 'local',
-      baseUrl: `${mock.url}/v1`,
-      models: ['gpt-4o'],
-      modelMap: { 'gpt-4o': 'mock-small' },
-    });
+    ({ gw, mock, browser } = await startConsoleWorld());
     laptop = await gw.admin.key('laptop');
     await gw.admin.key('idle');
     const capped = await gw.admin.key('capped');

@@ -9,17 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { usd } from '../../gateway/contract/money.js';
-import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import {
-  assertConsoleBuilt,
-  axeViolations,
-  browserSkipReason,
-  launch,
-  openConsole,
-  screenshot,
-  type ConsolePage,
-} from './browser.js';
+import { waitFor, type TestGateway } from '../helpers/gateway.js';
+import type { MockUpstream } from '../helpers/mock-upstream.js';
+import { axeViolations, browserSkipReason, openConsole, screenshot, type ConsolePage } from './browser.js';
+import { startConsoleWorld } from './world.js';
 
 const skip = browserSkipReason();
 
@@ -39,17 +32,7 @@ describe('the usage log at scale', { skip }, () => {
   let page: Page;
 
   before(async () => {
-    assertConsoleBuilt();
-    mock = await startMockUpstream();
-    gw = await startGateway();
-    browser = await launch();
-    await gw.admin.topup(10);
-    await gw.admin.line({
-      name: 'local',
-      baseUrl: `${mock.url}/v1`,
-      models: ['gpt-4o'],
-      modelMap: { 'gpt-4o': 'mock-small' },
-    });
+    ({ gw, mock, browser } = await startConsoleWorld());
     const laptop = await gw.admin.key('laptop');
     const ci = await gw.admin.key('ci');
     for (const [key, text] of [

@@ -7,17 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import {
-  assertConsoleBuilt,
-  axeViolations,
-  browserSkipReason,
-  launch,
-  openConsole,
-  screenshot,
-  type ConsolePage,
-} from './browser.js';
+import { waitFor, type TestGateway } from '../helpers/gateway.js';
+import type { MockUpstream } from '../helpers/mock-upstream.js';
+import { axeViolations, browserSkipReason, openConsole, screenshot, type ConsolePage } from './browser.js';
+import { startConsoleWorld } from './world.js';
 
 const skip = browserSkipReason();
 const CLAUDE_SESSION = 'cc-7f3a9b2e-5d41-4c8e-9a10-2b6f0e4d8c11';
@@ -48,17 +41,7 @@ describe('the usage log says who sent each request', { skip }, () => {
   let page: Page;
 
   before(async () => {
-    assertConsoleBuilt();
-    mock = await startMockUpstream();
-    gw = await startGateway();
-    browser = await launch();
-    await gw.admin.topup(10);
-    await gw.admin.line({
-      name: 'local',
-      baseUrl: `${mock.url}/v1`,
-      models: ['gpt-4o'],
-      modelMap: { 'gpt-4o': 'mock-small' },
-    });
+    ({ gw, mock, browser } = await startConsoleWorld());
     const laptop = await gw.admin.key('laptop', { project: 'website' });
     const ci = await gw.admin.key('ci');
     const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
