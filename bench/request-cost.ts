@@ -10,14 +10,14 @@
  *
  * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--requests N] [--concurrency C] [--rounds R]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { PATHS, PHASES, requestFor, type BenchRequest } from './matrix.js';
+import { Cleanup, startMock } from './processes.js';
+import { listenReferenceProxy } from './reference-proxy.js';
 import { setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
 
 function flag(name: string, fallback: string): string {
@@ -31,45 +31,6 @@ const ROOT = flag('--gateway-dir', new URL('..', import.meta.url).pathname).repl
 
 process.env.TOLLGATE_CATALOGUE_DATE ??= '2026-11-24';
 process.env[UPSTREAM_KEY_ENV] = UPSTREAM_KEY;
-
-async function startMock(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/mock-server.ts'], {
-    cwd: new URL('..', import.meta.url).pathname,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /MOCK_URL=(\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the mock exited (${code})`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
-
-/** The reference proxy of bench/reference-proxy.ts, in this process. */
-async function startProxy(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const pool = new Pool(upstream, { connections: 128, pipelining: 1 });
-  const app = Fastify({ logger: false });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  const FORWARDED = ['content-type', 'authorization', 'x-api-key', 'anthropic-version'];
-  app.post('/*', async (req, reply) => {
-    const headers: Record<string, string> = {};
-    for (const name of FORWARDED) {
-      const value = req.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    const res = await pool.request({ path: req.url, method: 'POST', headers, body: req.body as Buffer });
-    const type = res.headers['content-type'];
-    if (typeof type === 'string') void reply.header('content-type', type);
-    return reply.code(res.statusCode).send(res.body);
-  });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url, stop: () => app.close().then(() => pool.close()) };
-}
 
 /** `n` requests, `CONCURRENCY` at a time, over keep-alive connections; fails on any non-2xx. */
 async function load(pool: Pool, req: BenchRequest, n: number): Promise<void> {
@@ -85,7 +46,9 @@ async function load(pool: Pool, req: BenchRequest, n: number): Promise<void> {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-const mock = await startMock();
+const cleanup = new Cleanup();
+cleanup.installHandlers();
+const mock = await startMock(cleanup, undefined);
 const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-request-cost-'));
 const { serve } = (await import(
   pathToFileURL(`${ROOT}/dist/gateway/serve.js`).href
@@ -94,7 +57,7 @@ const { MemorySecretStore } = (await import(
   pathToFileURL(`${ROOT}/dist/gateway/store/secrets.js`).href
 )) as typeof import('../gateway/store/secrets.js');
 const running = await serve({ dataDir, secrets: new MemorySecretStore(), host: '127.0.0.1', port: 0 });
-const proxy = await startProxy(mock.url);
+const proxy = await listenReferenceProxy(mock.url);
 const { key } = await setupGateway(running.url, running.adminToken, mock.url);
 const at = {
   mockUrl: mock.url,
@@ -145,6 +108,6 @@ process.stdout.write(
 for (const r of rows) await r.pool.close();
 await proxy.stop();
 await running.close(1000);
-mock.stop();
+await cleanup.runAll();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);
