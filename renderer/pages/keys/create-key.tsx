@@ -6,15 +6,7 @@ import { Field, FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
 import { useFormErrors } from '../../components/use-form.js';
-import {
-  EMPTY_SETTINGS,
-  forCreate,
-  KEY_WORDS,
-  parseSettings,
-  SettingsFields,
-  settingsProblems,
-  changedFields,
-} from './key-settings.js';
+import { EMPTY_SETTINGS, forCreate, KEY_WORDS, SettingsFields, readSettings, changedFields } from './key-settings.js';
 
 interface Props {
   open: boolean;
@@ -30,9 +22,9 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
 
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const parsed = parseSettings(settings);
+    const { settings: parsed, problems } = readSettings(settings);
     const body = { name, ...(parsed ? forCreate(parsed) : {}) };
-    if (!form.check(body, settingsProblems(settings)) || !parsed) return;
+    if (!form.check(body, problems) || !parsed) return;
     create.mutate(body, {
       onSuccess: (created) => {
         setName('');

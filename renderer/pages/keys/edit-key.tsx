@@ -6,14 +6,7 @@ import { Dialog } from '../../components/dialog.js';
 import { FormFooter } from '../../components/ui.js';
 import { qk } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-import {
-  KEY_WORDS,
-  parseSettings,
-  settingsOf,
-  SettingsFields,
-  settingsProblems,
-  changedFields,
-} from './key-settings.js';
+import { KEY_WORDS, settingsOf, SettingsFields, readSettings, changedFields } from './key-settings.js';
 
 /** Group, quota, expiry, limits and session guards of an existing key; the secret and the name stay. */
 export function EditKeyDialog({ keyView, onClose }: { keyView: KeyView | null; onClose(): void }) {
@@ -34,8 +27,8 @@ function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
   const form = useFormErrors(UpdateKeyBody, KEY_WORDS, { error: save.error });
   const submit = (e: FormEvent): void => {
     e.preventDefault();
-    const parsed = parseSettings(settings);
-    if (!form.check({ ...parsed }, settingsProblems(settings)) || !parsed) return;
+    const { settings: parsed, problems } = readSettings(settings);
+    if (!form.check({ ...parsed }, problems) || !parsed) return;
     // An unchanged expiry is not sent: the form shows only its day.
     const { expiresAt, ...rest } = parsed;
     const sameDay =

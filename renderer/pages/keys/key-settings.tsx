@@ -51,38 +51,34 @@ function optionalInt(text: string): number | null | undefined {
   return Number.isInteger(n) && n >= 1 ? n : undefined;
 }
 
-/**
- * What is wrong with the settings, at the body's fields the form shows them by (`quotaMicro`,
- * `expiresAt`, `rpm`, `maxConcurrent`, `guards`); empty when nothing.
- */
-export function settingsProblems(f: SettingsForm): FieldErrors {
-  const problems: FieldErrors = {};
-  if (f.quota.trim() !== '' && tryParseUsd(f.quota) === undefined)
-    problems.quotaMicro = 'Enter a dollar amount such as 5 or 12.50, or leave it empty for no quota.';
-  if (optionalInt(f.rpm) === undefined) problems.rpm = 'Enter a whole number of 1 or more, or leave it empty.';
-  if (optionalInt(f.concurrent) === undefined)
-    problems.maxConcurrent = 'Enter a whole number of 1 or more, or leave it empty.';
-  if (f.expires && Date.parse(endOfDay(f.expires)) <= Date.now()) problems.expiresAt = 'Pick a date in the future.';
-  const guards = parseGuards(f.guards);
-  if (typeof guards === 'string') problems.guards = guards;
-  return problems;
-}
-
 /** The end of the chosen day, local time. */
 function endOfDay(day: string): string {
   return new Date(`${day}T23:59:59`).toISOString();
 }
 
-/** The settings for the admin API, or null when `settingsProblems` finds something wrong. */
-export function parseSettings(f: SettingsForm): Settings | null {
+/**
+ * The form read once: the settings for the admin API (null when a field cannot be read), and what is
+ * wrong, at the body's fields the form shows them by (`quotaMicro`, `expiresAt`, `rpm`,
+ * `maxConcurrent`, `guards`); no problems when everything can be sent.
+ */
+export function readSettings(f: SettingsForm): { settings: Settings | null; problems: FieldErrors } {
+  const problems: FieldErrors = {};
   const quotaMicro = f.quota.trim() === '' ? null : tryParseUsd(f.quota);
+  if (quotaMicro === undefined)
+    problems.quotaMicro = 'Enter a dollar amount such as 5 or 12.50, or leave it empty for no quota.';
   const rpm = optionalInt(f.rpm);
+  if (rpm === undefined) problems.rpm = 'Enter a whole number of 1 or more, or leave it empty.';
   const maxConcurrent = optionalInt(f.concurrent);
-  const guards = parseGuards(f.guards);
-  if (quotaMicro === undefined || rpm === undefined || maxConcurrent === undefined || typeof guards === 'string')
-    return null;
+  if (maxConcurrent === undefined) problems.maxConcurrent = 'Enter a whole number of 1 or more, or leave it empty.';
   const expiresAt = f.expires ? endOfDay(f.expires) : null;
-  return { group: f.group, quotaMicro, expiresAt, rpm, maxConcurrent, ...guards };
+  if (expiresAt && Date.parse(expiresAt) <= Date.now()) problems.expiresAt = 'Pick a date in the future.';
+  const guards = parseGuards(f.guards);
+  if (typeof guards === 'string') problems.guards = guards;
+  const settings =
+    quotaMicro === undefined || rpm === undefined || maxConcurrent === undefined || typeof guards === 'string'
+      ? null
+      : { group: f.group, quotaMicro, expiresAt, rpm, maxConcurrent, ...guards };
+  return { settings, problems };
 }
 
 const BODY_FIELD: Record<keyof SettingsForm, string> = {
