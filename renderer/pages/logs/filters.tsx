@@ -103,10 +103,7 @@ export function useLogFilter() {
 export type LogFilterState = ReturnType<typeof useLogFilter>;
 
 /** A text field that writes to the URL after a pause in typing, and follows the URL when it changes. */
-function useTyped(
-  state: LogFilterState,
-  p: 'model' | 'request' | 'session' | 'project',
-): [string, (v: string) => void] {
+function useTyped(state: LogFilterState, p: TypedParam): [string, (v: string) => void] {
   const fromUrl = state.values[p];
   const [text, setText] = useState(fromUrl);
   // Follow the URL when it changes from outside (a link, Clear filters), during render as React advises.
@@ -123,6 +120,51 @@ function useTyped(
     return () => window.clearTimeout(t);
   }, [text, fromUrl, set, p]);
   return [text, setText];
+}
+
+type TypedParam = 'model' | 'request' | 'session' | 'project';
+
+/** A typed filter field (see useTyped), with its completions when it has any. */
+function TypedField({
+  state,
+  p,
+  label,
+  placeholder,
+  mono = false,
+  options,
+  inputRef,
+}: {
+  state: LogFilterState;
+  p: TypedParam;
+  label: string;
+  placeholder: string;
+  mono?: boolean;
+  options?: readonly string[];
+  inputRef?: RefObject<HTMLInputElement | null>;
+}) {
+  const [text, setText] = useTyped(state, p);
+  const listId = options ? `log-${p}s` : undefined;
+  return (
+    <label className="toolbar-field">
+      <span>{label}</span>
+      <input
+        ref={inputRef}
+        aria-label={p === 'request' ? 'Search by request id' : `Filter by ${p}`}
+        className={mono ? 'mono' : undefined}
+        list={listId}
+        placeholder={placeholder}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
+      {options ? (
+        <datalist id={listId}>
+          {options.map((o) => (
+            <option key={o} value={o} />
+          ))}
+        </datalist>
+      ) : null}
+    </label>
+  );
 }
 
 /** An exact span as words: "2026-11-25 14:00 – 15:00", "from 2026-11-25 00:00". */
@@ -147,10 +189,6 @@ export function LogFilters({
   const models = useModels();
   const lines = useLines();
   const { values, set } = state;
-  const [modelText, setModelText] = useTyped(state, 'model');
-  const [requestText, setRequestText] = useTyped(state, 'request');
-  const [sessionText, setSessionText] = useTyped(state, 'session');
-  const [projectText, setProjectText] = useTyped(state, 'project');
   // A key's project label, else its name, is what its requests count under (docs/sessions.md).
   const projects = [...new Set((keys.data ?? []).map((k) => k.project ?? k.name))].sort();
   const select = (p: Param, label: string, options: [string, string][]) => (
@@ -171,63 +209,23 @@ export function LogFilters({
   );
   return (
     <>
-      <label className="toolbar-field">
-        <span>Request</span>
-        <input
-          aria-label="Search by request id"
-          className="mono"
-          placeholder="req_…"
-          value={requestText}
-          onChange={(e) => setRequestText(e.target.value)}
-        />
-      </label>
+      <TypedField state={state} p="request" label="Request" placeholder="req_…" mono />
       {select('key', 'Key', [['', 'all keys'], ...(keys.data ?? []).map((k): [string, string] => [k.name, k.name])])}
-      <label className="toolbar-field">
-        <span>Model</span>
-        <input
-          ref={modelRef}
-          aria-label="Filter by model"
-          list="log-models"
-          placeholder="any model  ( / )"
-          value={modelText}
-          onChange={(e) => setModelText(e.target.value)}
-        />
-        <datalist id="log-models">
-          {models.data?.map((m) => (
-            <option key={m.id} value={m.id} />
-          ))}
-        </datalist>
-      </label>
+      <TypedField
+        state={state}
+        p="model"
+        label="Model"
+        placeholder="any model  ( / )"
+        options={models.data?.map((m) => m.id) ?? []}
+        inputRef={modelRef}
+      />
       {select('line', 'Line', [
         ['', 'all lines'],
         ...(lines.data ?? []).map((l): [string, string] => [l.name, l.name]),
       ])}
       {select('tool', 'Tool', [['', 'any tool'], ...TOOLS.map((t): [string, string] => [t, TOOL_NAMES[t]])])}
-      <label className="toolbar-field">
-        <span>Project</span>
-        <input
-          aria-label="Filter by project"
-          list="log-projects"
-          placeholder="any project"
-          value={projectText}
-          onChange={(e) => setProjectText(e.target.value)}
-        />
-        <datalist id="log-projects">
-          {projects.map((p) => (
-            <option key={p} value={p} />
-          ))}
-        </datalist>
-      </label>
-      <label className="toolbar-field">
-        <span>Session</span>
-        <input
-          aria-label="Filter by session"
-          className="mono"
-          placeholder="session id"
-          value={sessionText}
-          onChange={(e) => setSessionText(e.target.value)}
-        />
-      </label>
+      <TypedField state={state} p="project" label="Project" placeholder="any project" options={projects} />
+      <TypedField state={state} p="session" label="Session" placeholder="session id" mono />
       {select('status', 'Status', STATUSES)}
       {select('protocol', 'Protocol', [['', 'any protocol'], ...LISTED_FORMATS.map((p): [string, string] => [p, p])])}
       {values.since || values.until ? (
