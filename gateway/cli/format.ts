@@ -19,6 +19,11 @@ export function table(headers: string[], rows: (string | number)[][]): string {
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
+/** Epoch ms as `2026-11-27 14:05:09`, in UTC. */
+export function utcTime(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}
+
 /** 45000 → "45s", 300000 → "5m", 90000 → "1m30s", 1500 → "1500ms": as `--timeout` takes it. */
 export function duration(ms: number): string {
   if (ms % 1000 !== 0) return `${ms}ms`;

@@ -24,7 +24,7 @@ import {
   type KeySessionFlags,
 } from './sessions.js';
 import { json, print } from './output.js';
-import { printable, table, withUsd } from './format.js';
+import { printable, table, utcTime, withUsd } from './format.js';
 
 const program = new Command('tollgate')
   .description('Tollgate: a local model gateway with keys, a wallet and a usage log.')
@@ -143,10 +143,17 @@ keySessionOptions(
 );
 keys
   .command('list')
+  .description('every key with its state, spend, last use and guards (the secret is never shown)')
   .option('--json', 'machine-readable output (amounts also as micro-USD integers)')
   .action(async (o: { json?: boolean }) => {
-    const { keys: all } = await client().call('listKeys');
-    if (o.json) return json(all.map(withUsd));
+    const api = client();
+    const [{ keys: all }, usage] = await Promise.all([api.call('listKeys'), api.call('getKeyUsage', { query: {} })]);
+    const byName = new Map(usage.keys.map((u) => [u.name, u]));
+    const rows = all.map((k) => {
+      const u = byName.get(k.name);
+      return { ...k, lastUsedAt: u?.lastUsedAt ?? null, last30DaysMicro: u?.costMicro ?? 0 };
+    });
+    if (o.json) return json(rows.map(withUsd));
     print(
       table(
         [
@@ -155,22 +162,28 @@ keys
           'STATE',
           'KEY',
           'USED',
+          '30 DAYS',
+          'LAST USED (UTC)',
           'QUOTA',
           'EXPIRES',
           'SESSION CAP',
           'BUDGETS',
           'LOOP LIMIT',
           'PROJECT',
+          'MADE BY',
         ],
-        all.map((k) => [
+        rows.map((k) => [
           k.name,
           k.group,
           k.state,
           `sk-…${k.last4}`,
           usd(k.usedMicro),
+          usd(k.last30DaysMicro),
+          k.lastUsedAt === null ? 'never' : utcTime(k.lastUsedAt),
           k.quotaMicro === null ? '-' : usd(k.quotaMicro),
           k.expiresAt ?? '-',
           ...keySessionCells(k),
+          k.madeBy ?? '-',
         ]),
       ),
     );
@@ -347,7 +360,7 @@ program
       table(
         ['TIME', 'KEY', 'MODEL', 'STATUS', ...LOG_BUCKETS.map((b) => b.header), 'COST', 'LATENCY', 'ERROR'],
         entries.map((e) => [
-          new Date(e.ts).toISOString().replace('T', ' ').slice(0, 19),
+          utcTime(e.ts),
           e.keyName ?? '-',
           e.model ?? '-',
           e.status,

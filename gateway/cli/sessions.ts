@@ -7,10 +7,9 @@ import type { AdminClient, KeyView, SessionView } from '../contract/admin/index.
 import { parseBudgets, WINDOW_IDS, type BudgetWindow } from '../contract/sessions.js';
 import { usd, usdCost } from '../contract/money.js';
 import { amount } from './args.js';
-import { table, withUsd } from './format.js';
+import { table, utcTime as time, withUsd } from './format.js';
 import { json, print } from './output.js';
 
-const time = (ts: number): string => new Date(ts).toISOString().replace('T', ' ').slice(0, 19);
 const percent = (rate: number): string => `${(rate * 100).toFixed(1)} %`;
 
 function row(s: SessionView): (string | number)[] {

@@ -193,6 +193,29 @@ describe('tollgate CLI', () => {
     const one = JSON.parse((await tollgate(['logs', '--model', 'gpt-4o', '--limit', '1', '--json'])).stdout);
     assert.equal(one.length, 1);
     assert.match((await tollgate(['logs', '--key', 'logger'])).stdout, /logger +gpt-4o +200/);
+
+    // keys list: when each key was last used and what it spent over the last 30 days.
+    const before = Date.now();
+    await tollgate(['keys', 'create', '--name', 'idle']);
+    const keys = JSON.parse((await tollgate(['keys', 'list', '--json'])).stdout) as {
+      name: string;
+      lastUsedAt: number | null;
+      last30DaysMicro: number;
+      last30DaysUsd: string;
+      madeBy: string | null;
+    }[];
+    const logger = keys.find((k) => k.name === 'logger')!;
+    const spent = rows.reduce((sum, r) => sum + r.costMicro, 0);
+    assert.ok(spent > 0);
+    assert.equal(logger.last30DaysMicro, spent);
+    assert.ok(logger.lastUsedAt !== null && logger.lastUsedAt <= before, String(logger.lastUsedAt));
+    assert.equal(logger.madeBy, null);
+    const idle = keys.find((k) => k.name === 'idle')!;
+    assert.deepEqual([idle.lastUsedAt, idle.last30DaysMicro, idle.last30DaysUsd], [null, 0, '0.00']);
+    const listed = (await tollgate(['keys', 'list'])).stdout;
+    assert.match(listed, /LAST USED \(UTC\)/);
+    assert.match(listed, /^idle .* never /m);
+    assert.match(listed, new RegExp(`^logger .* ${new Date(logger.lastUsedAt).toISOString().slice(0, 10)} `, 'm'));
     const doc = await tollgate(['doctor']);
     assert.equal(doc.code, 0, doc.stdout + doc.stderr);
     assert.match(doc.stdout, /ok +ledger invariant/);
