@@ -205,6 +205,10 @@ export function Models() {
         rowProps={(m) => ({ 'data-model': m.id })}
         empty={<Empty title="No model matches" />}
         skeletonRows={8}
+        // An imported price file can bring hundreds of models: past 200 only the rows in view render.
+        // A row is two lines, about 56 px; an estimate at or above it keeps End landing on the last row
+        // (rows measured smaller shrink the scroll height, never push the end further away).
+        virtual={{ rowHeight: 57, maxHeight: 'calc(100vh - 200px)' }}
       />
       <AddModelDialog open={adding} onOpenChange={setAdding} />
       <EditModelDialog model={editing} onClose={() => setEditing(null)} />
