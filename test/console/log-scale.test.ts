@@ -165,6 +165,7 @@ describe('the usage log at scale', { skip }, () => {
     const oldest = [...newest].reverse();
     await waitFor(async () => (await shownIds(page)).join() === oldest.join(), 'oldest first, from the server');
     assert.equal(await time.getAttribute('aria-sort'), 'ascending');
+    await screenshot(page, 'log-oldest-first-1280');
     // A request made now lands at the end of an oldest-first log that holds its end.
     const laptop = await gw.admin.key('laptop-late');
     await gw.openai(laptop).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'late' }] });
