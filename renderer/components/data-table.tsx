@@ -10,7 +10,9 @@
  * - `onRowClick` makes the whole row a pointer target; it ignores clicks on a link, button or field
  *   inside the row, and keyboard users reach the same place through the link that a column renders.
  * - `virtual` renders only the rows in view (with spacer rows above and below, so the markup stays
- *   one real table) once there are more than a few hundred, inside a scroll box of `maxHeight` (a CSS length).
+ *   one real table, each rendered row measured so rows of different heights place right) once
+ *   there are more than `virtualFrom`, inside a scroll box of `maxHeight` (a CSS length) that takes
+ *   the focus, so the keyboard scrolls it too. Sorting sorts every row, not the rendered window.
  */
 import { useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import {
@@ -127,10 +129,15 @@ function BodyRow<T>({
   row,
   onRowClick,
   rowProps,
+  measure,
+  index,
 }: {
   row: Row<T>;
   onRowClick?: (row: T) => void;
   rowProps?: DataTableProps<T>['rowProps'];
+  /** In virtual mode: the virtualiser measures each row it renders, so rows of two lines place right. */
+  measure?: (el: HTMLTableRowElement | null) => void;
+  index?: number;
 }) {
   const extra = rowProps?.(row.original) ?? {};
   const onClick = onRowClick
@@ -142,7 +149,13 @@ function BodyRow<T>({
       }
     : undefined;
   return (
-    <tr {...extra} className={join(extra.className, onRowClick && 'row-link')} onClick={onClick}>
+    <tr
+      {...extra}
+      ref={measure}
+      data-index={index}
+      className={join(extra.className, onRowClick && 'row-link')}
+      onClick={onClick}
+    >
       {row.getVisibleCells().map((cell) => {
         const meta = cell.column.columnDef.meta;
         const cls = join(alignClass(meta), meta?.className);
@@ -217,6 +230,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
             row={rows[item.index]!}
             onRowClick={props.onRowClick}
             rowProps={props.rowProps}
+            measure={virtualizer.measureElement}
+            index={item.index}
           />
         ))}
         {bottom > 0 ? <tr className="spacer" aria-hidden="true" style={{ height: `${bottom}px` }} /> : null}
@@ -234,6 +249,9 @@ export function DataTable<T>(props: DataTableProps<T>) {
       className={framed ? 'table-wrap' : 'table-bare'}
       style={virtualOn ? { maxHeight: virtual.maxHeight } : undefined}
       aria-busy={loading || undefined}
+      // A scroll box of its own: focusable, so Page Down, End and the arrows scroll it from the
+      // keyboard to rows not rendered yet (Tab through the rows' controls follows the scroll too).
+      {...(virtualOn ? { tabIndex: 0, role: 'region', 'aria-label': `${label}, scrollable` } : {})}
     >
       <table className={join('table', compact && 'table-compact', className)} aria-label={label}>
         <thead>

@@ -1,7 +1,10 @@
 /**
- * The usage log's pages as the query cache holds them, and the one rule for adding rows to them:
- * new rows go into the first page, newest first, and each filter holds at most MAX_CACHED_ROWS
- * rows (the oldest go first and come back by paging). Pure, so it is tested without a browser.
+ * The usage log's pages as the query cache holds them, and the rules for adding rows to them. The
+ * log is in the ledger's order, which the server pages both ways: newest first (`before` = the
+ * last id seen), where new rows go into the first page and each filter holds at most
+ * MAX_CACHED_ROWS rows (the oldest go first and come back by paging); or oldest first (`after` =
+ * the last id seen), where a new row belongs at the very end, so it is added only once that end is
+ * held. Pure, so it is tested without a browser.
  */
 import type { InfiniteData } from '@tanstack/react-query';
 import type { LogEntry } from '../../gateway/contract/admin/index.js';
@@ -10,7 +13,9 @@ import type { LogEntry } from '../../gateway/contract/admin/index.js';
 export const LOG_PAGE = 200;
 /** Rows one filter keeps in memory, paged or live. */
 export const MAX_CACHED_ROWS = 5000;
-/** One page of the log: its rows, newest first, and whether older rows follow it. */
+/** The two orders the server can page the log in (`GET /api/logs` with `before`, or with `after`). */
+export type LogOrder = 'newest' | 'oldest';
+/** One page of the log: its rows in the log's order, and whether more rows follow it. */
 export interface LogPage {
   rows: LogEntry[];
   more: boolean;
@@ -53,4 +58,25 @@ function cap(data: LogPages): LogPages {
   }
   if (pages.length === data.pages.length && left >= 0) return data;
   return { pages, pageParams: data.pageParams.slice(0, pages.length) };
+}
+
+/**
+ * Oldest first: `fresh` rows (any order) after the last row held, but only when the last page is the
+ * log's end (no more to page) and the filter holds fewer than MAX_CACHED_ROWS rows; otherwise the
+ * end is marked as having more, so paging reaches them in order.
+ */
+export function withRowsAtEnd(data: LogPages, fresh: readonly LogEntry[]): LogPages {
+  const lastIndex = data.pages.length - 1;
+  const last = data.pages[lastIndex];
+  if (!last) return data;
+  const end = last.rows[last.rows.length - 1]?.id ?? data.pageParams[lastIndex] ?? 0;
+  const newer = fresh.filter((r) => r.id > end).sort((a, b) => a.id - b.id);
+  if (newer.length === 0) return data;
+  const held = data.pages.reduce((n, p) => n + p.rows.length, 0);
+  const page: LogPage =
+    last.more || held + newer.length > MAX_CACHED_ROWS
+      ? { rows: last.rows, more: true }
+      : { rows: [...last.rows, ...newer], more: false };
+  if (page.rows === last.rows && last.more) return data;
+  return { pages: [...data.pages.slice(0, lastIndex), page], pageParams: data.pageParams };
 }

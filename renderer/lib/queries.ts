@@ -8,6 +8,7 @@
 import { useQuery, type QueryKey } from '@tanstack/react-query';
 import type { LogFilter, SessionsQuery, StatsQuery, StatsTopQuery } from '../../gateway/contract/admin/index.js';
 import { admin } from './api.js';
+import type { LogOrder } from './log-pages.js';
 
 export const qk = {
   status: ['status'],
@@ -27,7 +28,9 @@ export const qk = {
   recentLogs: ['logs', 'recent'],
   /** Every filter's pages of the log (lib/log-cache.ts keeps them whole). */
   logPagesAll: ['logs', 'pages'],
-  logPages: (filter: LogFilter) => ['logs', 'pages', filter],
+  /** One filter's pages in one of the server's orders (newest first unless said). */
+  logPages: (filter: LogFilter, order: LogOrder = 'newest') =>
+    order === 'newest' ? ['logs', 'pages', filter] : ['logs', 'pages', filter, order],
   /** The count, tokens and cost of everything a filter matches (GET /api/logs/summary). */
   logSummary: (filter: LogFilter) => ['logs', 'summary', filter],
   requestBody: (requestId: string) => ['logs', 'body', requestId],

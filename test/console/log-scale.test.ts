@@ -149,6 +149,47 @@ describe('the usage log at scale', { skip }, () => {
     assert.deepEqual(c.problems, []);
   });
 
+  test('Time sorts both ways in the server order (in the URL), the other columns do not sort', async () => {
+    await page.goto(`${gw.url}/#/logs`);
+    const newest = (await gw.admin.logs()).map((r) => r.requestId);
+    await waitFor(async () => (await shownIds(page)).join() === newest.join(), 'newest first');
+    const time = page.getByRole('columnheader', { name: 'Time' });
+    assert.equal(await time.getAttribute('aria-sort'), 'descending');
+    for (const other of ['Key', 'Model', 'Cost', 'Latency']) {
+      const header = page.getByRole('columnheader', { name: other, exact: true });
+      assert.equal(await header.getAttribute('aria-sort'), null, `${other} claims a sort`);
+      assert.equal(await header.getByRole('button').count(), 0, `${other} offers a sort it cannot keep`);
+    }
+    await time.getByRole('button').click();
+    await waitFor(async () => page.url().includes('order=oldest'), 'the order in the URL');
+    const oldest = [...newest].reverse();
+    await waitFor(async () => (await shownIds(page)).join() === oldest.join(), 'oldest first, from the server');
+    assert.equal(await time.getAttribute('aria-sort'), 'ascending');
+    await screenshot(page, 'log-oldest-first-1280');
+    // A request made now lands at the end of an oldest-first log that holds its end.
+    const laptop = await gw.admin.key('laptop-late');
+    await gw.openai(laptop).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'late' }] });
+    const [late] = await gw.admin.logs({ key: 'laptop-late' });
+    await waitFor(async () => (await shownIds(page)).at(-1) === late!.requestId, 'the new row at the end');
+    // Oldest first, Newer is the next row down.
+    await page.locator(`[data-request-id="${oldest[0]}"]`).click();
+    const sheet = page.getByRole('dialog');
+    assert.equal(await sheet.getByRole('button', { name: 'Older →' }).isDisabled(), true);
+    const secondOldest = (await gw.admin.logs()).at(-2)!;
+    await sheet.getByRole('button', { name: '← Newer' }).click();
+    await waitFor(
+      async () => (await sheet.locator('.dialog-title').textContent())?.includes(`#${secondOldest.id}`) ?? false,
+      'the next newer row',
+    );
+    await page.keyboard.press('Escape');
+    // A reload keeps the order; the header turns it back.
+    await page.reload();
+    await waitFor(async () => (await shownIds(page)).at(-1) === late!.requestId, 'still oldest first');
+    await page.getByRole('columnheader', { name: 'Time' }).getByRole('button').click();
+    await waitFor(async () => (await shownIds(page))[0] === late!.requestId, 'newest first again');
+    assert.ok(!page.url().includes('order='), page.url());
+  });
+
   test('both themes at 1440×900 and 1280×720: no sideways scroll, axe clean', async () => {
     for (const theme of ['light', 'dark'] as const) {
       const t = await openConsole(browser, gw, { theme });

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Browser, Page } from 'playwright-core';
-import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import { assertConsoleBuilt, browserSkipReason, gotoPage, launch, openConsole, type ConsolePage } from './browser.js';
+import { waitFor, type TestGateway } from '../helpers/gateway.js';
+import type { MockUpstream } from '../helpers/mock-upstream.js';
+import { browserSkipReason, gotoPage, openConsole, type ConsolePage } from './browser.js';
+import { startConsoleWorld } from './world.js';
 
 const skip = browserSkipReason();
 
@@ -32,17 +33,7 @@ describe('the usage log is always whole', { skip }, () => {
   let ci = '';
 
   before(async () => {
-    assertConsoleBuilt();
-    mock = await startMockUpstream();
-    gw = await startGateway();
-    browser = await launch();
-    await gw.admin.topup(10);
-    await gw.admin.line({
-      name: 'local',
-      baseUrl: `${mock.url}/v1`,
-      models: ['gpt-4o'],
-      modelMap: { 'gpt-4o': 'mock-small' },
-    });
+    ({ gw, mock, browser } = await startConsoleWorld());
     laptop = await gw.admin.key('laptop');
     ci = await gw.admin.key('ci');
     await gw

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { usd, usdCost, usdExact } from '../../gateway/contract/money.js';
-import { startGateway, waitFor, type TestGateway } from '../helpers/gateway.js';
-import { startMockUpstream, type MockUpstream } from '../helpers/mock-upstream.js';
-import { assertConsoleBuilt, browserSkipReason, launch, openConsole, screenshot, type ConsolePage } from './browser.js';
+import { waitFor, type TestGateway } from '../helpers/gateway.js';
+import type { MockUpstream } from '../helpers/mock-upstream.js';
+import { browserSkipReason, openConsole, screenshot, type ConsolePage } from './browser.js';
+import { startConsoleWorld } from './world.js';
 
 const skip = browserSkipReason();
 const SIX = /^\$\d+\.\d{6}$/;
@@ -30,18 +31,8 @@ describe('one money format in the console', { skip }, () => {
   let page: Page;
 
   before(async () => {
-    assertConsoleBuilt();
-    mock = await startMockUpstream();
-    gw = await startGateway();
-    browser = await launch();
     // An amount with micro-dollars, so the cents shown and the exact amount differ.
-    await gw.admin.call('topUp', { body: { amountMicro: 12_345_678_901 } });
-    await gw.admin.line({
-      name: 'local',
-      baseUrl: `${mock.url}/v1`,
-      models: ['gpt-4o'],
-      modelMap: { 'gpt-4o': 'mock-small' },
-    });
+    ({ gw, mock, browser } = await startConsoleWorld({ walletMicro: 12_345_678_901 }));
     const key = await gw.admin.key('laptop');
     for (const text of ['one', 'two'])
       await gw.openai(key).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: text }] });

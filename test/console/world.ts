@@ -1,6 +1,7 @@
 /**
- * The world most console tests start from: a mock upstream, a gateway with $10 in its wallet and one
- * line, `local`, serving gpt-4o from the mock, and a Chromium to open the console in.
+ * The world most console tests start from: a mock upstream, a gateway with $10 in its wallet (or
+ * `walletMicro`) and one line, `local`, serving gpt-4o from the mock, and a Chromium to open the
+ * console in.
  */
 import type { Browser } from 'playwright-core';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -13,12 +14,12 @@ export interface ConsoleWorld {
   browser: Browser;
 }
 
-export async function startConsoleWorld(): Promise<ConsoleWorld> {
+export async function startConsoleWorld(opts: { walletMicro?: number } = {}): Promise<ConsoleWorld> {
   assertConsoleBuilt();
   const mock = await startMockUpstream();
   const gw = await startGateway();
   const browser = await launch();
-  await gw.admin.topup(10);
+  await gw.admin.call('topUp', { body: { amountMicro: opts.walletMicro ?? 10_000_000 } });
   await gw.admin.line({
     name: 'local',
     baseUrl: `${mock.url}/v1`,

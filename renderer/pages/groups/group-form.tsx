@@ -1,13 +1,12 @@
 /** The form that adds a group or edits one, checked at its fields against the contract's group schema. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { CreateGroupBody } from '../../../gateway/contract/admin/schemas.js';
 import { admin, type GroupView } from '../../lib/api.js';
 import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
 import { Dialog } from '../../components/dialog.js';
-import { Field, FormFooter } from '../../components/ui.js';
+import { Field } from '../../components/ui.js';
+import { DialogForm, useDialogForm } from '../../components/crud.js';
 import { qk, useModels } from '../../lib/queries.js';
-import { useAction } from '../../components/use-action.js';
-import { useFormErrors } from '../../components/use-form.js';
 import type { FieldWords } from '../../lib/field-errors.js';
 
 const WORDS: Record<string, FieldWords> = {
@@ -44,8 +43,11 @@ export function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void
   const [picks, setPicks] = useState<ModelPick[]>(
     group && !group.models.includes('*') ? group.models.map((id) => ({ id })) : [],
   );
-  const save = useAction(
-    (body: CreateGroupBody) =>
+  const form = useDialogForm({
+    schema: CreateGroupBody,
+    words: WORDS,
+    serverFields: FIELD_OF,
+    send: (body: CreateGroupBody) =>
       (group
         ? admin.call('updateGroup', {
             params: { name: group.name },
@@ -53,20 +55,23 @@ export function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void
           })
         : admin.call('addGroup', { body })
       ).then((r) => r.group),
-    [qk.groups],
-    (g) => `Group "${g.name}" ${group ? 'saved' : 'added'}.`,
-    { inline: true },
-  );
-  const form = useFormErrors(CreateGroupBody, WORDS, { error: save.error, serverFields: FIELD_OF });
-  const at = form.at;
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
+    invalidates: [qk.groups],
+    done: (g) => `Group "${g.name}" ${group ? 'saved' : 'added'}.`,
+  });
+  const { at, clear } = form.errors;
+  const submit = (): void => {
     const ids = picks.map((p) => p.id);
     const body = { name: name.trim(), multiplier: multiplier.trim(), ...(ids.length > 0 ? { models: ids } : {}) };
-    if (form.check(body)) save.mutate(body, { onSuccess: onDone });
+    form.submit(body, { onSent: onDone });
   };
   return (
-    <form className="form" onSubmit={submit} autoComplete="off" noValidate>
+    <DialogForm
+      errors={form.errors}
+      busy={form.busy}
+      onSubmit={submit}
+      onCancel={onDone}
+      submitLabel={group ? 'Save' : 'Add group'}
+    >
       {group ? null : (
         <Field label="Name" htmlFor="group-name" error={at('name')}>
           <input
@@ -74,7 +79,7 @@ export function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void
             required
             autoFocus
             value={name}
-            onChange={(e) => (setName(e.target.value), form.clear('name'))}
+            onChange={(e) => (setName(e.target.value), clear('name'))}
           />
         </Field>
       )}
@@ -89,7 +94,7 @@ export function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void
           inputMode="decimal"
           required
           value={multiplier}
-          onChange={(e) => (setMultiplier(e.target.value), form.clear('multiplier'))}
+          onChange={(e) => (setMultiplier(e.target.value), clear('multiplier'))}
         />
       </Field>
       <Field label="Models" htmlFor="group-models" hint="Empty for all models." error={at('models')}>
@@ -101,12 +106,6 @@ export function GroupForm({ group, onDone }: { group?: GroupView; onDone(): void
           placeholder="all models; type a catalogue id, Enter to add"
         />
       </Field>
-      <FormFooter
-        error={form.rest}
-        onCancel={onDone}
-        busy={save.isPending}
-        submitLabel={group ? 'Save' : 'Add group'}
-      />
-    </form>
+    </DialogForm>
   );
 }

@@ -1,24 +1,19 @@
-import { useState } from 'react';
 import { admin, type GroupView } from '../../lib/api.js';
-import { Confirm, Dialog } from '../../components/dialog.js';
+import { ItemDialog, RemoveConfirm, useCrud } from '../../components/crud.js';
 import { AddGroupDialog, GroupForm } from './group-form.js';
 import { RowMenu } from '../../components/menu.js';
 import { DataTable, type DataColumn } from '../../components/data-table.js';
 import { NewButton, PageHeader } from '../../components/ui.js';
 import { qk, useGroups, useKeys } from '../../lib/queries.js';
-import { useAction } from '../../components/use-action.js';
 
 export function Groups() {
   const groups = useGroups();
   const keys = useKeys();
-  const [adding, setAdding] = useState(false);
-  const [editing, setEditing] = useState<GroupView | null>(null);
-  const [removing, setRemoving] = useState<GroupView | null>(null);
-  const remove = useAction(
-    (name: string) => admin.call('removeGroup', { params: { name } }).then((r) => r.group),
-    [qk.groups],
-    (g) => (setRemoving(null), `Group "${g.name}" removed.`),
-  );
+  const crud = useCrud({
+    call: (g: GroupView) => admin.call('removeGroup', { params: { name: g.name } }).then((r) => r.group),
+    invalidates: [qk.groups],
+    done: (g) => `Group "${g.name}" removed.`,
+  });
   const keyCount = (name: string): number | undefined => keys.data?.filter((k) => k.group === name).length;
   const columns: DataColumn<GroupView>[] = [
     {
@@ -67,8 +62,8 @@ export function Groups() {
         <RowMenu
           label={`Actions for group ${g.name}`}
           items={[
-            { label: 'Edit…', onSelect: () => setEditing(g) },
-            { label: 'Remove…', danger: true, disabled: g.name === 'default', onSelect: () => setRemoving(g) },
+            { label: 'Edit…', onSelect: () => crud.edit(g) },
+            { label: 'Remove…', danger: true, disabled: g.name === 'default', onSelect: () => crud.askRemove(g) },
           ]}
         />
       ),
@@ -77,7 +72,7 @@ export function Groups() {
   return (
     <>
       <PageHeader title="Groups" subtitle="A key's group decides which models it may use and multiplies their prices.">
-        <NewButton label="Add group" onNew={() => setAdding(true)} />
+        <NewButton label="Add group" onNew={() => crud.setAdding(true)} />
       </PageHeader>
       <DataTable
         label="Groups"
@@ -87,24 +82,13 @@ export function Groups() {
         rowProps={(g) => ({ 'data-group': g.name })}
         initialSort={[{ id: 'name', desc: false }]}
       />
-      <AddGroupDialog open={adding} onOpenChange={setAdding} />
-      <Dialog
-        open={editing !== null}
-        onOpenChange={(o) => !o && setEditing(null)}
-        title={`Edit group "${editing?.name ?? ''}"`}
-      >
-        {editing ? <GroupForm key={editing.name} group={editing} onDone={() => setEditing(null)} /> : null}
-      </Dialog>
-      <Confirm
-        open={removing !== null}
-        onOpenChange={(o) => !o && setRemoving(null)}
-        title={`Remove group "${removing?.name ?? ''}"?`}
-        confirmLabel="Remove group"
-        busy={remove.isPending}
-        onConfirm={() => removing && remove.mutate(removing.name)}
-      >
+      <AddGroupDialog open={crud.adding} onOpenChange={crud.setAdding} />
+      <ItemDialog item={crud.editing} title={(g) => `Edit group "${g.name}"`} onClose={crud.closeEdit}>
+        {(g) => <GroupForm key={g.name} group={g} onDone={crud.closeEdit} />}
+      </ItemDialog>
+      <RemoveConfirm crud={crud} title={(g) => `Remove group "${g.name}"?`} confirmLabel="Remove group">
         Only a group no key uses can be removed; move its keys to another group first.
-      </Confirm>
+      </RemoveConfirm>
     </>
   );
 }

@@ -1,11 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { admin, type CreatedKey } from '../../lib/api.js';
 import { CreateKeyBody } from '../../../gateway/contract/admin/schemas.js';
 import { Dialog } from '../../components/dialog.js';
-import { Field, FormFooter } from '../../components/ui.js';
+import { Field } from '../../components/ui.js';
+import { DialogForm, useDialogForm } from '../../components/crud.js';
 import { qk } from '../../lib/queries.js';
-import { useAction } from '../../components/use-action.js';
-import { useFormErrors } from '../../components/use-form.js';
 import { EMPTY_SETTINGS, forCreate, KEY_WORDS, SettingsFields, readSettings, changedFields } from './key-settings.js';
 
 interface Props {
@@ -17,19 +16,26 @@ interface Props {
 export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
   const [name, setName] = useState('');
   const [settings, setSettings] = useState(EMPTY_SETTINGS);
-  const create = useAction((body: CreateKeyBody) => admin.call('createKey', { body }), [qk.keys]);
-  const form = useFormErrors(CreateKeyBody, KEY_WORDS, { error: create.error, serverFields: { name_taken: 'name' } });
+  // No toast: the secret's own dialog opens instead.
+  const create = useDialogForm({
+    schema: CreateKeyBody,
+    words: KEY_WORDS,
+    serverFields: { name_taken: 'name' },
+    send: (body: CreateKeyBody) => admin.call('createKey', { body }),
+    invalidates: [qk.keys],
+  });
+  const { errors } = create;
 
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
+  const submit = (): void => {
     const { settings: parsed, problems } = readSettings(settings);
     const body = { name, ...(parsed ? forCreate(parsed) : {}) };
-    if (!form.check(body, problems) || !parsed) return;
-    create.mutate(body, {
-      onSuccess: (created) => {
+    if (!parsed) return void errors.check(body, problems);
+    create.submit(body, {
+      own: problems,
+      onSent: (created) => {
         setName('');
         setSettings(EMPTY_SETTINGS);
-        form.reset();
+        errors.reset();
         onCreated(created);
       },
     });
@@ -37,12 +43,18 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange} title="Create a key">
-      <form className="form" onSubmit={submit}>
+      <DialogForm
+        errors={errors}
+        busy={create.busy}
+        onSubmit={submit}
+        onCancel={() => onOpenChange(false)}
+        submitLabel="Create key"
+      >
         <Field
           label="Name"
           htmlFor="key-name"
           hint="One per tool or machine, e.g. laptop-claude. Unique."
-          error={form.at('name')}
+          error={errors.at('name')}
         >
           <input
             id="key-name"
@@ -50,24 +62,18 @@ export function CreateKeyDialog({ open, onOpenChange, onCreated }: Props) {
             autoComplete="off"
             maxLength={64}
             value={name}
-            onChange={(e) => (setName(e.target.value), form.clear('name'))}
+            onChange={(e) => (setName(e.target.value), errors.clear('name'))}
             autoFocus
           />
         </Field>
         <SettingsFields
           form={settings}
-          onChange={(next) => (changedFields(settings, next).forEach(form.clear), setSettings(next))}
+          onChange={(next) => (changedFields(settings, next).forEach(errors.clear), setSettings(next))}
           idPrefix="key"
           keyName={name}
-          errorAt={(f) => form.at(f)}
+          errorAt={(f) => errors.at(f)}
         />
-        <FormFooter
-          error={form.rest}
-          onCancel={() => onOpenChange(false)}
-          busy={create.isPending}
-          submitLabel="Create key"
-        />
-      </form>
+      </DialogForm>
     </Dialog>
   );
 }

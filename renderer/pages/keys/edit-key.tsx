@@ -1,51 +1,39 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { admin, type KeyView } from '../../lib/api.js';
 import { UpdateKeyBody } from '../../../gateway/contract/admin/schemas.js';
-import { useFormErrors } from '../../components/use-form.js';
-import { Dialog } from '../../components/dialog.js';
-import { FormFooter } from '../../components/ui.js';
+import { DialogForm, useDialogForm } from '../../components/crud.js';
 import { qk } from '../../lib/queries.js';
-import { useAction } from '../../components/use-action.js';
 import { KEY_WORDS, settingsOf, SettingsFields, readSettings, changedFields } from './key-settings.js';
 
 /** Group, quota, expiry, limits and session guards of an existing key; the secret and the name stay. */
-export function EditKeyDialog({ keyView, onClose }: { keyView: KeyView | null; onClose(): void }) {
-  return (
-    <Dialog open={keyView !== null} onOpenChange={(o) => !o && onClose()} title={`Edit key "${keyView?.name ?? ''}"`}>
-      {keyView ? <EditKeyForm key={keyView.id} k={keyView} onClose={onClose} /> : null}
-    </Dialog>
-  );
-}
-
-function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
+export function EditKeyForm({ k, onClose }: { k: KeyView; onClose(): void }) {
   const [settings, setSettings] = useState(() => settingsOf(k));
-  const save = useAction(
-    (body: UpdateKeyBody) => admin.call('updateKey', { params: { name: k.name }, body }).then((r) => r.key),
-    [qk.keys],
-    (key) => `Key "${key.name}" saved.`,
-  );
-  const form = useFormErrors(UpdateKeyBody, KEY_WORDS, { error: save.error });
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
+  const form = useDialogForm({
+    schema: UpdateKeyBody,
+    words: KEY_WORDS,
+    send: (body: UpdateKeyBody) => admin.call('updateKey', { params: { name: k.name }, body }).then((r) => r.key),
+    invalidates: [qk.keys],
+    done: (key) => `Key "${key.name}" saved.`,
+  });
+  const submit = (): void => {
     const { settings: parsed, problems } = readSettings(settings);
-    if (!form.check({ ...parsed }, problems) || !parsed) return;
+    if (!parsed) return void form.errors.check({}, problems);
     // An unchanged expiry is not sent: the form shows only its day.
     const { expiresAt, ...rest } = parsed;
     const sameDay =
       (expiresAt === null && k.expiresAt === null) ||
       (settings.expires !== '' && settingsOf(k).expires === settings.expires);
-    save.mutate(sameDay ? rest : parsed, { onSuccess: onClose });
+    form.submit(sameDay ? rest : parsed, { own: problems, checked: { ...parsed }, onSent: onClose });
   };
   return (
-    <form className="form" onSubmit={submit}>
+    <DialogForm errors={form.errors} busy={form.busy} onSubmit={submit} onCancel={onClose} submitLabel="Save">
       <SettingsFields
         form={settings}
-        onChange={(next) => (changedFields(settings, next).forEach(form.clear), setSettings(next))}
+        onChange={(next) => (changedFields(settings, next).forEach(form.errors.clear), setSettings(next))}
         idPrefix="edit-key"
         keyName={k.name}
-        errorAt={(f) => form.at(f)}
+        errorAt={(f) => form.errors.at(f)}
       />
-      <FormFooter error={form.rest} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
-    </form>
+    </DialogForm>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { admin, type CreatedKey, type KeyView } from '../../lib/api.js';
 import { CLIPBOARD_REFUSED } from '../../components/copy.js';
 import { DataTable } from '../../components/data-table.js';
-import { Confirm } from '../../components/dialog.js';
+import { ItemDialog, RemoveConfirm, useCrud } from '../../components/crud.js';
 import { useToast } from '../../components/toast.js';
 import { Empty, NewButton, PageHeader } from '../../components/ui.js';
 import { copyText } from '../../lib/clipboard.js';
@@ -11,7 +11,7 @@ import { useAction } from '../../components/use-action.js';
 import { forgetSecret } from '../../lib/secret-memory.js';
 import { keyColumns } from './columns.js';
 import { CreateKeyDialog } from './create-key.js';
-import { EditKeyDialog } from './edit-key.js';
+import { EditKeyForm } from './edit-key.js';
 import { SecretDialog } from './secret-dialog.js';
 import { useKeyUsage } from './use-key-usage.js';
 import './keys.css';
@@ -20,32 +20,28 @@ export function Keys() {
   const keys = useKeys();
   const usage = useKeyUsage();
   const toast = useToast();
-  const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
-  const [deleting, setDeleting] = useState<KeyView | null>(null);
-  const [editing, setEditing] = useState<KeyView | null>(null);
   const toggle = useAction(
     (a: { name: string; enabled: boolean }) =>
       admin.call(a.enabled ? 'enableKey' : 'disableKey', { params: { name: a.name } }).then((r) => r.key),
     [qk.keys],
     (k) => `Key "${k.name}" ${k.state}.`,
   );
-  const remove = useAction(
-    (name: string) => admin.call('deleteKey', { params: { name } }).then((r) => r.key),
-    [qk.keys],
-    (k) => {
+  const crud = useCrud({
+    call: (k: KeyView) => admin.call('deleteKey', { params: { name: k.name } }).then((r) => r.key),
+    invalidates: [qk.keys],
+    done: (k) => {
       forgetSecret(k.name);
-      setDeleting(null);
       return `Key "${k.name}" deleted.`;
     },
-  );
+  });
 
   const columns = keyColumns({
     usage,
     toggling: toggle.isPending,
     toggle: (name, enabled) => toggle.mutate({ name, enabled }),
     menu: (k) => [
-      { label: 'Edit…', onSelect: () => setEditing(k) },
+      { label: 'Edit…', onSelect: () => crud.edit(k) },
       {
         label: k.state === 'enabled' ? 'Disable' : 'Enable',
         onSelect: () => toggle.mutate({ name: k.name, enabled: k.state !== 'enabled' }),
@@ -58,7 +54,7 @@ export function Keys() {
             () => toast.show(CLIPBOARD_REFUSED, 'error'),
           ),
       },
-      { label: 'Delete…', danger: true, onSelect: () => setDeleting(k) },
+      { label: 'Delete…', danger: true, onSelect: () => crud.askRemove(k) },
     ],
   });
 
@@ -68,7 +64,7 @@ export function Keys() {
         title="Keys"
         subtitle="Tools authenticate with these sk- keys. Tollgate keeps only a hash; a secret is shown once, at creation."
       >
-        <NewButton label="Create key" onNew={() => setCreating(true)} />
+        <NewButton label="Create key" onNew={() => crud.setAdding(true)} />
       </PageHeader>
       <DataTable
         label="Keys"
@@ -81,30 +77,25 @@ export function Keys() {
         empty={
           <Empty title="No keys yet">
             <p>Create one for each tool or machine, so you can see its spend and turn it off on its own.</p>
-            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            <button type="button" className="button button-primary" onClick={() => crud.setAdding(true)}>
               Create key
             </button>
           </Empty>
         }
       />
       <CreateKeyDialog
-        open={creating}
-        onOpenChange={setCreating}
-        onCreated={(c) => (setCreating(false), setCreated(c))}
+        open={crud.adding}
+        onOpenChange={crud.setAdding}
+        onCreated={(c) => (crud.setAdding(false), setCreated(c))}
       />
       <SecretDialog created={created} onClose={() => setCreated(null)} />
-      <EditKeyDialog keyView={editing} onClose={() => setEditing(null)} />
-      <Confirm
-        open={deleting !== null}
-        onOpenChange={(o) => !o && setDeleting(null)}
-        title={`Delete key "${deleting?.name ?? ''}"?`}
-        confirmLabel="Delete key"
-        busy={remove.isPending}
-        onConfirm={() => deleting && remove.mutate(deleting.name)}
-      >
+      <ItemDialog item={crud.editing} title={(k) => `Edit key "${k.name}"`} onClose={crud.closeEdit}>
+        {(k) => <EditKeyForm key={k.id} k={k} onClose={crud.closeEdit} />}
+      </ItemDialog>
+      <RemoveConfirm crud={crud} title={(k) => `Delete key "${k.name}"?`} confirmLabel="Delete key">
         Tools using it get 401 from now on. Its log rows and spend stay. This cannot be undone; to pause a key, disable
         it instead.
-      </Confirm>
+      </RemoveConfirm>
     </>
   );
 }

@@ -1,15 +1,16 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { LISTED_FORMATS, type FormatId } from '../../../gateway/contract/formats.js';
 import { tryParseUsd } from '../../../gateway/contract/money.js';
 import type { ProbedModelView, ProbeLineBody } from '../../../gateway/contract/admin/index.js';
 import { admin, type PresetView } from '../../lib/api.js';
 import { CreateLineBody } from '../../../gateway/contract/admin/schemas.js';
 import { Dialog } from '../../components/dialog.js';
-import { Field, FormFooter } from '../../components/ui.js';
+import { Field } from '../../components/ui.js';
+import { DialogForm, useDialogForm } from '../../components/crud.js';
 import { useToast } from '../../components/toast.js';
 import { qk, useKeyStorage, useModels, usePresets } from '../../lib/queries.js';
 import { useAction } from '../../components/use-action.js';
-import { lineErrors, schemaLineErrors, type LineErrors } from './line-errors.js';
+import { LINE_WORDS, lineErrors, placeOfLine, type LineErrors } from './line-errors.js';
 import './line-form.css';
 import { KeySourceField, type KeyMode } from './key-source.js';
 import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
@@ -63,15 +64,21 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   const keychain = storage.data?.keychain !== false;
   const toast = useToast();
   const [f, setF] = useState<Form>(() => fresh(undefined, keychain));
-  const [errors, setErrors] = useState<LineErrors>({});
   const [fetched, setFetched] = useState<ProbedModelView[] | null>(null);
-  const add = useAction(
-    (body: CreateLineBody) => admin.call('addLine', { body }),
-    [qk.lines, qk.models],
-    (r) => `Line "${r.line.name}" added with ${r.line.models.length} model${r.line.models.length === 1 ? '' : 's'}.`,
-    { inline: true },
-  );
   const probe = useAction((body: ProbeLineBody) => admin.call('probeLine', { body }), [], undefined, { inline: true });
+  // The server's refusals, of the line or of the model list asked for, at the field they are about.
+  const add = useDialogForm({
+    schema: CreateLineBody,
+    words: LINE_WORDS,
+    serverFields: lineErrors,
+    placeOf: placeOfLine,
+    otherError: probe.error,
+    send: (body: CreateLineBody) => admin.call('addLine', { body }),
+    invalidates: [qk.lines, qk.models],
+    done: (r) =>
+      `Line "${r.line.name}" added with ${r.line.models.length} model${r.line.models.length === 1 ? '' : 's'}.`,
+  });
+  const at = add.errors.at;
   const preset = presets.data?.find((p) => p.id === f.preset);
   const catalogue = models.data?.map((m) => m.id) ?? [];
   const known = new Set(catalogue);
@@ -81,7 +88,9 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   const choose = (p: PresetView | undefined): void => {
     setF(fresh(p, keychain));
     setFetched(null);
-    setErrors({});
+    add.errors.reset();
+    add.resetRefusal();
+    probe.reset();
   };
 
   const close = (o: boolean): void => {
@@ -100,7 +109,8 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
           : {};
 
   const fetchModels = (): void => {
-    setErrors({});
+    add.errors.reset();
+    add.resetRefusal();
     const key = keyFields();
     probe.mutate(
       {
@@ -125,7 +135,6 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
               matched.map((m) => (m.catalogueId !== m.id ? { id: m.catalogueId!, upstream: m.id } : { id: m.id })),
             );
         },
-        onError: (err) => setErrors(lineErrors(err)),
       },
     );
   };
@@ -151,11 +160,8 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
     return e;
   };
 
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
-    const problems = check();
-    setErrors(problems);
-    if (Object.keys(problems).length > 0) return;
+  const submit = (): void => {
+    if (!add.errors.show(check())) return;
     const modelMap = Object.fromEntries(served.filter((p) => p.upstream).map((p) => [p.id, p.upstream!]));
     const body: CreateLineBody = {
       ...(preset ? { preset: preset.id } : { protocol: f.protocol }),
@@ -174,26 +180,29 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
       priority: Number(f.priority) || 0,
       weight: Number(f.weight) >= 0 ? Number(f.weight) : 1,
     };
-    const refused = schemaLineErrors(CreateLineBody, body);
-    setErrors(refused);
-    if (Object.keys(refused).length > 0) return;
-    add.mutate(body, {
-      onSuccess: (r) => {
+    probe.reset();
+    add.submit(body, {
+      onSent: (r) => {
         for (const w of r.warnings ?? []) toast.show(w, 'error');
         choose(undefined);
         close(false);
       },
-      onError: (err) => setErrors(lineErrors(err)),
     });
   };
 
   return (
     <Dialog open={open} onOpenChange={close} title="Add a line" wide>
-      <form className="form" onSubmit={submit} autoComplete="off" noValidate>
+      <DialogForm
+        errors={add.errors}
+        busy={add.busy}
+        onSubmit={submit}
+        onCancel={() => close(false)}
+        submitLabel="Add line"
+      >
         <Field
           label="Provider"
           htmlFor="line-preset"
-          error={errors.preset}
+          error={at('preset')}
           hint={
             preset
               ? `Speaks ${preset.protocol} at ${f.baseUrl.trim() || preset.baseUrl}`
@@ -215,7 +224,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
           </select>
         </Field>
         <div className="form-grid">
-          <Field label="Name" htmlFor="line-name" hint="Unique; shown in the log." error={errors.name}>
+          <Field label="Name" htmlFor="line-name" hint="Unique; shown in the log." error={at('name')}>
             <input id="line-name" value={f.name} onChange={(e) => set('name', e.target.value)} />
           </Field>
           {!preset ? (
@@ -232,7 +241,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
             </Field>
           ) : null}
         </div>
-        {!preset ? <BaseUrlField f={f} set={set} error={errors.baseUrl} /> : null}
+        {!preset ? <BaseUrlField f={f} set={set} error={at('baseUrl')} /> : null}
         <KeySourceField
           mode={mode}
           onMode={(m) => set('keyMode', m)}
@@ -241,7 +250,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
           apiKeyEnv={f.apiKeyEnv}
           onApiKeyEnv={(v) => set('apiKeyEnv', v)}
           keychainReason={storage.data?.keychain === false ? storage.data.keychainReason : null}
-          error={errors.key}
+          error={at('key')}
         />
         <div className="fetch-row">
           <button type="button" className="button button-small" onClick={fetchModels} disabled={probe.isPending}>
@@ -292,7 +301,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
         <Field
           label={presetListed ? 'More models' : 'Models'}
           htmlFor="line-models"
-          error={errors.models}
+          error={at('models')}
           hint={
             preset && !presetListed
               ? 'Leave empty to serve every model the server lists.'
@@ -302,11 +311,11 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
           <ModelPicker inputId="line-models" picks={f.picks} onChange={(p) => set('picks', p)} catalogue={catalogue} />
         </Field>
         {newIds.length > 0 ? (
-          <NewModelPricing ids={newIds} pricing={f.pricing} onChange={(p) => set('pricing', p)} error={errors.prices} />
+          <NewModelPricing ids={newIds} pricing={f.pricing} onChange={(p) => set('pricing', p)} error={at('prices')} />
         ) : null}
         <details className="advanced">
           <summary>Advanced</summary>
-          {preset ? <BaseUrlField f={f} set={set} error={errors.baseUrl} placeholder={preset.baseUrl} /> : null}
+          {preset ? <BaseUrlField f={f} set={set} error={at('baseUrl')} placeholder={preset.baseUrl} /> : null}
           <div className="form-grid">
             <Field label="Priority" htmlFor="line-priority" hint="Higher is tried first.">
               <input
@@ -326,14 +335,7 @@ export function AddLineDialog({ open, onOpenChange }: { open: boolean; onOpenCha
             </Field>
           </div>
         </details>
-        <FormFooter
-          problem={errors.form}
-          error={null}
-          onCancel={() => close(false)}
-          busy={add.isPending}
-          submitLabel="Add line"
-        />
-      </form>
+      </DialogForm>
     </Dialog>
   );
 }

@@ -1,15 +1,14 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { tryParseUsd } from '../../../gateway/contract/money.js';
 import { admin, type LineView } from '../../lib/api.js';
 import { UpdateLineBody } from '../../../gateway/contract/admin/schemas.js';
-import { Dialog } from '../../components/dialog.js';
-import { Field, FormFooter } from '../../components/ui.js';
+import { Field } from '../../components/ui.js';
+import { DialogForm, useDialogForm } from '../../components/crud.js';
 import { useToast } from '../../components/toast.js';
 import { qk, useKeyStorage, useModels } from '../../lib/queries.js';
-import { useAction } from '../../components/use-action.js';
 import { VendorFields } from './vendor-fields.js';
 import { KeySourceField, type KeyMode } from './key-source.js';
-import { lineErrors, schemaLineErrors, type LineErrors } from './line-errors.js';
+import { LINE_WORDS, lineErrors, placeOfLine, type LineErrors } from './line-errors.js';
 import { ModelPicker, type ModelPick } from '../../components/model-picker.js';
 import { NewModelPricing, type NewPricing } from './model-picker.js';
 
@@ -48,34 +47,28 @@ const same = (a: ModelPick[], b: ModelPick[]): boolean =>
 
 /**
  * Changes what the admin API lets change, where the key comes from included; only fields that
- * differ are sent. A new API key replaces the stored one.
+ * differ are sent. A new API key replaces the stored one. Shown in components/crud.tsx's ItemDialog.
  */
-export function EditLineDialog({ line, onClose }: { line: LineView | null; onClose(): void }) {
-  return (
-    <Dialog open={line !== null} onOpenChange={(o) => !o && onClose()} title={`Edit line "${line?.name ?? ''}"`} wide>
-      {line ? <EditLineForm key={line.id} line={line} onClose={onClose} /> : null}
-    </Dialog>
-  );
-}
-
-function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
+export function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
   const [f, setF] = useState<Form>(() => from(line));
-  const [errors, setErrors] = useState<LineErrors>({});
   const storage = useKeyStorage();
   const models = useModels();
   const toast = useToast();
   const catalogue = models.data?.map((m) => m.id) ?? [];
   const known = new Set(catalogue);
   const newIds = f.picks.map((p) => p.id).filter((id) => !known.has(id) && !line.models.includes(id));
-  const save = useAction(
-    (a: { name: string; body: UpdateLineBody }) => admin.call('updateLine', { params: { name: a.name }, body: a.body }),
-    [qk.lines, qk.models],
-    (r) => `Line "${r.line.name}" saved.`,
-    { inline: true },
-  );
+  const save = useDialogForm({
+    schema: UpdateLineBody,
+    words: LINE_WORDS,
+    serverFields: lineErrors,
+    placeOf: placeOfLine,
+    send: (body: UpdateLineBody) => admin.call('updateLine', { params: { name: line.name }, body }),
+    invalidates: [qk.lines, qk.models],
+    done: (r) => `Line "${r.line.name}" saved.`,
+  });
+  const at = save.errors.at;
 
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
+  const submit = (): void => {
     const body: UpdateLineBody = {};
     const problems: LineErrors = {};
     const priority = Number(f.priority);
@@ -93,8 +86,7 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
     const output = tryParseUsd(f.pricing.output);
     if (newIds.length > 0 && !f.pricing.free && (input === undefined || output === undefined))
       problems.prices = 'Give the input and output price in dollars per million tokens, or choose Free.';
-    setErrors(problems);
-    if (Object.keys(problems).length > 0) return;
+    if (!save.errors.show(problems)) return;
     if (f.baseUrl !== line.baseUrl) body.baseUrl = f.baseUrl.trim();
     const before = from(line).picks;
     if (!same(f.picks, before)) {
@@ -113,27 +105,20 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
     if (JSON.stringify(f.quirks) !== JSON.stringify(line.quirks)) body.quirks = f.quirks;
     if (line.protocol === 'anthropic' && f.anthropicVersion.trim() !== (line.anthropicVersion ?? ''))
       body.anthropicVersion = f.anthropicVersion.trim() === '' ? null : f.anthropicVersion.trim();
-    const refused = schemaLineErrors(UpdateLineBody, body);
-    setErrors(refused);
-    if (Object.keys(refused).length > 0) return;
-    save.mutate(
-      { name: line.name, body },
-      {
-        onSuccess: (r) => {
-          for (const w of r.warnings ?? []) toast.show(w, 'error');
-          onClose();
-        },
-        onError: (err) => setErrors(lineErrors(err)),
+    save.submit(body, {
+      onSent: (r) => {
+        for (const w of r.warnings ?? []) toast.show(w, 'error');
+        onClose();
       },
-    );
+    });
   };
 
   return (
-    <form className="form" onSubmit={submit} autoComplete="off" noValidate>
-      <Field label="Base URL" htmlFor="edit-url" error={errors.baseUrl}>
+    <DialogForm errors={save.errors} busy={save.busy} onSubmit={submit} onCancel={onClose} submitLabel="Save">
+      <Field label="Base URL" htmlFor="edit-url" error={at('baseUrl')}>
         <input id="edit-url" value={f.baseUrl} onChange={(e) => setF({ ...f, baseUrl: e.target.value })} />
       </Field>
-      <Field label="Models" htmlFor="edit-models" error={errors.models} hint="Catalogue ids complete as you type.">
+      <Field label="Models" htmlFor="edit-models" error={at('models')} hint="Catalogue ids complete as you type.">
         <ModelPicker
           inputId="edit-models"
           picks={f.picks}
@@ -146,7 +131,7 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
           ids={newIds}
           pricing={f.pricing}
           onChange={(pricing) => setF({ ...f, pricing })}
-          error={errors.prices}
+          error={at('prices')}
         />
       ) : null}
       <div className="form-grid form-grid-3">
@@ -193,10 +178,9 @@ function EditLineForm({ line, onClose }: { line: LineView; onClose(): void }) {
         keychainReason={
           storage.data?.keychain === false && line.apiKeySource !== 'keychain' ? storage.data.keychainReason : null
         }
-        error={errors.key}
+        error={at('key')}
         keepHint={line.apiKeySource === 'keychain'}
       />
-      <FormFooter problem={errors.form} error={null} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
-    </form>
+    </DialogForm>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { admin, type LineView } from '../../lib/api.js';
-import { Confirm } from '../../components/dialog.js';
+import { ItemDialog, RemoveConfirm, useCrud } from '../../components/crud.js';
 import { DataTable } from '../../components/data-table.js';
 import { Empty, NewButton, PageHeader } from '../../components/ui.js';
 import { qk, useKeyStorage, useLineUsage, useLines } from '../../lib/queries.js';
@@ -8,7 +8,7 @@ import { lineColumns, type LineTest } from './columns.js';
 import './lines.css';
 import { useAction } from '../../components/use-action.js';
 import { AddLineDialog } from './add-line.js';
-import { EditLineDialog } from './edit-line.js';
+import { EditLineForm } from './edit-line.js';
 
 export function Lines() {
   const lines = useLines();
@@ -16,9 +16,6 @@ export function Lines() {
   const usageOf = new Map(usage.data?.lines.map((u) => [u.line, u]) ?? []);
   // Asked now, so the Add-line dialog knows from its first paint whether the keychain can be offered.
   useKeyStorage();
-  const [adding, setAdding] = useState(false);
-  const [editing, setEditing] = useState<LineView | null>(null);
-  const [removing, setRemoving] = useState<LineView | null>(null);
   const [tests, setTests] = useState<Record<string, LineTest>>({});
   const toggle = useAction(
     (a: { name: string; enabled: boolean }) =>
@@ -26,11 +23,11 @@ export function Lines() {
     [qk.lines, qk.models],
     (l) => `Line "${l.name}" ${l.enabled ? 'enabled' : 'disabled'}.`,
   );
-  const remove = useAction(
-    (name: string) => admin.call('removeLine', { params: { name } }).then((r) => r.line),
-    [qk.lines, qk.models],
-    (l) => (setRemoving(null), `Line "${l.name}" removed.`),
-  );
+  const crud = useCrud({
+    call: (l: LineView) => admin.call('removeLine', { params: { name: l.name } }).then((r) => r.line),
+    invalidates: [qk.lines, qk.models],
+    done: (l) => `Line "${l.name}" removed.`,
+  });
 
   const test = (name: string): void => {
     setTests((t) => ({ ...t, [name]: 'running' }));
@@ -47,7 +44,7 @@ export function Lines() {
         title="Lines"
         subtitle="Upstream providers that serve catalogue models. Higher priority is tried first; failures move on to the next line."
       >
-        <NewButton label="Add line" onNew={() => setAdding(true)} />
+        <NewButton label="Add line" onNew={() => crud.setAdding(true)} />
       </PageHeader>
       {lines.data && lines.data.length === 0 ? (
         <Empty title="No lines yet">
@@ -55,7 +52,7 @@ export function Lines() {
             Add a provider from a preset (OpenAI, Anthropic, Google, OpenRouter, a local Ollama…). Its API key goes to
             the OS keychain.
           </p>
-          <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+          <button type="button" className="button button-primary" onClick={() => crud.setAdding(true)}>
             Add line
           </button>
         </Empty>
@@ -69,8 +66,8 @@ export function Lines() {
             at: lines.dataUpdatedAt,
             onToggle: (name, enabled) => toggle.mutate({ name, enabled }),
             onTest: test,
-            onEdit: setEditing,
-            onRemove: setRemoving,
+            onEdit: crud.edit,
+            onRemove: crud.askRemove,
           })}
           getRowId={(l) => l.id}
           rowProps={(l) => ({ 'data-line': l.name, className: l.enabled ? undefined : 'row-off' })}
@@ -84,18 +81,13 @@ export function Lines() {
           </p>
         ) : null,
       )}
-      <AddLineDialog open={adding} onOpenChange={setAdding} />
-      <EditLineDialog line={editing} onClose={() => setEditing(null)} />
-      <Confirm
-        open={removing !== null}
-        onOpenChange={(o) => !o && setRemoving(null)}
-        title={`Remove line "${removing?.name ?? ''}"?`}
-        confirmLabel="Remove line"
-        busy={remove.isPending}
-        onConfirm={() => removing && remove.mutate(removing.name)}
-      >
+      <AddLineDialog open={crud.adding} onOpenChange={crud.setAdding} />
+      <ItemDialog item={crud.editing} title={(l) => `Edit line "${l.name}"`} onClose={crud.closeEdit} wide>
+        {(l) => <EditLineForm key={l.id} line={l} onClose={crud.closeEdit} />}
+      </ItemDialog>
+      <RemoveConfirm crud={crud} title={(l) => `Remove line "${l.name}"?`} confirmLabel="Remove line">
         Its models are no longer served through it, and its API key is deleted from the OS keychain.
-      </Confirm>
+      </RemoveConfirm>
     </>
   );
 }

@@ -1,12 +1,11 @@
 /**
  * The admin API's refusals of a line, put at the field they are about, in words for a person (the
  * API's own messages also serve the CLI, and some name its flags). A code no field owns goes to
- * the form's footer. Before a body is sent, the contract's schema checks it the same way
- * (`schemaLineErrors`).
+ * the form's footer. Before a body is sent, the contract's schema checks it the same way, each
+ * problem at the form's place for it (`LINE_WORDS`, `placeOfLine`, through components/crud.tsx).
  */
-import type { TObject } from '@sinclair/typebox';
 import { AdminError } from '../../lib/api.js';
-import { fieldErrors, type FieldWords } from '../../lib/field-errors.js';
+import type { FieldWords } from '../../lib/field-errors.js';
 
 export type LineField = 'preset' | 'name' | 'baseUrl' | 'models' | 'prices' | 'key' | 'form';
 export type LineErrors = Partial<Record<LineField, string>>;
@@ -54,7 +53,7 @@ export function lineErrors(err: unknown): LineErrors {
 }
 
 /** The line form's fields in words, for the contract's schema check (lib/field-errors.ts). */
-const WORDS: Record<string, FieldWords> = {
+export const LINE_WORDS: Record<string, FieldWords> = {
   name: {
     label: 'the name',
     pattern: 'Use letters, digits and . _ @ - only, starting with a letter or digit (no spaces).',
@@ -85,12 +84,7 @@ const PLACE_OF: Record<string, LineField> = {
   addModels: 'prices',
 };
 
-/** A line body checked against the contract's schema, each problem at the form's place for it. */
-export function schemaLineErrors(schema: TObject, body: Record<string, unknown>): LineErrors {
-  const out: LineErrors = {};
-  for (const [field, message] of Object.entries(fieldErrors(schema, body, WORDS))) {
-    const place = PLACE_OF[field.split('.')[0]!] ?? 'form';
-    out[place] ??= message;
-  }
-  return out;
+/** Where the line form shows a body field's problem (its footer for a field it has no place for). */
+export function placeOfLine(field: string): LineField {
+  return PLACE_OF[field.split('.')[0]!] ?? 'form';
 }

@@ -8,6 +8,7 @@ import { dateTime, ms, tokens } from '../../lib/format.js';
 import { RequestBody } from './request-body.js';
 import { toolLabel } from './who.js';
 import { Link } from 'react-router';
+import { DataTable, type DataColumn } from '../../components/data-table.js';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../../../gateway/contract/usage-buckets.js';
 
 /** Every usage bucket with its label, in bill order (contract/usage-buckets.ts). */
@@ -183,53 +184,83 @@ function Body({ e, onNewer, onOlder }: { e: LogEntry } & Steps) {
 /** A usage bucket's label in the breakdown, by the usage key the gateway names it with. */
 const LABELS = new Map<string, string>(USAGE_ROWS);
 
+/** One line of the charge: what was used, how much at what price, and its dollars when priced. */
+interface ChargeRow {
+  key: string;
+  label: string;
+  amount: string;
+  usd: string | null;
+}
+
+const CHARGE_COLUMNS: DataColumn<ChargeRow>[] = [
+  { id: 'usage', header: 'Usage', accessorFn: (r) => r.label, meta: { rowHeader: true } },
+  { id: 'amount', header: 'Tokens × price', accessorFn: (r) => r.amount, meta: { numeric: true, className: 'mono' } },
+  {
+    id: 'usd',
+    header: 'Charge',
+    accessorFn: (r) => r.usd,
+    cell: ({ row }) => (row.original.usd === null ? null : `$${row.original.usd}`),
+    meta: { numeric: true, className: 'mono' },
+  },
+];
+
+/** The charge's lines: each priced term, or for a row logged before prices were kept, its token counts. */
+function chargeRows(e: LogEntry): ChargeRow[] {
+  const b = e.breakdown;
+  if (b)
+    return b.terms.map((t) => ({
+      key: t.usage,
+      label: LABELS.get(t.usage) ?? t.usage,
+      amount: `${tokens(t.tokens)} × ${usdPrice(t.priceMicroPerMillion)}/M`,
+      usd: t.usd,
+    }));
+  return USAGE_ROWS.filter(([k]) => e.usage[k] > 0 || k === 'inputTokens' || k === 'outputTokens').map(
+    ([k, label]) => ({
+      key: k,
+      label,
+      amount: `${tokens(e.usage[k])} tokens`,
+      usd: null,
+    }),
+  );
+}
+
 /**
  * The charge: with the prices the row was billed at (kept with it, so it holds after any price
  * change), tokens × price per kind, the group multiplier and the rounding; for rows logged before
- * prices were kept, the token counts and the cost.
+ * prices were kept, the token counts and the cost. Its order is the bill's, so it does not sort.
  */
 function Charge({ e }: { e: LogEntry }) {
   const b = e.breakdown;
   return (
     <section className="sheet-section">
       <h3>Charge</h3>
-      <table className="table table-compact">
-        <tbody>
-          {b
-            ? b.terms.map((t) => (
-                <tr key={t.usage}>
-                  <th scope="row">{LABELS.get(t.usage) ?? t.usage}</th>
-                  <td className="num mono">
-                    {tokens(t.tokens)} × {usdPrice(t.priceMicroPerMillion)}/M
-                  </td>
-                  <td className="num mono">${t.usd}</td>
-                </tr>
-              ))
-            : USAGE_ROWS.filter(([k]) => e.usage[k] > 0 || k === 'inputTokens' || k === 'outputTokens').map(
-                ([k, label]) => (
-                  <tr key={k}>
-                    <th scope="row">{label}</th>
-                    <td className="num mono">{tokens(e.usage[k])} tokens</td>
-                    <td />
-                  </tr>
-                ),
-              )}
-          {b && b.multiplier !== '1' ? (
-            <tr>
-              <th scope="row">Group multiplier</th>
-              <td className="num mono">× {b.multiplier}</td>
+      <DataTable
+        label="Charge"
+        data={chargeRows(e)}
+        columns={CHARGE_COLUMNS}
+        getRowId={(r) => r.key}
+        sortable={false}
+        framed={false}
+        compact
+        footer={
+          <>
+            {b && b.multiplier !== '1' ? (
+              <tr>
+                <th scope="row">Group multiplier</th>
+                <td className="num mono">× {b.multiplier}</td>
+                <td />
+              </tr>
+            ) : null}
+            <tr className="total">
+              <th scope="row">Cost</th>
               <td />
+              <td className="num mono" data-testid="detail-cost">
+                <UsdCost micro={e.costMicro} />
+              </td>
             </tr>
-          ) : null}
-          <tr className="total">
-            <th scope="row">Cost</th>
-            <td />
-            <td className="num mono" data-testid="detail-cost">
-              <UsdCost micro={e.costMicro} />
-            </td>
-          </tr>
-        </tbody>
-      </table>
+          </>
+        }
+      />
       {b ? (
         <p className="mono muted" data-testid="detail-formula">
           {b.formula}

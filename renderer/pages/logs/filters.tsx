@@ -93,11 +93,28 @@ export function useLogFilter() {
   const set = useCallback((p: Param, value: string): void => setMany({ [p]: value }), [setMany]);
   const values = Object.fromEntries(PARAMS.map((p) => [p, get(p)])) as Record<Param, string>;
   // The URL's text is the filter's identity: the same text, the same filter (and the same cache key).
-  const text = params.toString();
+  // The order (order.tsx) sits in the same URL but is not part of the filter.
+  const text = withoutOrder(params).toString();
   const filter = useMemo<LogFilter>(() => filterOf(new URLSearchParams(text)), [text]);
   // A span (since and until) is one filter to a person.
   const active = PARAMS.filter((p) => values[p] !== '' && !(p === 'until' && values.since)).length;
-  return { values, set, setMany, filter, active, clear: () => setParams(new URLSearchParams(), { replace: true }) };
+  return {
+    values,
+    set,
+    setMany,
+    filter,
+    active,
+    clear: () =>
+      setParams((prev) => new URLSearchParams(prev.get('order') ? { order: prev.get('order')! } : {}), {
+        replace: true,
+      }),
+  };
+}
+
+function withoutOrder(params: URLSearchParams): URLSearchParams {
+  const p = new URLSearchParams(params);
+  p.delete('order');
+  return p;
 }
 
 export type LogFilterState = ReturnType<typeof useLogFilter>;

@@ -13,14 +13,16 @@ import { UsdCost } from '../../components/money.js';
 import { shortSession, toolLabel } from './who.js';
 import { Skeleton } from '../../components/skeleton.js';
 import './logs-page.css';
+import { TimeHeader, useLogOrder } from './order.js';
 
 const ROW_HEIGHT = 32;
 /*
  * The log keeps this grid of divs rather than components/data-table.tsx: it pages in from the
- * server as the person scrolls and takes live rows at the top (use-log-rows.ts), a keyboard cursor
- * moves through it with the drawer following, and its column set changes with its own width. Its
- * order is the ledger's, newest first: sorting the rows loaded so far would misstate a log of a
- * million rows, so its headers do not sort.
+ * server as the person scrolls and takes live rows (use-log-rows.ts), a keyboard cursor moves
+ * through it with the drawer following, and its column set changes with its own width. Its order
+ * is the ledger's, which the server pages both ways: Time sorts newest or oldest first by asking
+ * the server (order.tsx); sorting the rows loaded so far by any other column would misstate a log
+ * of a million rows, so the other headers do not sort.
  */
 /**
  * The grid's columns, each with its cell class (logs.css sizes them). Protocol, sub-agent and cache
@@ -52,7 +54,10 @@ export function Logs() {
   const state = useLogFilter();
   const { filter } = state;
   const filtered = Object.keys(filter).length > 0;
-  const log = useLogRows(filter);
+  const [order, setOrder] = useLogOrder();
+  const log = useLogRows(filter, order);
+  // The drawer's Newer and Older are up and down the list newest first, down and up oldest first.
+  const newer = order === 'newest' ? -1 : 1;
   const [openId, setOpenId] = useState<number | null>(null);
   const openIndex = openId === null ? -1 : log.rows.findIndex((r) => r.id === openId);
   const open = openIndex >= 0 ? log.rows[openIndex]! : null;
@@ -66,6 +71,7 @@ export function Logs() {
     v.scrollToIndex(i, { align: 'auto' });
     if (i >= log.rows.length - 5) log.loadMore();
   };
+  const canStep = (by: number): boolean => openIndex >= 0 && log.rows[openIndex + by] !== undefined;
   const [cursor, setCursor] = useState(0);
   const scrollRef = useRef<HTMLDivElement>(null);
   const modelRef = useRef<HTMLInputElement>(null);
@@ -86,7 +92,8 @@ export function Logs() {
   }, [last, log]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
-    if (log.rows.length === 0) return;
+    // Keys pressed on a control inside the grid (the Time header's button) are that control's.
+    if (log.rows.length === 0 || e.target !== e.currentTarget) return;
     let next = cursor;
     if (e.key === 'ArrowDown' || e.key === 'j') next = Math.min(cursor + 1, log.rows.length - 1);
     else if (e.key === 'ArrowUp' || e.key === 'k') next = Math.max(cursor - 1, 0);
@@ -107,14 +114,14 @@ export function Logs() {
     <>
       <PageHeader
         title="Usage log"
-        subtitle="Every model request, newest first, with what it cost. New requests appear as they finish."
+        subtitle={`Every model request, ${order} first, with what it cost. New requests appear as they finish.`}
       />
       <div className="toolbar log-filters" role="search">
         <LogFilters state={state} modelRef={modelRef} />
       </div>
       <div className="toolbar log-totals">
         <span className="live-dot" aria-hidden="true" />
-        <LogSummary filter={filter} newestId={log.rows[0]?.id} />
+        <LogSummary filter={filter} newestId={order === 'newest' ? log.rows[0]?.id : log.rows.at(-1)?.id} />
         <span className="toolbar-spacer" />
         <a className="button button-small" href={csvUrl(filter)} download>
           Export CSV
@@ -139,7 +146,8 @@ export function Logs() {
         >
           <div role="rowgroup" className="log-head-group">
             <div className="log-row log-head" role="row" aria-rowindex={1}>
-              {COLUMNS.map(([label, cls]) => (
+              <TimeHeader order={order} onOrder={(o) => (setOrder(o), setCursor(0), v.scrollToIndex(0))} />
+              {COLUMNS.slice(1).map(([label, cls]) => (
                 <span key={label} role="columnheader" className={cls}>
                   {label}
                 </span>
@@ -168,8 +176,8 @@ export function Logs() {
         entry={open}
         onClose={() => setOpen(null)}
         returnFocus={() => scrollRef.current?.focus()}
-        onNewer={openIndex > 0 ? () => step(-1) : undefined}
-        onOlder={openIndex >= 0 && openIndex < log.rows.length - 1 ? () => step(1) : undefined}
+        onNewer={canStep(newer) ? () => step(newer) : undefined}
+        onOlder={canStep(-newer) ? () => step(-newer) : undefined}
       />
     </>
   );

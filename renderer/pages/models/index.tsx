@@ -3,7 +3,7 @@ import { FORMAT_NAMES, LISTED_FORMATS } from '../../../gateway/contract/formats.
 import { admin, type ModelView } from '../../lib/api.js';
 import { CopyButton } from '../../components/copy.js';
 import { DataTable, type DataColumn } from '../../components/data-table.js';
-import { Confirm } from '../../components/dialog.js';
+import { ItemDialog, RemoveConfirm, useCrud } from '../../components/crud.js';
 import { RowMenu } from '../../components/menu.js';
 import { useShortcuts } from '../../components/shortcuts.js';
 import { Badge, Empty, NewButton, PageHeader } from '../../components/ui.js';
@@ -11,7 +11,7 @@ import { useAction } from '../../components/use-action.js';
 import { usdPrice } from '../../../gateway/contract/money.js';
 import { compact } from '../../lib/format.js';
 import { qk, useModels } from '../../lib/queries.js';
-import { AddModelDialog, EditModelDialog } from './model-form.js';
+import { AddModelDialog, EditModelForm } from './model-form.js';
 import './models.css';
 
 const PRICE_COLUMNS = [
@@ -49,23 +49,18 @@ export function Models() {
   const [servedOnly, setServedOnly] = useState(false);
   const search = useRef<HTMLInputElement>(null);
   useShortcuts(useMemo(() => ({ '/': () => search.current?.focus() }), []));
-  const [adding, setAdding] = useState(false);
-  const [editing, setEditing] = useState<ModelView | null>(null);
-  const [removing, setRemoving] = useState<ModelView | null>(null);
   const reset = useAction(
     (id: string) => admin.call('resetModel', { params: { id } }),
     [qk.models],
     ({ model }) => `Model "${model.id}" is back at its preset prices.`,
   );
   // Lines, groups and aliases that name the model lose it too (the confirmation says so).
-  const remove = useAction(
-    (id: string) => admin.call('removeModel', { params: { id }, query: { force: true } }),
-    [qk.models, qk.lines, qk.groups],
-    ({ model }) => {
-      setRemoving(null);
-      return `Model "${model.id}" removed.`;
-    },
-  );
+  const crud = useCrud({
+    call: (m: ModelView) => admin.call('removeModel', { params: { id: m.id }, query: { force: true } }),
+    invalidates: [qk.models, qk.lines, qk.groups],
+    done: ({ model }) => `Model "${model.id}" removed.`,
+  });
+  const { edit, askRemove } = crud;
 
   const columns = useMemo<DataColumn<ModelView>[]>(
     () => [
@@ -135,15 +130,15 @@ export function Models() {
           <RowMenu
             label={`Actions for model ${m.id}`}
             items={[
-              { label: 'Edit prices…', onSelect: () => setEditing(m) },
+              { label: 'Edit prices…', onSelect: () => edit(m) },
               ...(m.presetPrices ? [{ label: 'Reset to preset prices', onSelect: () => reset.mutate(m.id) }] : []),
-              ...(m.origin === 'custom' ? [{ label: 'Remove…', danger: true, onSelect: () => setRemoving(m) }] : []),
+              ...(m.origin === 'custom' ? [{ label: 'Remove…', danger: true, onSelect: () => askRemove(m) }] : []),
             ]}
           />
         ),
       },
     ],
-    [reset],
+    [reset, edit, askRemove],
   );
 
   const vendors = useMemo(() => [...new Set(models.data?.map((m) => m.vendor))].sort(), [models.data]);
@@ -163,7 +158,7 @@ export function Models() {
         title="Models"
         subtitle="The catalogue: prices in USD per million tokens. Any client protocol reaches any model a line serves."
       >
-        <NewButton label="Add model" onNew={() => setAdding(true)} />
+        <NewButton label="Add model" onNew={() => crud.setAdding(true)} />
       </PageHeader>
       <div className="toolbar" role="search">
         <label className="toolbar-field toolbar-grow">
@@ -205,23 +200,26 @@ export function Models() {
         rowProps={(m) => ({ 'data-model': m.id })}
         empty={<Empty title="No model matches" />}
         skeletonRows={8}
+        // An imported price file can bring hundreds of models: past 200 only the rows in view render.
+        // A row is two lines, about 56 px; an estimate at or above it keeps End landing on the last row
+        // (rows measured smaller shrink the scroll height, never push the end further away).
+        virtual={{ rowHeight: 57, maxHeight: 'calc(100vh - 200px)' }}
       />
-      <AddModelDialog open={adding} onOpenChange={setAdding} />
-      <EditModelDialog model={editing} onClose={() => setEditing(null)} />
-      <Confirm
-        open={removing !== null}
-        onOpenChange={(o) => !o && setRemoving(null)}
-        title={`Remove model "${removing?.id ?? ''}"?`}
-        confirmLabel="Remove model"
-        busy={remove.isPending}
-        onConfirm={() => removing && remove.mutate(removing.id)}
-      >
-        Requests for it are refused from now on
-        {removing && removing.lines.length > 0
-          ? `, and it is taken off ${removing.lines.length === 1 ? 'line' : 'lines'} ${removing.lines.join(', ')}`
-          : ''}
-        . Its log rows and their costs stay.
-      </Confirm>
+      <AddModelDialog open={crud.adding} onOpenChange={crud.setAdding} />
+      <ItemDialog item={crud.editing} title={(m) => `Edit model "${m.id}"`} onClose={crud.closeEdit}>
+        {(m) => <EditModelForm key={m.id} m={m} onClose={crud.closeEdit} />}
+      </ItemDialog>
+      <RemoveConfirm crud={crud} title={(m) => `Remove model "${m.id}"?`} confirmLabel="Remove model">
+        {(m) => (
+          <>
+            Requests for it are refused from now on
+            {m.lines.length > 0
+              ? `, and it is taken off ${m.lines.length === 1 ? 'line' : 'lines'} ${m.lines.join(', ')}`
+              : ''}
+            . Its log rows and their costs stay.
+          </>
+        )}
+      </RemoveConfirm>
     </>
   );
 }

@@ -5,16 +5,16 @@
  * The body is checked against the contract's model schema before it is sent, each problem at its
  * field (components/use-form.ts); what text cannot even become a number is said here.
  */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { AddModelBody, UpdateModelBody } from '../../../gateway/contract/admin/model-schemas.js';
 import { outputLimitProblem, type ModelFields } from '../../../gateway/contract/model-fields.js';
 import { admin, type ModelView } from '../../lib/api.js';
 import { Dialog } from '../../components/dialog.js';
-import { Field, FormFooter } from '../../components/ui.js';
+import { Field } from '../../components/ui.js';
+import { DialogForm, useDialogForm } from '../../components/crud.js';
 import { tryParseUsd, usdDigits } from '../../../gateway/contract/money.js';
 import { qk } from '../../lib/queries.js';
-import { useAction } from '../../components/use-action.js';
-import { useFormErrors, type FormErrors } from '../../components/use-form.js';
+import type { FormErrors } from '../../components/use-form.js';
 import type { FieldErrors, FieldWords } from '../../lib/field-errors.js';
 
 type PriceField = 'input' | 'output' | 'cacheRead' | 'cacheWrite';
@@ -255,15 +255,15 @@ function FormFields<S extends typeof AddModelBody | typeof UpdateModelBody>({
 /** Adds a custom model. */
 export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
   const [form, setForm] = useState(EMPTY);
-  const add = useAction(
-    (body: AddModelBody) => admin.call('addModel', { body }),
-    [qk.models],
-    ({ model }) => `Model "${model.id}" added.`,
-    { inline: true },
-  );
-  const errors = useFormErrors(AddModelBody, WORDS, { error: add.error, serverFields: SERVER_FIELDS });
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
+  const add = useDialogForm({
+    schema: AddModelBody,
+    words: WORDS,
+    serverFields: SERVER_FIELDS,
+    send: (body: AddModelBody) => admin.call('addModel', { body }),
+    invalidates: [qk.models],
+    done: ({ model }) => `Model "${model.id}" added.`,
+  });
+  const submit = (): void => {
     const { parsed, own } = parse(form);
     const { prices, ...details } = parsed;
     const body: AddModelBody = {
@@ -276,9 +276,9 @@ export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenCh
         ...(prices.cacheWrite !== null ? { cacheWrite: prices.cacheWrite } : {}),
       },
     };
-    if (!errors.check(body, own)) return;
-    add.mutate(body, {
-      onSuccess: () => {
+    add.submit(body, {
+      own,
+      onSent: () => {
         setForm(EMPTY);
         onOpenChange(false);
       },
@@ -286,54 +286,45 @@ export function AddModelDialog({ open, onOpenChange }: { open: boolean; onOpenCh
   };
   return (
     <Dialog open={open} onOpenChange={onOpenChange} title="Add a model">
-      <form className="form" onSubmit={submit} noValidate>
-        <FormFields form={form} onChange={setForm} locked={{ id: false, details: false }} errors={errors} />
-        <FormFooter
-          error={errors.rest}
-          onCancel={() => onOpenChange(false)}
-          busy={add.isPending}
-          submitLabel="Add model"
-        />
-      </form>
+      <DialogForm
+        errors={add.errors}
+        busy={add.busy}
+        onSubmit={submit}
+        onCancel={() => onOpenChange(false)}
+        submitLabel="Add model"
+      >
+        <FormFields form={form} onChange={setForm} locked={{ id: false, details: false }} errors={add.errors} />
+      </DialogForm>
     </Dialog>
   );
 }
 
-/** Edits a model: prices of any, the details too of a custom one. */
-export function EditModelDialog({ model, onClose }: { model: ModelView | null; onClose(): void }) {
-  return (
-    <Dialog open={model !== null} onOpenChange={(o) => !o && onClose()} title={`Edit model "${model?.id ?? ''}"`}>
-      {model ? <EditModelForm key={model.id} m={model} onClose={onClose} /> : null}
-    </Dialog>
-  );
-}
-
-function EditModelForm({ m, onClose }: { m: ModelView; onClose(): void }) {
+/** Edits a model: prices of any, the details too of a custom one (in components/crud.tsx's ItemDialog). */
+export function EditModelForm({ m, onClose }: { m: ModelView; onClose(): void }) {
   const [form, setForm] = useState(() => formOf(m));
   const preset = m.origin === 'preset';
-  const save = useAction(
-    (body: UpdateModelBody) => admin.call('updateModel', { params: { id: m.id }, body }),
-    [qk.models],
-    ({ model }) => `Model "${model.id}" saved.`,
-    { inline: true },
-  );
-  const errors = useFormErrors(UpdateModelBody, WORDS, { error: save.error, serverFields: SERVER_FIELDS });
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
+  const save = useDialogForm({
+    schema: UpdateModelBody,
+    words: WORDS,
+    serverFields: SERVER_FIELDS,
+    send: (body: UpdateModelBody) => admin.call('updateModel', { params: { id: m.id }, body }),
+    invalidates: [qk.models],
+    done: ({ model }) => `Model "${model.id}" saved.`,
+  });
+  const submit = (): void => {
     const { parsed: p, own } = parse(form);
     // Only the prices that changed: an unchanged one sent to a preset model would become an override.
     const prices: Partial<Record<PriceField, number | null>> = {};
     for (const [k] of PRICE_FIELDS) if (p.prices[k] !== m.prices[k]) prices[k] = p.prices[k];
     const { prices: _prices, ...details } = p;
     const body: UpdateModelBody = { ...(preset ? {} : details), ...(Object.keys(prices).length > 0 ? { prices } : {}) };
-    if (!errors.check(body, own)) return;
-    if (Object.keys(body).length === 0) return onClose();
-    save.mutate(body, { onSuccess: onClose });
+    // Nothing changed and nothing wrong: nothing to send.
+    if (Object.keys(body).length === 0 && Object.keys(own).length === 0) return onClose();
+    save.submit(body, { own, onSent: onClose });
   };
   return (
-    <form className="form" onSubmit={submit} noValidate>
-      <FormFields form={form} onChange={setForm} locked={{ id: true, details: preset }} errors={errors} />
-      <FormFooter error={errors.rest} onCancel={onClose} busy={save.isPending} submitLabel="Save" />
-    </form>
+    <DialogForm errors={save.errors} busy={save.busy} onSubmit={submit} onCancel={onClose} submitLabel="Save">
+      <FormFields form={form} onChange={setForm} locked={{ id: true, details: preset }} errors={save.errors} />
+    </DialogForm>
   );
 }

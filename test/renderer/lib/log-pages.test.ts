@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LogEntry } from '../../../gateway/contract/admin/index.js';
-import { MAX_CACHED_ROWS, withRows, type LogPages } from '../../../renderer/lib/log-pages.js';
+import { MAX_CACHED_ROWS, withRows, withRowsAtEnd, type LogPages } from '../../../renderer/lib/log-pages.js';
 
 const row = (id: number): LogEntry => ({ id }) as LogEntry;
 const ids = (d: LogPages): number[] => d.pages.flatMap((p) => p.rows.map((r) => r.id));
@@ -50,5 +50,37 @@ describe('the log cache', () => {
     assert.equal(grown.pages.length, 2);
     assert.equal(grown.pages[1]!.rows.length, 9);
     assert.deepEqual(grown.pageParams, [undefined, 90_001]);
+  });
+
+  test('oldest first, a live row goes at the end only once the end is held, once, in order', () => {
+    const atEnd: LogPages = {
+      pages: [
+        { rows: [row(1), row(2)], more: true },
+        { rows: [row(3)], more: false },
+      ],
+      pageParams: [undefined, 2],
+    };
+    assert.deepEqual(ids(withRowsAtEnd(atEnd, [row(5), row(4)])), [1, 2, 3, 4, 5]);
+    assert.equal(withRowsAtEnd(atEnd, [row(3)]), atEnd, 'a row already held is not added again');
+    const midway: LogPages = { pages: [{ rows: [row(1), row(2)], more: true }], pageParams: [undefined] };
+    assert.equal(withRowsAtEnd(midway, [row(9)]), midway, 'not at the end yet: paging brings it in order');
+    const emptyEnd: LogPages = {
+      pages: [
+        { rows: [row(1), row(2)], more: true },
+        { rows: [], more: false },
+      ],
+      pageParams: [undefined, 2],
+    };
+    assert.deepEqual(ids(withRowsAtEnd(emptyEnd, [row(3)])), [1, 2, 3]);
+  });
+
+  test('oldest first, a live row past the cap is left to paging: the end is marked as having more', () => {
+    const full: LogPages = {
+      pages: [{ rows: Array.from({ length: MAX_CACHED_ROWS }, (_, i) => row(i + 1)), more: false }],
+      pageParams: [undefined],
+    };
+    const next = withRowsAtEnd(full, [row(MAX_CACHED_ROWS + 1)]);
+    assert.equal(ids(next).length, MAX_CACHED_ROWS);
+    assert.equal(next.pages[0]!.more, true);
   });
 });
