@@ -84,13 +84,13 @@ const at = {
 const phase = PHASES.find((p) => p.id === 'c16')!;
 const ROWS = ['direct-chat', 'proxy-chat', 'chat>openai-chat', 'direct-messages', 'messages>openai-chat'];
 const GATEWAY_ROWS = ['chat>openai-chat', 'messages>openai-chat'];
-const rows = [
-  ...ROWS.map((id) => ({ id, at })),
-  // The other build's rows, sent to its gateway: the same requests, under the same rounds.
-  ...(base
-    ? GATEWAY_ROWS.map((id) => ({ id: `base ${id}`, at: { ...at, gatewayUrl: base.url, gatewayKey: base.key } }))
+// The other build's rows, sent to its gateway: the same requests, each right after this build's, in the same rounds.
+const rows = ROWS.flatMap((id) => [
+  { id, at },
+  ...(base && GATEWAY_ROWS.includes(id)
+    ? [{ id: `base ${id}`, at: { ...at, gatewayUrl: base.url, gatewayKey: base.key } }]
     : []),
-].map(({ id, at: to }) => {
+]).map(({ id, at: to }) => {
   const path = PATHS.find((p) => p.id === id.replace(/^base /, ''))!;
   const req = requestFor(path, phase, to);
   return { id, path, req, pool: new Pool(new URL(req.url).origin, { connections: CONCURRENCY }), us: [] as number[] };
@@ -117,6 +117,17 @@ const lines = rows.map((r) => {
   const ratio = r.path.kind === 'direct' ? '–' : `${(net(r) / proxyNet).toFixed(2)} ×`;
   return `| ${r.id} | ${median(r.us).toFixed(0)} | ${Math.min(...r.us).toFixed(0)}–${Math.max(...r.us).toFixed(0)} | ${own} | ${ratio} |`;
 });
+// Each round's pair (this build's row, then the base's) ran back to back: the ratio of the two within a round
+// moves less with the machine's load than either figure does.
+const paired = base
+  ? GATEWAY_ROWS.map((id) => {
+      const mine = rows.find((r) => r.id === id)!;
+      const theirs = rows.find((r) => r.id === `base ${id}`)!;
+      const d = direct(mine.path.wire);
+      const ratios = mine.us.map((us, i) => (us - d) / (theirs.us[i]! - d));
+      return `| ${id} | ${median(ratios).toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`;
+    })
+  : [];
 process.stdout.write(
   `CPU per request in process, ${ROOT}${BASE ? ` (base rows: ${BASE})` : ''}, c=${CONCURRENCY}, ${ROUNDS} rounds of ${REQUESTS} requests per row, load average ${os
     .loadavg()
@@ -124,7 +135,12 @@ process.stdout.write(
     .join(' ')}\n\n` +
     '| row | process CPU µs/req (median round) | rounds | less the client (direct row) | × proxy |\n|---|---:|---:|---:|---:|\n' +
     lines.join('\n') +
-    '\n',
+    '\n' +
+    (base
+      ? '\nThis build ÷ base, less the client, round by round:\n\n| row | median | rounds |\n|---|---:|---|\n' +
+        paired.join('\n') +
+        '\n'
+      : ''),
 );
 
 for (const r of rows) await r.pool.close();
