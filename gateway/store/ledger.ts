@@ -243,7 +243,6 @@ export class Ledger {
     );
   }
 
-
   /**
    * Commits what is queued. An entry that failed alone gives its money back in memory and rejects
    * with its own error; should the commit itself fail (a full disk), every entry does.
