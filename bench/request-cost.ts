@@ -8,7 +8,11 @@
  * left is what the process in the middle spends, as the bench's `/proc` figure is. The rows run in rounds,
  * interleaved; the table gives the median round, and each path as a ratio to the proxy's median.
  *
- * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--requests N] [--concurrency C] [--rounds R]
+ * With `--base-dir DIR`, a second gateway built from another checkout (its `dist/`) runs in the same process and
+ * its rows join the same rounds: a before/after of a change measured under the same load, row by row, which
+ * back-to-back runs on a shared machine cannot give.
+ *
+ * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--base-dir DIR] [--requests N] [--concurrency C] [--rounds R]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -28,6 +32,7 @@ const REQUESTS = Number(flag('--requests', '4000'));
 const CONCURRENCY = Number(flag('--concurrency', '16'));
 const ROUNDS = Number(flag('--rounds', '5'));
 const ROOT = flag('--gateway-dir', new URL('..', import.meta.url).pathname).replace(/\/$/, '');
+const BASE = process.argv.includes('--base-dir') ? flag('--base-dir', '').replace(/\/$/, '') : undefined;
 
 process.env.TOLLGATE_CATALOGUE_DATE ??= '2026-11-24';
 process.env[UPSTREAM_KEY_ENV] = UPSTREAM_KEY;
@@ -49,28 +54,45 @@ async function load(pool: Pool, req: BenchRequest, n: number): Promise<void> {
 const cleanup = new Cleanup();
 cleanup.installHandlers();
 const mock = await startMock(cleanup, undefined);
-const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-request-cost-'));
-const { serve } = (await import(
-  pathToFileURL(`${ROOT}/dist/gateway/serve.js`).href
-)) as typeof import('../gateway/serve.js');
-const { MemorySecretStore } = (await import(
-  pathToFileURL(`${ROOT}/dist/gateway/store/secrets.js`).href
-)) as typeof import('../gateway/store/secrets.js');
-const running = await serve({ dataDir, secrets: new MemorySecretStore(), host: '127.0.0.1', port: 0 });
+const dataDirs: string[] = [];
+
+/** `tollgate serve` of the build in `root` (its dist/), on a fresh data dir, set up as the bench does. */
+async function startGateway(root: string): Promise<{ url: string; key: string; close(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-request-cost-'));
+  dataDirs.push(dataDir);
+  const { serve } = (await import(
+    pathToFileURL(`${root}/dist/gateway/serve.js`).href
+  )) as typeof import('../gateway/serve.js');
+  const { MemorySecretStore } = (await import(
+    pathToFileURL(`${root}/dist/gateway/store/secrets.js`).href
+  )) as typeof import('../gateway/store/secrets.js');
+  const running = await serve({ dataDir, secrets: new MemorySecretStore(), host: '127.0.0.1', port: 0 });
+  const { key } = await setupGateway(running.url, running.adminToken, mock.url);
+  return { url: running.url, key, close: () => running.close(1000) };
+}
+
+const gateway = await startGateway(ROOT);
+const base = BASE === undefined ? undefined : await startGateway(BASE);
 const proxy = await listenReferenceProxy(mock.url);
-const { key } = await setupGateway(running.url, running.adminToken, mock.url);
 const at = {
   mockUrl: mock.url,
   proxyUrl: proxy.url,
   upstreamKey: UPSTREAM_KEY,
-  gatewayUrl: running.url,
-  gatewayKey: key,
+  gatewayUrl: gateway.url,
+  gatewayKey: gateway.key,
 };
 const phase = PHASES.find((p) => p.id === 'c16')!;
 const ROWS = ['direct-chat', 'proxy-chat', 'chat>openai-chat', 'direct-messages', 'messages>openai-chat'];
-const rows = ROWS.map((id) => {
-  const path = PATHS.find((p) => p.id === id)!;
-  const req = requestFor(path, phase, at);
+const GATEWAY_ROWS = ['chat>openai-chat', 'messages>openai-chat'];
+// The other build's rows, sent to its gateway: the same requests, each right after this build's, in the same rounds.
+const rows = ROWS.flatMap((id) => [
+  { id, at },
+  ...(base && GATEWAY_ROWS.includes(id)
+    ? [{ id: `base ${id}`, at: { ...at, gatewayUrl: base.url, gatewayKey: base.key } }]
+    : []),
+]).map(({ id, at: to }) => {
+  const path = PATHS.find((p) => p.id === id.replace(/^base /, ''))!;
+  const req = requestFor(path, phase, to);
   return { id, path, req, pool: new Pool(new URL(req.url).origin, { connections: CONCURRENCY }), us: [] as number[] };
 });
 
@@ -95,19 +117,36 @@ const lines = rows.map((r) => {
   const ratio = r.path.kind === 'direct' ? '–' : `${(net(r) / proxyNet).toFixed(2)} ×`;
   return `| ${r.id} | ${median(r.us).toFixed(0)} | ${Math.min(...r.us).toFixed(0)}–${Math.max(...r.us).toFixed(0)} | ${own} | ${ratio} |`;
 });
+// Each round's pair (this build's row, then the base's) ran back to back: the ratio of the two within a round
+// moves less with the machine's load than either figure does.
+const paired = base
+  ? GATEWAY_ROWS.map((id) => {
+      const mine = rows.find((r) => r.id === id)!;
+      const theirs = rows.find((r) => r.id === `base ${id}`)!;
+      const d = direct(mine.path.wire);
+      const ratios = mine.us.map((us, i) => (us - d) / (theirs.us[i]! - d));
+      return `| ${id} | ${median(ratios).toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`;
+    })
+  : [];
 process.stdout.write(
-  `CPU per request in process, ${ROOT}, c=${CONCURRENCY}, ${ROUNDS} rounds of ${REQUESTS} requests per row, load average ${os
+  `CPU per request in process, ${ROOT}${BASE ? ` (base rows: ${BASE})` : ''}, c=${CONCURRENCY}, ${ROUNDS} rounds of ${REQUESTS} requests per row, load average ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}\n\n` +
     '| row | process CPU µs/req (median round) | rounds | less the client (direct row) | × proxy |\n|---|---:|---:|---:|---:|\n' +
     lines.join('\n') +
-    '\n',
+    '\n' +
+    (base
+      ? '\nThis build ÷ base, less the client, round by round:\n\n| row | median | rounds |\n|---|---:|---|\n' +
+        paired.join('\n') +
+        '\n'
+      : ''),
 );
 
 for (const r of rows) await r.pool.close();
 await proxy.stop();
-await running.close(1000);
+await gateway.close();
+await base?.close();
 await cleanup.runAll();
-rmSync(dataDir, { recursive: true, force: true });
+for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 process.exit(0);

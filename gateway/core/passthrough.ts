@@ -52,7 +52,19 @@ export interface Passthrough {
  */
 export function withModel(data: string, path: readonly string[], model: string): string {
   const key = path.at(-1);
-  if (key === undefined || !data.includes(`"${key}"`)) return data;
+  if (key === undefined) return data;
+  const name = `"${key}"`;
+  const at = data.indexOf(name);
+  if (at < 0) return data;
+  // The usual stream event: the one field of that name already says `model`, so there is nothing
+  // to change and no parse per event. Only when nothing else could be that field: no second
+  // occurrence of the name, and no \u escape (which could spell the name another way).
+  if (
+    data.startsWith(`:${JSON.stringify(model)}`, at + name.length) &&
+    !data.includes(name, at + name.length) &&
+    !data.includes('\\u')
+  )
+    return data;
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);

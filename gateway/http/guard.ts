@@ -63,14 +63,16 @@ function guardChain(
   entries: readonly Mounted[],
   lane: ModelLane | undefined,
 ): onRequestHookHandler {
-  return async (req: FastifyRequest, reply) => {
+  // A callback hook rather than an async one: a request that passes costs no promise and no
+  // microtask turns here; only a refusal after failed keys waits (and then calls back).
+  return (req: FastifyRequest, reply, done) => {
     const { format, route } = choose(entries, req.headers);
     req.format = format;
     // Paused: refused before an exchange exists, so nothing is held and no ledger row is written.
-    if (g.pause.paused) throw pausedError();
-    if (one(req.headers[INSTANCE_HEADER]) === INSTANCE_ID) throw loopDetected();
+    if (g.pause.paused) return done(pausedError());
+    if (one(req.headers[INSTANCE_HEADER]) === INSTANCE_ID) return done(loopDetected());
     const repeated = singleQuery(req.query);
-    if (repeated) throw repeated;
+    if (repeated) return done(repeated);
     // Authenticate first: a request without a valid key writes no ledger row (a web page could
     // otherwise fill the ledger); it is counted instead, and repeated failures are slowed.
     let key: KeyRecord;
@@ -83,8 +85,9 @@ function guardChain(
       });
     } catch (err) {
       const wait = g.keys.failures.fail();
-      if (wait > 0) await sleep(wait);
-      throw err;
+      if (wait > 0) void sleep(wait).then(() => done(err as Error));
+      else done(err as Error);
+      return;
     }
     // Only model requests get a ledger row; a model route may still turn out to be a local answer.
     const model = route.method === 'POST' && 'model' in route;
@@ -99,6 +102,7 @@ function guardChain(
       ex.attribution = g.sessions.attribute(key, req.headers);
       ex.sessionId = ex.attribution.id;
     }
+    done();
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Billing } from '../billing/billing.js';
 import { asGatewayError, GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
+import { attemptController } from '../upstream/client.js';
 import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
 import type { Exchange, Outcome } from './exchange.js';
 import type { Verdict } from '../routing/health.js';
@@ -108,7 +109,8 @@ export async function forward(
       admission.line = line;
       admission.upstreamModel = upstreamModelId(line, admission.model.id);
       exchange.attempts++;
-      const attempt = new AbortController();
+      // The upstream client's first-byte and idle timers abort this same controller (no second one per request).
+      const attempt = attemptController();
       current = attempt;
       if (gone) attempt.abort(gone);
       const totalMs = lines.timeoutsFor(line).totalMs;

@@ -40,6 +40,8 @@ export class LineSelector {
   /** All lines serving the model, in the order to try them. */
   order(modelId: string, lines: readonly LineRecord[]): LineRecord[] {
     const serving = this.serving(modelId, lines);
+    // A model on one line (the usual setup) has nothing to order: no set, sort or shuffle per request.
+    if (serving.length === 1) return serving;
     const priorities = [...new Set(serving.map((l) => l.priority))].sort((a, b) => b - a);
     return priorities.flatMap((p) => this.weightedShuffle(serving.filter((l) => l.priority === p)));
   }

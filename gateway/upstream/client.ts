@@ -79,14 +79,36 @@ export function endpoint(baseUrl: string, path: string): URL {
 }
 
 /**
+ * Controllers whose signal covers one upstream call at a time, which the client may abort itself
+ * when a timer of that call fires (`attemptController`).
+ */
+const attempts = new WeakMap<AbortSignal, AbortController>();
+
+/**
+ * An AbortController for one attempt at a line (relay/forward.ts): its signal covers one upstream
+ * call at a time (a retry with a quirk comes after the first call ended), so a first-byte or idle
+ * timeout of that call aborts it directly, with the timeout's error as the reason, instead of a
+ * second controller made per request to follow it (a controller, its signal and a listener per
+ * request: about 2 % of a pass-through's CPU, docs/performance.md).
+ */
+export function attemptController(): AbortController {
+  const controller = new AbortController();
+  attempts.set(controller.signal, controller);
+  return controller;
+}
+
+/**
  * The first-byte and idle timers of one request, as one AbortSignal (which also follows the
  * caller's). The idle timer measures the upstream's silence only: while the caller is busy with a
  * chunk (writing it to a slow client, say) a timer that fires is ignored, and it starts again when
  * the caller asks for the next chunk. The timeout's error is made only when a timer fires: an
- * Error captures a stack trace, which every request would otherwise pay for twice.
+ * Error captures a stack trace, which every request would otherwise pay for twice. When the
+ * caller's signal is an attempt's (`attemptController`), its controller is the one aborted.
  */
 class Deadline {
-  private readonly controller = new AbortController();
+  private readonly controller: AbortController;
+  /** Whether `controller` is this deadline's own, following the caller's signal. */
+  private readonly own: boolean;
   private timer: NodeJS.Timeout;
   /** Timing the silence between chunks (after the first), rather than the wait for the first byte. */
   private idle = false;
@@ -102,6 +124,10 @@ class Deadline {
     private readonly stream: boolean,
   ) {
     this.timer = setTimeout(() => this.fire(), firstByteMs);
+    const shared = attempts.get(outer);
+    this.own = shared === undefined;
+    this.controller = shared ?? new AbortController();
+    if (!this.own) return;
     if (outer.aborted) this.controller.abort(outer.reason);
     else outer.addEventListener('abort', this.follow);
   }
@@ -135,7 +161,7 @@ class Deadline {
 
   clear(): void {
     clearTimeout(this.timer);
-    this.outer.removeEventListener('abort', this.follow);
+    if (this.own) this.outer.removeEventListener('abort', this.follow);
   }
 }
 

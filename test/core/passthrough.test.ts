@@ -27,3 +27,20 @@ test('withModel sets the model at its path, and leaves other data as the same st
     );
   }
 });
+
+test('withModel: an event whose one model field already says the id is passed as it came; any doubt is parsed', () => {
+  const usual = '{"id":"c1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"delta":{"content":"Hi"}}]}';
+  assert.equal(withModel(usual, ['model'], 'gpt-4o'), usual);
+  // The first field of the name says the id, but another one is the one at the path.
+  assert.equal(
+    withModel('{"input":{"model":"gpt-4o"},"model":"gpt-4o-2024"}', ['model'], 'gpt-4o'),
+    '{"input":{"model":"gpt-4o"},"model":"gpt-4o"}',
+  );
+  // The name spelled with an escape is the same field to a JSON reader.
+  assert.equal(
+    withModel('{"mod\\u0065l":"gpt-4o-2024","x":{"model":"gpt-4o"}}', ['model'], 'gpt-4o'),
+    '{"model":"gpt-4o","x":{"model":"gpt-4o"}}',
+  );
+  // A longer id that starts with the requested one is not the requested one.
+  assert.equal(withModel('{"model":"gpt-4o-mini"}', ['model'], 'gpt-4o'), '{"model":"gpt-4o"}');
+});

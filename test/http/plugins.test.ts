@@ -43,7 +43,7 @@ interface Seen {
 }
 
 /** A bare app with the plugins, a format route per case, and a plain route; what the fakes saw. */
-async function app(opts: { validKey: boolean }): Promise<{ app: FastifyInstance; seen: Seen }> {
+async function app(opts: { validKey: boolean; failureWaitMs?: number }): Promise<{ app: FastifyInstance; seen: Seen }> {
   const seen: Seen = { authentications: 0, charges: [], logged: [] };
   const gateway = {
     pause: { paused: false },
@@ -53,7 +53,7 @@ async function app(opts: { validKey: boolean }): Promise<{ app: FastifyInstance;
         if (!opts.validKey) throw new GatewayError('authentication', 'Invalid API key.', { code: 'invalid_api_key' });
         return KEY;
       },
-      failures: { fail: () => 0 },
+      failures: { fail: () => opts.failureWaitMs ?? 0 },
     },
   };
   const billing = {
@@ -120,6 +120,16 @@ describe('the request guard', () => {
     assert.equal(res.json().type, 'error');
     assert.equal(res.json().error.type, 'authentication_error');
     assert.equal(res.headers['x-request-id'], undefined);
+    assert.deepEqual(t.seen.charges, []);
+  });
+
+  test('a refusal after many failed keys is answered later, with the same error', async () => {
+    const t = await app({ validKey: false, failureWaitMs: 150 });
+    const started = performance.now();
+    const res = await t.app.inject({ method: 'POST', url: '/v1/messages', payload: '{}' });
+    assert.ok(performance.now() - started >= 140, `answered after ${performance.now() - started} ms`);
+    assert.equal(res.statusCode, 401);
+    assert.equal(res.json().error.type, 'authentication_error');
     assert.deepEqual(t.seen.charges, []);
   });
 });

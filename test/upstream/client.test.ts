@@ -10,13 +10,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { GatewayError } from '../../gateway/core/errors.js';
 import {
+  attemptController,
   DEFAULT_TIMEOUTS,
   MAX_ANSWER_BYTES,
   UpstreamClient,
   type Timeouts,
   type UpstreamResponse,
 } from '../../gateway/upstream/client.js';
-import { readUpstreamError, TotalTimeoutError } from '../../gateway/upstream/errors.js';
+import { readUpstreamError, TotalTimeoutError, UpstreamTimeoutError } from '../../gateway/upstream/errors.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const handlers = new Map<string, Handler>();
@@ -152,6 +153,50 @@ describe('idle timeout', () => {
     const pending = send('/forever', false, {}, ac.signal);
     ac.abort(new TotalTimeoutError(5));
     assert.equal((await failure(pending)).code, 'upstream_timeout');
+  });
+});
+
+describe("an attempt's controller, which the timers abort themselves", () => {
+  test('a first-byte timeout aborts the attempt with the timeout as its reason, and is reported as before', async () => {
+    handlers.set('/mute-attempt', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+    });
+    const attempt = attemptController();
+    const res = await send('/mute-attempt', true, { firstByteMs: 50 }, attempt.signal);
+    const err = await failure(drain(res));
+    assert.equal(err.code, 'upstream_timeout');
+    assert.match(err.message, /sent no event of its stream within 50 ms/);
+    assert.ok(attempt.signal.aborted);
+    assert.ok(attempt.signal.reason instanceof UpstreamTimeoutError);
+  });
+
+  test('an idle timeout too, and the total timeout keeps its own reason', async () => {
+    handlers.set('/pause-attempt', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+    });
+    const idle = attemptController();
+    const res = await send('/pause-attempt', true, { idleMs: 50 }, idle.signal);
+    assert.equal((await failure(drain(res))).code, 'upstream_idle_timeout');
+    handlers.set('/forever-attempt', () => undefined);
+    const total = attemptController();
+    const pending = send('/forever-attempt', false, {}, total.signal);
+    total.abort(new TotalTimeoutError(5));
+    const err = await failure(pending);
+    assert.equal(err.code, 'upstream_timeout');
+    assert.match(err.message, /^Upstream timeout: /);
+  });
+
+  test('a call that ended leaves no timer behind: a second call on the same attempt is not aborted by the first', async () => {
+    handlers.set('/quick-answer', (_req, res) => res.end('{"ok":true}'));
+    const attempt = attemptController();
+    const first = await send('/quick-answer', false, { nonStreamingFirstByteMs: 40, idleMs: 40 }, attempt.signal);
+    assert.equal(await first.body.text(), '{"ok":true}');
+    await sleep(100);
+    assert.equal(attempt.signal.aborted, false);
+    const second = await send('/quick-answer', false, {}, attempt.signal);
+    assert.equal(await second.body.text(), '{"ok":true}');
   });
 });
 
