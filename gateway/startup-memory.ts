@@ -19,10 +19,15 @@ const GROWTH = '--semi-space-growth-factor';
 /** V8's own default for the flag (v8/src/flags/flag-definitions.h). */
 const V8_GROWTH = 2;
 
+/** True when Node was started with a flag that matches. */
+function userGave(flag: RegExp): boolean {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return given.some((a) => flag.test(a));
+}
+
 /** True when Node was started with a flag that sizes the young generation. */
 function userSized(): boolean {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return given.some((a) => /^--(semi[-_]space[-_]growth[-_]factor|max[-_]semi[-_]space[-_]size)/.test(a));
+  return userGave(/^--(semi[-_]space[-_]growth[-_]factor|max[-_]semi[-_]space[-_]size)/);
 }
 
 let held = false;
@@ -39,7 +44,13 @@ export function holdYoungGeneration(): void {
  * milliseconds before the gateway listens, so no request waits for it.
  */
 export function releaseStartupMemory(): void {
+  // Compacting moves what survived start-up onto as few pages as it fills. Without it the
+  // collection frees the garbage but keeps every page that still holds one live object: old space
+  // stayed at 26–35 MB committed around 21 MB live, from one start to the next.
+  const compacting = !userGave(/^--(no-)?compact[-_]on[-_]every[-_]full[-_]gc/);
+  if (compacting) v8.setFlagsFromString('--compact-on-every-full-gc');
   collect();
+  if (compacting) v8.setFlagsFromString('--no-compact-on-every-full-gc');
   // After the collection, which would otherwise grow the young generation by what it moves.
   if (held) v8.setFlagsFromString(`${GROWTH}=${V8_GROWTH}`);
   held = false;
