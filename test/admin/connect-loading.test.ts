@@ -48,7 +48,7 @@ register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)}, { data: 
   );
   writeFileSync(log, '');
   // The connect routes read the tools' files under HOME: an empty one, not the tester's.
-  const env = { ...process.env, HOME: home, USERPROFILE: home };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home };
   for (const v of ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'GEMINI_CLI_HOME']) delete env[v];
   gw = await spawnGateway(tempDataDir(), env, ['--import', pathToFileURL(join(dir, 'register.mjs')).href]);
 });
