@@ -3,7 +3,7 @@
  * still runs (without those columns) on other systems.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 let clockTicks: number | undefined;
 
@@ -70,6 +70,20 @@ export function rssMb(pid: number): number | undefined {
 export function peakRssMb(pid: number): number | undefined {
   const kb = statusKb(pid, 'VmHWM');
   return kb === undefined ? undefined : kb / 1024;
+}
+
+/**
+ * Sets the process's high water mark (VmHWM) back to its resident set size now, so that a later
+ * peakRssMb() is the peak since this call (Linux: "5" to /proc/<pid>/clear_refs). False when
+ * that cannot be done (another system, no permission): VmHWM then still counts from the start.
+ */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Samples VmRSS every `everyMs` while load runs; `stop` returns the highest sample. */

@@ -221,11 +221,21 @@ export function markdownReport(r: BenchResults): string {
           ratio(quotient(r.gateway.idleRssMb, r.reference?.idleRssMb)),
         ],
         [
-          'peak (VmHWM, whole run)',
+          r.gateway.peakSince === 'load' ? 'peak under load (VmHWM since the load began)' : 'peak (VmHWM, whole run)',
           num(r.gateway.peakRssMb, 1),
           num(r.reference?.peakRssMb, 1),
           ratio(quotient(r.gateway.peakRssMb, r.reference?.peakRssMb)),
         ],
+        ...(r.gateway.peakSince === 'load'
+          ? [
+              [
+                'start-up peak (VmHWM before the load)',
+                num(r.gateway.startPeakRssMb, 1),
+                num(r.reference?.startPeakRssMb, 1),
+                ratio(quotient(r.gateway.startPeakRssMb, r.reference?.startPeakRssMb)),
+              ],
+            ]
+          : []),
       ],
     ),
     '',

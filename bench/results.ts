@@ -13,6 +13,21 @@ export interface TargetCheck {
   result: 'PASS' | 'MISS' | 'n/a';
 }
 
+/** RSS of one process, MB. */
+export interface Memory {
+  /** Two seconds after it started (for the gateway: after it wrote its runtime file), before any setup. */
+  idleRssMb: number | undefined;
+  /**
+   * The highest RSS under the bench's load: VmHWM, set back to the RSS of the moment just before the
+   * first path's probe (`peakSince: 'load'`); where that cannot be done, VmHWM of the whole life
+   * (`peakSince: 'start'`), start-up's transient peak included.
+   */
+  peakRssMb: number | undefined;
+  peakSince?: 'load' | 'start';
+  /** VmHWM before the load: start-up's transient peak (the start-up collection, module loading). */
+  startPeakRssMb?: number | undefined;
+}
+
 export interface BenchResults {
   startedAt: string;
   finishedAt: string;
@@ -35,9 +50,9 @@ export interface BenchResults {
     pinning: string;
     scenarios: Record<string, string>;
   };
-  gateway: { idleRssMb: number | undefined; peakRssMb: number | undefined };
+  gateway: Memory;
   /** The bare reference proxy's memory, measured as the gateway's (both run as plain JavaScript). */
-  reference?: { idleRssMb: number | undefined; peakRssMb: number | undefined };
+  reference?: Memory;
   /** This run against bench/recorded.json: request paths more than 15 % slower (absent when nothing is recorded). */
   comparison?: Comparison;
   paths: BenchPath[];

@@ -16,7 +16,7 @@ import { PATHS, PHASES, SCENARIOS, type Endpoints } from './matrix.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { PROFILES, RESULTS, writeProfileSummary, writeResults } from './output.js';
 import { Cleanup, pinning, startGateway, startMock, startReferenceProxy } from './processes.js';
-import { peakRssMb, rssMb } from './proc-stats.js';
+import { peakRssMb, resetPeakRss, rssMb } from './proc-stats.js';
 import type { BenchResults } from './results.js';
 import { doctor, setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
 import { sweep } from './sweep.js';
@@ -104,6 +104,11 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
     gatewayKey: key,
   };
   const ctx = { loadgen, durationS: opts.cellSeconds, gatewayPid: gw.pid, proxyPid: proxy.pid, mockPid: mock.pid };
+  // The peak is the load's: start-up's transient peak (reported apart) is not what load costs.
+  const gatewayStartPeak = peakRssMb(gw.pid);
+  const proxyStartPeak = peakRssMb(proxy.pid);
+  const peakSince = resetPeakRss(gw.pid) && resetPeakRss(proxy.pid) ? 'load' : 'start';
+  if (peakSince === 'start') log('bench: VmHWM could not be reset: the peak RSS figures include start-up');
   const { cells, unreportedFailures } = await sweep(paths, phases, at, ctx, {
     warmupSeconds: opts.warmupSeconds,
     retryBusy: opts.retryBusy,
@@ -135,8 +140,8 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
       pinning: pin.note,
       scenarios: SCENARIOS,
     },
-    gateway: { idleRssMb, peakRssMb: peak },
-    reference: { idleRssMb: proxyIdleRssMb, peakRssMb: proxyPeak },
+    gateway: { idleRssMb, peakRssMb: peak, peakSince, startPeakRssMb: gatewayStartPeak },
+    reference: { idleRssMb: proxyIdleRssMb, peakRssMb: proxyPeak, peakSince, startPeakRssMb: proxyStartPeak },
     paths,
     phases,
     cells,

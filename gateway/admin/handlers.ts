@@ -7,7 +7,7 @@
 import type { Where } from '../connect/index.js';
 import type { Gateway } from '../compose/gateway.js';
 import * as aliases from '../operations/aliases.js';
-import { Connections } from '../operations/connect.js';
+import type { Connections } from '../operations/connect.js';
 import { doctor } from '../operations/doctor.js';
 import * as groups from '../operations/groups.js';
 import * as keys from '../operations/keys.js';
@@ -43,7 +43,7 @@ export function adminHandlers(
   sessions: ConsoleSessions,
   where?: Where,
 ): AdminHandlers {
-  const connections = new Connections(g, () => status().url, where);
+  const connections = connectionsWhenCalled(g, status, where);
   return {
     getStatus: () => gatewayStatus(g, status),
     pauseGateway: () => setPaused(g, true, status),
@@ -110,11 +110,11 @@ export function adminHandlers(
 
     runDoctor: () => doctor(g),
 
-    connectStatus: () => connections.status(),
-    connectTool: ({ params, body }) => connections.connect(params.tool, body),
-    disconnectTool: ({ params, query }) => connections.disconnect(params.tool, query),
-    listSnippets: ({ query }) => connections.snippets(query),
-    shellEnv: ({ params, body }) => connections.env(params.target, body),
+    connectStatus: async () => (await connections()).status(),
+    connectTool: async ({ params, body }) => (await connections()).connect(params.tool, body),
+    disconnectTool: async ({ params, query }) => (await connections()).disconnect(params.tool, query),
+    listSnippets: async ({ query }) => (await connections()).snippets(query),
+    shellEnv: async ({ params, body }) => (await connections()).env(params.target, body),
 
     getSettings: () => settings.settingsView(g, status().url),
     updateSettings: ({ body }) => settings.updateSettings(g, body, status().url),
@@ -126,4 +126,22 @@ export function adminHandlers(
     resumeSession: ({ params, body }) => ({ session: agentSessions.resumeSession(g, params.id, body) }),
     getSavings: ({ query }) => agentSessions.savings(g, query),
   };
+}
+
+/**
+ * The connect routes' operations, loaded by the first connect route called: their file editors
+ * (TOML, JSONC, dotenv, the diff) are for `tollgate connect` alone, and a gateway that only serves
+ * models never holds them (docs/performance.md, "Memory, idle and at peak"). Admin routes only,
+ * never the model request path. A load that failed is tried again by the next call.
+ */
+function connectionsWhenCalled(g: Gateway, status: () => StatusView, where?: Where): () => Promise<Connections> {
+  let loading: Promise<Connections> | undefined;
+  return () =>
+    (loading ??= import('../operations/connect.js').then(
+      ({ Connections }) => new Connections(g, () => status().url, where),
+      (err: unknown) => {
+        loading = undefined;
+        throw err;
+      },
+    ));
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countTokens as countWhole } from 'gpt-tokenizer';
 import { CHUNK_CHARS, chunks, countInChunks, MAX_COUNTED_CHARS, sample } from '../../gateway/core/token-chunks.js';
-import { countTokens } from '../../gateway/core/tokenizer.js';
+import { countTokens, tokenizerLoaded } from '../../gateway/core/tokenizer.js';
 
 const PROSE = 'The quick brown fox jumps over the lazy dog, then writes some code:\n  const x = [1, 2, 3];\n';
 
@@ -72,6 +72,12 @@ test('an aborted count rejects with the reason, and the worker goes on to the ne
   await assert.rejects(counting, /client gone/);
   assert.equal(await countTokens('hello world'), 2);
   await assert.rejects(countTokens('never counted', AbortSignal.abort(new Error('already gone'))), /already gone/);
+});
+
+test('text that spells a special token is counted as text, as upstreams read a prompt, and the thread goes on', async () => {
+  const text = 'The model stops at <|endoftext|>; a FIM prompt has <|fim_prefix|> and <|fim_suffix|>.';
+  assert.equal(await countTokens(text), countWhole(text, { disallowedSpecial: new Set() }));
+  assert.ok(tokenizerLoaded(), 'the thread is still up after the count');
 });
 
 test('o200k_base, as before the worker', async () => {

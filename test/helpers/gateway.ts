@@ -174,11 +174,18 @@ export interface ChildGateway {
   output(): string;
 }
 
-/** `tollgate serve` as a separate process, found through the runtime file it writes. */
-export async function spawnGateway(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<ChildGateway> {
+/**
+ * `tollgate serve` as a separate process, found through the runtime file it writes. `nodeArgs` go
+ * to Node before the entry point (a test's own `--import`, say).
+ */
+export async function spawnGateway(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  nodeArgs: string[] = [],
+): Promise<ChildGateway> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir],
+    [...nodeArgs, '--import', 'tsx', join(REPO, 'gateway/cli/main.ts'), 'serve', '--port', '0', '--data-dir', dataDir],
     {
       cwd: REPO,
       env,
