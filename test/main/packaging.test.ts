@@ -141,6 +141,8 @@ describe('packaging', () => {
       ]) {
         assert.ok(packed.includes(f), `${f} is in app.asar`);
       }
+      // The token-counting thread reads its ranks from this file at run time (gateway/core/o200k.ts).
+      assert.ok(packed.includes('node_modules/gpt-tokenizer/data/o200k_base.tiktoken'), 'the tokenizer ranks ship');
       for (const dep of Object.keys(pkg.dependencies))
         assert.ok(
           packed.some((f) => f.startsWith(`node_modules/${dep}/`)) ||
