@@ -8,13 +8,12 @@
  *
  * `holdYoungGeneration()` (before the server's modules load) keeps the young generation at its
  * starting size; `releaseStartupMemory()` (once the server is ready, before it listens) lets it grow
- * again as it would, for load, and runs one full collection. A flag the user gave Node for the
- * young generation is left alone. Under load, the young generation is V8's; the old generation's
- * garbage is bounded (core/old-generation.ts).
+ * again as it would, for load, and runs one full collection. Only start-up is changed: under load
+ * the heap behaves as V8's defaults make it. A flag the user gave Node for the young generation
+ * is left alone.
  */
 import v8 from 'node:v8';
 import { fullCollection, nodeFlagGiven } from './core/full-gc.js';
-import { boundOldGeneration, type OldGenerationBound } from './core/old-generation.js';
 
 const GROWTH = '--semi-space-growth-factor';
 /** V8's own default for the flag (v8/src/flags/flag-definitions.h). */
@@ -26,7 +25,6 @@ function userSized(): boolean {
 }
 
 let held = false;
-let bound: OldGenerationBound | undefined;
 
 /** Keeps the young generation at its starting size while start-up allocates. */
 export function holdYoungGeneration(): void {
@@ -36,8 +34,7 @@ export function holdYoungGeneration(): void {
 }
 
 /**
- * Lets the young generation grow again and collects start-up's garbage, once, then bounds the old
- * generation's garbage under load (core/old-generation.ts): a pause of tens of
+ * Lets the young generation grow again and collects start-up's garbage, once: a pause of tens of
  * milliseconds before the gateway listens, so no request waits for it. The collection compacts
  * (core/full-gc.ts): without that, old space stayed at 26–35 MB committed around 21 MB live, from
  * one start to the next.
@@ -47,6 +44,4 @@ export function releaseStartupMemory(): void {
   // After the collection, which would otherwise grow the young generation by what it moves.
   if (held) v8.setFlagsFromString(`${GROWTH}=${V8_GROWTH}`);
   held = false;
-  // After the collection, so that the bound starts from start-up's survivors.
-  bound ??= boundOldGeneration();
 }

@@ -25,16 +25,13 @@ export function fullCollection(): void {
   }
 }
 
-/** V8's collection function: `gc()` is a full collection; `{ type, execution: 'async' }` asks for one on a later task. */
-export type Collector = (options?: { type: 'major' | 'minor'; execution?: 'sync' | 'async' }) => unknown;
-
 /** --expose-gc's function; without that flag, V8 hands it to a context made while the flag is on. */
-export function collector(): Collector {
-  const exposed = (globalThis as { gc?: Collector }).gc;
+function collector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
   if (exposed) return exposed;
   v8.setFlagsFromString('--expose-gc');
   try {
-    return runInNewContext('gc') as Collector;
+    return runInNewContext('gc') as () => void;
   } finally {
     v8.setFlagsFromString('--no-expose-gc');
   }
