@@ -3,35 +3,11 @@ import type { ServerResponse } from 'node:http';
 /** What the relay does with the client's response: node's ServerResponse, or a fake of it in unit tests. */
 export type ClientResponse = Pick<
   ServerResponse,
-  'writeHead' | 'write' | 'end' | 'flushHeaders' | 'on' | 'off' | 'headersSent' | 'destroyed' | 'writableFinished'
-> &
-  Partial<Pick<ServerResponse, 'cork' | 'uncork'>>;
-
-const corked = new WeakSet<ClientResponse>();
-
-function uncork(res: ClientResponse): void {
-  corked.delete(res);
-  res.uncork?.();
-}
-
-/**
- * Holds what is written to `res` until the current turn's promise jobs have run, then sends it in
- * one socket write. One upstream read can give a stream several events (a translated stream's
- * first read gives `message_start`, `content_block_start` and the first delta), and each
- * `res.write` would otherwise be a syscall of its own, the stream's headers another: the client gets
- * the same bytes, in fewer writes, as soon as the burst is over (process.nextTick runs after the
- * promise jobs queued with it).
- */
-function holdForTurn(res: ClientResponse): void {
-  if (res.cork === undefined || corked.has(res)) return;
-  corked.add(res);
-  res.cork();
-  process.nextTick(uncork, res);
-}
+  'writeHead' | 'write' | 'end' | 'on' | 'off' | 'headersSent' | 'destroyed' | 'writableFinished'
+>;
 
 /** Writes a chunk, waiting for the socket to drain when the client reads slower than we write. */
 export function write(res: ClientResponse, chunk: string | Uint8Array): Promise<void> | undefined {
-  holdForTurn(res);
   if (res.write(chunk)) return undefined;
   return new Promise((resolve) => {
     const done = (): void => {
@@ -55,13 +31,17 @@ export function sendJson(
   res.end(text);
 }
 
+/**
+ * Starts a stream's answer. The headers are not flushed on their own: the relay starts a stream just
+ * before its first event, and node sends stored headers with the first body write, so they share
+ * its socket write (node already gathers the chunks written in one tick into one). Flushing them
+ * first cost every stream a syscall and the client a packet without a byte of its body.
+ */
 export function startSse(res: ClientResponse, headers: Record<string, string> = {}): void {
-  holdForTurn(res);
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     ...headers,
   });
-  res.flushHeaders();
 }
