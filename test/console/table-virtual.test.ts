@@ -3,7 +3,7 @@
  * 230 added through the admin API, as an imported price file would) renders only the rows in view,
  * sorts every row and not the rendered window (the dearest model first at the top, the cheapest
  * last at the bottom, and the other way round), and both the keyboard (the scroll box takes the
- * focus; End and Home) and the mouse wheel reach the last row.
+ * focus; End and Home) and the mouse wheel reach the last row. The keys list does the same past 200 keys.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -148,6 +148,30 @@ describe('the data table past 200 rows (virtual mode)', { skip }, () => {
     await page.getByRole('searchbox', { name: 'Search' }).fill('bulk-00');
     await waitFor(async () => (await renderedIds(page)).length === 10, 'the ten matches');
     assert.equal(await page.getByRole('region', { name: 'Model catalogue, scrollable' }).count(), 0);
+    assert.deepEqual(c.problems, []);
+  });
+
+  test('the keys list goes virtual too: 220 keys, only those in view render, End reaches the last by name', async () => {
+    for (let i = 0; i < 220; i++)
+      await gw.admin.call('createKey', { body: { name: `agent-${String(i).padStart(3, '0')}` } });
+    const names = (await gw.admin.call('listKeys')).keys.map((k) => k.name).sort((a, b) => a.localeCompare(b));
+    await page.getByRole('searchbox', { name: 'Search' }).blur(); // the shortcut is not typed into the search
+    await gotoPage(page, '3', 'Keys');
+    const rows = page.locator('tr[data-key]');
+    await rows.first().waitFor();
+    const shown = await rows.count();
+    assert.ok(shown > 5 && shown < names.length / 2, `${shown} of ${names.length} keys rendered: not virtual`);
+    const header = page.getByRole('columnheader', { name: 'Name' });
+    await header.getByRole('button').click();
+    await waitFor(async () => (await header.getAttribute('aria-sort')) === 'ascending', 'sorted by name');
+    const box = page.getByRole('region', { name: 'Keys, scrollable' });
+    await box.focus();
+    await page.keyboard.press('End');
+    await waitFor(
+      async () => (await rows.last().getAttribute('data-key')) === names.at(-1),
+      'End brings the last key by name into view',
+    );
+    assert.deepEqual(await axeViolations(page), []);
     assert.deepEqual(c.problems, []);
   });
 });

@@ -74,6 +74,7 @@ export function Keys() {
         rowProps={(k) => ({ 'data-key': k.name, className: k.state === 'disabled' ? 'row-off' : undefined })}
         className="keys-table"
         skeletonRows={3}
+        virtual={{ rowHeight: 42, maxHeight: 'calc(100vh - 200px)' }}
         empty={
           <Empty title="No keys yet">
             <p>Create one for each tool or machine, so you can see its spend and turn it off on its own.</p>
