@@ -11,7 +11,16 @@
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import { matches, type LogFilter } from '../../gateway/contract/admin/index.js';
 import { admin, type LogEntry } from './api.js';
-import { LOG_PAGE, withRows, withRowsAtEnd, type LogOrder, type LogPage, type LogPages } from './log-pages.js';
+import {
+  LOG_PAGE,
+  lastIdHeld,
+  withMoreAtEnd,
+  withRows,
+  withRowsAtEnd,
+  type LogOrder,
+  type LogPage,
+  type LogPages,
+} from './log-pages.js';
 import { qk } from './queries.js';
 
 /** The most rows one catch-up call returns; a longer gap refetches from the top. */
@@ -51,12 +60,6 @@ function cachedFilters(qc: QueryClient): { key: QueryKey; filter: LogFilter; ord
 const add = (order: LogOrder, d: LogPages, rows: LogEntry[]): LogPages =>
   order === 'oldest' ? withRowsAtEnd(d, rows) : withRows(d, rows);
 
-function withMoreAtEnd(d: LogPages): LogPages {
-  const i = d.pages.length - 1;
-  const last = d.pages[i];
-  return last ? { pages: [...d.pages.slice(0, i), { rows: last.rows, more: true }], pageParams: d.pageParams } : d;
-}
-
 /** A new row from the event stream, into every cached filter it matches. */
 export function addLiveEntry(qc: QueryClient, entry: LogEntry): void {
   for (const { key, filter, order } of cachedFilters(qc))
@@ -66,10 +69,8 @@ export function addLiveEntry(qc: QueryClient, entry: LogEntry): void {
 /** The newest id `data` holds in `order`, or null when it does not hold the log's newest end. */
 function newestHeld(data: LogPages, order: LogOrder): number | null {
   if (order === 'newest') return data.pages[0]?.rows[0]?.id ?? 0;
-  const i = data.pages.length - 1;
-  const last = data.pages[i];
-  if (!last || last.more) return null;
-  return last.rows[last.rows.length - 1]?.id ?? data.pageParams[i] ?? 0;
+  const last = data.pages.at(-1);
+  return !last || last.more ? null : lastIdHeld(data);
 }
 
 /**

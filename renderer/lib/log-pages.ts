@@ -61,6 +61,23 @@ function cap(data: LogPages): LogPages {
 }
 
 /**
+ * Oldest first: the id of the last row held, or the cursor its last page was fetched after when
+ * that page is empty (0 for an empty log). Rows newer than it are what the end has not got yet.
+ */
+export function lastIdHeld(data: LogPages): number {
+  const i = data.pages.length - 1;
+  return data.pages[i]?.rows.at(-1)?.id ?? data.pageParams[i] ?? 0;
+}
+
+/** Oldest first: the same pages with the last marked as having more, so paging goes on from it. */
+export function withMoreAtEnd(data: LogPages): LogPages {
+  const i = data.pages.length - 1;
+  const last = data.pages[i];
+  if (!last || last.more) return data;
+  return { pages: [...data.pages.slice(0, i), { rows: last.rows, more: true }], pageParams: data.pageParams };
+}
+
+/**
  * Oldest first: `fresh` rows (any order) after the last row held, but only when the last page is the
  * log's end (no more to page) and the filter holds fewer than MAX_CACHED_ROWS rows; otherwise the
  * end is marked as having more, so paging reaches them in order.
@@ -69,14 +86,13 @@ export function withRowsAtEnd(data: LogPages, fresh: readonly LogEntry[]): LogPa
   const lastIndex = data.pages.length - 1;
   const last = data.pages[lastIndex];
   if (!last) return data;
-  const end = last.rows[last.rows.length - 1]?.id ?? data.pageParams[lastIndex] ?? 0;
+  const end = lastIdHeld(data);
   const newer = fresh.filter((r) => r.id > end).sort((a, b) => a.id - b.id);
   if (newer.length === 0) return data;
   const held = data.pages.reduce((n, p) => n + p.rows.length, 0);
-  const page: LogPage =
-    last.more || held + newer.length > MAX_CACHED_ROWS
-      ? { rows: last.rows, more: true }
-      : { rows: [...last.rows, ...newer], more: false };
-  if (page.rows === last.rows && last.more) return data;
-  return { pages: [...data.pages.slice(0, lastIndex), page], pageParams: data.pageParams };
+  if (last.more || held + newer.length > MAX_CACHED_ROWS) return withMoreAtEnd(data);
+  return {
+    pages: [...data.pages.slice(0, lastIndex), { rows: [...last.rows, ...newer], more: false }],
+    pageParams: data.pageParams,
+  };
 }
