@@ -125,16 +125,16 @@ export function countTokens(text: string, signal?: AbortSignal): Promise<number>
  * The thread's young generation is held to 4 MB. V8 grows it to 16–32 MB under a run of counts and
  * keeps it, while a count's garbage dies young and the tables live in the old generation: with
  * the bound, the thread held 75 MB instead of 100 MB after the counts of the tokenizer's tests,
- * which as fast (docs/performance.md, "Memory, idle and at peak"). Its input is bounded too (at
+ * and counted as fast (docs/performance.md, "Memory, idle and at peak"). Its input is bounded too (at
  * most MAX_COUNTED_CHARS a count, core/token-chunks.ts), whatever the size of a request's body.
  */
-export const TOKENIZER_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
+const TOKENIZER_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
 
 /** The worker's file sits beside this one: .js when built, .ts when run from the sources. */
 function spawnWorker(): Worker {
   const fromSources = extname(fileURLToPath(import.meta.url)) === '.ts';
   const file = new URL(`./tokenizer-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
-  const resourceLimits = { ...TOKENIZER_LIMITS };
+  const resourceLimits = TOKENIZER_LIMITS;
   if (!fromSources) return new Worker(file, { resourceLimits });
   // Under tsx (the tests, `npm run dev`) a worker thread does not get tsx's loader from the
   // command line, so it registers it before loading the TypeScript file.
