@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { Ledger as LedgerType, PendingRow, RequestRow } from '../gateway/store/ledger.js';
+import { median } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -154,8 +155,7 @@ try {
     a.push(measure(ledger, true));
     b.push(measure(ledger, false));
   }
-  const med = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const f = (xs: number[]): string => `median ${med(xs).toFixed(1)} µs [${xs.map((x) => x.toFixed(1)).join(', ')}]`;
+  const f = (xs: number[]): string => `median ${median(xs).toFixed(1)} µs [${xs.map((x) => x.toFixed(1)).join(', ')}]`;
   console.log(`ledger ${root}: ${FILL} rows before, batch of ${BATCH} entries, ${ROUNDS} commits per run`);
   console.log(`  admitted, settled a commit later (pending row written and deleted): ${f(a)}`);
   console.log(`  admitted and settled in one commit window (no pending row written):  ${f(b)}`);

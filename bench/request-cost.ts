@@ -23,6 +23,7 @@ import { PATHS, PHASES, requestFor, type BenchRequest } from './matrix.js';
 import { Cleanup, startMock } from './processes.js';
 import { listenReferenceProxy } from './reference-proxy.js';
 import { setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
+import { median } from './stats.js';
 
 function flag(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
@@ -108,7 +109,6 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const direct = (wire: string): number => median(rows.find((r) => r.path.kind === 'direct' && r.path.wire === wire)!.us);
 const net = (r: (typeof rows)[number]): number => median(r.us) - direct(r.path.wire);
 const proxyNet = net(rows.find((r) => r.id === 'proxy-chat')!);

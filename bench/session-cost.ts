@@ -18,6 +18,7 @@ import { emptyUsage } from '../gateway/core/usage.js';
 import type { Sessions as SessionsClass, SessionStore } from '../gateway/sessions/sessions.js';
 import type { RequestRow } from '../gateway/store/ledger.js';
 import type { KeyRecord } from '../gateway/store/types.js';
+import { median } from './stats.js';
 
 const at = process.argv.indexOf('--requests');
 const REQUESTS = at >= 0 ? Number(process.argv[at + 1]) : 200_000;
@@ -162,7 +163,6 @@ for (let r = 0; r < ROUNDS; r++) {
     st.rounds.push((cpu.user + cpu.system) / perRound);
   }
 }
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 /** For scale: what parsing the scenario's body once costs (the gateway parses every body once). */
 function parseUs(raw: string): number {
   const n = Math.max(50, Math.floor(20_000_000 / raw.length));

@@ -8,6 +8,11 @@ export interface Percentiles {
   mean: number;
 }
 
+/** The middle of a few figures (the upper of the two middles of an even count): a run's median round. */
+export function median(xs: readonly number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+}
+
 /** Grows by doubling; avoids a JS array of boxed numbers for 10^5 samples. */
 export class Samples {
   private data = new Float64Array(1024);
