@@ -1,5 +1,5 @@
 /**
- * A settled request row for the ledger's own tests (test/store/): an ordinary 200 on key `a`
+ * A settled request row for tests that write rows into a ledger directly: an ordinary 200 on key `a`
  * through the `openai` line, 10 tokens in and 5 out for 7 µ$, each field replaceable by `over`.
  * Request ids are unique within a test process.
  */

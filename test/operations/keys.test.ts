@@ -4,50 +4,13 @@ import { after, before, test } from 'node:test';
 import type { RequestRow } from '../../gateway/store/ledger.js';
 import { hashSecret } from '../../gateway/keys/secret.js';
 import { refusal, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { ledgerRow } from '../helpers/ledger-rows.js';
 
 const DAY = 86_400_000;
 let gw: TestGateway;
 
 function row(i: number, keyName: string, ts: number, costMicro: number): RequestRow {
-  return {
-    requestId: `req_usage_${i}`,
-    ts,
-    keyId: `key_${keyName}`,
-    keyName,
-    model: 'gpt-4o',
-    servedModel: null,
-    upstreamModel: null,
-    line: 'openai',
-    attempts: 1,
-    inboundProtocol: 'openai-chat',
-    upstreamProtocol: 'openai-chat',
-    stream: false,
-    status: 200,
-    errorCode: null,
-    errorMessage: null,
-    usage: {
-      inputTokens: 10,
-      outputTokens: 5,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      cacheWrite1hTokens: 0,
-      reasoningTokens: 0,
-      audioInputTokens: 0,
-      imageInputTokens: 0,
-    },
-    usageEstimated: false,
-    costMicro,
-    unchargedMicro: 0,
-    latencyMs: 10,
-    ttfbMs: 5,
-    notes: null,
-    billedAt: null,
-    session: null,
-    agent: null,
-    tool: null,
-    project: null,
-    savedMicro: 0,
-  };
+  return ledgerRow({ requestId: `req_usage_${i}`, ts, keyId: `key_${keyName}`, keyName, costMicro });
 }
 
 const now = Date.now();
