@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { Ledger as LedgerType, PendingRow, RequestRow } from '../gateway/store/ledger.js';
+import Database from 'better-sqlite3';
 import { median } from './stats.js';
 
 const { values } = parseArgs({
@@ -140,6 +141,37 @@ function measure(ledger: LedgerType, overlap: boolean): number {
   return (d.user + d.system) / settled;
 }
 
+/**
+ * WAL frames (pages) written per commit, each shape: a second connection checkpoints the WAL so
+ * that the ledger's next commit starts it over, then counts the frames of `n` commits (few enough
+ * that no automatic checkpoint (at 1,000 frames) runs among them). Each page a commit dirtied is one frame.
+ */
+function pagesPerCommit(ledger: LedgerType, dir: string, overlap: boolean, n = 20): number {
+  const peek = new Database(join(dir, 'ledger.sqlite'));
+  const frames = (): number => (peek.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+  try {
+    let open: string[] = [];
+    const one = (): void => {
+      const ts = Date.now();
+      const ids: string[] = [];
+      for (let i = 0; i < (overlap ? BATCH / 2 : BATCH); i++) {
+        const id = newId();
+        ids.push(id);
+        ledger.open(pendingRow(id, ts));
+      }
+      for (const id of overlap ? open : ids) ledger.settle(requestRow(id, ts)).catch((e: unknown) => console.error(e));
+      open = overlap ? ids : [];
+      ledger.flush();
+    };
+    one();
+    frames();
+    for (let i = 0; i < n; i++) one(); // the first restarts the WAL from its first frame
+    return frames() / n;
+  } finally {
+    peek.close();
+  }
+}
+
 const dir = mkdtempSync(join(os.tmpdir(), 'tollgate-ledger-writes-'));
 try {
   const ledger = new Ledger(dir);
@@ -159,6 +191,8 @@ try {
   console.log(`ledger ${root}: ${FILL} rows before, batch of ${BATCH} entries, ${ROUNDS} commits per run`);
   console.log(`  admitted, settled a commit later (pending row written and deleted): ${f(a)}`);
   console.log(`  admitted and settled in one commit window (no pending row written):  ${f(b)}`);
+  const pages = [pagesPerCommit(ledger, dir, true), pagesPerCommit(ledger, dir, false)];
+  console.log(`  WAL pages written per commit, the two shapes: ${pages.map((p) => p.toFixed(1)).join(' / ')}`);
   ledger.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
