@@ -10,6 +10,7 @@ import type { LogEntry } from './ledger.js';
 import type { RequestRecord, WalletTxRecord } from './ledger-records.js';
 import { toEntry } from './ledger-rows.js';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
+import { RARE_STATUS } from './ledger-schema.js';
 import { CACHE_WRITES_SQL, HOUR_MS, ROLLUP_DIMENSIONS, type RollupDimension } from './usage-rollup.js';
 
 /** A page of the usage log: the filter (the contract's, contract/admin/log-filter.ts) and where the page is. */
@@ -146,7 +147,7 @@ function merge(parts: RawStats[]): StatsRow[] {
  * contract/admin/log-filter.ts written as SQL, field for field (test/store/log-filter.test.ts holds
  * the two equal). A NULL column equals no value, as null equals no string there.
  */
-function where(
+export function where(
   f: LogFilter,
   extra: string[] = [],
   extraArgs: (string | number)[] = [],
@@ -167,7 +168,13 @@ function where(
   eq('project', f.project);
   if (f.status === 'ok') parts.push('status < 400');
   else if (f.status === 'error') parts.push('status >= 400');
-  else if (f.status !== undefined) eq('status', Number(f.status));
+  else if (f.status !== undefined) {
+    const status = Number(f.status);
+    eq('status', status);
+    // The index of the statuses but 200 (ledger-schema.ts), which SQLite uses when the query
+    // states its condition word for word.
+    if (status !== 200) parts.push(RARE_STATUS);
+  }
   eq('request_id', f.requestId);
   if (f.since !== undefined) {
     parts.push('ts >= ?');
@@ -285,12 +292,24 @@ export class LedgerReports {
     const hi = Math.floor(q.until / HOUR_MS) * HOUR_MS;
     if (lo >= hi) return merge(this.rawRows(q, size, offset, q.since, q.until));
     const start = size === 0 ? '0' : 'CAST((hour + @offset) / @size AS INTEGER) * @size - @offset';
-    const rollup = this.db
-      .prepare<Record<string, number | string>, RawStats>(
-        `SELECT ${start} AS start, value AS grp, ${ROLLUP_SUMS}
-        FROM usage_hourly WHERE dim = @dim AND hour >= @lo AND hour < @hi GROUP BY start, grp`,
-      )
-      .all({ ...(size === 0 ? {} : { offset, size }), dim: q.by, lo, hi });
+    // The rollup is keyed by hour first (usage-rollup.ts): one seek to (hour, dim) for each hour the
+    // ledger has in the range reads this dimension's rows alone, where a scan of the hour range
+    // would read every dimension's. The hours walked are bounded by the rollup's first and last.
+    // Two queries: SQLite reads a MIN or a MAX off the key's ends only when it is the query's one aggregate.
+    const end = (fn: 'MIN' | 'MAX'): number | null =>
+      this.db.prepare<[], { h: number | null }>(`SELECT ${fn}(hour) AS h FROM usage_hourly`).get()?.h ?? null;
+    const from = Math.max(lo, end('MIN') ?? hi);
+    const to = Math.min(hi, (end('MAX') ?? lo) + HOUR_MS);
+    const rollup =
+      from >= to
+        ? []
+        : this.db
+            .prepare<Record<string, number | string>, RawStats>(
+              `WITH RECURSIVE hours (h) AS (SELECT @from UNION ALL SELECT h + ${HOUR_MS} FROM hours WHERE h + ${HOUR_MS} < @to)
+              SELECT ${start} AS start, value AS grp, ${ROLLUP_SUMS}
+              FROM hours CROSS JOIN usage_hourly ON hour = h AND dim = @dim GROUP BY start, grp`,
+            )
+            .all({ ...(size === 0 ? {} : { offset, size }), dim: q.by, from, to });
     return merge([
       ...rollup,
       ...this.rawRows(q, size, offset, q.since, lo),

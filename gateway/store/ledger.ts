@@ -10,7 +10,8 @@ import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports, type LogPageQuery } from './ledger-reports.js';
 import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
-import { backfillRollup, ROLLUP_SCHEMA } from './usage-rollup.js';
+import { backfillRollup, rekeyRollup, ROLLUP_SCHEMA } from './usage-rollup.js';
+import { Checkpoints } from './ledger-checkpoint.js';
 import { GroupCommit, LedgerWriteError, pendingProblem, rowProblem, type Queued } from './ledger-writes.js';
 
 export { LedgerWriteError } from './ledger-writes.js';
@@ -127,6 +128,8 @@ export class Ledger {
   private balance: number;
   private readonly keyUsage = new Map<string, number>();
   private readonly writes: GroupCommit;
+  /** The WAL's checkpoints, off the commits that settle requests (ledger-checkpoint.ts). */
+  private readonly checkpoints: Checkpoints;
   private queue: Queued[] = [];
   /** A commit is scheduled for this turn's check phase (enqueue). */
   private flushSoon = false;
@@ -147,11 +150,13 @@ export class Ledger {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    this.checkpoints = new Checkpoints(this.db);
     this.db.exec(SCHEMA);
     this.db.exec(ROLLUP_SCHEMA);
     this.db.exec(PRUNE_SCHEMA);
     this.db.exec(SESSIONS_SCHEMA);
     migrate(this.db);
+    rekeyRollup(this.db);
     backfillRollup(this.db);
     this.reports = new LedgerReports(this.db);
     this.balance = this.readBalance();
@@ -262,6 +267,7 @@ export class Ledger {
         ]),
       );
     }
+    this.checkpoints.committed();
     for (const item of batch) {
       const err = failed.get(item);
       if (err) this.noteFailure(err);

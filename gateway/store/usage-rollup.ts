@@ -33,6 +33,12 @@ export const ROLLUP_DIMENSIONS = {
 } as const;
 export type RollupDimension = keyof typeof ROLLUP_DIMENSIONS;
 
+/**
+ * Keyed by hour first: a commit's upserts all land in the current hour, so its six dimensions share
+ * the table's last leaf page or two instead of dirtying a page per dimension (each a WAL page
+ * written at the commit, in front of the answer: docs/performance.md, "The ledger's commit,
+ * smaller"). A range of one dimension is a range of the key with the other dimensions skipped.
+ */
 export const ROLLUP_SCHEMA = `
 CREATE TABLE IF NOT EXISTS usage_hourly (
   dim TEXT NOT NULL,
@@ -45,9 +51,33 @@ CREATE TABLE IF NOT EXISTS usage_hourly (
   output_tokens INTEGER NOT NULL,
   cache_read_tokens INTEGER NOT NULL,
   cache_write_tokens INTEGER NOT NULL,
-  PRIMARY KEY (dim, hour, value)
+  PRIMARY KEY (hour, dim, value)
 ) WITHOUT ROWID;
 `;
+
+const COLUMNS = `dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens, cache_read_tokens,
+  cache_write_tokens`;
+
+/** The key older builds gave the rollup, as their CREATE TABLE spelled it. */
+const DIM_FIRST_KEY = 'PRIMARY KEY (dim, hour, value)';
+
+/**
+ * Rekeys a rollup made by an older build, keyed (dim, hour, value), by hour first: the rows are
+ * copied as they are into a table made by ROLLUP_SCHEMA, in one transaction, so a crash leaves the
+ * old table or the new one, never neither.
+ */
+export function rekeyRollup(db: Database.Database): void {
+  const found = db
+    .prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'usage_hourly'")
+    .get();
+  if (!found?.sql.includes(DIM_FIRST_KEY)) return;
+  db.transaction(() => {
+    db.exec('ALTER TABLE usage_hourly RENAME TO usage_hourly_dim_first');
+    db.exec(ROLLUP_SCHEMA);
+    db.exec(`INSERT INTO usage_hourly (${COLUMNS}) SELECT ${COLUMNS} FROM usage_hourly_dim_first`);
+    db.exec('DROP TABLE usage_hourly_dim_first');
+  })();
+}
 
 /** Requests refused before a key, model or line was known are counted under ''. */
 const NONE = '';
@@ -76,7 +106,7 @@ export function rollupWriter(db: Database.Database): (rows: readonly RequestRow[
   const upsert = db.prepare<[string, string, number, number, number, number, number, number, number, number]>(
     `INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (dim, hour, value) DO UPDATE SET requests = requests + excluded.requests, errors = errors + excluded.errors,
+    ON CONFLICT (hour, dim, value) DO UPDATE SET requests = requests + excluded.requests, errors = errors + excluded.errors,
       cost_micro = cost_micro + excluded.cost_micro, input_tokens = input_tokens + excluded.input_tokens,
       output_tokens = output_tokens + excluded.output_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
       cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens`,
@@ -166,7 +196,7 @@ export function backfillRollup(db: Database.Database): void {
   db.transaction(() => {
     for (const [dim, column] of missing) {
       db.prepare(
-        `INSERT INTO usage_hourly SELECT ?, COALESCE(${column}, ''), (ts / ${HOUR_MS}) * ${HOUR_MS} AS h,
+        `INSERT INTO usage_hourly (${COLUMNS}) SELECT ?, COALESCE(${column}, ''), (ts / ${HOUR_MS}) * ${HOUR_MS} AS h,
           COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(${CACHE_WRITES_SQL})
         FROM requests GROUP BY 2, h`,
       ).run(dim);

@@ -15,6 +15,7 @@ CREATE TABLE requests (id INTEGER PRIMARY KEY, request_id TEXT NOT NULL, ts INTE
   usage_estimated INTEGER NOT NULL, cost_micro INTEGER NOT NULL, latency_ms INTEGER NOT NULL, ttfb_ms INTEGER, notes TEXT, served_model TEXT,
   attempts INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX requests_ts ON requests (ts);
+CREATE INDEX requests_status ON requests (status);
 `;
 
 /** Writes into `dir` an old ledger: a $0.001 top-up, the given balance, one row of key_a costing `costMicro`. Returns `dir`. */

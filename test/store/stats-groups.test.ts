@@ -188,3 +188,48 @@ test('a rollup written before tool, project and session existed gains them when 
     rmSync(other, { recursive: true, force: true });
   }
 });
+
+test('a rollup keyed by dimension first (older builds) is rekeyed by hour first when the ledger opens, its totals kept', async () => {
+  const other = tempDataDir();
+  const first = new Ledger(other);
+  first.topup(1_000_000_000);
+  await Promise.all(Array.from({ length: 40 }, (_, i) => first.settle(row(i))));
+  const q = { since: T0, until: T0 + 16 * HOUR, bucket: 'hour', tzOffsetMinutes: 0 } as const;
+  const dims = ['model', 'key', 'line', 'tool', 'project', 'session'] as const;
+  const want = dims.map((by) => first.reports.stats({ ...q, by }));
+  const db = (first.reports as unknown as { db: import('better-sqlite3').Database }).db;
+  const all = 'SELECT * FROM usage_hourly ORDER BY dim, hour, value';
+  const rows = db.prepare(all).all();
+  // The table as older builds made it: the same columns, keyed (dim, hour, value).
+  db.exec(`ALTER TABLE usage_hourly RENAME TO usage_hourly_new;
+    CREATE TABLE usage_hourly (dim TEXT NOT NULL, value TEXT NOT NULL, hour INTEGER NOT NULL, requests INTEGER NOT NULL,
+      errors INTEGER NOT NULL, cost_micro INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+      cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL, PRIMARY KEY (dim, hour, value)) WITHOUT ROWID;
+    INSERT INTO usage_hourly SELECT * FROM usage_hourly_new;
+    DROP TABLE usage_hourly_new;`);
+  first.close();
+  const reopened = new Ledger(other);
+  try {
+    const db2 = (reopened.reports as unknown as { db: import('better-sqlite3').Database }).db;
+    const key = db2
+      .prepare<[], { name: string; pk: number }>('PRAGMA table_info(usage_hourly)')
+      .all()
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name);
+    assert.deepEqual(key, ['hour', 'dim', 'value']);
+    assert.deepEqual(db2.prepare(all).all(), rows);
+    assert.deepEqual(
+      dims.map((by) => reopened.reports.stats({ ...q, by })),
+      want,
+    );
+    // New settlements add to the rekeyed rows.
+    await reopened.settle(row(3));
+    const after = reopened.reports.stats({ ...q, by: 'model' });
+    const total = (s: typeof after): number => s.reduce((n, r) => n + r.requests, 0);
+    assert.equal(total(after), total(want[0]!) + 1);
+  } finally {
+    reopened.close();
+    rmSync(other, { recursive: true, force: true });
+  }
+});
