@@ -1,5 +1,5 @@
 /**
- * `node --import tsx bench/ledger-writes.ts [--fill ROWS] [--rounds N] [--repeat R] [--ledger-dir DIR]`: the
+ * `node --import tsx bench/ledger-writes.ts [--fill ROWS] [--days D] [--rounds N] [--repeat R] [--ledger-dir DIR]`: the
  * ledger's CPU per request as the gateway writes it, in process (no HTTP, no other process), so a
  * shared machine moves it little: process.cpuUsage() over many group commits, each the pending
  * rows of the requests just admitted and the settlements of those admitted one commit earlier (as
@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import type { Ledger as LedgerType, PendingRow, RequestRow } from '../gateway/store/ledger.js';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { median } from './stats.js';
 
 const { values } = parseArgs({
@@ -25,12 +26,15 @@ const { values } = parseArgs({
     'ledger-dir': { type: 'string' },
     batch: { type: 'string', default: '16' },
     fill: { type: 'string', default: '0' },
+    days: { type: 'string', default: '0' },
   },
 });
 const ROUNDS = Number(values.rounds);
 const REPEAT = Number(values.repeat);
 const BATCH = Number(values.batch);
 const FILL = Number(values.fill);
+/** Spread the fill over this many days, across 8 models and 4 keys (0: 10 ms apart, one model and key). */
+const DAYS = Number(values.days);
 const root = resolve(values['ledger-dir'] ?? join(import.meta.dirname, '..'));
 const { Ledger } = (await import(pathToFileURL(join(root, 'gateway/store/ledger.ts')).href)) as {
   Ledger: new (dir: string) => LedgerType;
@@ -47,12 +51,15 @@ const newId: () => string = existsSync(join(root, 'gateway/store/request-id.ts')
 
 /** A ledger of `n` requests first, as a user's is after months: indexes as large as theirs. */
 async function fill(ledger: LedgerType, n: number): Promise<void> {
-  const t0 = Date.now() - n * 10;
+  const step = DAYS > 0 ? (DAYS * 86_400_000) / n : 10;
+  const t0 = Date.now() - n * step;
   for (let start = 0; start < n; start += 5000) {
     const batch: Promise<void>[] = [];
     for (let i = start; i < Math.min(n, start + 5000); i++) {
       seq++;
-      batch.push(ledger.settle({ ...requestRow(newId(), t0 + i * 10), session: `fill-${i >> 6}` }));
+      const row = { ...requestRow(newId(), Math.floor(t0 + i * step)), session: `fill-${i >> 6}` };
+      if (DAYS > 0) Object.assign(row, { model: `model-${i % 8}`, keyName: `key-${i % 4}`, keyId: `key_${i % 4}` });
+      batch.push(ledger.settle(row));
     }
     await Promise.all(batch);
   }
@@ -113,10 +120,13 @@ function requestRow(id: string, ts: number): RequestRow {
   };
 }
 
-/** CPU µs per settled request over ROUNDS group commits of BATCH entries. */
-function measure(ledger: LedgerType, overlap: boolean): number {
+/** A turn of the event loop, as the gateway has between commits (the ledger's checkpoint runs in one). */
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/** CPU µs per settled request over ROUNDS group commits of BATCH entries, a turn between commits. */
+async function measure(ledger: LedgerType, overlap: boolean): Promise<number> {
   let open: string[] = [];
-  const run = (rounds: number): void => {
+  const run = async (rounds: number): Promise<void> => {
     for (let r = 0; r < rounds; r++) {
       const ts = Date.now();
       const ids: string[] = [];
@@ -131,45 +141,104 @@ function measure(ledger: LedgerType, overlap: boolean): number {
       for (const id of settling) ledger.settle(requestRow(id, ts)).catch((e: unknown) => console.error(e));
       open = overlap ? ids : [];
       ledger.flush();
+      await turn();
     }
   };
-  run(Math.min(200, ROUNDS)); // warm the JIT and the statements
+  await run(Math.min(200, ROUNDS)); // warm the JIT and the statements
   const settled = ROUNDS * (overlap ? BATCH / 2 : BATCH);
   const t = process.cpuUsage();
-  run(ROUNDS);
+  await run(ROUNDS);
   const d = process.cpuUsage(t);
   return (d.user + d.system) / settled;
 }
 
 /**
- * WAL frames (pages) written per commit, each shape: a second connection checkpoints the WAL so
- * that the ledger's next commit starts it over, then counts the frames of `n` commits (few enough
- * that no automatic checkpoint (at 1,000 frames) runs among them). Each page a commit dirtied is one frame.
+ * Checkpoints the ledger's WAL from a connection of its own and returns the frames the WAL held. A
+ * fresh connection each time: one kept open reported an empty WAL after the ledger's own
+ * checkpoint had started the WAL over.
  */
-function pagesPerCommit(ledger: LedgerType, dir: string, overlap: boolean, n = 20): number {
+/**
+ * The ledger's own copy of better-sqlite3 (that checkout's): two copies of SQLite in one process do
+ * not see each other's file locks.
+ */
+const Database = createRequire(join(root, 'package.json'))('better-sqlite3') as typeof BetterSqlite3;
+
+function walFrames(dir: string): number {
   const peek = new Database(join(dir, 'ledger.sqlite'));
-  const frames = (): number => (peek.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
   try {
-    let open: string[] = [];
-    const one = (): void => {
-      const ts = Date.now();
-      const ids: string[] = [];
-      for (let i = 0; i < (overlap ? BATCH / 2 : BATCH); i++) {
-        const id = newId();
-        ids.push(id);
-        ledger.open(pendingRow(id, ts));
-      }
-      for (const id of overlap ? open : ids) ledger.settle(requestRow(id, ts)).catch((e: unknown) => console.error(e));
-      open = overlap ? ids : [];
-      ledger.flush();
-    };
-    one();
-    frames();
-    for (let i = 0; i < n; i++) one(); // the first restarts the WAL from its first frame
-    return frames() / n;
+    return (peek.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
   } finally {
     peek.close();
   }
+}
+
+/**
+ * WAL frames (pages) written per commit, each shape: the WAL is checkpointed so that the ledger's
+ * next commit starts it over, then the frames of `n` commits are counted (few enough that no
+ * checkpoint runs among them: no turn passes). Each page a commit dirtied is one frame.
+ */
+function pagesPerCommit(ledger: LedgerType, dir: string, overlap: boolean, n = 20): number {
+  let open: string[] = [];
+  const one = (): void => {
+    const ts = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < (overlap ? BATCH / 2 : BATCH); i++) {
+      const id = newId();
+      ids.push(id);
+      ledger.open(pendingRow(id, ts));
+    }
+    for (const id of overlap ? open : ids) ledger.settle(requestRow(id, ts)).catch((e: unknown) => console.error(e));
+    open = overlap ? ids : [];
+    ledger.flush();
+  };
+  one();
+  walFrames(dir);
+  for (let i = 0; i < n; i++) one(); // the first starts the WAL over
+  return walFrames(dir) / n;
+}
+
+/**
+ * One request at a time, as at c=1: its pending row committed alone, then its settlement (the
+ * commit its answer waits for), timed, a turn after each; ms at the median, 99th percentile, max
+ * and mean, and the CPU per request of both commits.
+ */
+async function oneAtATime(ledger: LedgerType, n = 2000): Promise<string> {
+  const ms: number[] = [];
+  let cpu = { user: 0, system: 0 };
+  for (let i = 0; i < n + 100; i++) {
+    if (i === 100) cpu = process.cpuUsage();
+    const id = newId();
+    const ts = Date.now();
+    ledger.open(pendingRow(id, ts));
+    ledger.flush();
+    await turn();
+    ledger.settle(requestRow(id, ts)).catch((e: unknown) => console.error(e));
+    const t = performance.now();
+    ledger.flush();
+    if (i >= 100) ms.push(performance.now() - t);
+    await turn();
+  }
+  const d = process.cpuUsage(cpu);
+  ms.sort((a, b) => a - b);
+  const at = (q: number): string => ms[Math.floor(q * (ms.length - 1))]!.toFixed(3);
+  const mean = (ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(3);
+  return `p50 ${at(0.5)}, p99 ${at(0.99)}, max ${at(1)}, mean ${mean}; CPU ${((d.user + d.system) / n).toFixed(1)} µs a request`;
+}
+
+/** The WAL pages of one request's settlement commit at c=1 (its pending row committed before). */
+function pagesOfSettlement(ledger: LedgerType, dir: string, n = 20): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const id = newId();
+    const ts = Date.now();
+    ledger.open(pendingRow(id, ts));
+    ledger.flush();
+    walFrames(dir);
+    ledger.settle(requestRow(id, ts)).catch((e: unknown) => console.error(e));
+    ledger.flush();
+    total += walFrames(dir);
+  }
+  return total / n;
 }
 
 const dir = mkdtempSync(join(os.tmpdir(), 'tollgate-ledger-writes-'));
@@ -184,8 +253,8 @@ try {
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < REPEAT; i++) {
-    a.push(measure(ledger, true));
-    b.push(measure(ledger, false));
+    a.push(await measure(ledger, true));
+    b.push(await measure(ledger, false));
   }
   const f = (xs: number[]): string => `median ${median(xs).toFixed(1)} µs [${xs.map((x) => x.toFixed(1)).join(', ')}]`;
   console.log(`ledger ${root}: ${FILL} rows before, batch of ${BATCH} entries, ${ROUNDS} commits per run`);
@@ -193,6 +262,8 @@ try {
   console.log(`  admitted and settled in one commit window (no pending row written):  ${f(b)}`);
   const pages = [pagesPerCommit(ledger, dir, true), pagesPerCommit(ledger, dir, false)];
   console.log(`  WAL pages written per commit, the two shapes: ${pages.map((p) => p.toFixed(1)).join(' / ')}`);
+  console.log(`  one request at a time (c=1), its settlement's commit, ms: ${await oneAtATime(ledger)}`);
+  console.log(`    WAL pages of that commit: ${pagesOfSettlement(ledger, dir).toFixed(1)}`);
   ledger.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
