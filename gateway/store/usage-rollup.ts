@@ -53,6 +53,10 @@ CREATE TABLE IF NOT EXISTS usage_hourly (
   cache_write_tokens INTEGER NOT NULL,
   PRIMARY KEY (hour, dim, value)
 ) WITHOUT ROWID;
+-- The key older builds name in their upsert (ON CONFLICT (dim, hour, value)), so that a ledger this
+-- build rekeyed still opens in them. Its entries change only when a row is added (an hour's first
+-- request of a value), not when a total grows, so a commit seldom writes a page of it.
+CREATE UNIQUE INDEX IF NOT EXISTS usage_hourly_by_dim ON usage_hourly (dim, hour, value);
 `;
 
 const COLUMNS = `dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens, cache_read_tokens,
@@ -72,10 +76,10 @@ export function rekeyRollup(db: Database.Database): void {
     .get();
   if (!found?.sql.includes(DIM_FIRST_KEY)) return;
   db.transaction(() => {
-    db.exec('ALTER TABLE usage_hourly RENAME TO usage_hourly_dim_first');
+    db.exec('ALTER TABLE usage_hourly RENAME TO usage_hourly_old_key');
     db.exec(ROLLUP_SCHEMA);
-    db.exec(`INSERT INTO usage_hourly (${COLUMNS}) SELECT ${COLUMNS} FROM usage_hourly_dim_first`);
-    db.exec('DROP TABLE usage_hourly_dim_first');
+    db.exec(`INSERT INTO usage_hourly (${COLUMNS}) SELECT ${COLUMNS} FROM usage_hourly_old_key`);
+    db.exec('DROP TABLE usage_hourly_old_key');
   })();
 }
 

@@ -223,6 +223,15 @@ test('a rollup keyed by dimension first (older builds) is rekeyed by hour first 
       dims.map((by) => reopened.reports.stats({ ...q, by })),
       want,
     );
+    // An older build's upsert, which names the old key, still finds its row (the ledger opens in it).
+    db2
+      .prepare(
+        `INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
+          cache_read_tokens, cache_write_tokens) VALUES ('line', 'openai', ?, 0, 0, 0, 0, 0, 0, 0)
+        ON CONFLICT (dim, hour, value) DO UPDATE SET requests = requests + excluded.requests`,
+      )
+      .run(T0);
+    assert.deepEqual(db2.prepare(all).all(), rows);
     // New settlements add to the rekeyed rows.
     await reopened.settle(row(3));
     const after = reopened.reports.stats({ ...q, by: 'model' });
