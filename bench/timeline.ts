@@ -183,7 +183,25 @@ async function once(row: (typeof rows)[number], keep: boolean): Promise<Map<stri
   // Let late marks (a commit after the answer, the probes) land before the next request.
   await new Promise((r) => setTimeout(r, 5));
   marks = undefined;
-  if (TRACE && keep && (m.get('probe2: an immediate queued in one') ?? 0) - (m.get('upstream request written') ?? 0) > 0.8 && !dumped++) {
+  if (TRACE) {
+    // Time the loop spent outside every callback (in poll, or between phases) from the request's arrival to the
+    // upstream write: the request path's waits, as opposed to its CPU.
+    let depth = 0;
+    let from = -1;
+    let outside = 0;
+    let last = 0;
+    let on = false;
+    for (const [t, n] of trace) {
+      if (n === 'in') { on = true; depth = 1; last = t; continue; }
+      if (!on) continue;
+      if (n === 'upstream body sent') break;
+      if (n.startsWith('before ')) { if (depth === 0) outside += t - last; depth++; }
+      else if (n.startsWith('after ')) { depth = Math.max(0, depth - 1); if (depth === 0) last = t; }
+    }
+    void from;
+    m.set('time outside callbacks, in → upstream written', outside);
+  }
+  if (TRACE && keep && (process.env.DUMP_ROW ? row.id === process.env.DUMP_ROW && dumped++ === 20 : (m.get("probe2: an immediate queued in one") ?? 0) - (m.get("upstream request written") ?? 0) > 0.8 && !dumped++)) {
     process.stderr.write(trace.map(([t, n, c]) => `${t.toFixed(3)} ${(c - trace[0]![2]).toFixed(3)} ${n}`).join('\n') + '\n----\n');
   }
   trace.length = 0;
