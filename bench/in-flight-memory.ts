@@ -1,14 +1,15 @@
 /**
- * What each in-flight request holds across the upstream wait: N requests parked at a mock upstream that answers
- * after several seconds, the gateway's heap (after a full collection) against the same gateway idle just before,
- * divided by N; and, from two heap snapshots, which kinds of object make the difference. Objects alive across a
+ * What each in-flight request holds across the upstream wait: requests parked at a mock upstream that answers
+ * after several seconds, N/2 of them and then N, the gateway's heap after a full collection in each case; the
+ * difference divided by N/2 is what one parked request holds (what the first requests of a process load or compile
+ * once is in both, so it drops out), and the two heap snapshots' difference says which kinds of object make it. Objects alive across a
  * real upstream's wait outlive two scavenges and are promoted to the old space (docs/performance.md, "Peak under
  * load"), so this is what a request adds to the old space while it waits.
  *
  * The gateway (`tollgate serve` of a build's `dist/`, set up as the bench does) runs in this process; the mock and
  * the client (undici, one connection per request) are child processes, so neither's objects are counted.
  *
- * Usage: node --expose-gc --import tsx bench/in-flight-memory.ts [--gateway-dir DIR] [--requests N] [--paths a,b] [--top K]
+ * Usage: node --expose-gc --import tsx bench/in-flight-memory.ts [--gateway-dir DIR] [--requests N] [--paths a,b] [--top K] [--keep-snapshot PREFIX]
  */
 import { spawn } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
@@ -26,7 +27,7 @@ function flag(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
   return at >= 0 ? process.argv[at + 1]! : fallback;
 }
-const N = Number(flag('--requests', '100'));
+const N = Number(flag('--requests', '240'));
 const TOP = Number(flag('--top', '25'));
 const ROOT = flag('--gateway-dir', new URL('..', import.meta.url).pathname).replace(/\/$/, '');
 /** --keep-snapshot PREFIX: the parked heap's snapshot is kept as PREFIX-<path>.heapsnapshot (for a retainers view). */
@@ -51,7 +52,9 @@ subscribe('undici:client:sendHeaders', (m) => {
 });
 
 const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-in-flight-'));
-const { serve } = (await import(pathToFileURL(`${ROOT}/dist/gateway/serve.js`).href)) as typeof import('../gateway/serve.js');
+const { serve } = (await import(
+  pathToFileURL(`${ROOT}/dist/gateway/serve.js`).href
+)) as typeof import('../gateway/serve.js');
 const { MemorySecretStore } = (await import(
   pathToFileURL(`${ROOT}/dist/gateway/store/secrets.js`).href
 )) as typeof import('../gateway/store/secrets.js');
@@ -60,7 +63,13 @@ const { key } = await setupGateway(running.url, running.adminToken, mock.url);
 // The bare proxy (bench/reference-proxy.ts) in the same process: what any Node proxy holds per parked request. Its
 // pool has 128 connections, so keep --requests at or under 128 when it is measured.
 const proxy = await listenReferenceProxy(mock.url);
-const at = { mockUrl: mock.url, proxyUrl: proxy.url, upstreamKey: UPSTREAM_KEY, gatewayUrl: running.url, gatewayKey: key };
+const at = {
+  mockUrl: mock.url,
+  proxyUrl: proxy.url,
+  upstreamKey: UPSTREAM_KEY,
+  gatewayUrl: running.url,
+  gatewayKey: key,
+};
 
 /** The client, in a process of its own: sends `n` copies of `req` at once (one connection each) and waits for them. */
 function client(req: BenchRequest, n: number): Promise<void> {
@@ -104,7 +113,8 @@ function byKind(keep?: string): Map<string, { size: number; count: number }> {
   const out = new Map<string, { size: number; count: number }>();
   for (let i = 0; i < snap.nodes.length; i += width) {
     const type = types[snap.nodes[i + typeAt]!]!;
-    const name = type === 'object' || type === 'closure' || type === 'native' ? snap.strings[snap.nodes[i + nameAt]!]! : '';
+    const name =
+      type === 'object' || type === 'closure' || type === 'native' ? snap.strings[snap.nodes[i + nameAt]!]! : '';
     const kind = `${type}${name ? ` ${name.slice(0, 60)}` : ''}`;
     const k = out.get(kind) ?? { size: 0, count: 0 };
     k.size += snap.nodes[i + sizeAt]!;
@@ -125,35 +135,68 @@ for (const id of PATH_IDS) {
   const path = PATHS.find((p) => p.id === id);
   if (!path) throw new Error(`no path ${id}`);
   // Warm-up on the fast line (JIT, pools, the ledger's pages), then the same request to the slow line.
-  await client(requestFor(path, PHASES.find((p) => p.id === 'c16')!, at), 200);
-  await client(requestFor(path, PHASES.find((p) => p.id === 'c16')!, at), 200);
-  const slow = requestFor(path, PHASES.find((p) => p.id === 'c16-delay50')!, at);
-  await new Promise((r) => setTimeout(r, 500));
-  const idle = heapUsed();
-  const idleKinds = byKind();
-  arrived = 0;
-  const done = client(slow, N);
-  while (arrived < N) await new Promise((r) => setTimeout(r, 50));
-  // Let every request's check-phase work (the pending rows' commit) run.
-  await new Promise((r) => setTimeout(r, 300));
-  const parked = heapUsed();
-  const parkedKinds = byKind(KEEP ? `${KEEP}-${id.replace(/[^a-z-]/g, '_')}.heapsnapshot` : undefined);
-  await done;
-  const diff = [...parkedKinds].map(([kind, p]) => {
-    const i = idleKinds.get(kind) ?? { size: 0, count: 0 };
+  await client(
+    requestFor(
+      path,
+      PHASES.find((p) => p.id === 'c16')!,
+      at,
+    ),
+    200,
+  );
+  await client(
+    requestFor(
+      path,
+      PHASES.find((p) => p.id === 'c16')!,
+      at,
+    ),
+    200,
+  );
+  const slow = requestFor(
+    path,
+    PHASES.find((p) => p.id === 'c16-delay50')!,
+    at,
+  );
+  // The proxy's pool has 128 connections: more requests would wait in it rather than at the upstream.
+  const n = path.via === 'proxy' ? Math.min(N, 120) : N;
+  /** `count` requests parked at once: the heap after a full collection, and its snapshot by kind. */
+  const park = async (count: number, snapshot?: string) => {
+    arrived = 0;
+    const done = client(slow, count);
+    while (arrived < count) await new Promise((r) => setTimeout(r, 50));
+    // Let every request's check-phase work (the pending rows' commit) run.
+    await new Promise((r) => setTimeout(r, 300));
+    const heap = heapUsed();
+    const kinds = byKind(snapshot);
+    await done;
+    return { heap, kinds };
+  };
+  // Twice, with half and all of the requests: the difference is what the other half holds, without what the
+  // first parked requests of a process load or compile once.
+  const half = await park(n / 2);
+  const all = await park(n, KEEP ? `${KEEP}-${id.replace(/[^a-z-]/g, '_')}.heapsnapshot` : undefined);
+  const per = n / 2;
+  const diff = [...all.kinds].map(([kind, p]) => {
+    const i = half.kinds.get(kind) ?? { size: 0, count: 0 };
     return { kind, size: p.size - i.size, count: p.count - i.count };
   });
   diff.sort((a, b) => b.size - a.size);
   report.push(
-    `### ${id}: ${N} requests parked at the upstream\n\nheap used after a full collection: idle ${(idle / 1e6).toFixed(2)} MB, parked ${(parked / 1e6).toFixed(2)} MB: **${((parked - idle) / N / 1024).toFixed(2)} KB a request**\n\n| kind (snapshot) | bytes a request | objects a request |\n|---|---:|---:|\n` +
+    `### ${id}: ${n / 2} and ${n} requests parked at the upstream\n\nheap used after a full collection: ${(half.heap / 1e6).toFixed(2)} and ${(all.heap / 1e6).toFixed(2)} MB: **${((all.heap - half.heap) / per / 1024).toFixed(2)} KB a request**\n\n| kind (snapshot) | bytes a request | objects a request |\n|---|---:|---:|\n` +
       diff
         .slice(0, TOP)
-        .map((d) => `| ${d.kind.replace(/\|/g, '\\|')} | ${(d.size / N).toFixed(0)} | ${(d.count / N).toFixed(2)} |`)
+        .map(
+          (d) => `| ${d.kind.replace(/\|/g, '\\|')} | ${(d.size / per).toFixed(0)} | ${(d.count / per).toFixed(2)} |`,
+        )
         .join('\n') +
       '\n',
   );
 }
-process.stdout.write(`In-flight memory, ${ROOT}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n\n${report.join('\n')}`);
+process.stdout.write(
+  `In-flight memory, ${ROOT}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}\n\n${report.join('\n')}`,
+);
 
 await proxy.stop();
 await running.close(1000);

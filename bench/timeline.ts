@@ -58,7 +58,10 @@ import { createHook } from 'node:async_hooks';
 const TRACE = process.argv.includes('--trace');
 const SWITCHES = process.argv.includes('--switches');
 export const trace: [number, string, number][] = [];
-const cpu = (): number => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+const cpu = (): number => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
 const types = new Map<number, string>();
 if (TRACE)
   createHook({
@@ -70,7 +73,10 @@ if (TRACE)
     },
     after(id) {
       if (marks) trace.push([performance.now() - t0, `after ${types.get(id)}`, cpu()]);
-      if (marks && watch) { watch = false; trace.push([performance.now() - t0, switches(), cpu()]); }
+      if (marks && watch) {
+        watch = false;
+        trace.push([performance.now() - t0, switches(), cpu()]);
+      }
     },
   }).enable();
 subscribe('http.server.response.finish', () => mark('answer finished'));
@@ -95,12 +101,16 @@ const switches = (): string => {
 };
 let watch = false;
 let invol0 = 0;
-const involuntary = (): number => Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync('/proc/thread-self/status', 'utf8'))![1]);
+const involuntary = (): number =>
+  Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync('/proc/thread-self/status', 'utf8'))![1]);
 subscribe('undici:request:bodySent', (m) => {
   if (isUpstream((m as { request: { origin?: unknown } }).request)) {
     mark('upstream body sent');
     if (SWITCHES && marks && involuntary() > invol0) marks.set('preempted during the write (share)', 1);
-    if (TRACE) { trace.push([performance.now() - t0, switches(), cpu()]); watch = true; }
+    if (TRACE) {
+      trace.push([performance.now() - t0, switches(), cpu()]);
+      watch = true;
+    }
   }
 });
 subscribe('undici:request:headers', (m) => {
@@ -121,7 +131,8 @@ function wrap(proto: Record<string, unknown>, name: string, label: string): void
 
 async function gatewayAt(root: string, mockUrl: string): Promise<{ url: string; key: string; close(): Promise<void> }> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'tollgate-timeline-'));
-  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(`${root}/dist/gateway/${path}`).href)) as T;
+  const load = async <T>(path: string): Promise<T> =>
+    (await import(pathToFileURL(`${root}/dist/gateway/${path}`).href)) as T;
   const { serve } = await load<typeof import('../gateway/serve.js')>('serve.js');
   const { MemorySecretStore } = await load<typeof import('../gateway/store/secrets.js')>('store/secrets.js');
   const { Billing } = await load<typeof import('../gateway/billing/billing.js')>('billing/billing.js');
@@ -132,7 +143,8 @@ async function gatewayAt(root: string, mockUrl: string): Promise<{ url: string; 
   const flush = Ledger.prototype.flush;
   Ledger.prototype.flush = function (this: InstanceType<typeof Ledger>) {
     const queue = (this as unknown as { queue: { kind: string }[] }).queue;
-    if (queue.length > 0) mark(queue.some((q) => q.kind === 'settle') ? 'ledger commits the row' : 'ledger commits the pending row');
+    if (queue.length > 0)
+      mark(queue.some((q) => q.kind === 'settle') ? 'ledger commits the row' : 'ledger commits the pending row');
     flush.call(this);
     if (queue.length > 0) mark(queue.some((q) => q.kind === 'settle') ? 'row committed' : 'pending row committed');
   };
@@ -157,7 +169,13 @@ const mock = await startMock(cleanup, PIN ? 0 : undefined);
 upstreamOrigin = new URL(mock.url).origin;
 const gateway = await gatewayAt(ROOT, mock.url);
 const proxy = await listenReferenceProxy(mock.url);
-const at = { mockUrl: mock.url, proxyUrl: proxy.url, upstreamKey: UPSTREAM_KEY, gatewayUrl: gateway.url, gatewayKey: gateway.key };
+const at = {
+  mockUrl: mock.url,
+  proxyUrl: proxy.url,
+  upstreamKey: UPSTREAM_KEY,
+  gatewayUrl: gateway.url,
+  gatewayKey: gateway.key,
+};
 
 let dumped = 0;
 const rows = PATH_IDS.map((id) => {
@@ -172,7 +190,12 @@ async function once(row: (typeof rows)[number], keep: boolean): Promise<Map<stri
   const { pathname, search } = new URL(row.req.url);
   const m = new Map<string, number>();
   marks = m;
-  const res = await row.pool.request({ path: pathname + search, method: 'POST', headers: row.req.headers, body: row.req.body });
+  const res = await row.pool.request({
+    path: pathname + search,
+    method: 'POST',
+    headers: row.req.headers,
+    body: row.req.body,
+  });
   mark('client has the headers');
   for await (const chunk of res.body) {
     void chunk;
@@ -192,17 +215,36 @@ async function once(row: (typeof rows)[number], keep: boolean): Promise<Map<stri
     let last = 0;
     let on = false;
     for (const [t, n] of trace) {
-      if (n === 'in') { on = true; depth = 1; last = t; continue; }
+      if (n === 'in') {
+        on = true;
+        depth = 1;
+        last = t;
+        continue;
+      }
       if (!on) continue;
       if (n === 'upstream body sent') break;
-      if (n.startsWith('before ')) { if (depth === 0) outside += t - last; depth++; }
-      else if (n.startsWith('after ')) { depth = Math.max(0, depth - 1); if (depth === 0) last = t; }
+      if (n.startsWith('before ')) {
+        if (depth === 0) outside += t - last;
+        depth++;
+      } else if (n.startsWith('after ')) {
+        depth = Math.max(0, depth - 1);
+        if (depth === 0) last = t;
+      }
     }
     void from;
     m.set('time outside callbacks, in → upstream written', outside);
   }
-  if (TRACE && keep && (process.env.DUMP_ROW ? row.id === process.env.DUMP_ROW && dumped++ === 20 : (m.get("probe2: an immediate queued in one") ?? 0) - (m.get("upstream request written") ?? 0) > 0.8 && !dumped++)) {
-    process.stderr.write(trace.map(([t, n, c]) => `${t.toFixed(3)} ${(c - trace[0]![2]).toFixed(3)} ${n}`).join('\n') + '\n----\n');
+  if (
+    TRACE &&
+    keep &&
+    (process.env.DUMP_ROW
+      ? row.id === process.env.DUMP_ROW && dumped++ === 20
+      : (m.get('probe2: an immediate queued in one') ?? 0) - (m.get('upstream request written') ?? 0) > 0.8 &&
+        !dumped++)
+  ) {
+    process.stderr.write(
+      trace.map(([t, n, c]) => `${t.toFixed(3)} ${(c - trace[0]![2]).toFixed(3)} ${n}`).join('\n') + '\n----\n',
+    );
   }
   trace.length = 0;
   return keep ? m : undefined;
@@ -234,7 +276,9 @@ process.stdout.write(
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}\n\n| mark | ${rows.map((r) => r.id).join(' | ')} |\n|---|${rows.map(() => '---:').join('|')}|\n` +
-    order.map((n) => `| ${n} | ${rows.map((r) => table.get(n)!.get(r.id)?.join(' / ') ?? '–').join(' | ')} |`).join('\n') +
+    order
+      .map((n) => `| ${n} | ${rows.map((r) => table.get(n)!.get(r.id)?.join(' / ') ?? '–').join(' | ')} |`)
+      .join('\n') +
     '\n',
 );
 
