@@ -181,7 +181,7 @@ for (const id of PATH_IDS) {
   });
   diff.sort((a, b) => b.size - a.size);
   report.push(
-    `### ${id}: ${n / 2} and ${n} requests parked at the upstream\n\nheap used after a full collection: ${(half.heap / 1e6).toFixed(2)} and ${(all.heap / 1e6).toFixed(2)} MB: **${((all.heap - half.heap) / per / 1024).toFixed(2)} KB a request**\n\n| kind (snapshot) | bytes a request | objects a request |\n|---|---:|---:|\n` +
+    `### ${id}: ${n / 2} and ${n} requests parked at the upstream\n\nheap used after a full collection: ${(half.heap / 1e6).toFixed(2)} and ${(all.heap / 1e6).toFixed(2)} MB: ${((all.heap - half.heap) / per / 1024).toFixed(2)} KB a request; in the snapshots (their objects' own sizes, buffers' bytes included): **${(diff.reduce((n, d) => n + d.size, 0) / per / 1024).toFixed(2)} KB a request**\n\n| kind (snapshot) | bytes a request | objects a request |\n|---|---:|---:|\n` +
       diff
         .slice(0, TOP)
         .map(
