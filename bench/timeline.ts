@@ -7,15 +7,20 @@
  *
  * Two probes show when the event loop runs its check phase: `probe1` is an immediate queued when undici has
  * the upstream request, `probe2` the immediate queued inside another queued at that moment (the ledger's way of
- * committing a pending row a turn later). In a bare process both run within about 0.1 ms; run late, they say
- * that the loop waited in poll although an immediate was queued.
+ * committing a pending row a turn later). In a bare process both run within about 0.1 ms. Run late, either the
+ * loop waited in poll with an immediate queued, or the thread was off the CPU: `--switches` counts the main
+ * thread's involuntary context switches across the upstream write (unpinned, the mock woken by that write can
+ * take this process's core; `--pin` pins as the bench does). `--trace` logs every callback (async hooks) and
+ * reports the time the loop spent outside them before the upstream write: the request path's waits.
  *
- * Usage: node --import tsx bench/timeline.ts [--gateway-dir DIR] [--requests N] [--rounds R] [--phase c16-delay50|stream-c16|c1] [--paths a,b]
+ * Usage: node --import tsx bench/timeline.ts [--gateway-dir DIR] [--requests N] [--rounds R] [--phase c16-delay50|stream-c16|c1]
+ *   [--paths a,b] [--pin] [--switches] [--trace]
  * Prints, per path, the median over each round's requests of the time from the server's request to each mark.
  */
+import { createHook } from 'node:async_hooks';
 import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,10 +59,9 @@ let upstreamOrigin = '';
 const isUpstream = (request: { origin?: unknown }): boolean => String(request.origin).startsWith(upstreamOrigin);
 
 subscribe('http.server.request.start', () => mark('in'));
-import { createHook } from 'node:async_hooks';
 const TRACE = process.argv.includes('--trace');
 const SWITCHES = process.argv.includes('--switches');
-export const trace: [number, string, number][] = [];
+const trace: [number, string, number][] = [];
 const cpu = (): number => {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1000;
@@ -94,7 +98,6 @@ subscribe('undici:client:sendHeaders', (m) => {
     if (SWITCHES) invol0 = involuntary();
   }
 });
-import { readFileSync } from 'node:fs';
 const switches = (): string => {
   const st = readFileSync('/proc/thread-self/status', 'utf8');
   return `vol ${/^voluntary_ctxt_switches:\s+(\d+)/m.exec(st)![1]} invol ${/nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(st)![1]}`;
@@ -210,7 +213,6 @@ async function once(row: (typeof rows)[number], keep: boolean): Promise<Map<stri
     // Time the loop spent outside every callback (in poll, or between phases) from the request's arrival to the
     // upstream write: the request path's waits, as opposed to its CPU.
     let depth = 0;
-    let from = -1;
     let outside = 0;
     let last = 0;
     let on = false;
@@ -231,7 +233,6 @@ async function once(row: (typeof rows)[number], keep: boolean): Promise<Map<stri
         if (depth === 0) last = t;
       }
     }
-    void from;
     m.set('time outside callbacks, in → upstream written', outside);
   }
   if (
@@ -267,9 +268,13 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
+// Marks in the order they happen: by their first figure on the first row that has them.
+const at0 = (n: string): number => Number([...table.get(n)!.values()][0]![0]);
 const order = [...table.keys()].sort((a, b) => {
-  const at = (n: string): number => Number(table.get(n)!.values().next().value![0]);
-  return at(a) - at(b);
+  const rowOf = (n: string): number => rows.findIndex((r) => table.get(n)!.has(r.id));
+  const common = rows.find((r) => table.get(a)!.has(r.id) && table.get(b)!.has(r.id));
+  if (common) return Number(table.get(a)!.get(common.id)![0]) - Number(table.get(b)!.get(common.id)![0]);
+  return rowOf(a) - rowOf(b) || at0(a) - at0(b);
 });
 process.stdout.write(
   `Timeline at c=1, ${PHASE.id}, ${ROOT}: ms from the server having the request, median of ${REQUESTS} requests per round (rounds separated by /); load average ${os

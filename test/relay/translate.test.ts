@@ -289,7 +289,7 @@ describe('translate, across the upstream wait', () => {
     const codec = Object.create(base, {
       toRequest: {
         value: (...args: Parameters<typeof base.toRequest>) => {
-          const up = base.toRequest.apply(base, args);
+          const up = base.toRequest(...args);
           wire = new WeakRef(up.body as object);
           return up;
         },
