@@ -55,7 +55,9 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   // Signatures go back only to the line that made them (core/signatures.ts).
   const messages = messagesForLine(spec.request.messages, line.id, provider.family, line.protocol, notes);
   // Each try has its own notes (an upstream side adds to them): only the one that went through is logged.
-  let sent: { up: ReturnType<typeof provider.toRequest>; notes: string[] } | undefined;
+  // Only what is read after the answer is kept of a try: not the request in the line's format, which would
+  // otherwise be held for as long as the upstream takes to answer.
+  let sent: { notes: string[]; up: Pick<ReturnType<typeof provider.toRequest>, 'notes' | 'clientHeaders'> } | undefined;
   const retryNotes: string[] = [];
   const upstream = await withQuirkRetry(deps.lines, admission, retryNotes, (quirks) => {
     const tried = [...notes];
@@ -64,7 +66,7 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
       quirks,
       line,
     );
-    sent = { up, notes: tried };
+    sent = { notes: tried, up: { notes: up.notes, clientHeaders: up.clientHeaders } };
     return callUpstream(
       deps,
       line,

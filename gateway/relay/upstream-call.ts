@@ -48,15 +48,41 @@ function upstreamUrl(baseUrl: string, path: string): URL {
 }
 
 /**
+ * The request body as bytes of its own, made at once: undici sends bytes as they are, where it would copy a string
+ * into a slice of Node's shared 8 KB pool, and keep both the string and the slice (with its whole slab) for as long
+ * as the request waits for its answer (docs/performance.md, "Waits and what a request holds").
+ */
+function bodyBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
+/**
  * Sends one attempt's request to its line: JSON headers, the format's own headers, and the
  * line's credential in the style its preset names (else the format's usual one). An error
  * status becomes the GatewayError the client is told, read by the format where it knows better.
+ * Not async itself: the body's text is turned into bytes here, so that no suspended frame keeps the
+ * text while the request waits for its answer.
  */
-export async function callUpstream(
+export function callUpstream(
   deps: UpstreamCallDeps,
   line: LineRecord,
   side: UpstreamSide,
   req: { path: string; headers: Record<string, string>; body: string },
+  stream: boolean,
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
+  return send(deps, line, side, req.path, req.headers, bodyBytes(req.body), stream, signal);
+}
+
+async function send(
+  deps: UpstreamCallDeps,
+  line: LineRecord,
+  side: UpstreamSide,
+  path: string,
+  own: Record<string, string>,
+  body: Buffer,
   stream: boolean,
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
@@ -65,15 +91,15 @@ export async function callUpstream(
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
     'user-agent': 'Tollgate',
-    ...req.headers,
+    ...own,
     [INSTANCE_HEADER]: INSTANCE_ID,
     ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
   };
   const res = await deps.upstream.send({
     lineId: line.id,
-    url: upstreamUrl(line.baseUrl, req.path),
+    url: upstreamUrl(line.baseUrl, path),
     headers,
-    body: req.body,
+    body,
     stream,
     timeouts: deps.lines.timeoutsFor(line),
     signal,

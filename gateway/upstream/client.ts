@@ -47,7 +47,8 @@ export interface UpstreamCall {
   /** Read, never changed: the relay hands the same URL object to every request of a line's path. */
   readonly url: URL;
   headers: Record<string, string>;
-  body: string;
+  /** The request body: bytes as the relay sends it (relay/upstream-call.ts), or text. */
+  body: Buffer | string;
   /** Whether the answer is a stream: it decides the first-byte timeout. */
   stream: boolean;
   timeouts: Timeouts;

@@ -100,7 +100,7 @@ export class FakeUpstream {
   }
   /** The JSON bodies sent, parsed. */
   bodies(): unknown[] {
-    return this.calls.map((c) => JSON.parse(c.body) as unknown);
+    return this.calls.map((c) => JSON.parse(c.body.toString()) as unknown);
   }
 }
 

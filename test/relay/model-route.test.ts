@@ -143,7 +143,7 @@ describe('the model route', () => {
       [line('chat')],
       [CHAT_ANSWER],
     );
-    assert.equal(r.upstream.calls[0]!.body, JSON.stringify(chatBody), "the client's own bytes");
+    assert.equal(r.upstream.calls[0]!.body.toString(), JSON.stringify(chatBody), "the client's own bytes");
     assert.equal(r.res.body, CHAT_ANSWER);
     assert.deepEqual(
       r.seen.learned.map((l) => [l.model, l.usage.inputTokens]),

@@ -12,6 +12,8 @@ import { MemorySecretStore } from '../../gateway/store/secrets.js';
 import type { LineRecord } from '../../gateway/store/types.js';
 import { WIRE } from '../../gateway/wire/index.js';
 import { makeCodec } from '../../gateway/wire/openai-chat/client-codec.js';
+import type { UpstreamCall, UpstreamResponse } from '../../gateway/upstream/client.js';
+import { collect } from '../helpers/collect.js';
 import { admitted, fakeAnswer, FakeResponse, FakeUpstream, line } from '../helpers/relay-fakes.js';
 
 const PROMPT = { ...emptyUsage(), inputTokens: 50 };
@@ -274,5 +276,62 @@ describe('CanonicalTap', () => {
     const error = new GatewayError('upstream_error', 'boom', { code: 'upstream_stream_error' });
     await drain(tap.watch(events([START, { type: 'error', error }]), new AbortController().signal));
     assert.equal(tap.failure, error);
+  });
+});
+
+describe('translate, across the upstream wait', () => {
+  test("while the upstream answers, the request in the line's format is not held: only its notes and the client's headers are", async () => {
+    const l = anthropicLine();
+    const { exchange } = admitted([l]);
+    exchange.admission!.upstreamModel = 'claude-x';
+    const base = WIRE.anthropic.upstream.codec;
+    let wire: WeakRef<object> | undefined;
+    const codec = Object.create(base, {
+      toRequest: {
+        value: (...args: Parameters<typeof base.toRequest>) => {
+          const up = base.toRequest(...args);
+          wire = new WeakRef(up.body as object);
+          return up;
+        },
+      },
+    }) as typeof base;
+    let answer: (res: UpstreamResponse) => void = () => undefined;
+    let sent = (): void => undefined;
+    const arrived = new Promise<void>((resolve) => (sent = resolve));
+    // An upstream that keeps nothing of the call while it waits (FakeUpstream keeps every call).
+    const upstream = {
+      send: (_call: UpstreamCall) =>
+        new Promise<UpstreamResponse>((resolve) => {
+          answer = resolve;
+          sent();
+        }),
+    };
+    const res = new FakeResponse();
+    const done = translate(
+      {
+        upstream,
+        lines: new Lines(
+          { data: { version: 1, keys: [], lines: [l], groups: [], aliases: [] } },
+          new MemorySecretStore(),
+        ),
+      },
+      {
+        exchange,
+        res: res.client,
+        signal: new AbortController().signal,
+        request: request({ stream: true }),
+        encoder: makeCodec(true),
+        side: { ...WIRE.anthropic.upstream, codec },
+        promptUsage: PROMPT,
+        counter: { prompt: async () => PROMPT, output: countTokens },
+      },
+    );
+    await arrived;
+    await collect();
+    assert.equal(wire?.deref(), undefined, "the line's request body was collected while the upstream had the request");
+    answer(fakeAnswer(200, MESSAGE_STREAM));
+    const outcome = await done;
+    assert.equal(outcome.usage?.outputTokens, 5);
+    assert.equal(dataOf(res.body).at(-1), '[DONE]');
   });
 });
