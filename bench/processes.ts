@@ -58,17 +58,28 @@ export class Cleanup {
   }
 }
 
-/** Cores to pin the mock and the gateway to, when taskset exists and there are at least two cores. */
-export function pinning(cores: number): { mock?: number; gateway?: number; note: string } {
+/**
+ * Cores to pin to, when taskset exists and there are at least two cores: the gateway (and the proxy, which
+ * runs when the gateway does not) alone on one, the mock upstream and the load side (this process, its
+ * stream client and wrk, which inherit its affinity) on the other, so the load generator cannot preempt
+ * the process being measured in the middle of a socket write.
+ */
+export function pinning(cores: number): { mock?: number; gateway?: number; load?: number; note: string } {
   const taskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
   if (!taskset) return { note: 'taskset not found: nothing pinned' };
   if (cores < 2) return { note: 'one core: nothing pinned' };
-  const shared = cores === 2 ? '; on 2 cores the load generator shares a core with them' : '';
   return {
     mock: 0,
     gateway: 1,
-    note: `mock upstream on core 0, gateway on core 1 (taskset); load generator unpinned${shared}`,
+    load: 0,
+    note: 'gateway (and proxy) alone on core 1; mock upstream and load generator on core 0 (taskset)',
   };
+}
+
+/** Pins this process, every thread of it, to a core: what it spawns later inherits the affinity. */
+export function pinSelf(cpu: number | undefined): void {
+  if (cpu === undefined) return;
+  spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' });
 }
 
 export interface Child {

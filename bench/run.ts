@@ -15,7 +15,7 @@ import { pickLoadGenerator } from './load/index.js';
 import { PATHS, PHASES, SCENARIOS, type Endpoints } from './matrix.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { PROFILES, RESULTS, writeProfileSummary, writeResults } from './output.js';
-import { Cleanup, pinning, startGateway, startMock, startReferenceProxy } from './processes.js';
+import { Cleanup, pinning, pinSelf, startGateway, startMock, startReferenceProxy } from './processes.js';
 import { peakRssMb, resetPeakRss, rssMb } from './proc-stats.js';
 import type { BenchResults } from './results.js';
 import { doctor, setupGateway, UPSTREAM_KEY, UPSTREAM_KEY_ENV } from './setup.js';
@@ -75,6 +75,7 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   const cmd = gatewayCommand(log, opts.gatewayDir);
   const loadgen = pickLoadGenerator(opts.loadgen);
   const pin = pinning(os.availableParallelism());
+  pinSelf(pin.load);
   mkdirSync(opts.profile ? PROFILES : RESULTS, { recursive: true });
   log(`bench: ${opts.quick ? 'quick' : 'default'} mode, ${opts.cellSeconds} s per cell; ${loadgen.name}; ${pin.note}`);
 
