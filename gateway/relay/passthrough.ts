@@ -22,6 +22,11 @@ export interface PassthroughSpec {
   counter: UsageCounter;
   /** An in-band error event in the client's format, for a stream that already started. */
   encodeStreamError(err: GatewayError): string;
+  /**
+   * The client's body as received, text and bytes: when the format sends it up unchanged (the
+   * usual case), its bytes go as they came instead of the text encoded to UTF-8 again.
+   */
+  raw?: { text: string; bytes: Uint8Array } | undefined;
 }
 
 /**
@@ -36,7 +41,9 @@ export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec)
   const upstream = await withQuirkRetry(deps.lines, admission, spec.exchange.notes, async (quirks) => {
     const request = spec.passthrough.request(admission.upstreamModel, quirks, admission.outputLimit, admission.line);
     if (request.notes) spec.exchange.notes.push(...request.notes);
-    return callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
+    const raw = spec.raw;
+    const sent = raw !== undefined && request.body === raw.text ? { ...request, body: raw.bytes } : request;
+    return callUpstream(deps, admission.line, spec.side, sent, spec.stream, spec.signal);
   });
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
 }
@@ -47,12 +54,13 @@ function requestedModel(spec: PassthroughSpec): string {
 }
 
 async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promise<Outcome> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await upstream.body.text();
+    bytes = await upstream.body.bytes();
   } catch (err) {
     throw upstreamFailure(err, spec.signal);
   }
+  const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -62,9 +70,13 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promi
   const found = spec.passthrough.readAnswer(parsed);
   // Signatures go to the client bound to the line that made them (core/signatures.ts), and the
   // answer names the model the client asked for; the answer is serialised again only if either changed.
+  // Unchanged, it goes out as the bytes that came (no second UTF-8 pass to measure and encode it),
+  // unless decoding replaced a byte that was not UTF-8: then the text, as before (U+FFFD in the
+  // text is the only sign of that; a one-byte string cannot hold it, so most answers are not scanned).
   const bound = spec.passthrough.signatures?.answer(parsed, spec.exchange.admission!.line.id) === true;
+  let out: string | Buffer = text.includes('\uFFFD') ? text : bytes;
   if (setModel(parsed, spec.passthrough.modelField.answer, requestedModel(spec)) || bound)
-    text = JSON.stringify(parsed);
+    out = JSON.stringify(parsed);
   const billed = await billableUsage(
     spec.exchange,
     { final: found.usage, produced: () => found.produced },
@@ -72,7 +84,7 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promi
   );
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
-  sendJson(spec.res, upstream.status, text, {
+  sendJson(spec.res, upstream.status, out, {
     ...upstream.rateLimits,
     'x-request-id': spec.exchange.requestId,
   });

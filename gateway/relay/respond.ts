@@ -26,9 +26,11 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+  // Bytes (an answer passed through unchanged) go as they are; anything else not a string is serialised.
+  const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': length, ...headers });
+  res.end(payload);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { authHeaders } from '../core/auth.js';
+import { authHeaders, type AuthStyle } from '../core/auth.js';
 import type { UpstreamSide } from '../core/format.js';
 import type { LineRecord } from '../store/types.js';
 import { endpoint, type UpstreamResponse } from '../upstream/client.js';
@@ -47,6 +47,46 @@ function upstreamUrl(baseUrl: string, path: string): URL {
   return url;
 }
 
+/** The headers of a line's requests, as `requestHeaders` built them for one credential and style. */
+interface LineHeaders {
+  credential: string | undefined;
+  style: AuthStyle;
+  json: Readonly<Record<string, string>>;
+  stream: Readonly<Record<string, string>>;
+}
+
+/**
+ * The headers every request of a line sends when its format adds none of its own (the
+ * pass-through of three formats, the translation to two): built once per line record and
+ * credential instead of from three spreads per request. undici only reads them. A line edited or a
+ * credential changed gets new ones (the record is replaced; the credential and style are compared).
+ */
+const lineHeaders = new WeakMap<LineRecord, LineHeaders>();
+
+function requestHeaders(
+  line: LineRecord,
+  style: AuthStyle,
+  credential: string | undefined,
+  own: Record<string, string>,
+  stream: boolean,
+): Record<string, string> {
+  const build = (streaming: boolean): Record<string, string> => ({
+    'content-type': 'application/json',
+    accept: streaming ? 'text/event-stream' : 'application/json',
+    'user-agent': 'Tollgate',
+    ...own,
+    [INSTANCE_HEADER]: INSTANCE_ID,
+    ...(credential === undefined ? {} : authHeaders(style, credential)),
+  });
+  for (const _ in own) return build(stream);
+  let kept = lineHeaders.get(line);
+  if (kept === undefined || kept.credential !== credential || kept.style !== style) {
+    kept = { credential, style, json: Object.freeze(build(false)), stream: Object.freeze(build(true)) };
+    lineHeaders.set(line, kept);
+  }
+  return stream ? kept.stream : kept.json;
+}
+
 /**
  * Sends one attempt's request to its line: JSON headers, the format's own headers, and the
  * line's credential in the style its preset names (else the format's usual one). An error
@@ -56,19 +96,12 @@ export async function callUpstream(
   deps: UpstreamCallDeps,
   line: LineRecord,
   side: UpstreamSide,
-  req: { path: string; headers: Record<string, string>; body: string },
+  req: { path: string; headers: Record<string, string>; body: string | Uint8Array },
   stream: boolean,
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
   const credential = await deps.lines.credentialFor(line);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'user-agent': 'Tollgate',
-    ...req.headers,
-    [INSTANCE_HEADER]: INSTANCE_ID,
-    ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
-  };
+  const headers = requestHeaders(line, line.auth ?? side.auth, credential, req.headers, stream);
   const res = await deps.upstream.send({
     lineId: line.id,
     url: upstreamUrl(line.baseUrl, req.path),

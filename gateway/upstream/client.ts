@@ -47,7 +47,8 @@ export interface UpstreamCall {
   /** Read, never changed: the relay hands the same URL object to every request of a line's path. */
   readonly url: URL;
   headers: Record<string, string>;
-  body: string;
+  /** The request body: text, or bytes already encoded (a pass-through's unchanged body). */
+  body: string | Uint8Array;
   /** Whether the answer is a stream: it decides the first-byte timeout. */
   stream: boolean;
   timeouts: Timeouts;
@@ -57,6 +58,8 @@ export interface UpstreamCall {
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
   /** The whole body as text, at most MAX_ANSWER_BYTES (an AnswerTooLargeError beyond). */
   text(): Promise<string>;
+  /** The whole body as the bytes that came, with text()'s bound and errors. */
+  bytes(): Promise<Buffer>;
   destroy(err?: Error): unknown;
 }
 
@@ -195,19 +198,23 @@ class TimedBody implements UpstreamBody {
    * started again by each chunk.
    */
   text(): Promise<string> {
+    return this.bytes().then((bytes) => bytes.toString('utf8'));
+  }
+
+  bytes(): Promise<Buffer> {
     const body = this.body;
     const deadline = this.deadline;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Buffer>((resolve, reject) => {
       const chunks: Uint8Array[] = [];
       let size = 0;
       let first = true;
       let done = false;
-      const finish = (err: unknown, text?: string): void => {
+      const finish = (err: unknown, bytes?: Buffer): void => {
         if (done) return;
         done = true;
         // The listeners stay: an aborted body may still emit an error, which must not go uncaught.
         deadline.clear();
-        if (err === undefined) resolve(text!);
+        if (err === undefined) resolve(bytes!);
         else reject(err);
       };
       const onData = (chunk: Uint8Array): void => {
@@ -222,7 +229,7 @@ class TimedBody implements UpstreamBody {
         }
         chunks.push(chunk);
       };
-      const onEnd = (): void => finish(undefined, Buffer.concat(chunks, size).toString('utf8'));
+      const onEnd = (): void => finish(undefined, Buffer.concat(chunks, size));
       const onError = (err: unknown): void => {
         if (!done) finish(upstreamFailure(deadline.fired ?? err, deadline.outer));
       };

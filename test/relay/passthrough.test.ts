@@ -97,7 +97,7 @@ describe('streams', () => {
     ]);
     assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
     assert.equal(r.res.writableFinished, true);
-    assert.deepEqual(JSON.parse(r.upstream.calls[0]!.body).stream_options, { include_usage: true });
+    assert.deepEqual((r.upstream.bodies()[0] as { stream_options?: unknown }).stream_options, { include_usage: true });
   });
 
   test('one that finished and reported usage but lost its [DONE] gets it back, billed from its own usage, settled first', async () => {
