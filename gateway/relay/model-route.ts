@@ -70,9 +70,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
   if (who && guards) guards.check(who, key, format.id, r.body, r.rawBody);
   // Both estimates from one look at the body: the text estimate is read only if its bound passes the context check.
   const estimate =
-    call.estimateFrom === undefined
-      ? estimateBody(r.rawBody, r.rawBytes?.byteLength)
-      : estimateBody(call.estimateFrom);
+    call.estimateFrom === undefined ? estimateBody(r.rawBody, r.rawBytes?.byteLength) : estimateBody(call.estimateFrom);
   const admission = services.billing.admit(key, call.model, {
     maxOutputTokens: call.maxOutputTokens,
     estimatedInputTokens: estimate.promptTokens,
@@ -122,10 +120,8 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
           raw: r.rawBytes ? { text: r.rawBody, bytes: r.rawBytes } : undefined,
         });
       }
-      const promptUsage = {
-        ...emptyUsage(),
-        inputTokens: services.calibration.promptFromEstimate(model, admission.estimatedInputTokens),
-      };
+      const promptUsage = emptyUsage();
+      promptUsage.inputTokens = services.calibration.promptFromEstimate(model, admission.estimatedInputTokens);
       const counter = { prompt: () => Promise.resolve(promptUsage), output };
       return translate(services, {
         exchange,

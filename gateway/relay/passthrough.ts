@@ -4,7 +4,7 @@ import { setModel, withModel, type Passthrough } from '../core/passthrough.js';
 import { formatSse, readSse } from '../core/sse.js';
 import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
-import { sendJson, startSse, write, type ClientResponse } from './respond.js';
+import { answerHeaders, sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamAnswer, type UpstreamCallDeps } from './upstream-call.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { billableUsage, type UsageCounter } from './usage.js';
@@ -42,7 +42,10 @@ export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec)
     const request = spec.passthrough.request(admission.upstreamModel, quirks, admission.outputLimit, admission.line);
     if (request.notes) spec.exchange.notes.push(...request.notes);
     const raw = spec.raw;
-    const sent = raw !== undefined && request.body === raw.text ? { ...request, body: raw.bytes } : request;
+    const sent =
+      raw !== undefined && request.body === raw.text
+        ? { path: request.path, headers: request.headers, body: raw.bytes }
+        : request;
     return callUpstream(deps, admission.line, spec.side, sent, spec.stream, spec.signal);
   });
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
@@ -75,19 +78,20 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promi
   // text is the only sign of that; a one-byte string cannot hold it, so most answers are not scanned).
   const bound = spec.passthrough.signatures?.answer(parsed, spec.exchange.admission!.line.id) === true;
   let out: string | Buffer = text.includes('\uFFFD') ? text : bytes;
-  if (setModel(parsed, spec.passthrough.modelField.answer, requestedModel(spec)) || bound)
-    out = JSON.stringify(parsed);
+  if (setModel(parsed, spec.passthrough.modelField.answer, requestedModel(spec)) || bound) out = JSON.stringify(parsed);
   const billed = await billableUsage(
     spec.exchange,
     { final: found.usage, produced: () => found.produced },
     spec.counter,
   );
   markFirstByte(spec.exchange);
-  const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
-  sendJson(spec.res, upstream.status, out, {
-    ...upstream.rateLimits,
-    'x-request-id': spec.exchange.requestId,
+  const outcome = await settleBeforeEnd(spec.exchange, {
+    status: upstream.status,
+    usage: billed.usage,
+    usageEstimated: billed.usageEstimated,
+    error: null,
   });
+  sendJson(spec.res, upstream.status, out, answerHeaders(upstream.rateLimits, spec.exchange.requestId));
   return outcome;
 }
 
@@ -107,7 +111,8 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
   let settled: Outcome | undefined;
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
     const report = { final: tap.usage(), prompt: tap.promptUsage(), produced: () => tap.produced() };
-    return { status, ...(await billableUsage(exchange, report, spec.counter)), error };
+    const billed = await billableUsage(exchange, report, spec.counter);
+    return { status, usage: billed.usage, usageEstimated: billed.usageEstimated, error };
   };
   try {
     for await (const ev of readSse(upstream.body)) {
@@ -118,7 +123,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
       if (tap.complete() && !settled)
         settled = await settleBeforeEnd(exchange, await outcomeOf(tapError()?.status ?? 200, tapError()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
       markFirstByte(exchange);
       const pending = write(
         res,
@@ -141,7 +146,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
       }
       // The stream is whole but for its terminator: the ledger row first, as for a terminator sent.
       settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
-      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
       await write(res, tail);
     }
   } catch (err) {
@@ -158,7 +163,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
   }
   // Nothing reached the client yet: the caller may try another line, or answer with a status.
   if (failure && !clientGone && !res.headersSent) throw failure;
-  if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
+  if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
   const error = failure ?? tapError();
   // The in-band error ends the client's stream: the ledger row first, as for a terminator.
   const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));
