@@ -2,6 +2,7 @@ import { GatewayError, upstreamMalformed } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import { setModel, withModel, type Passthrough } from '../core/passthrough.js';
 import { formatSse, readSse } from '../core/sse.js';
+import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
 import { answerHeaders, sendJson, startSse, write, type ClientResponse } from './respond.js';
@@ -12,7 +13,7 @@ import { billableUsage, type UsageCounter } from './usage.js';
 export interface PassthroughSpec {
   exchange: Exchange;
   res: ClientResponse;
-  signal: AbortSignal;
+  signal: CallSignal;
   stream: boolean;
   /** The client's request as its format passes it on. */
   passthrough: Passthrough;

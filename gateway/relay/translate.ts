@@ -6,6 +6,7 @@ import { uncarriedStateNotes } from '../core/shaping.js';
 import { bindResponse, bindStream, messagesForLine } from '../core/signatures.js';
 import { readSse } from '../core/sse.js';
 import type { Usage } from '../core/usage.js';
+import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 import { CanonicalTap } from './canonical-tap.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
@@ -17,7 +18,7 @@ import { billableUsage, type UsageCounter } from './usage.js';
 export interface TranslateSpec {
   exchange: Exchange;
   res: ClientResponse;
-  signal: AbortSignal;
+  signal: CallSignal;
   request: CanonicalRequest;
   /** The client's format, encoding canonical answers back. */
   encoder: ClientEncoder;

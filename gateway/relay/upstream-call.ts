@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { authHeaders, type AuthStyle } from '../core/auth.js';
 import type { UpstreamSide } from '../core/format.js';
 import type { LineRecord } from '../store/types.js';
-import { endpoint, type UpstreamResponse } from '../upstream/client.js';
+import { endpoint, type CallSignal, type UpstreamResponse } from '../upstream/client.js';
 import { readUpstreamError } from '../upstream/errors.js';
 import { rateLimitHeaders } from '../routing/plan-windows.js';
 import type { LinePool, Upstream } from './ports.js';
@@ -106,7 +106,7 @@ export async function callUpstream(
   side: UpstreamSide,
   req: { path: string; headers: Record<string, string>; body: string | Uint8Array },
   stream: boolean,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<UpstreamAnswer> {
   const credential = await deps.lines.credentialFor(line);
   const headers = requestHeaders(line, line.auth ?? side.auth, credential, req.headers, stream);
