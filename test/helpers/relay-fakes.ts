@@ -104,7 +104,9 @@ export class FakeUpstream {
   }
   /** The JSON bodies sent, parsed. */
   bodies(): unknown[] {
-    return this.calls.map((c) => JSON.parse(typeof c.body === 'string' ? c.body : Buffer.from(c.body).toString('utf8')) as unknown);
+    return this.calls.map(
+      (c) => JSON.parse(typeof c.body === 'string' ? c.body : Buffer.from(c.body).toString('utf8')) as unknown,
+    );
   }
 }
 
