@@ -175,7 +175,15 @@ export class Billing {
     try {
       const amountMicro = reservationMicro(input.estimatedInputTokens, reserved, prices, multiplierPpm);
       input.limit?.check(amountMicro);
-      reservation = this.reservations.reserve({ ...money, keyName: key.name, amountMicro });
+      // Written out: a spread followed by more properties is V8's slow path, about 2 µs here (relay/respond.ts answerHeaders).
+      reservation = this.reservations.reserve({
+        keyId: money.keyId,
+        keyName: key.name,
+        amountMicro,
+        balanceMicro: money.balanceMicro,
+        quotaMicro: money.quotaMicro,
+        keyUsedMicro: money.keyUsedMicro,
+      });
     } catch (err) {
       this.keyLimits.release(key.id);
       throw err;

@@ -61,10 +61,12 @@ export interface BodyEstimate {
  * Both estimates over at most one pass of the body: its byte length and whether it holds a data
  * URI at all are native scans; the character loop runs only for a body with a data URI in it (its
  * images are then discounted in the same loop), or when the text estimate is asked for (only
- * when its bound (textTokensAtMost) passes what the context check allows).
+ * when its bound (textTokensAtMost) passes what the context check allows). `byteLength`, when
+ * given, is the UTF-8 length of `rawBody` (the bytes it was decoded from).
  */
-export function estimateBody(rawBody: string): BodyEstimate {
-  const bytes = Buffer.byteLength(rawBody, 'utf8');
+export function estimateBody(rawBody: string, byteLength?: number): BodyEstimate {
+  // The HTTP layer knows the length of the bytes it decoded: no second pass to count them.
+  const bytes = byteLength ?? Buffer.byteLength(rawBody, 'utf8');
   const bound = Math.ceil(bytes / 3);
   const textBound = bound + Math.floor(bytes / BASE64_RUN) * TOKENS_PER_IMAGE;
   let scanned: Scan | undefined;

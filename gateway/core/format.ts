@@ -60,6 +60,8 @@ export interface ClientRequest {
   body: unknown;
   /** The body exactly as received (for the prompt estimate and pass-through). */
   rawBody: string;
+  /** The same body as the bytes received, when the HTTP layer kept them (sent as they are by a pass-through that changes nothing). */
+  rawBytes?: Uint8Array | null;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
   headers: Record<string, string | string[] | undefined>;

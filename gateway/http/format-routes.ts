@@ -83,6 +83,7 @@ function mountRoute(app: FastifyInstance, relay: RelayServices, failures: Failur
         const request = {
           body: req.body,
           rawBody: req.rawBody,
+          rawBytes: req.rawBytes,
           params: req.params as Record<string, string>,
           query: req.query as Record<string, string | undefined>,
           headers: req.headers,

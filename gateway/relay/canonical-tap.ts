@@ -1,6 +1,7 @@
 import type { StreamEvent } from '../core/canonical.js';
 import { upstreamMalformed, type GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
+import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, maskError, upstreamFailure } from '../upstream/errors.js';
 
 /** Follows a canonical stream: the final usage, what was produced, and how it ended. */
@@ -20,7 +21,7 @@ export class CanonicalTap {
   /** `secrets`: the line's credentials, masked out of an in-band error before the client or the row sees it. */
   constructor(private readonly secrets: readonly string[] = []) {}
 
-  async *watch(events: AsyncIterable<StreamEvent>, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+  async *watch(events: AsyncIterable<StreamEvent>, signal: CallSignal): AsyncGenerator<StreamEvent> {
     let started = false;
     try {
       for await (const ev of events) {

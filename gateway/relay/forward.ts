@@ -1,7 +1,7 @@
 import type { Billing } from '../billing/billing.js';
 import { asGatewayError, GatewayError } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
-import { attemptController } from '../upstream/client.js';
+import { attemptController, type Attempt, type CallSignal } from '../upstream/client.js';
 import { ClientClosedError, TotalTimeoutError } from '../upstream/errors.js';
 import type { Exchange, Outcome } from './exchange.js';
 import type { Verdict } from '../routing/health.js';
@@ -65,7 +65,7 @@ export async function forward(
   deps: ForwardDeps,
   exchange: Exchange,
   res: ClientResponse,
-  run: (signal: AbortSignal) => Promise<Outcome>,
+  run: (signal: CallSignal) => Promise<Outcome>,
   countPrompt: () => Promise<Usage>,
 ): Promise<Outcome> {
   const { lines } = deps;
@@ -73,7 +73,7 @@ export async function forward(
   const admission = exchange.admission!;
   // The client hanging up aborts the attempt under way (one AbortController per attempt, none for the client).
   let gone: ClientClosedError | undefined;
-  let current: AbortController | undefined;
+  let current: Attempt | undefined;
   const onClose = (): void => {
     if (res.writableFinished) return;
     gone ??= new ClientClosedError();

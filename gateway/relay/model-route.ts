@@ -26,6 +26,8 @@ export interface ModelRequest {
   body?: unknown;
   /** The body as received, for the prompt estimate unless the call names another text. */
   rawBody: string;
+  /** The same body as the bytes received, when kept: a pass-through that changes nothing sends them as they are. */
+  rawBytes?: Uint8Array | null | undefined;
   res: ClientResponse;
 }
 
@@ -67,7 +69,8 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
   // Paused sessions and loops are refused before anything is held or sent.
   if (who && guards) guards.check(who, key, format.id, r.body, r.rawBody);
   // Both estimates from one look at the body: the text estimate is read only if its bound passes the context check.
-  const estimate = estimateBody(call.estimateFrom ?? r.rawBody);
+  const estimate =
+    call.estimateFrom === undefined ? estimateBody(r.rawBody, r.rawBytes?.byteLength) : estimateBody(call.estimateFrom);
   const admission = services.billing.admit(key, call.model, {
     maxOutputTokens: call.maxOutputTokens,
     estimatedInputTokens: estimate.promptTokens,
@@ -114,12 +117,11 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
           side,
           counter,
           encodeStreamError: call.encodeStreamError,
+          raw: r.rawBytes ? { text: r.rawBody, bytes: r.rawBytes } : undefined,
         });
       }
-      const promptUsage = {
-        ...emptyUsage(),
-        inputTokens: services.calibration.promptFromEstimate(model, admission.estimatedInputTokens),
-      };
+      const promptUsage = emptyUsage();
+      promptUsage.inputTokens = services.calibration.promptFromEstimate(model, admission.estimatedInputTokens);
       const counter = { prompt: () => Promise.resolve(promptUsage), output };
       return translate(services, {
         exchange,

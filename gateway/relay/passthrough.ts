@@ -2,9 +2,10 @@ import { GatewayError, upstreamMalformed } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import { setModel, withModel, type Passthrough } from '../core/passthrough.js';
 import { formatSse, readSse } from '../core/sse.js';
+import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
-import { sendJson, startSse, write, type ClientResponse } from './respond.js';
+import { answerHeaders, sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamAnswer, type UpstreamCallDeps } from './upstream-call.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { billableUsage, type UsageCounter } from './usage.js';
@@ -12,7 +13,7 @@ import { billableUsage, type UsageCounter } from './usage.js';
 export interface PassthroughSpec {
   exchange: Exchange;
   res: ClientResponse;
-  signal: AbortSignal;
+  signal: CallSignal;
   stream: boolean;
   /** The client's request as its format passes it on. */
   passthrough: Passthrough;
@@ -22,6 +23,11 @@ export interface PassthroughSpec {
   counter: UsageCounter;
   /** An in-band error event in the client's format, for a stream that already started. */
   encodeStreamError(err: GatewayError): string;
+  /**
+   * The client's body as received, text and bytes: when the format sends it up unchanged (the
+   * usual case), its bytes go as they came instead of the text encoded to UTF-8 again.
+   */
+  raw?: { text: string; bytes: Uint8Array } | undefined;
 }
 
 /**
@@ -36,7 +42,12 @@ export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec)
   const upstream = await withQuirkRetry(deps.lines, admission, spec.exchange.notes, async (quirks) => {
     const request = spec.passthrough.request(admission.upstreamModel, quirks, admission.outputLimit, admission.line);
     if (request.notes) spec.exchange.notes.push(...request.notes);
-    return callUpstream(deps, admission.line, spec.side, request, spec.stream, spec.signal);
+    const raw = spec.raw;
+    const sent =
+      raw !== undefined && request.body === raw.text
+        ? { path: request.path, headers: request.headers, body: raw.bytes }
+        : request;
+    return callUpstream(deps, admission.line, spec.side, sent, spec.stream, spec.signal);
   });
   return spec.stream ? relayStream(spec, upstream) : relayJson(spec, upstream);
 }
@@ -47,12 +58,13 @@ function requestedModel(spec: PassthroughSpec): string {
 }
 
 async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promise<Outcome> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await upstream.body.text();
+    bytes = await upstream.body.bytes();
   } catch (err) {
     throw upstreamFailure(err, spec.signal);
   }
+  const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -62,20 +74,25 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promi
   const found = spec.passthrough.readAnswer(parsed);
   // Signatures go to the client bound to the line that made them (core/signatures.ts), and the
   // answer names the model the client asked for; the answer is serialised again only if either changed.
+  // Unchanged, it goes out as the bytes that came (no second UTF-8 pass to measure and encode it),
+  // unless decoding replaced a byte that was not UTF-8: then the text, as before (U+FFFD in the
+  // text is the only sign of that; a one-byte string cannot hold it, so most answers are not scanned).
   const bound = spec.passthrough.signatures?.answer(parsed, spec.exchange.admission!.line.id) === true;
-  if (setModel(parsed, spec.passthrough.modelField.answer, requestedModel(spec)) || bound)
-    text = JSON.stringify(parsed);
+  let out: string | Buffer = text.includes('\uFFFD') ? text : bytes;
+  if (setModel(parsed, spec.passthrough.modelField.answer, requestedModel(spec)) || bound) out = JSON.stringify(parsed);
   const billed = await billableUsage(
     spec.exchange,
     { final: found.usage, produced: () => found.produced },
     spec.counter,
   );
   markFirstByte(spec.exchange);
-  const outcome = await settleBeforeEnd(spec.exchange, { status: upstream.status, ...billed, error: null });
-  sendJson(spec.res, upstream.status, text, {
-    ...upstream.rateLimits,
-    'x-request-id': spec.exchange.requestId,
+  const outcome = await settleBeforeEnd(spec.exchange, {
+    status: upstream.status,
+    usage: billed.usage,
+    usageEstimated: billed.usageEstimated,
+    error: null,
   });
+  sendJson(spec.res, upstream.status, out, answerHeaders(upstream.rateLimits, spec.exchange.requestId));
   return outcome;
 }
 
@@ -95,7 +112,8 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
   let settled: Outcome | undefined;
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
     const report = { final: tap.usage(), prompt: tap.promptUsage(), produced: () => tap.produced() };
-    return { status, ...(await billableUsage(exchange, report, spec.counter)), error };
+    const billed = await billableUsage(exchange, report, spec.counter);
+    return { status, usage: billed.usage, usageEstimated: billed.usageEstimated, error };
   };
   try {
     for await (const ev of readSse(upstream.body)) {
@@ -106,12 +124,14 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
       if (tap.complete() && !settled)
         settled = await settleBeforeEnd(exchange, await outcomeOf(tapError()?.status ?? 200, tapError()));
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
       markFirstByte(exchange);
       const pending = write(
         res,
+        // formatSse reads the event's name and data only; written out, as a spread followed by a
+        // property is V8's slow path (respond.ts answerHeaders), here once per event.
         formatSse({
-          ...ev,
+          event: ev.event,
           data: withModel(bind(ev.data, lineId), spec.passthrough.modelField.event, requestedModel(spec)),
         }),
       );
@@ -129,7 +149,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
       }
       // The stream is whole but for its terminator: the ledger row first, as for a terminator sent.
       settled = await settleBeforeEnd(exchange, await outcomeOf(200, null));
-      if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
+      if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
       await write(res, tail);
     }
   } catch (err) {
@@ -146,7 +166,7 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
   }
   // Nothing reached the client yet: the caller may try another line, or answer with a status.
   if (failure && !clientGone && !res.headersSent) throw failure;
-  if (!res.headersSent) startSse(res, { ...limits, 'x-request-id': exchange.requestId });
+  if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
   const error = failure ?? tapError();
   // The in-band error ends the client's stream: the ledger row first, as for a terminator.
   const outcome = await settleBeforeEnd(exchange, await outcomeOf(clientGone ? 499 : (error?.status ?? 200), error));

@@ -20,15 +20,37 @@ export function write(res: ClientResponse, chunk: string | Uint8Array): Promise<
   });
 }
 
+/**
+ * An answer's headers: the upstream's rate-limit headers, the request id, then a format's own
+ * (later names win), as `{ ...limits, 'x-request-id': id, ...own }` would give them. Copied name by
+ * name: in Node 20's V8 an object spread followed by more properties takes a slow path, 0.7–1.8 µs
+ * where assignments take tens of nanoseconds (docs/performance.md), on every answer.
+ */
+export function answerHeaders(
+  limits: Readonly<Record<string, string>>,
+  requestId: string,
+  own?: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in limits) out[k] = limits[k]!;
+  out['x-request-id'] = requestId;
+  if (own) for (const k in own) out[k] = own[k]!;
+  return out;
+}
+
 export function sendJson(
   res: ClientResponse,
   status: number,
   body: unknown,
-  headers: Record<string, string> = {},
+  headers: Readonly<Record<string, string>> = {},
 ): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+  // Bytes (an answer passed through unchanged) go as they are; anything else not a string is serialised.
+  const payload = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+  const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
+  const out: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': length };
+  for (const k in headers) out[k] = headers[k]!;
+  res.writeHead(status, out);
+  res.end(payload);
 }
 
 /**
@@ -37,11 +59,12 @@ export function sendJson(
  * its socket write (node already gathers the chunks written in one tick into one). Flushing them
  * first cost every stream a syscall and the client a packet without a byte of its body.
  */
-export function startSse(res: ClientResponse, headers: Record<string, string> = {}): void {
-  res.writeHead(200, {
+export function startSse(res: ClientResponse, headers: Readonly<Record<string, string>> = {}): void {
+  const out: Record<string, string> = {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
-    ...headers,
-  });
+  };
+  for (const k in headers) out[k] = headers[k]!;
+  res.writeHead(200, out);
 }

@@ -38,6 +38,7 @@ export async function handleRoute(services: RelayServices, r: RouteRequest): Pro
     call,
     body: req.body,
     rawBody: req.rawBody,
+    rawBytes: req.rawBytes,
     res,
   });
 }

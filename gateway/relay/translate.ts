@@ -6,10 +6,11 @@ import { uncarriedStateNotes } from '../core/shaping.js';
 import { bindResponse, bindStream, messagesForLine } from '../core/signatures.js';
 import { readSse } from '../core/sse.js';
 import type { Usage } from '../core/usage.js';
+import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
 import { CanonicalTap } from './canonical-tap.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
-import { sendJson, startSse, write, type ClientResponse } from './respond.js';
+import { answerHeaders, sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
 import { billableUsage, type UsageCounter } from './usage.js';
@@ -17,7 +18,7 @@ import { billableUsage, type UsageCounter } from './usage.js';
 export interface TranslateSpec {
   exchange: Exchange;
   res: ClientResponse;
-  signal: AbortSignal;
+  signal: CallSignal;
   request: CanonicalRequest;
   /** The client's format, encoding canonical answers back. */
   encoder: ClientEncoder;
@@ -50,8 +51,6 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     );
   }
   const notes: string[] = [...spec.request.notes, ...uncarriedStateNotes(spec.request, provider.family, line.protocol)];
-  // An output limit Tollgate sets for a client that set none (billing/billing.ts) goes upstream like the client's own.
-  const limit = admission.outputLimit === undefined ? {} : { maxOutputTokens: admission.outputLimit };
   // Signatures go back only to the line that made them (core/signatures.ts).
   const messages = messagesForLine(spec.request.messages, line.id, provider.family, line.protocol, notes);
   // Each try has its own notes (an upstream side adds to them): only the one that went through is logged.
@@ -61,11 +60,14 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   const retryNotes: string[] = [];
   const upstream = await withQuirkRetry(deps.lines, admission, retryNotes, (quirks) => {
     const tried = [...notes];
-    const up = provider.toRequest(
-      { ...spec.request, ...limit, messages, model: admission.upstreamModel, notes: tried },
-      quirks,
-      line,
-    );
+    // A copy, then the changes set on it: a spread followed by properties is V8's slow path (respond.ts answerHeaders).
+    const request = { ...spec.request };
+    // An output limit Tollgate sets for a client that set none (billing/billing.ts) goes upstream like the client's own.
+    if (admission.outputLimit !== undefined) request.maxOutputTokens = admission.outputLimit;
+    request.messages = messages;
+    request.model = admission.upstreamModel;
+    request.notes = tried;
+    const up = provider.toRequest(request, quirks, line);
     sent = { notes: tried, up: { notes: up.notes, clientHeaders: up.clientHeaders } };
     return callUpstream(
       deps,
@@ -106,13 +108,9 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
       { final: answer.usageEstimated ? undefined : answer.usage, produced },
       spec.counter,
     );
-    const outcome: Outcome = { status: 200, ...billed, error: null };
+    const outcome: Outcome = { status: 200, usage: billed.usage, usageEstimated: billed.usageEstimated, error: null };
     await settleBeforeEnd(exchange, outcome);
-    sendJson(spec.res, 200, body, {
-      ...upstream.rateLimits,
-      'x-request-id': exchange.requestId,
-      ...up.clientHeaders,
-    });
+    sendJson(spec.res, 200, body, answerHeaders(upstream.rateLimits, exchange.requestId, up.clientHeaders));
     return outcome;
   }
 
@@ -125,7 +123,8 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
       prompt: tap.usage ?? tap.startUsage,
       produced: () => tap.produced,
     };
-    return { status, ...(await billableUsage(exchange, report, spec.counter)), error };
+    const billed = await billableUsage(exchange, report, spec.counter);
+    return { status, usage: billed.usage, usageEstimated: billed.usageEstimated, error };
   };
   // The stop event carries the final usage and comes before the protocol's terminator, and an
   // in-band error ends the client's stream as well: the ledger row first, once.
@@ -146,7 +145,8 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   try {
     for await (const chunk of spec.encoder.encodeStream(events, ctx)) {
       // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!spec.res.headersSent) startStream(spec, exchange.requestId, { ...upstream.rateLimits, ...up.clientHeaders });
+      if (!spec.res.headersSent)
+        startStream(spec, answerHeaders(upstream.rateLimits, exchange.requestId, up.clientHeaders));
       markFirstByte(exchange);
       const pending = write(spec.res, chunk);
       if (pending) await pending;
@@ -162,14 +162,16 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   clientGone ||= spec.res.destroyed;
   upstream.body.destroy();
   if (!clientGone && !spec.res.headersSent)
-    startStream(spec, exchange.requestId, { ...upstream.rateLimits, ...up.clientHeaders });
+    startStream(spec, answerHeaders(upstream.rateLimits, exchange.requestId, up.clientHeaders));
   const error = clientGone ? upstreamFailure(new ClientClosedError()) : tap.failure;
   const outcome = await settleOnce(clientGone ? 499 : (error?.status ?? 200), error);
   if (!clientGone) spec.res.end();
   return outcome;
 }
 
-function startStream(spec: TranslateSpec, requestId: string, clientHeaders: Record<string, string> | undefined): void {
+/** Starts the client's stream with `headers` (answerHeaders), in the encoder's content type when it names one. */
+function startStream(spec: TranslateSpec, headers: Record<string, string>): void {
   const type = spec.encoder.streamContentType;
-  startSse(spec.res, { 'x-request-id': requestId, ...clientHeaders, ...(type ? { 'content-type': type } : {}) });
+  if (type) headers['content-type'] = type;
+  startSse(spec.res, headers);
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { authHeaders } from '../core/auth.js';
+import { authHeaders, type AuthStyle } from '../core/auth.js';
 import type { UpstreamSide } from '../core/format.js';
 import type { LineRecord } from '../store/types.js';
-import { endpoint, type UpstreamResponse } from '../upstream/client.js';
+import { endpoint, type CallSignal, type UpstreamResponse } from '../upstream/client.js';
 import { readUpstreamError } from '../upstream/errors.js';
 import { rateLimitHeaders } from '../routing/plan-windows.js';
 import type { LinePool, Upstream } from './ports.js';
@@ -47,12 +47,63 @@ function upstreamUrl(baseUrl: string, path: string): URL {
   return url;
 }
 
+/** The headers of a line's requests, as `requestHeaders` built them for one credential and style. */
+interface LineHeaders {
+  credential: string | undefined;
+  style: AuthStyle;
+  json: Readonly<Record<string, string>>;
+  stream: Readonly<Record<string, string>>;
+}
+
+/**
+ * The headers every request of a line sends when its format adds none of its own (the
+ * pass-through of three formats, the translation to two): built once per line record and
+ * credential instead of from three spreads per request. undici only reads them. A line edited or a
+ * credential changed gets new ones (the record is replaced; the credential and style are compared).
+ */
+const lineHeaders = new WeakMap<LineRecord, LineHeaders>();
+
+function requestHeaders(
+  line: LineRecord,
+  style: AuthStyle,
+  credential: string | undefined,
+  own: Record<string, string>,
+  stream: boolean,
+): Record<string, string> {
+  // Later names win, as in { defaults, ...own, instance, ...auth }; assigned one by one, as a spread
+  // followed by more properties is V8's slow path (respond.ts answerHeaders).
+  const build = (streaming: boolean): Record<string, string> => {
+    const out: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: streaming ? 'text/event-stream' : 'application/json',
+      'user-agent': 'Tollgate',
+    };
+    for (const k in own) out[k] = own[k]!;
+    out[INSTANCE_HEADER] = INSTANCE_ID;
+    if (credential !== undefined) {
+      const auth = authHeaders(style, credential);
+      for (const k in auth) out[k] = auth[k]!;
+    }
+    return out;
+  };
+  for (const _ in own) return build(stream);
+  let kept = lineHeaders.get(line);
+  if (kept === undefined || kept.credential !== credential || kept.style !== style) {
+    kept = { credential, style, json: Object.freeze(build(false)), stream: Object.freeze(build(true)) };
+    lineHeaders.set(line, kept);
+  }
+  return stream ? kept.stream : kept.json;
+}
+
 /**
  * The request body as bytes of its own, made at once: undici sends bytes as they are, where it would copy a string
  * into a slice of Node's shared 8 KB pool, and keep both the string and the slice (with its whole slab) for as long
- * as the request waits for its answer (docs/performance.md, "Waits and what a request holds").
+ * as the request waits for its answer (docs/performance.md, "Waits and what a request holds"). A pass-through's
+ * unchanged body is already the client's bytes and goes as it came.
  */
-function bodyBytes(text: string): Buffer {
+function bodyBytes(body: string | Uint8Array): Uint8Array {
+  if (typeof body !== 'string') return body;
+  const text = body;
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
   bytes.write(text);
   return bytes;
@@ -69,9 +120,9 @@ export function callUpstream(
   deps: UpstreamCallDeps,
   line: LineRecord,
   side: UpstreamSide,
-  req: { path: string; headers: Record<string, string>; body: string },
+  req: { path: string; headers: Record<string, string>; body: string | Uint8Array },
   stream: boolean,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<UpstreamAnswer> {
   return send(deps, line, side, req.path, req.headers, bodyBytes(req.body), stream, signal);
 }
@@ -82,19 +133,12 @@ async function send(
   side: UpstreamSide,
   path: string,
   own: Record<string, string>,
-  body: Buffer,
+  body: Uint8Array,
   stream: boolean,
-  signal: AbortSignal,
+  signal: CallSignal,
 ): Promise<UpstreamAnswer> {
   const credential = await deps.lines.credentialFor(line);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'user-agent': 'Tollgate',
-    ...own,
-    [INSTANCE_HEADER]: INSTANCE_ID,
-    ...(credential === undefined ? {} : authHeaders(line.auth ?? side.auth, credential)),
-  };
+  const headers = requestHeaders(line, line.auth ?? side.auth, credential, own, stream);
   const res = await deps.upstream.send({
     lineId: line.id,
     url: upstreamUrl(line.baseUrl, path),

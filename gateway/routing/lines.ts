@@ -77,12 +77,25 @@ export class Lines {
     return line.apiKeySource ?? (line.apiKeyEnv ? 'env' : 'none');
   }
 
+  /** Variable names judged by isCredentialVariable (two patterns), so that each is tested once, not per request. */
+  private readonly variables = new Map<string, boolean>();
+
+  private credentialVariable(name: string): boolean {
+    let ok = this.variables.get(name);
+    if (ok === undefined) {
+      ok = isCredentialVariable(name);
+      if (this.variables.size >= 1_000) this.variables.clear();
+      this.variables.set(name, ok);
+    }
+    return ok;
+  }
+
   /** The line's upstream key, read at request time; never stored in config or logged. */
   async credentialFor(line: LineRecord): Promise<string | undefined> {
     const source = this.keySource(line);
     if (source === 'none') return undefined;
     if (source === 'env') {
-      if (!isCredentialVariable(line.apiKeyEnv ?? '')) {
+      if (!this.credentialVariable(line.apiKeyEnv ?? '')) {
         throw new GatewayError(
           'upstream_unavailable',
           `The line "${line.name}" names ${line.apiKeyEnv ?? '(none)'} as its key variable, which is not ${CREDENTIAL_VARIABLE_RULE}; its value is not sent.`,

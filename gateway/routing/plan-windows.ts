@@ -36,14 +36,24 @@ export function isRateLimitHeader(name: string): boolean {
   return n.startsWith('anthropic-ratelimit-') || n.startsWith('x-ratelimit-');
 }
 
-/** The rate-limit headers of an upstream answer, as they came. */
+/** What rateLimitHeaders gives for an answer without any: one shared, empty, read-only object. */
+const NO_RATE_LIMITS: Record<string, string> = Object.freeze({});
+
+/**
+ * The rate-limit headers of an upstream answer, as they came. Read on every answer: the names are
+ * walked without an array of entries, only those starting with `a` or `x` are lowercased and
+ * compared, and an answer without any (most, from most upstreams) gets the shared empty object.
+ */
 export function rateLimitHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
+  let out: Record<string, string> | undefined;
+  for (const k in headers) {
+    const c = k.charCodeAt(0) | 0x20;
+    if (c !== 0x61 /* a */ && c !== 0x78 /* x */) continue;
+    const v = headers[k];
     if (v === undefined || !isRateLimitHeader(k)) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    (out ??= {})[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   }
-  return out;
+  return out ?? NO_RATE_LIMITS;
 }
 
 /** `6m0s`, `1h2m3.5s`, `250ms` (OpenAI's reset durations) → ms; NaN when it is not one. */

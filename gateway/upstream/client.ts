@@ -47,17 +47,19 @@ export interface UpstreamCall {
   /** Read, never changed: the relay hands the same URL object to every request of a line's path. */
   readonly url: URL;
   headers: Record<string, string>;
-  /** The request body: bytes as the relay sends it (relay/upstream-call.ts), or text. */
-  body: Buffer | string;
+  /** The request body: bytes (relay/upstream-call.ts sends text as bytes of its own, a pass-through's unchanged body as it came), or text. */
+  body: string | Uint8Array;
   /** Whether the answer is a stream: it decides the first-byte timeout. */
   stream: boolean;
   timeouts: Timeouts;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 export interface UpstreamBody extends AsyncIterable<Uint8Array> {
   /** The whole body as text, at most MAX_ANSWER_BYTES (an AnswerTooLargeError beyond). */
   text(): Promise<string>;
+  /** The whole body as the bytes that came, with text()'s bound and errors. */
+  bytes(): Promise<Buffer>;
   destroy(err?: Error): unknown;
 }
 
@@ -80,22 +82,72 @@ export function endpoint(baseUrl: string, path: string): URL {
 }
 
 /**
- * Controllers whose signal covers one upstream call at a time, which the client may abort itself
- * when a timer of that call fires (`attemptController`).
+ * What an upstream call's signal offers: what undici reads of one (`aborted`, `reason`, an `abort`
+ * listener added and removed) and what the relay reads (the reason). An AbortSignal is one; so is
+ * an attempt (`Attempt`).
  */
-const attempts = new WeakMap<AbortSignal, AbortController>();
+export interface CallSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
 
 /**
- * An AbortController for one attempt at a line (relay/forward.ts): its signal covers one upstream
- * call at a time (a retry with a quirk comes after the first call ended), so a first-byte or idle
- * timeout of that call aborts it directly, with the timeout's error as the reason, instead of a
- * second controller made per request to follow it (a controller, its signal and a listener per
- * request: about 2 % of a pass-through's CPU, docs/performance.md).
+ * One attempt at a line (relay/forward.ts): its own controller and signal in one small object.
+ * Its signal covers one upstream call at a time (a retry with a quirk comes after the first call
+ * ended), so a first-byte or idle timeout of that call aborts it directly, with the timeout's error
+ * as the reason; the client leaving and the total timeout abort it too. Not an AbortController:
+ * Node's AbortSignal is an EventTarget whose making, listeners and lookup cost 3–8 µs per request
+ * (docs/performance.md), and undici needs only what CallSignal names. Its listeners run once, in
+ * the order added, on the first abort; one that throws is reported as uncaught, as an
+ * EventTarget's would be, without stopping the others.
  */
-export function attemptController(): AbortController {
-  const controller = new AbortController();
-  attempts.set(controller.signal, controller);
-  return controller;
+export class Attempt implements CallSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: (() => void)[] | undefined;
+
+  /** The attempt is its own signal (the AbortController shape the relay and tests read). */
+  get signal(): Attempt {
+    return this;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners)
+      for (const listener of listeners) {
+        try {
+          listener();
+        } catch (err) {
+          process.nextTick(() => {
+            throw err;
+          });
+        }
+      }
+  }
+
+  addEventListener(type: 'abort', listener: () => void): void {
+    if (type !== 'abort' || this.aborted) return;
+    const listeners = (this.listeners ??= []);
+    if (!listeners.includes(listener)) listeners.push(listener);
+  }
+
+  removeEventListener(type: 'abort', listener: () => void): void {
+    const listeners = this.listeners;
+    if (type !== 'abort' || !listeners) return;
+    const at = listeners.indexOf(listener);
+    if (at >= 0) listeners.splice(at, 1);
+  }
+}
+
+/** A new attempt (relay/forward.ts): `abort(reason)` and `signal`, as an AbortController has. */
+export function attemptController(): Attempt {
+  return new Attempt();
 }
 
 /**
@@ -107,7 +159,7 @@ export function attemptController(): AbortController {
  * caller's signal is an attempt's (`attemptController`), its controller is the one aborted.
  */
 class Deadline {
-  private readonly controller: AbortController;
+  private readonly controller: AbortController | Attempt;
   /** Whether `controller` is this deadline's own, following the caller's signal. */
   private readonly own: boolean;
   private timer: NodeJS.Timeout;
@@ -119,13 +171,13 @@ class Deadline {
 
   constructor(
     /** The caller's signal: its abort reason (a total timeout, the client leaving) is what the error reports. */
-    readonly outer: AbortSignal,
+    readonly outer: CallSignal,
     private readonly firstByteMs: number,
     private readonly idleMs: number,
     private readonly stream: boolean,
   ) {
     this.timer = setTimeout(() => this.fire(), firstByteMs);
-    const shared = attempts.get(outer);
+    const shared = outer instanceof Attempt ? outer : undefined;
     this.own = shared === undefined;
     this.controller = shared ?? new AbortController();
     if (!this.own) return;
@@ -133,7 +185,7 @@ class Deadline {
     else outer.addEventListener('abort', this.follow);
   }
 
-  get signal(): AbortSignal {
+  get signal(): CallSignal {
     return this.controller.signal;
   }
 
@@ -196,19 +248,23 @@ class TimedBody implements UpstreamBody {
    * started again by each chunk.
    */
   text(): Promise<string> {
+    return this.bytes().then((bytes) => bytes.toString('utf8'));
+  }
+
+  bytes(): Promise<Buffer> {
     const body = this.body;
     const deadline = this.deadline;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Buffer>((resolve, reject) => {
       const chunks: Uint8Array[] = [];
       let size = 0;
       let first = true;
       let done = false;
-      const finish = (err: unknown, text?: string): void => {
+      const finish = (err: unknown, bytes?: Buffer): void => {
         if (done) return;
         done = true;
         // The listeners stay: an aborted body may still emit an error, which must not go uncaught.
         deadline.clear();
-        if (err === undefined) resolve(text!);
+        if (err === undefined) resolve(bytes!);
         else reject(err);
       };
       const onData = (chunk: Uint8Array): void => {
@@ -223,7 +279,7 @@ class TimedBody implements UpstreamBody {
         }
         chunks.push(chunk);
       };
-      const onEnd = (): void => finish(undefined, Buffer.concat(chunks, size).toString('utf8'));
+      const onEnd = (): void => finish(undefined, Buffer.concat(chunks, size));
       const onError = (err: unknown): void => {
         if (!done) finish(upstreamFailure(deadline.fired ?? err, deadline.outer));
       };
@@ -308,7 +364,9 @@ export class UpstreamClient {
         method: 'POST',
         headers: call.headers,
         body: call.body,
-        signal: deadline.signal,
+        // An Attempt where the relay made one: undici takes any signal with aborted, reason and an
+        // abort listener (its types name only AbortSignal and EventEmitter).
+        signal: deadline.signal as AbortSignal,
         headersTimeout: 0,
         bodyTimeout: 0,
       });

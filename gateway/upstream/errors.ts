@@ -147,7 +147,10 @@ export function fetchFailure(err: unknown): string {
 }
 
 /** Maps a network-level failure (before or during the body) to what the client is told. */
-export function upstreamFailure(err: unknown, signal?: AbortSignal): GatewayError {
+export function upstreamFailure(
+  err: unknown,
+  signal?: { readonly aborted: boolean; readonly reason: unknown },
+): GatewayError {
   if (err instanceof GatewayError) return err;
   if (err instanceof ClientClosedError)
     return new GatewayError('invalid_request', 'Client closed the connection.', { code: 'client_closed', status: 499 });

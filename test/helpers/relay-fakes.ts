@@ -70,6 +70,10 @@ export function fakeBody(chunks: readonly string[], error?: Error): UpstreamResp
       if (error) throw error;
       return chunks.join('');
     },
+    bytes: async () => {
+      if (error) throw error;
+      return Buffer.from(chunks.join(''));
+    },
     destroy: () => {
       destroyed = true;
     },
@@ -100,7 +104,9 @@ export class FakeUpstream {
   }
   /** The JSON bodies sent, parsed. */
   bodies(): unknown[] {
-    return this.calls.map((c) => JSON.parse(c.body.toString()) as unknown);
+    return this.calls.map(
+      (c) => JSON.parse(typeof c.body === 'string' ? c.body : Buffer.from(c.body).toString('utf8')) as unknown,
+    );
   }
 }
 

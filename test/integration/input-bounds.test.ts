@@ -213,6 +213,21 @@ describe('invalid UTF-8', () => {
     });
   }
 
+  test('chat: a body that holds U+FFFD itself, well-formed, is forwarded as it came', async () => {
+    const before = mock.requests.length;
+    const text = 'replacement \uFFFD, accent é, emoji 🙂';
+    const r = await post(
+      gw,
+      key,
+      SURFACES[0]!,
+      'gpt-4o-mini',
+      Buffer.from(JSON.stringify(SURFACES[0]!.body('gpt-4o-mini', text))),
+    );
+    assert.equal(r.status, 200, r.text.slice(0, 300));
+    assert.equal(mock.requests.length, before + 1);
+    assert.equal(mock.requests.at(-1)!.body.messages[0].content, text);
+  });
+
   test('the admin API refuses it too', async () => {
     const r = await fetch(`${gw.url}/api/keys`, {
       method: 'POST',

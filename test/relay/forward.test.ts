@@ -12,6 +12,7 @@ import { forward, type ForwardDeps } from '../../gateway/relay/forward.js';
 import { FAILURES_TO_OPEN, LineHealth } from '../../gateway/routing/health.js';
 import { Lines } from '../../gateway/routing/lines.js';
 import { MemorySecretStore } from '../../gateway/store/secrets.js';
+import type { CallSignal } from '../../gateway/upstream/client.js';
 import type { LineRecord } from '../../gateway/store/types.js';
 import { upstreamFailure } from '../../gateway/upstream/errors.js';
 import { waitFor } from '../helpers/gateway.js';
@@ -48,7 +49,7 @@ function pool(lines: LineRecord[], health = new LineHealth()): Lines {
   });
 }
 
-type Leg = (signal: AbortSignal, res: FakeResponse) => Outcome | Promise<Outcome>;
+type Leg = (signal: CallSignal, res: FakeResponse) => Outcome | Promise<Outcome>;
 
 let conversations = 0;
 

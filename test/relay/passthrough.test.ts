@@ -44,6 +44,8 @@ interface Run {
   res?: FakeResponse;
   /** Tollgate's count of prompt and output ('' counts the prompt alone). */
   count?: (produced: string) => Promise<Usage>;
+  /** Hand the relay the client's body as bytes too, as the HTTP layer does. */
+  raw?: boolean;
 }
 
 function counterOf(count: (produced: string) => Promise<Usage>): PassthroughSpec['counter'] {
@@ -64,15 +66,17 @@ async function run(opts: Run) {
   };
   const body: ChatBody = { model: 'gpt-4o', messages: [{ content: 'hi' }], ...(stream ? { stream: true } : {}) };
   const upstream = new FakeUpstream([() => opts.answer]);
+  const text = JSON.stringify(body);
   const spec: PassthroughSpec = {
     exchange,
     res: res.client,
     signal: new AbortController().signal,
     stream,
-    passthrough: opts.passthrough ?? chatPassthrough(body, JSON.stringify(body)),
+    passthrough: opts.passthrough ?? chatPassthrough(body, text),
     side: opts.side ?? WIRE['openai-chat'].upstream,
     counter: counterOf(opts.count ?? (async () => COUNTED)),
     encodeStreamError,
+    ...(opts.raw ? { raw: { text, bytes: Buffer.from(text) } } : {}),
   };
   const result = await passthrough(deps(upstream, [l]), spec).then(
     (outcome) => ({ outcome, error: undefined }),
@@ -97,7 +101,7 @@ describe('streams', () => {
     ]);
     assert.ok(!r.bodyAtSettle[0]!.includes('[DONE]'), 'the row was written before [DONE] went out');
     assert.equal(r.res.writableFinished, true);
-    assert.deepEqual(JSON.parse(r.upstream.calls[0]!.body.toString()).stream_options, { include_usage: true });
+    assert.deepEqual((r.upstream.bodies()[0] as { stream_options?: unknown }).stream_options, { include_usage: true });
   });
 
   test('one that finished and reported usage but lost its [DONE] gets it back, billed from its own usage, settled first', async () => {
@@ -225,6 +229,21 @@ describe('the upstream request', () => {
     );
   });
 
+  test("a line's headers follow its key when it changes, and the stream's accept is its own", async () => {
+    process.env.TOLLGATE_TEST_PASSTHROUGH_KEY = 'secret-1';
+    const l = line('a', { apiKeySource: 'env', apiKeyEnv: 'TOLLGATE_TEST_PASSTHROUGH_KEY' });
+    const answer = () =>
+      fakeAnswer(200, JSON.stringify({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }));
+    const headersOf = async (stream: boolean) =>
+      (await run({ line: l, stream, answer: stream ? fakeAnswer(200, [sse(USAGE), sse('[DONE]')]) : answer() }))
+        .upstream.calls[0]!.headers;
+    assert.equal((await headersOf(false)).authorization, 'Bearer secret-1');
+    assert.equal((await headersOf(true)).accept, 'text/event-stream');
+    process.env.TOLLGATE_TEST_PASSTHROUGH_KEY = 'secret-2';
+    const after = await headersOf(false);
+    assert.deepEqual([after.authorization, after.accept], ['Bearer secret-2', 'application/json']);
+  });
+
   test("an error answer is read by the line's format where it knows better (Gemini's invalid key is the line's fault)", async () => {
     const invalidKey = {
       error: {
@@ -288,5 +307,49 @@ describe('signatures on the pass-through (docs/protocols.md §6.6)', () => {
       side: WIRE.gemini.upstream,
     });
     assert.ok(whole.res.body.includes(bind('CiSig', 'line_g')), whole.res.body);
+  });
+});
+
+describe('bodies passed on as the bytes that came', () => {
+  const whole = (text: string | Buffer): ReturnType<typeof fakeAnswer> => {
+    const bytes = Buffer.from(text);
+    return {
+      ...fakeAnswer(200, bytes.toString('utf8')),
+      body: { ...fakeAnswer(200, '').body, bytes: async () => bytes },
+    };
+  };
+  const answer = (content: string) => ({
+    id: 'c',
+    object: 'chat.completion',
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 9, completion_tokens: 2 },
+  });
+
+  test('a body the format leaves as it is goes upstream as its bytes; one it changes, as the new text', async () => {
+    const same = await run({ stream: false, raw: true, answer: whole(JSON.stringify(answer('ok'))) });
+    const sent = same.upstream.calls[0]!.body;
+    assert.ok(Buffer.isBuffer(sent), 'the bytes the client sent');
+    assert.deepEqual(same.upstream.bodies()[0], { model: 'gpt-4o', messages: [{ content: 'hi' }] });
+    // A stream gets include_usage added: the body changed, so it is serialised again.
+    const changed = await run({ stream: true, raw: true, answer: fakeAnswer(200, [sse(USAGE), sse('[DONE]')]) });
+    assert.equal(typeof changed.upstream.calls[0]!.body, 'string');
+  });
+
+  test('an answer that changes nothing reaches the client as it came, with the length of its bytes', async () => {
+    const text = JSON.stringify(answer('héllo ✓ \uFFFD'));
+    const r = await run({ stream: false, answer: whole(text) });
+    assert.equal(r.res.body, text);
+    assert.equal(r.res.headers['content-length'], Buffer.byteLength(text));
+  });
+
+  test('an answer with bytes that are not UTF-8 goes out decoded, its length that of the text sent', async () => {
+    const text = JSON.stringify(answer('bad @ here'));
+    const bytes = Buffer.from(text);
+    bytes[text.indexOf('@')] = 0xff;
+    const r = await run({ stream: false, answer: whole(bytes) });
+    assert.equal(r.res.statusCode, 200);
+    assert.equal((JSON.parse(r.res.body) as ReturnType<typeof answer>).choices[0]!.message.content, 'bad \uFFFD here');
+    assert.equal(r.res.headers['content-length'], Buffer.byteLength(r.res.body));
   });
 });

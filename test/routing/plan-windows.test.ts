@@ -13,6 +13,15 @@ test('only rate-limit headers are kept, names in lower case', () => {
   );
 });
 
+test('an answer without rate-limit headers gives an empty set that cannot be written to, and none are missed', () => {
+  const none = rateLimitHeaders({ 'content-type': 'x', 'x-request-id': 'r', 'Anthropic-Version': 'v', etag: 'e' });
+  assert.deepEqual(none, {});
+  assert.ok(Object.isFrozen(none));
+  assert.deepEqual(rateLimitHeaders({ 'ANTHROPIC-RATELIMIT-REQUESTS-LIMIT': ['1', '2'], 'x-ratelimit-x': undefined }), {
+    'anthropic-ratelimit-requests-limit': '1, 2',
+  });
+});
+
 test("OpenAI's reset durations", () => {
   assert.equal(durationMs('6m0s'), 360_000);
   assert.equal(durationMs('1h2m3.5s'), 3_723_500);

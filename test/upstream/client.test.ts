@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { GatewayError } from '../../gateway/core/errors.js';
 import {
   attemptController,
+  type CallSignal,
   DEFAULT_TIMEOUTS,
   MAX_ANSWER_BYTES,
   UpstreamClient,
@@ -46,7 +47,7 @@ function send(
   path: string,
   stream: boolean,
   timeouts: Partial<Timeouts>,
-  signal = new AbortController().signal,
+  signal: CallSignal = new AbortController().signal,
 ): Promise<UpstreamResponse> {
   return client.send({
     lineId: 'l',
@@ -186,6 +187,39 @@ describe("an attempt's controller, which the timers abort themselves", () => {
     const err = await failure(pending);
     assert.equal(err.code, 'upstream_timeout');
     assert.match(err.message, /^Upstream timeout: /);
+  });
+
+  test('an attempt aborts like an AbortController: its listeners once, in order, a throwing one reported as uncaught', async () => {
+    const attempt = attemptController();
+    const calls: string[] = [];
+    const removed = (): void => void calls.push('removed');
+    attempt.signal.addEventListener('abort', () => calls.push('first'));
+    attempt.signal.addEventListener('abort', removed);
+    attempt.signal.addEventListener('abort', () => {
+      throw new Error('a listener failed');
+    });
+    attempt.signal.addEventListener('abort', () => calls.push('last'));
+    attempt.signal.removeEventListener('abort', removed);
+    // The throw is deferred to its own tick, as an EventTarget's would be: caught here, not by the test runner.
+    const deferred: (() => void)[] = [];
+    const nextTick = process.nextTick;
+    process.nextTick = ((fn: () => void) => void deferred.push(fn)) as typeof process.nextTick;
+    const reason = new TotalTimeoutError(5);
+    try {
+      attempt.abort(reason);
+      attempt.abort(new Error('a second abort changes nothing'));
+    } finally {
+      process.nextTick = nextTick;
+    }
+    assert.deepEqual(calls, ['first', 'last']);
+    assert.equal(attempt.signal.reason, reason);
+    assert.equal(deferred.length, 1);
+    assert.throws(deferred[0]!, /a listener failed/);
+    attempt.signal.addEventListener('abort', () => calls.push('too late'));
+    assert.deepEqual(calls, ['first', 'last']);
+    const plain = attemptController();
+    plain.abort();
+    assert.equal((plain.signal.reason as DOMException).name, 'AbortError');
   });
 
   test('a call that ended leaves no timer behind: a second call on the same attempt is not aborted by the first', async () => {

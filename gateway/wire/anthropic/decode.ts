@@ -38,7 +38,11 @@ function cacheControl(v: unknown): CacheControl | undefined {
 /** Adds `cacheControl` only when the wire block has one, so decoded blocks carry no undefined fields. */
 function cached<T extends object>(block: T, wire: Json): T & { cacheControl?: CacheControl } {
   const cc = cacheControl(wire.cache_control);
-  return cc ? { ...block, cacheControl: cc } : block;
+  if (!cc) return block;
+  // A copy, then the field set: a spread followed by properties is V8's slow path (relay/respond.ts answerHeaders).
+  const out: T & { cacheControl?: CacheControl } = { ...block };
+  out.cacheControl = cc;
+  return out;
 }
 
 function text(b: Json, param: string): TextBlock {

@@ -130,7 +130,12 @@ export function chatPassthrough(body: ChatBody, rawBody: string): Passthrough {
   return {
     request(upstreamModel, quirks, outputLimit) {
       const changes: Record<string, unknown> = { model: upstreamModel, ...limitField(body, quirks, outputLimit) };
-      if (stream) changes.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+      if (stream) {
+        // A copy, then the field set: a spread followed by properties is V8's slow path (relay/respond.ts answerHeaders).
+        const options: Record<string, unknown> = { ...(body.stream_options ?? {}) };
+        options.include_usage = true;
+        changes.stream_options = options;
+      }
       const field = quirks?.reasoningField;
       const reasoning = field ? withReasoningField(body.messages, field) : undefined;
       if (reasoning) changes.messages = reasoning.messages;
