@@ -326,14 +326,16 @@ describe('bodies passed on as the bytes that came', () => {
     usage: { prompt_tokens: 9, completion_tokens: 2 },
   });
 
-  test('a body the format leaves as it is goes upstream as its bytes; one it changes, as the new text', async () => {
+  test("a body the format leaves as it is goes upstream as its bytes; one it changes, as the new text's bytes", async () => {
     const same = await run({ stream: false, raw: true, answer: whole(JSON.stringify(answer('ok'))) });
     const sent = same.upstream.calls[0]!.body;
     assert.ok(Buffer.isBuffer(sent), 'the bytes the client sent');
     assert.deepEqual(same.upstream.bodies()[0], { model: 'gpt-4o', messages: [{ content: 'hi' }] });
-    // A stream gets include_usage added: the body changed, so it is serialised again.
+    // A stream gets include_usage added: the body changed, so it is serialised again (and sent as
+    // that text's bytes, relay/upstream-call.ts).
     const changed = await run({ stream: true, raw: true, answer: fakeAnswer(200, [sse(USAGE), sse('[DONE]')]) });
-    assert.equal(typeof changed.upstream.calls[0]!.body, 'string');
+    const resent = changed.upstream.calls[0]!.body;
+    assert.ok(typeof resent !== 'string' && Buffer.from(resent).toString('utf8').includes('"include_usage":true'));
   });
 
   test('an answer that changes nothing reaches the client as it came, with the length of its bytes', async () => {
