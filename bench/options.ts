@@ -11,6 +11,8 @@ export interface BenchOptions {
   /** Unmeasured seconds of load per path before the first cell, so the JIT is warm. */
   warmupSeconds: number;
   loadgen: LoadGeneratorChoice;
+  /** Leave the load side unpinned (the bench's setup before 2026-11-27 evening), to compare with older runs. */
+  unpinnedLoad: boolean;
   /** Measure a cell again when other processes disturbed it (default mode only, within a time budget). */
   retryBusy: boolean;
   /** Subsets of the matrix by id; undefined runs all. */
@@ -33,6 +35,8 @@ export const USAGE = `npm run bench [-- options]
   --quick             a few seconds per cell (CI); exits non-zero only on errors or incomplete streams
   --duration S        measured seconds per cell (default 5, quick 2)
   --loadgen NAME      wrk | autocannon | auto (default auto: wrk when installed, else autocannon)
+  --unpinned-load     leave the load generator and this process unpinned (as runs before 2026-11-27 evening
+                      did); by default they share core 0 with the mock and the gateway has core 1 alone
   --paths ID,...      run only these paths (and their direct baselines): direct-chat, direct-messages,
                       direct-responses, proxy-chat, chat>openai-chat, messages>anthropic,
                       messages>openai-chat, responses>anthropic
@@ -57,6 +61,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       duration: { type: 'string' },
       loadgen: { type: 'string', default: 'auto' },
+      'unpinned-load': { type: 'boolean', default: false },
       paths: { type: 'string' },
       phases: { type: 'string' },
       profile: { type: 'boolean', default: false },
@@ -88,6 +93,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     cellSeconds,
     warmupSeconds: quick ? 0.5 : 1.5,
     loadgen,
+    unpinnedLoad: values['unpinned-load'] === true,
     retryBusy: !quick,
     paths: ids(values.paths) ?? (profile ? ['chat>openai-chat'] : undefined),
     phases: ids(values.phases) ?? (profile ? ['c16'] : undefined),

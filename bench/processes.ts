@@ -64,10 +64,19 @@ export class Cleanup {
  * stream client and wrk, which inherit its affinity) on the other, so the load generator cannot preempt
  * the process being measured in the middle of a socket write.
  */
-export function pinning(cores: number): { mock?: number; gateway?: number; load?: number; note: string } {
+export function pinning(
+  cores: number,
+  unpinnedLoad = false,
+): { mock?: number; gateway?: number; load?: number; note: string } {
   const taskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
   if (!taskset) return { note: 'taskset not found: nothing pinned' };
   if (cores < 2) return { note: 'one core: nothing pinned' };
+  if (unpinnedLoad)
+    return {
+      mock: 0,
+      gateway: 1,
+      note: 'mock upstream on core 0, gateway (and proxy) on core 1 (taskset); load generator unpinned (--unpinned-load)',
+    };
   return {
     mock: 0,
     gateway: 1,

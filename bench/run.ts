@@ -74,7 +74,7 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   }
   const cmd = gatewayCommand(log, opts.gatewayDir);
   const loadgen = pickLoadGenerator(opts.loadgen);
-  const pin = pinning(os.availableParallelism());
+  const pin = pinning(os.availableParallelism(), opts.unpinnedLoad);
   pinSelf(pin.load);
   mkdirSync(opts.profile ? PROFILES : RESULTS, { recursive: true });
   log(`bench: ${opts.quick ? 'quick' : 'default'} mode, ${opts.cellSeconds} s per cell; ${loadgen.name}; ${pin.note}`);
