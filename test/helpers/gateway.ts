@@ -200,7 +200,9 @@ export async function spawnGateway(
   });
   child.stdout!.on('data', (d: Buffer) => (all += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  for (let i = 0; i < 200; i++) {
+  // Up to 30 s: under tsx, with a loader hook (test/admin/connect-loading.test.ts), on a loaded 2-core
+  // machine, start-up has taken 13 s.
+  for (let i = 0; i < 600; i++) {
     const rt = readRuntime(dataDir);
     if (rt && rt.pid === child.pid) {
       const token = readAdminToken(dataDir)!;
