@@ -51,8 +51,15 @@ export function responsesErrorCode(err: GatewayError): string {
   return err.code;
 }
 
+/**
+ * One event: `type` and `sequence_number` first, then `data`'s fields, written as text around `data`'s own JSON
+ * rather than as a copied object (`{ type, sequence_number, ...data }` is a copy on V8's slow path in Node 20, once
+ * per event of every stream). No caller's `data` has a `type` or `sequence_number` of its own.
+ */
 function frame(type: string, sequenceNumber: number, data: Record<string, unknown>): string {
-  return formatSse({ event: type, data: JSON.stringify({ type, sequence_number: sequenceNumber, ...data }) });
+  const rest = JSON.stringify(data);
+  const head = `{"type":${JSON.stringify(type)},"sequence_number":${sequenceNumber}`;
+  return formatSse({ event: type, data: rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}` });
 }
 
 /** A failure after the 200 on the pass-through path: one `error` event (the caller knows the next sequence number). */
@@ -196,7 +203,8 @@ class Writer {
     item.part.text += delta;
     return [
       this.emit('response.output_text.delta', {
-        ...this.at(item),
+        item_id: item.id,
+        output_index: item.index,
         content_index: item.content.length,
         delta,
         logprobs: [],
@@ -231,7 +239,14 @@ class Writer {
       );
     }
     item.text += delta;
-    out.push(this.emit('response.reasoning_summary_text.delta', { ...this.at(item), summary_index: 0, delta }));
+    out.push(
+      this.emit('response.reasoning_summary_text.delta', {
+        item_id: item.id,
+        output_index: item.index,
+        summary_index: 0,
+        delta,
+      }),
+    );
     return out;
   }
 
@@ -239,7 +254,7 @@ class Writer {
     const item = this.item;
     if (this.block !== 'tool_call' || item?.kind !== 'function_call' || delta === '') return [];
     item.args += delta;
-    return [this.emit('response.function_call_arguments.delta', { ...this.at(item), delta })];
+    return [this.emit('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta })];
   }
 
   blockStop(): string[] {
@@ -315,11 +330,9 @@ class Writer {
   /** An item still open is left out of the failed response: it never finished. */
   fail(err: GatewayError): string[] {
     const code = responsesErrorCode(err);
-    const response: ResponsesBody = {
-      ...responseShell(this.ctx, this.opts, this.createdAt, { status: 'failed', incomplete_details: null }),
-      output: this.output,
-      error: { code, message: err.message },
-    };
+    const response = responseShell(this.ctx, this.opts, this.createdAt, { status: 'failed', incomplete_details: null });
+    response.output = this.output;
+    response.error = { code, message: err.message };
     const out = [
       this.emit('error', { code, message: err.message, param: err.param ?? null }),
       this.emit('response.failed', { response }),
