@@ -342,6 +342,15 @@ class Writer {
   }
 }
 
+/** The events one canonical event gave, as one chunk: one socket write for them, not one each (undefined: none). */
+function chunk(events: string[]): string | undefined {
+  return events.length === 0 ? undefined : events.length === 1 ? events[0] : events.join('');
+}
+
+/**
+ * Responses events, as many per canonical event as the format has (four around the first text alone), each
+ * chunk yielded holding all of one canonical event's: the relay writes each chunk to the socket by itself.
+ */
 export async function* encodeStream(
   events: AsyncIterable<StreamEvent>,
   ctx: EncodeContext,
@@ -349,45 +358,54 @@ export async function* encodeStream(
 ): AsyncGenerator<string> {
   const w = new Writer(ctx, opts);
   for await (const ev of events) {
-    yield* w.open();
+    const out = w.open();
+    let last = false;
     switch (ev.type) {
       case 'block_start':
-        yield* w.blockStart(ev.block);
+        out.push(...w.blockStart(ev.block));
         break;
       case 'text_delta':
-        yield* w.text(ev.text);
+        out.push(...w.text(ev.text));
         break;
       case 'thinking_delta':
-        yield* w.thinking(ev.text);
+        out.push(...w.thinking(ev.text));
         break;
       case 'tool_args_delta':
-        yield* w.args(ev.json);
+        out.push(...w.args(ev.json));
         break;
       case 'signature_delta':
         w.signature(ev.signature);
         break;
       case 'block_stop':
-        yield* w.blockStop();
+        out.push(...w.blockStop());
         break;
       case 'compaction':
-        yield* w.compaction(ev.data, ev.id);
+        out.push(...w.compaction(ev.data, ev.id));
         break;
       case 'stop':
-        yield* w.finish(ev);
-        return;
+        out.push(...w.finish(ev));
+        last = true;
+        break;
       case 'error':
-        yield* w.fail(ev.error);
-        return;
+        out.push(...w.fail(ev.error));
+        last = true;
+        break;
       default:
         // start has nothing Responses shows before the end.
         break;
     }
+    const text = chunk(out);
+    if (text !== undefined) yield text;
+    if (last) return;
   }
   // The provider ended without `stop` or `error`: tell the client rather than fake a completion.
-  yield* w.open();
-  yield* w.fail(
-    new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
-      code: 'upstream_stream_incomplete',
-    }),
+  const out = w.open();
+  out.push(
+    ...w.fail(
+      new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+        code: 'upstream_stream_incomplete',
+      }),
+    ),
   );
+  yield chunk(out)!;
 }
