@@ -12,6 +12,11 @@ export const RESPONSE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * asks (`store` true, the Responses default); Codex sends `store:false` and is never stored.
  * Kept in its own SQLite file, apart from the money ledger.
  */
+/** How long a stored response is held before it is written, with the others put meanwhile (put). */
+const HOLD_MS = 20;
+/** How many are held at most: at this many they are written in the next check phase. */
+const MAX_HELD = 64;
+
 /** A row of `responses`: a stored response's conversation items, as JSON. */
 interface ResponseRecord {
   id: string;
@@ -27,7 +32,8 @@ export class ResponseStore {
   private readonly prune: Database.Statement<[number]>;
   /** Rows put and not yet written (put): by id, as the table's primary key, a later put of an id replacing it. */
   private readonly pending = new Map<string, ResponseRecord>();
-  private flushing: NodeJS.Immediate | undefined;
+  private flushing: NodeJS.Timeout | undefined;
+  private flushSoon = false;
   private writes = 0;
 
   constructor(dataDir: string) {
@@ -46,15 +52,22 @@ export class ResponseStore {
   }
 
   /**
-   * Stores a response's conversation. The row is written with the others put in the same turn of the event loop,
-   * in one transaction in the check phase after it: a commit of its own per response cost 130–430 µs of the
-   * answer's path (SQLite's commit and WAL write), against about 50 µs a row when 16 share one. Until then the row
-   * is held here, and get() reads it from here, so a chain that continues at once finds it. The JSON is made now,
-   * from the items as they are when the answer is encoded.
+   * Stores a response's conversation. The row is written with the others put within the next 20 ms, in one
+   * transaction: a commit of its own per response cost 130–430 µs of the answer's path (SQLite's commit and WAL
+   * write), and the rows put in one turn of the event loop are too few to share one (about one at 16 requests in
+   * flight); 16 rows to a commit cost about 50 µs each. Until then the row is held here (64 at most: then they are
+   * written in the next check phase) and get() reads it from here, so a chain that continues at once finds it;
+   * close() writes what is held. A crash loses at most those 20 ms of stored conversations, never money (the
+   * ledger is apart). The JSON is made now, from the items as they are when the answer is encoded.
    */
   put(id: string, keyId: string, items: unknown[]): void {
     this.pending.set(id, { id, key_id: keyId, created: Date.now(), items: JSON.stringify(items) });
-    if (this.flushing === undefined) this.flushing = setImmediate(this.flush);
+    if (this.pending.size < MAX_HELD) this.flushing ??= setTimeout(this.flush, HOLD_MS).unref();
+    else if (!this.flushSoon) {
+      // Written in the next check phase, off this answer's path.
+      this.flushSoon = true;
+      setImmediate(this.flush);
+    }
   }
 
   /**
@@ -63,7 +76,9 @@ export class ResponseStore {
    * id; the other rows of the batch are written.
    */
   private readonly flush = (): void => {
+    if (this.flushing !== undefined) clearTimeout(this.flushing);
     this.flushing = undefined;
+    this.flushSoon = false;
     if (this.pending.size === 0) return;
     const rows = [...this.pending.values()];
     const failed: unknown[] = [];
@@ -114,7 +129,6 @@ export class ResponseStore {
 
   /** Writes what is still held, then closes the file. */
   close(): void {
-    if (this.flushing !== undefined) clearImmediate(this.flushing);
     this.flush();
     this.db.close();
   }

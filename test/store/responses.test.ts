@@ -79,3 +79,20 @@ test(
     again.close();
   }),
 );
+
+test(
+  'a stored response is written within moments, and at once when many are held',
+  withDir(async (dir) => {
+    const store = new ResponseStore(dir);
+    const reader = new ResponseStore(dir);
+    store.put('resp_soon', 'key-a', [{ n: 1 }]);
+    assert.equal(reader.get('resp_soon', 'key-a'), undefined);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(reader.get('resp_soon', 'key-a'), [{ n: 1 }]);
+    for (let i = 0; i < 64; i++) store.put(`resp_many_${i}`, 'key-a', [{ n: i }]);
+    await turn();
+    assert.deepEqual(reader.get('resp_many_63', 'key-a'), [{ n: 63 }]);
+    reader.close();
+    store.close();
+  }),
+);
