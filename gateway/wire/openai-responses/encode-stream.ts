@@ -36,7 +36,6 @@ import {
   toResponsesUsage,
   type OutputItem,
   type OutputText,
-  type ResponsesBody,
   type ResponsesEncodeOptions,
 } from './encode.js';
 
