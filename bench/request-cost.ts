@@ -12,7 +12,11 @@
  * its rows join the same rounds: a before/after of a change measured under the same load, row by row, which
  * back-to-back runs on a shared machine cannot give.
  *
- * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--base-dir DIR] [--requests N] [--concurrency C] [--rounds R]
+ * `--paths a,b` picks the gateway rows (ids from `bench/matrix.ts` PATHS, e.g. `responses>anthropic`); the direct
+ * rows their wire formats need and the proxy's row come with them. `--phase ID` picks the phase whose requests are
+ * sent (`c16`, or `stream-c16` for streams; the concurrency stays `--concurrency`'s).
+ *
+ * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--base-dir DIR] [--requests N] [--concurrency C] [--rounds R] [--paths IDS] [--phase ID]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -82,9 +86,16 @@ const at = {
   gatewayUrl: gateway.url,
   gatewayKey: gateway.key,
 };
-const phase = PHASES.find((p) => p.id === 'c16')!;
-const ROWS = ['direct-chat', 'proxy-chat', 'chat>openai-chat', 'direct-messages', 'messages>openai-chat'];
-const GATEWAY_ROWS = ['chat>openai-chat', 'messages>openai-chat'];
+const phase = PHASES.find((p) => p.id === flag('--phase', 'c16'))!;
+const GATEWAY_ROWS = flag('--paths', 'chat>openai-chat,messages>openai-chat').split(',');
+// Each gateway row's direct row (its client alone) first, and the proxy's row after the chat client's.
+const ROWS = [
+  ...new Set([
+    'direct-chat',
+    'proxy-chat',
+    ...GATEWAY_ROWS.flatMap((id) => [PATHS.find((p) => p.id === id)!.baseline, id]),
+  ]),
+];
 // The other build's rows, sent to its gateway: the same requests, each right after this build's, in the same rounds.
 const rows = ROWS.flatMap((id) => [
   { id, at },

@@ -36,7 +36,6 @@ import {
   toResponsesUsage,
   type OutputItem,
   type OutputText,
-  type ResponsesBody,
   type ResponsesEncodeOptions,
 } from './encode.js';
 
@@ -51,8 +50,15 @@ export function responsesErrorCode(err: GatewayError): string {
   return err.code;
 }
 
+/**
+ * One event: `type` and `sequence_number` first, then `data`'s fields, written as text around `data`'s own JSON
+ * rather than as a copied object (`{ type, sequence_number, ...data }` is a copy on V8's slow path in Node 20, once
+ * per event of every stream). No caller's `data` has a `type` or `sequence_number` of its own.
+ */
 function frame(type: string, sequenceNumber: number, data: Record<string, unknown>): string {
-  return formatSse({ event: type, data: JSON.stringify({ type, sequence_number: sequenceNumber, ...data }) });
+  const rest = JSON.stringify(data);
+  const head = `{"type":${JSON.stringify(type)},"sequence_number":${sequenceNumber}`;
+  return formatSse({ event: type, data: rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}` });
 }
 
 /** A failure after the 200 on the pass-through path: one `error` event (the caller knows the next sequence number). */
@@ -196,7 +202,8 @@ class Writer {
     item.part.text += delta;
     return [
       this.emit('response.output_text.delta', {
-        ...this.at(item),
+        item_id: item.id,
+        output_index: item.index,
         content_index: item.content.length,
         delta,
         logprobs: [],
@@ -231,7 +238,14 @@ class Writer {
       );
     }
     item.text += delta;
-    out.push(this.emit('response.reasoning_summary_text.delta', { ...this.at(item), summary_index: 0, delta }));
+    out.push(
+      this.emit('response.reasoning_summary_text.delta', {
+        item_id: item.id,
+        output_index: item.index,
+        summary_index: 0,
+        delta,
+      }),
+    );
     return out;
   }
 
@@ -239,7 +253,7 @@ class Writer {
     const item = this.item;
     if (this.block !== 'tool_call' || item?.kind !== 'function_call' || delta === '') return [];
     item.args += delta;
-    return [this.emit('response.function_call_arguments.delta', { ...this.at(item), delta })];
+    return [this.emit('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta })];
   }
 
   blockStop(): string[] {
@@ -315,11 +329,9 @@ class Writer {
   /** An item still open is left out of the failed response: it never finished. */
   fail(err: GatewayError): string[] {
     const code = responsesErrorCode(err);
-    const response: ResponsesBody = {
-      ...responseShell(this.ctx, this.opts, this.createdAt, { status: 'failed', incomplete_details: null }),
-      output: this.output,
-      error: { code, message: err.message },
-    };
+    const response = responseShell(this.ctx, this.opts, this.createdAt, { status: 'failed', incomplete_details: null });
+    response.output = this.output;
+    response.error = { code, message: err.message };
     const out = [
       this.emit('error', { code, message: err.message, param: err.param ?? null }),
       this.emit('response.failed', { response }),
@@ -329,6 +341,15 @@ class Writer {
   }
 }
 
+/** The events one canonical event gave, as one chunk: one socket write for them, not one each (undefined: none). */
+function chunk(events: string[]): string | undefined {
+  return events.length === 0 ? undefined : events.length === 1 ? events[0] : events.join('');
+}
+
+/**
+ * Responses events, as many per canonical event as the format has (four around the first text alone), each
+ * chunk yielded holding all of one canonical event's: the relay writes each chunk to the socket by itself.
+ */
 export async function* encodeStream(
   events: AsyncIterable<StreamEvent>,
   ctx: EncodeContext,
@@ -336,45 +357,54 @@ export async function* encodeStream(
 ): AsyncGenerator<string> {
   const w = new Writer(ctx, opts);
   for await (const ev of events) {
-    yield* w.open();
+    const out = w.open();
+    let last = false;
     switch (ev.type) {
       case 'block_start':
-        yield* w.blockStart(ev.block);
+        out.push(...w.blockStart(ev.block));
         break;
       case 'text_delta':
-        yield* w.text(ev.text);
+        out.push(...w.text(ev.text));
         break;
       case 'thinking_delta':
-        yield* w.thinking(ev.text);
+        out.push(...w.thinking(ev.text));
         break;
       case 'tool_args_delta':
-        yield* w.args(ev.json);
+        out.push(...w.args(ev.json));
         break;
       case 'signature_delta':
         w.signature(ev.signature);
         break;
       case 'block_stop':
-        yield* w.blockStop();
+        out.push(...w.blockStop());
         break;
       case 'compaction':
-        yield* w.compaction(ev.data, ev.id);
+        out.push(...w.compaction(ev.data, ev.id));
         break;
       case 'stop':
-        yield* w.finish(ev);
-        return;
+        out.push(...w.finish(ev));
+        last = true;
+        break;
       case 'error':
-        yield* w.fail(ev.error);
-        return;
+        out.push(...w.fail(ev.error));
+        last = true;
+        break;
       default:
         // start has nothing Responses shows before the end.
         break;
     }
+    const text = chunk(out);
+    if (text !== undefined) yield text;
+    if (last) return;
   }
   // The provider ended without `stop` or `error`: tell the client rather than fake a completion.
-  yield* w.open();
-  yield* w.fail(
-    new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
-      code: 'upstream_stream_incomplete',
-    }),
+  const out = w.open();
+  out.push(
+    ...w.fail(
+      new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+        code: 'upstream_stream_incomplete',
+      }),
+    ),
   );
+  yield chunk(out)!;
 }

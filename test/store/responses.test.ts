@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ResponseStore } from '../../gateway/store/responses.js';
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function withDir(run: (dir: string) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const dir = mkdtempSync(join(os.tmpdir(), 'tollgate-responses-'));
+    try {
+      await run(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+test(
+  'a stored response is found at once, before its batch is written, and by its key only',
+  withDir(async (dir) => {
+    const store = new ResponseStore(dir);
+    store.put('resp_1', 'key-a', [{ role: 'user', content: 'hi' }]);
+    assert.deepEqual(store.get('resp_1', 'key-a'), [{ role: 'user', content: 'hi' }]);
+    assert.equal(store.get('resp_1', 'key-b'), undefined);
+    await turn();
+    assert.deepEqual(store.get('resp_1', 'key-a'), [{ role: 'user', content: 'hi' }]);
+    assert.equal(store.get('resp_1', 'key-b'), undefined);
+    store.close();
+  }),
+);
+
+test(
+  'the responses put in one turn are written together and survive a restart; close writes what is held',
+  withDir(async (dir) => {
+    const store = new ResponseStore(dir);
+    for (let i = 0; i < 20; i++) store.put(`resp_${i}`, 'key-a', [{ n: i }]);
+    await turn();
+    store.put('resp_last', 'key-a', [{ n: 'last' }]);
+    store.close();
+    const again = new ResponseStore(dir);
+    for (let i = 0; i < 20; i++) assert.deepEqual(again.get(`resp_${i}`, 'key-a'), [{ n: i }]);
+    assert.deepEqual(again.get('resp_last', 'key-a'), [{ n: 'last' }]);
+    again.close();
+  }),
+);
+
+test(
+  'the items are kept as they were when put, and a later put of the same id replaces them',
+  withDir(async (dir) => {
+    const store = new ResponseStore(dir);
+    const items: unknown[] = [{ n: 1 }];
+    store.put('resp_1', 'key-a', items);
+    items.push({ n: 2 });
+    assert.deepEqual(store.get('resp_1', 'key-a'), [{ n: 1 }]);
+    store.put('resp_1', 'key-a', [{ n: 3 }]);
+    await turn();
+    assert.deepEqual(store.get('resp_1', 'key-a'), [{ n: 3 }]);
+    store.close();
+  }),
+);
+
+test(
+  'clear forgets the stored responses, those not yet written too',
+  withDir(async (dir) => {
+    const store = new ResponseStore(dir);
+    store.put('resp_old', 'key-a', [{ n: 1 }]);
+    await turn();
+    store.put('resp_new', 'key-a', [{ n: 2 }]);
+    store.clear();
+    await turn();
+    assert.equal(store.get('resp_old', 'key-a'), undefined);
+    assert.equal(store.get('resp_new', 'key-a'), undefined);
+    store.close();
+    const again = new ResponseStore(dir);
+    assert.equal(again.get('resp_new', 'key-a'), undefined);
+    again.close();
+  }),
+);
+
+test(
+  'a stored response is written within moments, and at once when many are held',
+  withDir(async (dir) => {
+    const store = new ResponseStore(dir);
+    const reader = new ResponseStore(dir);
+    store.put('resp_soon', 'key-a', [{ n: 1 }]);
+    assert.equal(reader.get('resp_soon', 'key-a'), undefined);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(reader.get('resp_soon', 'key-a'), [{ n: 1 }]);
+    for (let i = 0; i < 64; i++) store.put(`resp_many_${i}`, 'key-a', [{ n: i }]);
+    await turn();
+    assert.deepEqual(reader.get('resp_many_63', 'key-a'), [{ n: 63 }]);
+    reader.close();
+    store.close();
+  }),
+);
