@@ -5,6 +5,7 @@ import { TOOLS, TOOL_NAMES } from '../../../gateway/contract/sessions.js';
 import type { LogFilter } from '../../../gateway/contract/admin/index.js';
 import { useKeys, useLines, useModels } from '../../lib/queries.js';
 import { dateTime } from '../../lib/format.js';
+import { useQueryUpdate } from '../../lib/query-update.js';
 
 export const RANGES: [string, string, number][] = [
   ['', 'any time', 0],
@@ -72,23 +73,19 @@ function filterOf(params: URLSearchParams): LogFilter {
  * (other pages link here with one). Typed fields (model, request id) wait for a pause in typing.
  */
 export function useLogFilter() {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const update = useQueryUpdate();
   const get = (p: Param): string => params.get(p) ?? '';
-  // Several fields in one write: successive writes in one event would each start from the same URL.
+  // Several fields in one write (a span's two ends), one history entry.
   const setMany = useCallback(
     (patch: Partial<Record<Param, string>>): void =>
-      setParams(
-        (prev) => {
-          const next = new URLSearchParams(prev);
-          for (const [p, value] of Object.entries(patch)) {
-            if (value) next.set(p, value);
-            else next.delete(p);
-          }
-          return next;
-        },
-        { replace: true },
-      ),
-    [setParams],
+      update((query) => {
+        for (const [p, value] of Object.entries(patch)) {
+          if (value) query.set(p, value);
+          else query.delete(p);
+        }
+      }),
+    [update],
   );
   const set = useCallback((p: Param, value: string): void => setMany({ [p]: value }), [setMany]);
   const values = Object.fromEntries(PARAMS.map((p) => [p, get(p)])) as Record<Param, string>;
@@ -105,8 +102,8 @@ export function useLogFilter() {
     filter,
     active,
     clear: () =>
-      setParams((prev) => new URLSearchParams(prev.get('order') ? { order: prev.get('order')! } : {}), {
-        replace: true,
+      update((query) => {
+        for (const k of [...query.keys()]) if (k !== 'order') query.delete(k);
       }),
   };
 }

@@ -9,22 +9,19 @@
 import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
 import type { LogOrder } from '../../lib/log-pages.js';
+import { useQueryUpdate } from '../../lib/query-update.js';
 
 export function useLogOrder(): [LogOrder, (order: LogOrder) => void] {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const update = useQueryUpdate();
   const order: LogOrder = params.get('order') === 'oldest' ? 'oldest' : 'newest';
   const set = useCallback(
     (next: LogOrder) =>
-      setParams(
-        (prev) => {
-          const p = new URLSearchParams(prev);
-          if (next === 'oldest') p.set('order', 'oldest');
-          else p.delete('order');
-          return p;
-        },
-        { replace: true },
-      ),
-    [setParams],
+      update((query) => {
+        if (next === 'oldest') query.set('order', 'oldest');
+        else query.delete('order');
+      }),
+    [update],
   );
   return [order, set];
 }

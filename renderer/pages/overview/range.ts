@@ -6,6 +6,7 @@
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router';
 import type { StatsBy } from '../../../gateway/contract/admin/index.js';
+import { useQueryUpdate } from '../../lib/query-update.js';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -136,23 +137,19 @@ export function viewOf(params: URLSearchParams): OverviewView {
 
 /** The view in the URL, and a setter that writes one part of it (replacing the history entry). */
 export function useOverviewView(): [OverviewView, (patch: Partial<OverviewView>) => void] {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const update = useQueryUpdate();
   const text = params.toString();
   const view = useMemo(() => viewOf(new URLSearchParams(text)), [text]);
   const set = useCallback(
     (patch: Partial<OverviewView>) =>
-      setParams(
-        (prev) => {
-          const next = new URLSearchParams(prev);
-          for (const [k, v] of Object.entries(patch)) {
-            if (v) next.set(k, v);
-            else next.delete(k);
-          }
-          return next;
-        },
-        { replace: true },
-      ),
-    [setParams],
+      update((query) => {
+        for (const [k, v] of Object.entries(patch)) {
+          if (v) query.set(k, v);
+          else query.delete(k);
+        }
+      }),
+    [update],
   );
   return [view, set];
 }
