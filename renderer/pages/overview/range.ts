@@ -1,12 +1,9 @@
 /**
  * The Overview's time range, metric and grouping, held in the page's URL (#/?range=7d&metric=errors&by=tool)
  * so that a view can be linked, and so that coming back from the usage log finds it as it was.
- * Pure functions of the URL and the clock, apart from the hook at the end.
+ * Pure functions of the URL and the clock; the page's hook that reads and writes the URL is use-view.ts.
  */
-import { useCallback, useMemo } from 'react';
-import { useSearchParams } from 'react-router';
 import type { StatsBy } from '../../../gateway/contract/admin/index.js';
-import { useQueryUpdate } from '../../lib/query-update.js';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -133,23 +130,4 @@ export function viewOf(params: URLSearchParams): OverviewView {
   const metric = METRIC_IDS.find((m) => m === params.get('metric')) ?? 'spend';
   const by = GROUPINGS.find((g) => g === params.get('by')) ?? 'model';
   return { range, metric, by, from: params.get('from') ?? '', to: params.get('to') ?? '' };
-}
-
-/** The view in the URL, and a setter that writes one part of it (replacing the history entry). */
-export function useOverviewView(): [OverviewView, (patch: Partial<OverviewView>) => void] {
-  const [params] = useSearchParams();
-  const update = useQueryUpdate();
-  const text = params.toString();
-  const view = useMemo(() => viewOf(new URLSearchParams(text)), [text]);
-  const set = useCallback(
-    (patch: Partial<OverviewView>) =>
-      update((query) => {
-        for (const [k, v] of Object.entries(patch)) {
-          if (v) query.set(k, v);
-          else query.delete(k);
-        }
-      }),
-    [update],
-  );
-  return [view, set];
 }
