@@ -1,16 +1,20 @@
 /**
  * Token counting off the main thread. The o200k tokenizer runs in one worker thread
- * (core/tokenizer-worker.ts), started on first use (its tables cost ~70 MB), so no count can stop
- * the gateway's other requests or the admin API; the work is linear in the text and capped
- * (core/token-chunks.ts); a count whose request has gone (the client hung up) is abandoned
- * between two chunks. Should the worker die, the counts it owed are answered with the rough
- * estimate of four characters a token, and the next count starts a new worker.
+ * (core/tokenizer-worker.ts), started on first use (it holds about 36 MB once its tables are
+ * loaded), so no count can stop the gateway's other requests or the admin API; the work is linear
+ * in the text and capped (core/token-chunks.ts); a count whose request has gone (the client hung
+ * up) is abandoned between two chunks. Billing's counts and the clients' (core/client-tokenizer.ts)
+ * have a queue each in that one thread, which takes turns between them chunk by chunk, so a
+ * client's counts never hold billing's for more than a chunk, and the tables are loaded once
+ * (docs/performance.md, "One token-counting thread"). Should the worker die, the counts it owed are
+ * answered with the rough estimate of four characters a token, and the next count starts a new
+ * worker.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { sample } from './token-chunks.js';
-import type { CountJob, CountReply } from './tokenizer-worker.js';
+import type { CountJob, CountLane, CountReply } from './tokenizer-worker.js';
 
 interface Waiting {
   resolve(tokens: number): void;
@@ -21,16 +25,13 @@ interface Waiting {
 }
 
 /**
- * One token-counting thread with its own queue: started on the first count, unref'd while idle,
- * and replaced on the next count should it die (the counts it owed get the rough estimate).
+ * The token-counting thread: started on the first count, unref'd while idle, and replaced on the
+ * next count should it die (the counts it owed get the rough estimate).
  */
-export class TokenizerThread {
+class TokenizerThread {
   private worker: Worker | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
-
-  /** `name` says which thread failed in the error log. */
-  constructor(private readonly name: string) {}
 
   /** Whether the thread has been started (and not lost or stopped since). */
   loaded(): boolean {
@@ -41,7 +42,7 @@ export class TokenizerThread {
    * Tokens of `text` in o200k_base (GPT-4o / GPT-5 family), counted in the thread; an estimate
    * from samples beyond MAX_COUNTED_CHARS. Rejects with the signal's reason once `signal` aborts.
    */
-  count(text: string, signal?: AbortSignal): Promise<number> {
+  count(text: string, lane: CountLane, signal?: AbortSignal): Promise<number> {
     if (text === '') return Promise.resolve(0);
     if (signal?.aborted) return Promise.reject(signal.reason);
     const { parts, scale } = sample(text);
@@ -61,8 +62,13 @@ export class TokenizerThread {
         rough: Math.ceil(text.length / 4),
         scale,
       });
-      w.postMessage({ id, parts, cancel } satisfies CountJob);
+      w.postMessage({ id, lane, parts, cancel } satisfies CountJob);
     });
+  }
+
+  /** The thread's id while it runs (worker_threads' threadId). */
+  threadId(): number | undefined {
+    return this.worker?.threadId;
   }
 
   /** Stops the thread (tests, shutdown); the next count starts a new one. */
@@ -92,7 +98,7 @@ export class TokenizerThread {
         this.worker = undefined;
         if (err)
           process.stderr.write(
-            `tollgate: the ${this.name} failed (${(err as Error).message ?? String(err)}); counts it owed are estimated\n`,
+            `tollgate: the token-counting thread failed (${(err as Error).message ?? String(err)}); counts it owed are estimated\n`,
           );
         for (const id of [...this.waiting.keys()]) {
           const job = this.settle(id)!;
@@ -108,17 +114,34 @@ export class TokenizerThread {
   }
 }
 
-/** Billing's thread: counts for a stream cut short or an upstream that reported no usage. */
-const billing = new TokenizerThread('token-counting thread');
+const thread = new TokenizerThread();
 
 /** Whether the tokenizer has been started (by a count_tokens call or a usage fallback). */
 export function tokenizerLoaded(): boolean {
-  return billing.loaded();
+  return thread.loaded();
 }
 
-/** Tokens of `text` in billing's thread (TokenizerThread.count). */
+/**
+ * Tokens of `text` in billing's queue: counts for a stream cut short, a client gone before the
+ * answer, or an upstream that reported no usage (TokenizerThread.count).
+ */
 export function countTokens(text: string, signal?: AbortSignal): Promise<number> {
-  return billing.count(text, signal);
+  return thread.count(text, 'billing', signal);
+}
+
+/** Tokens of `text` in the clients' queue (count_tokens, Gemini's countTokens): core/client-tokenizer.ts. */
+export function countInClientsQueue(text: string, signal?: AbortSignal): Promise<number> {
+  return thread.count(text, 'clients', signal);
+}
+
+/** The token-counting thread's id while it runs, for tests: one thread serves both queues. */
+export function tokenizerThreadId(): number | undefined {
+  return thread.threadId();
+}
+
+/** Stops the thread (tests, shutdown); the next count starts a new one. */
+export function stopTokenizer(): Promise<void> {
+  return thread.stop();
 }
 
 /**

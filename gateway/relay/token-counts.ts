@@ -3,9 +3,10 @@
  * billed, but not free to abuse. Each goes through its key's limits like a model request (`rpm`,
  * `maxConcurrent`, routing/key-limits.ts), a key may have at most MAX_CHARS_PER_KEY_MINUTE
  * characters counted a minute, a single count is bounded by the tokenizer's own sampling
- * (core/token-chunks.ts MAX_COUNTED_CHARS), and the work runs in the clients' tokenizer thread
- * (core/client-tokenizer.ts), never in billing's. Answered and refused counts are counted for the
- * status (`tokenCounts` in GET /api/status).
+ * (core/token-chunks.ts MAX_COUNTED_CHARS), and the work runs in the clients' queue of the
+ * token-counting thread (core/client-tokenizer.ts), which takes turns with billing's queue chunk by
+ * chunk, so billing's counts never wait behind a client's. Answered and refused counts are counted
+ * for the status (`tokenCounts` in GET /api/status).
  */
 import { countClientTokens } from '../core/client-tokenizer.js';
 import { GatewayError } from '../core/errors.js';

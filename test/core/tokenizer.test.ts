@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countTokens as countWhole } from 'gpt-tokenizer';
 import { CHUNK_CHARS, chunks, countInChunks, MAX_COUNTED_CHARS, sample } from '../../gateway/core/token-chunks.js';
-import { countTokens, tokenizerLoaded } from '../../gateway/core/tokenizer.js';
+import { countClientTokens } from '../../gateway/core/client-tokenizer.js';
+import { countTokens, tokenizerLoaded, tokenizerThreadId } from '../../gateway/core/tokenizer.js';
 
 const PROSE = 'The quick brown fox jumps over the lazy dog, then writes some code:\n  const x = [1, 2, 3];\n';
 
@@ -83,4 +84,28 @@ test('text that spells a special token is counted as text, as upstreams read a p
 test('o200k_base, as before the worker', async () => {
   assert.equal(await countTokens(''), 0);
   assert.equal(await countTokens('héllo 你好 🙂'), 5);
+});
+
+test("billing's counts and the clients' are counted in one thread, which holds one copy of the tables", async () => {
+  assert.equal(await countTokens('hello world'), 2);
+  const billing = tokenizerThreadId();
+  assert.equal(await countClientTokens('hello world'), 2);
+  assert.ok(billing !== undefined);
+  assert.equal(tokenizerThreadId(), billing, "the clients' count ran in billing's thread");
+});
+
+test('the thread takes turns between the two queues: a short count is answered before a long one queued earlier in the other', async () => {
+  await countTokens('load the tables first');
+  // About 960 chunks each: far longer to count than one chunk of the other queue.
+  const long = PROSE.repeat(Math.floor(MAX_COUNTED_CHARS / PROSE.length));
+  for (const [first, second] of [
+    [countClientTokens, countTokens],
+    [countTokens, countClientTokens],
+  ] as const) {
+    let longDone = false;
+    const counting = first(long).then((n) => ((longDone = true), n));
+    assert.equal(await second('hello world'), 2);
+    assert.equal(longDone, false, 'the short count waited for the long one in the other queue');
+    assert.ok((await counting) > 100_000);
+  }
 });

@@ -1,7 +1,7 @@
 /**
  * Token counts clients ask for (relay/token-counts.ts): through the key's rpm and maxConcurrent,
- * counted in the status, bounded per key, and in a thread of their own, so that billing's counts
- * never wait behind them.
+ * counted in the status, bounded per key, and in a queue of their own in the token-counting thread,
+ * which takes turns with billing's, so that billing's counts never wait behind them.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -72,7 +72,7 @@ test("count_tokens takes a place in the key's maxConcurrent", async () => {
 });
 
 test("billing's counts never wait behind a client's counts", async () => {
-  // Both threads started and their tables loaded, so that what is measured is the queue.
+  // The thread started and its tables loaded, so that what is measured is the queues.
   await countTokens('warm');
   // Eight keys of five counts each: within each key's characters a minute.
   const counters = await Promise.all(Array.from({ length: 8 }, (_, i) => gw.admin.key(`big-counter-${i}`)));
