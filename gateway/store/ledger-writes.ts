@@ -1,6 +1,6 @@
 /**
- * The ledger's group commit: what the ledger queues in one event-loop turn (pending rows of
- * admitted requests, settled rows) is written in one SQLite transaction, and one entry that cannot
+ * The ledger's group commit: what the ledger queues in one event-loop turn (the pending rows of
+ * admitted requests that are due, settled rows) is written in one SQLite transaction, and one entry that cannot
  * be written fails alone. Every entry is checked before it joins a batch (`rowProblem`,
  * `pendingProblem`); should SQLite still refuse one, the batch is written again with each entry in
  * a savepoint of its own, so the others are committed as if it had not been there and it gets its
@@ -12,10 +12,18 @@ import { USAGE_KEYS } from '../core/usage.js';
 import type { PendingRow, RequestRow } from './ledger.js';
 import { rollupWriter } from './usage-rollup.js';
 import { sessionWriter } from './ledger-sessions.js';
+import type { PendingOutcome } from './ledger-pending.js';
 
 export type Queued =
   | { kind: 'open'; pending: PendingRow }
-  | { kind: 'settle'; row: RequestRow; resolve: () => void; reject: (err: unknown) => void };
+  | {
+      kind: 'settle';
+      row: RequestRow;
+      /** Its pending row: deleted with the settlement when it was written (ledger-pending.ts). */
+      pending: PendingOutcome;
+      resolve: () => void;
+      reject: (err: unknown) => void;
+    };
 
 /** SQLite's result codes that say the data dir's storage failed, not that one row was wrong. */
 const STORAGE_CODES = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED|NOMEM|CORRUPT|NOTADB|PROTOCOL)/;
@@ -237,26 +245,20 @@ export class GroupCommit {
 
   /**
    * The whole batch in one go: the wallet debited once, each key's usage and each hourly total
-   * updated once, whatever the number of rows. A request admitted and settled in the same batch
-   * leaves no pending row to write and delete.
+   * updated once, whatever the number of rows. Only a request whose pending row was written deletes one.
    */
   private writeWhole(batch: Queued[]): void {
-    const opened = new Set<string>();
-    for (const item of batch) if (item.kind === 'open') opened.add(item.pending.requestId);
-    const settledHere = new Set<string>();
-    for (const item of batch)
-      if (item.kind === 'settle' && opened.has(item.row.requestId)) settledHere.add(item.row.requestId);
     let debit = 0;
     const keys = new Map<string, { micro: number; requests: number }>();
     const rows: RequestRow[] = [];
     for (const item of batch) {
       if (item.kind === 'open') {
-        if (!settledHere.has(item.pending.requestId)) this.openPending.run(...pendingParams(item.pending));
+        this.openPending.run(...pendingParams(item.pending));
         continue;
       }
       const row = item.row;
       this.insertRow.run(...rowParams(row));
-      if (!settledHere.has(row.requestId)) this.closePending.run(row.requestId);
+      if (item.pending.closes) this.closePending.run(row.requestId);
       rows.push(row);
       debit += row.costMicro;
       if (row.keyId !== null) {
@@ -281,7 +283,7 @@ export class GroupCommit {
     }
     const row = item.row;
     this.insertRow.run(...rowParams(row));
-    this.closePending.run(row.requestId);
+    if (item.pending.closes) this.closePending.run(row.requestId);
     this.rollup([row]);
     this.sessionRollup([row]);
     if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro, 1);
