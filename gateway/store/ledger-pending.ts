@@ -7,7 +7,9 @@
  * once it has been open for PENDING_AFTER_MS: by the first commit after that, or by a timer when no
  * settlement commits. A request settled sooner writes neither the row nor its delete.
  */
-import type { PendingRow } from './ledger.js';
+import { emptyUsage } from '../core/usage.js';
+import type { PendingRow, RequestRow } from './ledger.js';
+import type { PendingRecord } from './ledger-records.js';
 
 /**
  * How long an admitted request may stay open before its pending row is written: the window in
@@ -93,4 +95,39 @@ export class PendingRows {
     }, ms);
     this.timer.unref();
   }
+}
+
+/** The row that records a request a stopped gateway never settled. */
+export function interruptedRow(p: PendingRecord): RequestRow {
+  const held = p.held_micro;
+  return {
+    requestId: p.request_id,
+    ts: p.ts,
+    keyId: p.key_id,
+    keyName: p.key_name,
+    model: p.model,
+    servedModel: null,
+    upstreamModel: null,
+    line: null,
+    attempts: 0,
+    inboundProtocol: p.inbound_protocol,
+    upstreamProtocol: null,
+    stream: p.stream === 1,
+    status: 500,
+    errorCode: 'gateway_interrupted',
+    errorMessage: `Tollgate stopped (a crash or kill) before this request was settled; the ${held} micro-USD held for it were released and nothing was charged.`,
+    usage: emptyUsage(),
+    usageEstimated: false,
+    costMicro: 0,
+    unchargedMicro: 0,
+    latencyMs: 0,
+    ttfbMs: null,
+    notes: 'interrupted: closed at the next start',
+    billedAt: null,
+    session: null,
+    agent: null,
+    tool: null,
+    project: null,
+    savedMicro: 0,
+  };
 }

@@ -10,7 +10,6 @@ import type Database from 'better-sqlite3';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { USAGE_KEYS } from '../core/usage.js';
 import type { PendingRow, RequestRow } from './ledger.js';
-import { rollupWriter } from './usage-rollup.js';
 import { sessionWriter } from './ledger-sessions.js';
 import type { PendingOutcome } from './ledger-pending.js';
 
@@ -184,7 +183,6 @@ export class GroupCommit {
   private readonly addKeyUsage: Database.Statement<[string, number, number]>;
   private readonly openPending: Database.Statement<unknown[]>;
   private readonly closePending: Database.Statement<[string]>;
-  private readonly rollup: (rows: readonly RequestRow[]) => void;
   /** Each agent session's totals (ledger-sessions.ts), in the same transaction as its rows. */
   private readonly sessionRollup: (rows: readonly RequestRow[]) => void;
   private readonly whole: (batch: Queued[]) => void;
@@ -200,7 +198,6 @@ export class GroupCommit {
       db.prepare(`INSERT OR REPLACE INTO pending (request_id, ts, key_id, key_name, model, inbound_protocol, stream, held_micro)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.closePending = db.prepare('DELETE FROM pending WHERE request_id = ?');
-    this.rollup = rollupWriter(db);
     this.sessionRollup = sessionWriter(db);
     this.whole = db.transaction((batch: Queued[]) => this.writeWhole(batch));
     this.interrupted = db.transaction((rows: readonly RequestRow[]) => {
@@ -208,7 +205,6 @@ export class GroupCommit {
         this.insertRow.run(...rowParams(row));
         this.closePending.run(row.requestId);
       }
-      this.rollup(rows);
     });
     // Inside a transaction, better-sqlite3 runs a nested transaction function as a savepoint.
     const entry = db.transaction((item: Queued) => this.writeEntry(item));
@@ -244,8 +240,8 @@ export class GroupCommit {
   }
 
   /**
-   * The whole batch in one go: the wallet debited once, each key's usage and each hourly total
-   * updated once, whatever the number of rows. Only a request whose pending row was written deletes one.
+   * The whole batch in one go: the wallet debited once, each key's usage and each session's totals
+   * updated once, whatever the number of rows (the hourly totals are written apart: usage-rollup.ts). Only a request whose pending row was written deletes one.
    */
   private writeWhole(batch: Queued[]): void {
     let debit = 0;
@@ -269,7 +265,6 @@ export class GroupCommit {
         } else keys.set(row.keyId, { micro: row.costMicro, requests: 1 });
       }
     }
-    this.rollup(rows);
     this.sessionRollup(rows);
     for (const [keyId, k] of keys) this.addKeyUsage.run(keyId, k.micro, k.requests);
     if (debit > 0) this.debit.run(debit);
@@ -284,7 +279,6 @@ export class GroupCommit {
     const row = item.row;
     this.insertRow.run(...rowParams(row));
     if (item.pending.closes) this.closePending.run(row.requestId);
-    this.rollup([row]);
     this.sessionRollup([row]);
     if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro, 1);
     if (row.costMicro > 0) this.debit.run(row.costMicro);

@@ -3,20 +3,27 @@ import type Database from 'better-sqlite3';
 import { GatewayError } from '../core/errors.js';
 import { usdExact } from '../contract/money.js';
 import { openSqlite } from './sqlite.js';
-import { emptyUsage, type Usage } from '../core/usage.js';
+import type { Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import type { KeyUsageRecord, PendingRecord, WalletRecord, WalletTxRecord } from './ledger-records.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports, type LogPageQuery } from './ledger-reports.js';
 import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
-import { backfillRollup, rekeyRollup, ROLLUP_SCHEMA } from './usage-rollup.js';
+import {
+  backfillRollup,
+  catchUpRollup,
+  rekeyRollup,
+  ROLLUP_MARK_SCHEMA,
+  ROLLUP_SCHEMA,
+  UsageRollup,
+} from './usage-rollup.js';
 import { Checkpoints } from './ledger-checkpoint.js';
 import { GroupCommit, LedgerWriteError, pendingProblem, rowProblem, type Queued } from './ledger-writes.js';
 
 export { LedgerWriteError } from './ledger-writes.js';
 import { LedgerSessions, SESSIONS_SCHEMA } from './ledger-sessions.js';
-import { PendingRows } from './ledger-pending.js';
+import { interruptedRow, PendingRows } from './ledger-pending.js';
 
 /** One row of the usage log: one per request, success or failure. */
 export interface RequestRow {
@@ -140,6 +147,8 @@ export class Ledger {
   private flushSoon = false;
   /** Requests this process has opened and not yet settled: their pending rows are not left over. */
   private readonly inFlight = new Set<string>();
+  /** The hourly totals of committed rows, written within a second (usage-rollup.ts). */
+  private readonly rollup: UsageRollup;
   /** When admitted requests' pending rows are written (ledger-pending.ts). */
   private readonly pending = new PendingRows(() => this.flush());
   private failure: WriteFailure | null = null;
@@ -158,12 +167,15 @@ export class Ledger {
     this.checkpoints = new Checkpoints(this.db);
     this.db.exec(SCHEMA);
     this.db.exec(ROLLUP_SCHEMA);
+    this.db.exec(ROLLUP_MARK_SCHEMA);
     this.db.exec(PRUNE_SCHEMA);
     this.db.exec(SESSIONS_SCHEMA);
     migrate(this.db);
     rekeyRollup(this.db);
     backfillRollup(this.db);
-    this.reports = new LedgerReports(this.db);
+    catchUpRollup(this.db);
+    this.rollup = new UsageRollup(this.db);
+    this.reports = new LedgerReports(this.db, () => this.rollup.writeNow());
     this.balance = this.readBalance();
     for (const r of this.db.prepare<[], KeyUsageRecord>('SELECT * FROM key_usage').all()) {
       this.keyUsage.set(r.key_id, r.used_micro);
@@ -267,6 +279,9 @@ export class Ledger {
     }
     this.checkpoints.committed();
     if (failed.size > 0) this.afterFailures(batch, failed);
+    const settled: RequestRow[] = [];
+    for (const item of batch) if (item.kind === 'settle' && !failed.has(item)) settled.push(item.row);
+    this.rollup.add(settled);
     for (const item of batch) {
       if (item.kind !== 'settle') continue;
       const err = failed.get(item);
@@ -440,49 +455,19 @@ export class Ledger {
     const left = this.db.prepare<[], PendingRecord>('SELECT * FROM pending').all();
     const leftover = left.filter((p) => !this.inFlight.has(p.request_id));
     if (leftover.length === 0) return 0;
-    this.writes.closeInterrupted(leftover.map(interruptedRow));
+    const rows = leftover.map(interruptedRow);
+    this.writes.closeInterrupted(rows);
+    this.rollup.add(rows);
+    this.rollup.writeNow();
     return leftover.length;
   }
 
   /** Writes what is queued, the pending rows of requests still open included, and closes the ledger. */
   close(): void {
     this.pending.stop();
+    this.rollup.stop();
     this.flush(true);
+    this.rollup.writeNow();
     this.db.close();
   }
-}
-
-/** The row that records a request a stopped gateway never settled. */
-function interruptedRow(p: PendingRecord): RequestRow {
-  const held = p.held_micro;
-  return {
-    requestId: p.request_id,
-    ts: p.ts,
-    keyId: p.key_id,
-    keyName: p.key_name,
-    model: p.model,
-    servedModel: null,
-    upstreamModel: null,
-    line: null,
-    attempts: 0,
-    inboundProtocol: p.inbound_protocol,
-    upstreamProtocol: null,
-    stream: p.stream === 1,
-    status: 500,
-    errorCode: 'gateway_interrupted',
-    errorMessage: `Tollgate stopped (a crash or kill) before this request was settled; the ${held} micro-USD held for it were released and nothing was charged.`,
-    usage: emptyUsage(),
-    usageEstimated: false,
-    costMicro: 0,
-    unchargedMicro: 0,
-    latencyMs: 0,
-    ttfbMs: null,
-    notes: 'interrupted: closed at the next start',
-    billedAt: null,
-    session: null,
-    agent: null,
-    tool: null,
-    project: null,
-    savedMicro: 0,
-  };
 }
