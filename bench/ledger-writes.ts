@@ -6,6 +6,8 @@
  * under load, where a request outlives the commit window of its admission), and a second shape
  * where every request is admitted and settled in the same commit window. `--ledger-dir` loads
  * `gateway/store/ledger.ts` from another checkout, for A/B runs of two builds interleaved.
+ * `--statements` adds the wall time of each SQLite statement the commits ran (better-sqlite3's
+ * `run` wrapped, BEGIN and COMMIT included), per commit and per settled request, under load's shape.
  * docs/performance.md ("The ledger's write cost") has the figures.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '16' },
     fill: { type: 'string', default: '0' },
     days: { type: 'string', default: '0' },
+    statements: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -241,6 +244,68 @@ function pagesOfSettlement(ledger: LedgerType, dir: string, n = 20): number {
   return total / n;
 }
 
+/**
+ * Wall time of each statement's `run` over ROUNDS commits of the under-load shape, by its SQL: what a
+ * commit spends where (the time outside them is the ledger's JavaScript and better-sqlite3's binding).
+ */
+async function statements(ledger: LedgerType): Promise<void> {
+  const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as {
+    run: (...args: unknown[]) => unknown;
+  };
+  const run = proto.run;
+  const spent = new Map<string, { ms: number; cpu: number; calls: number }>();
+  let on = false;
+  proto.run = function (this: { source: string }, ...args: unknown[]): unknown {
+    if (!on) return run.apply(this, args);
+    const c = process.cpuUsage();
+    const t = performance.now();
+    try {
+      return run.apply(this, args);
+    } finally {
+      const ms = performance.now() - t;
+      const d = process.cpuUsage(c);
+      const key = this.source.replace(/\s+/g, ' ').slice(0, 60);
+      const s = spent.get(key) ?? { ms: 0, cpu: 0, calls: 0 };
+      s.ms += ms;
+      s.cpu += d.user + d.system;
+      s.calls++;
+      spent.set(key, s);
+    }
+  };
+  const flush = ledger.flush.bind(ledger);
+  let flushCpu = 0;
+  ledger.flush = () => {
+    const c = process.cpuUsage();
+    flush();
+    const d = process.cpuUsage(c);
+    if (on) flushCpu += d.user + d.system;
+  };
+  try {
+    await measure(ledger, true); // warm
+    on = true;
+    await measure(ledger, true);
+  } finally {
+    on = false;
+    proto.run = run;
+    ledger.flush = flush;
+  }
+  const settled = ROUNDS * (BATCH / 2);
+  let inStatements = 0;
+  const n = (x: number, d = 1): string => x.toFixed(d).padStart(7);
+  console.log(
+    `  statements, under load (${ROUNDS} commits, ${settled} settlements): calls a commit; CPU µs a commit, a request; wall µs a request`,
+  );
+  for (const [sql, s] of [...spent].sort((a, b) => b[1].cpu - a[1].cpu)) {
+    inStatements += s.cpu;
+    console.log(
+      `    ${n(s.calls / ROUNDS)} ${n(s.cpu / ROUNDS)} ${n(s.cpu / settled, 2)} ${n((s.ms * 1000) / settled, 2)}  ${sql}`,
+    );
+  }
+  console.log(
+    `    flush's CPU in all: ${(flushCpu / settled).toFixed(2)} µs a request, of which outside the statements ${((flushCpu - inStatements) / settled).toFixed(2)}`,
+  );
+}
+
 const dir = mkdtempSync(join(os.tmpdir(), 'tollgate-ledger-writes-'));
 try {
   const ledger = new Ledger(dir);
@@ -250,6 +315,7 @@ try {
     await fill(ledger, FILL);
     console.log(`filled ${FILL} rows in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   }
+  if (values.statements) await statements(ledger);
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < REPEAT; i++) {

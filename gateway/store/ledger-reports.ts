@@ -192,7 +192,11 @@ export function where(
 export const MAX_LOG_PAGE = 1000;
 
 export class LedgerReports {
-  constructor(private readonly db: Database.Database) {}
+  /** `beforeRollupRead` writes the hourly totals still held in memory (usage-rollup.ts UsageRollup). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly beforeRollupRead: () => void = () => undefined,
+  ) {}
 
   /** Newest first, `limit` (1–1000, default 50) entries older than `beforeId`; oldest first after `afterId`. */
   logs(q: LogPageQuery): LogEntry[] {
@@ -291,6 +295,7 @@ export class LedgerReports {
     const lo = Math.ceil(q.since / HOUR_MS) * HOUR_MS;
     const hi = Math.floor(q.until / HOUR_MS) * HOUR_MS;
     if (lo >= hi) return merge(this.rawRows(q, size, offset, q.since, q.until));
+    this.beforeRollupRead();
     const start = size === 0 ? '0' : 'CAST((hour + @offset) / @size AS INTEGER) * @size - @offset';
     // The rollup is keyed by hour first (usage-rollup.ts): one seek to (hour, dim) for each hour the
     // ledger has in the range reads this dimension's rows alone, where a scan of the hour range

@@ -1,6 +1,6 @@
 /**
- * The ledger's group commit: what the ledger queues in one event-loop turn (pending rows of
- * admitted requests, settled rows) is written in one SQLite transaction, and one entry that cannot
+ * The ledger's group commit: what the ledger queues in one event-loop turn (the pending rows of
+ * admitted requests that are due, settled rows) is written in one SQLite transaction, and one entry that cannot
  * be written fails alone. Every entry is checked before it joins a batch (`rowProblem`,
  * `pendingProblem`); should SQLite still refuse one, the batch is written again with each entry in
  * a savepoint of its own, so the others are committed as if it had not been there and it gets its
@@ -10,12 +10,19 @@ import type Database from 'better-sqlite3';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { USAGE_KEYS } from '../core/usage.js';
 import type { PendingRow, RequestRow } from './ledger.js';
-import { rollupWriter } from './usage-rollup.js';
 import { sessionWriter } from './ledger-sessions.js';
+import type { PendingOutcome } from './ledger-pending.js';
 
 export type Queued =
   | { kind: 'open'; pending: PendingRow }
-  | { kind: 'settle'; row: RequestRow; resolve: () => void; reject: (err: unknown) => void };
+  | {
+      kind: 'settle';
+      row: RequestRow;
+      /** Its pending row: deleted with the settlement when it was written (ledger-pending.ts). */
+      pending: PendingOutcome;
+      resolve: () => void;
+      reject: (err: unknown) => void;
+    };
 
 /** SQLite's result codes that say the data dir's storage failed, not that one row was wrong. */
 const STORAGE_CODES = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED|NOMEM|CORRUPT|NOTADB|PROTOCOL)/;
@@ -176,7 +183,6 @@ export class GroupCommit {
   private readonly addKeyUsage: Database.Statement<[string, number, number]>;
   private readonly openPending: Database.Statement<unknown[]>;
   private readonly closePending: Database.Statement<[string]>;
-  private readonly rollup: (rows: readonly RequestRow[]) => void;
   /** Each agent session's totals (ledger-sessions.ts), in the same transaction as its rows. */
   private readonly sessionRollup: (rows: readonly RequestRow[]) => void;
   private readonly whole: (batch: Queued[]) => void;
@@ -192,7 +198,6 @@ export class GroupCommit {
       db.prepare(`INSERT OR REPLACE INTO pending (request_id, ts, key_id, key_name, model, inbound_protocol, stream, held_micro)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.closePending = db.prepare('DELETE FROM pending WHERE request_id = ?');
-    this.rollup = rollupWriter(db);
     this.sessionRollup = sessionWriter(db);
     this.whole = db.transaction((batch: Queued[]) => this.writeWhole(batch));
     this.interrupted = db.transaction((rows: readonly RequestRow[]) => {
@@ -200,7 +205,6 @@ export class GroupCommit {
         this.insertRow.run(...rowParams(row));
         this.closePending.run(row.requestId);
       }
-      this.rollup(rows);
     });
     // Inside a transaction, better-sqlite3 runs a nested transaction function as a savepoint.
     const entry = db.transaction((item: Queued) => this.writeEntry(item));
@@ -236,27 +240,21 @@ export class GroupCommit {
   }
 
   /**
-   * The whole batch in one go: the wallet debited once, each key's usage and each hourly total
-   * updated once, whatever the number of rows. A request admitted and settled in the same batch
-   * leaves no pending row to write and delete.
+   * The whole batch in one go: the wallet debited once, each key's usage and each session's totals
+   * updated once, whatever the number of rows (the hourly totals are written apart: usage-rollup.ts). Only a request whose pending row was written deletes one.
    */
   private writeWhole(batch: Queued[]): void {
-    const opened = new Set<string>();
-    for (const item of batch) if (item.kind === 'open') opened.add(item.pending.requestId);
-    const settledHere = new Set<string>();
-    for (const item of batch)
-      if (item.kind === 'settle' && opened.has(item.row.requestId)) settledHere.add(item.row.requestId);
     let debit = 0;
     const keys = new Map<string, { micro: number; requests: number }>();
     const rows: RequestRow[] = [];
     for (const item of batch) {
       if (item.kind === 'open') {
-        if (!settledHere.has(item.pending.requestId)) this.openPending.run(...pendingParams(item.pending));
+        this.openPending.run(...pendingParams(item.pending));
         continue;
       }
       const row = item.row;
       this.insertRow.run(...rowParams(row));
-      if (!settledHere.has(row.requestId)) this.closePending.run(row.requestId);
+      if (item.pending.closes) this.closePending.run(row.requestId);
       rows.push(row);
       debit += row.costMicro;
       if (row.keyId !== null) {
@@ -267,7 +265,6 @@ export class GroupCommit {
         } else keys.set(row.keyId, { micro: row.costMicro, requests: 1 });
       }
     }
-    this.rollup(rows);
     this.sessionRollup(rows);
     for (const [keyId, k] of keys) this.addKeyUsage.run(keyId, k.micro, k.requests);
     if (debit > 0) this.debit.run(debit);
@@ -281,8 +278,7 @@ export class GroupCommit {
     }
     const row = item.row;
     this.insertRow.run(...rowParams(row));
-    this.closePending.run(row.requestId);
-    this.rollup([row]);
+    if (item.pending.closes) this.closePending.run(row.requestId);
     this.sessionRollup([row]);
     if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro, 1);
     if (row.costMicro > 0) this.debit.run(row.costMicro);

@@ -3,19 +3,27 @@ import type Database from 'better-sqlite3';
 import { GatewayError } from '../core/errors.js';
 import { usdExact } from '../contract/money.js';
 import { openSqlite } from './sqlite.js';
-import { emptyUsage, type Usage } from '../core/usage.js';
+import type { Usage } from '../core/usage.js';
 import { ledgerProblems, type LedgerProblems } from './ledger-checks.js';
 import type { KeyUsageRecord, PendingRecord, WalletRecord, WalletTxRecord } from './ledger-records.js';
 import { migrate, SCHEMA } from './ledger-schema.js';
 import type { CostBreakdown, PriceSnapshot } from '../core/cost-breakdown.js';
 import { LedgerReports, type LogPageQuery } from './ledger-reports.js';
 import { PRUNE_SCHEMA, pruneBefore, prunedCosts, type PruneResult } from './ledger-prune.js';
-import { backfillRollup, rekeyRollup, ROLLUP_SCHEMA } from './usage-rollup.js';
+import {
+  backfillRollup,
+  catchUpRollup,
+  rekeyRollup,
+  ROLLUP_MARK_SCHEMA,
+  ROLLUP_SCHEMA,
+  UsageRollup,
+} from './usage-rollup.js';
 import { Checkpoints } from './ledger-checkpoint.js';
 import { GroupCommit, LedgerWriteError, pendingProblem, rowProblem, type Queued } from './ledger-writes.js';
 
 export { LedgerWriteError } from './ledger-writes.js';
 import { LedgerSessions, SESSIONS_SCHEMA } from './ledger-sessions.js';
+import { interruptedRow, PendingRows } from './ledger-pending.js';
 
 /** One row of the usage log: one per request, success or failure. */
 export interface RequestRow {
@@ -117,11 +125,15 @@ export interface WriteFailure {
  * where text belongs, a cost the balance can pay) and again by SQLite's CHECK constraints
  * (ledger-schema.ts). An entry that still cannot be written fails alone.
  *
- * An admitted request leaves a pending row before it is forwarded, removed in the transaction
- * that writes its settlement. The pending row is group-committed like the rest and not waited
- * for (no latency is added; a request admitted and settled in the same batch writes none). After a crash the rows still pending are the requests that were cut off: the next
- * start closes each with an `interrupted` row (`closeInterrupted`), and until then
- * `tollgate doctor` reports them. Holds themselves live in memory, so a crash releases them.
+ * An admitted request that is still open PENDING_AFTER_MS after its admission has a pending row,
+ * removed in the transaction that writes its settlement. Most requests settle sooner and never
+ * write one (nor delete it): the pending row is a crash record, and writing it at once cost a fifth
+ * of the ledger's CPU a request (docs/performance.md, "Pending rows, written late"). The pending
+ * row is group-committed like the rest and never waited for. After a crash the rows still pending
+ * are the requests that were cut off: the next start closes each with an `interrupted` row
+ * (`closeInterrupted`), and until then `tollgate doctor` reports them. A request admitted less
+ * than PENDING_AFTER_MS before a crash has no such row (docs/money.md): it charged nothing, and
+ * holds live in memory, so a crash releases them.
  */
 export class Ledger {
   private readonly db: Database.Database;
@@ -133,10 +145,12 @@ export class Ledger {
   private queue: Queued[] = [];
   /** A commit is scheduled for this turn's check phase (enqueue). */
   private flushSoon = false;
-  /** A commit is scheduled for the next turn's (pending rows only so far). */
-  private flushLater = false;
   /** Requests this process has opened and not yet settled: their pending rows are not left over. */
   private readonly inFlight = new Set<string>();
+  /** The hourly totals of committed rows, written within a second (usage-rollup.ts). */
+  private readonly rollup: UsageRollup;
+  /** When admitted requests' pending rows are written (ledger-pending.ts). */
+  private readonly pending = new PendingRows(() => this.flush());
   private failure: WriteFailure | null = null;
   /** Money held for requests in flight (billing binds its reservations here): adjustments leave it alone. */
   private held: () => number = () => 0;
@@ -153,12 +167,15 @@ export class Ledger {
     this.checkpoints = new Checkpoints(this.db);
     this.db.exec(SCHEMA);
     this.db.exec(ROLLUP_SCHEMA);
+    this.db.exec(ROLLUP_MARK_SCHEMA);
     this.db.exec(PRUNE_SCHEMA);
     this.db.exec(SESSIONS_SCHEMA);
     migrate(this.db);
     rekeyRollup(this.db);
     backfillRollup(this.db);
-    this.reports = new LedgerReports(this.db);
+    catchUpRollup(this.db);
+    this.rollup = new UsageRollup(this.db);
+    this.reports = new LedgerReports(this.db, () => this.rollup.writeNow());
     this.balance = this.readBalance();
     for (const r of this.db.prepare<[], KeyUsageRecord>('SELECT * FROM key_usage').all()) {
       this.keyUsage.set(r.key_id, r.used_micro);
@@ -187,13 +204,19 @@ export class Ledger {
     return this.keyUsage.get(keyId) ?? 0;
   }
 
-  /** Records an admitted request before it is forwarded (see the class comment); settle() closes it. */
+  /**
+   * Records an admitted request before it is forwarded (see the class comment); settle() closes
+   * it. Its pending row is written only if it is still open PENDING_AFTER_MS from now.
+   */
   open(pending: PendingRow): void {
     this.inFlight.add(pending.requestId);
     const problem = pendingProblem(pending);
     // Refused alone: the request goes on without its pending row (its settlement still writes its row).
-    if (problem) this.noteFailure(new LedgerWriteError(String(pending.requestId), problem, false));
-    else this.enqueue({ kind: 'open', pending });
+    if (problem) {
+      this.noteFailure(new LedgerWriteError(String(pending.requestId), problem, false));
+      return;
+    }
+    this.pending.open(pending);
   }
 
   /**
@@ -208,51 +231,38 @@ export class Ledger {
     this.inFlight.delete(row.requestId);
     const problem = rowProblem(row, this.balance);
     if (problem) {
+      // Its pending row (written, or still to be when due) stays for the doctor until a row stands in.
       const err = new LedgerWriteError(String(row.requestId), problem, false);
       this.noteFailure(err);
       return Promise.reject(err);
     }
     this.balance -= row.costMicro;
     if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) + row.costMicro);
-    return new Promise((resolve, reject) => this.enqueue({ kind: 'settle', row, resolve, reject }));
+    const pending = this.pending.settled(row.requestId);
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'settle', row, pending, resolve, reject }));
   }
 
   /**
-   * A settlement is committed in this turn's check phase (its answer waits for it). A pending row
-   * alone waits one turn more: nothing waits for it, and undici holds a request for an idle
-   * keep-alive socket until the check phase (it first lets that socket report a close), so a
-   * commit scheduled at admission ran before the request it recorded was even sent: every
-   * upstream request waited for the commit of its own pending row. Now the request goes out
-   * first and the pending row is committed with the next batch, usually beside the settlements of
-   * that turn (a third fewer commits at c=16, docs/performance.md). It is still queued before the
-   * request is forwarded, and never waited for.
+   * A settlement is committed in this turn's check phase (its answer waits for it), with the
+   * others of that turn. Pending rows are queued only by a commit (`flush`, from ledger-pending.ts).
    */
   private enqueue(item: Queued): void {
     this.queue.push(item);
     if (this.flushSoon) return;
-    if (item.kind === 'settle') {
-      this.flushSoon = true;
-      setImmediate(() => {
-        this.flushSoon = false;
-        this.flush();
-      });
-      return;
-    }
-    if (this.flushLater) return;
-    this.flushLater = true;
-    setImmediate(() =>
-      setImmediate(() => {
-        this.flushLater = false;
-        this.flush();
-      }),
-    );
+    this.flushSoon = true;
+    setImmediate(() => {
+      this.flushSoon = false;
+      this.flush();
+    });
   }
 
   /**
-   * Commits what is queued. An entry that failed alone gives its money back in memory and rejects
-   * with its own error; should the commit itself fail (a full disk), every entry does.
+   * Commits what is queued, with the pending rows that are due (every one not yet written with
+   * `all`). An entry that failed alone gives its money back in memory and rejects with its own
+   * error; should the commit itself fail (a full disk), every entry does.
    */
-  flush(): void {
+  flush(all = false): void {
+    for (const pending of this.pending.due(all)) this.queue.push({ kind: 'open', pending });
     const batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];
@@ -268,10 +278,13 @@ export class Ledger {
       );
     }
     this.checkpoints.committed();
+    if (failed.size > 0) this.afterFailures(batch, failed);
+    const settled: RequestRow[] = [];
+    for (const item of batch) if (item.kind === 'settle' && !failed.has(item)) settled.push(item.row);
+    this.rollup.add(settled);
     for (const item of batch) {
-      const err = failed.get(item);
-      if (err) this.noteFailure(err);
       if (item.kind !== 'settle') continue;
+      const err = failed.get(item);
       if (!err) {
         item.resolve();
         continue;
@@ -281,6 +294,34 @@ export class Ledger {
       if (row.keyId !== null) this.keyUsage.set(row.keyId, this.keyUsageMicro(row.keyId) - row.costMicro);
       item.reject(err);
     }
+  }
+
+  /**
+   * Notes each failure for the doctor, and keeps a trace of each request whose settlement was not
+   * written: its pending row, written now if it never was (a refused row that stands in for it
+   * deletes it, as a settlement does).
+   */
+  private afterFailures(batch: Queued[], failed: Map<Queued, LedgerWriteError>): void {
+    const rewrite: PendingRow[] = [];
+    for (const item of batch) {
+      const err = failed.get(item);
+      if (!err) continue;
+      this.noteFailure(err);
+      if (item.kind === 'settle') this.pending.failed(item.row.requestId, item.pending, rewrite);
+    }
+    if (rewrite.length === 0) return;
+    const opens: Queued[] = rewrite.map((pending) => ({ kind: 'open', pending }));
+    let again: Map<Queued, LedgerWriteError>;
+    try {
+      again = this.writes.commit(opens);
+    } catch (err) {
+      again = new Map(opens.map((o, i) => [o, LedgerWriteError.of(rewrite[i]!.requestId, err)]));
+    }
+    opens.forEach((o, i) => {
+      const err = again.get(o);
+      if (err) this.noteFailure(err);
+      else this.pending.wrote(rewrite[i]!.requestId);
+    });
   }
 
   private noteFailure(err: unknown): void {
@@ -414,47 +455,19 @@ export class Ledger {
     const left = this.db.prepare<[], PendingRecord>('SELECT * FROM pending').all();
     const leftover = left.filter((p) => !this.inFlight.has(p.request_id));
     if (leftover.length === 0) return 0;
-    this.writes.closeInterrupted(leftover.map(interruptedRow));
+    const rows = leftover.map(interruptedRow);
+    this.writes.closeInterrupted(rows);
+    this.rollup.add(rows);
+    this.rollup.writeNow();
     return leftover.length;
   }
 
+  /** Writes what is queued, the pending rows of requests still open included, and closes the ledger. */
   close(): void {
-    this.flush();
+    this.pending.stop();
+    this.rollup.stop();
+    this.flush(true);
+    this.rollup.writeNow();
     this.db.close();
   }
-}
-
-/** The row that records a request a stopped gateway never settled. */
-function interruptedRow(p: PendingRecord): RequestRow {
-  const held = p.held_micro;
-  return {
-    requestId: p.request_id,
-    ts: p.ts,
-    keyId: p.key_id,
-    keyName: p.key_name,
-    model: p.model,
-    servedModel: null,
-    upstreamModel: null,
-    line: null,
-    attempts: 0,
-    inboundProtocol: p.inbound_protocol,
-    upstreamProtocol: null,
-    stream: p.stream === 1,
-    status: 500,
-    errorCode: 'gateway_interrupted',
-    errorMessage: `Tollgate stopped (a crash or kill) before this request was settled; the ${held} micro-USD held for it were released and nothing was charged.`,
-    usage: emptyUsage(),
-    usageEstimated: false,
-    costMicro: 0,
-    unchargedMicro: 0,
-    latencyMs: 0,
-    ttfbMs: null,
-    notes: 'interrupted: closed at the next start',
-    billedAt: null,
-    session: null,
-    agent: null,
-    tool: null,
-    project: null,
-    savedMicro: 0,
-  };
 }

@@ -1,6 +1,6 @@
 /**
- * Hourly totals per model, key, line, tool, project and agent session, kept beside the usage log and written in the same
- * transaction as each settled request. A month of stats then reads a few thousand rollup rows
+ * Hourly totals per model, key, line, tool, project and agent session, kept beside the usage log,
+ * written within a second of the settled requests they count (UsageRollup). A month of stats then reads a few thousand rollup rows
  * instead of grouping hundreds of thousands of requests (bench/ledger.ts measures both). The
  * request rows stay the truth: the rollup is rebuilt from them when it is missing.
  */
@@ -100,71 +100,173 @@ interface Total {
   cacheWrite: number;
 }
 
-/**
- * Adds settled requests to their hourly totals; call inside the settlement's transaction. The rows
- * of a batch are summed first, so each (dimension, hour, value) is written once however many rows
- * share it: a group commit of sixteen requests of one key, model, line, tool, project and session is
- * six upserts.
- */
-export function rollupWriter(db: Database.Database): (rows: readonly RequestRow[]) => void {
-  const upsert = db.prepare<[string, string, number, number, number, number, number, number, number, number]>(
-    `INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
+/** Adds a settled request to the totals being summed, one per (dimension, hour, value). */
+function addRow(totals: Map<string, Total>, row: RequestRow): void {
+  const hour = Math.floor(row.ts / HOUR_MS) * HOUR_MS;
+  const u = row.usage;
+  const error = row.status >= 400 ? 1 : 0;
+  const cacheWrite = cacheWriteTokens(u);
+  for (const dim of DIMENSIONS) {
+    const value = valueOf(row, dim) ?? NONE;
+    // The dimension and the hour hold no NUL: the value is what follows the second, whatever it holds.
+    const id = `${dim}\0${hour}\0${value}`;
+    const t = totals.get(id);
+    if (t) {
+      t.requests++;
+      t.errors += error;
+      t.costMicro += row.costMicro;
+      t.input += u.inputTokens;
+      t.output += u.outputTokens;
+      t.cacheRead += u.cacheReadTokens;
+      t.cacheWrite += cacheWrite;
+    } else {
+      totals.set(id, {
+        dim,
+        value,
+        hour,
+        requests: 1,
+        errors: error,
+        costMicro: row.costMicro,
+        input: u.inputTokens,
+        output: u.outputTokens,
+        cacheRead: u.cacheReadTokens,
+        cacheWrite,
+      });
+    }
+  }
+}
+
+const UPSERT = `INSERT INTO usage_hourly (dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens,
       cache_read_tokens, cache_write_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (hour, dim, value) DO UPDATE SET requests = requests + excluded.requests, errors = errors + excluded.errors,
       cost_micro = cost_micro + excluded.cost_micro, input_tokens = input_tokens + excluded.input_tokens,
       output_tokens = output_tokens + excluded.output_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens`,
-  );
-  return (rows) => {
-    const totals = new Map<string, Total>();
-    for (const row of rows) {
-      const hour = Math.floor(row.ts / HOUR_MS) * HOUR_MS;
-      const u = row.usage;
-      const error = row.status >= 400 ? 1 : 0;
-      const cacheWrite = cacheWriteTokens(u);
-      for (const dim of DIMENSIONS) {
-        const value = valueOf(row, dim) ?? NONE;
-        // The dimension and the hour hold no NUL: the value is what follows the second, whatever it holds.
-        const id = `${dim}\0${hour}\0${value}`;
-        const t = totals.get(id);
-        if (t) {
-          t.requests++;
-          t.errors += error;
-          t.costMicro += row.costMicro;
-          t.input += u.inputTokens;
-          t.output += u.outputTokens;
-          t.cacheRead += u.cacheReadTokens;
-          t.cacheWrite += cacheWrite;
-        } else {
-          totals.set(id, {
-            dim,
-            value,
-            hour,
-            requests: 1,
-            errors: error,
-            costMicro: row.costMicro,
-            input: u.inputTokens,
-            output: u.outputTokens,
-            cacheRead: u.cacheReadTokens,
-            cacheWrite,
-          });
-        }
+      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens`;
+
+/** How long the totals of committed rows may wait in memory before they are written. */
+export const ROLLUP_EVERY_MS = 1000;
+
+/**
+ * The largest request id whose row the rollup holds. Written in the transaction that writes the
+ * totals; rows above it at the next open are those whose totals a crash lost (`catchUpRollup`).
+ */
+export const ROLLUP_MARK_SCHEMA = `
+CREATE TABLE IF NOT EXISTS usage_rollup_mark (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  through_id INTEGER NOT NULL
+);
+`;
+
+const MARK =
+  'INSERT OR REPLACE INTO usage_rollup_mark (id, through_id) VALUES (1, (SELECT COALESCE(MAX(id), 0) FROM requests))';
+
+/**
+ * The hourly totals of settled requests, summed in memory and written at most ROLLUP_EVERY_MS
+ * after the first of them was committed, in a transaction of their own, beside the mark of the
+ * last row they hold; and at once before anything reads the rollup (`writeNow`) and at close. A
+ * settlement's commit then writes no rollup page: the upserts were about a tenth of the commit's
+ * CPU, and their page one more WAL frame a commit (docs/performance.md, "The hourly totals, written
+ * late"). The request rows stay the truth: a crash loses only totals, which the next open rebuilds
+ * from the rows above the mark (`catchUpRollup`).
+ */
+export class UsageRollup {
+  private totals = new Map<string, Total>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly write: (totals: Iterable<Total>) => void;
+
+  constructor(db: Database.Database) {
+    const upsert = db.prepare<[string, string, number, number, number, number, number, number, number, number]>(UPSERT);
+    const mark = db.prepare(MARK);
+    this.write = db.transaction((totals: Iterable<Total>) => {
+      for (const t of totals)
+        upsert.run(
+          t.dim,
+          t.value,
+          t.hour,
+          t.requests,
+          t.errors,
+          t.costMicro,
+          t.input,
+          t.output,
+          t.cacheRead,
+          t.cacheWrite,
+        );
+      mark.run();
+    });
+  }
+
+  /** Rows just committed: their totals are written within ROLLUP_EVERY_MS. */
+  add(rows: readonly RequestRow[]): void {
+    if (rows.length === 0) return;
+    for (const row of rows) addRow(this.totals, row);
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.writeNow();
+    }, ROLLUP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Writes the totals held. Should that fail (a full disk), they are kept for the next try; a crash
+   * before then is made good at the next open from the rows themselves.
+   */
+  writeNow(): void {
+    if (this.totals.size === 0) return;
+    try {
+      this.write(this.totals.values());
+      this.totals = new Map();
+    } catch {
+      if (this.timer === undefined) {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.writeNow();
+        }, ROLLUP_EVERY_MS);
+        this.timer.unref();
       }
     }
-    for (const t of totals.values())
-      upsert.run(
-        t.dim,
-        t.value,
-        t.hour,
-        t.requests,
-        t.errors,
-        t.costMicro,
-        t.input,
-        t.output,
-        t.cacheRead,
-        t.cacheWrite,
-      );
-  };
+  }
+
+  /** At close: the timer's work is done by one last `writeNow`. */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/**
+ * Makes good the totals a crash lost: the rows above the mark were committed but their totals were
+ * still in memory. Each hour those rows fall in is summed again from its request rows, every
+ * dimension (an exact figure whatever part of the hour the rollup held, and whoever wrote it: an
+ * older build that kept the rollup in each commit leaves rows above the mark too). Then the mark
+ * moves to the last row. A ledger without a mark (new, or from a build before it) had its totals
+ * written with each commit: its mark starts at its last row.
+ */
+export function catchUpRollup(db: Database.Database): void {
+  const mark = db.prepare<[], { through_id: number }>('SELECT through_id FROM usage_rollup_mark WHERE id = 1').get();
+  const last = db.prepare<[], { m: number | null }>('SELECT MAX(id) AS m FROM requests').get()?.m ?? 0;
+  if (mark && last <= mark.through_id) return;
+  db.transaction(() => {
+    if (mark) {
+      const hours = db
+        .prepare<[number], { h: number }>(
+          `SELECT DISTINCT (ts / ${HOUR_MS}) * ${HOUR_MS} AS h FROM requests WHERE id > ?`,
+        )
+        .all(mark.through_id)
+        .map((r) => r.h);
+      const drop = db.prepare<[number]>('DELETE FROM usage_hourly WHERE hour = ?');
+      for (const h of hours) {
+        drop.run(h);
+        for (const [dim, column] of Object.entries(ROLLUP_DIMENSIONS))
+          db.prepare(
+            `INSERT INTO usage_hourly (${COLUMNS}) SELECT ?, COALESCE(${column}, ''), ${h},
+              COUNT(*), SUM(status >= 400), SUM(cost_micro), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens), SUM(${CACHE_WRITES_SQL})
+            FROM requests WHERE ts >= ${h} AND ts < ${h + HOUR_MS} GROUP BY 2`,
+          ).run(dim);
+      }
+    }
+    db.prepare(MARK).run();
+  })();
 }
 
 const DIMENSIONS = Object.keys(ROLLUP_DIMENSIONS) as RollupDimension[];

@@ -169,64 +169,6 @@ describe('one entry never sinks the batch', () => {
   });
 });
 
-describe('when a turn is committed', () => {
-  const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
-  const pendingIds = (dir: string): string[] => {
-    const db = new Database(join(dir, 'ledger.sqlite'), { readonly: true });
-    try {
-      return db
-        .prepare<[], { request_id: string }>('SELECT request_id FROM pending ORDER BY request_id')
-        .all()
-        .map((r) => r.request_id);
-    } finally {
-      db.close();
-    }
-  };
-
-  test('a pending row alone is committed a turn later, after what the admission queued for the check phase', async () => {
-    const dir = tempDir();
-    const ledger = new Ledger(dir);
-    ledger.topup(1_000);
-    ledger.open(pending('req_alone'));
-    // What the request does next in the check phase (undici writes a request there) comes first.
-    let seenThen: string[] | undefined;
-    setImmediate(() => (seenThen = pendingIds(dir)));
-    await turn();
-    assert.deepEqual(seenThen, []);
-    await turn();
-    assert.deepEqual(pendingIds(dir), ['req_alone']);
-    await ledger.settle(ledgerRow({ requestId: 'req_alone' }));
-    assert.deepEqual(pendingIds(dir), []);
-    ledger.close();
-  });
-
-  test("a settlement is committed in its own turn's check phase, with the pending rows queued before it", async () => {
-    const dir = tempDir();
-    const ledger = new Ledger(dir);
-    ledger.topup(1_000);
-    ledger.open(pending('req_waiting'));
-    let settled = false;
-    void ledger.settle(ledgerRow({ requestId: 'req_other', costMicro: 5 })).then(() => (settled = true));
-    await turn();
-    assert.equal(settled, true);
-    assert.deepEqual(pendingIds(dir), ['req_waiting']);
-    assert.equal(ledger.logs({ limit: 10 }).length, 1);
-    ledger.close();
-  });
-
-  test('a request admitted and settled within one batch leaves no pending row, and its row is written', async () => {
-    const dir = tempDir();
-    const ledger = new Ledger(dir);
-    ledger.topup(1_000);
-    ledger.open(pending('req_quick'));
-    await ledger.settle(ledgerRow({ requestId: 'req_quick' }));
-    assert.deepEqual(pendingIds(dir), []);
-    assert.equal(ledger.logs({ limit: 10 })[0]?.requestId, 'req_quick');
-    assert.equal(ledger.checkInvariant().ok, true);
-    ledger.close();
-  });
-});
-
 describe('adjustments respect holds', () => {
   test('a negative adjustment may take the free balance, never what is held for requests in flight', async () => {
     const ledger = new Ledger(tempDir());
