@@ -129,7 +129,8 @@ export function fromResponse(body: unknown): CanonicalResponse {
   const bad = badCallError(finish, c.finishMessage);
   if (bad) throw bad;
   const parts: unknown[] = isObject(c.content) && Array.isArray(c.content.parts) ? c.content.parts : [];
-  const content = blocks(parts, idSeed(body.responseId, JSON.stringify(parts)));
+  // The parts are serialised for the seed only when there is no response id to build on (Gemini sends one).
+  const content = blocks(parts, idSeed(body.responseId, str(body.responseId) === '' ? JSON.stringify(parts) : ''));
   const hadCalls = content.some((b) => b.type === 'tool_call');
   const res: CanonicalResponse = {
     id: str(body.responseId),
