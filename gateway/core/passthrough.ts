@@ -104,7 +104,10 @@ export function setModel(parsed: unknown, path: readonly string[], model: string
  * are already there (the common case: no model mapping), so nothing is re-serialised; otherwise
  * a copy with the changes applied. `unbound` names a field whose new value in `changes` differs
  * from the client's only in signatures bound to `line`, unbound (core/signatures.ts): when nothing
- * else changes, the client's bytes are unbound in place instead of serialised again.
+ * else changes, the client's bytes are unbound in place instead of serialised again. A new model
+ * id alone (an alias or a line's model map) is written into the client's text too (withTopModel),
+ * where that is certain to be the body's one `model`: serialising a coding agent's 400 KB history
+ * again for a different model id took about a millisecond.
  */
 export function upstreamBody(
   rawBody: string,
@@ -112,11 +115,52 @@ export function upstreamBody(
   changes: Record<string, unknown>,
   unbound?: { field: string; line: string },
 ): string {
-  for (const [k, v] of Object.entries(changes)) {
-    if (k === unbound?.field) continue;
-    if (body[k] !== v && JSON.stringify(body[k]) !== JSON.stringify(v)) return JSON.stringify({ ...body, ...changes });
+  let model: string | undefined;
+  for (const k in changes) {
+    const v = changes[k];
+    if (k === unbound?.field || body[k] === v) continue;
+    if (k === 'model' && typeof v === 'string' && typeof body.model === 'string') model = v;
+    else if (JSON.stringify(body[k]) !== JSON.stringify(v)) return JSON.stringify({ ...body, ...changes });
   }
-  return unbound ? unbindRaw(rawBody, unbound.line) : rawBody;
+  const text = unbound ? unbindRaw(rawBody, unbound.line) : rawBody;
+  if (model === undefined) return text;
+  return withTopModel(text, body.model as string, model) ?? JSON.stringify({ ...body, ...changes });
+}
+
+/**
+ * `text` (a JSON object whose top-level `model` is the string `from`) with that value replaced by
+ * `to`, byte for byte otherwise; undefined when that cannot be certain from the text alone. Certain
+ * when the text has no `\u` escape (the only escape that could spell the name or the value another
+ * way) and exactly one member named `model` at any depth: found as `"model"` followed by a colon,
+ * with an even number of backslashes before its opening quote (an odd number makes it text inside
+ * another string), its value spelled as JSON.stringify spells `from`. The top-level member is among
+ * those found, so the one found is it.
+ */
+export function withTopModel(text: string, from: string, to: string): string | undefined {
+  if (text.includes('\\u')) return undefined;
+  let value = -1;
+  // Found by `model` and its quotes checked: V8 searches for `"model"` with its quotes about forty times slower.
+  for (let at = text.indexOf('model', 1); at >= 0; at = text.indexOf('model', at + 5)) {
+    if (text.charCodeAt(at - 1) !== 34 || text.charCodeAt(at + 5) !== 34) continue;
+    let backslashes = 0;
+    for (let j = at - 2; j >= 0 && text.charCodeAt(j) === 92; j--) backslashes++;
+    const colon = skipSpace(text, at + 6);
+    if (backslashes % 2 !== 0 || text.charCodeAt(colon) !== 58) continue;
+    if (value >= 0) return undefined;
+    value = skipSpace(text, colon + 1);
+  }
+  const old = JSON.stringify(from);
+  if (value < 0 || !text.startsWith(old, value)) return undefined;
+  return text.slice(0, value) + JSON.stringify(to) + text.slice(value + old.length);
+}
+
+/** The index of the first character at or after `i` that is not JSON whitespace. */
+function skipSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
+    i++;
+  }
 }
 
 /**

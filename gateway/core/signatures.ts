@@ -17,7 +17,15 @@
  * JSON body whose bound values all belong to one line can be unbound in its raw text
  * (unbindRaw) without serialising it again.
  */
-import type { CanonicalMessage, CanonicalResponse, ContentBlock, ProviderFamily, StreamEvent } from './canonical.js';
+import type {
+  CanonicalMessage,
+  CanonicalResponse,
+  ContentBlock,
+  ProviderFamily,
+  StreamEvent,
+  ThinkingBlock,
+  ToolCallBlock,
+} from './canonical.js';
 
 /** `.` is in neither base64 alphabet, so no vendor value starts like this (core/reasoning.ts uses `tollgate.r1.`). */
 export const BOUND_PREFIX = 'tollgate.l1.';
@@ -64,17 +72,30 @@ export function otherLineNote(format: string, what: string): string {
 
 // ── The translated path: canonical answers bound on the way out, requests unbound on the way in ──
 
+// Copies, then the field set: a spread followed by properties is V8's slow path in Node 20 (relay/respond.ts answerHeaders).
 function bindBlock(b: ContentBlock, lineId: string): ContentBlock {
-  if (b.type === 'thinking' && b.signature) return { ...b, signature: bind(b.signature, lineId) };
-  if (b.type === 'redacted_thinking') return { ...b, data: bind(b.data, lineId) };
-  if (b.type === 'tool_call' && b.signature) return { ...b, signature: bind(b.signature, lineId) };
-  if (b.type === 'compaction') return { ...b, data: bind(b.data, lineId) };
+  if ((b.type === 'thinking' || b.type === 'tool_call') && b.signature) {
+    const out = { ...b };
+    out.signature = bind(b.signature, lineId);
+    return out;
+  }
+  if (b.type === 'redacted_thinking' || b.type === 'compaction') {
+    const out = { ...b };
+    out.data = bind(b.data, lineId);
+    return out;
+  }
   return b;
 }
 
-/** An upstream's answer with every signature in it bound to the line that answered. */
+/** A block that carries a signature of the line's (bindBlock changes it). */
+const signed = (b: ContentBlock): boolean =>
+  ((b.type === 'thinking' || b.type === 'tool_call') && !!b.signature) ||
+  b.type === 'redacted_thinking' ||
+  b.type === 'compaction';
+
+/** An upstream's answer with every signature in it bound to the line that answered; the same object when it has none. */
 export function bindResponse(res: CanonicalResponse, lineId: string): CanonicalResponse {
-  // A copy, then its content set: a spread followed by properties is V8's slow path (relay/respond.ts answerHeaders).
+  if (!res.content.some(signed)) return res;
   const out = { ...res };
   out.content = res.content.map((b) => bindBlock(b, lineId));
   return out;
@@ -122,23 +143,36 @@ export function messagesForLine(
     changed = true;
     const content = m.content.flatMap((b): ContentBlock[] => {
       if (!boundOf(b, family)) return [b];
+      // The rest is a copy already: the unbound value is set on it (a spread followed by properties is V8's slow path).
       if (b.type === 'thinking') {
         const { signature, ...rest } = b;
         const v = unbound(signature!);
-        return [v === undefined ? rest : { ...rest, signature: v }];
+        const out: ThinkingBlock = rest;
+        if (v !== undefined) out.signature = v;
+        return [out];
       }
       if (b.type === 'redacted_thinking' || b.type === 'compaction') {
         const v = unbound(b.data);
-        return v === undefined ? [] : [{ ...b, data: v }];
+        if (v === undefined) return [];
+        const out = { ...b };
+        out.data = v;
+        return [out];
       }
       if (b.type === 'tool_call') {
         const { signature, signatureFamily, ...rest } = b;
         const v = unbound(signature!);
-        return [v === undefined ? rest : { ...rest, signature: v, ...(signatureFamily ? { signatureFamily } : {}) }];
+        const out: ToolCallBlock = rest;
+        if (v !== undefined) {
+          out.signature = v;
+          if (signatureFamily) out.signatureFamily = signatureFamily;
+        }
+        return [out];
       }
       return [b];
     });
-    return { ...m, content };
+    const copy = { ...m };
+    copy.content = content;
+    return copy;
   });
   if (removed > 0) notes.push(otherLineNote(format, `${removed} signature(s)`));
   return changed ? out : messages;

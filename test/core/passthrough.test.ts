@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { withModel } from '../../gateway/core/passthrough.js';
+import { upstreamBody, withModel, withTopModel } from '../../gateway/core/passthrough.js';
 
 test('withModel sets the model at its path, and leaves other data as the same string', () => {
   assert.equal(
@@ -43,4 +43,39 @@ test('withModel: an event whose one model field already says the id is passed as
   );
   // A longer id that starts with the requested one is not the requested one.
   assert.equal(withModel('{"model":"gpt-4o-mini"}', ['model'], 'gpt-4o'), '{"model":"gpt-4o"}');
+});
+
+test('upstreamBody: a new model id alone is written into the client text, the rest byte for byte', () => {
+  const raw =
+    '{ "model" : "claude-alias",\n"messages":[{"role":"user","content":"say \\"model\\": hi"}],"max_tokens":9}';
+  const body = JSON.parse(raw) as Record<string, unknown>;
+  const sent = upstreamBody(raw, body, { model: 'claude-x-1' });
+  assert.equal(sent, raw.replace('"claude-alias"', '"claude-x-1"'));
+  assert.deepEqual(JSON.parse(sent), { ...body, model: 'claude-x-1' });
+  assert.equal(upstreamBody(raw, body, { model: 'claude-alias' }), raw, 'the same id: the bytes as they came');
+});
+
+test('upstreamBody: where the model member is not certain from the text, the body is serialised again', () => {
+  for (const raw of [
+    // A second member named model (a tool's input), a \u escape, a duplicate top-level member, an escaped value.
+    '{"model":"a","tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}]}',
+    '{"model":"a","messages":[{"content":"\\u0041"}]}',
+    '{"mod\\u0065l":"b","model":"a"}',
+    '{"model":"\\/a"}',
+  ]) {
+    const body = JSON.parse(raw) as Record<string, unknown>;
+    const sent = upstreamBody(raw, body, { model: 'z' });
+    assert.equal(sent, JSON.stringify({ ...body, model: 'z' }), raw);
+  }
+  // A key that ends in "model inside another key's text is not a member named model.
+  const raw = '{"say \\"model":1,"model":"a"}';
+  assert.equal(withTopModel(raw, 'a', 'z'), '{"say \\"model":1,"model":"z"}');
+  assert.equal(withTopModel('{"model":"b"}', 'a', 'z'), undefined, 'a value other than the parsed one');
+});
+
+test('upstreamBody: other changes still serialise the body with every change in it', () => {
+  const raw = '{"model":"a","max_tokens":9}';
+  const body = JSON.parse(raw) as Record<string, unknown>;
+  assert.equal(upstreamBody(raw, body, { model: 'z', max_tokens: 5 }), '{"model":"z","max_tokens":5}');
+  assert.equal(upstreamBody(raw, body, { model: 'a', max_tokens: 9 }), raw);
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { ResponseStore } from '../../gateway/store/responses.js';
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -94,5 +95,23 @@ test(
     assert.deepEqual(reader.get('resp_many_63', 'key-a'), [{ n: 63 }]);
     reader.close();
     store.close();
+  }),
+);
+
+test(
+  'the prune of expired responses finds them by their time, not by reading every stored conversation',
+  withDir(async (dir) => {
+    new ResponseStore(dir).close();
+    const db = new Database(join(dir, 'responses.sqlite'), { readonly: true });
+    try {
+      const plan = db
+        .prepare('EXPLAIN QUERY PLAN DELETE FROM responses WHERE created < ?')
+        .all(0)
+        .map((r) => (r as { detail: string }).detail)
+        .join('; ');
+      assert.match(plan, /USING (COVERING )?INDEX responses_created/, plan);
+    } finally {
+      db.close();
+    }
   }),
 );

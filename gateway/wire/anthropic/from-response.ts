@@ -63,8 +63,9 @@ export function fromResponse(body: unknown): CanonicalResponse {
     content: body.content.flatMap((b) => fromAnthropicBlock(b) ?? []),
     stopReason: fromAnthropicStopReason(body.stop_reason),
     usage: fromAnthropicUsage(body.usage),
-    ...(isObject(body.usage) ? {} : { usageEstimated: true }),
   };
+  // Set, not spread in: a spread in an object literal is V8's slow path in Node 20.
+  if (!isObject(body.usage)) res.usageEstimated = true;
   if (typeof body.stop_sequence === 'string') res.stopSequence = body.stop_sequence;
   return res;
 }

@@ -49,9 +49,13 @@ export function withoutRefusedReasoning(
   let unbound = 0;
   const tag = lineId === undefined ? undefined : lineTag(lineId);
   const touched = (b: unknown): boolean => refusedReasoning(b) || (tag !== undefined && bound(b));
+  const changes = (m: unknown): m is Json =>
+    isObject(m) && m.role === 'assistant' && Array.isArray(m.content) && m.content.some(touched);
+  // The usual history has nothing to change: found without copying it.
+  if (!messages.some(changes)) return undefined;
   const out = messages.flatMap((m) => {
-    if (!isObject(m) || m.role !== 'assistant' || !Array.isArray(m.content) || !m.content.some(touched)) return [m];
-    const content = m.content.flatMap((b: unknown) => {
+    if (!changes(m)) return [m];
+    const content = (m.content as unknown[]).flatMap((b: unknown) => {
       if (refusedReasoning(b)) {
         dropped++;
         return [];
@@ -64,9 +68,15 @@ export function withoutRefusedReasoning(
         return [];
       }
       unbound++;
-      return [{ ...b, [field]: proof.value }];
+      // Copies, then the field set: a spread followed by properties is V8's slow path in Node 20.
+      const copy = { ...b };
+      copy[field] = proof.value;
+      return [copy];
     });
-    return content.length > 0 ? [{ ...m, content }] : [];
+    if (content.length === 0) return [];
+    const copy = { ...m };
+    copy.content = content;
+    return [copy];
   });
   return dropped + otherLine + unbound > 0 ? { messages: out, dropped, otherLine, unbound } : undefined;
 }
@@ -78,9 +88,15 @@ const blocksOf = (m: Json): unknown[] => (Array.isArray(m.content) ? m.content :
  * assistant turn before it does not start with thinking, which Anthropic refuses.
  */
 export function loopWithoutThinking(messages: readonly unknown[]): boolean {
-  const turns = messages.filter((m): m is Json => isObject(m) && m.role !== 'system');
-  const last = turns.at(-1);
-  const opener = turns.at(-2);
+  // The last two turns that are not system messages, found from the end (no copy of the history).
+  let last: Json | undefined;
+  let opener: Json | undefined;
+  for (let i = messages.length - 1; i >= 0 && opener === undefined; i--) {
+    const m = messages[i];
+    if (!isObject(m) || m.role === 'system') continue;
+    if (last === undefined) last = m;
+    else opener = m;
+  }
   if (last?.role !== 'user' || !blocksOf(last).some((b) => isObject(b) && b.type === 'tool_result')) return false;
   if (opener?.role !== 'assistant') return false;
   const first = blocksOf(opener)[0];

@@ -159,7 +159,8 @@ function toMessages(req: CanonicalRequest, rules: VersionRules, notes: string[])
   }
   if (hadSystem) notes.push('anthropic: mid-conversation system messages sent as <system-reminder> user text');
   for (const t of turns) {
-    if (t.role === 'user')
+    // Reordered only when a tool_result comes after other content: most turns are in order already.
+    if (t.role === 'user' && resultAfterOther(t.content))
       t.content = [
         ...t.content.filter((b) => b.type === 'tool_result'),
         ...t.content.filter((b) => b.type !== 'tool_result'),
@@ -170,6 +171,16 @@ function toMessages(req: CanonicalRequest, rules: VersionRules, notes: string[])
     notes.push(fillerTurnNote('anthropic'));
   }
   return turns;
+}
+
+/** A tool_result block follows a block of another type. */
+function resultAfterOther(content: readonly WireBlock[]): boolean {
+  let other = false;
+  for (const b of content) {
+    if (b.type !== 'tool_result') other = true;
+    else if (other) return true;
+  }
+  return false;
 }
 
 /** A message's blocks less what the line's API version refuses (versions.ts). */

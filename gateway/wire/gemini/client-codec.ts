@@ -15,10 +15,12 @@ export interface CodecOptions {
  * the body that ClientCodec.decodeRequest receives, so the route builds one codec per request.
  */
 export function makeCodec(modelFromPath: string, opts: CodecOptions = {}): ClientCodec {
-  return {
+  const codec: ClientCodec = {
     decodeRequest: (body) => decodeRequest(body, modelFromPath, { stream: opts.stream === true }),
     encodeResponse,
     encodeStream: opts.sse === false ? encodeStreamAsJsonArray : encodeStream,
-    ...(opts.sse === false ? { streamContentType: 'application/json' } : {}),
   };
+  // Set, not spread in: a spread in an object literal is V8's slow path in Node 20.
+  if (opts.sse === false) codec.streamContentType = 'application/json';
+  return codec;
 }

@@ -129,14 +129,17 @@ export function fromResponse(body: unknown): CanonicalResponse {
   const bad = badCallError(finish, c.finishMessage);
   if (bad) throw bad;
   const parts: unknown[] = isObject(c.content) && Array.isArray(c.content.parts) ? c.content.parts : [];
-  const content = blocks(parts, idSeed(body.responseId, JSON.stringify(parts)));
+  // The parts are serialised for the seed only when there is no response id to build on (Gemini sends one).
+  const content = blocks(parts, idSeed(body.responseId, str(body.responseId) === '' ? JSON.stringify(parts) : ''));
   const hadCalls = content.some((b) => b.type === 'tool_call');
-  return {
+  const res: CanonicalResponse = {
     id: str(body.responseId),
     model: str(body.modelVersion),
     content,
     stopReason: blocked ? 'refusal' : stopReasonOf(finish, hadCalls),
     usage: isObject(body.usageMetadata) ? fromGeminiUsage(body.usageMetadata) : emptyUsage(),
-    ...(isObject(body.usageMetadata) ? {} : { usageEstimated: true }),
   };
+  // Set, not spread in: a spread in an object literal is V8's slow path in Node 20.
+  if (!isObject(body.usageMetadata)) res.usageEstimated = true;
+  return res;
 }

@@ -248,11 +248,14 @@ function thinkingConfig(req: CanonicalRequest, model: string, notes: Set<string>
     if (effort) notes.add(`gemini: dropped reasoning effort "${effort}" (a thinking budget was given)`);
     return { thinkingBudget: thinking.budgetTokens, includeThoughts: true };
   }
-  const shown = thinking?.type === 'adaptive' ? { includeThoughts: true } : {};
-  if (!effort) return thinking ? shown : undefined;
-  // Gemini 1.x/2.x know only budgets; later models take levels.
-  if (/^gemini-[12](?:\.|-|$)/.test(model)) return { thinkingBudget: EFFORT_BUDGET[effort], ...shown };
-  return { thinkingLevel: effort.toUpperCase(), ...shown };
+  const shown = thinking?.type === 'adaptive';
+  if (!effort) return thinking ? (shown ? { includeThoughts: true } : {}) : undefined;
+  // Gemini 1.x/2.x know only budgets; later models take levels. Set, not spread in (V8's slow path in Node 20).
+  const config: Record<string, unknown> = /^gemini-[12](?:\.|-|$)/.test(model)
+    ? { thinkingBudget: EFFORT_BUDGET[effort] }
+    : { thinkingLevel: effort.toUpperCase() };
+  if (shown) config.includeThoughts = true;
+  return config;
 }
 
 function generationConfig(req: CanonicalRequest, model: string, notes: Set<string>): Record<string, unknown> {
@@ -293,12 +296,15 @@ export function toRequest(req: CanonicalRequest): GeminiUpstreamRequest {
   if (system.length > 0) body.systemInstruction = { parts: system };
   body.contents = contents(req, notes);
   if (req.tools.length > 0) {
-    const functionDeclarations = req.tools.map((t) => ({
-      name: t.name,
-      ...(t.description !== undefined ? { description: t.description } : {}),
+    const functionDeclarations = req.tools.map((t) => {
+      // Set one by one, not spread in: a spread in an object literal is V8's slow path in Node 20.
+      const declaration: Record<string, unknown> = { name: t.name };
+      if (t.description !== undefined) declaration.description = t.description;
       // parametersJsonSchema takes full JSON Schema (what Gemini CLI sends); it must describe an object.
-      parametersJsonSchema: t.inputSchema.type === undefined ? { type: 'object', ...t.inputSchema } : t.inputSchema,
-    }));
+      declaration.parametersJsonSchema =
+        t.inputSchema.type === undefined ? { type: 'object', ...t.inputSchema } : t.inputSchema;
+      return declaration;
+    });
     body.tools = [{ functionDeclarations }];
     if (req.toolChoice) body.toolConfig = toolConfig(req.toolChoice, notes);
   } else if (req.toolChoice) notes.add('gemini: dropped tool_choice (no tools)');

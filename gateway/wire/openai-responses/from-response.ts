@@ -107,13 +107,15 @@ export function fromResponse(body: unknown): CanonicalResponse {
     }
   }
   const details = isObj(body.incomplete_details) ? body.incomplete_details : {};
-  return {
+  const res: CanonicalResponse = {
     id: typeof body.id === 'string' ? body.id : '',
     model: typeof body.model === 'string' ? body.model : '',
     content,
     stopReason: stopReasonOf(body.status, details.reason, calls > 0, refused),
     // Some compatible servers omit usage; the caller then counts it.
     usage: isObj(body.usage) ? fromResponsesUsage(body.usage) : emptyUsage(),
-    ...(isObj(body.usage) ? {} : { usageEstimated: true }),
   };
+  // Set, not spread in: a spread in an object literal is V8's slow path in Node 20.
+  if (!isObj(body.usage)) res.usageEstimated = true;
+  return res;
 }
