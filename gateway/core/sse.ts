@@ -14,43 +14,70 @@ export interface SseEvent {
  */
 export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 
+const NONE: readonly SseEvent[] = Object.freeze([]);
+
 /**
- * Parses a byte stream as Server-Sent Events. Bytes are decoded with a streaming TextDecoder, so
- * a multi-byte character split across two network chunks comes out whole.
+ * Server-Sent Events from a byte stream, fed chunk by chunk and read synchronously: the events each
+ * chunk completes. Bytes are decoded with a streaming TextDecoder, so a multi-byte character split
+ * across two network chunks comes out whole. A relay that reads its upstream's chunks itself takes
+ * each chunk's events in a plain loop, without an async generator's turn per event (readSse).
  */
+export class SseReader {
+  private readonly decoder = new TextDecoder();
+  private pending: SseEvent[] = [];
+  /** What was fed since the last event or comment: the part of the stream the parser holds. */
+  private held = 0;
+  private readonly parser = createParser({
+    onEvent: (e: EventSourceMessage) => {
+      this.held = 0;
+      this.pending.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data });
+    },
+    onComment: () => {
+      this.held = 0;
+    },
+  });
+
+  constructor(private readonly maxEventBytes = MAX_EVENT_BYTES) {}
+
+  /** The events `chunk` completes, in order (usually none or one); an upstream error past the size bound. */
+  feed(chunk: Uint8Array | string): readonly SseEvent[] {
+    this.held += chunk.length;
+    if (this.held > this.maxEventBytes)
+      throw upstreamMalformed(`the upstream sent a stream event larger than ${this.maxEventBytes / 1024 / 1024} MiB.`);
+    this.parser.feed(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true }));
+    return this.take();
+  }
+
+  /**
+   * The stream ended: the events its last bytes complete. A final event without its blank line is
+   * incomplete by the SSE rules; a stream cut there is reported by the caller as a dropped stream,
+   * not patched up here.
+   */
+  end(): readonly SseEvent[] {
+    const tail = this.decoder.decode();
+    if (tail) this.parser.feed(tail);
+    return this.take();
+  }
+
+  private take(): readonly SseEvent[] {
+    if (this.pending.length === 0) return NONE;
+    const ready = this.pending;
+    this.pending = [];
+    return ready;
+  }
+}
+
+/** Parses a byte stream as Server-Sent Events (SseReader), one event at a time. */
 export async function* readSse(
   body: AsyncIterable<Uint8Array | string>,
   maxEventBytes = MAX_EVENT_BYTES,
 ): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let pending: SseEvent[] = [];
-  // What was fed since the last event or comment: the part of the stream the parser holds.
-  let held = 0;
-  const parser = createParser({
-    onEvent(e: EventSourceMessage) {
-      held = 0;
-      pending.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data });
-    },
-    onComment() {
-      held = 0;
-    },
-  });
+  const reader = new SseReader(maxEventBytes);
   for await (const chunk of body) {
-    held += chunk.length;
-    if (held > maxEventBytes)
-      throw upstreamMalformed(`the upstream sent a stream event larger than ${maxEventBytes / 1024 / 1024} MiB.`);
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    if (pending.length > 0) {
-      const ready = pending;
-      pending = [];
-      yield* ready;
-    }
+    const ready = reader.feed(chunk);
+    if (ready.length > 0) yield* ready;
   }
-  const tail = decoder.decode();
-  if (tail) parser.feed(tail);
-  // A final event without its blank line is incomplete by the SSE rules; a stream cut there is
-  // reported by the caller as a dropped stream, not patched up here.
-  yield* pending;
+  yield* reader.end();
 }
 
 /** Writes one event in SSE framing. Multi-line data becomes several `data:` lines. */

@@ -1,7 +1,7 @@
 import { GatewayError, upstreamMalformed } from '../core/errors.js';
 import type { UpstreamSide } from '../core/format.js';
 import { setModel, withModel, type Passthrough } from '../core/passthrough.js';
-import { formatSse, readSse } from '../core/sse.js';
+import { formatSse, SseReader, type SseEvent } from '../core/sse.js';
 import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, maskDecoded, maskError, upstreamFailure } from '../upstream/errors.js';
 import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './exchange.js';
@@ -115,26 +115,42 @@ async function relayStream(spec: PassthroughSpec, upstream: UpstreamAnswer): Pro
     const billed = await billableUsage(exchange, report, spec.counter);
     return { status, usage: billed.usage, usageEstimated: billed.usageEstimated, error };
   };
+  const model = requestedModel(spec);
+  const modelField = spec.passthrough.modelField.event;
+  const sendEvent = (ev: SseEvent): Promise<void> | undefined => {
+    // Headers go out with the first event, so a line that fails before it can be swapped.
+    if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
+    markFirstByte(exchange);
+    // formatSse reads the event's name and data only; written out, as a spread followed by a
+    // property is V8's slow path (respond.ts answerHeaders), here once per event.
+    return write(res, formatSse({ event: ev.event, data: withModel(bind(ev.data, lineId), modelField, model) }));
+  };
+  // The terminator is about to go out: the ledger row first.
+  const settleThenSend = async (ev: SseEvent): Promise<void> => {
+    settled = await settleBeforeEnd(exchange, await outcomeOf(tapError()?.status ?? 200, tapError()));
+    await sendEvent(ev);
+  };
+  /** One upstream event to the client; a promise only when it has to wait (the ledger row, a full socket). */
+  const relayEvent = (ev: SseEvent): Promise<void> | undefined => {
+    const failedBefore = tap.error();
+    if (!tap.onEvent(ev)) return undefined;
+    if (tap.error() !== failedBefore || mayCarryError(ev)) ev.data = maskDecoded(ev.data, upstream.secrets);
+    return tap.complete() && !settled ? settleThenSend(ev) : sendEvent(ev);
+  };
+  // The upstream's chunks are read here and each chunk's events relayed in a plain loop: no async
+  // generator between the socket and the client, whose turn per event every stream paid for each
+  // of its events (docs/performance.md, "A stream's first byte under load").
+  const reader = new SseReader();
   try {
-    for await (const ev of readSse(upstream.body)) {
-      const failedBefore = tap.error();
-      if (!tap.onEvent(ev)) continue;
-      if (tap.error() !== failedBefore || mayCarryError(ev)) ev.data = maskDecoded(ev.data, upstream.secrets);
-      // The terminator is about to go out: the ledger row first.
-      if (tap.complete() && !settled)
-        settled = await settleBeforeEnd(exchange, await outcomeOf(tapError()?.status ?? 200, tapError()));
-      // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!res.headersSent) startSse(res, answerHeaders(limits, exchange.requestId));
-      markFirstByte(exchange);
-      const pending = write(
-        res,
-        // formatSse reads the event's name and data only; written out, as a spread followed by a
-        // property is V8's slow path (respond.ts answerHeaders), here once per event.
-        formatSse({
-          event: ev.event,
-          data: withModel(bind(ev.data, lineId), spec.passthrough.modelField.event, requestedModel(spec)),
-        }),
-      );
+    for await (const chunk of upstream.body as AsyncIterable<Uint8Array>) {
+      for (const ev of reader.feed(chunk)) {
+        const pending = relayEvent(ev);
+        if (pending) await pending;
+        if (res.destroyed) throw new ClientClosedError();
+      }
+    }
+    for (const ev of reader.end()) {
+      const pending = relayEvent(ev);
       if (pending) await pending;
       if (res.destroyed) throw new ClientClosedError();
     }

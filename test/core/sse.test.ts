@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatSse, readSse, type SseEvent } from '../../gateway/core/sse.js';
+import { formatSse, readSse, SseReader, type SseEvent } from '../../gateway/core/sse.js';
 
 const openaiStream =
   'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n' +
@@ -104,6 +104,30 @@ describe('readSse', () => {
     assert.deepEqual(await parse(chunked(new TextEncoder().encode('data: whole\n\ndata: cut'), [])), [
       { data: 'whole' },
     ]);
+  });
+});
+
+describe('SseReader', () => {
+  test("gives each chunk's completed events at once, a character split across chunks whole, and the tail at the end", () => {
+    const reader = new SseReader();
+    const bytes = new TextEncoder().encode('data: é\n\ndata: b\n\ndata: c');
+    // 'é' is two bytes: the first chunk ends inside it.
+    assert.deepEqual(reader.feed(bytes.subarray(0, 7)), []);
+    assert.deepEqual(reader.feed(bytes.subarray(7)), [{ data: 'é' }, { data: 'b' }]);
+    assert.deepEqual(reader.feed('\n'), []);
+    assert.deepEqual(reader.end(), []);
+    const ended = new SseReader();
+    ended.feed('event: e\ndata: x\n');
+    assert.deepEqual(ended.feed('\n'), [{ event: 'e', data: 'x' }]);
+  });
+
+  test('refuses an event past its bound', () => {
+    const reader = new SseReader(16);
+    reader.feed('data: 0123456');
+    assert.throws(
+      () => reader.feed('789abcdef'),
+      (e: unknown) => (e as { code?: string }).code === 'upstream_malformed',
+    );
   });
 });
 

@@ -150,6 +150,24 @@ describe('idle timeout', () => {
     assert.equal(text, 'data: 1\n\ndata: 2\n\n');
   });
 
+  test('a caller that stops reading early ends the upstream request, and no timer of it fires later', async () => {
+    let closed: Promise<void> | undefined;
+    handlers.set('/endless', (_req, res) => {
+      closed = new Promise((r) => res.on('close', r));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const tick = setInterval(() => res.write('data: x\n\n'), 2);
+      res.on('close', () => clearInterval(tick));
+    });
+    const res = await send('/endless', true, { idleMs: 30 });
+    let chunks = 0;
+    for await (const chunk of res.body) {
+      void chunk;
+      if (++chunks === 3) break;
+    }
+    await closed;
+    assert.equal(chunks, 3);
+  });
+
   test("the caller's abort still ends the request, with the caller's reason", async () => {
     handlers.set('/forever', () => undefined);
     const ac = new AbortController();
