@@ -317,7 +317,7 @@ describe('settlement never throws', () => {
     assertInvariant(b, ledger);
   });
 
-  test('an admitted request leaves a pending row that its settlement removes', async () => {
+  test('an admitted request in flight is not left over, and its settlement leaves nothing to close', async () => {
     const { b, ledger } = billing(10_000_000);
     const a = b.admit(key(), 'gpt-4o', input(10, 10));
     ledger.flush();
