@@ -4,27 +4,17 @@
  * if it had not been there. And the wallet's holds: an adjustment may not take money held for
  * requests in flight.
  */
-import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import Database from 'better-sqlite3';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 import { ledgerRow } from '../helpers/ledger-rows.js';
 import { Ledger, type PendingRow } from '../../gateway/store/ledger.js';
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tollgate-ledger-batch-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('ledger-batch');
 
 function pending(requestId: string, over: Partial<PendingRow> = {}): PendingRow {
   return {

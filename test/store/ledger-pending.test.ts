@@ -4,26 +4,16 @@
  * the requests that settle sooner write neither the row nor its delete. Time is the test's own
  * (mocked timers and clock), never waited for.
  */
-import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import Database from 'better-sqlite3';
 import { ledgerRow } from '../helpers/ledger-rows.js';
 import { Ledger, type PendingRow } from '../../gateway/store/ledger.js';
 import { PENDING_AFTER_MS } from '../../gateway/store/ledger-pending.js';
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tollgate-ledger-pending-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('ledger-pending');
 
 function pending(requestId: string): PendingRow {
   return {

@@ -1,25 +1,15 @@
 /** The ledger on its own: group commit, the money invariant, and the migration of old rows. */
-import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import Database from 'better-sqlite3';
 import { emptyUsage } from '../../gateway/core/usage.js';
 import { ledgerRow } from '../helpers/ledger-rows.js';
 import { Ledger } from '../../gateway/store/ledger.js';
 import { writeOldLedger } from '../helpers/old-ledger.js';
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tollgate-ledger-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('ledger');
 
 test('rows settled in one turn are committed together, and the wallet and key usage follow them', async () => {
   const ledger = new Ledger(tempDir());

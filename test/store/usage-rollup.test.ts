@@ -3,26 +3,16 @@
  * ROLLUP_EVERY_MS, written at once before the stats read them and at close, and made good from the
  * request rows after a crash. Time is the test's own (mocked timers), never waited for.
  */
-import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import Database from 'better-sqlite3';
 import { ledgerRow } from '../helpers/ledger-rows.js';
 import { Ledger } from '../../gateway/store/ledger.js';
 import { HOUR_MS, ROLLUP_EVERY_MS } from '../../gateway/store/usage-rollup.js';
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tollgate-usage-rollup-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('usage-rollup');
 
 /** The rollup's rows on disk, read by a connection of its own. */
 function rollupRows(dir: string): number {
