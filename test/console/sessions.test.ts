@@ -188,9 +188,11 @@ describe('the Sessions page', { skip }, () => {
       assert.equal(await c.page.getByRole('button', { name: 'Resume session' }).count(), 0);
       const { session } = await gw.admin.call('getSession', { params: { id: 'overnight-run' } });
       assert.deepEqual([session.capMicro, session.state, session.pause], [1_530_000, 'active', null]);
-      assert.equal(await ask(capped, { 'x-tollgate-session': 'overnight-run' }), 200, 'the session works again');
-      // The new request reaches the open view through the stream: 3 of 3 requests in its timeline.
       await countIs(c.page.locator('.session-requests tbody tr'), 3);
+      assert.equal(await ask(capped, { 'x-tollgate-session': 'overnight-run' }), 200, 'the session works again');
+      // The new request reaches the open view through the stream. The timeline lists the session's
+      // two answers, the 402 that paused it, and now the fourth; the count was 3 before it.
+      await countIs(c.page.locator('.session-requests tbody tr'), 4);
       assert.deepEqual(c.problems, []);
     } finally {
       await c.close();
