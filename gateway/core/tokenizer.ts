@@ -8,7 +8,8 @@
  * client's counts never hold billing's for more than a chunk, and the tables are loaded once
  * (docs/performance.md, "One token-counting thread"). Should the worker die, the counts it owed are
  * answered with the rough estimate of four characters a token, and the next count starts a new
- * worker.
+ * worker. A thread with nothing to count for TOKENIZER_IDLE_MS is stopped, so a desktop app that
+ * counted once (a client that hung up) does not hold the tables all day.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,13 +26,24 @@ interface Waiting {
 }
 
 /**
- * The token-counting thread: started on the first count, unref'd while idle, and replaced on the
- * next count should it die (the counts it owed get the rough estimate).
+ * How long the thread may have nothing to count before it is stopped. Starting it again costs about
+ * a second of its own CPU (spawning it and loading the tables) and delays only that first count,
+ * which settles a request after its answer; holding it costs about 36 MB for as long as it runs
+ * (docs/performance.md, "The token-counting thread, stopped when idle").
+ */
+export const TOKENIZER_IDLE_MS = 5 * 60_000;
+
+/**
+ * The token-counting thread: started on the first count, unref'd while idle, stopped after
+ * `idleMs` without a count, and replaced on the next count should it die or have been stopped (the
+ * counts a dead one owed get the rough estimate).
  */
 class TokenizerThread {
   private worker: Worker | undefined;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+  idleMs = TOKENIZER_IDLE_MS;
 
   /** Whether the thread has been started (and not lost or stopped since). */
   loaded(): boolean {
@@ -73,20 +85,31 @@ class TokenizerThread {
 
   /** Stops the thread (tests, shutdown); the next count starts a new one. */
   async stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
     const w = this.worker;
     this.worker = undefined;
     if (w) await w.terminate();
   }
 
-  /** Takes a count off the waiting list; the worker stops keeping the process alive once none is left. */
+  /**
+   * Takes a count off the waiting list; once none is left the worker stops keeping the process
+   * alive, and is stopped if no count comes within `idleMs`.
+   */
   private settle(id: number): Waiting | undefined {
     const w = this.waiting.get(id);
     this.waiting.delete(id);
-    if (this.waiting.size === 0) this.worker?.unref();
+    if (this.waiting.size === 0 && this.worker) {
+      this.worker.unref();
+      clearTimeout(this.idleTimer);
+      this.idleTimer = setTimeout(() => {
+        if (this.waiting.size === 0) void this.stop();
+      }, this.idleMs).unref();
+    }
     return w;
   }
 
   private started(): Worker {
+    clearTimeout(this.idleTimer);
     if (!this.worker) {
       const w = spawnWorker();
       w.on('message', (reply: CountReply) => {
@@ -142,6 +165,11 @@ export function tokenizerThreadId(): number | undefined {
 /** Stops the thread (tests, shutdown); the next count starts a new one. */
 export function stopTokenizer(): Promise<void> {
   return thread.stop();
+}
+
+/** Tests: how long the thread may be idle before it is stopped (TOKENIZER_IDLE_MS otherwise). */
+export function setTokenizerIdleMs(ms: number): void {
+  thread.idleMs = ms;
 }
 
 /**

@@ -4,7 +4,13 @@ import { test } from 'node:test';
 import { countTokens as countWhole } from 'gpt-tokenizer';
 import { CHUNK_CHARS, chunks, countInChunks, MAX_COUNTED_CHARS, sample } from '../../gateway/core/token-chunks.js';
 import { countClientTokens } from '../../gateway/core/client-tokenizer.js';
-import { countTokens, tokenizerLoaded, tokenizerThreadId } from '../../gateway/core/tokenizer.js';
+import {
+  countTokens,
+  setTokenizerIdleMs,
+  TOKENIZER_IDLE_MS,
+  tokenizerLoaded,
+  tokenizerThreadId,
+} from '../../gateway/core/tokenizer.js';
 
 const PROSE = 'The quick brown fox jumps over the lazy dog, then writes some code:\n  const x = [1, 2, 3];\n';
 
@@ -107,5 +113,20 @@ test('the thread takes turns between the two queues: a short count is answered b
     assert.equal(await second('hello world'), 2);
     assert.equal(longDone, false, 'the short count waited for the long one in the other queue');
     assert.ok((await counting) > 100_000);
+  }
+});
+
+test('a thread with nothing to count is stopped after its idle time, and the next count starts a new one', async () => {
+  setTokenizerIdleMs(100);
+  try {
+    assert.equal(await countTokens('hello world'), 2);
+    const first = tokenizerThreadId();
+    assert.ok(first !== undefined);
+    for (const end = Date.now() + 10_000; tokenizerLoaded(); await new Promise((r) => setTimeout(r, 20)))
+      assert.ok(Date.now() < end, 'the idle thread was not stopped within 10 s');
+    assert.equal(await countTokens('hello world'), 2);
+    assert.notEqual(tokenizerThreadId(), first, 'a new thread counted');
+  } finally {
+    setTokenizerIdleMs(TOKENIZER_IDLE_MS);
   }
 });
