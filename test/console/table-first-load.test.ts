@@ -83,7 +83,13 @@ describe('a table waiting for its first rows', { skip }, () => {
     await page.unroute(/\/api\/stats\/top/);
     // Requests the page has since given up on (the old range's) are already finished.
     for (const route of held.splice(0)) await route.continue().catch(() => undefined);
-    await page.getByRole('table', { name: /Top keys by spend/ }).getByText('laptop').waitFor();
-    await page.getByRole('table', { name: /Top models by spend/ }).getByText('gpt-4o').waitFor();
+    await page
+      .getByRole('table', { name: /Top keys by spend/ })
+      .getByText('laptop')
+      .waitFor();
+    await page
+      .getByRole('table', { name: /Top models by spend/ })
+      .getByText('gpt-4o')
+      .waitFor();
   });
 });
