@@ -92,6 +92,15 @@ function alignClass(meta: { numeric?: boolean; align?: string } | undefined): st
   return undefined;
 }
 
+/**
+ * The rows while `data` is undefined: one array for every render. TanStack Table recomputes its row
+ * model whenever `data` is a different array and then queues a reset of the page index, a state
+ * update that renders the table again; a fresh `[]` on each render made that a loop for as long as
+ * the first fetch was out (about 200 renders a second, and on a busy machine a page that never
+ * answered again: no chart, no screenshot).
+ */
+const NO_ROWS: never[] = [];
+
 const join = (...names: (string | false | undefined)[]): string | undefined =>
   names.filter(Boolean).join(' ') || undefined;
 
@@ -182,8 +191,11 @@ export function DataTable<T>(props: DataTableProps<T>) {
   // knows and would otherwise warn at this call.
   // eslint-disable-next-line react-hooks/incompatible-library
   const table = useReactTable<T>({
-    data: (data ?? []) as T[],
+    data: (data ?? NO_ROWS) as T[],
     columns,
+    // The table has no pages, so there is no page index to reset when the rows change (the reset is
+    // a state update, and so one more render of every table for each new set of rows).
+    autoResetPageIndex: false,
     state: { sorting },
     onSortingChange: (updater) => {
       const next = typeof updater === 'function' ? updater(sorting) : updater;

@@ -43,6 +43,7 @@ export interface ConsolePage {
   /**
    * Resolves once no request but the event stream (which stays open) has been in flight for a
    * moment: the page has its data. Playwright's "networkidle" never comes with a stream open.
+   * Rejects, naming the requests still out, if that has not happened in 30 s.
    */
   settled(): Promise<void>;
   /** Script errors, CSP violations and off-origin requests seen so far. */
@@ -77,22 +78,26 @@ export async function openConsole(
   page.on('console', (msg) => {
     if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) problems.push(`console error: ${msg.text()}`);
   });
-  let inFlight = 0;
+  const inFlight = new Map<Request, number>();
   const streaming = (url: string): boolean => url.endsWith('/api/events');
   page.on('request', (req) => {
     const url = req.url();
     if (!url.startsWith(`${gw.url}/`) && !url.startsWith('data:')) problems.push(`request left the gateway: ${url}`);
-    if (!streaming(url)) inFlight++;
+    if (!streaming(url)) inFlight.set(req, Date.now());
   });
-  const finished = (req: Request): void => {
-    if (!streaming(req.url())) inFlight--;
-  };
+  const finished = (req: Request): void => void inFlight.delete(req);
   page.on('requestfinished', finished);
   page.on('requestfailed', finished);
+  // A request never answered would otherwise hold the test until the runner's own timeout, saying nothing.
   const settled = async (): Promise<void> => {
+    const deadline = Date.now() + 30_000;
     for (let quiet = 0; quiet < 3;) {
+      if (Date.now() > deadline) {
+        const out = [...inFlight].map(([r, at]) => `${r.method()} ${r.url()} (${Date.now() - at} ms)`);
+        throw new Error(`the page did not settle in 30 s; still in flight: ${out.join(', ')}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
-      quiet = inFlight === 0 ? quiet + 1 : 0;
+      quiet = inFlight.size === 0 ? quiet + 1 : 0;
     }
   };
   if (opts.login !== false) {

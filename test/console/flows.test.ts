@@ -60,9 +60,12 @@ describe('console flows', { skip }, () => {
     assert.deepEqual(steps, ['Top up the wallet', 'Add a line', 'Create a key', 'Connect a tool']);
     // A used code does not log in a second browser.
     const other = await openConsole(browser, gw, { login: false });
-    await other.page.goto(loginUrl);
-    await other.page.getByText('already used or has expired').waitFor();
-    await other.close();
+    try {
+      await other.page.goto(loginUrl);
+      await other.page.getByText('already used or has expired').waitFor();
+    } finally {
+      await other.close();
+    }
   });
 
   test('top up the wallet', async () => {
