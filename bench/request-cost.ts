@@ -140,7 +140,10 @@ for (let round = 0; round < ROUNDS; round++) {
     r.us.push((cpu.user + cpu.system) / REQUESTS);
     if (profiler) {
       const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(`${PROFILE_DIR}/${r.id.replace(/[^a-z0-9-]+/gi, '_')}.r${round}.cpuprofile`, JSON.stringify(profile));
+      writeFileSync(
+        `${PROFILE_DIR}/${r.id.replace(/[^a-z0-9-]+/gi, '_')}.r${round}.cpuprofile`,
+        JSON.stringify(profile),
+      );
     }
   }
 }
