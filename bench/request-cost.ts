@@ -16,9 +16,15 @@
  * rows their wire formats need and the proxy's row come with them. `--phase ID` picks the phase whose requests are
  * sent (`c16`, or `stream-c16` for streams; the concurrency stays `--concurrency`'s).
  *
- * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--base-dir DIR] [--requests N] [--concurrency C] [--rounds R] [--paths IDS] [--phase ID]
+ * With `--profile-dir DIR`, each row of each round is profiled on its own (the inspector's CPU profiler, started
+ * before the row's requests and stopped after them, every 250 µs) and written to `DIR/<row>.r<round>.cpuprofile`
+ * beside `DIR/rows.json` (the requests per row): `bench/profile-rows.ts` reduces them to µs per request, so a
+ * gateway row's frames read against the proxy's row of the same rounds. The profiler slows every row alike.
+ *
+ * Usage: node --expose-gc --import tsx bench/request-cost.ts [--gateway-dir DIR] [--base-dir DIR] [--requests N] [--concurrency C] [--rounds R] [--paths IDS] [--phase ID] [--profile-dir DIR]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +44,7 @@ const CONCURRENCY = Number(flag('--concurrency', '16'));
 const ROUNDS = Number(flag('--rounds', '5'));
 const ROOT = flag('--gateway-dir', new URL('..', import.meta.url).pathname).replace(/\/$/, '');
 const BASE = process.argv.includes('--base-dir') ? flag('--base-dir', '').replace(/\/$/, '') : undefined;
+const PROFILE_DIR = process.argv.includes('--profile-dir') ? flag('--profile-dir', '') : undefined;
 
 process.env.TOLLGATE_CATALOGUE_DATE ??= '2026-11-24';
 process.env[UPSTREAM_KEY_ENV] = UPSTREAM_KEY;
@@ -115,15 +122,32 @@ for (const r of rows) await load(r.pool, r.req, Math.min(2_000, REQUESTS));
 const swapped = rows.map((r, i) =>
   rows[i + 1]?.id === `base ${r.id}` ? rows[i + 1]! : r.id.startsWith('base ') ? rows[i - 1]! : r,
 );
+const profiler = PROFILE_DIR === undefined ? undefined : new Session();
+if (profiler) {
+  mkdirSync(PROFILE_DIR!, { recursive: true });
+  writeFileSync(`${PROFILE_DIR}/rows.json`, JSON.stringify({ requests: REQUESTS, rows: rows.map((r) => r.id) }));
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 250 });
+}
 for (let round = 0; round < ROUNDS; round++) {
   for (const r of round % 2 === 0 ? rows : swapped) {
     globalThis.gc?.();
+    if (profiler) await profiler.post('Profiler.start');
     const cpu0 = process.cpuUsage();
     await load(r.pool, r.req, REQUESTS);
     const cpu = process.cpuUsage(cpu0);
     r.us.push((cpu.user + cpu.system) / REQUESTS);
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(
+        `${PROFILE_DIR}/${r.id.replace(/[^a-z0-9-]+/gi, '_')}.r${round}.cpuprofile`,
+        JSON.stringify(profile),
+      );
+    }
   }
 }
+profiler?.disconnect();
 
 const direct = (wire: string): number => median(rows.find((r) => r.path.kind === 'direct' && r.path.wire === wire)!.us);
 const net = (r: (typeof rows)[number]): number => median(r.us) - direct(r.path.wire);

@@ -123,7 +123,8 @@ export async function forward(
         // An answer came; it ended badly only if the upstream broke it (an in-band error, a drop).
         verdict = outcome.error && verdictOf(outcome.error) === 'down' ? 'down' : 'up';
         if (verdict === 'up') lines.affinity.record(scope, line.id, Date.now());
-        await settle(deps.billing, exchange, outcome);
+        // Settled already before the answer's end (settleBeforeEnd) on every path that answered: no promise to wait for.
+        if (!exchange.settled) await settle(deps.billing, exchange, outcome);
         return outcome;
       } catch (err) {
         const failure = asGatewayError(err);

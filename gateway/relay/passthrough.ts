@@ -8,7 +8,7 @@ import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './e
 import { answerHeaders, sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { callUpstream, type UpstreamAnswer, type UpstreamCallDeps } from './upstream-call.js';
 import { withQuirkRetry } from './quirk-retry.js';
-import { billableUsage, type UsageCounter } from './usage.js';
+import { acceptedUsage, billableUsage, type UsageCounter } from './usage.js';
 
 export interface PassthroughSpec {
   exchange: Exchange;
@@ -39,7 +39,9 @@ export interface PassthroughSpec {
  */
 export async function passthrough(deps: UpstreamCallDeps, spec: PassthroughSpec): Promise<Outcome> {
   const admission = spec.exchange.admission!;
-  const upstream = await withQuirkRetry(deps.lines, admission, spec.exchange.notes, async (quirks) => {
+  // Not an async callback: it returns the call's own promise, where an async function returning a
+  // promise costs two more microtask turns before its caller resumes; a throw is caught the same way.
+  const upstream = await withQuirkRetry(deps.lines, admission, spec.exchange.notes, (quirks) => {
     const request = spec.passthrough.request(admission.upstreamModel, quirks, admission.outputLimit, admission.line);
     if (request.notes) spec.exchange.notes.push(...request.notes);
     const raw = spec.raw;
@@ -80,11 +82,10 @@ async function relayJson(spec: PassthroughSpec, upstream: UpstreamAnswer): Promi
   const bound = spec.passthrough.signatures?.answer(parsed, spec.exchange.admission!.line.id) === true;
   let out: string | Buffer = text.includes('\uFFFD') ? text : bytes;
   if (setModel(parsed, spec.passthrough.modelField.answer, requestedModel(spec)) || bound) out = JSON.stringify(parsed);
-  const billed = await billableUsage(
-    spec.exchange,
-    { final: found.usage, produced: () => found.produced },
-    spec.counter,
-  );
+  // The upstream's own figures, when usable, without a promise's turn; else judged and counted.
+  const billed =
+    acceptedUsage(spec.exchange, found.usage) ??
+    (await billableUsage(spec.exchange, { final: found.usage, produced: () => found.produced }, spec.counter));
   markFirstByte(spec.exchange);
   const outcome = await settleBeforeEnd(spec.exchange, {
     status: upstream.status,

@@ -21,7 +21,8 @@ export interface LinePool {
   /** Takes a slot in the line's requests-per-minute window; the wait in ms when there is none (0 = taken). */
   take(line: LineRecord, now: number): number;
   timeoutsFor(line: LineRecord): Timeouts;
-  credentialFor(line: LineRecord): Promise<string | undefined>;
+  /** The line's key: as it is when at hand, a promise when the keychain must be asked (routing/lines.ts). */
+  credentialFor(line: LineRecord): string | undefined | Promise<string | undefined>;
   /** The line each conversation last used: tried first while it is healthy (routing/affinity.ts). */
   readonly affinity: Pick<LineAffinity, 'prefer' | 'record'>;
   /** Each line's latest rate-limit and plan-window headers (routing/plan-windows.ts). */

@@ -127,7 +127,7 @@ export function callUpstream(
   return send(deps, line, side, req.path, req.headers, bodyBytes(req.body), stream, signal);
 }
 
-async function send(
+function send(
   deps: UpstreamCallDeps,
   line: LineRecord,
   side: UpstreamSide,
@@ -137,7 +137,30 @@ async function send(
   stream: boolean,
   signal: CallSignal,
 ): Promise<UpstreamAnswer> {
-  const credential = await deps.lines.credentialFor(line);
+  // The credential is usually at hand (the environment, a key the keychain gave before): then no
+  // promise's turn is spent on it, only when the keychain is asked.
+  let credential: string | undefined | Promise<string | undefined>;
+  try {
+    credential = deps.lines.credentialFor(line);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return credential instanceof Promise
+    ? credential.then((c) => sendWith(deps, line, side, path, own, body, stream, signal, c))
+    : sendWith(deps, line, side, path, own, body, stream, signal, credential);
+}
+
+async function sendWith(
+  deps: UpstreamCallDeps,
+  line: LineRecord,
+  side: UpstreamSide,
+  path: string,
+  own: Record<string, string>,
+  body: Uint8Array,
+  stream: boolean,
+  signal: CallSignal,
+  credential: string | undefined,
+): Promise<UpstreamAnswer> {
   const headers = requestHeaders(line, line.auth ?? side.auth, credential, own, stream);
   const res = await deps.upstream.send({
     lineId: line.id,

@@ -27,6 +27,20 @@ export interface UsageCounter {
  * client, an upstream drop, a timeout) is billed for what was produced: the prompt as the
  * upstream reported it early, or as counted, plus the produced output counted.
  */
+/**
+ * The upstream's final figures when they can be billed as they are: what billableUsage answers in
+ * the usual case, without its promise, so a caller that has them awaits nothing; undefined when
+ * they are missing or refused (then billableUsage judges them, notes why, and counts).
+ */
+export function acceptedUsage(
+  ex: Exchange,
+  final: Usage | undefined,
+): { usage: Usage; usageEstimated: false } | undefined {
+  if (!final) return undefined;
+  const bound = ex.admission ? maxUsageTokens(ex.admission.model) : undefined;
+  return usageProblem(final, bound ?? Number.MAX_SAFE_INTEGER) ? undefined : { usage: final, usageEstimated: false };
+}
+
 export async function billableUsage(
   ex: Exchange,
   report: UsageReport,

@@ -90,8 +90,13 @@ export class Lines {
     return ok;
   }
 
-  /** The line's upstream key, read at request time; never stored in config or logged. */
-  async credentialFor(line: LineRecord): Promise<string | undefined> {
+  /**
+   * The line's upstream key, read at request time; never stored in config or logged. Given as it is
+   * when it is at hand (none, the environment, a key the keychain gave before), a promise only when
+   * the keychain must be asked: a request awaits nothing for it in the usual case. A refusal
+   * (a variable that is not a credential's, one not set) is thrown where it is found.
+   */
+  credentialFor(line: LineRecord): string | undefined | Promise<string | undefined> {
     const source = this.keySource(line);
     if (source === 'none') return undefined;
     if (source === 'env') {
@@ -118,6 +123,11 @@ export class Lines {
     }
     const cached = this.credentials.get(line.id);
     if (cached !== undefined) return cached;
+    return this.fromKeychain(line);
+  }
+
+  /** The line's key as the keychain gives it, kept for the next requests. */
+  private async fromKeychain(line: LineRecord): Promise<string | undefined> {
     let secret: string | undefined;
     try {
       secret = await this.secrets.get(line.id);

@@ -177,7 +177,7 @@ class Deadline {
     private readonly idleMs: number,
     private readonly stream: boolean,
   ) {
-    this.timer = setTimeout(() => this.fire(), firstByteMs);
+    this.timer = setTimeout(this.onTimer, firstByteMs);
     const shared = outer instanceof Attempt ? outer : undefined;
     this.own = shared === undefined;
     this.controller = shared ?? new AbortController();
@@ -192,6 +192,9 @@ class Deadline {
 
   private readonly follow = (): void => this.controller.abort(this.outer.reason);
 
+  /** One callback for both timers (the first byte's, then the idle one), made once per request. */
+  private readonly onTimer = (): void => this.fire();
+
   private fire(): void {
     if (!this.waiting) return;
     this.fired = this.idle
@@ -204,7 +207,7 @@ class Deadline {
   toIdle(): void {
     clearTimeout(this.timer);
     this.idle = true;
-    this.timer = setTimeout(() => this.fire(), this.idleMs);
+    this.timer = setTimeout(this.onTimer, this.idleMs);
   }
 
   /** Waiting for the upstream again: the timer starts from now (refresh() keeps its duration). */

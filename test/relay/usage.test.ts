@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptyUsage, type Usage } from '../../gateway/core/usage.js';
-import { billableUsage, type UsageCounter } from '../../gateway/relay/usage.js';
+import { acceptedUsage, billableUsage, type UsageCounter } from '../../gateway/relay/usage.js';
 import { admitted, line } from '../helpers/relay-fakes.js';
 
 const u = (over: Partial<Usage>): Usage => ({ ...emptyUsage(), ...over });
@@ -35,7 +35,21 @@ for (const [what, bad] of [
     assert.deepEqual(billed, { usage: u({ inputTokens: 40, outputTokens: 12 }), usageEstimated: true });
     assert.match(exchange.notes.join(), /upstream usage refused \(.+\): counted by Tollgate/);
   });
+
+  test(`${what}: not accepted as it is either (the pass-through's answer without a promise), and no note until judged`, () => {
+    const { exchange } = admitted([line('a')]);
+    assert.equal(acceptedUsage(exchange, u(Object.assign({ inputTokens: 100, outputTokens: 20 }, bad))), undefined);
+    assert.deepEqual(exchange.notes, []);
+  });
 }
+
+test('whole figures within bounds are accepted as they are, without a promise; none at all are not', () => {
+  const { exchange } = admitted([line('a')]);
+  const final = u({ inputTokens: 100, outputTokens: 20 });
+  assert.deepEqual(acceptedUsage(exchange, final), { usage: final, usageEstimated: false });
+  assert.equal(acceptedUsage(exchange, undefined), undefined);
+  assert.deepEqual(exchange.notes, []);
+});
 
 test("a stream cut short is billed for what it produced: the prompt as the upstream reported it early, the output counted (not message_start's placeholder)", async () => {
   const { exchange } = admitted([line('a')]);
