@@ -27,7 +27,9 @@ import {
   compactionItem,
   encryptedOf,
   functionCallItem,
-  itemId,
+  idBase,
+  itemIdOf,
+  type ItemPrefix,
   redactedCarrier,
   reasoningItem,
   responseShell,
@@ -89,6 +91,8 @@ class Writer {
   private seq = 0;
   private started = false;
   private readonly createdAt = Math.floor(Date.now() / 1000);
+  /** The request id's part of every item id (idBase), taken once. */
+  private readonly base: string;
   private readonly output: OutputItem[] = [];
   private item: Open | undefined;
   /** The kind of the canonical block that is open, if any. */
@@ -99,7 +103,14 @@ class Writer {
   constructor(
     private readonly ctx: EncodeContext,
     private readonly opts: ResponsesEncodeOptions,
-  ) {}
+  ) {
+    this.base = idBase(ctx);
+  }
+
+  /** The id of the output item at the next index. */
+  private itemId(prefix: ItemPrefix): string {
+    return itemIdOf(prefix, this.base, this.output.length);
+  }
 
   private emit(type: string, data: Record<string, unknown>): string {
     return frame(type, this.seq++, data);
@@ -137,7 +148,7 @@ class Writer {
         const phase = b.phase ? { phase: b.phase } : {};
         item = this.item = {
           kind: 'message',
-          id: itemId('msg', this.ctx, this.output.length),
+          id: this.itemId('msg'),
           index: this.output.length,
           content: [],
           ...phase,
@@ -162,7 +173,7 @@ class Writer {
       if (b.signature) out.push(...this.wholeReasoning(callCarrier(b.id, b.signature, b.signatureFamily)));
       const item: Open = (this.item = {
         kind: 'function_call',
-        id: itemId('fc', this.ctx, this.output.length),
+        id: this.itemId('fc'),
         index: this.output.length,
         callId: b.id,
         name: b.name,
@@ -187,7 +198,7 @@ class Writer {
   compaction(data: string, id: string | undefined): string[] {
     const out = this.closeItem();
     const index = this.output.length;
-    const item = compactionItem(id ?? itemId('cmp', this.ctx, index), data);
+    const item = compactionItem(id ?? this.itemId('cmp'), data);
     this.output.push(item);
     out.push(
       this.emit('response.output_item.added', { output_index: index, item }),
@@ -198,7 +209,7 @@ class Writer {
 
   /** A reasoning item with no summary, added and done at once: a carrier of a mark. */
   private wholeReasoning(encrypted: string): string[] {
-    const id = itemId('rs', this.ctx, this.output.length);
+    const id = this.itemId('rs');
     const index = this.output.length;
     const done = reasoningItem(id, '', encrypted);
     this.output.push(done);
@@ -233,7 +244,7 @@ class Writer {
       out.push(...this.closeItem());
       item = this.item = {
         kind: 'reasoning',
-        id: itemId('rs', this.ctx, this.output.length),
+        id: this.itemId('rs'),
         index: this.output.length,
         text: '',
       };
