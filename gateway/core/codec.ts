@@ -23,8 +23,23 @@ export interface ClientEncoder {
   encodeResponse(res: CanonicalResponse, ctx: EncodeContext): unknown;
   /** Canonical stream → SSE text, event by event, including the protocol's terminator and, on an error event, its in-band error. */
   encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncIterable<string>;
+  /**
+   * encodeStream's encoding fed one canonical event at a time, for a relay that reads the events itself: no async
+   * generator between the events and the socket, a turn and its objects less per event (optional).
+   */
+  streamWriter?(ctx: EncodeContext): StreamWriter;
   /** The Content-Type of what encodeStream writes, when it is not SSE (Gemini without ?alt=sse: one JSON array). */
   streamContentType?: string;
+}
+
+/** A client stream's encoder, pushed to: what encodeStream yields, event by event. */
+export interface StreamWriter {
+  /** The text one canonical event gives (undefined: none), as one chunk. */
+  push(ev: StreamEvent): string | undefined;
+  /** Set once the event pushed ended the client's stream (its stop or its error): nothing more is pushed. */
+  readonly done: boolean;
+  /** The canonical stream ended before its stop or error: the text that tells the client so. */
+  end(): string;
 }
 
 export interface ClientCodec extends ClientEncoder {

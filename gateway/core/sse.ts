@@ -73,11 +73,14 @@ export async function* readSse(
   maxEventBytes = MAX_EVENT_BYTES,
 ): AsyncGenerator<SseEvent> {
   const reader = new SseReader(maxEventBytes);
+  // A loop of yields, not `yield*` over the array: in an async generator that wraps the array in an async iterator
+  // of its own, a few more promises per event.
   for await (const chunk of body) {
     const ready = reader.feed(chunk);
-    if (ready.length > 0) yield* ready;
+    for (let i = 0; i < ready.length; i++) yield ready[i]!;
   }
-  yield* reader.end();
+  const rest = reader.end();
+  for (let i = 0; i < rest.length; i++) yield rest[i]!;
 }
 
 /** Writes one event in SSE framing. Multi-line data becomes several `data:` lines. */

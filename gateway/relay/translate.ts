@@ -142,15 +142,42 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     spec.signal,
   );
   let clientGone = false;
+  const stillOpen = (): void => {
+    if (spec.res.destroyed) throw new ClientClosedError();
+  };
+  /** Writes one chunk; a promise only when the socket is full (the caller waits for it to drain). */
+  const send = (chunk: string): Promise<void> | undefined => {
+    // Headers go out with the first event, so a line that fails before it can be swapped.
+    if (!spec.res.headersSent)
+      startStream(spec, answerHeaders(upstream.rateLimits, exchange.requestId, up.clientHeaders));
+    markFirstByte(exchange);
+    const pending = write(spec.res, chunk);
+    if (pending) return pending.then(stillOpen);
+    stillOpen();
+    return undefined;
+  };
+  // An encoder that can be pushed to is fed here, without an async generator of its own between the events and
+  // the socket; the others encode through theirs. The same chunks either way.
+  const writer = spec.encoder.streamWriter?.(ctx);
   try {
-    for await (const chunk of spec.encoder.encodeStream(events, ctx)) {
-      // Headers go out with the first event, so a line that fails before it can be swapped.
-      if (!spec.res.headersSent)
-        startStream(spec, answerHeaders(upstream.rateLimits, exchange.requestId, up.clientHeaders));
-      markFirstByte(exchange);
-      const pending = write(spec.res, chunk);
-      if (pending) await pending;
-      if (spec.res.destroyed) throw new ClientClosedError();
+    if (writer) {
+      for await (const ev of events) {
+        const chunk = writer.push(ev);
+        if (chunk !== undefined) {
+          const pending = send(chunk);
+          if (pending) await pending;
+        }
+        if (writer.done) break;
+      }
+      if (!writer.done) {
+        const pending = send(writer.end());
+        if (pending) await pending;
+      }
+    } else {
+      for await (const chunk of spec.encoder.encodeStream(events, ctx)) {
+        const pending = send(chunk);
+        if (pending) await pending;
+      }
     }
   } catch (err) {
     if (!(err instanceof ClientClosedError)) {

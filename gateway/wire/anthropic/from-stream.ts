@@ -131,7 +131,9 @@ export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: 
         block.startInput = JSON.stringify(b.input);
       open.set(at, block);
       yield { type: 'block_start', index: block.index, block: start };
-      yield* initialDeltas(block.index, b);
+      // Usually none: Anthropic opens every block empty (a loop, not `yield*`, which wraps even an empty array).
+      const initial = initialDeltas(block.index, b);
+      for (let i = 0; i < initial.length; i++) yield initial[i]!;
     } else if (type === 'content_block_delta') {
       const block = open.get(at);
       const ev = block && isObject(data.delta) ? delta(block.index, data.delta) : undefined;

@@ -19,16 +19,17 @@
  * is what Codex reads; a stream that just ends is reported the same way.
  */
 import type { BlockStart, Phase, ProviderFamily, StopReason, StreamEvent } from '../../core/canonical.js';
-import type { EncodeContext } from '../../core/codec.js';
+import type { EncodeContext, StreamWriter } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
-import { formatSse } from '../../core/sse.js';
 import type { Usage } from '../../core/usage.js';
 import {
   callCarrier,
   compactionItem,
   encryptedOf,
   functionCallItem,
-  itemId,
+  idBase,
+  itemIdOf,
+  type ItemPrefix,
   redactedCarrier,
   reasoningItem,
   responseShell,
@@ -56,9 +57,19 @@ export function responsesErrorCode(err: GatewayError): string {
  * per event of every stream). No caller's `data` has a `type` or `sequence_number` of its own.
  */
 function frame(type: string, sequenceNumber: number, data: Record<string, unknown>): string {
-  const rest = JSON.stringify(data);
-  const head = `{"type":${JSON.stringify(type)},"sequence_number":${sequenceNumber}`;
-  return formatSse({ event: type, data: rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}` });
+  return frameJson(type, sequenceNumber, JSON.stringify(data).slice(1, -1));
+}
+
+/**
+ * The event's SSE text around `fields`, the JSON of its other members without their braces ('' for none). Written
+ * here rather than through formatSse: JSON text never holds a raw CR or LF (JSON.stringify escapes them), so the
+ * data is always one `data:` line, and formatSse's search for line ends in every event's text is saved. `type` is
+ * one of this file's event names, plain ASCII that JSON spells as it is.
+ */
+function frameJson(type: string, sequenceNumber: number, fields: string): string {
+  return fields === ''
+    ? `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequenceNumber}}\n\n`
+    : `event: ${type}\ndata: {"type":"${type}","sequence_number":${sequenceNumber},${fields}}\n\n`;
 }
 
 /** A failure after the 200 on the pass-through path: one `error` event (the caller knows the next sequence number). */
@@ -80,6 +91,8 @@ class Writer {
   private seq = 0;
   private started = false;
   private readonly createdAt = Math.floor(Date.now() / 1000);
+  /** The request id's part of every item id (idBase), taken once. */
+  private readonly base: string;
   private readonly output: OutputItem[] = [];
   private item: Open | undefined;
   /** The kind of the canonical block that is open, if any. */
@@ -90,10 +103,22 @@ class Writer {
   constructor(
     private readonly ctx: EncodeContext,
     private readonly opts: ResponsesEncodeOptions,
-  ) {}
+  ) {
+    this.base = idBase(ctx);
+  }
+
+  /** The id of the output item at the next index. */
+  private itemId(prefix: ItemPrefix): string {
+    return itemIdOf(prefix, this.base, this.output.length);
+  }
 
   private emit(type: string, data: Record<string, unknown>): string {
     return frame(type, this.seq++, data);
+  }
+
+  /** An event whose other members are already JSON text (frameJson). */
+  private emitJson(type: string, fields: string): string {
+    return frameJson(type, this.seq++, fields);
   }
 
   private at(item: Open): Record<string, unknown> {
@@ -108,7 +133,9 @@ class Writer {
       status: 'in_progress',
       incomplete_details: null,
     });
-    return [this.emit('response.created', { response }), this.emit('response.in_progress', { response })];
+    // The same response in both events: its JSON made once.
+    const fields = `"response":${JSON.stringify(response)}`;
+    return [this.emitJson('response.created', fields), this.emitJson('response.in_progress', fields)];
   }
 
   blockStart(b: BlockStart): string[] {
@@ -121,7 +148,7 @@ class Writer {
         const phase = b.phase ? { phase: b.phase } : {};
         item = this.item = {
           kind: 'message',
-          id: itemId('msg', this.ctx, this.output.length),
+          id: this.itemId('msg'),
           index: this.output.length,
           content: [],
           ...phase,
@@ -146,7 +173,7 @@ class Writer {
       if (b.signature) out.push(...this.wholeReasoning(callCarrier(b.id, b.signature, b.signatureFamily)));
       const item: Open = (this.item = {
         kind: 'function_call',
-        id: itemId('fc', this.ctx, this.output.length),
+        id: this.itemId('fc'),
         index: this.output.length,
         callId: b.id,
         name: b.name,
@@ -171,7 +198,7 @@ class Writer {
   compaction(data: string, id: string | undefined): string[] {
     const out = this.closeItem();
     const index = this.output.length;
-    const item = compactionItem(id ?? itemId('cmp', this.ctx, index), data);
+    const item = compactionItem(id ?? this.itemId('cmp'), data);
     this.output.push(item);
     out.push(
       this.emit('response.output_item.added', { output_index: index, item }),
@@ -182,7 +209,7 @@ class Writer {
 
   /** A reasoning item with no summary, added and done at once: a carrier of a mark. */
   private wholeReasoning(encrypted: string): string[] {
-    const id = itemId('rs', this.ctx, this.output.length);
+    const id = this.itemId('rs');
     const index = this.output.length;
     const done = reasoningItem(id, '', encrypted);
     this.output.push(done);
@@ -200,14 +227,12 @@ class Writer {
     const item = this.item;
     if (this.block !== 'text' || item?.kind !== 'message' || !item.part || delta === '') return [];
     item.part.text += delta;
+    // The stream's most frequent event, its JSON written out: the item id is made of [A-Za-z0-9_-] only (itemId).
     return [
-      this.emit('response.output_text.delta', {
-        item_id: item.id,
-        output_index: item.index,
-        content_index: item.content.length,
-        delta,
-        logprobs: [],
-      }),
+      this.emitJson(
+        'response.output_text.delta',
+        `"item_id":"${item.id}","output_index":${item.index},"content_index":${item.content.length},"delta":${JSON.stringify(delta)},"logprobs":[]`,
+      ),
     ];
   }
 
@@ -219,7 +244,7 @@ class Writer {
       out.push(...this.closeItem());
       item = this.item = {
         kind: 'reasoning',
-        id: itemId('rs', this.ctx, this.output.length),
+        id: this.itemId('rs'),
         index: this.output.length,
         text: '',
       };
@@ -239,12 +264,10 @@ class Writer {
     }
     item.text += delta;
     out.push(
-      this.emit('response.reasoning_summary_text.delta', {
-        item_id: item.id,
-        output_index: item.index,
-        summary_index: 0,
-        delta,
-      }),
+      this.emitJson(
+        'response.reasoning_summary_text.delta',
+        `"item_id":"${item.id}","output_index":${item.index},"summary_index":0,"delta":${JSON.stringify(delta)}`,
+      ),
     );
     return out;
   }
@@ -253,7 +276,12 @@ class Writer {
     const item = this.item;
     if (this.block !== 'tool_call' || item?.kind !== 'function_call' || delta === '') return [];
     item.args += delta;
-    return [this.emit('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta })];
+    return [
+      this.emitJson(
+        'response.function_call_arguments.delta',
+        `"item_id":"${item.id}","output_index":${item.index},"delta":${JSON.stringify(delta)}`,
+      ),
+    ];
   }
 
   blockStop(): string[] {
@@ -346,19 +374,18 @@ function chunk(events: string[]): string | undefined {
   return events.length === 0 ? undefined : events.length === 1 ? events[0] : events.join('');
 }
 
-/**
- * Responses events, as many per canonical event as the format has (four around the first text alone), each
- * chunk yielded holding all of one canonical event's: the relay writes each chunk to the socket by itself.
- */
-export async function* encodeStream(
-  events: AsyncIterable<StreamEvent>,
-  ctx: EncodeContext,
-  opts: ResponsesEncodeOptions = {},
-): AsyncGenerator<string> {
-  const w = new Writer(ctx, opts);
-  for await (const ev of events) {
+/** The Writer fed canonical events one at a time (ClientEncoder.streamWriter); encodeStream's loop is this too. */
+export class ResponsesStreamWriter implements StreamWriter {
+  private readonly w: Writer;
+  done = false;
+
+  constructor(ctx: EncodeContext, opts: ResponsesEncodeOptions = {}) {
+    this.w = new Writer(ctx, opts);
+  }
+
+  push(ev: StreamEvent): string | undefined {
+    const w = this.w;
     const out = w.open();
-    let last = false;
     switch (ev.type) {
       case 'block_start':
         out.push(...w.blockStart(ev.block));
@@ -383,28 +410,48 @@ export async function* encodeStream(
         break;
       case 'stop':
         out.push(...w.finish(ev));
-        last = true;
+        this.done = true;
         break;
       case 'error':
         out.push(...w.fail(ev.error));
-        last = true;
+        this.done = true;
         break;
       default:
         // start has nothing Responses shows before the end.
         break;
     }
-    const text = chunk(out);
-    if (text !== undefined) yield text;
-    if (last) return;
+    return chunk(out);
   }
-  // The provider ended without `stop` or `error`: tell the client rather than fake a completion.
-  const out = w.open();
-  out.push(
-    ...w.fail(
-      new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
-        code: 'upstream_stream_incomplete',
-      }),
-    ),
-  );
-  yield chunk(out)!;
+
+  /** The provider ended without `stop` or `error`: tell the client rather than fake a completion. */
+  end(): string {
+    const out = this.w.open();
+    out.push(
+      ...this.w.fail(
+        new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+          code: 'upstream_stream_incomplete',
+        }),
+      ),
+    );
+    this.done = true;
+    return chunk(out)!;
+  }
+}
+
+/**
+ * Responses events, as many per canonical event as the format has (four around the first text alone), each
+ * chunk yielded holding all of one canonical event's: the relay writes each chunk to the socket by itself.
+ */
+export async function* encodeStream(
+  events: AsyncIterable<StreamEvent>,
+  ctx: EncodeContext,
+  opts: ResponsesEncodeOptions = {},
+): AsyncGenerator<string> {
+  const w = new ResponsesStreamWriter(ctx, opts);
+  for await (const ev of events) {
+    const text = w.push(ev);
+    if (text !== undefined) yield text;
+    if (w.done) return;
+  }
+  yield w.end();
 }

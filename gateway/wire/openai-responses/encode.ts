@@ -115,10 +115,24 @@ export function statusOf(r: StopReason): Pick<ResponsesBody, 'status' | 'incompl
   return { status: 'completed', incomplete_details: null };
 }
 
-const idBase = (ctx: EncodeContext): string => ctx.requestId.replace(/^req_/, '').replace(/[^a-zA-Z0-9_-]/g, '');
+/** The last request id's base: a response names it in its id and every item's, so one request asks for it often. */
+let lastId: string | undefined;
+let lastBase = '';
+/** The request id without its `req_` and anything outside [A-Za-z0-9_-] (the two regular expressions run once an id). */
+export function idBase(ctx: EncodeContext): string {
+  if (ctx.requestId !== lastId) {
+    lastBase = ctx.requestId.replace(/^req_/, '').replace(/[^a-zA-Z0-9_-]/g, '');
+    lastId = ctx.requestId;
+  }
+  return lastBase;
+}
 export const responseId = (ctx: EncodeContext): string => `resp_${idBase(ctx)}`;
-export const itemId = (prefix: 'msg' | 'fc' | 'rs' | 'cmp', ctx: EncodeContext, outputIndex: number): string =>
-  `${prefix}_${idBase(ctx)}_${outputIndex}`;
+export type ItemPrefix = 'msg' | 'fc' | 'rs' | 'cmp';
+export const itemId = (prefix: ItemPrefix, ctx: EncodeContext, outputIndex: number): string =>
+  itemIdOf(prefix, idBase(ctx), outputIndex);
+/** An item's id from the request id's base (idBase): a stream's writer takes the base once. */
+export const itemIdOf = (prefix: ItemPrefix, base: string, outputIndex: number): string =>
+  `${prefix}_${base}_${outputIndex}`;
 
 /** The response object around `output`; `usage` is added by the caller when it is known. */
 export function responseShell(

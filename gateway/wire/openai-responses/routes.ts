@@ -31,9 +31,14 @@ function responses(req: ClientRequest, env: ModelEnv): ModelCall {
   const store = body.store !== false;
   // The input array itself when nothing comes before it (nothing changes it; a chain is a new array).
   const items = previous === undefined ? inputItems(body) : [...history(previous, env), ...inputItems(body)];
-  // Copies, then the changes set on them: a spread followed by properties is V8's slow path in Node 20.
-  const chained: Record<string, unknown> = { ...body };
-  chained.input = items;
+  // A chain is decoded from a copy holding the whole conversation (copied, then the input set on it: a spread
+  // followed by properties is V8's slow path in Node 20); without one, from the body itself, whose input reads as
+  // `items` (inputItems).
+  let chained: Record<string, unknown> = body;
+  if (previous !== undefined) {
+    chained = { ...body };
+    chained.input = items;
+  }
   const keep = (response: Pick<ResponsesBody, 'id' | 'output' | 'status'>): void => {
     if (store && response.status !== 'failed') env.conversations.put(response.id, [...items, ...response.output]);
   };
