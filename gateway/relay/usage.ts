@@ -20,14 +20,6 @@ export interface UsageCounter {
 }
 
 /**
- * The one place where usage figures from an upstream are judged before they are billed, for every
- * path and format: the final figures when they are whole, non-negative and within what the model
- * can read and write (core/usage.ts usageProblem); otherwise Tollgate's count, marked estimated,
- * with a note on the exchange saying why. An answer cut short (no final figures: Esc in the
- * client, an upstream drop, a timeout) is billed for what was produced: the prompt as the
- * upstream reported it early, or as counted, plus the produced output counted.
- */
-/**
  * The upstream's final figures when they can be billed as they are: what billableUsage answers in
  * the usual case, without its promise, so a caller that has them awaits nothing; undefined when
  * they are missing or refused (then billableUsage judges them, notes why, and counts).
@@ -41,6 +33,14 @@ export function acceptedUsage(
   return usageProblem(final, bound ?? Number.MAX_SAFE_INTEGER) ? undefined : { usage: final, usageEstimated: false };
 }
 
+/**
+ * The one place where usage figures from an upstream are judged before they are billed, for every
+ * path and format: the final figures when they are whole, non-negative and within what the model
+ * can read and write (core/usage.ts usageProblem); otherwise Tollgate's count, marked estimated,
+ * with a note on the exchange saying why. An answer cut short (no final figures: Esc in the
+ * client, an upstream drop, a timeout) is billed for what was produced: the prompt as the
+ * upstream reported it early, or as counted, plus the produced output counted.
+ */
 export async function billableUsage(
   ex: Exchange,
   report: UsageReport,
