@@ -9,16 +9,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-}
+import { frameName, moduleOf, type CpuProfile } from './profile.js';
 
 const INTERVAL_US = 250;
 const dir = process.argv[2];
@@ -34,23 +25,6 @@ const TOP = Number(flag('--top') ?? '25');
 const meta = JSON.parse(readFileSync(join(dir, 'rows.json'), 'utf8')) as { requests: number; rows: string[] };
 const wanted = flag('--rows')?.split(',') ?? meta.rows;
 const fileId = (id: string): string => id.replace(/[^a-z0-9-]+/gi, '_');
-
-function moduleOf(url: string, name: string): string {
-  if (!url) return name.startsWith('(') ? name : '(native / V8)';
-  if (url.startsWith('node:')) return 'node: built-ins';
-  if (url.startsWith('wasm://')) return 'npm: undici (llhttp wasm)';
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (pkg) return `npm: ${pkg[1]}`;
-  if (/\/bench\//.test(url)) return 'bench (the proxy, the client)';
-  const own = /\/(?:dist\/)?(gateway\/[^/]+)\//.exec(url) ?? /\/(?:dist\/)?(gateway)\/[^/]+$/.exec(url);
-  return own?.[1] ?? url.replace(/^file:\/\//, '');
-}
-
-function frameName(n: ProfileNode): string {
-  const { functionName, url, lineNumber } = n.callFrame;
-  const short = /node_modules\/(.*)$/.exec(url)?.[1] ?? /\/(?:dist\/)?((?:gateway|bench)\/.*)$/.exec(url)?.[1] ?? url;
-  return url ? `${functionName || '(anonymous)'} (${short}:${lineNumber + 1})` : functionName;
-}
 
 function add(map: Map<string, number>, k: string, us: number): void {
   map.set(k, (map.get(k) ?? 0) + us);

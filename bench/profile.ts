@@ -6,13 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   endTime: number;
@@ -41,14 +41,18 @@ export interface ProfileSummary {
 
 const SPECIAL = new Set(['(idle)', '(program)', '(garbage collector)', '(root)']);
 
-/** `gateway/core/pipeline` from `file:///…/dist/gateway/core/pipeline.js`; `undici` from its node_modules path. */
-function moduleOf(url: string, functionName: string): string {
+/**
+ * `gateway/core/pipeline` from `file:///…/dist/gateway/core/pipeline.js`; `undici` from its node_modules path;
+ * the bench's own files (the proxy, the load client in request-cost.ts) as one.
+ */
+export function moduleOf(url: string, functionName: string): string {
   if (!url) return SPECIAL.has(functionName) ? functionName : '(native / V8)';
   if (url.startsWith('node:')) return 'node: built-ins';
   // The only WebAssembly in the gateway is llhttp, the HTTP parser undici (the upstream client) compiles to wasm.
   if (url.startsWith('wasm://')) return 'npm: undici (llhttp wasm)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return `npm: ${pkg[1]}`;
+  if (/\/bench\//.test(url)) return 'bench (the proxy, the client)';
   const own = /\/(?:dist\/)?(gateway\/[^/]+)\//.exec(url) ?? /\/(?:dist\/)?(gateway)\/[^/]+$/.exec(url);
   return own?.[1] ?? url.replace(/^file:\/\//, '');
 }
@@ -56,11 +60,11 @@ function moduleOf(url: string, functionName: string): string {
 function shortUrl(url: string): string {
   const pkg = /node_modules\/(.*)$/.exec(url);
   if (pkg) return pkg[1]!;
-  const own = /\/(?:dist\/)?(gateway\/.*)$/.exec(url);
+  const own = /\/(?:dist\/)?((?:gateway|bench)\/.*)$/.exec(url);
   return own ? own[1]! : url.replace(/^file:\/\//, '');
 }
 
-function frameName(n: ProfileNode): string {
+export function frameName(n: ProfileNode): string {
   const { functionName, url, lineNumber } = n.callFrame;
   const name = functionName || '(anonymous)';
   return url ? `${name} (${shortUrl(url)}:${lineNumber + 1})` : name;
