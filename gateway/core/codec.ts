@@ -38,8 +38,8 @@ export interface StreamWriter {
   push(ev: StreamEvent): string | undefined;
   /** Set once the event pushed ended the client's stream (its stop or its error): nothing more is pushed. */
   readonly done: boolean;
-  /** The canonical stream ended before its stop or error: the text that tells the client so. */
-  end(): string;
+  /** The canonical stream ended before its stop or error: the text that tells the client so, if the format has one. */
+  end(): string | undefined;
 }
 
 export interface ClientCodec extends ClientEncoder {

@@ -169,8 +169,9 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
         }
         if (writer.done) break;
       }
-      if (!writer.done) {
-        const pending = send(writer.end());
+      const last = writer.done ? undefined : writer.end();
+      if (last !== undefined) {
+        const pending = send(last);
         if (pending) await pending;
       }
     } else {

@@ -1,5 +1,5 @@
 import type { BlockStart, StreamEvent } from '../../core/canonical.js';
-import type { EncodeContext } from '../../core/codec.js';
+import type { EncodeContext, StreamWriter } from '../../core/codec.js';
 import type { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
@@ -55,87 +55,127 @@ interface ForeignThinking {
 /**
  * Canonical stream → Messages SSE: message_start, content blocks, message_delta (cumulative usage
  * with the input side repeated), message_stop. No `[DONE]`. An `error` event ends the stream with
- * `event: error` and no message_stop. Errors thrown by `events` propagate to the caller, which
- * turns them into an error event (relay/canonical-tap.ts).
+ * `event: error` and no message_stop. Errors thrown by the events' source propagate to the caller,
+ * which turns them into an error event (relay/canonical-tap.ts).
  *
  * Signatures as in encode.ts: Anthropic's pass as signature_delta events; another family's
  * thinking gets one signature_delta with Tollgate's mark just before its block stops; a signed
  * tool call is preceded by its carrier block, so later indexes move up by one.
+ *
+ * Pushed to one canonical event at a time (core/codec.ts StreamWriter): the relay feeds it from its
+ * own loop, with no async generator between the events and the socket; encodeStream is the same
+ * writer in a loop.
  */
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
-  let started = false;
-  let shift = 0;
-  const foreign = new Map<number, ForeignThinking>();
-  for await (const ev of events) {
-    if (!started && ev.type !== 'start' && ev.type !== 'error') {
+export class AnthropicStreamWriter implements StreamWriter {
+  done = false;
+  private started = false;
+  private shift = 0;
+  private readonly foreign = new Map<number, ForeignThinking>();
+
+  constructor(private readonly ctx: EncodeContext) {}
+
+  /** The SSE text of one canonical event, all of its Messages events in one chunk. */
+  push(ev: StreamEvent): string | undefined {
+    let out = '';
+    if (!this.started && ev.type !== 'start' && ev.type !== 'error') {
       // A provider that did not announce the message: open it anyway, clients need message_start first.
-      yield messageStart('', emptyUsage(), ctx);
+      out += messageStart('', emptyUsage(), this.ctx);
     }
-    started = true;
+    this.started = true;
     switch (ev.type) {
       case 'start':
-        yield messageStart(ev.id, ev.usage, ctx);
+        out += messageStart(ev.id, ev.usage, this.ctx);
         break;
       case 'block_start': {
         const b = ev.block;
-        if (b.type === 'thinking' && b.family !== 'anthropic') foreign.set(ev.index, { family: b.family });
+        if (b.type === 'thinking' && b.family !== 'anthropic') this.foreign.set(ev.index, { family: b.family });
         if (b.type === 'tool_call' && b.signature) {
           const carrier = callCarrier(b.id, b.signature, b.signatureFamily);
-          const index = ev.index + shift++;
-          yield sse('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-          yield sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: carrier.signature } });
-          yield sse('content_block_stop', { index });
+          const index = ev.index + this.shift++;
+          out += sse('content_block_start', {
+            index,
+            content_block: { type: 'thinking', thinking: '', signature: '' },
+          });
+          out += sse('content_block_delta', {
+            index,
+            delta: { type: 'signature_delta', signature: carrier.signature },
+          });
+          out += sse('content_block_stop', { index });
         }
-        yield sse('content_block_start', { index: ev.index + shift, content_block: startBlock(b) });
+        out += sse('content_block_start', { index: ev.index + this.shift, content_block: startBlock(b) });
         break;
       }
       case 'text_delta':
-        yield sse('content_block_delta', { index: ev.index + shift, delta: { type: 'text_delta', text: ev.text } });
+        out += sse('content_block_delta', {
+          index: ev.index + this.shift,
+          delta: { type: 'text_delta', text: ev.text },
+        });
         break;
       case 'tool_args_delta':
-        yield sse('content_block_delta', {
-          index: ev.index + shift,
+        out += sse('content_block_delta', {
+          index: ev.index + this.shift,
           delta: { type: 'input_json_delta', partial_json: ev.json },
         });
         break;
       case 'thinking_delta':
-        yield sse('content_block_delta', {
-          index: ev.index + shift,
+        out += sse('content_block_delta', {
+          index: ev.index + this.shift,
           delta: { type: 'thinking_delta', thinking: ev.text },
         });
         break;
       case 'signature_delta': {
-        const f = foreign.get(ev.index);
+        const f = this.foreign.get(ev.index);
         if (f) f.signature = ev.signature;
         else
-          yield sse('content_block_delta', {
-            index: ev.index + shift,
+          out += sse('content_block_delta', {
+            index: ev.index + this.shift,
             delta: { type: 'signature_delta', signature: ev.signature },
           });
         break;
       }
       case 'block_stop': {
-        const f = foreign.get(ev.index);
+        const f = this.foreign.get(ev.index);
         if (f) {
-          foreign.delete(ev.index);
-          yield sse('content_block_delta', {
-            index: ev.index + shift,
+          this.foreign.delete(ev.index);
+          out += sse('content_block_delta', {
+            index: ev.index + this.shift,
             delta: { type: 'signature_delta', signature: thinkingSignature(f) },
           });
         }
-        yield sse('content_block_stop', { index: ev.index + shift });
+        out += sse('content_block_stop', { index: ev.index + this.shift });
         break;
       }
       case 'stop':
-        yield sse('message_delta', {
+        out += sse('message_delta', {
           delta: { stop_reason: toMessagesStopReason(ev.stopReason), stop_sequence: ev.stopSequence ?? null },
           usage: toMessagesUsage(ev.usage),
         });
-        yield sse('message_stop', {});
-        return;
+        out += sse('message_stop', {});
+        this.done = true;
+        break;
       case 'error':
-        yield encodeStreamError(ev.error);
-        return;
+        out += encodeStreamError(ev.error);
+        this.done = true;
+        break;
     }
+    return out === '' ? undefined : out;
+  }
+
+  /**
+   * The events ended without `stop` or `error`: nothing more is written. The caller reads the
+   * stream's end (relay/translate.ts), as it always has for this format.
+   */
+  end(): string | undefined {
+    this.done = true;
+    return undefined;
+  }
+}
+
+export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  const w = new AnthropicStreamWriter(ctx);
+  for await (const ev of events) {
+    const text = w.push(ev);
+    if (text !== undefined) yield text;
+    if (w.done) return;
   }
 }
