@@ -1,10 +1,11 @@
 /**
- * A settled request row for tests that write rows into a ledger directly: an ordinary 200 on key `a`
- * through the `openai` line, 10 tokens in and 5 out for 7 µ$, each field replaceable by `over`.
- * Request ids are unique within a test process.
+ * Rows for tests that write into a ledger directly. `ledgerRow`: a settled request, an ordinary 200 on
+ * key `a` through the `openai` line, 10 tokens in and 5 out for 7 µ$, each field replaceable by
+ * `over`; request ids are unique within a test process. `pendingRow`: an admitted request's pending
+ * row on the same key, holding 100 µ$.
  */
 import { emptyUsage } from '../../gateway/core/usage.js';
-import type { RequestRow } from '../../gateway/store/ledger.js';
+import type { PendingRow, RequestRow } from '../../gateway/store/ledger.js';
 
 let n = 0;
 
@@ -38,6 +39,20 @@ export function ledgerRow(over: Partial<RequestRow> = {}): RequestRow {
     tool: null,
     project: null,
     savedMicro: 0,
+    ...over,
+  };
+}
+
+export function pendingRow(requestId: string, over: Partial<PendingRow> = {}): PendingRow {
+  return {
+    requestId,
+    ts: Date.now(),
+    keyId: 'key_a',
+    keyName: 'a',
+    model: 'gpt-4o-mini',
+    inboundProtocol: 'openai-chat',
+    stream: false,
+    heldMicro: 100,
     ...over,
   };
 }

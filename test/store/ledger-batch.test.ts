@@ -11,24 +11,10 @@ import { tempDirs } from '../helpers/temp-dirs.js';
 import Database from 'better-sqlite3';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
-import { ledgerRow } from '../helpers/ledger-rows.js';
-import { Ledger, type PendingRow } from '../../gateway/store/ledger.js';
+import { ledgerRow, pendingRow } from '../helpers/ledger-rows.js';
+import { Ledger } from '../../gateway/store/ledger.js';
 
 const tempDir = tempDirs('ledger-batch');
-
-function pending(requestId: string, over: Partial<PendingRow> = {}): PendingRow {
-  return {
-    requestId,
-    ts: Date.now(),
-    keyId: 'key_a',
-    keyName: 'a',
-    model: 'gpt-4o-mini',
-    inboundProtocol: 'openai-chat',
-    stream: false,
-    heldMicro: 100,
-    ...over,
-  };
-}
 
 /** What each settle of a batch came to: 'ok', or its error's message. */
 function outcomes(promises: Promise<void>[]): Promise<string[]> {
@@ -80,7 +66,7 @@ describe('one entry never sinks the batch', () => {
     const rows = Array.from({ length: 30 }, (_, i) =>
       ledgerRow({ requestId: i === 11 ? 'req_poison' : `req_ok_${i}`, costMicro: 10 + i }),
     );
-    for (const r of rows) ledger.open(pending(r.requestId));
+    for (const r of rows) ledger.open(pendingRow(r.requestId));
     const results = await outcomes(rows.map((r) => ledger.settle(r)));
     results.forEach((r, i) =>
       i === 11 ? assert.match(r, /this row is poisoned/) : assert.equal(r, 'ok', rows[i]!.requestId),
@@ -132,8 +118,8 @@ describe('one entry never sinks the batch', () => {
   test('a pending row that is not text where text belongs is refused alone, and its request still settles', async () => {
     const ledger = new Ledger(tempDir());
     ledger.topup(1_000);
-    ledger.open(pending('req_bad_open', { model: (() => 1) as unknown as string }));
-    ledger.open(pending('req_fine'));
+    ledger.open(pendingRow('req_bad_open', { model: (() => 1) as unknown as string }));
+    ledger.open(pendingRow('req_fine'));
     await outcomes([
       ledger.settle(ledgerRow({ requestId: 'req_bad_open' })),
       ledger.settle(ledgerRow({ requestId: 'req_fine' })),

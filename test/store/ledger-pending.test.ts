@@ -9,24 +9,11 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import Database from 'better-sqlite3';
-import { ledgerRow } from '../helpers/ledger-rows.js';
-import { Ledger, type PendingRow } from '../../gateway/store/ledger.js';
+import { ledgerRow, pendingRow } from '../helpers/ledger-rows.js';
+import { Ledger } from '../../gateway/store/ledger.js';
 import { PENDING_AFTER_MS } from '../../gateway/store/ledger-pending.js';
 
 const tempDir = tempDirs('ledger-pending');
-
-function pending(requestId: string): PendingRow {
-  return {
-    requestId,
-    ts: Date.now(),
-    keyId: 'key_a',
-    keyName: 'a',
-    model: 'gpt-4o-mini',
-    inboundProtocol: 'openai-chat',
-    stream: false,
-    heldMicro: 100,
-  };
-}
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -53,7 +40,7 @@ test('a request settled within PENDING_AFTER_MS of its admission never writes a 
   const dir = tempDir();
   const ledger = new Ledger(dir);
   ledger.topup(1_000);
-  ledger.open(pending('req_quick'));
+  ledger.open(pendingRow('req_quick'));
   // Turns pass (other requests' commits among them) and nearly all of the window.
   for (let i = 0; i < 3; i++) await turn();
   await ledger.settle(ledgerRow({ requestId: 'req_other', costMicro: 5 }));
@@ -77,9 +64,9 @@ test('a request still open PENDING_AFTER_MS after its admission has its pending 
   const dir = tempDir();
   const ledger = new Ledger(dir);
   ledger.topup(1_000);
-  ledger.open(pending('req_long'));
+  ledger.open(pendingRow('req_long'));
   t.mock.timers.tick(PENDING_AFTER_MS / 2);
-  ledger.open(pending('req_later'));
+  ledger.open(pendingRow('req_later'));
   t.mock.timers.tick(PENDING_AFTER_MS / 2);
   // Written by the timer, no settlement having committed: only the one whose window has passed.
   assert.deepEqual(pendingIds(dir), ['req_long']);
@@ -98,7 +85,7 @@ test("a settlement is committed in its own turn's check phase, whatever is still
   const dir = tempDir();
   const ledger = new Ledger(dir);
   ledger.topup(1_000);
-  ledger.open(pending('req_waiting'));
+  ledger.open(pendingRow('req_waiting'));
   let settled = false;
   void ledger.settle(ledgerRow({ requestId: 'req_other', costMicro: 5 })).then(() => (settled = true));
   await turn();
@@ -112,9 +99,9 @@ test('after a crash, a request open past the window is closed as interrupted; on
   const dir = tempDir();
   const crashed = new Ledger(dir);
   crashed.topup(1_000);
-  crashed.open(pending('req_old'));
+  crashed.open(pendingRow('req_old'));
   t.mock.timers.tick(PENDING_AFTER_MS);
-  crashed.open(pending('req_new'));
+  crashed.open(pendingRow('req_new'));
   // The process dies here: nothing more of it runs (no close). A second ledger reads what is on disk.
   const next = new Ledger(dir);
   assert.deepEqual(next.problems(new Map()).unsettled, { count: 1, requestIds: ['req_old'] });
@@ -128,7 +115,7 @@ test('a graceful close writes the pending rows of the requests still open, howev
   mockTime(t);
   const dir = tempDir();
   const ledger = new Ledger(dir);
-  ledger.open(pending('req_young'));
+  ledger.open(pendingRow('req_young'));
   ledger.close();
   assert.deepEqual(pendingIds(dir), ['req_young']);
 });
