@@ -42,6 +42,17 @@ export interface StreamWriter {
   end(): string | undefined;
 }
 
+/** A writer's encoding as encodeStream gives it: the chunk of each event, then what `end` says if the events stop short. */
+export async function* writtenStream(w: StreamWriter, events: AsyncIterable<StreamEvent>): AsyncGenerator<string> {
+  for await (const ev of events) {
+    const text = w.push(ev);
+    if (text !== undefined) yield text;
+    if (w.done) return;
+  }
+  const last = w.end();
+  if (last !== undefined) yield last;
+}
+
 export interface ClientCodec extends ClientEncoder {
   /** Wire request → canonical. Throws a GatewayError (400) on a body the protocol does not allow. */
   decodeRequest(body: unknown): CanonicalRequest;

@@ -1,5 +1,5 @@
 import type { BlockStart, StreamEvent } from '../../core/canonical.js';
-import type { EncodeContext, StreamWriter } from '../../core/codec.js';
+import { writtenStream, type EncodeContext, type StreamWriter } from '../../core/codec.js';
 import type { GatewayError } from '../../core/errors.js';
 import { formatSse } from '../../core/sse.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
@@ -171,11 +171,6 @@ export class AnthropicStreamWriter implements StreamWriter {
   }
 }
 
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
-  const w = new AnthropicStreamWriter(ctx);
-  for await (const ev of events) {
-    const text = w.push(ev);
-    if (text !== undefined) yield text;
-    if (w.done) return;
-  }
+export function encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  return writtenStream(new AnthropicStreamWriter(ctx), events);
 }

@@ -19,7 +19,7 @@
  * is what Codex reads; a stream that just ends is reported the same way.
  */
 import type { BlockStart, Phase, ProviderFamily, StopReason, StreamEvent } from '../../core/canonical.js';
-import type { EncodeContext, StreamWriter } from '../../core/codec.js';
+import { writtenStream, type EncodeContext, type StreamWriter } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Usage } from '../../core/usage.js';
 import {
@@ -442,16 +442,10 @@ export class ResponsesStreamWriter implements StreamWriter {
  * Responses events, as many per canonical event as the format has (four around the first text alone), each
  * chunk yielded holding all of one canonical event's: the relay writes each chunk to the socket by itself.
  */
-export async function* encodeStream(
+export function encodeStream(
   events: AsyncIterable<StreamEvent>,
   ctx: EncodeContext,
   opts: ResponsesEncodeOptions = {},
 ): AsyncGenerator<string> {
-  const w = new ResponsesStreamWriter(ctx, opts);
-  for await (const ev of events) {
-    const text = w.push(ev);
-    if (text !== undefined) yield text;
-    if (w.done) return;
-  }
-  yield w.end();
+  return writtenStream(new ResponsesStreamWriter(ctx, opts), events);
 }
