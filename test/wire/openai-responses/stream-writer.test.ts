@@ -50,17 +50,22 @@ function pushed(list: StreamEvent[]): string[] {
   return out;
 }
 
-test('the stream writer gives encodeStream its chunks, one for one, and stops at the stop event', async () => {
+test('the stream writer gives encodeStream its chunks, one for one, and stops at the stop event', async (t) => {
+  // One clock for both encodings: each stamps created_at, in seconds, from Date.now().
+  t.mock.timers.enable({ apis: ['Date'], now: 1_795_000_000_000 });
   assert.deepEqual(pushed(events), await generated(events));
   // Events after the stop are not read.
   const extra: StreamEvent[] = [...events, { type: 'block_start', index: 3, block: { type: 'text' } }];
   assert.deepEqual(pushed(extra), await generated(extra));
 });
 
-test('the stream writer ends a stream cut before its stop, or failed, as encodeStream does', async () => {
+test('the stream writer ends a stream cut before its stop, or failed, as encodeStream does', async (t) => {
+  // One clock for both encodings: each stamps created_at, in seconds, from Date.now().
+  t.mock.timers.enable({ apis: ['Date'], now: 1_795_000_000_000 });
   const cut = events.slice(0, 8);
   assert.deepEqual(pushed(cut), await generated(cut));
   assert.match(pushed(cut).at(-1)!, /upstream_stream_incomplete/);
+  assert.match(pushed(cut)[0]!, /"created_at":1795000000,/, 'both encodings read the one mocked clock');
   const failed: StreamEvent[] = [
     ...events.slice(0, 7),
     { type: 'error', error: new GatewayError('upstream_error', 'Upstream error: boom', { code: 'upstream_error' }) },
