@@ -140,12 +140,14 @@ describe('idle timeout', () => {
       res.write('data: 1\n\n');
       setTimeout(() => res.end('data: 2\n\n'), 10);
     });
-    const res = await send('/quick', true, { idleMs: 30 });
+    // The timeouts in this file that must not fire are hundreds of milliseconds, not tens: on a loaded machine
+    // a late event loop runs a due timer before it reads the socket that would have restarted it.
+    const res = await send('/quick', true, { idleMs: 200 });
     let text = '';
     for await (const chunk of res.body) {
       text += Buffer.from(chunk).toString();
       // Longer than the idle timeout: the client we write to is slow, the upstream is not.
-      await sleep(100);
+      await sleep(400);
     }
     assert.equal(text, 'data: 1\n\ndata: 2\n\n');
   });
@@ -158,7 +160,7 @@ describe('idle timeout', () => {
       const tick = setInterval(() => res.write('data: x\n\n'), 2);
       res.on('close', () => clearInterval(tick));
     });
-    const res = await send('/endless', true, { idleMs: 30 });
+    const res = await send('/endless', true, { idleMs: 300 });
     let chunks = 0;
     for await (const chunk of res.body) {
       void chunk;
@@ -184,10 +186,11 @@ describe("an attempt's controller, which the timers abort themselves", () => {
       res.flushHeaders();
     });
     const attempt = attemptController();
-    const res = await send('/mute-attempt', true, { firstByteMs: 50 }, attempt.signal);
+    // 300 ms for the same reason as the first-byte test above: the headers must come before the timeout.
+    const res = await send('/mute-attempt', true, { firstByteMs: 300 }, attempt.signal);
     const err = await failure(drain(res));
     assert.equal(err.code, 'upstream_timeout');
-    assert.match(err.message, /sent no event of its stream within 50 ms/);
+    assert.match(err.message, /sent no event of its stream within 300 ms/);
     assert.ok(attempt.signal.aborted);
     assert.ok(attempt.signal.reason instanceof UpstreamTimeoutError);
   });
@@ -245,9 +248,9 @@ describe("an attempt's controller, which the timers abort themselves", () => {
   test('a call that ended leaves no timer behind: a second call on the same attempt is not aborted by the first', async () => {
     handlers.set('/quick-answer', (_req, res) => res.end('{"ok":true}'));
     const attempt = attemptController();
-    const first = await send('/quick-answer', false, { nonStreamingFirstByteMs: 40, idleMs: 40 }, attempt.signal);
+    const first = await send('/quick-answer', false, { nonStreamingFirstByteMs: 300, idleMs: 300 }, attempt.signal);
     assert.equal(await first.body.text(), '{"ok":true}');
-    await sleep(100);
+    await sleep(400);
     assert.equal(attempt.signal.aborted, false);
     const second = await send('/quick-answer', false, {}, attempt.signal);
     assert.equal(await second.body.text(), '{"ok":true}');
@@ -262,12 +265,13 @@ describe('a whole answer read as text', () => {
       const next = (): void => {
         if (i === 4) return void res.end('"end"]');
         res.write(`"${i++}",`);
-        setTimeout(next, 20);
+        setTimeout(next, 150);
       };
       res.write('[');
       next();
     });
-    const res = await send('/chunks', false, { idleMs: 60 });
+    // Four gaps of 150 ms: longer in all than the idle timeout, each well inside it.
+    const res = await send('/chunks', false, { idleMs: 300 });
     assert.equal(await res.body.text(), '["0","1","2","3","end"]');
   });
 
