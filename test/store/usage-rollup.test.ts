@@ -131,7 +131,14 @@ test('the totals held over several commits are the rows summed, per dimension, h
          FROM usage_hourly ORDER BY dim, hour, value`,
       )
       .all();
-    const columns = { model: 'model', key: 'key_name', line: 'line', tool: 'tool', project: 'project', session: 'session' };
+    const columns = {
+      model: 'model',
+      key: 'key_name',
+      line: 'line',
+      tool: 'tool',
+      project: 'project',
+      session: 'session',
+    };
     const summed = Object.entries(columns).flatMap(([dim, column]) =>
       db
         .prepare(
