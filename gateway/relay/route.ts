@@ -31,7 +31,8 @@ export async function handleRoute(services: RelayServices, r: RouteRequest): Pro
     r.exchange.billable = false;
     return answerLocal(res, (signal) => call.local(localContext(services, key, signal)));
   }
-  return runModelCall(services, {
+  // Awaited rather than returned: one microtask turn fewer a request (relay/passthrough.ts says why).
+  await runModelCall(services, {
     format: r.format,
     exchange: r.exchange,
     key,

@@ -1,7 +1,8 @@
 /**
- * Agent sessions in the ledger (docs/sessions.md): one `sessions` row per session, its totals kept
- * in the transaction that writes each of its requests (as the hourly rollup is), so that the
- * sessions list reads a page of an index instead of grouping the whole log; and `session_state`,
+ * Agent sessions in the ledger (docs/sessions.md): one `sessions` row per session, its totals written
+ * with the hourly rollup's (usage-rollup.ts: within a second of its requests' commit, and at once
+ * before anything here reads them), so that the sessions list reads a page of an index instead of
+ * grouping the whole log; and `session_state`,
  * what the guards decided (a pause, and what a resume added to the cap), which must outlive a
  * restart. The request rows stay the truth: a session's requests are read by the `session` index.
  */
@@ -95,12 +96,58 @@ interface SessionTotal {
 }
 
 /**
- * Adds settled requests to their sessions' totals; call inside the settlement transaction. The
- * rows of a batch are summed per session first, so a session is one upsert per group commit
- * however many of its requests the commit holds (sub-agents in parallel settle together). A new
+ * Settled requests' sums per session, held until they are written (`sessionWriter`): a session is one
+ * upsert however many of its requests are held (sub-agents in parallel settle together). A new
  * session takes its key, tool and project from its first row, as row-by-row upserts did.
  */
-export function sessionWriter(db: Database.Database): (rows: readonly RequestRow[]) => void {
+export class SessionTotals {
+  private readonly totals = new Map<string, SessionTotal>();
+
+  get size(): number {
+    return this.totals.size;
+  }
+
+  add(row: RequestRow): void {
+    if (row.session === null) return;
+    const error = row.status >= 400 ? 1 : 0;
+    const prompt = promptTokens(row.usage);
+    const t = this.totals.get(row.session);
+    if (!t) {
+      this.totals.set(row.session, {
+        row,
+        firstTs: row.ts,
+        lastTs: row.ts,
+        requests: 1,
+        errors: error,
+        prompt,
+        cacheRead: row.usage.cacheReadTokens,
+        output: row.usage.outputTokens,
+        cost: row.costMicro,
+        saved: row.savedMicro,
+      });
+      return;
+    }
+    t.firstTs = Math.min(t.firstTs, row.ts);
+    t.lastTs = Math.max(t.lastTs, row.ts);
+    t.requests++;
+    t.errors += error;
+    t.prompt += prompt;
+    t.cacheRead += row.usage.cacheReadTokens;
+    t.output += row.usage.outputTokens;
+    t.cost += row.costMicro;
+    t.saved += row.savedMicro;
+  }
+
+  entries(): IterableIterator<[string, SessionTotal]> {
+    return this.totals.entries();
+  }
+}
+
+/**
+ * Adds held session totals to the `sessions` rows; call inside a transaction (usage-rollup.ts writes
+ * them with the hourly totals and their mark).
+ */
+export function sessionWriter(db: Database.Database): (totals: SessionTotals) => void {
   const upsert = db.prepare<
     [string, string | null, string | null, string, string | null, ...number[]]
   >(`INSERT INTO sessions (id, key_id, key_name, tool, project, first_ts, last_ts, requests, errors,
@@ -110,39 +157,8 @@ export function sessionWriter(db: Database.Database): (rows: readonly RequestRow
       requests = requests + excluded.requests, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
       cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, output_tokens = output_tokens + excluded.output_tokens,
       cost_micro = cost_micro + excluded.cost_micro, saved_micro = saved_micro + excluded.saved_micro`);
-  return (rows) => {
-    const totals = new Map<string, SessionTotal>();
-    for (const row of rows) {
-      if (row.session === null) continue;
-      const error = row.status >= 400 ? 1 : 0;
-      const prompt = promptTokens(row.usage);
-      const t = totals.get(row.session);
-      if (!t) {
-        totals.set(row.session, {
-          row,
-          firstTs: row.ts,
-          lastTs: row.ts,
-          requests: 1,
-          errors: error,
-          prompt,
-          cacheRead: row.usage.cacheReadTokens,
-          output: row.usage.outputTokens,
-          cost: row.costMicro,
-          saved: row.savedMicro,
-        });
-        continue;
-      }
-      t.firstTs = Math.min(t.firstTs, row.ts);
-      t.lastTs = Math.max(t.lastTs, row.ts);
-      t.requests++;
-      t.errors += error;
-      t.prompt += prompt;
-      t.cacheRead += row.usage.cacheReadTokens;
-      t.output += row.usage.outputTokens;
-      t.cost += row.costMicro;
-      t.saved += row.savedMicro;
-    }
-    for (const [id, t] of totals) {
+  return (totals) => {
+    for (const [id, t] of totals.entries()) {
       const r = t.row;
       upsert.run(
         id,
@@ -171,7 +187,11 @@ export class LedgerSessions {
   private readonly latestAssigned: Database.Statement<[string, string], SessionRecord>;
   private readonly saveState: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
+  /** `beforeRead` writes the session totals still held in memory (usage-rollup.ts UsageRollup). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly beforeRead: () => void = () => undefined,
+  ) {
     this.byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
     this.stateOf = db.prepare('SELECT * FROM session_state WHERE id = ?');
     this.latestAssigned = db.prepare(
@@ -185,6 +205,7 @@ export class LedgerSessions {
   }
 
   get(id: string): SessionRecord | undefined {
+    this.beforeRead();
     return this.byId.get(id);
   }
 
@@ -203,11 +224,13 @@ export class LedgerSessions {
 
   /** The key's latest session of this tool whose id Tollgate made (to carry on after a restart). */
   latestAssignedOf(keyId: string, tool: string): SessionRecord | undefined {
+    this.beforeRead();
     return this.latestAssigned.get(keyId, tool);
   }
 
   /** Newest activity first, by the last_ts index: a page costs its length, whatever the log's size. */
   list(q: SessionListQuery): SessionRecord[] {
+    this.beforeRead();
     const parts: string[] = [];
     const args: (string | number)[] = [];
     if (q.key !== undefined) {

@@ -10,7 +10,6 @@ import type Database from 'better-sqlite3';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { USAGE_KEYS } from '../core/usage.js';
 import type { PendingRow, RequestRow } from './ledger.js';
-import { sessionWriter } from './ledger-sessions.js';
 import type { PendingOutcome } from './ledger-pending.js';
 
 export type Queued =
@@ -183,8 +182,6 @@ export class GroupCommit {
   private readonly addKeyUsage: Database.Statement<[string, number, number]>;
   private readonly openPending: Database.Statement<unknown[]>;
   private readonly closePending: Database.Statement<[string]>;
-  /** Each agent session's totals (ledger-sessions.ts), in the same transaction as its rows. */
-  private readonly sessionRollup: (rows: readonly RequestRow[]) => void;
   private readonly whole: (batch: Queued[]) => void;
   private readonly interrupted: (rows: readonly RequestRow[]) => void;
   private readonly isolated: (batch: Queued[]) => Map<Queued, LedgerWriteError>;
@@ -198,7 +195,6 @@ export class GroupCommit {
       db.prepare(`INSERT OR REPLACE INTO pending (request_id, ts, key_id, key_name, model, inbound_protocol, stream, held_micro)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.closePending = db.prepare('DELETE FROM pending WHERE request_id = ?');
-    this.sessionRollup = sessionWriter(db);
     this.whole = db.transaction((batch: Queued[]) => this.writeWhole(batch));
     this.interrupted = db.transaction((rows: readonly RequestRow[]) => {
       for (const row of rows) {
@@ -240,13 +236,13 @@ export class GroupCommit {
   }
 
   /**
-   * The whole batch in one go: the wallet debited once, each key's usage and each session's totals
-   * updated once, whatever the number of rows (the hourly totals are written apart: usage-rollup.ts). Only a request whose pending row was written deletes one.
+   * The whole batch in one go: the wallet debited once and each key's usage updated once, whatever
+   * the number of rows (the hourly and the session totals are written apart: usage-rollup.ts). Only
+   * a request whose pending row was written deletes one.
    */
   private writeWhole(batch: Queued[]): void {
     let debit = 0;
     const keys = new Map<string, { micro: number; requests: number }>();
-    const rows: RequestRow[] = [];
     for (const item of batch) {
       if (item.kind === 'open') {
         this.openPending.run(...pendingParams(item.pending));
@@ -255,7 +251,6 @@ export class GroupCommit {
       const row = item.row;
       this.insertRow.run(...rowParams(row));
       if (item.pending.closes) this.closePending.run(row.requestId);
-      rows.push(row);
       debit += row.costMicro;
       if (row.keyId !== null) {
         const k = keys.get(row.keyId);
@@ -265,7 +260,6 @@ export class GroupCommit {
         } else keys.set(row.keyId, { micro: row.costMicro, requests: 1 });
       }
     }
-    this.sessionRollup(rows);
     for (const [keyId, k] of keys) this.addKeyUsage.run(keyId, k.micro, k.requests);
     if (debit > 0) this.debit.run(debit);
   }
@@ -279,7 +273,6 @@ export class GroupCommit {
     const row = item.row;
     this.insertRow.run(...rowParams(row));
     if (item.pending.closes) this.closePending.run(row.requestId);
-    this.sessionRollup([row]);
     if (row.keyId !== null) this.addKeyUsage.run(row.keyId, row.costMicro, 1);
     if (row.costMicro > 0) this.debit.run(row.costMicro);
   }

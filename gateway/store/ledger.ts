@@ -185,7 +185,7 @@ export class Ledger {
     // each settle() resolves only after its commit, so an answer is never acknowledged before its
     // row is durable.
     this.writes = new GroupCommit(this.db);
-    this.sessions = new LedgerSessions(this.db);
+    this.sessions = new LedgerSessions(this.db, () => this.rollup.writeNow());
   }
 
   /**

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { BUCKET_KEYS, USAGE_BUCKETS } from '../contract/usage-buckets.js';
 import { cacheWriteTokens } from '../core/usage.js';
 import type { RequestRow } from './ledger.js';
+import { SessionTotals, sessionWriter } from './ledger-sessions.js';
 
 export const HOUR_MS = 3_600_000;
 
@@ -100,39 +101,60 @@ interface Total {
   cacheWrite: number;
 }
 
-/** Adds a settled request to the totals being summed, one per (dimension, hour, value). */
-function addRow(totals: Map<string, Total>, row: RequestRow): void {
-  const hour = Math.floor(row.ts / HOUR_MS) * HOUR_MS;
-  const u = row.usage;
-  const error = row.status >= 400 ? 1 : 0;
-  const cacheWrite = cacheWriteTokens(u);
-  for (const dim of DIMENSIONS) {
-    const value = valueOf(row, dim) ?? NONE;
-    // The dimension and the hour hold no NUL: the value is what follows the second, whatever it holds.
-    const id = `${dim}\0${hour}\0${value}`;
-    const t = totals.get(id);
-    if (t) {
-      t.requests++;
-      t.errors += error;
-      t.costMicro += row.costMicro;
-      t.input += u.inputTokens;
-      t.output += u.outputTokens;
-      t.cacheRead += u.cacheReadTokens;
-      t.cacheWrite += cacheWrite;
-    } else {
-      totals.set(id, {
-        dim,
-        value,
-        hour,
-        requests: 1,
-        errors: error,
-        costMicro: row.costMicro,
-        input: u.inputTokens,
-        output: u.outputTokens,
-        cacheRead: u.cacheReadTokens,
-        cacheWrite,
-      });
+/**
+ * The totals being summed: by hour, then one map per dimension (in DIMENSIONS' order) keyed by the
+ * row's own value. Looked up with the strings the row already holds (their hashes kept in them),
+ * rather than a key made of dimension, hour and value for each of the six dimensions: building and
+ * hashing six such strings was 3–4 µs of every settled request's commit (docs/performance.md).
+ */
+class Totals {
+  private readonly hours = new Map<number, Map<string, Total>[]>();
+  size = 0;
+
+  /** Adds a settled request, one total per (dimension, hour, value). */
+  add(row: RequestRow): void {
+    const hour = Math.floor(row.ts / HOUR_MS) * HOUR_MS;
+    let byDim = this.hours.get(hour);
+    if (byDim === undefined) {
+      byDim = DIMENSIONS.map(() => new Map<string, Total>());
+      this.hours.set(hour, byDim);
     }
+    const u = row.usage;
+    const error = row.status >= 400 ? 1 : 0;
+    const cacheWrite = cacheWriteTokens(u);
+    for (let i = 0; i < DIMENSIONS.length; i++) {
+      const dim = DIMENSIONS[i]!;
+      const value = valueOf(row, dim) ?? NONE;
+      const totals = byDim[i]!;
+      const t = totals.get(value);
+      if (t) {
+        t.requests++;
+        t.errors += error;
+        t.costMicro += row.costMicro;
+        t.input += u.inputTokens;
+        t.output += u.outputTokens;
+        t.cacheRead += u.cacheReadTokens;
+        t.cacheWrite += cacheWrite;
+      } else {
+        this.size++;
+        totals.set(value, {
+          dim,
+          value,
+          hour,
+          requests: 1,
+          errors: error,
+          costMicro: row.costMicro,
+          input: u.inputTokens,
+          output: u.outputTokens,
+          cacheRead: u.cacheReadTokens,
+          cacheWrite,
+        });
+      }
+    }
+  }
+
+  *values(): IterableIterator<Total> {
+    for (const byDim of this.hours.values()) for (const totals of byDim) yield* totals.values();
   }
 }
 
@@ -161,23 +183,29 @@ const MARK =
   'INSERT OR REPLACE INTO usage_rollup_mark (id, through_id) VALUES (1, (SELECT COALESCE(MAX(id), 0) FROM requests))';
 
 /**
- * The hourly totals of settled requests, summed in memory and written at most ROLLUP_EVERY_MS
- * after the first of them was committed, in a transaction of their own, beside the mark of the
- * last row they hold; and at once before anything reads the rollup (`writeNow`) and at close. A
- * settlement's commit then writes no rollup page: the upserts were about a tenth of the commit's
- * CPU, and their page one more WAL frame a commit (docs/performance.md, "The hourly totals, written
- * late"). The request rows stay the truth: a crash loses only totals, which the next open rebuilds
- * from the rows above the mark (`catchUpRollup`).
+ * The hourly totals and the agent sessions' totals (ledger-sessions.ts) of settled requests, summed
+ * in memory and written at most ROLLUP_EVERY_MS after the first of them was committed, in a
+ * transaction of their own, beside the mark of the last row they hold; and at once before anything
+ * reads them (`writeNow`) and at close. A settlement's commit then writes no rollup page and no
+ * session page: the hourly upserts were about a tenth of the commit's CPU and a WAL page, the
+ * session's upsert 38 µs a commit and five pages (its row and four indexes that hold `last_ts`),
+ * most of a one-row commit's cost at low load (docs/performance.md, "The hourly totals, written
+ * late", "The pass-through's commit and its 50 ms latency"). The request rows stay the truth: a
+ * crash loses only totals, which the next open rebuilds from the rows above the mark
+ * (`catchUpRollup`).
  */
 export class UsageRollup {
-  private totals = new Map<string, Total>();
+  private totals = new Totals();
+  private sessions = new SessionTotals();
   private timer: NodeJS.Timeout | undefined;
-  private readonly write: (totals: Iterable<Total>) => void;
+  private readonly write: (totals: Iterable<Total>, sessions: SessionTotals) => void;
 
   constructor(db: Database.Database) {
     const upsert = db.prepare<[string, string, number, number, number, number, number, number, number, number]>(UPSERT);
     const mark = db.prepare(MARK);
-    this.write = db.transaction((totals: Iterable<Total>) => {
+    const writeSessions = sessionWriter(db);
+    this.write = db.transaction((totals: Iterable<Total>, sessions: SessionTotals) => {
+      writeSessions(sessions);
       for (const t of totals)
         upsert.run(
           t.dim,
@@ -198,7 +226,10 @@ export class UsageRollup {
   /** Rows just committed: their totals are written within ROLLUP_EVERY_MS. */
   add(rows: readonly RequestRow[]): void {
     if (rows.length === 0) return;
-    for (const row of rows) addRow(this.totals, row);
+    for (const row of rows) {
+      this.totals.add(row);
+      this.sessions.add(row);
+    }
     if (this.timer !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -212,10 +243,11 @@ export class UsageRollup {
    * before then is made good at the next open from the rows themselves.
    */
   writeNow(): void {
-    if (this.totals.size === 0) return;
+    if (this.totals.size === 0 && this.sessions.size === 0) return;
     try {
-      this.write(this.totals.values());
-      this.totals = new Map();
+      this.write(this.totals.values(), this.sessions);
+      this.totals = new Totals();
+      this.sessions = new SessionTotals();
     } catch {
       if (this.timer === undefined) {
         this.timer = setTimeout(() => {
@@ -264,9 +296,62 @@ export function catchUpRollup(db: Database.Database): void {
             FROM requests WHERE ts >= ${h} AND ts < ${h + HOUR_MS} GROUP BY 2`,
           ).run(dim);
       }
+      catchUpSessions(db, mark.through_id);
     }
     db.prepare(MARK).run();
   })();
+}
+
+/** A request row's prompt tokens (core/usage.ts promptTokens), as SQL over its columns. */
+const PROMPT_SQL = BUCKET_KEYS.filter((k) => USAGE_BUCKETS[k].family !== 'output')
+  .map((k) => USAGE_BUCKETS[k].column)
+  .join(' + ');
+
+const SESSION_SUMS = `MIN(ts), MAX(ts), COUNT(*), SUM(status >= 400), SUM(${PROMPT_SQL}), SUM(cache_read_tokens),
+  SUM(output_tokens), SUM(cost_micro), SUM(saved_micro)`;
+
+const SESSION_COLUMNS = `id, key_id, key_name, tool, project, first_ts, last_ts, requests, errors, prompt_tokens,
+  cache_read_tokens, output_tokens, cost_micro, saved_micro`;
+
+/**
+ * The session totals of the rows above the mark, which a crash may have lost. Each such session is
+ * counted again from all its rows (exact whoever wrote them: an older build writes the totals in each
+ * commit), its key, tool and project kept; a session whose first rows retention has pruned (its total
+ * starts before its oldest row left) cannot be, and gets the rows above the mark added instead.
+ */
+function catchUpSessions(db: Database.Database, markId: number): void {
+  const ids = db
+    .prepare<[number], { id: string }>(
+      'SELECT DISTINCT session AS id FROM requests WHERE id > ? AND session IS NOT NULL',
+    )
+    .all(markId)
+    .map((r) => r.id);
+  if (ids.length === 0) return;
+  const stored = db.prepare<[string], { first_ts: number }>('SELECT first_ts FROM sessions WHERE id = ?');
+  const oldest = db.prepare<[string], { ts: number }>('SELECT MIN(ts) AS ts FROM requests WHERE session = ?');
+  // A new session takes its key, tool and project from its first row, as the upserts do.
+  const first = `(SELECT key_id, key_name, COALESCE(tool, 'unknown') AS tool, project FROM requests WHERE session = @id
+    ORDER BY ts, id LIMIT 1) f`;
+  const recount = db.prepare<[{ id: string }]>(
+    `INSERT INTO sessions (${SESSION_COLUMNS}) SELECT @id, f.key_id, f.key_name, f.tool, f.project, s.*
+      FROM ${first}, (SELECT ${SESSION_SUMS} FROM requests WHERE session = @id) s WHERE true
+    ON CONFLICT (id) DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts, requests = excluded.requests,
+      errors = excluded.errors, prompt_tokens = excluded.prompt_tokens, cache_read_tokens = excluded.cache_read_tokens,
+      output_tokens = excluded.output_tokens, cost_micro = excluded.cost_micro, saved_micro = excluded.saved_micro`,
+  );
+  const add = db.prepare<[{ id: string; mark: number }]>(
+    `INSERT INTO sessions (${SESSION_COLUMNS}) SELECT @id, f.key_id, f.key_name, f.tool, f.project, s.*
+      FROM ${first}, (SELECT ${SESSION_SUMS} FROM requests WHERE session = @id AND id > @mark) s WHERE true
+    ON CONFLICT (id) DO UPDATE SET last_ts = MAX(last_ts, excluded.last_ts), first_ts = MIN(first_ts, excluded.first_ts),
+      requests = requests + excluded.requests, errors = errors + excluded.errors, prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+      cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, output_tokens = output_tokens + excluded.output_tokens,
+      cost_micro = cost_micro + excluded.cost_micro, saved_micro = saved_micro + excluded.saved_micro`,
+  );
+  for (const id of ids) {
+    const had = stored.get(id);
+    if (had && had.first_ts < oldest.get(id)!.ts) add.run({ id, mark: markId });
+    else recount.run({ id });
+  }
 }
 
 const DIMENSIONS = Object.keys(ROLLUP_DIMENSIONS) as RollupDimension[];

@@ -101,3 +101,62 @@ test('rows above the mark whose totals are already in the rollup (an older build
   assert.deepEqual(byModel(reopened), EXPECTED);
   reopened.close();
 });
+
+test('the totals held over several commits are the rows summed, per dimension, hour and value', async () => {
+  const dir = tempDir();
+  const ledger = new Ledger(dir);
+  ledger.topup(100_000);
+  // The same text as a value of several dimensions, a value missing (under ''), an error, two hours.
+  const spread = (i: number) =>
+    ledgerRow({
+      ts: HOUR + (i % 2) * HOUR_MS + i,
+      model: i % 3 ? 'same' : 'b-model',
+      keyName: i % 4 ? 'same' : 'k2',
+      line: 'same',
+      tool: i % 2 ? 'codex' : null,
+      project: null,
+      session: i % 5 ? 'same' : 'tg-other',
+      status: i === 7 ? 502 : 200,
+      costMicro: 10 + i,
+      usage: { ...ledgerRow().usage, inputTokens: 100 + i, outputTokens: i, cacheReadTokens: i % 3 },
+    });
+  for (let commit = 0; commit < 3; commit++)
+    await Promise.all(Array.from({ length: 7 }, (_, j) => ledger.settle(spread(commit * 7 + j))));
+  ledger.close();
+  const db = new Database(join(dir, 'ledger.sqlite'), { readonly: true });
+  try {
+    const held = db
+      .prepare(
+        `SELECT dim, value, hour, requests, errors, cost_micro, input_tokens, output_tokens, cache_read_tokens
+         FROM usage_hourly ORDER BY dim, hour, value`,
+      )
+      .all();
+    const columns = {
+      model: 'model',
+      key: 'key_name',
+      line: 'line',
+      tool: 'tool',
+      project: 'project',
+      session: 'session',
+    };
+    const summed = Object.entries(columns).flatMap(([dim, column]) =>
+      db
+        .prepare(
+          `SELECT '${dim}' AS dim, COALESCE(${column}, '') AS value, (ts / ${HOUR_MS}) * ${HOUR_MS} AS hour,
+             COUNT(*) AS requests, SUM(status >= 400) AS errors, SUM(cost_micro) AS cost_micro,
+             SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens
+           FROM requests GROUP BY 2, 3 ORDER BY 3, 2`,
+        )
+        .all(),
+    );
+    const order = (rs: unknown[]) =>
+      (rs as Record<string, string | number>[]).sort((a, b) =>
+        `${a.dim}\0${a.hour}\0${a.value}` < `${b.dim}\0${b.hour}\0${b.value}` ? -1 : 1,
+      );
+    // Hour 0: model 2, key 2, line, tool (''), project (''), session 2; hour 1 the same but one key.
+    assert.equal(held.length, 9 + 8);
+    assert.deepEqual(order(held), order(summed));
+  } finally {
+    db.close();
+  }
+});
