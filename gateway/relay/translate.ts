@@ -5,6 +5,7 @@ import type { UpstreamSide } from '../core/format.js';
 import { uncarriedStateNotes } from '../core/shaping.js';
 import { bindResponse, bindStream, messagesForLine } from '../core/signatures.js';
 import { readSse } from '../core/sse.js';
+import { readDecoded } from '../core/stream-decoder.js';
 import type { Usage } from '../core/usage.js';
 import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
@@ -137,10 +138,12 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   tap.beforeFailure = async (error) => {
     await settleOnce(error.status, error);
   };
-  const events = tap.watch(
-    bindStream(provider.fromStream(readSse(upstream.body), spec.promptUsage), line.id),
-    spec.signal,
-  );
+  // A line format with a decoder that can be pushed to is read in one loop with the SSE parsing and the binding.
+  const decoder = provider.streamDecoder?.(spec.promptUsage);
+  const decoded = decoder
+    ? readDecoded(upstream.body, decoder, line.id)
+    : bindStream(provider.fromStream(readSse(upstream.body), spec.promptUsage), line.id);
+  const events = tap.watch(decoded, spec.signal);
   let clientGone = false;
   const stillOpen = (): void => {
     if (spec.res.destroyed) throw new ClientClosedError();
