@@ -8,6 +8,7 @@ import type { CanonicalRequest, CanonicalResponse, ProviderFamily, StreamEvent }
 import type { GatewayError } from './errors.js';
 import type { Quirks } from './quirks.js';
 import type { SseEvent } from './sse.js';
+import type { StreamDecoder } from './stream-decoder.js';
 import type { Usage } from './usage.js';
 
 export interface EncodeContext {
@@ -96,6 +97,11 @@ export interface UpstreamCodec {
    * Throws (or yields an `error` event) when the upstream stream is malformed or reports an error.
    */
   fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncIterable<StreamEvent>;
+  /**
+   * fromStream's decoding pushed to one event at a time (core/stream-decoder.ts), for a relay that reads the
+   * upstream's events itself: fromStream is this decoder in a loop (optional).
+   */
+  streamDecoder?(promptUsage: Usage): StreamDecoder;
   /** Normalised usage from the upstream's usage object. */
   usage(raw: unknown): Usage;
   /** The upstream's error answer → what the client is told, where the generic reading would mislead. */

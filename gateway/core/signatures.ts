@@ -101,17 +101,20 @@ export function bindResponse(res: CanonicalResponse, lineId: string): CanonicalR
   return out;
 }
 
-/** An upstream's stream with every signature in it bound to the line that answered. */
+/** One event of an upstream's stream with every signature in it bound to the line that answered; the same event when it has none. */
+export function bindEvent(ev: StreamEvent, lineId: string): StreamEvent {
+  if (ev.type === 'signature_delta') return { ...ev, signature: bind(ev.signature, lineId) };
+  if (ev.type === 'block_start' && ev.block.type === 'redacted_thinking')
+    return { ...ev, block: { ...ev.block, data: bind(ev.block.data, lineId) } };
+  if (ev.type === 'block_start' && ev.block.type === 'tool_call' && ev.block.signature)
+    return { ...ev, block: { ...ev.block, signature: bind(ev.block.signature, lineId) } };
+  if (ev.type === 'compaction') return { ...ev, data: bind(ev.data, lineId) };
+  return ev;
+}
+
+/** An upstream's stream with every signature in it bound to the line that answered (bindEvent on each event). */
 export async function* bindStream(events: AsyncIterable<StreamEvent>, lineId: string): AsyncGenerator<StreamEvent> {
-  for await (const ev of events) {
-    if (ev.type === 'signature_delta') yield { ...ev, signature: bind(ev.signature, lineId) };
-    else if (ev.type === 'block_start' && ev.block.type === 'redacted_thinking')
-      yield { ...ev, block: { ...ev.block, data: bind(ev.block.data, lineId) } };
-    else if (ev.type === 'block_start' && ev.block.type === 'tool_call' && ev.block.signature)
-      yield { ...ev, block: { ...ev.block, signature: bind(ev.block.signature, lineId) } };
-    else if (ev.type === 'compaction') yield { ...ev, data: bind(ev.data, lineId) };
-    else yield ev;
-  }
+  for await (const ev of events) yield bindEvent(ev, lineId);
 }
 
 /**

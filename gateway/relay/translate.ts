@@ -5,6 +5,7 @@ import type { UpstreamSide } from '../core/format.js';
 import { uncarriedStateNotes } from '../core/shaping.js';
 import { bindResponse, bindStream, messagesForLine } from '../core/signatures.js';
 import { readSse } from '../core/sse.js';
+import { readDecoded } from '../core/stream-decoder.js';
 import type { Usage } from '../core/usage.js';
 import type { CallSignal } from '../upstream/client.js';
 import { ClientClosedError, upstreamFailure } from '../upstream/errors.js';
@@ -13,7 +14,7 @@ import { markFirstByte, settleBeforeEnd, type Exchange, type Outcome } from './e
 import { answerHeaders, sendJson, startSse, write, type ClientResponse } from './respond.js';
 import { withQuirkRetry } from './quirk-retry.js';
 import { callUpstream, type UpstreamCallDeps } from './upstream-call.js';
-import { billableUsage, type UsageCounter } from './usage.js';
+import { acceptedUsage, billableUsage, type UsageCounter } from './usage.js';
 
 export interface TranslateSpec {
   exchange: Exchange;
@@ -103,11 +104,9 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
               : '',
         )
         .join('');
-    const billed = await billableUsage(
-      exchange,
-      { final: answer.usageEstimated ? undefined : answer.usage, produced },
-      spec.counter,
-    );
+    const final = answer.usageEstimated ? undefined : answer.usage;
+    // Figures that pass the usage check are billed as they are, without billableUsage's promise and its turn.
+    const billed = acceptedUsage(exchange, final) ?? (await billableUsage(exchange, { final, produced }, spec.counter));
     const outcome: Outcome = { status: 200, usage: billed.usage, usageEstimated: billed.usageEstimated, error: null };
     await settleBeforeEnd(exchange, outcome);
     sendJson(spec.res, 200, body, answerHeaders(upstream.rateLimits, exchange.requestId, up.clientHeaders));
@@ -118,12 +117,9 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   const outcomeOf = async (status: number, error: GatewayError | null): Promise<Outcome> => {
     // No final usage from the upstream (none reported, or the stream was cut short): the prompt as
     // the stream announced it, and what was produced, counted.
-    const report = {
-      final: tap.usageEstimated ? undefined : tap.usage,
-      prompt: tap.usage ?? tap.startUsage,
-      produced: () => tap.produced,
-    };
-    const billed = await billableUsage(exchange, report, spec.counter);
+    const final = tap.usageEstimated ? undefined : tap.usage;
+    const report = { final, prompt: tap.usage ?? tap.startUsage, produced: () => tap.produced };
+    const billed = acceptedUsage(exchange, final) ?? (await billableUsage(exchange, report, spec.counter));
     return { status, usage: billed.usage, usageEstimated: billed.usageEstimated, error };
   };
   // The stop event carries the final usage and comes before the protocol's terminator, and an
@@ -137,10 +133,12 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
   tap.beforeFailure = async (error) => {
     await settleOnce(error.status, error);
   };
-  const events = tap.watch(
-    bindStream(provider.fromStream(readSse(upstream.body), spec.promptUsage), line.id),
-    spec.signal,
-  );
+  // A line format with a decoder that can be pushed to is read in one loop with the SSE parsing and the binding.
+  const decoder = provider.streamDecoder?.(spec.promptUsage);
+  const decoded = decoder
+    ? readDecoded(upstream.body, decoder, line.id)
+    : bindStream(provider.fromStream(readSse(upstream.body), spec.promptUsage), line.id);
+  const events = tap.watch(decoded, spec.signal);
   let clientGone = false;
   const stillOpen = (): void => {
     if (spec.res.destroyed) throw new ClientClosedError();

@@ -115,3 +115,40 @@ test(
     }
   }),
 );
+
+test(
+  'a new store keeps its rows on 8 KB pages; a store made on 4 KB pages opens and keeps working on them',
+  withDir(async (dir) => {
+    const store = new ResponseStore(dir);
+    store.put('resp_1', 'key-a', [{ n: 1 }]);
+    store.close();
+    const file = join(dir, 'responses.sqlite');
+    const db = new Database(file, { readonly: true });
+    assert.equal(db.pragma('page_size', { simple: true }), 8192);
+    db.close();
+
+    const older = mkdtempSync(join(os.tmpdir(), 'tollgate-responses-4k-'));
+    try {
+      const made = new Database(join(older, 'responses.sqlite'));
+      made.pragma('page_size = 4096');
+      made.pragma('journal_mode = WAL');
+      made.exec(
+        'CREATE TABLE responses (id TEXT PRIMARY KEY, key_id TEXT NOT NULL, created INTEGER NOT NULL, items TEXT NOT NULL)',
+      );
+      made.prepare('INSERT INTO responses VALUES (?, ?, ?, ?)').run('resp_0', 'key-a', Date.now(), '[{"n":0}]');
+      made.close();
+      const reopened = new ResponseStore(older);
+      assert.deepEqual(reopened.get('resp_0', 'key-a'), [{ n: 0 }]);
+      reopened.put('resp_1', 'key-a', [{ n: 1 }]);
+      reopened.close();
+      const check = new Database(join(older, 'responses.sqlite'), { readonly: true });
+      assert.equal(check.pragma('page_size', { simple: true }), 4096);
+      check.close();
+      const again = new ResponseStore(older);
+      assert.deepEqual(again.get('resp_1', 'key-a'), [{ n: 1 }]);
+      again.close();
+    } finally {
+      rmSync(older, { recursive: true, force: true });
+    }
+  }),
+);

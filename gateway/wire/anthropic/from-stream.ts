@@ -1,6 +1,7 @@
 import type { BlockStart, StopReason, StreamEvent } from '../../core/canonical.js';
 import { GatewayError, upstreamMalformed } from '../../core/errors.js';
 import { eventObject, type SseEvent } from '../../core/sse.js';
+import { decodedStream, type StreamDecoder } from '../../core/stream-decoder.js';
 import { promptTokens, type Usage } from '../../core/usage.js';
 import { fromAnthropicStopReason } from './from-response.js';
 import { fromAnthropicUsage, mergeAnthropicUsage } from './usage.js';
@@ -22,14 +23,12 @@ function blockStart(b: Record<string, unknown>): BlockStart | undefined {
   }
 }
 
-/** Content a start block already holds. Anthropic sends them empty, but compatible upstreams may not. */
-function initialDeltas(index: number, b: Record<string, unknown>): StreamEvent[] {
-  if (b.type === 'text' && str(b.text)) return [{ type: 'text_delta', index, text: str(b.text) }];
-  if (b.type !== 'thinking') return [];
-  const out: StreamEvent[] = [];
+/** Content a start block already holds, put on `out`. Anthropic sends them empty, but compatible upstreams may not. */
+function initialDeltas(index: number, b: Record<string, unknown>, out: StreamEvent[]): void {
+  if (b.type === 'text' && str(b.text)) out.push({ type: 'text_delta', index, text: str(b.text) });
+  if (b.type !== 'thinking') return;
   if (str(b.thinking)) out.push({ type: 'thinking_delta', index, text: str(b.thinking) });
   if (str(b.signature)) out.push({ type: 'signature_delta', index, signature: str(b.signature) });
-  return out;
 }
 
 function delta(index: number, d: Record<string, unknown>): StreamEvent | undefined {
@@ -68,93 +67,111 @@ interface OpenBlock {
   sawArgs: boolean;
 }
 
+const NONE: readonly StreamEvent[] = Object.freeze([]);
+
 /**
- * Messages SSE → canonical stream events. Usage: `message_start` carries the prompt side, and
- * `message_delta` carries cumulative totals (the last one wins, nothing is added up). Blocks that
- * canonical cannot carry are skipped and the rest renumbered, so indexes stay contiguous.
+ * Messages SSE → canonical stream events, one upstream event at a time (core/stream-decoder.ts). Usage:
+ * `message_start` carries the prompt side, and `message_delta` carries cumulative totals (the last one wins,
+ * nothing is added up). Blocks that canonical cannot carry are skipped and the rest renumbered, so indexes stay
+ * contiguous.
  */
-export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncGenerator<StreamEvent> {
-  let usage: Usage | undefined;
-  let stopReason: StopReason = 'end_turn';
-  let stopSequence: string | undefined;
-  const open = new Map<number, OpenBlock>();
-  let next = 0;
-  for await (const e of events) {
-    if (e.event === 'ping') continue;
+export class AnthropicStreamDecoder implements StreamDecoder {
+  done = false;
+  private usage: Usage | undefined;
+  private stopReason: StopReason = 'end_turn';
+  private stopSequence: string | undefined;
+  private readonly open = new Map<number, OpenBlock>();
+  private next = 0;
+
+  constructor(private readonly promptUsage: Usage) {}
+
+  push(e: SseEvent): readonly StreamEvent[] {
+    if (e.event === 'ping') return NONE;
     const data = eventObject(e);
     const type = typeof data.type === 'string' ? data.type : e.event;
-    if (type === 'ping') continue;
+    if (type === 'ping') return NONE;
     if (type === 'error') {
-      yield { type: 'error', error: inBandError(data.error) };
-      return;
+      this.done = true;
+      return [{ type: 'error', error: inBandError(data.error) }];
     }
     if (type === 'message_start') {
       const message = isObject(data.message) ? data.message : {};
-      usage = fromAnthropicUsage(message.usage);
+      const usage = (this.usage = fromAnthropicUsage(message.usage));
       // An upstream that counts the prompt only at the end sends zeros here; Claude Code shows this figure, so use the estimate.
-      yield {
-        type: 'start',
-        id: str(message.id),
-        model: str(message.model),
-        usage: promptTokens(usage) > 0 ? usage : { ...promptUsage },
-      };
-      continue;
+      return [
+        {
+          type: 'start',
+          id: str(message.id),
+          model: str(message.model),
+          usage: promptTokens(usage) > 0 ? usage : { ...this.promptUsage },
+        },
+      ];
     }
+    const usage = this.usage;
     if (usage === undefined) {
       if (type === 'message_delta' || type === 'message_stop' || type?.startsWith('content_block'))
         throw upstreamMalformed(`the upstream sent ${type} before message_start.`);
-      continue;
+      return NONE;
     }
     if (type === 'message_stop') {
+      this.done = true;
       // An upstream that reports no prompt figures at all is billed on the estimate.
       const reported = promptTokens(usage) > 0;
       const final = reported
         ? usage
-        : { ...promptUsage, outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens };
-      const stop: StreamEvent = {
-        type: 'stop',
-        stopReason,
-        usage: final,
-        ...(stopSequence === undefined ? {} : { stopSequence }),
-        ...(reported ? {} : { usageEstimated: true }),
-      };
-      yield stop;
-      return;
+        : { ...this.promptUsage, outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens };
+      const stop: Extract<StreamEvent, { type: 'stop' }> = { type: 'stop', stopReason: this.stopReason, usage: final };
+      if (this.stopSequence !== undefined) stop.stopSequence = this.stopSequence;
+      if (!reported) stop.usageEstimated = true;
+      return [stop];
     }
     const at = typeof data.index === 'number' ? data.index : -1;
     if (type === 'content_block_start') {
       const b = isObject(data.content_block) ? data.content_block : {};
       const start = blockStart(b);
-      if (!start) continue;
-      const block: OpenBlock = { index: next++, sawArgs: false };
+      if (!start) return NONE;
+      const block: OpenBlock = { index: this.next++, sawArgs: false };
       if (b.type === 'tool_use' && isObject(b.input) && Object.keys(b.input).length > 0)
         block.startInput = JSON.stringify(b.input);
-      open.set(at, block);
-      yield { type: 'block_start', index: block.index, block: start };
-      // Usually none: Anthropic opens every block empty (a loop, not `yield*`, which wraps even an empty array).
-      const initial = initialDeltas(block.index, b);
-      for (let i = 0; i < initial.length; i++) yield initial[i]!;
-    } else if (type === 'content_block_delta') {
-      const block = open.get(at);
-      const ev = block && isObject(data.delta) ? delta(block.index, data.delta) : undefined;
-      if (!block || !ev) continue;
-      if (ev.type === 'tool_args_delta') block.sawArgs = true;
-      yield ev;
-    } else if (type === 'content_block_stop') {
-      const block = open.get(at);
-      if (!block) continue;
-      open.delete(at);
-      if (block.startInput !== undefined && !block.sawArgs)
-        yield { type: 'tool_args_delta', index: block.index, json: block.startInput };
-      yield { type: 'block_stop', index: block.index };
-    } else if (type === 'message_delta') {
-      const d = isObject(data.delta) ? data.delta : {};
-      if (d.stop_reason != null) stopReason = fromAnthropicStopReason(d.stop_reason);
-      if (typeof d.stop_sequence === 'string') stopSequence = d.stop_sequence;
-      usage = mergeAnthropicUsage(usage, data.usage);
+      this.open.set(at, block);
+      const out: StreamEvent[] = [{ type: 'block_start', index: block.index, block: start }];
+      // Usually none: Anthropic opens every block empty.
+      initialDeltas(block.index, b, out);
+      return out;
     }
+    if (type === 'content_block_delta') {
+      const block = this.open.get(at);
+      const ev = block && isObject(data.delta) ? delta(block.index, data.delta) : undefined;
+      if (!block || !ev) return NONE;
+      if (ev.type === 'tool_args_delta') block.sawArgs = true;
+      return [ev];
+    }
+    if (type === 'content_block_stop') {
+      const block = this.open.get(at);
+      if (!block) return NONE;
+      this.open.delete(at);
+      const stop: StreamEvent = { type: 'block_stop', index: block.index };
+      if (block.startInput !== undefined && !block.sawArgs)
+        return [{ type: 'tool_args_delta', index: block.index, json: block.startInput }, stop];
+      return [stop];
+    }
+    if (type === 'message_delta') {
+      const d = isObject(data.delta) ? data.delta : {};
+      if (d.stop_reason != null) this.stopReason = fromAnthropicStopReason(d.stop_reason);
+      if (typeof d.stop_sequence === 'string') this.stopSequence = d.stop_sequence;
+      this.usage = mergeAnthropicUsage(usage, data.usage);
+    }
+    return NONE;
   }
-  throw new GatewayError('upstream_error', 'Upstream error: the stream ended before message_stop.', {
-    code: 'upstream_stream_incomplete',
-  });
+
+  end(): readonly StreamEvent[] {
+    throw new GatewayError('upstream_error', 'Upstream error: the stream ended before message_stop.', {
+      code: 'upstream_stream_incomplete',
+    });
+  }
+}
+
+/** Messages SSE → canonical stream events: AnthropicStreamDecoder over each event. */
+export function fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncGenerator<StreamEvent> {
+  return decodedStream(new AnthropicStreamDecoder(promptUsage), events);
 }

@@ -6,7 +6,7 @@
 import type { WireFormat } from '../../core/format.js';
 import { encodeError } from './errors.js';
 import { fromResponse } from './from-response.js';
-import { fromStream } from './from-stream.js';
+import { AnthropicStreamDecoder, fromStream } from './from-stream.js';
 import { routes } from './routes.js';
 import { toRequest } from './to-request.js';
 import { ANTHROPIC_VERSION } from './versions.js';
@@ -18,7 +18,14 @@ export const anthropic = {
   routes,
   encodeError,
   upstream: {
-    codec: { family: 'anthropic', toRequest, fromResponse, fromStream, usage: fromAnthropicUsage },
+    codec: {
+      family: 'anthropic',
+      toRequest,
+      fromResponse,
+      fromStream,
+      streamDecoder: (promptUsage) => new AnthropicStreamDecoder(promptUsage),
+      usage: fromAnthropicUsage,
+    },
     auth: 'x-api-key',
     models: {
       path: '/v1/models?limit=1000',

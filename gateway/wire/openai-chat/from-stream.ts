@@ -16,6 +16,7 @@
 import type { StreamEvent } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { eventObject, type SseEvent } from '../../core/sse.js';
+import { decodedStream, type StreamDecoder } from '../../core/stream-decoder.js';
 import type { Usage } from '../../core/usage.js';
 import { reasoningOf, stopReasonOf, upstreamReported } from './from-response.js';
 import { fromOpenAIUsage, type OpenAIUsage } from './usage.js';
@@ -139,65 +140,96 @@ class BlockWriter {
   }
 }
 
-export async function* fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncGenerator<StreamEvent> {
-  const out: StreamEvent[] = [];
-  const blocks = new BlockWriter(out);
-  let started = false;
-  let done = false;
-  let finish: string | null = null;
-  let refused = false;
-  let usage: Usage | undefined;
-  const start = (id = '', model = ''): void => {
-    if (!started) out.push({ type: 'start', id, model, usage: promptUsage });
-    started = true;
-  };
+const NONE: readonly StreamEvent[] = Object.freeze([]);
 
-  for await (const ev of events) {
-    if (ev.data === '[DONE]') {
-      done = true;
-      break;
-    }
+/** Chat Completions chunks → canonical stream events, one upstream event at a time (core/stream-decoder.ts). */
+export class ChatStreamDecoder implements StreamDecoder {
+  done = false;
+  private out: StreamEvent[] = [];
+  private readonly blocks: BlockWriter;
+  private started = false;
+  private finish: string | null = null;
+  private refused = false;
+  private usage: Usage | undefined;
+
+  constructor(private readonly promptUsage: Usage) {
+    // The writer keeps the array it was given: events are taken out of it, never the array swapped.
+    this.blocks = new BlockWriter(this.out);
+  }
+
+  push(ev: SseEvent): readonly StreamEvent[] {
+    if (ev.data === '[DONE]') return this.stop();
     const chunk = eventObject(ev) as ChatChunk;
     if (chunk.error !== undefined && chunk.error !== null) {
-      yield* out.splice(0);
-      yield { type: 'error', error: upstreamReported(chunk.error, true) };
-      return;
+      this.done = true;
+      this.out.push({ type: 'error', error: upstreamReported(chunk.error, true) });
+      return this.take();
     }
-    start(chunk.id, chunk.model);
-    if (chunk.usage) usage = fromOpenAIUsage(chunk.usage);
+    this.start(chunk.id, chunk.model);
+    if (chunk.usage) this.usage = fromOpenAIUsage(chunk.usage);
     // Tollgate never asks for n > 1; only the first choice is read.
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (choice) {
+      const blocks = this.blocks;
       const d = choice.delta ?? {};
       const reasoning = reasoningOf(d);
       if (reasoning !== '') blocks.text('thinking', reasoning);
       if (typeof d.content === 'string' && d.content !== '') blocks.text('text', d.content);
       if (typeof d.refusal === 'string' && d.refusal !== '') {
-        refused = true;
+        this.refused = true;
         blocks.text('text', d.refusal);
       }
       // Servers that omit `index` send one call per position.
       (d.tool_calls ?? []).forEach((f, pos) => blocks.tool(f.index ?? pos, f));
       if (choice.finish_reason) {
-        finish = choice.finish_reason;
+        this.finish = choice.finish_reason;
         blocks.closeAll();
       }
     }
-    yield* out.splice(0);
+    return this.take();
   }
-  // Some compatible servers omit [DONE]; a finish_reason shows the answer was complete.
-  if (!done && finish === null) {
-    throw new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
-      code: 'upstream_stream_incomplete',
-    });
+
+  end(): readonly StreamEvent[] {
+    // Some compatible servers omit [DONE]; a finish_reason shows the answer was complete.
+    if (this.finish === null) {
+      throw new GatewayError(
+        'upstream_error',
+        'Upstream error: the upstream closed the stream before it was complete.',
+        { code: 'upstream_stream_incomplete' },
+      );
+    }
+    return this.stop();
   }
-  start();
-  blocks.closeAll();
-  out.push({
-    type: 'stop',
-    stopReason: stopReasonOf(finish, blocks.sawToolCall, refused),
-    usage: usage ?? promptUsage,
-    ...(usage ? {} : { usageEstimated: true }),
-  });
-  yield* out.splice(0);
+
+  /** [DONE], or the end after a finish_reason: the blocks closed and the stop event. */
+  private stop(): readonly StreamEvent[] {
+    this.done = true;
+    this.start();
+    this.blocks.closeAll();
+    const usage = this.usage;
+    const stop: Extract<StreamEvent, { type: 'stop' }> = {
+      type: 'stop',
+      stopReason: stopReasonOf(this.finish, this.blocks.sawToolCall, this.refused),
+      usage: usage ?? this.promptUsage,
+    };
+    if (!usage) stop.usageEstimated = true;
+    this.out.push(stop);
+    return this.take();
+  }
+
+  private start(id = '', model = ''): void {
+    if (!this.started) this.out.push({ type: 'start', id, model, usage: this.promptUsage });
+    this.started = true;
+  }
+
+  /** The events made since the last take. */
+  private take(): readonly StreamEvent[] {
+    if (this.out.length === 0) return NONE;
+    return this.out.splice(0);
+  }
+}
+
+/** Chat Completions SSE → canonical stream events: ChatStreamDecoder over each event. */
+export function fromStream(events: AsyncIterable<SseEvent>, promptUsage: Usage): AsyncGenerator<StreamEvent> {
+  return decodedStream(new ChatStreamDecoder(promptUsage), events);
 }

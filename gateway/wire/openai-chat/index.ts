@@ -6,7 +6,7 @@
 import type { WireFormat } from '../../core/format.js';
 import { encodeError } from './errors.js';
 import { fromResponse } from './from-response.js';
-import { fromStream } from './from-stream.js';
+import { ChatStreamDecoder, fromStream } from './from-stream.js';
 import { openaiModelList } from './models.js';
 import { routes } from './routes.js';
 import { toRequest } from './to-request.js';
@@ -25,6 +25,7 @@ export const openaiChat = {
       toRequest,
       fromResponse,
       fromStream,
+      streamDecoder: (promptUsage) => new ChatStreamDecoder(promptUsage),
       usage: (raw) => fromOpenAIUsage((raw ?? {}) as OpenAIUsage),
     },
     auth: 'bearer',

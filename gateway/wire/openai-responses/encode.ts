@@ -115,14 +115,17 @@ export function statusOf(r: StopReason): Pick<ResponsesBody, 'status' | 'incompl
   return { status: 'completed', incomplete_details: null };
 }
 
+const PLAIN_ID = /^req_[a-zA-Z0-9_-]*$/;
 /** The last request id's base: a response names it in its id and every item's, so one request asks for it often. */
 let lastId: string | undefined;
 let lastBase = '';
 /** The request id without its `req_` and anything outside [A-Za-z0-9_-] (the two regular expressions run once an id). */
 export function idBase(ctx: EncodeContext): string {
   if (ctx.requestId !== lastId) {
-    lastBase = ctx.requestId.replace(/^req_/, '').replace(/[^a-zA-Z0-9_-]/g, '');
-    lastId = ctx.requestId;
+    const id = ctx.requestId;
+    // Tollgate's own ids (store/request-id.ts) need nothing taken out but their prefix: one test, no new strings.
+    lastBase = PLAIN_ID.test(id) ? id.slice(4) : id.replace(/^req_/, '').replace(/[^a-zA-Z0-9_-]/g, '');
+    lastId = id;
   }
   return lastBase;
 }

@@ -173,3 +173,17 @@ test('makeCodec puts Codex namespaces back on calls and echoes store and previou
     ],
   );
 });
+
+test('response and item ids keep only [A-Za-z0-9_-] of the request id, less its req_ prefix', () => {
+  const ids = (requestId: string): string[] => {
+    const body = encodeResponse(answer, { requestedModel: 'm', requestId });
+    return [body.id, body.output[0]!.id];
+  };
+  assert.deepEqual(ids('req_0192abcdef12345678901234567890ab'), [
+    'resp_0192abcdef12345678901234567890ab',
+    'rs_0192abcdef12345678901234567890ab_0',
+  ]);
+  assert.deepEqual(ids('req_a.b/c:d'), ['resp_abcd', 'rs_abcd_0']);
+  assert.deepEqual(ids('client-id_1'), ['resp_client-id_1', 'rs_client-id_1_0']);
+  assert.deepEqual(ids('req_req_x'), ['resp_req_x', 'rs_req_x_0']);
+});
