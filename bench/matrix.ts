@@ -43,6 +43,8 @@ export interface BenchPath {
   line?: LineProtocol;
   /** The direct path this one is compared with: the same client wire format, straight to the mock. */
   baseline: string;
+  /** Run only when named (`--paths`): not in the default matrix, its report or its targets. */
+  onDemand?: boolean;
 }
 
 export const PATHS: readonly BenchPath[] = [
@@ -113,6 +115,17 @@ export const PATHS: readonly BenchPath[] = [
     wire: 'openai-responses',
     line: 'anthropic',
     baseline: 'direct-responses',
+  },
+  {
+    // The chat client's encoder on a translated path (Messages → openai-chat measures the chat upstream side).
+    id: 'chat>anthropic',
+    label: 'Tollgate · OpenAI chat → anthropic',
+    kind: 'translated',
+    via: 'gateway',
+    wire: 'openai-chat',
+    line: 'anthropic',
+    baseline: 'direct-chat',
+    onDemand: true,
   },
 ];
 

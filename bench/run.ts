@@ -63,7 +63,7 @@ async function main(opts: BenchOptions, cleanup: Cleanup): Promise<number> {
   if (opts.ledger) return ledgerMain(opts);
   const startedAt = new Date();
   const host = machine();
-  const chosen = select(PATHS, opts.paths, 'path');
+  const chosen = opts.paths ? select(PATHS, opts.paths, 'path') : PATHS.filter((p) => !p.onDemand);
   // A path is reported against its direct baseline, so a subset brings its baselines along.
   const paths = opts.profile ? chosen : PATHS.filter((p) => chosen.some((c) => c.id === p.id || c.baseline === p.id));
   const phases = select(PHASES, opts.phases, 'phase');

@@ -22,18 +22,17 @@ export interface EncodeContext {
 export interface ClientEncoder {
   /** Canonical answer → the wire JSON body. */
   encodeResponse(res: CanonicalResponse, ctx: EncodeContext): unknown;
-  /** Canonical stream → SSE text, event by event, including the protocol's terminator and, on an error event, its in-band error. */
-  encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncIterable<string>;
   /**
-   * encodeStream's encoding fed one canonical event at a time, for a relay that reads the events itself: no async
-   * generator between the events and the socket, a turn and its objects less per event (optional).
+   * A canonical stream's encoder for one answer, fed one event at a time by the relay, which reads the events itself:
+   * the SSE text, event by event, including the protocol's terminator and, on an error event, its in-band error.
+   * No async generator sits between the events and the socket (writtenStream gives the generator form, for tests).
    */
-  streamWriter?(ctx: EncodeContext): StreamWriter;
-  /** The Content-Type of what encodeStream writes, when it is not SSE (Gemini without ?alt=sse: one JSON array). */
+  streamWriter(ctx: EncodeContext): StreamWriter;
+  /** The Content-Type of what the stream writer writes, when it is not SSE (Gemini without ?alt=sse: one JSON array). */
   streamContentType?: string;
 }
 
-/** A client stream's encoder, pushed to: what encodeStream yields, event by event. */
+/** A client stream's encoder, pushed to: the text of each canonical event, as it comes. */
 export interface StreamWriter {
   /** The text one canonical event gives (undefined: none), as one chunk. */
   push(ev: StreamEvent): string | undefined;
@@ -43,7 +42,10 @@ export interface StreamWriter {
   end(): string | undefined;
 }
 
-/** A writer's encoding as encodeStream gives it: the chunk of each event, then what `end` says if the events stop short. */
+/**
+ * A writer's encoding as an async generator over the events, as the relay writes it (relay/translate.ts): the chunk of
+ * each event, then what `end` says if the events stop short. Each format's encodeStream, which the wire tests read.
+ */
 export async function* writtenStream(w: StreamWriter, events: AsyncIterable<StreamEvent>): AsyncGenerator<string> {
   for await (const ev of events) {
     const text = w.push(ev);

@@ -154,29 +154,22 @@ export async function translate(deps: UpstreamCallDeps, spec: TranslateSpec): Pr
     stillOpen();
     return undefined;
   };
-  // An encoder that can be pushed to is fed here, without an async generator of its own between the events and
-  // the socket; the others encode through theirs. The same chunks either way.
-  const writer = spec.encoder.streamWriter?.(ctx);
+  // The client's encoder is fed here, one event at a time, with no async generator between the events and the
+  // socket: the same chunks as its encodeStream (core/codec.ts writtenStream).
+  const writer = spec.encoder.streamWriter(ctx);
   try {
-    if (writer) {
-      for await (const ev of events) {
-        const chunk = writer.push(ev);
-        if (chunk !== undefined) {
-          const pending = send(chunk);
-          if (pending) await pending;
-        }
-        if (writer.done) break;
-      }
-      const last = writer.done ? undefined : writer.end();
-      if (last !== undefined) {
-        const pending = send(last);
-        if (pending) await pending;
-      }
-    } else {
-      for await (const chunk of spec.encoder.encodeStream(events, ctx)) {
+    for await (const ev of events) {
+      const chunk = writer.push(ev);
+      if (chunk !== undefined) {
         const pending = send(chunk);
         if (pending) await pending;
       }
+      if (writer.done) break;
+    }
+    const last = writer.done ? undefined : writer.end();
+    if (last !== undefined) {
+      const pending = send(last);
+      if (pending) await pending;
     }
   } catch (err) {
     if (!(err instanceof ClientClosedError)) {

@@ -1,7 +1,7 @@
 import type { ClientCodec } from '../../core/codec.js';
 import { decodeRequest } from './decode.js';
 import { encodeResponse } from './encode.js';
-import { encodeStream, encodeStreamAsJsonArray } from './encode-stream.js';
+import { GeminiStreamWriter } from './encode-stream.js';
 
 export interface CodecOptions {
   /** The client called `:streamGenerateContent` (Gemini says it in the method, not the body). */
@@ -15,12 +15,13 @@ export interface CodecOptions {
  * the body that ClientCodec.decodeRequest receives, so the route builds one codec per request.
  */
 export function makeCodec(modelFromPath: string, opts: CodecOptions = {}): ClientCodec {
+  const sse = opts.sse !== false;
   const codec: ClientCodec = {
     decodeRequest: (body) => decodeRequest(body, modelFromPath, { stream: opts.stream === true }),
     encodeResponse,
-    encodeStream: opts.sse === false ? encodeStreamAsJsonArray : encodeStream,
+    streamWriter: (ctx) => new GeminiStreamWriter(ctx, sse),
   };
   // Set, not spread in: a spread in an object literal is V8's slow path in Node 20.
-  if (opts.sse === false) codec.streamContentType = 'application/json';
+  if (!sse) codec.streamContentType = 'application/json';
   return codec;
 }

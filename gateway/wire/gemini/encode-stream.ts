@@ -17,11 +17,14 @@
  *   function call, under Tollgate's mark.
  * - An `error` event ends the stream with a final `{error:{code, message, status}}` chunk, which
  *   @google/genai raises as an ApiError.
+ *
+ * Pushed to one canonical event at a time (core/codec.ts StreamWriter): the relay feeds it from its
+ * own loop, with no async generator between the events and the socket; encodeStream and
+ * encodeStreamAsJsonArray are the same writer in a loop.
  */
 import type { StreamEvent } from '../../core/canonical.js';
-import type { EncodeContext } from '../../core/codec.js';
+import { writtenStream, type EncodeContext, type StreamWriter } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
-import { formatSse } from '../../core/sse.js';
 import type { ProviderFamily } from '../../core/canonical.js';
 import type { CarriedBlock } from '../../core/reasoning.js';
 import type { GeminiErrorBody, GeminiPart, GeminiResponse } from './types.js';
@@ -42,132 +45,162 @@ interface Thought {
   signature?: string;
 }
 
-/** The stream as Gemini response objects (and at most one error body, last). */
-export async function* encodeResponses(
-  events: AsyncIterable<StreamEvent>,
-  ctx: EncodeContext,
-): AsyncGenerator<GeminiResponse | GeminiErrorBody> {
-  const chunk = (parts: GeminiPart[]): GeminiResponse => ({
-    candidates: [{ content: { role: 'model', parts }, index: 0 }],
-    modelVersion: ctx.requestedModel,
-    responseId: ctx.requestId,
-  });
-  const calls = new Map<number, PendingCall>();
-  const thoughts = new Map<number, Thought>();
+/**
+ * The stream's Gemini response objects (and at most one error body, last), written as they are known: with
+ * `?alt=sse` one `data:` event each, without it the elements of one JSON array (`[`chunk`,`chunk…`]`).
+ */
+export class GeminiStreamWriter implements StreamWriter {
+  done = false;
+  private readonly calls = new Map<number, PendingCall>();
+  private readonly thoughts = new Map<number, Thought>();
   /** Another family's reasoning waiting for the next function call. */
-  let foreign: CarriedBlock[] = [];
-  let held: GeminiResponse | undefined;
-  /** Holds `next` back and returns the chunk it replaces, ready to go out. */
-  const hold = (next: GeminiResponse): GeminiResponse[] => {
-    const out = held ? [held] : [];
-    held = next;
-    return out;
-  };
-  const flush = (): GeminiResponse[] => {
-    const out = held ? [held] : [];
-    held = undefined;
-    return out;
-  };
+  private foreign: CarriedBlock[] = [];
+  /** The last chunk with content, held back until the next one, or the end, is known. */
+  private held: GeminiResponse | undefined;
+  /** No element of the JSON array written yet (sse false). */
+  private first = true;
 
-  for await (const ev of events) {
+  constructor(
+    private readonly ctx: EncodeContext,
+    private readonly sse: boolean,
+  ) {}
+
+  private chunk(parts: GeminiPart[]): GeminiResponse {
+    return {
+      candidates: [{ content: { role: 'model', parts }, index: 0 }],
+      modelVersion: this.ctx.requestedModel,
+      responseId: this.ctx.requestId,
+    };
+  }
+
+  /** One response object as it goes out: its SSE event, or its place in the JSON array. */
+  private text(r: GeminiResponse | GeminiErrorBody): string {
+    if (this.sse) return `data: ${JSON.stringify(r)}\n\n`;
+    const sep = this.first ? '[' : ',\r\n';
+    this.first = false;
+    return sep + JSON.stringify(r);
+  }
+
+  /** Holds `next` back and returns the text of the chunk it replaces, ready to go out. */
+  private hold(next: GeminiResponse): string {
+    const out = this.held ? this.text(this.held) : '';
+    this.held = next;
+    return out;
+  }
+
+  /** The held chunk, then `last`, and the stream is over (the JSON array closed). */
+  private close(last: GeminiResponse | GeminiErrorBody): string {
+    let out = this.held ? this.text(this.held) : '';
+    this.held = undefined;
+    out += this.text(last);
+    if (!this.sse) out += ']';
+    this.done = true;
+    return out;
+  }
+
+  /** The text of one canonical event (undefined: none yet). */
+  push(ev: StreamEvent): string | undefined {
+    let out = '';
     switch (ev.type) {
       case 'block_start': {
         const b = ev.block;
         if (b.type === 'tool_call')
-          calls.set(ev.index, {
+          this.calls.set(ev.index, {
             id: b.id,
             name: b.name,
             signature: b.signatureFamily === undefined || b.signatureFamily === 'gemini' ? b.signature : undefined,
             json: '',
           });
-        else if (b.type === 'thinking') thoughts.set(ev.index, { text: '', ...(b.family ? { family: b.family } : {}) });
+        else if (b.type === 'thinking')
+          this.thoughts.set(ev.index, { text: '', ...(b.family ? { family: b.family } : {}) });
         else if (b.type === 'redacted_thinking' && b.family !== 'gemini')
-          foreign.push({ type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) });
+          this.foreign.push({ type: 'redacted_thinking', data: b.data, ...(b.family ? { family: b.family } : {}) });
         break;
       }
       case 'text_delta':
-        if (ev.text !== '') yield* hold(chunk([{ text: ev.text }]));
+        if (ev.text !== '') out = this.hold(this.chunk([{ text: ev.text }]));
         break;
       case 'thinking_delta': {
-        const t = thoughts.get(ev.index);
+        const t = this.thoughts.get(ev.index);
         if (t) t.text += ev.text;
-        if (ev.text !== '') yield* hold(chunk([{ text: ev.text, thought: true }]));
+        if (ev.text !== '') out = this.hold(this.chunk([{ text: ev.text, thought: true }]));
         break;
       }
       case 'signature_delta': {
-        const t = thoughts.get(ev.index);
+        const t = this.thoughts.get(ev.index);
         if (t) t.signature = ev.signature;
         break;
       }
       case 'tool_args_delta': {
-        const call = calls.get(ev.index);
+        const call = this.calls.get(ev.index);
         if (call) call.json += ev.json;
         break;
       }
       case 'block_stop': {
-        const t = thoughts.get(ev.index);
+        const t = this.thoughts.get(ev.index);
         if (t) {
-          thoughts.delete(ev.index);
+          this.thoughts.delete(ev.index);
           if (t.family !== 'gemini')
-            foreign.push({
+            this.foreign.push({
               type: 'thinking',
               text: t.text,
               ...(t.signature ? { signature: t.signature } : {}),
               ...(t.family ? { family: t.family } : {}),
             });
-          else if (t.signature) yield* hold(chunk([{ text: '', thought: true, thoughtSignature: t.signature }]));
+          else if (t.signature)
+            out = this.hold(this.chunk([{ text: '', thought: true, thoughtSignature: t.signature }]));
         }
-        const call = calls.get(ev.index);
+        const call = this.calls.get(ev.index);
         if (!call) break;
-        calls.delete(ev.index);
+        this.calls.delete(ev.index);
         const part = callPart(call.id, call.name, argsOf(call.json), call.signature);
-        if (!part.thoughtSignature && foreign.length > 0) {
-          part.thoughtSignature = bundle(foreign);
-          foreign = [];
+        if (!part.thoughtSignature && this.foreign.length > 0) {
+          part.thoughtSignature = bundle(this.foreign);
+          this.foreign = [];
         }
-        yield* hold(chunk([part]));
+        out += this.hold(this.chunk([part]));
         break;
       }
       case 'stop': {
-        const last = held ?? chunk([]);
-        held = undefined;
+        // The finish reason and the usage ride on the last chunk with content.
+        const last = this.held ?? this.chunk([]);
+        this.held = undefined;
         const candidate = last.candidates?.[0];
         if (candidate) candidate.finishReason = finishReason(ev.stopReason);
-        yield { ...last, usageMetadata: toGeminiUsage(ev.usage) };
-        return;
+        out = this.close({ ...last, usageMetadata: toGeminiUsage(ev.usage) });
+        break;
       }
       case 'error':
-        yield* flush();
-        yield errorBody(ev.error);
-        return;
+        out = this.close(errorBody(ev.error));
+        break;
       default:
         // start: nothing to send.
         break;
     }
+    return out === '' ? undefined : out;
   }
-  // The provider ended without `stop` or `error`: tell the client rather than fake a finish.
-  yield* flush();
-  yield errorBody(
-    new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
-      code: 'upstream_stream_incomplete',
-    }),
-  );
+
+  /** The provider ended without `stop` or `error`: tell the client rather than fake a finish. */
+  end(): string {
+    return this.close(
+      errorBody(
+        new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+          code: 'upstream_stream_incomplete',
+        }),
+      ),
+    );
+  }
 }
 
 /** `?alt=sse`: one `data:` event per chunk. */
-export async function* encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
-  for await (const r of encodeResponses(events, ctx)) yield formatSse({ data: JSON.stringify(r) });
+export function encodeStream(events: AsyncIterable<StreamEvent>, ctx: EncodeContext): AsyncGenerator<string> {
+  return writtenStream(new GeminiStreamWriter(ctx, true), events);
 }
 
 /** No `alt=sse`: the same chunks as one JSON array (`[`chunk`,`chunk…`]`), sent as they come; Content-Type application/json. */
-export async function* encodeStreamAsJsonArray(
+export function encodeStreamAsJsonArray(
   events: AsyncIterable<StreamEvent>,
   ctx: EncodeContext,
 ): AsyncGenerator<string> {
-  let first = true;
-  for await (const r of encodeResponses(events, ctx)) {
-    yield `${first ? '[' : ',\r\n'}${JSON.stringify(r)}`;
-    first = false;
-  }
-  yield first ? '[]' : ']';
+  return writtenStream(new GeminiStreamWriter(ctx, false), events);
 }

@@ -7,13 +7,16 @@
  * join fragments by. Thinking streams as `reasoning_content` deltas and a Gemini call signature
  * rides on the call's first fragment, as in encode.ts. An `error` event
  * ends the stream with a `data: {"error":…}` chunk and no [DONE], which the SDKs raise.
+ *
+ * Pushed to one canonical event at a time (core/codec.ts StreamWriter): the relay feeds it from its
+ * own loop, with no async generator between the events and the socket; encodeStream is the same
+ * writer in a loop.
  */
 import type { StreamEvent } from '../../core/canonical.js';
-import type { EncodeContext } from '../../core/codec.js';
+import { writtenStream, type EncodeContext, type StreamWriter } from '../../core/codec.js';
 import { GatewayError } from '../../core/errors.js';
-import { formatSse } from '../../core/sse.js';
 import { completionId, finishReason, geminiExtra, toOpenAIUsage, type FinishReason } from './encode.js';
-import { encodeError } from './errors.js';
+import { encodeStreamError } from './errors.js';
 
 export interface EncodeStreamOptions {
   /** The client sent `stream_options.include_usage: true`. */
@@ -22,50 +25,72 @@ export interface EncodeStreamOptions {
 
 type Delta = Record<string, unknown>;
 
-function line(value: unknown): string {
-  return formatSse({ data: JSON.stringify(value) });
+/** One SSE event holding `json`: the text formatSse (core/sse.ts) writes for it, as JSON has no raw line ends. */
+function line(json: string): string {
+  return `data: ${json}\n\n`;
 }
 
-export async function* encodeStream(
-  events: AsyncIterable<StreamEvent>,
-  ctx: EncodeContext,
-  opts: EncodeStreamOptions,
-): AsyncGenerator<string> {
-  let id = completionId('', ctx);
-  const created = Math.floor(Date.now() / 1000);
-  const model = ctx.requestedModel;
-  let started = false;
+export class ChatStreamWriter implements StreamWriter {
+  done = false;
+  private id: string;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private started = false;
   /** Canonical block index → OpenAI tool-call index, for tool blocks only. */
-  const toolIndex = new Map<number, number>();
+  private readonly toolIndex = new Map<number, number>();
+  /**
+   * Every chunk's JSON up to its delta, and after it: what JSON.stringify writes for
+   * `{id, object, created, model, choices:[{index, delta, logprobs, finish_reason}], usage?}`, with only the
+   * delta and the finish reason written per chunk. Rebuilt when `start` renames the completion.
+   */
+  private head = '';
+  private readonly tail: string;
 
-  const chunk = (delta: Delta, finish: FinishReason | null = null): string =>
-    line({
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      ...(opts.includeUsage ? { usage: null } : {}),
-    });
-  // A stream should open with `start`; if it does not, the role chunk still goes first.
-  const opening = (): string[] => {
-    if (started) return [];
-    started = true;
-    return [chunk({ role: 'assistant', content: '' })];
-  };
+  constructor(
+    private readonly ctx: EncodeContext,
+    private readonly opts: EncodeStreamOptions,
+  ) {
+    this.id = completionId('', ctx);
+    this.tail = opts.includeUsage ? ',"usage":null}' : '}';
+    this.setHead();
+  }
 
-  for await (const ev of events) {
+  private setHead(): void {
+    this.head = `{"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(this.ctx.requestedModel)},"choices":[{"index":0,"delta":`;
+  }
+
+  private chunk(delta: Delta, finish: FinishReason | null = null): string {
+    return line(
+      `${this.head}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}}]${this.tail}`,
+    );
+  }
+
+  /** A stream should open with `start`; if it does not, the role chunk still goes first. */
+  private opening(): string {
+    if (this.started) return '';
+    this.started = true;
+    return this.chunk({ role: 'assistant', content: '' });
+  }
+
+  /** The SSE text of one canonical event, all of its chunks in one string. */
+  push(ev: StreamEvent): string | undefined {
+    let out: string;
     switch (ev.type) {
       case 'start':
-        if (!started) id = completionId(ev.id, ctx);
-        yield* opening();
+        if (!this.started) {
+          const id = completionId(ev.id, this.ctx);
+          if (id !== this.id) {
+            this.id = id;
+            this.setHead();
+          }
+        }
+        out = this.opening();
         break;
       case 'block_start':
-        yield* opening();
+        out = this.opening();
         if (ev.block.type === 'tool_call') {
-          const k = toolIndex.size;
-          toolIndex.set(ev.index, k);
-          yield chunk({
+          const k = this.toolIndex.size;
+          this.toolIndex.set(ev.index, k);
+          out += this.chunk({
             tool_calls: [
               {
                 index: k,
@@ -79,46 +104,64 @@ export async function* encodeStream(
         }
         break;
       case 'text_delta':
-        yield* opening();
-        if (ev.text !== '') yield chunk({ content: ev.text });
+        out = this.opening();
+        if (ev.text !== '') out += this.chunk({ content: ev.text });
         break;
       case 'thinking_delta':
-        yield* opening();
-        if (ev.text !== '') yield chunk({ reasoning_content: ev.text });
+        out = this.opening();
+        if (ev.text !== '') out += this.chunk({ reasoning_content: ev.text });
         break;
       case 'tool_args_delta': {
-        const k = toolIndex.get(ev.index);
-        if (k !== undefined && ev.json !== '')
-          yield chunk({ tool_calls: [{ index: k, function: { arguments: ev.json } }] });
+        const k = this.toolIndex.get(ev.index);
+        out =
+          k !== undefined && ev.json !== ''
+            ? this.chunk({ tool_calls: [{ index: k, function: { arguments: ev.json } }] })
+            : '';
         break;
       }
       case 'stop':
-        yield* opening();
-        yield chunk({}, finishReason(ev.stopReason));
-        if (opts.includeUsage)
-          yield line({
-            id,
-            object: 'chat.completion.chunk',
-            created,
-            model,
-            choices: [],
-            usage: toOpenAIUsage(ev.usage),
-          });
-        yield formatSse({ data: '[DONE]' });
-        return;
+        out = this.opening() + this.chunk({}, finishReason(ev.stopReason));
+        if (this.opts.includeUsage)
+          out += line(
+            JSON.stringify({
+              id: this.id,
+              object: 'chat.completion.chunk',
+              created: this.created,
+              model: this.ctx.requestedModel,
+              choices: [],
+              usage: toOpenAIUsage(ev.usage),
+            }),
+          );
+        out += 'data: [DONE]\n\n';
+        this.done = true;
+        break;
       case 'error':
-        yield line(encodeError(ev.error).body);
-        return;
+        out = encodeStreamError(ev.error);
+        this.done = true;
+        break;
       default:
         // signatures of thinking and block stops have no Chat Completions form.
+        out = '';
         break;
     }
+    return out === '' ? undefined : out;
   }
-  // The provider ended without `stop` or `error`: tell the client rather than fake a finish.
-  const err = new GatewayError(
-    'upstream_error',
-    'Upstream error: the upstream closed the stream before it was complete.',
-    { code: 'upstream_stream_incomplete' },
-  );
-  yield line(encodeError(err).body);
+
+  /** The provider ended without `stop` or `error`: tell the client rather than fake a finish. */
+  end(): string {
+    this.done = true;
+    return encodeStreamError(
+      new GatewayError('upstream_error', 'Upstream error: the upstream closed the stream before it was complete.', {
+        code: 'upstream_stream_incomplete',
+      }),
+    );
+  }
+}
+
+export function encodeStream(
+  events: AsyncIterable<StreamEvent>,
+  ctx: EncodeContext,
+  opts: EncodeStreamOptions,
+): AsyncGenerator<string> {
+  return writtenStream(new ChatStreamWriter(ctx, opts), events);
 }

@@ -1,7 +1,7 @@
 import type { ClientCodec } from '../../core/codec.js';
 import { decodeRequest } from './decode.js';
 import { encodeResponse, type ResponsesEncodeOptions } from './encode.js';
-import { encodeStream, ResponsesStreamWriter } from './encode-stream.js';
+import { ResponsesStreamWriter } from './encode-stream.js';
 
 /**
  * A codec for one request, when the route knows more than ClientCodec passes along: the Codex
@@ -17,7 +17,6 @@ export function makeCodec(opts: ResponsesEncodeOptions): ClientCodec {
       opts.onResponse?.(out);
       return out;
     },
-    encodeStream: (events, ctx) => encodeStream(events, ctx, opts),
     streamWriter: (ctx) => new ResponsesStreamWriter(ctx, opts),
   };
 }

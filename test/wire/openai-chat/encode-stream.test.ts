@@ -4,6 +4,7 @@ import type OpenAI from 'openai';
 import { Stream } from 'openai/core/streaming';
 import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { StreamEvent } from '../../../gateway/core/canonical.js';
+import { writtenStream } from '../../../gateway/core/codec.js';
 import { GatewayError } from '../../../gateway/core/errors.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import { emptyUsage, type Usage } from '../../../gateway/core/usage.js';
@@ -165,15 +166,15 @@ test('a stop without start still opens with the role chunk', async () => {
   );
 });
 
-test('makeCodec fixes include_usage for ClientCodec.encodeStream', async () => {
+test("makeCodec fixes include_usage for the codec's stream writer", async () => {
   const events: StreamEvent[] = [
     { type: 'start', id: 'x', model: 'up', usage: emptyUsage() },
     { type: 'stop', stopReason: 'end_turn', usage },
   ];
   let withUsage = '';
-  for await (const s of makeCodec(true).encodeStream(from(events), ctx)) withUsage += s;
+  for await (const s of writtenStream(makeCodec(true).streamWriter(ctx), from(events))) withUsage += s;
   let without = '';
-  for await (const s of makeCodec(false).encodeStream(from(events), ctx)) without += s;
+  for await (const s of writtenStream(makeCodec(false).streamWriter(ctx), from(events))) without += s;
   assert.match(withUsage, /"prompt_tokens":25/);
   assert.doesNotMatch(without, /usage/);
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import type { StreamEvent } from '../../../gateway/core/canonical.js';
+import { writtenStream } from '../../../gateway/core/codec.js';
 import { GatewayError } from '../../../gateway/core/errors.js';
 import { readSse } from '../../../gateway/core/sse.js';
 import { emptyUsage, type Usage } from '../../../gateway/core/usage.js';
@@ -256,7 +257,7 @@ test('a signature alone makes a reasoning item with encrypted_content; redacted 
   ];
   let text = '';
   const codec = makeCodec({ namespaces: new Map([['search_docs', 'mcp__docs__']]), onResponse: (r) => (final = r) });
-  for await (const s of codec.encodeStream(from(events), ctx)) text += s;
+  for await (const s of writtenStream(codec.streamWriter(ctx), from(events))) text += s;
   const names = (await parsed(text)).map(([n, d]) =>
     n === 'response.output_item.added' ? `${n}:${d.item.type}:${d.item.namespace}` : n,
   );
@@ -309,7 +310,7 @@ test("another family's thinking streams its text, then its mark in output_item.d
     { type: 'stop', stopReason: 'tool_use', usage },
   ];
   let text = '';
-  for await (const s of makeCodec({}).encodeStream(from(events), ctx)) text += s;
+  for await (const s of writtenStream(makeCodec({}).streamWriter(ctx), from(events))) text += s;
   const done = (await parsed(text)).filter(([n]) => n === 'response.output_item.done').map(([, d]) => d.item);
   assert.deepEqual(
     done.map((i) => [i.type, i.summary?.[0]?.text, unmark(i.encrypted_content)]),
