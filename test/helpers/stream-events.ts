@@ -6,6 +6,7 @@
  * encoders compare what each writes for them with fixed bytes.
  */
 import type { StreamEvent } from '../../gateway/core/canonical.js';
+import type { StreamWriter } from '../../gateway/core/codec.js';
 import { GatewayError } from '../../gateway/core/errors.js';
 import { emptyUsage } from '../../gateway/core/usage.js';
 
@@ -66,3 +67,21 @@ export const cutStream: StreamEvent[] = richStream.slice(0, 19);
 
 /** A stream with no `start`, that stops at once. */
 export const bareStop: StreamEvent[] = [{ type: 'stop', stopReason: 'max_tokens', usage: emptyUsage() }];
+
+/** What a writer gives for `list`, chunk by chunk, fed as the relay feeds it: each event's text, then `end`'s unless the stream was done. */
+export function pushed(w: StreamWriter, list: readonly StreamEvent[]): string[] {
+  const out: string[] = [];
+  for (const ev of list) {
+    const s = w.push(ev);
+    if (s !== undefined) out.push(s);
+    if (w.done) return out;
+  }
+  const last = w.end();
+  if (last !== undefined) out.push(last);
+  return out;
+}
+
+/** Server-sent events, one `data:` event for each text. */
+export function sse(...data: string[]): string {
+  return data.map((d) => `data: ${d}\n\n`).join('');
+}

@@ -8,7 +8,7 @@ import {
   encodeStreamAsJsonArray,
   GeminiStreamWriter,
 } from '../../../gateway/wire/gemini/encode-stream.js';
-import { afterStop, bareStop, cutStream, failedStream, richStream } from '../../helpers/stream-events.js';
+import { afterStop, bareStop, cutStream, failedStream, pushed, richStream, sse } from '../../helpers/stream-events.js';
 
 const ctx = { requestedModel: 'my "alias"', requestId: 'req_a/b c' };
 
@@ -20,21 +20,6 @@ async function collect(gen: AsyncIterable<string>): Promise<string[]> {
   const out: string[] = [];
   for await (const s of gen) out.push(s);
   return out;
-}
-
-function pushed(w: GeminiStreamWriter, list: StreamEvent[]): string[] {
-  const out: string[] = [];
-  for (const ev of list) {
-    const s = w.push(ev);
-    if (s !== undefined) out.push(s);
-    if (w.done) return out;
-  }
-  out.push(w.end());
-  return out;
-}
-
-function sse(...data: string[]): string {
-  return data.map((d) => `data: ${d}\n\n`).join('');
 }
 
 /**

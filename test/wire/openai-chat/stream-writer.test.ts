@@ -4,7 +4,7 @@ import type { StreamEvent } from '../../../gateway/core/canonical.js';
 import { writtenStream } from '../../../gateway/core/codec.js';
 import { makeCodec } from '../../../gateway/wire/openai-chat/client-codec.js';
 import { ChatStreamWriter, encodeStream } from '../../../gateway/wire/openai-chat/encode-stream.js';
-import { afterStop, bareStop, cutStream, failedStream, richStream } from '../../helpers/stream-events.js';
+import { afterStop, bareStop, cutStream, failedStream, pushed, richStream, sse } from '../../helpers/stream-events.js';
 
 const ctx = { requestedModel: 'my "alias"', requestId: 'req_a/b c' };
 /** The clock both encodings read: chunks stamp `created`, in seconds, from Date.now(). */
@@ -18,21 +18,6 @@ async function generated(list: StreamEvent[], includeUsage: boolean): Promise<st
   const out: string[] = [];
   for await (const s of encodeStream(from(list), ctx, { includeUsage })) out.push(s);
   return out;
-}
-
-function pushed(w: ChatStreamWriter, list: StreamEvent[]): string[] {
-  const out: string[] = [];
-  for (const ev of list) {
-    const s = w.push(ev);
-    if (s !== undefined) out.push(s);
-    if (w.done) return out;
-  }
-  out.push(w.end());
-  return out;
-}
-
-function sse(...data: string[]): string {
-  return data.map((d) => `data: ${d}\n\n`).join('');
 }
 
 /**

@@ -5,6 +5,7 @@ import { GatewayError } from '../../../gateway/core/errors.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
 import { encodeStream, ResponsesStreamWriter } from '../../../gateway/wire/openai-responses/encode-stream.js';
 import { makeCodec } from '../../../gateway/wire/openai-responses/client-codec.js';
+import { pushed } from '../../helpers/stream-events.js';
 
 const ctx = { requestedModel: 'my-alias', requestId: 'req_a/b c' };
 /** Text that JSON has to escape: quotes, backslashes, line ends of every kind, a control character, and non-ASCII. */
@@ -38,40 +39,32 @@ async function generated(list: StreamEvent[]): Promise<string[]> {
   return out;
 }
 
-function pushed(list: StreamEvent[]): string[] {
-  const w = new ResponsesStreamWriter(ctx);
-  const out: string[] = [];
-  for (const ev of list) {
-    const s = w.push(ev);
-    if (s !== undefined) out.push(s);
-    if (w.done) return out;
-  }
-  out.push(w.end());
-  return out;
+function written(list: StreamEvent[]): string[] {
+  return pushed(new ResponsesStreamWriter(ctx), list);
 }
 
 test('the stream writer gives encodeStream its chunks, one for one, and stops at the stop event', async (t) => {
   // One clock for both encodings: each stamps created_at, in seconds, from Date.now().
   t.mock.timers.enable({ apis: ['Date'], now: 1_795_000_000_000 });
-  assert.deepEqual(pushed(events), await generated(events));
+  assert.deepEqual(written(events), await generated(events));
   // Events after the stop are not read.
   const extra: StreamEvent[] = [...events, { type: 'block_start', index: 3, block: { type: 'text' } }];
-  assert.deepEqual(pushed(extra), await generated(extra));
+  assert.deepEqual(written(extra), await generated(extra));
 });
 
 test('the stream writer ends a stream cut before its stop, or failed, as encodeStream does', async (t) => {
   // One clock for both encodings: each stamps created_at, in seconds, from Date.now().
   t.mock.timers.enable({ apis: ['Date'], now: 1_795_000_000_000 });
   const cut = events.slice(0, 8);
-  assert.deepEqual(pushed(cut), await generated(cut));
-  assert.match(pushed(cut).at(-1)!, /upstream_stream_incomplete/);
-  assert.match(pushed(cut)[0]!, /"created_at":1795000000,/, 'both encodings read the one mocked clock');
+  assert.deepEqual(written(cut), await generated(cut));
+  assert.match(written(cut).at(-1)!, /upstream_stream_incomplete/);
+  assert.match(written(cut)[0]!, /"created_at":1795000000,/, 'both encodings read the one mocked clock');
   const failed: StreamEvent[] = [
     ...events.slice(0, 7),
     { type: 'error', error: new GatewayError('upstream_error', 'Upstream error: boom', { code: 'upstream_error' }) },
   ];
-  assert.deepEqual(pushed(failed), await generated(failed));
-  assert.deepEqual(pushed([]), await generated([]));
+  assert.deepEqual(written(failed), await generated(failed));
+  assert.deepEqual(written([]), await generated([]));
 });
 
 test("each event is one data line holding its object's JSON, type and sequence number first", async () => {
