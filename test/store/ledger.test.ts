@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import Database from 'better-sqlite3';
 import { emptyUsage } from '../../gateway/core/usage.js';
-import { ledgerRow } from '../helpers/ledger-rows.js';
+import { ledgerRow, pendingRow } from '../helpers/ledger-rows.js';
 import { Ledger } from '../../gateway/store/ledger.js';
 import { writeOldLedger } from '../helpers/old-ledger.js';
 
@@ -174,16 +174,7 @@ describe('integers only', () => {
 });
 
 describe('pending rows', () => {
-  const pending = (requestId: string) => ({
-    requestId,
-    ts: Date.now(),
-    keyId: 'key_a',
-    keyName: 'a',
-    model: 'gpt-4o-mini',
-    inboundProtocol: 'openai-chat',
-    stream: true,
-    heldMicro: 500,
-  });
+  const pending = (requestId: string) => pendingRow(requestId, { stream: true, heldMicro: 500 });
 
   test('a request admitted by a gateway that stopped before settling it is named by the doctor, then closed as interrupted at the next start', async () => {
     const dir = tempDir();
