@@ -12,7 +12,7 @@
  *
  * Under load, `boundOldSpaceGrowth()` keeps old space near what is live: V8 by default lets it grow
  * to up to four times the live heap between two full collections when it judges collections
- * costly, and under the bench's load it grew to 64–106 MB around 25–30 MB live, the largest part of
+ * costly, and under the bench's load it grew to 56–106 MB around 25–30 MB live, the largest part of
  * the gateway's peak RSS beside the binary's own pages (docs/performance.md, "Where the targets
  * stand"). A flag the user gave Node for the young generation or for the heap's growth is left alone.
  */
