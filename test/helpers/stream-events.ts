@@ -68,6 +68,27 @@ export const cutStream: StreamEvent[] = richStream.slice(0, 19);
 /** A stream with no `start`, that stops at once. */
 export const bareStop: StreamEvent[] = [{ type: 'stop', stopReason: 'max_tokens', usage: emptyUsage() }];
 
+/** The sequences above by name, and a stream with no events at all; `afterStop` is left to the tests that want it. */
+export const namedStreams: [string, StreamEvent[]][] = [
+  ['richStream', richStream],
+  ['failedStream', failedStream],
+  ['cutStream', cutStream],
+  ['bareStop', bareStop],
+  ['none', []],
+];
+
+/** The items as an async stream, as the relay hands events to an encoder. */
+export async function* from<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+/** Every string an async stream gives, in order. */
+export async function collect(gen: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const s of gen) out.push(s);
+  return out;
+}
+
 /** What a writer gives for `list`, chunk by chunk, fed as the relay feeds it: each event's text, then `end`'s unless the stream was done. */
 export function pushed(w: StreamWriter, list: readonly StreamEvent[]): string[] {
   const out: string[] = [];

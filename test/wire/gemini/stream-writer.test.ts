@@ -8,19 +8,9 @@ import {
   encodeStreamAsJsonArray,
   GeminiStreamWriter,
 } from '../../../gateway/wire/gemini/encode-stream.js';
-import { afterStop, bareStop, cutStream, failedStream, pushed, richStream, sse } from '../../helpers/stream-events.js';
+import { afterStop, collect, from, namedStreams, pushed, richStream, sse } from '../../helpers/stream-events.js';
 
 const ctx = { requestedModel: 'my "alias"', requestId: 'req_a/b c' };
-
-async function* from<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
-}
-
-async function collect(gen: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const s of gen) out.push(s);
-  return out;
-}
 
 /**
  * What the Gemini encoder wrote for these streams when it was an async generator, byte for byte, with `?alt=sse`
@@ -72,16 +62,8 @@ const expected = {
     '[{"error":{"code":502,"message":"Upstream error: the upstream closed the stream before it was complete.","status":"INTERNAL","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"upstream_stream_incomplete","domain":"tollgate"}]}}]',
 };
 
-const cases: [string, StreamEvent[]][] = [
-  ['richStream', richStream],
-  ['failedStream', failedStream],
-  ['cutStream', cutStream],
-  ['bareStop', bareStop],
-  ['none', []],
-];
-
 test('the Gemini stream writer writes the bytes the generator encoder wrote, as SSE and as one JSON array', () => {
-  for (const [name, events] of cases) {
+  for (const [name, events] of namedStreams) {
     const sseKey = name as keyof typeof expected;
     const arrayKey = `${name}Array` as keyof typeof expected;
     assert.equal(pushed(new GeminiStreamWriter(ctx, true), events).join(''), expected[sseKey], sseKey);
@@ -97,7 +79,7 @@ test('the Gemini stream writer writes the bytes the generator encoder wrote, as 
 });
 
 test("the Gemini stream writer gives encodeStream's chunks, one for each event that writes", async () => {
-  for (const [, events] of [...cases, ['afterStop', afterStop] as [string, StreamEvent[]]]) {
+  for (const [, events] of [...namedStreams, ['afterStop', afterStop] as [string, StreamEvent[]]]) {
     assert.deepEqual(pushed(new GeminiStreamWriter(ctx, true), events), await collect(encodeStream(from(events), ctx)));
     assert.deepEqual(
       pushed(new GeminiStreamWriter(ctx, false), events),

@@ -4,15 +4,11 @@ import type { StreamEvent } from '../../../gateway/core/canonical.js';
 import { writtenStream } from '../../../gateway/core/codec.js';
 import { makeCodec } from '../../../gateway/wire/openai-chat/client-codec.js';
 import { ChatStreamWriter, encodeStream } from '../../../gateway/wire/openai-chat/encode-stream.js';
-import { afterStop, bareStop, cutStream, failedStream, pushed, richStream, sse } from '../../helpers/stream-events.js';
+import { afterStop, collect, from, namedStreams, pushed, richStream, sse } from '../../helpers/stream-events.js';
 
 const ctx = { requestedModel: 'my "alias"', requestId: 'req_a/b c' };
 /** The clock both encodings read: chunks stamp `created`, in seconds, from Date.now(). */
 const now = 1_795_000_000_000;
-
-async function* from<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
-}
 
 async function generated(list: StreamEvent[], includeUsage: boolean): Promise<string[]> {
   const out: string[] = [];
@@ -114,17 +110,9 @@ const expected = {
   ),
 };
 
-const cases: [string, StreamEvent[]][] = [
-  ['richStream', richStream],
-  ['failedStream', failedStream],
-  ['cutStream', cutStream],
-  ['bareStop', bareStop],
-  ['none', []],
-];
-
 test('the chat stream writer writes the bytes the generator encoder wrote, with and without include_usage', (t) => {
   t.mock.timers.enable({ apis: ['Date'], now });
-  for (const [name, events] of cases) {
+  for (const [name, events] of namedStreams) {
     for (const includeUsage of [false, true]) {
       const key = (includeUsage ? `${name}Usage` : name) as keyof typeof expected;
       const text = pushed(new ChatStreamWriter(ctx, { includeUsage }), events).join('');
@@ -138,7 +126,7 @@ test('the chat stream writer writes the bytes the generator encoder wrote, with 
 
 test("the chat stream writer gives encodeStream's chunks, one for each event that writes", async (t) => {
   t.mock.timers.enable({ apis: ['Date'], now });
-  for (const [, events] of [...cases, ['afterStop', afterStop] as [string, StreamEvent[]]]) {
+  for (const [, events] of [...namedStreams, ['afterStop', afterStop] as [string, StreamEvent[]]]) {
     for (const includeUsage of [false, true]) {
       const chunks = pushed(new ChatStreamWriter(ctx, { includeUsage }), events);
       assert.deepEqual(chunks, await generated(events, includeUsage));
@@ -154,9 +142,3 @@ test("a start that names a chatcmpl- id names every chunk, the usage chunk's too
   assert.equal(text, expected.richStreamUsage.replaceAll('"id":"chatcmpl-a/b c"', '"id":"chatcmpl-up\\"1\\""'));
   assert.notEqual(text, expected.richStreamUsage);
 });
-
-async function collect(gen: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const s of gen) out.push(s);
-  return out;
-}

@@ -5,15 +5,11 @@ import { GatewayError } from '../../../gateway/core/errors.js';
 import { emptyUsage } from '../../../gateway/core/usage.js';
 import { encodeStream, ResponsesStreamWriter } from '../../../gateway/wire/openai-responses/encode-stream.js';
 import { makeCodec } from '../../../gateway/wire/openai-responses/client-codec.js';
-import { pushed } from '../../helpers/stream-events.js';
+import { from, pushed } from '../../helpers/stream-events.js';
 
 const ctx = { requestedModel: 'my-alias', requestId: 'req_a/b c' };
 /** Text that JSON has to escape: quotes, backslashes, line ends of every kind, a control character, and non-ASCII. */
 const awkward = 'say "hi"\\n\r\n\u2028\u2029\u0007 – ✓ 😀';
-
-async function* from<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
-}
 
 const events: StreamEvent[] = [
   { type: 'start', id: 'msg_1', model: 'up', usage: { ...emptyUsage(), inputTokens: 20 } },
